@@ -1,0 +1,19 @@
+/* chessrelay subcommands. Each lives in relay/cmd_<name>.c and is listed in
+ * the table of relay/main.c. A command gets argv with argv[0] = its name and
+ * returns the process exit status (0 ok, 1 failure, 2 usage error). */
+#ifndef CR_RELAY_COMMANDS_H
+#define CR_RELAY_COMMANDS_H
+
+typedef int (*cr_command_fn)(int argc, char **argv);
+
+struct cr_command {
+    const char *name;
+    cr_command_fn run;
+    const char *usage; /* one line: arguments */
+    const char *help;  /* one line: what it does */
+};
+
+int cr_cmd_perft(int argc, char **argv);
+int cr_cmd_notation(int argc, char **argv);
+
+#endif
