@@ -71,4 +71,20 @@ typedef struct cr_san_info {
 CR_EXTERN cr_move cr_move_from_text(const cr_position *pos, const char *text, int lang,
                                     cr_san_info *info, cr_error *err);
 
+/* Extra formatting options for cr_move_format_ex. */
+enum {
+    CR_FMT_EP_SUFFIX = 1u << 0 /* append " e.p." to en-passant captures (FIDE style) */
+};
+
+/* cr_move_format with CR_FMT_* options. */
+CR_EXTERN int cr_move_format_ex(const cr_position *pos, cr_move m, cr_style style, cr_lang lang,
+                                unsigned fmt, char *buf, size_t size);
+
+/* Guesses the piece-letter language of a game from its movetext (len bytes,
+ * UTF-8; comments and move numbers are skipped): every piece letter votes for
+ * the languages that have it and against those that do not. Returns a
+ * cr_lang, or -1 when the text has no piece letters at all (any language
+ * then reads it the same). */
+CR_EXTERN int cr_notation_detect_lang(const char *text, size_t len);
+
 #endif

@@ -1,0 +1,87 @@
+/* Internals of the rules engine shared by board.c, movegen.c, fen.c and the
+ * generated tables (cr_tables.c, written at build time by src/gen/). All
+ * tables are `const`: nothing here is initialised at run time. */
+#ifndef CR_BOARD_PRIVATE_H
+#define CR_BOARD_PRIVATE_H
+
+#include "cr/board.h"
+
+typedef struct cr_magic_ {
+    cr_bb mask;
+    cr_bb magic;
+    uint32_t offset;
+    uint32_t shift;
+} cr_magic_;
+
+extern const cr_bb cr_knight_att_[64];
+extern const cr_bb cr_king_att_[64];
+extern const cr_bb cr_pawn_att_[128];  /* [color * 64 + sq] */
+extern const cr_bb cr_between_[4096];  /* [a * 64 + b]: squares strictly between, 0 if not aligned */
+extern const cr_bb cr_line_[4096];     /* [a * 64 + b]: whole line through a and b, 0 if not aligned */
+extern const cr_magic_ cr_rook_magic_[64];
+extern const cr_magic_ cr_bishop_magic_[64];
+extern const cr_bb cr_slider_att_[107648];
+extern const uint64_t cr_zobrist_piece_[1024]; /* [piece * 64 + sq] */
+extern const uint64_t cr_zobrist_castle_[64];  /* by castling rook square */
+extern const uint64_t cr_zobrist_ep_[8];       /* by file */
+extern const uint64_t cr_zobrist_side_;
+
+#define CR_BB(sq) (1ULL << (sq))
+#define CR_RANK_1 0xFFULL
+#define CR_FILE_A 0x0101010101010101ULL
+
+static inline int cr_lsb_(cr_bb b) { return __builtin_ctzll(b); }
+static inline int cr_popcount_(cr_bb b) { return __builtin_popcountll(b); }
+static inline int cr_pop_lsb_(cr_bb *b)
+{
+    int s = __builtin_ctzll(*b);
+    *b &= *b - 1;
+    return s;
+}
+static inline bool cr_more_than_one_(cr_bb b) { return (b & (b - 1)) != 0; }
+
+static inline cr_bb cr_rook_att_(int sq, cr_bb occ)
+{
+    const cr_magic_ *m = &cr_rook_magic_[sq];
+    return cr_slider_att_[m->offset + (((occ & m->mask) * m->magic) >> m->shift)];
+}
+static inline cr_bb cr_bishop_att_(int sq, cr_bb occ)
+{
+    const cr_magic_ *m = &cr_bishop_magic_[sq];
+    return cr_slider_att_[m->offset + (((occ & m->mask) * m->magic) >> m->shift)];
+}
+static inline cr_bb cr_between_bb_(int a, int b) { return cr_between_[a * 64 + b]; }
+static inline cr_bb cr_line_bb_(int a, int b) { return cr_line_[a * 64 + b]; }
+
+static inline cr_bb cr_pieces_(const cr_position *pos, int color, int type)
+{
+    return pos->by_piece[cr_make_piece(color, type)];
+}
+
+/* All pieces of either colour attacking sq, given occupancy occ. */
+static inline cr_bb cr_attackers_(const cr_position *pos, int sq, cr_bb occ)
+{
+    cr_bb rq = pos->by_piece[CR_WR] | pos->by_piece[CR_BR] | pos->by_piece[CR_WQ] |
+               pos->by_piece[CR_BQ];
+    cr_bb bq = pos->by_piece[CR_WB] | pos->by_piece[CR_BB] | pos->by_piece[CR_WQ] |
+               pos->by_piece[CR_BQ];
+    return (cr_pawn_att_[64 + sq] & pos->by_piece[CR_WP]) |
+           (cr_pawn_att_[sq] & pos->by_piece[CR_BP]) |
+           (cr_knight_att_[sq] & (pos->by_piece[CR_WN] | pos->by_piece[CR_BN])) |
+           (cr_king_att_[sq] & (pos->by_piece[CR_WK] | pos->by_piece[CR_BK])) |
+           (cr_rook_att_(sq, occ) & rq) | (cr_bishop_att_(sq, occ) & bq);
+}
+
+static inline int cr_king_sq_(const cr_position *pos, int color)
+{
+    return cr_lsb_(pos->by_piece[cr_make_piece(color, CR_KING)]);
+}
+
+/* Recomputes pos->ep from a candidate square: kept only if a legal e.p.
+ * capture exists for the side to move (board.c). */
+void cr_position_set_ep_(cr_position *pos, int candidate);
+
+/* Builds bitboards, key from board[], side, castle_rook, ep (board.c). */
+void cr_position_rebuild_(cr_position *pos);
+
+#endif

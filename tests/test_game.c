@@ -1,0 +1,182 @@
+/* Game record: tags, pushing and retracting plies, repetition counts,
+ * illegal plies, comments, clone. */
+#include <setjmp.h>
+#include <stdarg.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <string.h>
+
+#include <cmocka.h>
+
+#include "cr/game.h"
+
+static void push_uci(cr_game *g, const char *uci)
+{
+    cr_move m = cr_move_from_uci(cr_game_position(g), uci);
+    assert_int_not_equal(m, CR_MOVE_NONE);
+    assert_int_equal(cr_game_push(g, m, CR_CLOCK_UNKNOWN, -1, 0), 0);
+}
+
+static void test_tags(void **state)
+{
+    (void)state;
+    cr_game *g = cr_game_new(NULL);
+    assert_non_null(g);
+    assert_null(cr_game_tag(g, "White"));
+    assert_int_equal(cr_game_set_tag(g, "White", "Carlsen, Magnus"), 0);
+    assert_int_equal(cr_game_set_tag(g, "Black", "Caruana, Fabiano"), 0);
+    assert_int_equal(cr_game_set_tag(g, "White", "Anand, Viswanathan"), 0);
+    assert_string_equal(cr_game_tag(g, "White"), "Anand, Viswanathan");
+    assert_int_equal(cr_game_tag_count(g), 2);
+    assert_int_equal(cr_game_set_tag(g, "FEN", "x"), CR_EINVAL);
+    assert_int_equal(cr_game_set_tag(g, "White", NULL), 0);
+    assert_int_equal(cr_game_tag_count(g), 1);
+    const char *n, *v;
+    cr_game_tag_at(g, 0, &n, &v);
+    assert_string_equal(n, "Black");
+    assert_string_equal(v, "Caruana, Fabiano");
+    cr_game_free(g);
+}
+
+static void test_push_and_truncate(void **state)
+{
+    (void)state;
+    cr_game *g = cr_game_new(NULL);
+    push_uci(g, "e2e4");
+    push_uci(g, "e7e5");
+    push_uci(g, "g1f3");
+    assert_int_equal(cr_game_ply_count(g), 3);
+    assert_string_equal(cr_game_ply(g, 2)->san, "Nf3");
+    assert_string_equal(cr_game_ply(g, 2)->uci, "g1f3");
+    assert_int_equal(cr_game_ply(g, 0)->fits, 1);
+    char fen[CR_FEN_MAX];
+    cr_position_to_fen(cr_game_position(g), fen, sizeof fen);
+    assert_string_equal(fen, "rnbqkbnr/pppp1ppp/8/4p3/4P3/5N2/PPPP1PPP/RNBQKB1R b KQkq - 1 2");
+    /* An illegal move in the current position is refused. */
+    cr_move bad = cr_move_make(CR_SQ_E1, CR_SQ_E3, CR_MOVE_NORMAL, 0);
+    assert_int_equal(cr_game_push(g, bad, CR_CLOCK_UNKNOWN, -1, 0), CR_EMOVE);
+    cr_game_truncate(g, 1);
+    assert_int_equal(cr_game_ply_count(g), 1);
+    assert_ptr_equal(cr_game_position_at(g, 1), cr_game_position(g));
+    push_uci(g, "c7c5");
+    assert_string_equal(cr_game_ply(g, 1)->san, "c5");
+    cr_game_free(g);
+}
+
+static void test_many_plies_realloc(void **state)
+{
+    (void)state;
+    /* Knights dancing: forces the ply array to grow several times. */
+    cr_game *g = cr_game_new(NULL);
+    const char *cycle[] = {"g1f3", "g8f6", "f3g1", "f6g8"};
+    for (int i = 0; i < 400; i++) {
+        push_uci(g, cycle[i % 4]);
+    }
+    assert_int_equal(cr_game_ply_count(g), 400);
+    assert_true(cr_position_ok(cr_game_position(g)));
+    cr_game_free(g);
+}
+
+static void test_repetitions(void **state)
+{
+    (void)state;
+    cr_game *g = cr_game_new(NULL);
+    assert_int_equal(cr_game_repetitions(g), 1);
+    const char *cycle[] = {"g1f3", "g8f6", "f3g1", "f6g8"};
+    for (int i = 0; i < 4; i++) {
+        push_uci(g, cycle[i]);
+    }
+    assert_int_equal(cr_game_repetitions(g), 2);
+    for (int i = 0; i < 4; i++) {
+        push_uci(g, cycle[i]);
+    }
+    assert_int_equal(cr_game_repetitions(g), 3);
+    /* An irreversible move ends every earlier repetition. */
+    push_uci(g, "e2e4");
+    assert_int_equal(cr_game_repetitions(g), 1);
+    cr_game_free(g);
+}
+
+static void test_repetition_castling_rights(void **state)
+{
+    (void)state;
+    /* The king goes out and back: same pieces, but castling rights are lost,
+     * so by FIDE 9.2 it is not the same position. */
+    cr_position start;
+    assert_int_equal(cr_position_from_fen(&start, "r3k2r/8/8/8/8/8/8/R3K2R w KQkq - 0 1", NULL), 0);
+    cr_game *g = cr_game_new(&start);
+    push_uci(g, "e1f1");
+    push_uci(g, "e8f8");
+    push_uci(g, "f1e1");
+    push_uci(g, "f8e8");
+    assert_int_equal(cr_game_repetitions(g), 1);
+    push_uci(g, "e1f1");
+    push_uci(g, "e8f8");
+    push_uci(g, "f1e1");
+    push_uci(g, "f8e8");
+    assert_int_equal(cr_game_repetitions(g), 2);
+    cr_game_free(g);
+}
+
+static void test_illegal_ply(void **state)
+{
+    (void)state;
+    cr_game *g = cr_game_new(NULL);
+    push_uci(g, "e2e4");
+    cr_position after = *cr_game_position(g);
+    /* Black's king "jumps" from e8 to e6: only an illegal move gets there. */
+    cr_position_from_fen(&after, "rnbq1bnr/pppppppp/4k3/8/4P3/8/PPPP1PPP/RNBQKBNR w KQ - 0 2", NULL);
+    assert_int_equal(cr_game_push_illegal(g, &after, "Ke8-e6", 60000, 1234), 0);
+    const cr_ply *p = cr_game_ply(g, 1);
+    assert_int_equal(p->move, CR_MOVE_NONE);
+    assert_true(p->flags & CR_PLY_ILLEGAL);
+    assert_string_equal(p->san, "Ke8-e6");
+    assert_int_equal(p->clock_ms, 60000);
+    push_uci(g, "d2d4");
+    assert_int_equal(cr_game_ply_count(g), 3);
+    cr_game_free(g);
+}
+
+static void test_comments_clone_result(void **state)
+{
+    (void)state;
+    cr_game *g = cr_game_new(NULL);
+    push_uci(g, "d2d4");
+    push_uci(g, "d7d5");
+    assert_int_equal(cr_game_set_comment(g, -1, "before"), 0);
+    assert_int_equal(cr_game_set_comment(g, 1, "after d5"), 0);
+    assert_int_equal(cr_game_set_comment(g, 5, "nope"), CR_EINVAL);
+    cr_game_set_tag(g, "Event", "Test");
+    cr_game_set_result(g, CR_RESULT_DRAW);
+    cr_game *c = cr_game_clone(g);
+    assert_non_null(c);
+    cr_game_free(g);
+    assert_string_equal(cr_game_comment(c, -1), "before");
+    assert_string_equal(cr_game_comment(c, 1), "after d5");
+    assert_null(cr_game_comment(c, 0));
+    assert_string_equal(cr_game_tag(c, "Event"), "Test");
+    assert_int_equal(cr_game_result(c), CR_RESULT_DRAW);
+    assert_string_equal(cr_result_string(cr_game_result(c)), "1/2-1/2");
+    assert_int_equal(cr_game_ply_count(c), 2);
+    /* Retracting a ply drops its comment. */
+    cr_game_truncate(c, 1);
+    assert_null(cr_game_comment(c, 1));
+    cr_game_free(c);
+    assert_int_equal(cr_result_parse("0-1"), CR_RESULT_BLACK);
+    assert_int_equal(cr_result_parse("*"), CR_RESULT_NONE);
+    assert_int_equal(cr_result_parse("2-0"), -1);
+}
+
+int main(void)
+{
+    const struct CMUnitTest tests[] = {
+        cmocka_unit_test(test_tags),
+        cmocka_unit_test(test_push_and_truncate),
+        cmocka_unit_test(test_many_plies_realloc),
+        cmocka_unit_test(test_repetitions),
+        cmocka_unit_test(test_repetition_castling_rights),
+        cmocka_unit_test(test_illegal_ply),
+        cmocka_unit_test(test_comments_clone_result),
+    };
+    return cmocka_run_group_tests(tests, NULL, NULL);
+}
