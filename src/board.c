@@ -181,7 +181,7 @@ static inline void touch_rights(cr_position *pos, int sq)
 
 void cr_position_do_move(cr_position *pos, cr_move m)
 {
-    int us = pos->side, them = us ^ 1;
+    int us = pos->side;
     int from = cr_move_from(m), to = cr_move_to(m), kind = cr_move_kind(m);
     int pc = pos->board[from];
     int ep_candidate = CR_SQ_NONE;
@@ -227,7 +227,6 @@ void cr_position_do_move(cr_position *pos, cr_move m)
             touch_rights(pos, from);
         }
     }
-    (void)them;
     pos->side = (uint8_t)(us ^ 1);
     pos->key ^= cr_zobrist_side_;
     if (us == CR_BLACK) {
