@@ -1,0 +1,1313 @@
+/* PGN import and export (see include/cr/pgn.h for the format decisions). */
+#include "cr/pgn.h"
+
+#include <stdarg.h>
+#include <stdlib.h>
+#include <string.h>
+
+/* ---------------------------------------------------------------- string builder */
+
+typedef struct sbuf {
+    char *p;
+    size_t n, cap;
+    bool oom;
+} sbuf;
+
+static void sb_add(sbuf *b, const char *s, size_t n)
+{
+    if (b->oom) {
+        return;
+    }
+    if (b->n + n + 1 > b->cap) {
+        size_t cap = b->cap ? b->cap : 256;
+        while (cap < b->n + n + 1) {
+            cap *= 2;
+        }
+        char *q = realloc(b->p, cap);
+        if (!q) {
+            b->oom = true;
+            return;
+        }
+        b->p = q;
+        b->cap = cap;
+    }
+    memcpy(b->p + b->n, s, n);
+    b->n += n;
+    b->p[b->n] = '\0';
+}
+
+static void sb_str(sbuf *b, const char *s) { sb_add(b, s, strlen(s)); }
+
+static void sb_fmt(sbuf *b, const char *fmt, ...)
+#if defined(__GNUC__)
+    __attribute__((format(printf, 2, 3)))
+#endif
+    ;
+
+static void sb_fmt(sbuf *b, const char *fmt, ...)
+{
+    char tmp[256];
+    va_list ap;
+    va_start(ap, fmt);
+    int n = vsnprintf(tmp, sizeof tmp, fmt, ap);
+    va_end(ap);
+    if (n > 0) {
+        sb_add(b, tmp, (size_t)n < sizeof tmp ? (size_t)n : sizeof tmp - 1);
+    }
+}
+
+/* ---------------------------------------------------------------- reader */
+
+struct cr_pgn_reader {
+    char *buf; /* NUL-terminated copy, BOM removed */
+    size_t len;
+    size_t pos;
+    int line; /* line number of pos (1-based) */
+    int lang;
+};
+
+cr_pgn_reader *cr_pgn_reader_new(const char *data, size_t len)
+{
+    if (!data && len) {
+        return NULL;
+    }
+    cr_pgn_reader *r = calloc(1, sizeof *r);
+    if (!r) {
+        return NULL;
+    }
+    if (len >= 3 && memcmp(data, "\xef\xbb\xbf", 3) == 0) {
+        data += 3;
+        len -= 3;
+    }
+    r->buf = malloc(len + 1);
+    if (!r->buf) {
+        free(r);
+        return NULL;
+    }
+    if (len) {
+        memcpy(r->buf, data, len);
+    }
+    r->buf[len] = '\0';
+    /* an embedded NUL ends the input: everything is NUL-terminated text */
+    r->len = strlen(r->buf);
+    r->lang = -1;
+    r->line = 1;
+    return r;
+}
+
+cr_pgn_reader *cr_pgn_reader_new_file(FILE *f)
+{
+    sbuf b = {0};
+    char chunk[65536];
+    size_t n;
+    while ((n = fread(chunk, 1, sizeof chunk, f)) > 0) {
+        sb_add(&b, chunk, n);
+    }
+    if (ferror(f) || b.oom) {
+        free(b.p);
+        return NULL;
+    }
+    cr_pgn_reader *r = cr_pgn_reader_new(b.p ? b.p : "", b.n);
+    free(b.p);
+    return r;
+}
+
+void cr_pgn_reader_free(cr_pgn_reader *r)
+{
+    if (r) {
+        free(r->buf);
+        free(r);
+    }
+}
+
+void cr_pgn_reader_set_lang(cr_pgn_reader *r, int lang)
+{
+    r->lang = (lang >= 0 && lang < CR_LANG_NB) ? lang : -1;
+}
+
+/* State while one game is read. */
+typedef struct gctx {
+    const char *buf;
+    size_t len;
+    cr_game *g;
+    int lang;
+    int result; /* -1 until a terminator is seen */
+    cr_error *err;
+    size_t base;   /* a line start at or before everything of this game */
+    int base_line; /* its line number */
+    size_t err_off;
+    bool auto_lang; /* lang was detected, not given */
+} gctx;
+
+static void where(const gctx *g, size_t off, int *line, int *col)
+{
+    const char *buf = g->buf;
+    int l = g->base_line, c = 1;
+    for (size_t i = g->base; i < off && buf[i]; i++) {
+        if (buf[i] == '\n') {
+            l++;
+            c = 1;
+        } else if (((unsigned char)buf[i] & 0xc0) != 0x80) {
+            c++;
+        }
+    }
+    *line = l;
+    *col = c;
+}
+
+static int fail_at(gctx *c, int code, size_t off, const char *fmt, ...)
+#if defined(__GNUC__)
+    __attribute__((format(printf, 4, 5)))
+#endif
+    ;
+
+static int fail_at(gctx *c, int code, size_t off, const char *fmt, ...)
+{
+    c->err_off = off;
+    if (c->err) {
+        va_list ap;
+        va_start(ap, fmt);
+        c->err->code = code;
+        where(c, off, &c->err->line, &c->err->column);
+        vsnprintf(c->err->text, sizeof c->err->text, fmt, ap);
+        va_end(ap);
+    }
+    return code;
+}
+
+static bool is_space(char ch) { return ch == ' ' || ch == '\t' || ch == '\r' || ch == '\n' || ch == '\f' || ch == '\v'; }
+
+static bool at_line_start(const char *buf, size_t i) { return i == 0 || buf[i - 1] == '\n'; }
+
+/* "1:29:58", "1:29:58.5", "29:58" -> ms, or -1. */
+static int64_t parse_clock(const char *s, size_t n)
+{
+    int64_t parts[3] = {0};
+    int np = 0;
+    size_t i = 0;
+    while (i < n) {
+        if (!(s[i] >= '0' && s[i] <= '9') || np == 3) {
+            return -1;
+        }
+        int64_t v = 0;
+        size_t d = 0;
+        while (i < n && s[i] >= '0' && s[i] <= '9' && d < 9) {
+            v = v * 10 + (s[i] - '0');
+            i++;
+            d++;
+        }
+        parts[np++] = v;
+        if (i < n && s[i] == ':') {
+            i++;
+            continue;
+        }
+        break;
+    }
+    if (np < 2) {
+        return -1;
+    }
+    int64_t ms = 0;
+    for (int k = 0; k < np; k++) {
+        if (k > 0 && parts[k] >= 60) {
+            return -1;
+        }
+        ms = ms * 60 + parts[k];
+    }
+    ms *= 1000;
+    if (i < n && s[i] == '.') {
+        i++;
+        int64_t scale = 100;
+        if (i >= n) {
+            return -1;
+        }
+        while (i < n && s[i] >= '0' && s[i] <= '9') {
+            ms += (s[i] - '0') * scale;
+            scale /= 10;
+            i++;
+        }
+    }
+    if (i != n || ms > INT32_MAX) {
+        return -1;
+    }
+    return ms;
+}
+
+/* Appends text to the comment after ply `ply`, whitespace collapsed. */
+static int add_comment(gctx *c, int ply, const char *s, size_t n)
+{
+    sbuf b = {0};
+    const char *old = cr_game_comment(c->g, ply);
+    if (old) {
+        sb_str(&b, old);
+    }
+    size_t i = 0;
+    while (i < n) {
+        while (i < n && is_space(s[i])) {
+            i++;
+        }
+        size_t st = i;
+        while (i < n && !is_space(s[i])) {
+            i++;
+        }
+        if (i > st) {
+            if (b.n) {
+                sb_add(&b, " ", 1);
+            }
+            sb_add(&b, s + st, i - st);
+        }
+    }
+    int rc = 0;
+    if (b.oom) {
+        rc = CR_ENOMEM;
+    } else if (b.n) {
+        rc = cr_game_set_comment(c->g, ply, b.p);
+    }
+    free(b.p);
+    return rc;
+}
+
+static int parse_span(gctx *c, size_t i, size_t end, bool cont, size_t *stop);
+
+/* Handles one `[%name args]` command at [a, b) (a at '[', b after ']').
+ * *rest_is_cont: set when the command was %illegal and the remainder of the
+ * comment is continuation movetext. */
+static int handle_command(gctx *c, size_t a, size_t b, bool *is_illegal)
+{
+    const char *s = c->buf + a + 2;
+    size_t n = b - a - 3;
+    size_t k = 0;
+    while (k < n && !is_space(s[k])) {
+        k++;
+    }
+    size_t as = k;
+    while (as < n && is_space(s[as])) {
+        as++;
+    }
+    size_t ae = n;
+    while (ae > as && is_space(s[ae - 1])) {
+        ae--;
+    }
+    int last = cr_game_ply_count(c->g) - 1;
+    *is_illegal = false;
+    if ((k == 3 && memcmp(s, "clk", 3) == 0) || (k == 3 && memcmp(s, "emt", 3) == 0)) {
+        int64_t ms = parse_clock(s + as, ae - as);
+        if (ms < 0) {
+            return fail_at(c, CR_EPGN, a, "bad time '%.*s' in [%%%.3s]", (int)(ae - as > 20 ? 20 : ae - as),
+                           s + as, s);
+        }
+        cr_ply *p = cr_game_ply_mut(c->g, last);
+        if (p) {
+            if (s[0] == 'c') {
+                p->clock_ms = (int32_t)ms;
+            } else {
+                p->emt_ms = (int32_t)ms;
+            }
+        }
+        return 0;
+    }
+    if (k == 4 && memcmp(s, "draw", 4) == 0) {
+        cr_ply *p = cr_game_ply_mut(c->g, last);
+        if (p) {
+            p->flags |= CR_PLY_DRAW_OFFER;
+        }
+        return 0;
+    }
+    if ((k == 2 && memcmp(s, "ts", 2) == 0) || (k == 4 && memcmp(s, "fits", 4) == 0)) {
+        char num[24];
+        size_t nl = ae - as;
+        char *end = NULL;
+        long long v = -1;
+        if (nl > 0 && nl < sizeof num) {
+            memcpy(num, s + as, nl);
+            num[nl] = '\0';
+            v = strtoll(num, &end, 10);
+        }
+        if (!end || *end || v < 0 || (k == 4 && v > 65535)) {
+            return fail_at(c, CR_EPGN, a, "bad number in [%%%.*s]", (int)k, s);
+        }
+        cr_ply *p = cr_game_ply_mut(c->g, last);
+        if (p) {
+            if (k == 2) {
+                p->ts = v;
+            } else {
+                p->fits = (uint16_t)v;
+            }
+        }
+        return 0;
+    }
+    if ((k == 13 && memcmp(s, "reconstructed", 13) == 0) || (k == 9 && memcmp(s, "ambiguous", 9) == 0)) {
+        cr_ply *p = cr_game_ply_mut(c->g, last);
+        if (p) {
+            p->flags |= k == 13 ? CR_PLY_RECONSTRUCTED : CR_PLY_AMBIGUOUS;
+        }
+        return 0;
+    }
+    if (k == 7 && memcmp(s, "comment", 7) == 0) {
+        return add_comment(c, last, s + as, ae - as);
+    }
+    if (k == 7 && memcmp(s, "illegal", 7) == 0) {
+        size_t se = as;
+        while (se < ae && !is_space(s[se])) {
+            se++;
+        }
+        char san[16], fen[CR_FEN_MAX + 40];
+        size_t sl = se - as;
+        if (sl == 0 || sl >= sizeof san) {
+            return fail_at(c, CR_EPGN, a, "bad [%%illegal] command");
+        }
+        memcpy(san, s + as, sl);
+        san[sl] = '\0';
+        /* the FEN may have been wrapped: collapse whitespace */
+        size_t fl = 0;
+        for (size_t q = se; q < ae && fl + 2 < sizeof fen; q++) {
+            if (is_space(s[q])) {
+                if (fl && fen[fl - 1] != ' ') {
+                    fen[fl++] = ' ';
+                }
+            } else {
+                fen[fl++] = s[q];
+            }
+        }
+        while (fl && fen[fl - 1] == ' ') {
+            fl--;
+        }
+        fen[fl] = '\0';
+        cr_position after;
+        cr_error fe;
+        cr_error_clear(&fe);
+        const char *f = fen[0] == ' ' ? fen + 1 : fen;
+        if (cr_position_from_fen(&after, f, &fe) < 0) {
+            return fail_at(c, CR_EFEN, a, "[%%illegal %s]: %s", san, fe.text);
+        }
+        if (cr_game_start(c->g)->chess960) {
+            after.chess960 = 1;
+        }
+        int rc = cr_game_push_illegal(c->g, &after, san, CR_CLOCK_UNKNOWN, -1);
+        if (rc) {
+            return fail_at(c, rc, a, "out of memory");
+        }
+        *is_illegal = true;
+        return 0;
+    }
+    /* unknown commands ([%eval ...], [%csl ...]) stay in the comment text */
+    return add_comment(c, last, c->buf + a, b - a);
+}
+
+/* Finds the end of a `[%...]` command starting at a; returns the index after
+ * ']' or 0 if it does not close before end. */
+static size_t command_end(const char *buf, size_t a, size_t end)
+{
+    for (size_t i = a; i < end; i++) {
+        if (buf[i] == ']') {
+            return i + 1;
+        }
+    }
+    return 0;
+}
+
+/* Comment content [a, b): commands and text. */
+static int handle_comment(gctx *c, size_t a, size_t b)
+{
+    int ply = cr_game_ply_count(c->g) - 1;
+    size_t i = a, text_start = a;
+    while (i < b) {
+        if (c->buf[i] == '[' && i + 1 < b && c->buf[i + 1] == '%') {
+            size_t e = command_end(c->buf, i, b);
+            if (!e) {
+                break; /* "[%" that never closes is just text */
+            }
+            int rc = add_comment(c, ply, c->buf + text_start, i - text_start);
+            bool illegal = false;
+            if (!rc) {
+                rc = handle_command(c, i, e, &illegal);
+            }
+            if (rc) {
+                return rc;
+            }
+            if (illegal) {
+                size_t stop;
+                return parse_span(c, e, b, true, &stop);
+            }
+            i = text_start = e;
+            continue;
+        }
+        i++;
+    }
+    return add_comment(c, ply, c->buf + text_start, b - text_start);
+}
+
+static bool is_result_at(const char *s, int *result, size_t *n)
+{
+    static const struct {
+        const char *t;
+        int r;
+    } res[] = {{"1-0", CR_RESULT_WHITE}, {"0-1", CR_RESULT_BLACK}, {"1/2-1/2", CR_RESULT_DRAW},
+               {"\xc2\xbd-\xc2\xbd", CR_RESULT_DRAW}, {"*", CR_RESULT_NONE}};
+    for (size_t k = 0; k < sizeof res / sizeof res[0]; k++) {
+        size_t l = strlen(res[k].t);
+        if (strncmp(s, res[k].t, l) == 0) {
+            char nx = s[l];
+            if (nx == '\0' || is_space(nx) || nx == '{' || nx == ';' || nx == ')' || nx == '(' || nx == '[' ||
+                nx == '}') {
+                *result = res[k].r;
+                *n = l;
+                return true;
+            }
+        }
+    }
+    return false;
+}
+
+/* Skips a variation starting at '(' (index i); returns the index after the
+ * matching ')' or 0 if it does not close before end. */
+static size_t skip_variation(const char *buf, size_t i, size_t end)
+{
+    int depth = 0;
+    while (i < end) {
+        char ch = buf[i];
+        if (ch == '{') {
+            while (i < end && buf[i] != '}') {
+                i++;
+            }
+            if (i >= end) {
+                return 0;
+            }
+        } else if (ch == ';') {
+            while (i < end && buf[i] != '\n') {
+                i++;
+            }
+            continue;
+        } else if (ch == '(') {
+            depth++;
+        } else if (ch == ')') {
+            if (--depth == 0) {
+                return i + 1;
+            }
+        }
+        i++;
+    }
+    return 0;
+}
+
+static void set_draw_offer(gctx *c)
+{
+    cr_ply *p = cr_game_ply_mut(c->g, cr_game_ply_count(c->g) - 1);
+    if (p) {
+        p->flags |= CR_PLY_DRAW_OFFER;
+    }
+}
+
+/* Movetext in [i, end). cont: inside an %illegal continuation comment, where
+ * `[%...]` stands for `{[%...]}`. Stops after a result, or (not cont) at a
+ * '[' that starts a line (next game's tags). *stop gets where it stopped. */
+static int parse_span(gctx *c, size_t i, size_t end, bool cont, size_t *stop)
+{
+    const char *buf = c->buf;
+    while (i < end) {
+        char ch = buf[i];
+        if (is_space(ch)) {
+            i++;
+            continue;
+        }
+        if (ch == '%' && at_line_start(buf, i) && !cont) {
+            while (i < end && buf[i] != '\n') {
+                i++;
+            }
+            continue;
+        }
+        if (ch == '{' && !cont) {
+            size_t e = i + 1;
+            while (e < end && buf[e] != '}') {
+                e++;
+            }
+            if (e >= end) {
+                return fail_at(c, CR_EPGN, i, "unterminated comment");
+            }
+            int rc = handle_comment(c, i + 1, e);
+            if (rc) {
+                return rc;
+            }
+            i = e + 1;
+            continue;
+        }
+        if (ch == ';' && !cont) {
+            size_t e = i + 1;
+            while (e < end && buf[e] != '\n') {
+                e++;
+            }
+            int rc = handle_comment(c, i + 1, e); /* same meaning as {...} */
+            if (rc) {
+                return rc;
+            }
+            i = e;
+            continue;
+        }
+        if (ch == '[') {
+            if (cont && buf[i + 1] == '%') {
+                size_t e = command_end(buf, i, end);
+                if (!e) {
+                    return fail_at(c, CR_EPGN, i, "unterminated [%% command");
+                }
+                bool illegal;
+                int rc = handle_command(c, i, e, &illegal);
+                if (rc) {
+                    return rc;
+                }
+                i = e;
+                continue;
+            }
+            if (!cont && at_line_start(buf, i)) {
+                break; /* the next game's tags: this one had no result */
+            }
+            return fail_at(c, CR_EPGN, i, "unexpected '['");
+        }
+        if (ch == '(') {
+            if (buf[i + 1] == '=' && buf[i + 2] == ')') {
+                set_draw_offer(c);
+                i += 3;
+                continue;
+            }
+            size_t e = skip_variation(buf, i, end);
+            if (!e) {
+                return fail_at(c, CR_EPGN, i, "unterminated variation");
+            }
+            i = e;
+            continue;
+        }
+        if (ch == ')' || ch == '}' || ch == ']') {
+            return fail_at(c, CR_EPGN, i, "unexpected '%c'", ch);
+        }
+        if (ch == '$') {
+            size_t e = i + 1;
+            while (e < end && buf[e] >= '0' && buf[e] <= '9') {
+                e++;
+            }
+            if (e == i + 1) {
+                return fail_at(c, CR_EPGN, i, "NAG number expected after '$'");
+            }
+            i = e;
+            continue;
+        }
+        if (ch == '!' || ch == '?') {
+            while (i < end && (buf[i] == '!' || buf[i] == '?')) {
+                i++;
+            }
+            continue;
+        }
+        if (ch == '=' && (i + 1 >= end || is_space(buf[i + 1]))) {
+            set_draw_offer(c);
+            i++;
+            continue;
+        }
+        int result;
+        size_t rn;
+        if (is_result_at(buf + i, &result, &rn)) {
+            c->result = result;
+            i += rn;
+            break;
+        }
+        if (ch >= '0' && ch <= '9') {
+            size_t e = i;
+            while (e < end && buf[e] >= '0' && buf[e] <= '9') {
+                e++;
+            }
+            if (e >= end || buf[e] == '.' || is_space(buf[e])) {
+                while (e < end && buf[e] == '.') {
+                    e++;
+                }
+                /* "1. 1. e4" happens on printed scoresheets: numbers are not checked */
+                i = e;
+                continue;
+            }
+            if (buf[e] == '\xe2' && buf[e + 1] == '\x80' && buf[e + 2] == '\xa6') {
+                i = e + 3; /* "12…" */
+                continue;
+            }
+        }
+        /* a move */
+        const cr_position *pos = cr_game_position(c->g);
+        cr_san_info info;
+        cr_error e;
+        cr_error_clear(&e);
+        cr_move m = cr_move_from_text(pos, buf + i, c->lang, &info, &e);
+        if (m == CR_MOVE_NONE && c->auto_lang && c->lang >= 0) {
+            /* the guessed language does not fit this move: take a reading
+             * that no other language contradicts */
+            m = cr_move_from_text(pos, buf + i, -1, &info, NULL);
+        }
+        if (m == CR_MOVE_NONE) {
+            size_t te = i;
+            while (te < end && !is_space(buf[te]) && buf[te] != '{' && buf[te] != '(' && buf[te] != ')' &&
+                   buf[te] != ';' && te - i < 24) {
+                te++;
+            }
+            return fail_at(c, e.code ? e.code : CR_EMOVE, i, "move %d (%s): %.*s: %s", pos->fullmove,
+                           pos->side == CR_WHITE ? "white" : "black", (int)(te - i), buf + i, e.text);
+        }
+        uint32_t flags = (info.flags & CR_SANF_DRAW_OFFER) ? CR_PLY_DRAW_OFFER : 0;
+        int rc = cr_game_push(c->g, m, CR_CLOCK_UNKNOWN, -1, flags);
+        if (rc) {
+            return fail_at(c, rc, i, "cannot store the move");
+        }
+        i += info.consumed > 0 ? (size_t)info.consumed : 1;
+    }
+    *stop = i;
+    return 0;
+}
+
+typedef struct tag {
+    char *name, *value;
+} tag;
+
+static void free_tags(tag *t, int n)
+{
+    for (int k = 0; k < n; k++) {
+        free(t[k].name);
+        free(t[k].value);
+    }
+    free(t);
+}
+
+static bool name_ieq_sub(const char *s, const char *sub)
+{
+    /* case-insensitive "contains" for Variant values */
+    size_t n = strlen(sub);
+    for (; *s; s++) {
+        size_t k = 0;
+        while (k < n && s[k] && ((s[k] | 32) == (sub[k] | 32))) {
+            k++;
+        }
+        if (k == n) {
+            return true;
+        }
+    }
+    return false;
+}
+
+/* Reads one game starting at *pos in buf. */
+static int read_game(const char *buf, size_t len, size_t *pos, int lang, cr_game **out, cr_error *err,
+                     bool *in_tags, size_t base, int base_line, size_t *err_off)
+{
+    gctx c = {.buf = buf, .len = len, .lang = lang, .result = -1, .err = err, .base = base,
+              .base_line = base_line, .err_off = *pos};
+    size_t i = *pos;
+    tag *tags = NULL;
+    int ntags = 0, cap = 0;
+    int rc = 0;
+    size_t fen_at = 0;
+    *out = NULL;
+    *in_tags = true;
+
+    /* skip blank space, escape lines, and stray annotations before a game */
+    for (;;) {
+        while (i < len && is_space(buf[i])) {
+            i++;
+        }
+        if (i < len && buf[i] == '%' && at_line_start(buf, i)) {
+            while (i < len && buf[i] != '\n') {
+                i++;
+            }
+            continue;
+        }
+        break;
+    }
+    if (i >= len) {
+        *pos = i;
+        return CR_EEOF;
+    }
+    while (i < len && buf[i] == '[') {
+        size_t at = i;
+        i++;
+        while (i < len && (buf[i] == ' ' || buf[i] == '\t')) {
+            i++;
+        }
+        size_t ns = i;
+        while (i < len && (((buf[i] | 32) >= 'a' && (buf[i] | 32) <= 'z') || (buf[i] >= '0' && buf[i] <= '9') ||
+                           buf[i] == '_' || buf[i] == '-')) {
+            i++;
+        }
+        if (i == ns) {
+            rc = fail_at(&c, CR_EPGN, i, "tag name expected");
+            goto fail;
+        }
+        size_t ne = i;
+        while (i < len && (buf[i] == ' ' || buf[i] == '\t')) {
+            i++;
+        }
+        if (buf[i] != '"') {
+            rc = fail_at(&c, CR_EPGN, i, "'\"' expected after the tag name");
+            goto fail;
+        }
+        size_t vs = ++i;
+        sbuf v = {0};
+        sb_add(&v, "", 0);
+        while (i < len && buf[i] != '"' && buf[i] != '\n') {
+            if (buf[i] == '\\' && (buf[i + 1] == '"' || buf[i + 1] == '\\')) {
+                i++;
+            }
+            sb_add(&v, buf + i, 1);
+            i++;
+        }
+        if (buf[i] != '"') {
+            free(v.p);
+            rc = fail_at(&c, CR_EPGN, vs - 1, "unterminated tag value");
+            goto fail;
+        }
+        i++;
+        while (i < len && (buf[i] == ' ' || buf[i] == '\t')) {
+            i++;
+        }
+        if (buf[i] != ']') {
+            free(v.p);
+            rc = fail_at(&c, CR_EPGN, i, "']' expected to close the tag");
+            goto fail;
+        }
+        i++;
+        if (ntags == cap) {
+            cap = cap ? cap * 2 : 16;
+            tag *t = realloc(tags, (size_t)cap * sizeof *t);
+            if (!t) {
+                free(v.p);
+                rc = fail_at(&c, CR_ENOMEM, at, "out of memory");
+                goto fail;
+            }
+            tags = t;
+        }
+        tags[ntags].name = malloc(ne - ns + 1);
+        tags[ntags].value = v.p;
+        if (!tags[ntags].name || v.oom) {
+            free(tags[ntags].name);
+            free(v.p);
+            rc = fail_at(&c, CR_ENOMEM, at, "out of memory");
+            goto fail;
+        }
+        memcpy(tags[ntags].name, buf + ns, ne - ns);
+        tags[ntags].name[ne - ns] = '\0';
+        if (strcmp(tags[ntags].name, "FEN") == 0) {
+            fen_at = vs;
+        }
+        ntags++;
+        while (i < len && is_space(buf[i])) {
+            i++;
+        }
+    }
+    *in_tags = false;
+
+    cr_position start;
+    cr_position_init_start(&start);
+    bool chess960 = false;
+    for (int k = 0; k < ntags; k++) {
+        if (strcmp(tags[k].name, "Variant") == 0 &&
+            (name_ieq_sub(tags[k].value, "960") || name_ieq_sub(tags[k].value, "fischer"))) {
+            chess960 = true;
+        }
+    }
+    for (int k = 0; k < ntags; k++) {
+        if (strcmp(tags[k].name, "FEN") == 0) {
+            cr_error fe;
+            cr_error_clear(&fe);
+            if (cr_position_from_fen(&start, tags[k].value, &fe) < 0) {
+                rc = fail_at(&c, CR_EFEN, fen_at + (size_t)(fe.column > 0 ? fe.column - 1 : 0), "FEN: %s",
+                             fe.text);
+                goto fail;
+            }
+        }
+    }
+    if (chess960) {
+        start.chess960 = 1;
+    }
+    c.g = cr_game_new(&start);
+    if (!c.g) {
+        rc = fail_at(&c, CR_ENOMEM, i, "out of memory");
+        goto fail;
+    }
+    for (int k = 0; k < ntags; k++) {
+        if (strcmp(tags[k].name, "FEN") && strcmp(tags[k].name, "SetUp") &&
+            cr_game_set_tag(c.g, tags[k].name, tags[k].value) == CR_ENOMEM) {
+            rc = fail_at(&c, CR_ENOMEM, i, "out of memory");
+            goto fail;
+        }
+    }
+    if (c.lang < 0) {
+        c.auto_lang = true;
+        /* the language of this game's movetext: up to the next tag line */
+        size_t e = i;
+        while (e < len && !(buf[e] == '[' && at_line_start(buf, e))) {
+            e++;
+        }
+        c.lang = cr_notation_detect_lang(buf + i, e - i);
+    }
+    size_t stop = i;
+    rc = parse_span(&c, i, len, false, &stop);
+    if (rc) {
+        goto fail;
+    }
+    i = stop;
+    if (c.result < 0) {
+        const char *rt = cr_game_tag(c.g, "Result");
+        c.result = rt ? cr_result_parse(rt) : -1;
+    }
+    if (c.result >= 0) {
+        cr_game_set_result(c.g, (cr_result)c.result);
+    }
+    free_tags(tags, ntags);
+    *pos = i;
+    *out = c.g;
+    return 0;
+fail:
+    *err_off = c.err_off;
+    free_tags(tags, ntags);
+    cr_game_free(c.g);
+    return rc;
+}
+
+/* After an error: go to the next line that starts with '[' (past this
+ * game's own tag lines when the error was among them). */
+static size_t next_game(const char *buf, size_t len, size_t at, bool in_tags)
+{
+    size_t i = at;
+    while (i < len && buf[i] != '\n') {
+        i++;
+    }
+    if (i < len) {
+        i++;
+    }
+    if (in_tags) {
+        while (i < len && buf[i] == '[') {
+            while (i < len && buf[i] != '\n') {
+                i++;
+            }
+            if (i < len) {
+                i++;
+            }
+        }
+    }
+    while (i < len && !(buf[i] == '[' && at_line_start(buf, i))) {
+        i++;
+    }
+    return i;
+}
+
+int cr_pgn_read(cr_pgn_reader *r, cr_game **game, cr_error *err)
+{
+    if (!r || !game) {
+        return CR_EINVAL;
+    }
+    cr_error_clear(err);
+    size_t pos = r->pos;
+    bool in_tags = false;
+    cr_error local;
+    cr_error_clear(&local);
+    cr_error *e = err ? err : &local;
+    size_t base = r->pos;
+    while (base > 0 && r->buf[base - 1] != '\n') {
+        base--;
+    }
+    size_t err_off = pos;
+    int rc = read_game(r->buf, r->len, &pos, r->lang, game, e, &in_tags, base, r->line, &err_off);
+    size_t next = pos;
+    if (rc != 0 && rc != CR_EEOF) {
+        next = next_game(r->buf, r->len, err_off < r->pos ? r->pos : err_off, in_tags);
+    }
+    for (size_t k = r->pos; k < next; k++) {
+        r->line += r->buf[k] == '\n';
+    }
+    r->pos = next;
+    return rc;
+}
+
+int cr_pgn_parse(const char *text, size_t len, int lang, cr_game **game, cr_error *err)
+{
+    cr_pgn_reader *r = cr_pgn_reader_new(text, len);
+    if (!r) {
+        return cr_error_set(err, CR_ENOMEM, 0, 0, "out of memory");
+    }
+    cr_pgn_reader_set_lang(r, lang);
+    int rc = cr_pgn_read(r, game, err);
+    if (rc == CR_EEOF) {
+        rc = cr_error_set(err, CR_EPGN, 1, 1, "no game in the input");
+    }
+    cr_pgn_reader_free(r);
+    return rc;
+}
+
+/* ---------------------------------------------------------------- writer */
+
+typedef struct wrap {
+    sbuf *b;
+    int width;
+    int col;
+} wrap;
+
+/* Appends one word (no spaces in it), breaking the line when needed. */
+static void put_word(wrap *w, const char *s, size_t n)
+{
+    int chars = 0;
+    for (size_t k = 0; k < n; k++) {
+        chars += ((unsigned char)s[k] & 0xc0) != 0x80;
+    }
+    if (w->col > 0 && w->col + 1 + chars > w->width) {
+        sb_add(w->b, "\n", 1);
+        w->col = 0;
+    } else if (w->col > 0) {
+        sb_add(w->b, " ", 1);
+        w->col++;
+    }
+    sb_add(w->b, s, n);
+    w->col += chars;
+}
+
+/* Appends text as words; a `[%...]` command is kept on one line. */
+static void put_words(wrap *w, const char *s)
+{
+    size_t i = 0, n = strlen(s);
+    while (i < n) {
+        while (i < n && s[i] == ' ') {
+            i++;
+        }
+        size_t st = i;
+        bool cmd = false;
+        while (i < n && (s[i] != ' ' || cmd)) {
+            if (s[i] == '[' && s[i + 1] == '%') {
+                cmd = true;
+            } else if (s[i] == ']') {
+                cmd = false;
+            }
+            i++;
+        }
+        if (i - st > 60) {
+            /* a long command ([%illegal ... FEN]) may be broken at its spaces */
+            i = st;
+            while (i < n && s[i] != ' ') {
+                i++;
+            }
+        }
+        if (i > st) {
+            put_word(w, s + st, i - st);
+        }
+    }
+}
+
+static void fmt_clock(sbuf *b, const char *name, int32_t ms)
+{
+    int s = ms / 1000, frac = ms % 1000;
+    sb_fmt(b, "[%%%s %d:%02d:%02d", name, s / 3600, s / 60 % 60, s % 60);
+    if (frac) {
+        char f[8];
+        snprintf(f, sizeof f, "%03d", frac);
+        int fl = 3;
+        while (f[fl - 1] == '0') {
+            fl--;
+        }
+        sb_fmt(b, ".%.*s", fl, f);
+    }
+    sb_add(b, "]", 1);
+}
+
+/* Comment text made safe for `{...}` (and, in_command, for `[%comment ...]`),
+ * on one line. */
+static void clean_text(sbuf *b, const char *s, bool in_command)
+{
+    for (; *s; s++) {
+        char ch = *s;
+        if (ch == '}' || (in_command && ch == ']')) {
+            ch = ')';
+        } else if (ch == '\n' || ch == '\r' || ch == '\t') {
+            ch = ' ';
+        }
+        sb_add(b, &ch, 1);
+    }
+}
+
+/* The commands of a ply's comment, each preceded by a space when t is
+ * not empty. */
+static void ply_commands(sbuf *t, const cr_ply *p, bool draw, bool relay)
+{
+#define SEP_() (t->n > 0 ? sb_add(t, " ", 1) : (void)0)
+    if (p->clock_ms >= 0) {
+        SEP_();
+        fmt_clock(t, "clk", p->clock_ms);
+    }
+    if (p->emt_ms >= 0) {
+        SEP_();
+        fmt_clock(t, "emt", p->emt_ms);
+    }
+    if (draw && (p->flags & CR_PLY_DRAW_OFFER)) {
+        SEP_();
+        sb_str(t, "[%draw offer]");
+    }
+    if (relay) {
+        if (p->ts >= 0) {
+            SEP_();
+            sb_fmt(t, "[%%ts %lld]", (long long)p->ts);
+        }
+        if (p->fits != 1) {
+            SEP_();
+            sb_fmt(t, "[%%fits %u]", (unsigned)p->fits);
+        }
+        if (p->flags & CR_PLY_RECONSTRUCTED) {
+            SEP_();
+            sb_str(t, "[%reconstructed]");
+        }
+        if (p->flags & CR_PLY_AMBIGUOUS) {
+            SEP_();
+            sb_str(t, "[%ambiguous]");
+        }
+    }
+#undef SEP_
+}
+
+static const char *const str_tags[7] = {"Event", "Site", "Date", "Round", "White", "Black", "Result"};
+
+static void put_tag(sbuf *b, const char *name, const char *value)
+{
+    sb_fmt(b, "[%s \"", name);
+    for (const char *s = value; *s; s++) {
+        if (*s == '"' || *s == '\\') {
+            sb_add(b, "\\", 1);
+        }
+        if (*s == '\n' || *s == '\r') {
+            sb_add(b, " ", 1);
+        } else {
+            sb_add(b, s, 1);
+        }
+    }
+    sb_str(b, "\"]\n");
+}
+
+/* Text of ply i's move in the chosen style. */
+static void move_text(const cr_game *g, int i, const cr_pgn_options *o, char *out, size_t size)
+{
+    const cr_ply *p = cr_game_ply(g, i);
+    if (o->style == CR_STYLE_SAN && o->lang == CR_LANG_EN) {
+        snprintf(out, size, "%s", p->san);
+        return;
+    }
+    unsigned fmt = o->style == CR_STYLE_FIDE ? CR_FMT_EP_SUFFIX : 0;
+    if (cr_move_format_ex(cr_game_position_at(g, i), p->move, o->style, o->lang, fmt, out, size) < 0) {
+        snprintf(out, size, "%s", p->san);
+    }
+}
+
+static void move_number(wrap *w, const cr_position *before, bool force)
+{
+    char num[16];
+    if (before->side == CR_WHITE) {
+        snprintf(num, sizeof num, "%d.", before->fullmove);
+    } else if (force) {
+        snprintf(num, sizeof num, "%d...", before->fullmove);
+    } else {
+        return;
+    }
+    put_word(w, num, strlen(num));
+}
+
+/* The continuation after the first illegal ply, as comment content. */
+static void write_continuation(const cr_game *g, int k, const cr_pgn_options *o, sbuf *b)
+{
+    bool need_number = true;
+    int n = cr_game_ply_count(g);
+    for (int i = k; i < n; i++) {
+        const cr_ply *p = cr_game_ply(g, i);
+        if (i > k) {
+            sb_add(b, " ", 1);
+        }
+        if (p->flags & CR_PLY_ILLEGAL) {
+            char fen[CR_FEN_MAX];
+            cr_position_to_fen(&p->after, fen, sizeof fen);
+            sb_str(b, "[%illegal ");
+            for (const char *s = p->san[0] ? p->san : "?"; *s; s++) {
+                sb_add(b, (*s == ' ' || *s == ']' || *s == '}') ? "_" : s, 1);
+            }
+            sb_fmt(b, " %s]", fen);
+            need_number = true;
+        } else {
+            const cr_position *before = cr_game_position_at(g, i);
+            if (before->side == CR_WHITE) {
+                sb_fmt(b, "%d. ", before->fullmove);
+            } else if (need_number) {
+                sb_fmt(b, "%d... ", before->fullmove);
+            }
+            char mv[CR_SAN_MAX + 8];
+            move_text(g, i, o, mv, sizeof mv);
+            sb_str(b, mv);
+            need_number = false;
+        }
+        ply_commands(b, p, true, o->flags & CR_PGN_RELAY_DATA);
+        const char *cm = cr_game_comment(g, i);
+        if (cm) {
+            sb_str(b, " [%comment ");
+            clean_text(b, cm, true);
+            sb_str(b, "]");
+            need_number = true;
+        }
+    }
+}
+
+static int write_all(const cr_game *g, const cr_pgn_options *opt, sbuf *b)
+{
+    cr_pgn_options o = {.style = CR_STYLE_SAN, .lang = CR_LANG_EN, .width = 80};
+    if (opt) {
+        o = *opt;
+    }
+    if (o.width <= 0) {
+        o.width = 80;
+    }
+    if ((unsigned)o.lang >= CR_LANG_NB || (unsigned)o.style > CR_STYLE_FIGURINE) {
+        return CR_EINVAL;
+    }
+    for (int k = 0; k < 7; k++) {
+        const char *v = cr_game_tag(g, str_tags[k]);
+        if (k == 6) {
+            v = cr_result_string(cr_game_result(g));
+        } else if (!v) {
+            v = k == 2 ? "????.??.??" : "?";
+        }
+        put_tag(b, str_tags[k], v);
+    }
+    const cr_position *start = cr_game_start(g);
+    char fen[CR_FEN_MAX], std_fen[CR_FEN_MAX];
+    cr_position std;
+    cr_position_init_start(&std);
+    cr_position_to_fen(start, fen, sizeof fen);
+    cr_position_to_fen(&std, std_fen, sizeof std_fen);
+    bool setup = strcmp(fen, std_fen) != 0;
+    if (start->chess960 && !cr_game_tag(g, "Variant")) {
+        put_tag(b, "Variant", "Chess960");
+    }
+    if (setup) {
+        put_tag(b, "SetUp", "1");
+        put_tag(b, "FEN", fen);
+    }
+    for (int k = 0; k < cr_game_tag_count(g); k++) {
+        const char *name, *value;
+        cr_game_tag_at(g, k, &name, &value);
+        bool skip = strcmp(name, "FEN") == 0 || strcmp(name, "SetUp") == 0;
+        for (int s = 0; s < 7; s++) {
+            skip |= strcmp(name, str_tags[s]) == 0;
+        }
+        if (!skip) {
+            put_tag(b, name, value);
+        }
+    }
+    sb_add(b, "\n", 1);
+
+    wrap w = {b, o.width, 0};
+    bool need_number = true;
+    const char *c0 = cr_game_comment(g, -1);
+    if (c0) {
+        sbuf t = {0};
+        sb_add(&t, "{", 1);
+        clean_text(&t, c0, false);
+        sb_add(&t, "}", 1);
+        if (t.oom) {
+            free(t.p);
+            return CR_ENOMEM;
+        }
+        put_words(&w, t.p);
+        free(t.p);
+    }
+    int n = cr_game_ply_count(g);
+    for (int i = 0; i < n; i++) {
+        const cr_ply *p = cr_game_ply(g, i);
+        if (p->flags & CR_PLY_ILLEGAL) {
+            sbuf t = {0};
+            sb_add(&t, "{", 1);
+            write_continuation(g, i, &o, &t);
+            sb_add(&t, "}", 1);
+            if (t.oom) {
+                free(t.p);
+                return CR_ENOMEM;
+            }
+            put_words(&w, t.p);
+            free(t.p);
+            break;
+        }
+        const cr_position *before = cr_game_position_at(g, i);
+        move_number(&w, before, need_number);
+        need_number = false;
+        char mv[CR_SAN_MAX + 8];
+        move_text(g, i, &o, mv, sizeof mv);
+        put_words(&w, mv);
+        bool fide_draw = o.style == CR_STYLE_FIDE && (p->flags & CR_PLY_DRAW_OFFER);
+        if (fide_draw) {
+            put_word(&w, "(=)", 3);
+        }
+        sbuf t = {0};
+        ply_commands(&t, p, !fide_draw, o.flags & CR_PGN_RELAY_DATA);
+        const char *cm = cr_game_comment(g, i);
+        if (cm) {
+            if (t.n) {
+                sb_add(&t, " ", 1);
+            }
+            clean_text(&t, cm, false);
+        }
+        if (t.n) {
+            sbuf u = {0};
+            sb_add(&u, "{", 1);
+            sb_add(&u, t.p, t.n);
+            sb_add(&u, "}", 1);
+            if (!u.oom) {
+                put_words(&w, u.p);
+            }
+            b->oom |= u.oom;
+            free(u.p);
+            need_number = true;
+        }
+        b->oom |= t.oom;
+        free(t.p);
+    }
+    const char *res = cr_result_string(cr_game_result(g));
+    put_word(&w, res, strlen(res));
+    sb_str(b, "\n\n");
+    return b->oom ? CR_ENOMEM : 0;
+}
+
+int cr_pgn_write(const cr_game *game, const cr_pgn_options *opt, char **out, size_t *len)
+{
+    if (!game || !out) {
+        return CR_EINVAL;
+    }
+    sbuf b = {0};
+    int rc = write_all(game, opt, &b);
+    if (rc) {
+        free(b.p);
+        *out = NULL;
+        return rc;
+    }
+    *out = b.p;
+    if (len) {
+        *len = b.n;
+    }
+    return 0;
+}
+
+int cr_pgn_write_buf(const cr_game *game, const cr_pgn_options *opt, char *buf, size_t size)
+{
+    char *s;
+    size_t n;
+    int rc = cr_pgn_write(game, opt, &s, &n);
+    if (rc) {
+        return rc;
+    }
+    if (n + 1 > size) {
+        free(s);
+        return CR_ENOSPC;
+    }
+    memcpy(buf, s, n + 1);
+    free(s);
+    return (int)n;
+}
+
+int cr_pgn_write_file(const cr_game *game, const cr_pgn_options *opt, FILE *f)
+{
+    char *s;
+    size_t n;
+    int rc = cr_pgn_write(game, opt, &s, &n);
+    if (rc) {
+        return rc;
+    }
+    size_t w = fwrite(s, 1, n, f);
+    free(s);
+    return w == n ? 0 : CR_EIO;
+}
