@@ -273,7 +273,7 @@ static void test_sample_feeds(void **state)
     int files = 0;
     for (int k = 1; k <= 19; k++) {
         char path[512];
-        snprintf(path, sizeof path, "%s/feeds/p%02d.feed", CR_SHARED_DIR, k);
+        snprintf(path, sizeof path, "%s/feeds/p%02d.feed", CR_TEST_DATA_DIR, k);
         FILE *f = fopen(path, "r");
         if (!f) {
             continue;
