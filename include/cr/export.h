@@ -1,0 +1,72 @@
+/* chessrelay: the export folder, PGN files on disk for tools that watch an
+ * e-board export folder (broadcast uploaders, DGT LiveChess-style watchers,
+ * arbiters' laptops on a share).
+ *
+ * Layout under the root directory (created with its parents if missing):
+ *
+ *     <root>/round-<n>/game-<table>.pgn   one game, rewritten as it grows
+ *     <root>/round-<n>/games.pgn          every game of the round, in table order
+ *
+ * <n> and <table> are decimal without leading zeros, 1-based.
+ *
+ * Every file is replaced atomically: the text goes to a hidden temporary
+ * file in the same directory (".<name>.XXXXXX", so watchers that pick up
+ * "*.pgn" never see it), is fsync'ed, chmod'ed 0644 and renamed over the
+ * target; the directory is then fsync'ed. A reader sees the old file or the
+ * new one, never a part. A file is written only when its content changed:
+ * the exporter keeps a hash (and the length) of what it last wrote to each
+ * file; for a file it has not written yet in this process it hashes what is
+ * on disk, so that a restarted relay does not touch unchanged files.
+ * Changes made to the files by someone else after that are not noticed.
+ *
+ * I/O is plain stdio/POSIX; no sockets. Not thread-safe: one exporter per
+ * thread (the relay calls it from its loop).
+ *
+ * Ownership: cr_exporter_new returns a new object, free it with
+ * cr_exporter_free. The text arguments are read, not kept. */
+#ifndef CR_EXPORT_H
+#define CR_EXPORT_H
+
+#include "cr/common.h"
+
+typedef struct cr_exporter cr_exporter;
+
+/* root: the export folder (copied). Nothing is created until the first
+ * write. Returns NULL for an empty root or when out of memory. */
+CR_EXTERN cr_exporter *cr_exporter_new(const char *root);
+CR_EXTERN void cr_exporter_free(cr_exporter *ex); /* accepts NULL */
+
+/* Called after a file was actually replaced (not when unchanged): path is
+ * the file's full path (borrowed, valid during the call), table 0 for the
+ * round's games.pgn. The relay hangs its uploads to broadcast hosts here. */
+typedef void (*cr_export_cb)(const char *path, int round, int table, void *data);
+CR_EXTERN void cr_exporter_set_callback(cr_exporter *ex, cr_export_cb cb, void *data);
+
+/* Writes round-<round>/game-<table>.pgn with pgn_text (NUL-terminated,
+ * written as is) if it differs from what is there. Returns 0 (written or
+ * unchanged), CR_EINVAL (round or table < 1, NULL text) or CR_EIO with err
+ * naming the path and the system's reason. err may be NULL. */
+CR_EXTERN int cr_exporter_write_game(cr_exporter *ex, int round, int table, const char *pgn_text,
+                                     cr_error *err);
+/* The same for round-<round>/games.pgn. */
+CR_EXTERN int cr_exporter_write_round(cr_exporter *ex, int round, const char *pgn_text,
+                                      cr_error *err);
+
+/* Removes round-<round>/game-<table>.pgn (table 0: games.pgn), e.g. for a
+ * board that a new pairing list dropped. A missing file is not an error.
+ * Returns 0, CR_EINVAL or CR_EIO with err naming the path. */
+CR_EXTERN int cr_exporter_remove(cr_exporter *ex, int round, int table, cr_error *err);
+
+/* The path a file has (or will have): table 0 for games.pgn. Returns the
+ * length, or CR_ENOSPC if buf is too small / CR_EINVAL. */
+CR_EXTERN int cr_exporter_path(const cr_exporter *ex, int round, int table, char *buf, size_t size);
+
+/* Files replaced and writes skipped as unchanged since the exporter was made. */
+CR_EXTERN uint64_t cr_exporter_files_written(const cr_exporter *ex);
+CR_EXTERN uint64_t cr_exporter_files_unchanged(const cr_exporter *ex);
+
+/* Forgets the hash of every file, so the next write of each compares with
+ * the disk again (e.g. after the operator emptied the folder). */
+CR_EXTERN void cr_exporter_forget(cr_exporter *ex);
+
+#endif
