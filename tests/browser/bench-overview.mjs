@@ -1,0 +1,34 @@
+// Prints how fast the overview draws and follows a large round in chromium
+// (numbers, not a test): node tests/browser/bench-overview.mjs [BOARDS]
+import { FakeRelay, RUY, RUY_MORE } from './fake-relay.mjs';
+import { launch } from './lib.mjs';
+
+const N = Number(process.argv[2] || 100);
+const line = [...RUY, ...RUY_MORE];
+const relay = new FakeRelay();
+for (let i = 1; i <= N; i++) {
+  relay.addGame({ id: i, round: '1', table: i, white: `White ${i}`, black: `Black ${i}`, whiteElo: 2500, blackElo: 2500,
+    moves: line.slice(0, 10), clock: { white: 5e6, black: 5e6, running: 'w' } });
+}
+await relay.start();
+const { context, close } = await launch();
+try {
+  const page = await context.newPage();
+  let t = Date.now();
+  await page.goto(`${relay.url}/#/round/1`);
+  await page.waitForFunction((n) => document.querySelectorAll('.card piece').length >= n * 30, N, { timeout: 60000 });
+  console.log(`overview: ${N} boards drawn ${Date.now() - t} ms after navigation`);
+  const before = relay.seq;
+  t = Date.now();
+  for (let k = 10; k < 20; k++) for (let i = 1; i <= N; i++) relay.move(i, line[k]);
+  const made = Date.now() - t;
+  await page.waitForFunction((want) => window.__cr.store.lastSeq >= want, relay.seq, { timeout: 60000 });
+  await page.waitForFunction((n) => [...document.querySelectorAll('.card .last')].filter((e) => e.textContent.startsWith('10...')).length === n, N, { timeout: 60000 });
+  const total = Date.now() - t;
+  console.log(`live: ${relay.seq - before} moves over ${N} boards; the fake relay (chess.js) made them in ${made} ms, page drew the last ${total - made} ms later`);
+  const heap = await page.evaluate(() => (performance.memory ? performance.memory.usedJSHeapSize : 0));
+  console.log(`page JS heap: ${(heap / 1048576).toFixed(1)} MiB`);
+} finally {
+  await close();
+  await relay.stop();
+}

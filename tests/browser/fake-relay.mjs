@@ -1,0 +1,321 @@
+// A small stand-in for the relay's HTTP + WebSocket side (docs/protocol.md):
+// serves web/dist, /game/<id>.pgn, /round/<r>.pgn, /games.json, and plays
+// protocol messages on /ws. Tests drive it move by move; run it by itself
+// (`node fake-relay.mjs --port 8099`) for a scripted demo round to look at.
+
+import http from 'node:http';
+import { readFile } from 'node:fs/promises';
+import { extname, join, normalize, resolve, dirname } from 'node:path';
+import { fileURLToPath } from 'node:url';
+import { WebSocketServer } from 'ws';
+import { Chess } from 'chess.js';
+
+const here = dirname(fileURLToPath(import.meta.url));
+export const DEFAULT_WEB_DIR = resolve(here, '../../web/dist');
+const START = 'rnbqkbnr/pppppppp/8/8/8/8/PPPPPPPP/RNBQKBNR w KQkq - 0 1';
+const MIME = { '.html': 'text/html; charset=utf-8', '.js': 'text/javascript; charset=utf-8', '.css': 'text/css; charset=utf-8', '.png': 'image/png', '.svg': 'image/svg+xml', '.txt': 'text/plain; charset=utf-8' };
+
+const nowUs = () => Date.now() * 1000;
+
+export class FakeRelay {
+  constructor({ webDir = DEFAULT_WEB_DIR, port = 0, host = '127.0.0.1', delay = 0 } = {}) {
+    this.webDir = webDir;
+    this.port = port;
+    this.host = host;
+    this.delay = delay;
+    this.token = 's3cret';   // hello with it: a trusted (arbiter) connection
+    this.seq = 100;          // not 0: a viewer must not assume seqs start at 1
+    this.games = new Map();
+    this.log = [];           // {seq, game, msg}: events a `since` can resume from
+    this.clients = new Set();
+    this.received = [];      // every client message, for the tests to inspect
+    this.httpRequests = [];
+    this.server = null;
+    this.wss = null;
+  }
+
+  // --- lifecycle ---------------------------------------------------------------
+  async start() {
+    this.server = http.createServer((req, res) => this.onHttp(req, res));
+    this.wss = new WebSocketServer({ noServer: true, maxPayload: 4096 });
+    this.server.on('upgrade', (req, sock, head) => {
+      if (req.url !== '/ws') { sock.destroy(); return; }
+      this.wss.handleUpgrade(req, sock, head, (ws) => this.onClient(ws));
+    });
+    await new Promise((ok, fail) => {
+      this.server.once('error', fail);
+      this.server.listen(this.port, this.host, ok);
+    });
+    this.port = this.server.address().port;
+    return this;
+  }
+
+  // Drops every connection and stops listening, keeping the games and the log
+  // (a network cut or a relay restart as a viewer sees it).
+  async stop() {
+    for (const c of this.clients) c.ws.terminate();
+    this.clients.clear();
+    if (this.wss) this.wss.close();
+    if (this.server) {
+      this.server.closeAllConnections();
+      await new Promise((ok) => this.server.close(ok));
+    }
+    this.server = null;
+    this.wss = null;
+  }
+
+  get url() { return `http://${this.host}:${this.port}`; }
+
+  // --- game model ---------------------------------------------------------------
+  addGame({ id, round = '1', board, table, white, black, whiteElo, blackElo, event = 'chessrelay test open', start = START, moves = [], clock = null, result = '*', online = true, attention = false, announce = false }) {
+    const g = { id, round: String(round), board: board || `DGT${1000 + id}`, table: table ?? null, start, moves: [], clock: null, result, reason: null, online, attention,
+      tags: { Event: event, Site: 'Test hall', Round: String(round), White: white, Black: black, WhiteElo: String(whiteElo || ''), BlackElo: String(blackElo || ''), Board: String(table ?? '') } };
+    this.games.set(id, g);
+    const chess = new Chess(start);
+    for (const mv of moves) {
+      const spec = typeof mv === 'string' ? { san: mv } : mv;
+      g.moves.push(this.makeMove(chess, spec));
+    }
+    g.clock = clock ? { ...clock, at: nowUs() } : null;
+    if (announce) this.emit(g, { type: 'game', game: this.summary(g) });
+    return g;
+  }
+
+  makeMove(chess, { san, clock = null, flags = [] }) {
+    const m = chess.move(san);
+    return { san: m.san, uci: m.from + m.to + (m.promotion || ''), fen: chess.fen(), clock, flags };
+  }
+
+  chessAt(g, plies = g.moves.length) {
+    const chess = new Chess(g.start);
+    for (const m of g.moves.slice(0, plies)) chess.move(m.san);
+    return chess;
+  }
+
+  fen(id, plies) {
+    const g = this.games.get(id);
+    return plies === 0 ? g.start : (plies === undefined ? (g.moves.length ? g.moves[g.moves.length - 1].fen : g.start) : g.moves[plies - 1].fen);
+  }
+
+  summary(g) {
+    const last = g.moves[g.moves.length - 1];
+    return { id: g.id, round: g.round, board: g.board, table: g.table, white: g.tags.White, black: g.tags.Black,
+      white_elo: Number(g.tags.WhiteElo) || 0, black_elo: Number(g.tags.BlackElo) || 0, result: g.result,
+      plies: g.moves.length, fen: last ? last.fen : g.start, last: last ? last.san : null, online: g.online, attention: g.attention };
+  }
+
+  snapshot(g) {
+    return { type: 'snapshot', seq: this.seq, ts: nowUs(), game: {
+      id: g.id, round: g.round, board: g.board, table: g.table, tags: g.tags, start: g.start,
+      moves: g.moves.map((m) => ({ ...m })), clock: g.clock ? { ...g.clock } : null, result: g.result, reason: g.reason,
+      delay: this.delay, online: g.online, attention: g.attention } };
+  }
+
+  // --- scripted events (each returns the message it sent) -----------------------
+  // opts.hold: record the event but deliver it to no one (a lost frame).
+  move(id, san, { clock = null, flags = [], hold = false } = {}) {
+    const g = this.games.get(id);
+    const m = this.makeMove(this.chessAt(g), { san, clock, flags });
+    const ply = g.moves.length;
+    g.moves.push(m);
+    const mover = ply % 2 === 0 ? 'white' : 'black';
+    if (g.clock) {
+      if (clock !== null) g.clock[mover] = clock;
+      g.clock.running = mover === 'white' ? 'b' : 'w';
+      g.clock.at = nowUs();
+    }
+    return this.emit(g, { type: 'move', game: id, ply, ...m }, { hold });
+  }
+
+  clock(id, white, black, running) {
+    const g = this.games.get(id);
+    g.clock = { white, black, running, at: nowUs() };
+    return this.emit(g, { type: 'clock', game: id, white, black, running });
+  }
+
+  correction(id, ply) {
+    const g = this.games.get(id);
+    const retracted = g.moves.length - ply;
+    g.moves.length = ply;
+    return this.emit(g, { type: 'correction', game: id, ply, retracted });
+  }
+
+  result(id, result, reason) {
+    const g = this.games.get(id);
+    g.result = result;
+    g.reason = reason;
+    if (g.clock) g.clock.running = '-';
+    return this.emit(g, { type: 'result', game: id, result, reason });
+  }
+
+  status(id, online, attention) {
+    const g = this.games.get(id);
+    g.online = online;
+    g.attention = attention;
+    return this.emit(g, { type: 'status', game: id, online, attention });
+  }
+
+  // Keep only the events after `seq` (a relay that no longer holds old ones).
+  forgetUpTo(seq) {
+    this.log = this.log.filter((e) => e.seq > seq);
+    this.forgotten = Math.max(this.forgotten || 0, seq);
+  }
+
+  emit(g, body, { hold = false } = {}) {
+    this.seq += 1;
+    const msg = { ...body, seq: this.seq, ts: nowUs() };
+    if (body.type === 'clock') g.clock.at = msg.ts; // the snapshot's clock matches the event
+    this.log.push({ seq: msg.seq, game: g.id, round: g.round, msg });
+    if (!hold) for (const c of this.clients) if (this.wants(c, g)) this.send(c, msg);
+    return msg;
+  }
+
+  wants(c, g) {
+    return c.games.has(g.id) || c.rounds.has(g.round);
+  }
+
+  // --- WebSocket -----------------------------------------------------------------
+  onClient(ws) {
+    const c = { ws, rounds: new Set(), games: new Set(), sentSeq: new Set() };
+    this.clients.add(c);
+    ws.on('message', (data) => this.onClientMessage(c, String(data)));
+    ws.on('close', () => this.clients.delete(c));
+    ws.on('error', () => this.clients.delete(c));
+  }
+
+  send(c, msg) {
+    if (c.ws.readyState !== 1) return;
+    c.ws.send(JSON.stringify(msg));
+  }
+
+  onClientMessage(c, text) {
+    let m;
+    try {
+      m = JSON.parse(text);
+    } catch (e) {
+      this.send(c, { type: 'error', error: 'bad JSON', where: 'frame' });
+      return;
+    }
+    this.received.push({ at: Date.now(), ...m });
+    switch (m.op) {
+      case 'ping': this.send(c, { type: 'pong' }); break;
+      case 'list': this.send(c, { type: 'games', games: [...this.games.values()].map((g) => this.summary(g)) }); break;
+      case 'hello':
+        if (m.token !== undefined && m.token !== this.token) {
+          this.send(c, { type: 'error', error: 'wrong token', where: 'token' });
+        } else {
+          c.trusted = m.token !== undefined;
+          this.send(c, { type: 'welcome', trusted: c.trusted, role: c.trusted ? 'arbiter' : undefined, delay: c.trusted ? 0 : this.delay, seq: this.seq });
+        }
+        break;
+      case 'unsubscribe': c.games.delete(Number(m.game)); break;
+      case 'subscribe': {
+        const games = m.game !== undefined ? [this.games.get(Number(m.game))].filter(Boolean)
+          : [...this.games.values()].filter((g) => g.round === String(m.round));
+        if (m.game !== undefined && !games.length) {
+          this.send(c, { type: 'error', error: 'unknown game', where: 'game' });
+          break;
+        }
+        if (m.game !== undefined) c.games.add(Number(m.game)); else c.rounds.add(String(m.round));
+        const since = typeof m.since === 'number' ? m.since : null;
+        if (since !== null && since >= (this.forgotten || 0)) {
+          for (const e of this.log) if (e.seq > since && games.some((g) => g.id === e.game)) this.send(c, e.msg);
+        } else {
+          for (const g of games) this.send(c, this.snapshot(g));
+        }
+        break;
+      }
+      default:
+        this.send(c, { type: 'error', error: `unknown op '${m.op}'`, where: 'op' });
+    }
+  }
+
+  // --- HTTP ------------------------------------------------------------------------
+  async onHttp(req, res) {
+    const url = new URL(req.url, 'http://x');
+    this.httpRequests.push(url.pathname);
+    let m;
+    if ((m = /^\/game\/(\d+)\.pgn$/.exec(url.pathname))) {
+      const g = this.games.get(Number(m[1]));
+      if (!g) return this.reply(res, 404, 'text/plain', 'no such game\n');
+      return this.reply(res, 200, 'application/x-chess-pgn', this.pgn(g));
+    }
+    if ((m = /^\/round\/([^/]+)\.pgn$/.exec(url.pathname))) {
+      const r = decodeURIComponent(m[1]);
+      const list = [...this.games.values()].filter((g) => g.round === r);
+      return this.reply(res, 200, 'application/x-chess-pgn', list.map((g) => this.pgn(g)).join('\n'));
+    }
+    if (url.pathname === '/games.json') return this.reply(res, 200, 'application/json', JSON.stringify([...this.games.values()].map((g) => this.summary(g))));
+    if (url.pathname === '/healthz') return this.reply(res, 200, 'text/plain', 'ok\n');
+    const rel = url.pathname === '/' ? 'index.html' : decodeURIComponent(url.pathname).replace(/^\/+/, '');
+    const file = normalize(join(this.webDir, rel));
+    if (!file.startsWith(this.webDir)) return this.reply(res, 403, 'text/plain', 'forbidden\n');
+    try {
+      const body = await readFile(file);
+      return this.reply(res, 200, MIME[extname(file)] || 'application/octet-stream', body);
+    } catch (e) {
+      return this.reply(res, 404, 'text/plain', 'not found\n');
+    }
+  }
+
+  reply(res, code, type, body) {
+    res.writeHead(code, { 'Content-Type': type, 'Cache-Control': 'no-cache' });
+    res.end(body);
+  }
+
+  pgn(g) {
+    const tags = { ...g.tags, Result: g.result };
+    const head = Object.entries(tags).filter(([, v]) => v !== '').map(([k, v]) => `[${k} "${String(v).replace(/"/g, '\\"')}"]`).join('\n');
+    const parts = [];
+    g.moves.forEach((m, i) => {
+      if (i % 2 === 0) parts.push(`${i / 2 + 1}.`);
+      parts.push(m.san);
+    });
+    parts.push(g.result);
+    return `${head}\n\n${parts.join(' ')}\n`;
+  }
+}
+
+// --- the fixture round used by the tests and the demo ---------------------------------
+export const RUY = ['e4', 'e5', 'Nf3', 'Nc6', 'Bb5', 'a6', 'Ba4', 'Nf6', 'O-O', 'Be7'];
+export const RUY_MORE = ['Re1', 'b5', 'Bb3', 'd6', 'c3', 'O-O', 'h3', 'Nb8', 'd4', 'Nbd7'];
+
+export function seedRound(relay) {
+  const H = 3600000;
+  relay.addGame({ id: 1, round: '1', table: 1, board: 'DGT23164', white: 'Carlsen, Magnus', black: 'Nepomniachtchi, Ian', whiteElo: 2830, blackElo: 2795,
+    moves: RUY.map((san, i) => ({ san, clock: 1.5 * H - (i + 1) * 20000 })),
+    clock: { white: 1.5 * H - 100000, black: 1.5 * H - 120000, running: 'w' } });
+  relay.addGame({ id: 2, round: '1', table: 2, board: 'T16.2', white: 'Ding, Liren', black: 'Caruana, Fabiano', whiteElo: 2780, blackElo: 2805,
+    moves: ['e4', 'e5', 'Bc4', 'Nc6', 'Qh5', 'Nf6', 'Qxf7#'], result: '1-0',
+    clock: { white: 1.3 * H, black: 1.4 * H, running: '-' } });
+  relay.addGame({ id: 3, round: '1', table: 3, board: 'Board_109', white: 'Firouzja, Alireza', black: 'So, Wesley', whiteElo: 2760, blackElo: 2757,
+    clock: { white: 1.5 * H, black: 1.5 * H, running: '-' } });
+  relay.addGame({ id: 4, round: '1', table: 4, board: '98', white: 'Giri, Anish', black: 'Gukesh, D', whiteElo: 2745, blackElo: 2790,
+    moves: [{ san: 'd4' }, { san: 'Nf6' }, { san: 'c4' }, { san: 'e6', flags: ['reconstructed'] }, { san: 'Nc3' }, { san: 'Bb4', flags: ['illegal'] }],
+    clock: { white: 1.45 * H, black: 1.42 * H, running: 'w' }, online: false, attention: true });
+  relay.addGame({ id: 5, round: '2', table: 1, board: 'DGT23164', white: 'Nepomniachtchi, Ian', black: 'Ding, Liren', whiteElo: 2795, blackElo: 2780,
+    clock: { white: 1.5 * H, black: 1.5 * H, running: '-' } });
+}
+
+// --- standalone demo ------------------------------------------------------------------------
+async function demo() {
+  const args = process.argv.slice(2);
+  const opt = (name, dflt) => { const i = args.indexOf(name); return i >= 0 ? args[i + 1] : dflt; };
+  const relay = new FakeRelay({ port: Number(opt('--port', '8099')), webDir: resolve(opt('--web', DEFAULT_WEB_DIR)), delay: Number(opt('--delay', '0')) });
+  seedRound(relay);
+  await relay.start();
+  console.log(`fake relay on ${relay.url}/ (Ctrl-C to stop)`);
+  const every = Number(opt('--every', '3000'));
+  let i = 0;
+  const timer = setInterval(() => {
+    const g = relay.games.get(1);
+    if (i < RUY_MORE.length) {
+      const side = g.moves.length % 2 === 0 ? 'white' : 'black';
+      relay.move(1, RUY_MORE[i++], { clock: Math.round(g.clock[side] - 1000) });
+    } else {
+      clearInterval(timer);
+    }
+  }, every);
+}
+
+if (process.argv[1] && resolve(process.argv[1]) === fileURLToPath(import.meta.url)) demo();

@@ -1,0 +1,107 @@
+// Shared helpers of the browser tests: launching Debian's chromium through
+// playwright-core (never a downloaded browser) and reading chessground boards.
+
+import { chromium } from 'playwright-core';
+import { mkdtempSync, mkdirSync, rmSync, existsSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join, resolve, dirname } from 'node:path';
+import { fileURLToPath } from 'node:url';
+
+const here = dirname(fileURLToPath(import.meta.url));
+export const ARTIFACTS = process.env.CR_ARTIFACTS_DIR || resolve(here, '../../artifacts/browser');
+export const DEFAULT_WEB = resolve(here, '../../web/dist');
+export const CHROMIUM = process.env.CR_CHROMIUM || '/usr/bin/chromium';
+
+export function haveChromium() {
+  return existsSync(CHROMIUM);
+}
+
+export async function launch() {
+  const profile = mkdtempSync(join(tmpdir(), 'cr-chromium-'));
+  // launchPersistentContext is how playwright takes a --user-data-dir.
+  const context = await chromium.launchPersistentContext(profile, {
+    executablePath: CHROMIUM,
+    headless: true,
+    args: ['--headless', '--no-sandbox', '--disable-gpu', '--disable-quic', '--no-first-run',
+      '--disable-background-networking', '--disable-component-update', '--disable-sync',
+      '--disable-dev-shm-usage'],
+    viewport: { width: 1280, height: 860 },
+    deviceScaleFactor: 1,
+  });
+  const close = async () => {
+    await context.close().catch(() => {});
+    rmSync(profile, { recursive: true, force: true });
+  };
+  return { context, close };
+}
+
+export async function screenshot(page, name) {
+  mkdirSync(ARTIFACTS, { recursive: true });
+  const path = join(ARTIFACTS, `${name}.png`);
+  await page.waitForTimeout(300); // let board animations settle
+  await page.screenshot({ path, fullPage: false });
+  return path;
+}
+
+// The piece placement (FEN's first field) that chessground has drawn inside
+// the element matched by `selector`, read from its <piece> elements.
+export async function renderedPlacement(page, selector) {
+  return page.evaluate((sel) => {
+    const board = document.querySelector(`${sel} cg-board`);
+    if (!board) return null;
+    const letters = { king: 'k', queen: 'q', rook: 'r', bishop: 'b', knight: 'n', pawn: 'p' };
+    const grid = Array.from({ length: 8 }, () => Array(8).fill(null));
+    for (const p of board.querySelectorAll('piece')) {
+      if (p.classList.contains('fading') || p.classList.contains('ghost') || !p.cgKey) continue;
+      const cls = p.className.split(/\s+/);
+      const role = cls.find((c) => letters[c]);
+      const white = cls.includes('white');
+      const file = p.cgKey.charCodeAt(0) - 97;
+      const rank = Number(p.cgKey[1]) - 1;
+      const ch = white ? letters[role].toUpperCase() : letters[role];
+      if (grid[7 - rank][file]) return `double piece on ${p.cgKey}`;
+      grid[7 - rank][file] = ch;
+    }
+    return grid.map((row) => {
+      let s = '';
+      let empty = 0;
+      for (const c of row) {
+        if (!c) { empty++; continue; }
+        if (empty) { s += empty; empty = 0; }
+        s += c;
+      }
+      return s + (empty ? empty : '');
+    }).join('/');
+  }, selector);
+}
+
+// Waits until the board under `selector` shows `fen`; returns what it shows.
+export async function waitForBoard(page, selector, fen, timeoutMs = 5000) {
+  const want = fen.split(' ')[0];
+  const end = Date.now() + timeoutMs;
+  let got = null;
+  while (Date.now() < end) {
+    got = await renderedPlacement(page, selector);
+    if (got === want) return got;
+    await page.waitForTimeout(50);
+  }
+  return got;
+}
+
+export async function waitFor(fn, timeoutMs = 5000, stepMs = 50) {
+  const end = Date.now() + timeoutMs;
+  let last;
+  while (Date.now() < end) {
+    last = await fn();
+    if (last) return last;
+    await new Promise((r) => setTimeout(r, stepMs));
+  }
+  return last;
+}
+
+// "1:29:58" / "4:05" / "0:09.5" -> milliseconds
+export function parseClock(text) {
+  const parts = String(text).trim().split(':').map(Number);
+  if (!parts.length || parts.some((x) => !Number.isFinite(x))) return null;
+  return parts.reduce((acc, x) => acc * 60 + x, 0) * 1000;
+}

@@ -1,0 +1,45 @@
+import { test } from 'node:test';
+import assert from 'node:assert/strict';
+import { parseRoute, moveNumberLabel, resultText, playerScore, clampPly } from '../../../web/src/view.js';
+
+test('routes', () => {
+  assert.deepEqual(parseRoute('#/game/7'), { page: 'game', id: 7 });
+  assert.deepEqual(parseRoute('#/round/1'), { page: 'round', round: '1' });
+  assert.deepEqual(parseRoute('#/round/Final%20A'), { page: 'round', round: 'Final A' });
+  assert.deepEqual(parseRoute(''), { page: 'round', round: null });
+  assert.deepEqual(parseRoute('#/game/abc'), { page: 'round', round: null });
+  assert.deepEqual(parseRoute('#/round/%E0%A4%A'), { page: 'round', round: '%E0%A4%A' });
+});
+
+test('move numbers from the standard start and from a black-to-move FEN', () => {
+  const start = 'rnbqkbnr/pppppppp/8/8/8/8/PPPPPPPP/RNBQKBNR w KQkq - 0 1';
+  assert.equal(moveNumberLabel(start, 0), '1.');
+  assert.equal(moveNumberLabel(start, 1), '1...');
+  assert.equal(moveNumberLabel(start, 30), '16.');
+  const fromBlack = '8/8/8/8/8/8/8/K6k b - - 0 40';
+  assert.equal(moveNumberLabel(fromBlack, 0), '40...');
+  assert.equal(moveNumberLabel(fromBlack, 1), '41.');
+});
+
+test('results and scores', () => {
+  assert.equal(resultText('1/2-1/2'), '½–½');
+  assert.equal(resultText('0-1'), '0–1');
+  assert.equal(playerScore('1-0', 'white'), '1');
+  assert.equal(playerScore('1-0', 'black'), '0');
+  assert.equal(playerScore('1/2-1/2', 'black'), '½');
+  assert.equal(playerScore('*', 'white'), '');
+});
+
+test('ply clamping', () => {
+  assert.equal(clampPly(-3, 10), 0);
+  assert.equal(clampPly(12, 10), 10);
+  assert.equal(clampPly(4.7, 10), 4);
+  assert.equal(clampPly(NaN, 10), 10);
+});
+
+test('result line', async () => {
+  const { resultLine } = await import('../../../web/src/view.js');
+  assert.equal(resultLine('1-0', null, 'Qxf7#'), '1–0 · White wins · checkmate');
+  assert.equal(resultLine('0-1', 'resignation', 'Nf3'), '0–1 · Black wins · resignation');
+  assert.equal(resultLine('1/2-1/2', 'agreement', null), '½–½ · Draw · agreement');
+});

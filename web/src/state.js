@@ -1,0 +1,321 @@
+// The viewer's game store: applies relay messages (docs/protocol.md) in seq
+// order, never twice, and says which games changed or need a fresh snapshot.
+
+import { TimeBase, clockRemaining } from './clock.js';
+
+const EVENT_TYPES = new Set(['move', 'clock', 'correction', 'result', 'status', 'game', 'tag']);
+
+export const START_FEN = 'rnbqkbnr/pppppppp/8/8/8/8/PPPPPPPP/RNBQKBNR w KQkq - 0 1';
+
+function newGame(id) {
+  return {
+    id, round: null, board: null, table: null, tags: {},
+    white: '', black: '', whiteElo: null, blackElo: null,
+    start: START_FEN, moves: [], loaded: false, // loaded: a snapshot gave the moves
+    summary: null,                              // {fen,last,plies} from a games list
+    clock: null, result: '*', reason: null, delay: 0,
+    online: true, attention: false, statusReason: null,
+    seq: 0, stale: false,
+  };
+}
+
+function sideToMove(fen) {
+  const parts = String(fen || '').split(' ');
+  return parts[1] === 'b' ? 'black' : 'white';
+}
+
+function elo(v) {
+  const n = Number(v);
+  return Number.isFinite(n) && n > 0 ? n : null;
+}
+
+export class Store {
+  constructor() {
+    this.games = new Map();
+    this.lastSeq = 0;
+    this.time = new TimeBase();
+    this.errors = [];
+    this.welcome = null;
+  }
+
+  game(id) {
+    let g = this.games.get(id);
+    if (!g) {
+      g = newGame(id);
+      this.games.set(id, g);
+    }
+    return g;
+  }
+
+  // Sorted list of round names (numeric order when they are numbers).
+  rounds() {
+    const set = new Set();
+    for (const g of this.games.values()) if (g.round !== null && g.round !== undefined) set.add(String(g.round));
+    return [...set].sort((a, b) => {
+      const na = Number(a), nb = Number(b);
+      if (Number.isFinite(na) && Number.isFinite(nb)) return na - nb;
+      return a.localeCompare(b);
+    });
+  }
+
+  // Games of a round in a stable board order: table, then board id, then id.
+  roundGames(round) {
+    const list = [...this.games.values()].filter((g) => String(g.round) === String(round));
+    list.sort((a, b) => {
+      const ta = a.table ?? Infinity, tb = b.table ?? Infinity;
+      if (ta !== tb) return ta - tb;
+      const ba = String(a.board ?? ''), bb = String(b.board ?? '');
+      if (ba !== bb) return ba.localeCompare(bb, undefined, { numeric: true });
+      return a.id - b.id;
+    });
+    return list;
+  }
+
+  // Apply one relay message. localNowMs: the viewer's clock at arrival.
+  // Returns {changed:Set<id>, resync:[id], list:bool, error:obj|null}.
+  apply(msg, localNowMs = Date.now()) {
+    const out = { changed: new Set(), resync: [], list: false, error: null };
+    if (!msg || typeof msg !== 'object') return out;
+    // The resume point moves with events only: they arrive in seq order on a
+    // connection, while a snapshot's or welcome's seq may run ahead of events
+    // still on their way (resuming from it would skip them).
+    if (typeof msg.seq === 'number' && msg.seq > this.lastSeq && EVENT_TYPES.has(msg.type)) this.lastSeq = msg.seq;
+    // A snapshot's ts is its game's last event, maybe long ago: only events
+    // tell how far behind the relay's clock this viewer is.
+    if (typeof msg.ts === 'number' && msg.type !== 'snapshot') this.time.observe(msg.ts, localNowMs);
+
+    switch (msg.type) {
+      case 'games':
+        for (const s of msg.games || []) this.applySummary(s, out);
+        return out;
+      case 'snapshot':
+        this.applySnapshot(msg, out);
+        return out;
+      case 'game':
+        this.applyNewGame(msg, out);
+        return out;
+      case 'welcome':
+        // The answer to hello: whether we are trusted, and the public delay.
+        this.welcome = { trusted: !!msg.trusted, role: msg.role || null, delay: Number(msg.delay) || 0 };
+        this.time.setDelay(this.welcome.delay);
+        return out;
+      case 'error':
+        out.error = msg;
+        this.errors.push(msg);
+        return out;
+      case 'move': case 'clock': case 'correction': case 'result': case 'status': case 'tag':
+        this.applyEvent(msg, out);
+        return out;
+      default:
+        return out;
+    }
+  }
+
+  applySummary(s, out) {
+    const id = Number(s.id);
+    if (!Number.isFinite(id)) return;
+    const g = this.game(id);
+    if (s.round !== undefined) g.round = String(s.round);
+    if (s.board !== undefined) g.board = s.board;
+    if (s.table !== undefined) g.table = s.table;
+    if (s.white !== undefined) g.white = s.white;
+    if (s.black !== undefined) g.black = s.black;
+    if (s.white_elo !== undefined) g.whiteElo = elo(s.white_elo);
+    if (s.black_elo !== undefined) g.blackElo = elo(s.black_elo);
+    if (s.online !== undefined) g.online = !!s.online;
+    if (s.attention !== undefined) g.attention = !!s.attention;
+    // The list's position only stands in until a snapshot brings the moves.
+    if (!g.loaded) {
+      if (s.result !== undefined) g.result = s.result;
+      if (s.fen !== undefined || s.plies !== undefined) {
+        g.summary = { fen: s.fen || null, last: s.last || null, plies: Number(s.plies) || 0 };
+      }
+    }
+    out.changed.add(id);
+  }
+
+  // A game starts: it has no moves yet, so the viewer holds all of it.
+  applyNewGame(msg, out) {
+    const s = msg.game;
+    if (!s || s.id === undefined || !Number.isFinite(Number(s.id))) return;
+    const g = this.game(Number(s.id));
+    if (typeof msg.seq === 'number' && msg.seq <= g.seq) return;
+    this.applySummary(s, out);
+    if (s.tags && typeof s.tags === 'object') this.applyTags(g, s.tags);
+    if (!g.loaded && !(g.summary && g.summary.plies > 0)) {
+      g.start = s.start || START_FEN;
+      g.moves = [];
+      g.loaded = true;
+      g.summary = null;
+      g.stale = false;
+    }
+    if (typeof msg.seq === 'number') g.seq = msg.seq;
+    if (!s.tags && s.white === undefined) out.list = true; // names come with the list
+  }
+
+  applyTags(g, tags) {
+    g.tags = { ...g.tags, ...tags };
+    if (tags.White !== undefined) g.white = tags.White;
+    if (tags.Black !== undefined) g.black = tags.Black;
+    if (tags.WhiteElo !== undefined) g.whiteElo = elo(tags.WhiteElo);
+    if (tags.BlackElo !== undefined) g.blackElo = elo(tags.BlackElo);
+    if ((g.table === null || g.table === undefined) && tags.Board !== undefined && Number.isFinite(Number(tags.Board)) && Number(tags.Board) > 0) g.table = Number(tags.Board);
+  }
+
+  applySnapshot(msg, out) {
+    const s = msg.game;
+    if (!s || s.id === undefined) return;
+    const id = Number(s.id);
+    const g = this.game(id);
+    // A snapshot is always the relay's latest word on the game (it answers a
+    // subscribe), even when the relay restarted and its seq went back.
+    g.seq = typeof msg.seq === 'number' ? msg.seq : 0;
+    g.stale = false;
+    g.loaded = true;
+    g.summary = null;
+    if (s.round !== undefined) g.round = String(s.round);
+    if (s.board !== undefined) g.board = s.board;
+    if (s.table !== undefined) g.table = s.table;
+    g.tags = {};
+    this.applyTags(g, s.tags && typeof s.tags === 'object' ? s.tags : {});
+    g.start = s.start || START_FEN;
+    g.moves = (s.moves || []).map((m) => ({
+      san: m.san, uci: m.uci, fen: m.fen,
+      clock: typeof m.clock === 'number' ? m.clock : null,
+      flags: Array.isArray(m.flags) ? m.flags : [],
+    }));
+    g.clock = s.clock ? {
+      white: s.clock.white, black: s.clock.black,
+      running: s.clock.running || '-',
+      at: typeof s.clock.at === 'number' ? s.clock.at : msg.ts,
+    } : null;
+    g.result = s.result || '*';
+    if (s.reason !== undefined) g.reason = s.reason;
+    if (s.online !== undefined) g.online = !!s.online;
+    if (s.attention !== undefined) g.attention = !!s.attention;
+    if (typeof s.delay === 'number') {
+      g.delay = s.delay;
+      this.time.setDelay(s.delay);
+    }
+    out.changed.add(id);
+  }
+
+  applyEvent(msg, out) {
+    const id = Number(msg.game);
+    if (!Number.isFinite(id)) return;
+    const g = this.game(id);
+    // Events for a game waiting for its snapshot would apply to the wrong base.
+    if (g.stale) return;
+    if (typeof msg.seq === 'number') {
+      if (msg.seq <= g.seq) return; // already seen: never apply twice
+    }
+    const markStale = () => {
+      g.stale = true;
+      out.resync.push(id);
+      out.changed.add(id);
+    };
+    switch (msg.type) {
+      case 'move': {
+        if (!g.loaded && g.summary && g.summary.plies > 0) { markStale(); return; }
+        if (msg.ply !== g.moves.length) { markStale(); return; }
+        const mover = sideToMove(this.fenAt(g, g.moves.length));
+        g.moves.push({
+          san: msg.san, uci: msg.uci, fen: msg.fen,
+          clock: typeof msg.clock === 'number' ? msg.clock : null,
+          flags: Array.isArray(msg.flags) ? msg.flags : [],
+        });
+        g.loaded = true;
+        g.summary = null;
+        const other = mover === 'white' ? 'black' : 'white';
+        const c = g.clock || { white: null, black: null, running: '-', at: msg.ts };
+        if (typeof msg.clock === 'number') c[mover] = msg.clock;
+        if (g.result === '*') {
+          // The mover's clock stops and the opponent's starts with the move.
+          c.running = other[0];
+          c.at = msg.ts;
+        }
+        g.clock = c;
+        break;
+      }
+      case 'clock':
+        g.clock = { white: msg.white, black: msg.black, running: msg.running || '-', at: msg.ts };
+        break;
+      case 'correction': {
+        if (!g.loaded || typeof msg.ply !== 'number' || msg.ply < 0 || msg.ply > g.moves.length) {
+          markStale();
+          return;
+        }
+        g.moves.length = msg.ply;
+        break;
+      }
+      case 'result':
+        g.result = msg.result || '*';
+        g.reason = msg.reason || null;
+        if (g.clock && g.clock.running !== '-' && g.result !== '*') {
+          // Freeze the clock at the moment the game ended.
+          const side = g.clock.running === 'w' ? 'white' : 'black';
+          g.clock[side] = clockRemaining(g.clock, side, msg.ts);
+          g.clock.running = '-';
+          g.clock.at = msg.ts;
+        }
+        break;
+      case 'status':
+        if (msg.online !== undefined) g.online = !!msg.online;
+        if (msg.attention !== undefined) g.attention = !!msg.attention;
+        g.statusReason = msg.reason || null;
+        break;
+      case 'tag':
+        // Not in protocol v1's list, but the relay sends it when an arbiter
+        // sets a tag (names, ratings, round).
+        if (typeof msg.name === 'string') this.applyTags(g, { [msg.name]: msg.value });
+        break;
+      default:
+        return;
+    }
+    if (typeof msg.seq === 'number') g.seq = msg.seq;
+    out.changed.add(id);
+  }
+
+  // The `since` to resume a subscription with after a reconnect, or 0 for
+  // fresh snapshots: a game (or a round with a game) not held whole.
+  sinceFor(sub) {
+    if (sub.game !== undefined) {
+      const g = this.games.get(Number(sub.game));
+      if (!g || g.stale || !g.loaded) return 0;
+    } else {
+      const games = this.roundGames(sub.round);
+      if (!games.length || games.some((g) => g.stale || !g.loaded)) return 0;
+    }
+    return this.lastSeq;
+  }
+
+  // Position after `plies` half-moves of game g (0 = start).
+  fenAt(g, plies) {
+    if (plies <= 0) return g.start || START_FEN;
+    const m = g.moves[Math.min(plies, g.moves.length) - 1];
+    return m ? m.fen : g.start;
+  }
+
+  // What a board should show for game g at its latest ply.
+  current(g) {
+    if (!g.loaded && g.summary && g.summary.fen) {
+      return { fen: g.summary.fen, plies: g.summary.plies, san: g.summary.last, uci: null };
+    }
+    const n = g.moves.length;
+    const m = n ? g.moves[n - 1] : null;
+    return { fen: this.fenAt(g, n), plies: n, san: m ? m.san : null, uci: m ? m.uci : null };
+  }
+}
+
+export function uciSquares(uci) {
+  if (typeof uci !== 'string' || uci.length < 4) return undefined;
+  const a = uci.slice(0, 2), b = uci.slice(2, 4);
+  if (!/^[a-h][1-8]$/.test(a) || !/^[a-h][1-8]$/.test(b)) return undefined;
+  return [a, b];
+}
+
+export function isCheck(san) {
+  return typeof san === 'string' && /[+#]$/.test(san);
+}
+
+export { sideToMove };

@@ -1,0 +1,52 @@
+// Small pure helpers of the pages, kept apart so node can test them.
+
+export function parseRoute(hash) {
+  const h = String(hash || '').replace(/^#/, '');
+  let m = /^\/game\/(\d+)\/?$/.exec(h);
+  if (m) return { page: 'game', id: Number(m[1]) };
+  m = /^\/round\/([^/]+)\/?$/.exec(h);
+  if (m) {
+    let round;
+    try { round = decodeURIComponent(m[1]); } catch (e) { round = m[1]; }
+    return { page: 'round', round };
+  }
+  return { page: 'round', round: null };
+}
+
+// "12." before White's move at 0-based ply index i, "12..." before Black's,
+// counting from the start position's side to move and move number.
+export function moveNumberLabel(startFen, i) {
+  const parts = String(startFen || '').split(' ');
+  const blackFirst = parts[1] === 'b';
+  const full = Math.max(1, parseInt(parts[5], 10) || 1);
+  const k = i + (blackFirst ? 1 : 0);
+  const no = full + Math.floor(k / 2);
+  return k % 2 === 0 ? `${no}.` : `${no}...`;
+}
+
+export function resultText(result) {
+  if (result === '1/2-1/2') return '½–½';
+  if (result === '1-0') return '1–0';
+  if (result === '0-1') return '0–1';
+  return result || '*';
+}
+
+export function playerScore(result, side) {
+  if (result === '1/2-1/2') return '½';
+  if (result === '1-0') return side === 'white' ? '1' : '0';
+  if (result === '0-1') return side === 'black' ? '1' : '0';
+  return '';
+}
+
+export function clampPly(p, n) {
+  if (!Number.isFinite(p)) return n;
+  return Math.max(0, Math.min(n, Math.trunc(p)));
+}
+
+// "1–0 · White wins · checkmate" for the game page.
+export function resultLine(result, reason, lastSan) {
+  const who = result === '1-0' ? 'White wins' : result === '0-1' ? 'Black wins' : result === '1/2-1/2' ? 'Draw' : '';
+  let why = reason || '';
+  if (!why && typeof lastSan === 'string' && lastSan.endsWith('#')) why = 'checkmate';
+  return [resultText(result), who, why].filter(Boolean).join(' · ');
+}
