@@ -1,5 +1,6 @@
 /* Move generation speed: perft (bulk-counted last ply) from the start
- * position to depth 6 and Kiwipete to depth 5, printing nodes and nodes/s.
+ * position to depth 6 and Kiwipete to depth 5, printing nodes and nodes/s;
+ * then cr_is_legal on a mix of legal and random (mostly illegal) moves.
  * Optional argument: a smaller start depth for quick runs. */
 #include <stdio.h>
 #include <stdlib.h>
@@ -55,6 +56,64 @@ static uint64_t perft_full(const cr_position *pos, int depth)
     return total;
 }
 
+static uint64_t rng(uint64_t *s)
+{
+    *s ^= *s << 13;
+    *s ^= *s >> 7;
+    *s ^= *s << 17;
+    return *s;
+}
+
+/* cr_is_legal speed: positions from random games (standard and Chess960),
+ * each asked about all its legal moves and as many random move codes, as
+ * the move inference and the SAN writer ask it. */
+static void bench_is_legal(void)
+{
+    enum { NPOS = 2000, PER = 64 };
+    static cr_position pos[NPOS];
+    static cr_move moves[NPOS][PER];
+    uint64_t seed = 0x9E3779B97F4A7C15ULL;
+    int np = 0;
+    while (np < NPOS) {
+        cr_position p;
+        if (rng(&seed) % 4 == 0) {
+            cr_position_init_960(&p, (int)(rng(&seed) % 960));
+        } else {
+            cr_position_init_start(&p);
+        }
+        for (int ply = 0; ply < 120 && np < NPOS; ply++) {
+            cr_movelist list;
+            int n = cr_generate_legal(&p, &list);
+            if (n == 0) {
+                break;
+            }
+            if (ply % 3 == 0) {
+                pos[np] = p;
+                for (int i = 0; i < PER; i++) {
+                    moves[np][i] = i % 2 && i / 2 < n ? list.moves[i / 2]
+                                                      : (cr_move)(rng(&seed) & 0xFFFF);
+                }
+                np++;
+            }
+            cr_position_do_move(&p, list.moves[rng(&seed) % (uint64_t)n]);
+        }
+    }
+    uint64_t legal = 0, calls = 0;
+    double t0 = now();
+    for (int rep = 0; rep < 20; rep++) {
+        for (int i = 0; i < NPOS; i++) {
+            for (int j = 0; j < PER; j++) {
+                legal += cr_is_legal(&pos[i], moves[i][j]);
+            }
+        }
+        calls += (uint64_t)NPOS * PER;
+    }
+    double dt = now() - t0;
+    printf("is_legal   %llu calls (%.1f%% legal) in %.3f s CPU = %.1f ns/call\n",
+           (unsigned long long)calls, 100.0 * (double)legal / (double)calls, dt,
+           dt * 1e9 / (double)calls);
+}
+
 int main(int argc, char **argv)
 {
     int depth = argc > 1 ? atoi(argv[1]) : 6;
@@ -73,5 +132,6 @@ int main(int argc, char **argv)
     double dt = now() - t0;
     printf("startpos   depth %d, every leaf made: %llu nodes in %.3f s CPU = %.1f M nodes/s\n",
            depth - 1, (unsigned long long)n, dt, dt > 0 ? (double)n / dt / 1e6 : 0.0);
+    bench_is_legal();
     return bad || n != start_counts[depth - 1];
 }

@@ -237,16 +237,92 @@ void cr_position_do_move(cr_position *pos, cr_move m)
     }
 }
 
+/* Legality of one move without generating the others: the move's shape for
+ * its piece (and kind), then the safety of the king on the changed
+ * occupancy. Accepts exactly the moves cr_generate_legal lists (tested
+ * against it on random positions and move codes). */
 bool cr_is_legal(const cr_position *pos, cr_move m)
 {
-    cr_movelist list;
-    int n = cr_generate_legal(pos, &list);
-    for (int i = 0; i < n; i++) {
-        if (list.moves[i] == m) {
-            return true;
+    const int us = pos->side;
+    const int from = cr_move_from(m), to = cr_move_to(m), kind = cr_move_kind(m);
+    const cr_bb kbb = cr_pieces_(pos, us, CR_KING);
+    /* The promotion field is zero in every move but a promotion. */
+    if (!kbb || from == to || (kind != CR_MOVE_PROMOTION && ((m >> 12) & 3))) {
+        return false;
+    }
+    const int pc = pos->board[from];
+    if (!pc || cr_color_of(pc) != us) {
+        return false;
+    }
+    const int ksq = cr_lsb_(kbb);
+    const cr_bb theirs = pos->by_color[us ^ 1];
+    if (kind == CR_MOVE_CASTLE) {
+        int s = pos->castle_rook[us][CR_CASTLE_KING_SIDE] == to    ? CR_CASTLE_KING_SIDE
+                : pos->castle_rook[us][CR_CASTLE_QUEEN_SIDE] == to ? CR_CASTLE_QUEEN_SIDE
+                                                                    : -1;
+        return from == ksq && s >= 0 &&
+               !(cr_attackers_(pos, ksq, pos->occupied) & theirs) &&
+               cr_castle_ok_(pos, ksq, to, s);
+    }
+    const int victim = pos->board[to];
+    if (victim && (cr_color_of(victim) == us || cr_type_of(victim) == CR_KING)) {
+        return false;
+    }
+    const int type = cr_type_of(pc);
+    const cr_bb tob = CR_BB(to);
+    cr_bb gone = 0;
+    if (type == CR_PAWN) {
+        const int dir = us == CR_WHITE ? 8 : -8;
+        if ((cr_rank_of(to) == (us == CR_WHITE ? 7 : 0)) != (kind == CR_MOVE_PROMOTION)) {
+            return false;
+        }
+        const bool attack = (cr_pawn_att_[us * 64 + from] & tob) != 0;
+        if (kind == CR_MOVE_EN_PASSANT) {
+            if (pos->ep >= 64 || to != pos->ep || !attack) {
+                return false;
+            }
+            /* In double check only the king moves (no e.p. capture can
+             * answer both checks; the generator never lists one). */
+            if (cr_more_than_one_(cr_attackers_(pos, ksq, pos->occupied) & theirs)) {
+                return false;
+            }
+            gone = CR_BB(to - dir);
+        } else if (attack) {
+            if (!victim) {
+                return false;
+            }
+        } else if (to == from + dir) {
+            if (victim) {
+                return false;
+            }
+        } else if (to == from + 2 * dir && cr_rank_of(from) == (us == CR_WHITE ? 1 : 6)) {
+            if (victim || pos->board[from + dir]) {
+                return false;
+            }
+        } else {
+            return false;
+        }
+    } else {
+        if (kind != CR_MOVE_NORMAL) {
+            return false;
+        }
+        const cr_bb occ = pos->occupied;
+        cr_bb att;
+        switch (type) {
+        case CR_KNIGHT: att = cr_knight_att_[from]; break;
+        case CR_BISHOP: att = cr_bishop_att_(from, occ); break;
+        case CR_ROOK: att = cr_rook_att_(from, occ); break;
+        case CR_QUEEN: att = cr_bishop_att_(from, occ) | cr_rook_att_(from, occ); break;
+        default: att = cr_king_att_[from]; break;
+        }
+        if (!(att & tob)) {
+            return false;
+        }
+        if (type == CR_KING) {
+            return cr_king_safe_after_(pos, to, from, to, 0);
         }
     }
-    return false;
+    return cr_king_safe_after_(pos, ksq, from, to, gone);
 }
 
 bool cr_position_is_dead(const cr_position *pos)

@@ -72,6 +72,49 @@ static inline cr_bb cr_attackers_(const cr_position *pos, int sq, cr_bb occ)
            (cr_rook_att_(sq, occ) & rq) | (cr_bishop_att_(sq, occ) & bq);
 }
 
+/* True if the king of the side to move, on ksq, is not attacked once a
+ * piece (not the king itself, unless ksq == to) has gone from `from` to
+ * `to` and the squares in `gone` (the e.p. victim, or 0) were emptied.
+ * Attackers are recomputed on the changed occupancy; the piece captured on
+ * `to` attacks no more. */
+static inline bool cr_king_safe_after_(const cr_position *pos, int ksq, int from, int to,
+                                       cr_bb gone)
+{
+    cr_bb occ = ((pos->occupied & ~CR_BB(from)) | CR_BB(to)) & ~gone;
+    return !(cr_attackers_(pos, ksq, occ) & pos->by_color[pos->side ^ 1] & ~CR_BB(to) & ~gone);
+}
+
+/* Inclusive span of squares between a and b on one rank. */
+static inline cr_bb cr_span_(int a, int b)
+{
+    int lo = a < b ? a : b, hi = a < b ? b : a;
+    return (2ULL << hi) - (1ULL << lo);
+}
+
+/* Castling of the side to move with its right on rook square rsq (side s),
+ * the king on ksq and not in check: every square from the king to its
+ * destination, and from the rook to its destination, is empty but for these
+ * two, and no square of the king's path is attacked with king and rook
+ * lifted (that also catches a slider uncovered by the rook leaving, possible
+ * in Chess960). */
+static inline bool cr_castle_ok_(const cr_position *pos, int ksq, int rsq, int s)
+{
+    int back = pos->side == CR_WHITE ? 0 : 56;
+    int kto = back + (s == CR_CASTLE_KING_SIDE ? 6 : 2);
+    int rto = back + (s == CR_CASTLE_KING_SIDE ? 5 : 3);
+    cr_bb o = pos->occupied ^ CR_BB(ksq) ^ CR_BB(rsq);
+    if ((cr_span_(ksq, kto) | cr_span_(rsq, rto)) & o) {
+        return false;
+    }
+    cr_bb path = cr_span_(ksq, kto);
+    while (path) {
+        if (cr_attackers_(pos, cr_pop_lsb_(&path), o) & pos->by_color[pos->side ^ 1]) {
+            return false;
+        }
+    }
+    return true;
+}
+
 static inline int cr_king_sq_(const cr_position *pos, int color)
 {
     return cr_lsb_(pos->by_piece[cr_make_piece(color, CR_KING)]);

@@ -11,13 +11,6 @@
 #define CR_RANK_8 (CR_RANK_1 << 56)
 #define CR_FILE_H (CR_FILE_A << 7)
 
-/* Inclusive span of squares between a and b on one rank. */
-static inline cr_bb span(int a, int b)
-{
-    int lo = a < b ? a : b, hi = a < b ? b : a;
-    return (2ULL << hi) - (1ULL << lo);
-}
-
 static inline cr_move *add_targets(cr_move *out, int from, cr_bb targets)
 {
     while (targets) {
@@ -221,35 +214,12 @@ __attribute__((always_inline)) static inline int generate(const cr_position *pos
             }
         }
     }
-    /* Castling (king takes rook): never out of check; every square from
-     * the king to its destination, and from the rook to its destination,
-     * must be empty but for these two; no square of the king's path may be
-     * attacked with king and rook lifted (that also catches a slider
-     * uncovered by the rook leaving, possible in Chess960). */
+    /* Castling (king takes rook): never out of check; the rest in
+     * cr_castle_ok_, shared with cr_is_legal. */
     if (!checkers) {
         for (int s = 0; s < 2; s++) {
             int rsq = pos->castle_rook[us][s];
-            if (rsq >= 64) {
-                continue;
-            }
-            int back = us == CR_WHITE ? 0 : 56;
-            int kto = back + (s == CR_CASTLE_KING_SIDE ? 6 : 2);
-            int rto = back + (s == CR_CASTLE_KING_SIDE ? 5 : 3);
-            cr_bb movers = kbb | CR_BB(rsq);
-            cr_bb o = occ ^ movers;
-            if ((span(ksq, kto) | span(rsq, rto)) & o) {
-                continue;
-            }
-            cr_bb path = span(ksq, kto);
-            bool safe = true;
-            while (path) {
-                int sq = cr_pop_lsb_(&path);
-                if (cr_attackers_(pos, sq, o) & theirs) {
-                    safe = false;
-                    break;
-                }
-            }
-            if (safe) {
+            if (rsq < 64 && cr_castle_ok_(pos, ksq, rsq, s)) {
                 if (count_only) {
                     count++;
                 } else {

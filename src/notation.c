@@ -85,87 +85,6 @@ int cr_style_parse(const char *name)
 
 /* ---------------------------------------------------------------- writer */
 
-/* True if our king is safe after moving a piece (not the king) from `from`
- * to `to`, with `gone` (the e.p. victim, or 0) removed as well. Uses the
- * attackers of the king square on the changed occupancy; the captured piece
- * on `to` cannot attack any more. */
-static bool king_safe_after(const cr_position *pos, int ksq, int from, int to, cr_bb gone)
-{
-    int them = pos->side ^ 1;
-    cr_bb occ = ((pos->occupied & ~CR_BB(from)) | CR_BB(to)) & ~gone;
-    return !(cr_attackers_(pos, ksq, occ) & pos->by_color[them] & ~CR_BB(to) & ~gone);
-}
-
-/* Legality of m without generating moves: the move's shape for its piece,
- * then king safety. Castling (rare) goes to the full test. */
-static bool quick_legal(const cr_position *pos, cr_move m)
-{
-    int kind = cr_move_kind(m);
-    if (kind == CR_MOVE_CASTLE) {
-        return cr_is_legal(pos, m);
-    }
-    int from = cr_move_from(m), to = cr_move_to(m);
-    int us = pos->side;
-    int pc = pos->board[from];
-    if (!pc || cr_color_of(pc) != us || from == to) {
-        return false;
-    }
-    int victim = pos->board[to];
-    if (victim && (cr_color_of(victim) == us || cr_type_of(victim) == CR_KING)) {
-        return false;
-    }
-    int type = cr_type_of(pc);
-    cr_bb occ = pos->occupied, tob = CR_BB(to);
-    cr_bb gone = 0;
-    if (type == CR_PAWN) {
-        int dir = us == CR_WHITE ? 8 : -8;
-        int last = us == CR_WHITE ? 7 : 0;
-        if ((cr_rank_of(to) == last) != (kind == CR_MOVE_PROMOTION)) {
-            return false;
-        }
-        bool attack = (cr_pawn_att_[us * 64 + from] & tob) != 0;
-        if (kind == CR_MOVE_EN_PASSANT) {
-            if (pos->ep == CR_SQ_NONE || to != pos->ep || !attack) {
-                return false;
-            }
-            gone = CR_BB(to - dir);
-        } else if (attack) {
-            if (!victim) {
-                return false;
-            }
-        } else if (to == from + dir) {
-            if (victim) {
-                return false;
-            }
-        } else if (to == from + 2 * dir && cr_rank_of(from) == (us == CR_WHITE ? 1 : 6)) {
-            if (victim || pos->board[from + dir]) {
-                return false;
-            }
-        } else {
-            return false;
-        }
-    } else {
-        cr_bb att;
-        if (kind != CR_MOVE_NORMAL) {
-            return false;
-        }
-        switch (type) {
-        case CR_KNIGHT: att = cr_knight_att_[from]; break;
-        case CR_BISHOP: att = cr_bishop_att_(from, occ); break;
-        case CR_ROOK: att = cr_rook_att_(from, occ); break;
-        case CR_QUEEN: att = cr_bishop_att_(from, occ) | cr_rook_att_(from, occ); break;
-        default: att = cr_king_att_[from]; break;
-        }
-        if (!(att & tob)) {
-            return false;
-        }
-        if (type == CR_KING) {
-            return king_safe_after(pos, to, from, to, 0);
-        }
-    }
-    return king_safe_after(pos, cr_king_sq_(pos, us), from, to, gone);
-}
-
 /* Squares of the other pieces like the one on `from` that could legally go
  * to `to` as well: same-type pieces attacking `to`, minus pinned ones. */
 static cr_bb rivals(const cr_position *pos, int from, int to)
@@ -192,7 +111,7 @@ static cr_bb rivals(const cr_position *pos, int from, int to)
     cr_bb legal = 0;
     while (cand) {
         int sq = cr_pop_lsb_(&cand);
-        if (king_safe_after(pos, ksq, sq, to, 0)) {
+        if (cr_king_safe_after_(pos, ksq, sq, to, 0)) {
             legal |= CR_BB(sq);
         }
     }
@@ -301,7 +220,7 @@ int cr_move_format_ex(const cr_position *pos, cr_move m, cr_style style, cr_lang
     if (!pos || !buf || (unsigned)lang >= CR_LANG_NB || (unsigned)style > CR_STYLE_FIGURINE) {
         return CR_EINVAL;
     }
-    if (m == CR_MOVE_NONE || !quick_legal(pos, m)) {
+    if (m == CR_MOVE_NONE || !cr_is_legal(pos, m)) {
         return CR_EMOVE;
     }
     char tmp[CR_SAN_MAX + 8];
