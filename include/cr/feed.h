@@ -75,4 +75,20 @@ CR_EXTERN void cr_feed_reader_free(cr_feed_reader *r);
 CR_EXTERN int cr_feed_reader_next(cr_feed_reader *r, cr_feed_event *ev, cr_error *err);
 CR_EXTERN int cr_feed_reader_line(const cr_feed_reader *r); /* line number of the last event */
 
+/* Keep-going mode (off by default). A timestamp going backwards is then not
+ * an error: cr_feed_reader_next returns 1 with t clamped to the previous
+ * line's, and err->code set to CR_EFEED with the warning text (err->code is 0
+ * for a clean line). Bad lines are reported as errors either way; the caller
+ * decides whether to stop or to call cr_feed_reader_next again. */
+CR_EXTERN void cr_feed_reader_set_keep_going(cr_feed_reader *r, bool keep_going);
+
+/* Parses "H:MM:SS" (H one or more digits) into milliseconds; -1 if malformed. */
+CR_EXTERN int64_t cr_feed_parse_clock(const char *s, size_t len);
+/* Writes ms as "H:MM:SS" (rounded down to the second, negative as 0:00:00)
+ * into buf (16 bytes suffice). Returns the length. */
+CR_EXTERN int cr_feed_format_clock(int64_t ms, char *buf, size_t size);
+
+/* True if s is a valid board id (1..CR_BOARD_ID_MAX of A-Z a-z 0-9 . _ -). */
+CR_EXTERN bool cr_feed_board_id_valid(const char *s, size_t len);
+
 #endif

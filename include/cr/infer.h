@@ -9,6 +9,42 @@
  * when time passes without events (live), and cr_infer_finish() at the end
  * of a feed.
  *
+ * Policies (see src/infer.c for how):
+ *  - Games start when the board shows the standard start position, a
+ *    Chess960 start position, or the position of a `meta FEN` (which is
+ *    used for one game), either way round: a board standing the wrong way
+ *    round is detected there and every later snapshot is rotated 180
+ *    degrees. A new game replaces the current one only when that one ended,
+ *    has no moves, or the board was swept (3+ pieces missing) in between;
+ *    the unfinished game is then handed over with GAME_ENDED/CR_RESULT_NONE.
+ *  - A snapshot is explained, cheapest first, as: the game's position; one
+ *    legal move from it; one more move after the pending ones; an earlier
+ *    position of the last 8 plies, or one of them plus a legal move
+ *    (take-back, provisional move replaced); after settle_ms standing
+ *    still, 2 plies of missed snapshots, after deep_search_ms more (or at a
+ *    clock press) up to max_gap_plies, or any earlier position of the game.
+ *    Moves recovered by the search are CR_PLY_RECONSTRUCTED; `fits` counts
+ *    the sequences found at the shortest length. More than one: the first
+ *    is held until the board stands attention_ms or the clock is pressed,
+ *    then pushed with CR_PLY_AMBIGUOUS and an ATTENTION.
+ *  - Undoing moves is the last resort: before a correction is made final
+ *    the search for missed moves runs once, and undoing a move the clock
+ *    confirmed waits confirmed_hold_ms (a captured piece set down for a
+ *    moment on another square can look like the opponent's last move
+ *    played differently).
+ *  - A pawn standing on its last rank is a pending promotion, never a
+ *    move. Two kings on centre squares that stand castle_hold_ms (settle_ms
+ *    with the clock stopped) are the DGT result signal: d5/e4 1-0, d4/e5
+ *    0-1, one of each 1/2-1/2; a king move into the centre not confirmed by
+ *    the clock is taken back then.
+ *  - A board that stood unexplained and shows one piece moved as no legal
+ *    move can (an illegal move) is pushed with cr_game_push_illegal when
+ *    its player presses the clock or a legal move follows from it.
+ *  - Anything else is never guessed: ATTENTION (with the differing squares)
+ *    after attention_ms, RESYNCED when the board is back in the game.
+ *  - Clock: a ply gets the mover's time from the press that follows it (or,
+ *    missed, from the next reading where the mover's clock stands still).
+ *
  * Ownership: cr_infer_new returns a new object, free it with cr_infer_free.
  * Everything an event points to is borrowed and valid only during the
  * callback. The callback must not call back into the same cr_infer. */
@@ -41,7 +77,8 @@ typedef struct cr_infer_event {
     int ply;                  /* MOVE: index of the new ply; CORRECTION: first retracted ply */
     int retracted;            /* CORRECTION */
     cr_result result;         /* GAME_ENDED */
-    const char *reason;       /* GAME_ENDED / ATTENTION: short text ("checkmate", "kings on d5/e4") */
+    const char *reason;       /* GAME_ENDED / ATTENTION / CORRECTION / RESYNCED: short text
+                                 ("checkmate", "kings on d5/e4", "takeback", "replaced") */
     cr_bb squares;            /* ATTENTION: the squares that differ from the game's position */
     int32_t white_ms, black_ms; /* CLOCK */
     int running;              /* CLOCK: CR_WHITE, CR_BLACK or CR_CLOCK_STOPPED */
@@ -51,8 +88,31 @@ typedef void (*cr_infer_cb)(void *data, const cr_infer_event *ev);
 
 typedef struct cr_infer_config {
     int settle_ms;        /* board still this long => a pending move is final (default 300) */
-    int max_gap_plies;    /* plies recovered over missed snapshots (default 4) */
+    int max_gap_plies;    /* plies recovered over missed snapshots (default 4, at most 6) */
+    int attention_ms;     /* an unexplained board standing this long => ATTENTION (default 5000) */
+    int castle_hold_ms;   /* a rook or king move that may be the first half of castling
+                             waits this long instead of settle_ms (default 2000) */
+    int search_nodes;     /* node budget of one gap search (default 200000) */
+    int confirmed_hold_ms; /* undoing a move confirmed by a clock press waits this long
+                              unless the clock is pressed (default 10000) */
+    int deep_search_ms;   /* gaps of 3+ plies are searched once the board has stood this
+                             much longer than settle_ms, or at a clock press (default 1000) */
 } cr_infer_config;
+
+/* Counters of one engine (for benches and `replay --stats`). */
+typedef struct cr_infer_stats {
+    uint64_t snapshots;       /* POS events fed */
+    uint64_t moves;           /* MOVE events emitted */
+    uint64_t corrections;     /* CORRECTION events */
+    uint64_t retracted;       /* plies retracted by them */
+    uint64_t replaced;        /* of those, plies that the board itself replaced at once
+                                 (provisional moves: slides, rook-first castling) rather
+                                 than take-backs of settled moves */
+    uint64_t attentions;      /* ATTENTION events */
+    uint64_t searches;        /* gap searches run */
+    uint64_t search_nodes;    /* positions visited by them */
+    uint64_t illegal;         /* illegal moves that stood */
+} cr_infer_stats;
 
 /* Fills cfg with the defaults. */
 CR_EXTERN void cr_infer_config_default(cr_infer_config *cfg);
@@ -81,5 +141,10 @@ CR_EXTERN const cr_game *cr_infer_game(const cr_infer *inf);
 /* True if the board stands the wrong way round (detected from the start
  * position). */
 CR_EXTERN bool cr_infer_rotated(const cr_infer *inf);
+
+CR_EXTERN void cr_infer_get_stats(const cr_infer *inf, cr_infer_stats *stats);
+
+/* Bytes the engine holds for one board, not counting its game record. */
+CR_EXTERN size_t cr_infer_footprint(const cr_infer *inf);
 
 #endif

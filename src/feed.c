@@ -1,0 +1,441 @@
+/* Feed format v1: parsing and writing single lines, and a streaming reader
+ * over a FILE (shared/spec/feed-format.md). */
+#include "cr/feed.h"
+
+#include <errno.h>
+#include <inttypes.h>
+#include <stdlib.h>
+#include <string.h>
+
+static bool is_sep(char c) { return c == ' ' || c == '\t'; }
+
+static bool id_char(char c)
+{
+    return (c >= 'A' && c <= 'Z') || (c >= 'a' && c <= 'z') || (c >= '0' && c <= '9') || c == '.' ||
+           c == '_' || c == '-';
+}
+
+bool cr_feed_board_id_valid(const char *s, size_t len)
+{
+    if (!s || len == 0 || len > CR_BOARD_ID_MAX) {
+        return false;
+    }
+    for (size_t i = 0; i < len; i++) {
+        if (!id_char(s[i])) {
+            return false;
+        }
+    }
+    return true;
+}
+
+int64_t cr_feed_parse_clock(const char *s, size_t len)
+{
+    size_t i = 0;
+    int64_t h = 0;
+    if (!s || len < 6) {
+        return -1;
+    }
+    while (i < len && s[i] >= '0' && s[i] <= '9') {
+        if (h > 100000) {
+            return -1; /* absurd, and keeps the arithmetic far from overflow */
+        }
+        h = h * 10 + (s[i] - '0');
+        i++;
+    }
+    if (i == 0 || len - i != 6 || s[i] != ':' || s[i + 3] != ':') {
+        return -1;
+    }
+    const char *m = s + i + 1, *sec = s + i + 4;
+    for (int k = 0; k < 2; k++) {
+        if (m[k] < '0' || m[k] > '9' || sec[k] < '0' || sec[k] > '9') {
+            return -1;
+        }
+    }
+    int mm = (m[0] - '0') * 10 + (m[1] - '0');
+    int ss = (sec[0] - '0') * 10 + (sec[1] - '0');
+    if (mm > 59 || ss > 59) {
+        return -1;
+    }
+    return ((h * 60 + mm) * 60 + ss) * 1000;
+}
+
+int cr_feed_format_clock(int64_t ms, char *buf, size_t size)
+{
+    if (ms < 0) {
+        ms = 0;
+    }
+    int64_t s = ms / 1000;
+    int n = snprintf(buf, size, "%" PRId64 ":%02d:%02d", s / 3600, (int)(s / 60 % 60), (int)(s % 60));
+    return n < 0 || (size_t)n >= size ? CR_ENOSPC : n;
+}
+
+static int hexval(char c)
+{
+    if (c >= '0' && c <= '9') {
+        return c - '0';
+    }
+    if (c >= 'a' && c <= 'f') {
+        return c - 'a' + 10;
+    }
+    return -1;
+}
+
+/* One field: [*pos, end of field). Advances *pos past the field and the
+ * separators after it. Returns the field length (0 at the end of the line). */
+static size_t next_field(const char *line, size_t len, size_t *pos, size_t *start)
+{
+    size_t i = *pos;
+    while (i < len && is_sep(line[i])) {
+        i++;
+    }
+    *start = i;
+    while (i < len && !is_sep(line[i])) {
+        i++;
+    }
+    size_t flen = i - *start;
+    while (i < len && is_sep(line[i])) {
+        i++;
+    }
+    *pos = i;
+    return flen;
+}
+
+int cr_feed_parse_line(const char *line, size_t len, cr_feed_event *ev, char *scratch,
+                       size_t scratch_size, cr_error *err)
+{
+    cr_error_clear(err);
+    if (!line || !ev) {
+        return cr_error_set(err, CR_EINVAL, 0, 0, "no line or event");
+    }
+    if (len > 0 && line[len - 1] == '\n') {
+        len--;
+    }
+    if (len > 0 && line[len - 1] == '\r') {
+        len--;
+    }
+    size_t first = 0;
+    while (first < len && is_sep(line[first])) {
+        first++;
+    }
+    if (first == len || line[first] == '#') {
+        return 0;
+    }
+    for (size_t i = 0; i < len; i++) {
+        unsigned char c = (unsigned char)line[i];
+        if ((c < 0x20 && c != '\t') || c == 0x7F) {
+            /* a line written back could not say the same */
+            return cr_error_set(err, CR_EFEED, 0, (int)i + 1, "control character 0x%02x in line", c);
+        }
+    }
+    memset(ev, 0, sizeof *ev);
+    size_t pos = 0, st, fl;
+
+    /* time */
+    fl = next_field(line, len, &pos, &st);
+    int64_t t = 0;
+    for (size_t i = 0; i < fl; i++) {
+        char c = line[st + i];
+        if (c < '0' || c > '9') {
+            return cr_error_set(err, CR_EFEED, 0, (int)(st + i) + 1,
+                                "timestamp must be a non-negative integer of milliseconds");
+        }
+        if (t > (INT64_MAX - 9) / 10) {
+            return cr_error_set(err, CR_EFEED, 0, (int)st + 1, "timestamp out of range");
+        }
+        t = t * 10 + (c - '0');
+    }
+    ev->t = t;
+
+    /* board */
+    fl = next_field(line, len, &pos, &st);
+    if (fl == 0) {
+        return cr_error_set(err, CR_EFEED, 0, (int)st + 1, "missing board id");
+    }
+    if (!cr_feed_board_id_valid(line + st, fl)) {
+        return cr_error_set(err, CR_EFEED, 0, (int)st + 1,
+                            "invalid board id (1 to %d of A-Z a-z 0-9 . _ -)", CR_BOARD_ID_MAX);
+    }
+    memcpy(ev->board, line + st, fl);
+    ev->board[fl] = '\0';
+
+    /* kind */
+    fl = next_field(line, len, &pos, &st);
+    const char *k = line + st;
+    size_t kst = st;
+#define KIND_IS(s) (fl == sizeof(s) - 1 && memcmp(k, s, fl) == 0)
+    if (fl == 0) {
+        return cr_error_set(err, CR_EFEED, 0, (int)st + 1, "missing kind");
+    }
+    if (KIND_IS("pos")) {
+        ev->kind = CR_FEED_POS;
+        fl = next_field(line, len, &pos, &st);
+        if (fl == 0) {
+            return cr_error_set(err, CR_EFEED, 0, (int)st + 1, "pos: missing placement");
+        }
+        char buf[128];
+        if (fl >= sizeof buf) {
+            return cr_error_set(err, CR_EFEED, 0, (int)st + 1, "pos: placement too long");
+        }
+        memcpy(buf, line + st, fl);
+        buf[fl] = '\0';
+        cr_error perr;
+        if (cr_placement_read(buf, ev->u.squares, &perr) != 0) {
+            return cr_error_set(err, CR_EFEED, 0, (int)st + (perr.column > 0 ? perr.column : 1),
+                                "pos: %s", perr.text[0] ? perr.text : "invalid placement");
+        }
+        if (pos < len) {
+            return cr_error_set(err, CR_EFEED, 0, (int)pos + 1, "pos: unexpected text after the placement");
+        }
+        return 1;
+    }
+    if (KIND_IS("clock")) {
+        ev->kind = CR_FEED_CLOCK;
+        int64_t v[2];
+        for (int i = 0; i < 2; i++) {
+            fl = next_field(line, len, &pos, &st);
+            v[i] = cr_feed_parse_clock(line + st, fl);
+            if (fl == 0 || v[i] < 0 || v[i] > INT32_MAX) {
+                return cr_error_set(err, CR_EFEED, 0, (int)st + 1, "clock: %s time must be H:MM:SS",
+                                    i == 0 ? "white's" : "black's");
+            }
+        }
+        ev->u.clock.white_ms = (int32_t)v[0];
+        ev->u.clock.black_ms = (int32_t)v[1];
+        fl = next_field(line, len, &pos, &st);
+        if (fl != 1 || (line[st] != 'w' && line[st] != 'b' && line[st] != '-')) {
+            return cr_error_set(err, CR_EFEED, 0, (int)st + 1, "clock: running side must be w, b or -");
+        }
+        ev->u.clock.running = line[st] == 'w' ? CR_WHITE : line[st] == 'b' ? CR_BLACK : CR_CLOCK_STOPPED;
+        if (pos < len) {
+            return cr_error_set(err, CR_EFEED, 0, (int)pos + 1, "clock: unexpected text after the running side");
+        }
+        return 1;
+    }
+    if (KIND_IS("raw")) {
+        ev->kind = CR_FEED_RAW;
+        fl = next_field(line, len, &pos, &st);
+        if (fl == 0 || fl % 2 != 0) {
+            return cr_error_set(err, CR_EFEED, 0, (int)st + 1, "raw: expected an even number of hex digits");
+        }
+        if (!scratch || scratch_size < fl / 2) {
+            return cr_error_set(err, CR_ENOSPC, 0, (int)st + 1, "raw: scratch buffer too small");
+        }
+        for (size_t i = 0; i < fl; i += 2) {
+            int hi = hexval(line[st + i]), lo = hexval(line[st + i + 1]);
+            if (hi < 0 || lo < 0) {
+                return cr_error_set(err, CR_EFEED, 0, (int)(st + i) + 1 + (hi >= 0),
+                                    "raw: not a lowercase hex digit");
+            }
+            scratch[i / 2] = (char)(hi << 4 | lo);
+        }
+        if (pos < len) {
+            return cr_error_set(err, CR_EFEED, 0, (int)pos + 1, "raw: unexpected text after the bytes");
+        }
+        ev->u.raw.bytes = (const uint8_t *)scratch;
+        ev->u.raw.len = fl / 2;
+        return 1;
+    }
+    if (KIND_IS("meta")) {
+        ev->kind = CR_FEED_META;
+        fl = next_field(line, len, &pos, &st);
+        if (fl == 0) {
+            return cr_error_set(err, CR_EFEED, 0, (int)st + 1, "meta: missing key");
+        }
+        for (size_t i = 0; i < fl; i++) {
+            char c = line[st + i];
+            if (!((c >= 'A' && c <= 'Z') || (c >= 'a' && c <= 'z') || (c >= '0' && c <= '9') || c == '_')) {
+                return cr_error_set(err, CR_EFEED, 0, (int)(st + i) + 1,
+                                    "meta: key must be a tag name (A-Z a-z 0-9 _)");
+            }
+        }
+        size_t vlen = len - pos;
+        while (vlen > 0 && is_sep(line[pos + vlen - 1])) {
+            vlen--;
+        }
+        if (!scratch || scratch_size < fl + vlen + 2) {
+            return cr_error_set(err, CR_ENOSPC, 0, (int)st + 1, "meta: scratch buffer too small");
+        }
+        memcpy(scratch, line + st, fl);
+        scratch[fl] = '\0';
+        memcpy(scratch + fl + 1, line + pos, vlen);
+        scratch[fl + 1 + vlen] = '\0';
+        ev->u.meta.key = scratch;
+        ev->u.meta.value = scratch + fl + 1;
+        return 1;
+    }
+    if (KIND_IS("connect") || KIND_IS("disconnect")) {
+        ev->kind = KIND_IS("connect") ? CR_FEED_CONNECT : CR_FEED_DISCONNECT;
+        if (pos < len) {
+            return cr_error_set(err, CR_EFEED, 0, (int)pos + 1, "%s takes no arguments",
+                                ev->kind == CR_FEED_CONNECT ? "connect" : "disconnect");
+        }
+        return 1;
+    }
+#undef KIND_IS
+    return cr_error_set(err, CR_EFEED, 0, (int)kst + 1,
+                        "unknown kind '%.*s' (pos, clock, raw, meta, connect, disconnect)",
+                        (int)(fl > 20 ? 20 : fl), k);
+}
+
+int cr_feed_format(const cr_feed_event *ev, char *buf, size_t size)
+{
+    if (!ev || !buf) {
+        return CR_EINVAL;
+    }
+    int n;
+    switch (ev->kind) {
+    case CR_FEED_POS: {
+        char pl[CR_FEN_MAX];
+        if (cr_placement_write(ev->u.squares, pl, sizeof pl) < 0) {
+            return CR_EINVAL;
+        }
+        n = snprintf(buf, size, "%" PRId64 " %s pos %s\n", ev->t, ev->board, pl);
+        break;
+    }
+    case CR_FEED_CLOCK: {
+        char w[24], b[24];
+        cr_feed_format_clock(ev->u.clock.white_ms, w, sizeof w);
+        cr_feed_format_clock(ev->u.clock.black_ms, b, sizeof b);
+        int r = ev->u.clock.running;
+        n = snprintf(buf, size, "%" PRId64 " %s clock %s %s %c\n", ev->t, ev->board, w, b,
+                     r == CR_WHITE ? 'w' : r == CR_BLACK ? 'b' : '-');
+        break;
+    }
+    case CR_FEED_RAW: {
+        n = snprintf(buf, size, "%" PRId64 " %s raw ", ev->t, ev->board);
+        if (n < 0 || (size_t)n >= size || ev->u.raw.len == 0) {
+            return CR_ENOSPC;
+        }
+        size_t need = (size_t)n + 2 * ev->u.raw.len + 1;
+        if (need >= size) {
+            return CR_ENOSPC;
+        }
+        static const char hex[] = "0123456789abcdef";
+        for (size_t i = 0; i < ev->u.raw.len; i++) {
+            buf[n++] = hex[ev->u.raw.bytes[i] >> 4];
+            buf[n++] = hex[ev->u.raw.bytes[i] & 15];
+        }
+        buf[n++] = '\n';
+        buf[n] = '\0';
+        return n;
+    }
+    case CR_FEED_META:
+        if (!ev->u.meta.key || strpbrk(ev->u.meta.value ? ev->u.meta.value : "", "\r\n")) {
+            return CR_EINVAL;
+        }
+        n = snprintf(buf, size, "%" PRId64 " %s meta %s %s\n", ev->t, ev->board, ev->u.meta.key,
+                     ev->u.meta.value ? ev->u.meta.value : "");
+        break;
+    case CR_FEED_CONNECT:
+        n = snprintf(buf, size, "%" PRId64 " %s connect\n", ev->t, ev->board);
+        break;
+    case CR_FEED_DISCONNECT:
+        n = snprintf(buf, size, "%" PRId64 " %s disconnect\n", ev->t, ev->board);
+        break;
+    default:
+        return CR_EINVAL;
+    }
+    if (n < 0 || (size_t)n >= size) {
+        return CR_ENOSPC;
+    }
+    return n;
+}
+
+struct cr_feed_reader {
+    FILE *in;
+    char *name;
+    char *line;
+    size_t cap;
+    char *scratch;
+    size_t scratch_cap;
+    int lineno;
+    int event_line;
+    int64_t last_t;
+    bool keep_going;
+};
+
+cr_feed_reader *cr_feed_reader_new(FILE *in, const char *name)
+{
+    cr_feed_reader *r = calloc(1, sizeof *r);
+    if (!r) {
+        return NULL;
+    }
+    r->in = in;
+    r->name = strdup(name ? name : "feed");
+    if (!r->name) {
+        free(r);
+        return NULL;
+    }
+    return r;
+}
+
+void cr_feed_reader_free(cr_feed_reader *r)
+{
+    if (r) {
+        free(r->name);
+        free(r->line);
+        free(r->scratch);
+        free(r);
+    }
+}
+
+void cr_feed_reader_set_keep_going(cr_feed_reader *r, bool keep_going)
+{
+    if (r) {
+        r->keep_going = keep_going;
+    }
+}
+
+int cr_feed_reader_line(const cr_feed_reader *r) { return r ? r->event_line : 0; }
+
+int cr_feed_reader_next(cr_feed_reader *r, cr_feed_event *ev, cr_error *err)
+{
+    cr_error_clear(err);
+    if (!r || !ev || !r->in) {
+        return cr_error_set(err, CR_EINVAL, 0, 0, "no reader");
+    }
+    for (;;) {
+        errno = 0;
+        ssize_t n = getline(&r->line, &r->cap, r->in);
+        if (n < 0) {
+            if (ferror(r->in)) {
+                clearerr(r->in);
+                return cr_error_set(err, CR_EIO, r->lineno, 0, "%s: read error", r->name);
+            }
+            return 0;
+        }
+        r->lineno++;
+        if (r->scratch_cap < (size_t)n + 2) {
+            char *s = realloc(r->scratch, (size_t)n + 2);
+            if (!s) {
+                return cr_error_set(err, CR_ENOMEM, r->lineno, 0, "%s:%d: out of memory", r->name, r->lineno);
+            }
+            r->scratch = s;
+            r->scratch_cap = (size_t)n + 2;
+        }
+        cr_error perr;
+        int rc = cr_feed_parse_line(r->line, (size_t)n, ev, r->scratch, r->scratch_cap, &perr);
+        if (rc == 0) {
+            continue;
+        }
+        r->event_line = r->lineno;
+        if (rc < 0) {
+            return cr_error_set(err, perr.code, r->lineno, perr.column, "%s:%d:%d: %s", r->name, r->lineno,
+                                perr.column, perr.text);
+        }
+        if (ev->t < r->last_t) {
+            if (!r->keep_going) {
+                return cr_error_set(err, CR_EFEED, r->lineno, 1,
+                                    "%s:%d: timestamp %" PRId64 " is before the previous line's %" PRId64,
+                                    r->name, r->lineno, ev->t, r->last_t);
+            }
+            cr_error_set(err, CR_EFEED, r->lineno, 1,
+                         "%s:%d: timestamp %" PRId64 " is before the previous line's %" PRId64
+                         "; using %" PRId64,
+                         r->name, r->lineno, ev->t, r->last_t, r->last_t);
+            ev->t = r->last_t;
+        }
+        r->last_t = ev->t;
+        return 1;
+    }
+}

@@ -1,0 +1,1480 @@
+/* Move inference: board snapshots -> the moves actually played.
+ *
+ * One state machine per board. Every snapshot is compared with the game's
+ * current position P(n). What it can be, cheapest test first:
+ *   - P(n) itself: the board is in sync (a pending move was withdrawn);
+ *   - P(n) plus one legal move (only moves whose from-square changed are
+ *     tried, after a bitboard filter on the changed squares);
+ *   - one more move after the pending ones (a fast reply);
+ *   - an earlier position P(i) (take-back, arbiter correction), or P(i) plus
+ *     one legal move (take-back and another move; a provisional move such as
+ *     a slide or the rook of a castling replaced);
+ *   - nothing: pieces are in the air. When the board then stands still, a
+ *     bounded search for missed snapshots runs: 2 plies after settle_ms,
+ *     up to max_gap after deep_search_ms more or at a clock press, every
+ *     moved piece starting on a changed square (plus one piece that left
+ *     and came back, or a pawn followed by the next on its file); and once
+ *     more from before plies reconstructed just now, which may have been
+ *     guessed from a board still in motion.
+ * An explanation is kept pending and becomes final when the mover presses
+ * the clock, or when it has stood for settle_ms (castle_hold_ms when it may
+ * be the first half of castling; longer for what undoes clock-confirmed
+ * moves, and for searched sequences of 3+ plies or ambiguous ones, which a
+ * clock running for the other side refutes). Nothing here reads the wall
+ * clock. */
+#include "cr/infer.h"
+
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#define MAX_SEQ 8       /* plies in one pending explanation */
+#define MAX_TAGS 32
+#define RECENT_PLIES 8  /* earlier positions tried on every snapshot */
+#define SOLUTIONS_CAP 64
+
+static const cr_bb CENTRE = (1ull << CR_SQ_D4) | (1ull << CR_SQ_E4) | (1ull << CR_SQ_D5) | (1ull << CR_SQ_E5);
+static const cr_bb BACK_RANKS = 0xFF000000000000FFull;
+
+/* SWAR: the builtin becomes a slow library call without -mpopcnt. */
+static int popcount(cr_bb b)
+{
+    b = b - ((b >> 1) & 0x5555555555555555ull);
+    b = (b & 0x3333333333333333ull) + ((b >> 2) & 0x3333333333333333ull);
+    b = (b + (b >> 4)) & 0x0F0F0F0F0F0F0F0Full;
+    return (int)((b * 0x0101010101010101ull) >> 56);
+}
+static int lsb(cr_bb b) { return __builtin_ctzll(b); }
+
+/* A snapshot as the engine sees it: rotated into the game's orientation. */
+typedef struct snap {
+    uint8_t sq[CR_SQ_NB];
+    cr_bb bb[CR_PIECE_NB];
+    cr_bb by_color[CR_COLOR_NB];
+    cr_bb occ;
+} snap;
+
+typedef struct seq {
+    int base;            /* ply index the moves start from */
+    int n;               /* moves */
+    cr_move moves[MAX_SEQ];
+    uint16_t fits;       /* sequences that fitted (1 when certain) */
+    bool reconstructed;  /* found by the gap search */
+    bool illegal;        /* moves[0] is an illegal move: `after` holds its position */
+    cr_position after;
+    char illegal_text[16];
+} seq;
+
+struct cr_infer {
+    char id[CR_BOARD_ID_MAX + 1];
+    cr_infer_config cfg;
+    cr_infer_cb cb;
+    void *data;
+
+    cr_game *game;
+    int game_number;
+    bool ended;          /* result known */
+    bool ended_by_board; /* result from the kings signal: no more moves */
+    bool rotated;
+
+    char *tag_name[MAX_TAGS];
+    char *tag_value[MAX_TAGS];
+    int ntags;
+    bool have_fen;
+    cr_position fen_start;
+    cr_position std_start; /* the standard start, made once */
+
+    snap cur;            /* last snapshot (normalised) */
+    uint8_t raw[CR_SQ_NB];
+    bool have_snap;
+    int64_t t_last;      /* last event time */
+    int64_t t_change;    /* time of the last snapshot that changed the board */
+
+    bool has_pending;
+    seq pending;
+    int64_t pending_t;   /* snapshot that completed it */
+    int64_t deadline;
+
+    bool explained;      /* the current snapshot is P(n) or the pending end */
+    int64_t unexplained_since;
+    bool attention;
+    int searched;        /* gap search depth done for the current snapshot (0: none) */
+    bool forward_tried;  /* prefer_forward ran for the current snapshot */
+    bool swept;          /* the board was (nearly) cleared since the last sync */
+    bool signal;         /* the snapshot shows both kings in the centre */
+
+    bool have_illegal;   /* an illegal move that may have stood */
+    seq illegal;
+
+    bool clock_seen;
+    int running;
+    int32_t clock_ms[2];
+    int plies_at_press;  /* ply count right after the last press */
+    int confirmed;       /* plies the clock has confirmed (running for the side to move) */
+    bool stash_valid;    /* a press whose move is not committed yet */
+    int stash_color;
+    int32_t stash_ms;
+
+    cr_infer_stats stats;
+};
+
+void cr_infer_config_default(cr_infer_config *cfg)
+{
+    if (cfg) {
+        cfg->settle_ms = 300;
+        cfg->max_gap_plies = 4;
+        cfg->attention_ms = 5000;
+        cfg->castle_hold_ms = 2000;
+        cfg->search_nodes = 200000;
+        cfg->confirmed_hold_ms = 10000;
+        cfg->deep_search_ms = 1000;
+    }
+}
+
+/* ---------------------------------------------------------------- helpers */
+
+static void snap_build(snap *s, const uint8_t raw[CR_SQ_NB], bool rotated)
+{
+    memset(s->bb, 0, sizeof s->bb);
+    for (int i = 0; i < CR_SQ_NB; i++) {
+        uint8_t p = raw[rotated ? 63 - i : i];
+        /* Only real pieces count: anything else is an empty square. */
+        if ((p & 7) == 0 || (p & 7) == 7 || p > CR_BK) {
+            p = CR_NO_PIECE;
+        }
+        s->sq[i] = p;
+        s->bb[p] |= 1ull << i; /* bb[0]: the empty squares */
+    }
+    s->by_color[CR_WHITE] = s->bb[CR_WP] | s->bb[CR_WN] | s->bb[CR_WB] | s->bb[CR_WR] | s->bb[CR_WQ] | s->bb[CR_WK];
+    s->by_color[CR_BLACK] = s->bb[CR_BP] | s->bb[CR_BN] | s->bb[CR_BB] | s->bb[CR_BR] | s->bb[CR_BQ] | s->bb[CR_BK];
+    s->occ = ~s->bb[CR_NO_PIECE];
+}
+
+static const int PIECES[12] = {CR_WP, CR_WN, CR_WB, CR_WR, CR_WQ, CR_WK,
+                               CR_BP, CR_BN, CR_BB, CR_BR, CR_BQ, CR_BK};
+
+/* Squares where the snapshot differs from the position. */
+static cr_bb diff_bb(const cr_position *p, const snap *s)
+{
+    cr_bb d = 0;
+    for (int i = 0; i < 12; i++) {
+        d |= p->by_piece[PIECES[i]] ^ s->bb[PIECES[i]];
+    }
+    return d;
+}
+
+static bool same_board(const cr_position *p, const snap *s) { return memcmp(p->board, s->sq, CR_SQ_NB) == 0; }
+
+static const cr_position *pos_at(const cr_infer *inf, int i) { return cr_game_position_at(inf->game, i); }
+static int ply_count(const cr_infer *inf) { return inf->game ? cr_game_ply_count(inf->game) : 0; }
+
+static void emit(cr_infer *inf, cr_infer_event *ev)
+{
+    ev->game = inf->game;
+    ev->game_number = inf->game_number;
+    if (inf->cb) {
+        inf->cb(inf->data, ev);
+    }
+}
+
+static void emit_simple(cr_infer *inf, cr_infer_kind kind, int64_t t, const char *reason)
+{
+    cr_infer_event ev;
+    memset(&ev, 0, sizeof ev);
+    ev.kind = kind;
+    ev.t = t;
+    ev.reason = reason;
+    ev.running = CR_CLOCK_STOPPED;
+    emit(inf, &ev);
+}
+
+/* Single-move filter: could one legal move of `side` turn the base's board
+ * into s, given d = the changed squares? */
+static bool one_move_shape(const snap *s, cr_bb d, int side)
+{
+    int n = popcount(d);
+    if (n < 2 || n > 4) {
+        return false;
+    }
+    cr_bb arrived = d & s->occ;
+    return arrived && (arrived & ~s->by_color[side]) == 0;
+}
+
+/* Legal moves from base that give exactly s. Returns their number (the
+ * first in *out). */
+static int match_one(const cr_position *base, const snap *s, cr_move *out)
+{
+    cr_bb d = diff_bb(base, s);
+    if (!one_move_shape(s, d, base->side)) {
+        return 0;
+    }
+    cr_movelist ml;
+    cr_generate_legal(base, &ml);
+    int found = 0;
+    for (int i = 0; i < ml.count; i++) {
+        cr_move m = ml.moves[i];
+        if (cr_move_kind(m) == CR_MOVE_CASTLE) {
+            /* Chess960: the king or the rook may stay where it is. */
+            if (!(d & ((1ull << cr_move_from(m)) | (1ull << cr_move_to(m))))) {
+                continue;
+            }
+        } else if (!(d & (1ull << cr_move_from(m))) || !(d & (1ull << cr_move_to(m)))) {
+            continue;
+        }
+        cr_position next = *base;
+        cr_position_do_move(&next, m);
+        if (same_board(&next, s)) {
+            if (found++ == 0) {
+                *out = m;
+            }
+        }
+    }
+    return found;
+}
+
+static void seq_end(const cr_infer *inf, const seq *q, cr_position *out)
+{
+    *out = *pos_at(inf, q->base);
+    int i = 0;
+    if (q->illegal) {
+        *out = q->after;
+        i = 1;
+    }
+    for (; i < q->n; i++) {
+        cr_position_do_move(out, q->moves[i]);
+    }
+}
+
+/* ----------------------------------------------------------- gap search */
+
+typedef struct search_ctx {
+    const snap *target;
+    cr_bb d0;
+    int target_count[2];
+    long budget, nodes;
+    bool aborted;
+    int nsol;
+    int depth;
+    int free_moves;      /* moves allowed from a square that ends unchanged */
+    cr_move stack[MAX_SEQ];
+    cr_move first[MAX_SEQ];
+} search_ctx;
+
+static void dfs(search_ctx *c, const cr_position *pos, int ply, int left, cr_bb touched)
+{
+    if (++c->nodes > c->budget) {
+        c->aborted = true;
+        return;
+    }
+    cr_bb d = diff_bb(pos, c->target);
+    if (left == 0) {
+        if (d == 0) {
+            if (c->nsol++ == 0) {
+                memcpy(c->first, c->stack, sizeof c->first);
+            }
+        }
+        return;
+    }
+    if (d == 0 || popcount(d) > 4 * left) {
+        return;
+    }
+    if (left == 1 && !one_move_shape(c->target, d, pos->side)) {
+        return; /* the last ply must be one move of the side to move */
+    }
+    if (popcount(pos->by_color[0]) < c->target_count[0] || popcount(pos->by_color[1]) < c->target_count[1]) {
+        return;
+    }
+    /* Squares that differ outside the changed set must be put right, one
+     * ply each: by the side whose piece must stand there (moving in or
+     * capturing), or by the owner of a piece that must leave. */
+    cr_bb stray = d & ~c->d0;
+    int need[2] = {0, 0};
+    for (cr_bb b = stray; b; b &= b - 1) {
+        int sq = lsb(b);
+        int p = c->target->sq[sq] ? c->target->sq[sq] : pos->board[sq];
+        need[cr_color_of(p)]++;
+    }
+    int side = pos->side;
+    if (need[side] > (left + 1) / 2 || need[!side] > left / 2) {
+        return;
+    }
+    cr_movelist ml;
+    cr_generate_legal(pos, &ml);
+    cr_bb from_ok = c->d0 | touched;
+    for (int i = 0; i < ml.count; i++) {
+        cr_move m = ml.moves[i];
+        cr_bb movers = 1ull << cr_move_from(m);
+        if (cr_move_kind(m) == CR_MOVE_CASTLE) {
+            movers |= 1ull << cr_move_to(m);
+        }
+        bool free_move = !(from_ok & movers);
+        if (free_move &&
+            (c->free_moves == 0 || cr_move_kind(m) == CR_MOVE_CASTLE || !(c->d0 & (1ull << cr_move_to(m))) ||
+             (!pos->board[cr_move_to(m)] && cr_type_of(pos->board[cr_move_from(m)]) != CR_PAWN))) {
+            /* Leaving a square that ends as it began: a piece that went
+             * and came back (its trace: what it took on a changed square),
+             * or a pawn whose square the next pawn of its file took. */
+            continue;
+        }
+        cr_position next = *pos;
+        cr_position_do_move(&next, m);
+        cr_bb t2 = touched;
+        if (cr_move_kind(m) == CR_MOVE_CASTLE) {
+            t2 |= 1ull << cr_castle_king_to(m, side);
+            t2 |= 1ull << cr_castle_rook_to(m, side);
+        } else {
+            t2 |= 1ull << cr_move_to(m);
+        }
+        c->stack[ply] = m;
+        c->free_moves -= free_move;
+        dfs(c, &next, ply + 1, left - 1, t2);
+        c->free_moves += free_move;
+        if (c->aborted || c->nsol >= SOLUTIONS_CAP) {
+            return;
+        }
+    }
+}
+
+/* Sequences of 2..max plies from base to s (shortest first). Returns the
+ * number found at the shortest depth, 0 if none. */
+static int gap_search(cr_infer *inf, const cr_position *base, const snap *s, seq *out, int mind, int maxd)
+{
+    search_ctx c;
+    memset(&c, 0, sizeof c);
+    c.target = s;
+    c.d0 = diff_bb(base, s);
+    c.target_count[0] = popcount(s->by_color[0]);
+    c.target_count[1] = popcount(s->by_color[1]);
+    c.budget = inf->cfg.search_nodes;
+    if (maxd > MAX_SEQ) {
+        maxd = MAX_SEQ;
+    }
+    inf->stats.searches++;
+    /* Every moved piece starts on a changed square or where an earlier
+     * move put it; then, deeper only, one move from a square that ends as
+     * it began (a piece that left and came back). */
+    for (int pass = 0; pass < 2; pass++) {
+        for (int depth = mind > 2 + pass ? mind : 2 + pass; depth <= maxd && !c.aborted; depth++) {
+            c.free_moves = pass;
+            c.nsol = 0;
+            c.depth = depth;
+            dfs(&c, base, 0, depth, 0);
+            if (c.nsol > 0) {
+                out->n = depth;
+                memcpy(out->moves, c.first, sizeof out->moves);
+                out->fits = (uint16_t)c.nsol;
+                out->reconstructed = true;
+                inf->stats.search_nodes += (uint64_t)c.nodes;
+                return c.nsol;
+            }
+        }
+    }
+    inf->stats.search_nodes += (uint64_t)c.nodes;
+    return 0;
+}
+
+/* ------------------------------------------------------------ the game */
+
+static void free_game(cr_infer *inf)
+{
+    cr_game_free(inf->game);
+    inf->game = NULL;
+}
+
+static void reset_tracking(cr_infer *inf)
+{
+    inf->has_pending = false;
+    inf->explained = true;
+    inf->attention = false;
+    inf->searched = 0;
+    inf->forward_tried = false;
+    inf->swept = false;
+    inf->signal = false;
+    inf->have_illegal = false;
+    inf->stash_valid = false;
+    inf->plies_at_press = 0;
+    inf->confirmed = 0;
+}
+
+static void start_game(cr_infer *inf, const cr_position *start, bool rotated, int64_t t)
+{
+    bool restart = inf->game && cr_game_ply_count(inf->game) == 0 && !inf->ended;
+    if (inf->game && !restart) {
+        if (!inf->ended && cr_game_ply_count(inf->game) > 0) {
+            /* The unfinished game's last chance to be read by the caller. */
+            cr_infer_event ev;
+            memset(&ev, 0, sizeof ev);
+            ev.kind = CR_INFER_GAME_ENDED;
+            ev.t = t;
+            ev.result = CR_RESULT_NONE;
+            ev.reason = "board reset for a new game";
+            ev.running = CR_CLOCK_STOPPED;
+            emit(inf, &ev);
+        }
+    }
+    free_game(inf);
+    inf->game = cr_game_new(start);
+    if (!inf->game) {
+        return;
+    }
+    if (!restart) {
+        inf->game_number++;
+    }
+    inf->ended = false;
+    inf->ended_by_board = false;
+    inf->rotated = rotated;
+    for (int i = 0; i < inf->ntags; i++) {
+        cr_game_set_tag(inf->game, inf->tag_name[i], inf->tag_value[i]);
+    }
+    cr_game_set_tag(inf->game, "Board", inf->id);
+    reset_tracking(inf);
+    snap_build(&inf->cur, inf->raw, rotated);
+    emit_simple(inf, CR_INFER_GAME_STARTED, t, restart ? "start position replaced" : "start position");
+}
+
+static void set_result(cr_infer *inf, cr_result r, const char *reason, int64_t t)
+{
+    cr_game_set_result(inf->game, r);
+    inf->ended = true;
+    cr_infer_event ev;
+    memset(&ev, 0, sizeof ev);
+    ev.kind = CR_INFER_GAME_ENDED;
+    ev.t = t;
+    ev.result = r;
+    ev.reason = reason;
+    ev.running = CR_CLOCK_STOPPED;
+    emit(inf, &ev);
+}
+
+static void check_status(cr_infer *inf, int64_t t)
+{
+    const cr_position *p = cr_game_position(inf->game);
+    switch (cr_position_status(p)) {
+    case CR_STATUS_CHECKMATE:
+        set_result(inf, p->side == CR_WHITE ? CR_RESULT_BLACK : CR_RESULT_WHITE, "checkmate", t);
+        break;
+    case CR_STATUS_STALEMATE:
+        set_result(inf, CR_RESULT_DRAW, "stalemate", t);
+        break;
+    case CR_STATUS_DEAD:
+        set_result(inf, CR_RESULT_DRAW, "dead position", t);
+        break;
+    default:
+        break;
+    }
+}
+
+static void resynced(cr_infer *inf, int64_t t)
+{
+    if (inf->attention) {
+        inf->attention = false;
+        emit_simple(inf, CR_INFER_RESYNCED, t, "board matches the game again");
+    }
+}
+
+/* Makes q final: retract what it replaces, append its moves, emit. */
+static void commit(cr_infer *inf, const seq *q, int64_t t_snapshot, int64_t t)
+{
+    int n = ply_count(inf);
+    int32_t old_clock[MAX_SEQ];
+    int nold = 0;
+    if (q->base < n) {
+        bool confirmed = inf->confirmed > q->base;
+        for (int i = q->base; i < n && nold < MAX_SEQ; i++) {
+            old_clock[nold++] = cr_game_ply(inf->game, i)->clock_ms;
+        }
+        cr_game_truncate(inf->game, q->base);
+        if (inf->plies_at_press > q->base) {
+            inf->plies_at_press = q->base;
+        }
+        if (inf->confirmed > q->base) {
+            inf->confirmed = q->base;
+        }
+        if (inf->ended && !inf->ended_by_board) {
+            inf->ended = false;
+            cr_game_set_result(inf->game, CR_RESULT_NONE);
+        }
+        inf->stats.corrections++;
+        inf->stats.retracted += (uint64_t)(n - q->base);
+        if (!confirmed && q->n > 0) {
+            inf->stats.replaced += (uint64_t)(n - q->base);
+        }
+        cr_infer_event ev;
+        memset(&ev, 0, sizeof ev);
+        ev.kind = CR_INFER_CORRECTION;
+        ev.t = t;
+        ev.t_snapshot = t_snapshot;
+        ev.ply = q->base;
+        ev.retracted = n - q->base;
+        ev.reason = q->n == 0 ? "takeback" : confirmed ? "takeback and another move" : "replaced";
+        ev.running = CR_CLOCK_STOPPED;
+        emit(inf, &ev);
+    }
+    for (int i = 0; i < q->n; i++) {
+        uint32_t flags = 0;
+        int rc;
+        if (q->reconstructed) {
+            flags |= CR_PLY_RECONSTRUCTED;
+        }
+        if (q->fits > 1) {
+            flags |= CR_PLY_AMBIGUOUS;
+        }
+        if (i == 0 && q->illegal) {
+            rc = cr_game_push_illegal(inf->game, &q->after, q->illegal_text, CR_CLOCK_UNKNOWN, t_snapshot);
+            inf->stats.illegal++;
+        } else {
+            rc = cr_game_push(inf->game, q->moves[i], CR_CLOCK_UNKNOWN, t_snapshot, flags);
+        }
+        if (rc != 0) {
+            break; /* cannot happen for generated moves; keep the game consistent */
+        }
+        int idx = cr_game_ply_count(inf->game) - 1;
+        cr_ply *pl = cr_game_ply_mut(inf->game, idx);
+        pl->fits = q->fits ? q->fits : 1;
+        if (i < nold && old_clock[i] != CR_CLOCK_UNKNOWN) {
+            pl->clock_ms = old_clock[i]; /* a replaced move keeps its press */
+        }
+        if (i == q->n - 1 && inf->stash_valid) {
+            int mover = !pl->after.side;
+            if (mover == inf->stash_color) {
+                pl->clock_ms = inf->stash_ms;
+                inf->stash_valid = false;
+            }
+        }
+        inf->stats.moves++;
+        cr_infer_event ev;
+        memset(&ev, 0, sizeof ev);
+        ev.kind = CR_INFER_MOVE;
+        ev.t = t;
+        ev.t_snapshot = t_snapshot;
+        ev.ply = idx;
+        ev.running = CR_CLOCK_STOPPED;
+        emit(inf, &ev);
+    }
+    if (q->fits > 1) {
+        cr_infer_event ev;
+        memset(&ev, 0, sizeof ev);
+        ev.kind = CR_INFER_ATTENTION;
+        ev.t = t;
+        ev.reason = "ambiguous: more than one move sequence fits the missed snapshots";
+        ev.running = CR_CLOCK_STOPPED;
+        inf->stats.attentions++;
+        emit(inf, &ev);
+    }
+    inf->has_pending = false;
+    inf->have_illegal = false;
+    inf->swept = false;
+    resynced(inf, t);
+    if (!inf->ended) {
+        check_status(inf, t);
+    }
+}
+
+/* True if single move m from base could be the first half of castling (a
+ * rook or king put on its castling square): it waits longer. */
+static bool castle_half(const cr_position *base, cr_move m)
+{
+    if (cr_move_kind(m) != CR_MOVE_NORMAL) {
+        return false;
+    }
+    int type = cr_type_of(base->board[cr_move_from(m)]);
+    if (type != CR_ROOK && type != CR_KING) {
+        return false;
+    }
+    int c = base->side;
+    if (base->castle_rook[c][0] == CR_SQ_NONE && base->castle_rook[c][1] == CR_SQ_NONE) {
+        return false;
+    }
+    cr_movelist ml;
+    cr_generate_legal(base, &ml);
+    for (int i = 0; i < ml.count; i++) {
+        cr_move cm = ml.moves[i];
+        if (cr_move_kind(cm) != CR_MOVE_CASTLE) {
+            continue;
+        }
+        if (type == CR_ROOK && cr_move_from(m) == cr_move_to(cm) && cr_move_to(m) == cr_castle_rook_to(cm, c)) {
+            return true;
+        }
+        if (type == CR_KING && cr_move_from(m) == cr_move_from(cm) &&
+            cr_move_to(m) == cr_castle_king_to(cm, c)) {
+            return true;
+        }
+    }
+    return false;
+}
+
+static void set_pending(cr_infer *inf, const seq *q, int64_t t)
+{
+    inf->pending = *q;
+    inf->has_pending = true;
+    inf->pending_t = t;
+    int wait = inf->cfg.settle_ms;
+    if (q->n == 1 && !q->illegal && castle_half(pos_at(inf, q->base), q->moves[0])) {
+        wait = inf->cfg.castle_hold_ms;
+    }
+    if (q->base < ply_count(inf) && inf->confirmed > q->base) {
+        /* Undoing a move its player confirmed with the clock needs the board
+         * to stand much longer (or a press): a captured piece parked on a
+         * square can look like the opponent's last move played otherwise. */
+        wait = inf->cfg.confirmed_hold_ms;
+    }
+    inf->deadline = t + wait;
+    inf->explained = true;
+}
+
+/* --------------------------------------------------- game start and end */
+
+static bool board_equals(const uint8_t *a, const uint8_t *b) { return memcmp(a, b, CR_SQ_NB) == 0; }
+
+static void rotate(const uint8_t *in, uint8_t *out)
+{
+    for (int i = 0; i < CR_SQ_NB; i++) {
+        out[i] = in[63 - i];
+    }
+}
+
+/* Chess960 number of a back rank by Scharnagl's scheme (518 is the
+ * standard one), or -1; the caller checks it against the whole board.
+ * Computed directly: the library's cr_chess960_index tries all 960. */
+static int scharnagl(const uint8_t *b)
+{
+    int light = -1, dark = -1, queen = -1, kn[2], nk = 0, free_i = 0;
+    for (int f = 0; f < 8; f++) {
+        if (b[f] == CR_WB) {
+            if (f & 1) {
+                light = (f - 1) / 2;
+            } else {
+                dark = f / 2;
+            }
+        }
+    }
+    if (light < 0 || dark < 0) {
+        return -1;
+    }
+    for (int f = 0; f < 8; f++) {
+        if (b[f] == CR_WB) {
+            continue;
+        }
+        if (b[f] == CR_WQ) {
+            queen = free_i;
+        }
+        free_i++;
+    }
+    free_i = 0;
+    for (int f = 0; f < 8; f++) {
+        if (b[f] == CR_WB || b[f] == CR_WQ) {
+            continue;
+        }
+        if (b[f] == CR_WN && nk < 2) {
+            kn[nk++] = free_i;
+        }
+        free_i++;
+    }
+    if (queen < 0 || nk != 2) {
+        return -1;
+    }
+    static const int first[4] = {0, 4, 7, 9}; /* codes of pairs (a, a+1..4) */
+    int code = first[kn[0]] + (kn[1] - kn[0] - 1);
+    return light + 4 * dark + 16 * queen + 96 * code;
+}
+
+/* Does the raw snapshot show a start position? Fills pos and rotated. */
+static bool recognise_start(cr_infer *inf, cr_position *pos, bool *rotated)
+{
+    uint8_t rot[CR_SQ_NB];
+    rotate(inf->raw, rot);
+    if (inf->have_fen) {
+        if (board_equals(inf->raw, inf->fen_start.board) || board_equals(rot, inf->fen_start.board)) {
+            *pos = inf->fen_start;
+            *rotated = !board_equals(inf->raw, inf->fen_start.board);
+            return true;
+        }
+    }
+    const cr_position *std = &inf->std_start;
+    if (board_equals(inf->raw, std->board) || board_equals(rot, std->board)) {
+        *pos = *std;
+        *rotated = !board_equals(inf->raw, std->board);
+        return true;
+    }
+    /* Chess960: only a full set on ranks 1, 2, 7 and 8 can be one. */
+    cr_bb occ = 0;
+    for (int i = 0; i < CR_SQ_NB; i++) {
+        occ |= (cr_bb)(inf->raw[i] != 0) << i;
+    }
+    if (occ != 0xFFFF00000000FFFFull) {
+        return false;
+    }
+    for (int r = 0; r < 2; r++) {
+        const uint8_t *b = r ? rot : inf->raw;
+        int n = scharnagl(b);
+        if (n >= 0 && cr_position_init_960(pos, n) == 0 && board_equals(b, pos->board)) {
+            *rotated = r;
+            return true;
+        }
+    }
+    return false;
+}
+
+/* Both kings on centre squares: the DGT way to enter a result. */
+static bool is_kings_signal(const snap *s)
+{
+    cr_bb wk = s->bb[CR_WK], bk = s->bb[CR_BK];
+    return popcount(wk) == 1 && popcount(bk) == 1 && (wk & CENTRE) && (bk & CENTRE);
+}
+
+/* The signal has stood: the result, and whatever the kings' trip looked
+ * like is not a move. */
+static void kings_signal(cr_infer *inf, int64_t t)
+{
+    const snap *s = &inf->cur;
+    cr_bb wk = s->bb[CR_WK], bk = s->bb[CR_BK];
+    int w = lsb(wk), b = lsb(bk);
+    bool wl = (cr_file_of(w) + cr_rank_of(w)) & 1, bl = (cr_file_of(b) + cr_rank_of(b)) & 1;
+    cr_result r = wl && bl ? CR_RESULT_WHITE : !wl && !bl ? CR_RESULT_BLACK : CR_RESULT_DRAW;
+    /* A king move into the centre that nobody confirmed was the first king
+     * being set down for the signal, not a move. */
+    if (inf->has_pending) {
+        /* What stood only while the kings were carried is no move: a king
+         * move, or the board looking like an earlier position. */
+        const seq *q = &inf->pending;
+        bool drop = q->n == 0 || q->base < ply_count(inf);
+        for (int i = 0; i < q->n && !drop; i++) {
+            cr_move m = q->moves[i];
+            drop = !(q->illegal && i == 0) && cr_move_kind(m) == CR_MOVE_NORMAL &&
+                   ((inf->cur.bb[CR_WK] | inf->cur.bb[CR_BK]) & (1ull << cr_move_to(m)));
+        }
+        if (drop) {
+            inf->has_pending = false;
+        } else {
+            seq copy = *q;
+            commit(inf, &copy, inf->pending_t, t);
+        }
+    }
+    int n = ply_count(inf);
+    if (n > 0 && inf->confirmed < n) {
+        const cr_ply *pl = cr_game_ply(inf->game, n - 1);
+        const cr_position *before = pos_at(inf, n - 1);
+        if (!(pl->flags & CR_PLY_ILLEGAL) && cr_type_of(before->board[cr_move_from(pl->move)]) == CR_KING &&
+            cr_move_kind(pl->move) == CR_MOVE_NORMAL && ((1ull << cr_move_to(pl->move)) & CENTRE) &&
+            s->sq[cr_move_to(pl->move)] == before->board[cr_move_from(pl->move)]) {
+            seq q;
+            memset(&q, 0, sizeof q);
+            q.base = n - 1;
+            commit(inf, &q, t, t);
+        }
+    }
+    if (!inf->ended) {
+        static const char *const reasons[] = {"", "kings on light centre squares", "kings on dark centre squares",
+                                              "kings on centre squares of both colours"};
+        set_result(inf, r, reasons[r], t);
+        inf->ended_by_board = true;
+    }
+    inf->has_pending = false;
+    inf->explained = true;
+}
+
+/* ------------------------------------------------------------ snapshots */
+
+static bool plausible(const snap *s)
+{
+    if (popcount(s->bb[CR_WK]) != 1 || popcount(s->bb[CR_BK]) != 1) {
+        return false;
+    }
+    int w = lsb(s->bb[CR_WK]), b = lsb(s->bb[CR_BK]);
+    int df = cr_file_of(w) - cr_file_of(b), dr = cr_rank_of(w) - cr_rank_of(b);
+    if (df >= -1 && df <= 1 && dr >= -1 && dr <= 1) {
+        return false; /* kings side by side: never a position */
+    }
+    return ((s->bb[CR_WP] | s->bb[CR_BP]) & BACK_RANKS) == 0;
+}
+
+/* The board shows what an illegal move of the side to move would give:
+ * one piece gone from one square and standing on another (empty or an
+ * enemy's). Builds its position into q. */
+static bool illegal_shape(cr_infer *inf, const cr_position *p, const snap *s, seq *q)
+{
+    cr_bb d = diff_bb(p, s);
+    if (popcount(d) != 2 || !plausible(s)) {
+        return false;
+    }
+    int a = lsb(d), b = lsb(d & (d - 1));
+    int from = s->sq[a] == CR_NO_PIECE ? a : b, to = from == a ? b : a;
+    int pc = p->board[from];
+    if (!pc || cr_color_of(pc) != p->side || s->sq[from] != CR_NO_PIECE || s->sq[to] != pc) {
+        return false;
+    }
+    if (p->board[to] && (cr_color_of(p->board[to]) == p->side || cr_type_of(p->board[to]) == CR_KING)) {
+        return false;
+    }
+    /* Build the position after it through a FEN: castling rights survive
+     * where king and rook stand untouched. */
+    char fen[CR_FEN_MAX + 40];
+    int len = cr_placement_write(s->sq, fen, CR_FEN_MAX);
+    if (len < 0) {
+        return false;
+    }
+    char cast[8];
+    int nc = 0;
+    for (int c = 0; c < 2; c++) {
+        for (int k = 0; k < 2; k++) {
+            int r = p->castle_rook[c][k];
+            if (r == CR_SQ_NONE || r == from || r == to) {
+                continue;
+            }
+            int ksq = lsb(p->by_piece[cr_make_piece(c, CR_KING)]);
+            if (ksq == from) {
+                continue;
+            }
+            char ch = p->chess960 ? (char)('a' + cr_file_of(r)) : (k == CR_CASTLE_KING_SIDE ? 'k' : 'q');
+            cast[nc++] = c == CR_WHITE ? (char)(ch - 'a' + 'A') : ch;
+        }
+    }
+    cast[nc] = '\0';
+    snprintf(fen + len, sizeof fen - (size_t)len, " %c %s - 0 %d", p->side == CR_WHITE ? 'b' : 'w',
+             nc ? cast : "-", p->fullmove + (p->side == CR_BLACK));
+    cr_position after;
+    if (cr_position_from_fen(&after, fen, NULL) != 0) {
+        return false;
+    }
+    after.chess960 = p->chess960;
+    memset(q, 0, sizeof *q);
+    q->base = ply_count(inf);
+    q->n = 1;
+    q->fits = 1;
+    q->illegal = true;
+    q->after = after;
+    char f[3], tt[3];
+    cr_square_name(from, f);
+    cr_square_name(to, tt);
+    static const char letters[] = " PNBRQK";
+    int type = cr_type_of(pc);
+    if (type == CR_PAWN) {
+        snprintf(q->illegal_text, sizeof q->illegal_text, "%s%c%s", f, p->board[to] ? 'x' : '-', tt);
+    } else {
+        snprintf(q->illegal_text, sizeof q->illegal_text, "%c%s%c%s", letters[type], f, p->board[to] ? 'x' : '-',
+                 tt);
+    }
+    return true;
+}
+
+/* Explains the current snapshot with what is cheap. */
+static void evaluate(cr_infer *inf, int64_t t)
+{
+    const snap *s = &inf->cur;
+    int n = ply_count(inf);
+    const cr_position *pn = pos_at(inf, n);
+    seq q;
+    cr_move m;
+
+    inf->searched = 0;
+    inf->forward_tried = false;
+    if (same_board(pn, s)) {
+        if (inf->has_pending) {
+            inf->has_pending = false; /* the move was taken back before it counted */
+        }
+        inf->explained = true;
+        inf->swept = false;
+        inf->have_illegal = false;
+        resynced(inf, t);
+        return;
+    }
+    if (inf->ended) {
+        if (inf->ended_by_board) {
+            goto unexplained;
+        }
+    } else if (match_one(pn, s, &m)) {
+        memset(&q, 0, sizeof q);
+        q.base = n;
+        q.n = 1;
+        q.moves[0] = m;
+        q.fits = 1;
+        set_pending(inf, &q, t);
+        return;
+    }
+    if (inf->has_pending && inf->pending.n < MAX_SEQ && inf->pending.n > 0) {
+        cr_position end;
+        seq_end(inf, &inf->pending, &end);
+        if (same_board(&end, s)) {
+            inf->explained = true;
+            return;
+        }
+        if (match_one(&end, s, &m)) {
+            q = inf->pending;
+            q.moves[q.n++] = m;
+            set_pending(inf, &q, t);
+            return;
+        }
+    }
+    if (inf->have_illegal && !inf->ended) {
+        if (same_board(&inf->illegal.after, s)) {
+            inf->explained = true;
+            return;
+        }
+        if (match_one(&inf->illegal.after, s, &m)) {
+            /* A legal move followed the illegal one: both stood. */
+            q = inf->illegal;
+            q.moves[q.n++] = m;
+            commit(inf, &q, t, t);
+            return;
+        }
+    }
+    /* Fewest plies retracted first; at each depth the board standing on
+     * the earlier position, then that position plus another move. */
+    for (int i = n - 1; i >= 0 && i >= n - RECENT_PLIES; i--) {
+        const cr_position *pi = pos_at(inf, i);
+        if (same_board(pi, s)) {
+            memset(&q, 0, sizeof q);
+            q.base = i;
+            q.fits = 1;
+            set_pending(inf, &q, t);
+            return;
+        }
+        if (match_one(pi, s, &m)) {
+            memset(&q, 0, sizeof q);
+            q.base = i;
+            q.n = 1;
+            q.moves[0] = m;
+            q.fits = 1;
+            set_pending(inf, &q, t);
+            return;
+        }
+    }
+unexplained:
+    if (inf->explained) {
+        inf->explained = false;
+        inf->unexplained_since = t;
+    }
+    if (popcount(s->occ) + 3 <= popcount(pn->occupied)) {
+        inf->swept = true;
+    }
+    if (inf->has_pending) {
+        /* The last mover's hand is back on the board: the move may not be
+         * over (a slide, the king of a castling). Wait again. */
+        cr_position end;
+        seq_end(inf, &inf->pending, &end);
+        int mover = !end.side;
+        cr_bb d = diff_bb(&end, s);
+        if (d & end.by_color[mover]) {
+            int64_t dl = t + inf->cfg.settle_ms;
+            if (dl > inf->deadline) {
+                inf->deadline = dl;
+            }
+        }
+    }
+}
+
+/* The board has stood unexplained: try the expensive explanations once. */
+static void resolve(cr_infer *inf, int64_t t, bool pressed, int depth)
+{
+    if (inf->explained || !inf->game || inf->ended_by_board) {
+        return;
+    }
+    const snap *s = &inf->cur;
+    int n = ply_count(inf);
+    if (depth > inf->cfg.max_gap_plies) {
+        depth = inf->cfg.max_gap_plies;
+    }
+    if (inf->searched == 0) {
+        /* Any earlier position of the game (arbiter corrections). */
+        for (int i = n - 1 - RECENT_PLIES; i >= 0; i--) {
+            if (same_board(pos_at(inf, i), s)) {
+                seq q;
+                memset(&q, 0, sizeof q);
+                q.base = i;
+                q.fits = 1;
+                commit(inf, &q, inf->t_change, t);
+                inf->explained = true;
+                return;
+            }
+        }
+        if (!inf->ended) {
+            seq q;
+            if (illegal_shape(inf, pos_at(inf, n), s, &q)) {
+                inf->illegal = q;
+                inf->have_illegal = true;
+            }
+        }
+        inf->searched = 1;
+    }
+    if (inf->searched < depth) {
+        int from = inf->searched + 1;
+        inf->searched = depth;
+        if (!inf->ended && plausible(s)) {
+            seq q;
+            memset(&q, 0, sizeof q);
+            q.base = n;
+            int fits = 0;
+            if (popcount(diff_bb(pos_at(inf, n), s)) >= 2) {
+                fits = gap_search(inf, pos_at(inf, n), s, &q, from, depth);
+            }
+            if ((fits == 1 && q.n <= 2) || (fits >= 1 && pressed)) {
+                commit(inf, &q, inf->t_change, t);
+                inf->explained = true;
+                return;
+            }
+            if (fits >= 1) {
+                /* Three plies or more, or ambiguous: hold it. The board
+                 * may still change (the next move begun, a piece parked
+                 * for a moment); a press confirms it, a clock running
+                 * for the other side refutes it. */
+                set_pending(inf, &q, inf->t_change);
+                inf->deadline = inf->t_change + inf->cfg.attention_ms;
+                return;
+            }
+            /* Plies reconstructed last time may have been guessed from a
+             * board still in motion: search again from before them. */
+            int b = n;
+            while (b > 0 && n - b < 3 && (cr_game_ply(inf->game, b - 1)->flags & CR_PLY_RECONSTRUCTED)) {
+                b--;
+            }
+            if (b < n && depth >= inf->cfg.max_gap_plies) {
+                memset(&q, 0, sizeof q);
+                q.base = b;
+                /* only a unique sequence: the guessed plies and one more move */
+                fits = gap_search(inf, pos_at(inf, b), s, &q, 2, n - b + 1);
+                if (fits == 1) {
+                    set_pending(inf, &q, inf->t_change);
+                    if (pressed) {
+                        seq c = q;
+                        inf->has_pending = false;
+                        commit(inf, &c, inf->t_change, t);
+                    } else {
+                        inf->deadline = inf->t_change + inf->cfg.attention_ms;
+                    }
+                    return;
+                }
+            }
+        }
+    }
+    if (pressed && inf->have_illegal && same_board(&inf->illegal.after, s)) {
+        seq q = inf->illegal;
+        commit(inf, &q, inf->t_change, t);
+        inf->explained = true;
+    }
+}
+
+static void raise_attention(cr_infer *inf, int64_t t)
+{
+    const snap *s = &inf->cur;
+    const cr_position *pn = pos_at(inf, ply_count(inf));
+    cr_infer_event ev;
+    memset(&ev, 0, sizeof ev);
+    ev.kind = CR_INFER_ATTENTION;
+    ev.t = t;
+    ev.squares = diff_bb(pn, s);
+    ev.running = CR_CLOCK_STOPPED;
+    if (popcount(s->bb[CR_WK]) > 1 || popcount(s->bb[CR_BK]) > 1) {
+        ev.reason = "two kings of one colour";
+    } else if ((s->bb[CR_WP] | s->bb[CR_BP]) & BACK_RANKS) {
+        ev.reason = "promotion pending: pawn on the last rank";
+    } else if (popcount(s->occ) + 3 <= popcount(pn->occupied)) {
+        ev.reason = "pieces missing";
+    } else {
+        ev.reason = "position not reachable from the game";
+    }
+    inf->attention = true;
+    inf->stats.attentions++;
+    emit(inf, &ev);
+}
+
+/* A pending explanation that undoes moves is the last resort: moves made
+ * while snapshots were missed may explain the board as well (a slide or a
+ * take-back never does: it leaves the other side's pieces untouched). Runs
+ * the gap search once; commits and returns true if it fits. */
+static bool prefer_forward(cr_infer *inf, int64_t t)
+{
+    if (!inf->has_pending || inf->pending.base >= ply_count(inf) || inf->forward_tried || inf->ended) {
+        return false;
+    }
+    inf->forward_tried = true;
+    int n = ply_count(inf);
+    seq q;
+    memset(&q, 0, sizeof q);
+    q.base = n;
+    /* Only a unique sequence no longer than what the correction would
+     * replay: a slide committed and then a capture from before it must not
+     * become four plies of pieces walking away and back. */
+    int undo = n - inf->pending.base + inf->pending.n;
+    int maxd = undo + 1 < inf->cfg.max_gap_plies ? undo + 1 : inf->cfg.max_gap_plies;
+    if (plausible(&inf->cur) && popcount(diff_bb(pos_at(inf, n), &inf->cur)) >= 2 && maxd >= 2 &&
+        gap_search(inf, pos_at(inf, n), &inf->cur, &q, 2, maxd) == 1) {
+        inf->has_pending = false;
+        commit(inf, &q, inf->t_change, t);
+        inf->explained = true;
+        return true;
+    }
+    return false;
+}
+
+/* Lets time pass up to now: pending moves settle, stuck boards are
+ * searched and flagged. */
+static void advance(cr_infer *inf, int64_t now)
+{
+    for (int guard = 0; guard < 8 && inf->game; guard++) {
+        if (inf->signal) {
+            /* Kings in the centre must stand: a king slid over a centre
+             * square is not a result. A stopped clock makes it quick. */
+            int hold = inf->clock_seen && inf->running == CR_CLOCK_STOPPED ? inf->cfg.settle_ms
+                                                                           : inf->cfg.castle_hold_ms;
+            if (now >= inf->t_change + hold) {
+                inf->signal = false;
+                kings_signal(inf, inf->t_change + hold);
+                continue;
+            }
+        }
+        if (inf->has_pending && now >= inf->deadline) {
+            if (prefer_forward(inf, inf->deadline)) {
+                continue;
+            }
+            seq q = inf->pending;
+            int64_t at = inf->deadline;
+            commit(inf, &q, inf->pending_t, at);
+            if (!inf->ended_by_board) {
+                /* Re-read the board against the new position. */
+                evaluate(inf, at);
+            }
+            continue;
+        }
+        if (!inf->forward_tried && now >= inf->t_change + inf->cfg.settle_ms &&
+            prefer_forward(inf, inf->t_change + inf->cfg.settle_ms)) {
+            continue;
+        }
+        /* Missed snapshots: two plies once the board has settled, deeper
+         * only when it stands longer (pieces in the air rarely do). */
+        if (!inf->explained && inf->searched < 2 && now >= inf->t_change + inf->cfg.settle_ms) {
+            resolve(inf, inf->t_change + inf->cfg.settle_ms, false, 2);
+            if (inf->explained) {
+                continue;
+            }
+        }
+        int64_t deep_at = inf->t_change + inf->cfg.settle_ms + inf->cfg.deep_search_ms;
+        if (!inf->explained && inf->searched < inf->cfg.max_gap_plies && now >= deep_at) {
+            resolve(inf, deep_at, false, inf->cfg.max_gap_plies);
+            if (inf->explained) {
+                continue;
+            }
+        }
+        if (!inf->explained && !inf->attention && !inf->ended_by_board &&
+            now >= inf->unexplained_since + inf->cfg.attention_ms) {
+            raise_attention(inf, inf->unexplained_since + inf->cfg.attention_ms);
+        }
+        break;
+    }
+}
+
+/* ------------------------------------------------------------ public */
+
+cr_infer *cr_infer_new(const char *board_id, const cr_infer_config *cfg, cr_infer_cb cb, void *data)
+{
+    cr_infer *inf = calloc(1, sizeof *inf);
+    if (!inf) {
+        return NULL;
+    }
+    snprintf(inf->id, sizeof inf->id, "%s", board_id ? board_id : "");
+    cr_infer_config_default(&inf->cfg);
+    if (cfg) {
+        if (cfg->settle_ms >= 0) {
+            inf->cfg.settle_ms = cfg->settle_ms;
+        }
+        if (cfg->max_gap_plies >= 1) {
+            inf->cfg.max_gap_plies = cfg->max_gap_plies > MAX_SEQ ? MAX_SEQ : cfg->max_gap_plies;
+        }
+        if (cfg->attention_ms > 0) {
+            inf->cfg.attention_ms = cfg->attention_ms;
+        }
+        if (cfg->castle_hold_ms >= 0) {
+            inf->cfg.castle_hold_ms = cfg->castle_hold_ms;
+        }
+        if (cfg->search_nodes > 0) {
+            inf->cfg.search_nodes = cfg->search_nodes;
+        }
+        if (cfg->confirmed_hold_ms >= 0) {
+            inf->cfg.confirmed_hold_ms = cfg->confirmed_hold_ms;
+        }
+        if (cfg->deep_search_ms >= 0) {
+            inf->cfg.deep_search_ms = cfg->deep_search_ms;
+        }
+    }
+    inf->cb = cb;
+    inf->data = data;
+    cr_position_init_start(&inf->std_start);
+    inf->running = CR_CLOCK_STOPPED;
+    inf->clock_ms[0] = inf->clock_ms[1] = CR_CLOCK_UNKNOWN;
+    inf->explained = true;
+    return inf;
+}
+
+void cr_infer_free(cr_infer *inf)
+{
+    if (!inf) {
+        return;
+    }
+    for (int i = 0; i < inf->ntags; i++) {
+        free(inf->tag_name[i]);
+        free(inf->tag_value[i]);
+    }
+    free_game(inf);
+    free(inf);
+}
+
+static int set_tag(cr_infer *inf, const char *key, const char *value)
+{
+    int i;
+    for (i = 0; i < inf->ntags; i++) {
+        if (strcmp(inf->tag_name[i], key) == 0) {
+            break;
+        }
+    }
+    if (i == inf->ntags) {
+        if (inf->ntags == MAX_TAGS) {
+            return CR_ENOSPC;
+        }
+        inf->tag_name[i] = strdup(key);
+        inf->tag_value[i] = NULL;
+        if (!inf->tag_name[i]) {
+            return CR_ENOMEM;
+        }
+        inf->ntags++;
+    }
+    char *v = strdup(value);
+    if (!v) {
+        return CR_ENOMEM;
+    }
+    free(inf->tag_value[i]);
+    inf->tag_value[i] = v;
+    return 0;
+}
+
+static void feed_meta(cr_infer *inf, const cr_feed_event *ev)
+{
+    const char *key = ev->u.meta.key, *value = ev->u.meta.value ? ev->u.meta.value : "";
+    if (!key) {
+        return;
+    }
+    if (strcmp(key, "FEN") == 0) {
+        cr_position p;
+        if (cr_position_from_fen(&p, value, NULL) == 0) {
+            inf->fen_start = p;
+            inf->have_fen = true;
+        }
+    } else if (strcmp(key, "SetUp") != 0 && strcmp(key, "Result") != 0) {
+        set_tag(inf, key, value);
+        if (inf->game && !inf->ended) {
+            cr_game_set_tag(inf->game, key, value);
+        }
+    }
+    cr_infer_event out;
+    memset(&out, 0, sizeof out);
+    out.kind = CR_INFER_META;
+    out.t = ev->t;
+    out.reason = key;
+    out.running = CR_CLOCK_STOPPED;
+    emit(inf, &out);
+}
+
+static void feed_clock(cr_infer *inf, const cr_feed_event *ev, int64_t t)
+{
+    int prev = inf->clock_seen ? inf->running : CR_CLOCK_STOPPED;
+    int now = ev->u.clock.running;
+    bool was_seen = inf->clock_seen;
+    inf->clock_seen = true;
+    inf->running = now;
+    inf->clock_ms[CR_WHITE] = ev->u.clock.white_ms;
+    inf->clock_ms[CR_BLACK] = ev->u.clock.black_ms;
+    cr_infer_event out;
+    memset(&out, 0, sizeof out);
+    out.kind = CR_INFER_CLOCK;
+    out.t = t;
+    out.white_ms = ev->u.clock.white_ms;
+    out.black_ms = ev->u.clock.black_ms;
+    out.running = now;
+    emit(inf, &out);
+
+    if (inf->game && now != CR_CLOCK_STOPPED) {
+        /* The side not running shows its time after its last move: fills in
+         * plies whose press was missed (gaps). */
+        int n = ply_count(inf);
+        for (int i = n - 1; i >= 0 && i >= n - 2; i--) {
+            cr_ply *pl = cr_game_ply_mut(inf->game, i);
+            if ((pl->after.side ^ 1) == (now ^ 1)) {
+                if (pl->clock_ms == CR_CLOCK_UNKNOWN && i >= inf->plies_at_press - 1) {
+                    pl->clock_ms = now == CR_WHITE ? ev->u.clock.black_ms : ev->u.clock.white_ms;
+                }
+                break;
+            }
+        }
+    }
+    if (inf->has_pending && inf->pending.reconstructed && now != CR_CLOCK_STOPPED) {
+        cr_position end;
+        seq_end(inf, &inf->pending, &end);
+        if (end.side != now) {
+            /* the clock runs for the other side: not what happened */
+            inf->has_pending = false;
+            inf->explained = false;
+            inf->unexplained_since = inf->t_change;
+        }
+    }
+    if (inf->game && now != CR_CLOCK_STOPPED && !inf->has_pending && cr_game_position(inf->game)->side == now) {
+        /* The clock runs for the side to move: the last move is done. */
+        inf->confirmed = ply_count(inf);
+    }
+    if (!was_seen || prev == CR_CLOCK_STOPPED || now == prev || !inf->game) {
+        return;
+    }
+    /* prev pressed the clock (or stopped it): its move is complete. */
+    int presser = prev;
+    if (inf->has_pending) {
+        cr_position end;
+        seq_end(inf, &inf->pending, &end);
+        if (prefer_forward(inf, t)) {
+            /* committed the moves made while snapshots were missed */
+        } else if ((end.side ^ 1) == presser || now == CR_CLOCK_STOPPED) {
+            seq q = inf->pending;
+            commit(inf, &q, inf->pending_t, t);
+            evaluate(inf, t);
+        }
+    }
+    if (!inf->explained && !inf->signal) {
+        resolve(inf, t, true, inf->cfg.max_gap_plies);
+    }
+    int n = ply_count(inf);
+    const cr_ply *last = n > 0 ? cr_game_ply(inf->game, n - 1) : NULL;
+    int32_t reading = presser == CR_WHITE ? ev->u.clock.white_ms : ev->u.clock.black_ms;
+    if (last && (last->after.side ^ 1) == presser && n - 1 >= inf->plies_at_press) {
+        cr_game_ply_mut(inf->game, n - 1)->clock_ms = reading;
+        inf->stash_valid = false;
+    } else if (now != CR_CLOCK_STOPPED) {
+        inf->stash_valid = true;
+        inf->stash_color = presser;
+        inf->stash_ms = reading;
+    }
+    inf->plies_at_press = n;
+    if (n > inf->confirmed) {
+        inf->confirmed = n;
+    }
+}
+
+static void feed_pos(cr_infer *inf, const cr_feed_event *ev, int64_t t)
+{
+    inf->stats.snapshots++;
+    if (inf->have_snap && memcmp(inf->raw, ev->u.squares, CR_SQ_NB) == 0) {
+        return; /* nothing changed */
+    }
+    memcpy(inf->raw, ev->u.squares, CR_SQ_NB);
+    inf->have_snap = true;
+    inf->t_change = t;
+
+    /* A new game? Only when it cannot be a move of the current one. */
+    bool may_start = !inf->game || inf->ended || inf->swept || cr_game_ply_count(inf->game) == 0;
+    if (may_start) {
+        cr_position start;
+        bool rot;
+        if (recognise_start(inf, &start, &rot)) {
+            if (inf->game && cr_game_ply_count(inf->game) == 0 && !inf->ended && rot == inf->rotated &&
+                memcmp(cr_game_start(inf->game)->board, start.board, CR_SQ_NB) == 0) {
+                snap_build(&inf->cur, inf->raw, inf->rotated);
+                evaluate(inf, t);
+                return;
+            }
+            if (inf->have_fen && memcmp(start.board, inf->fen_start.board, CR_SQ_NB) == 0) {
+                inf->have_fen = false; /* a meta FEN is for one game */
+            }
+            start_game(inf, &start, rot, t);
+            return;
+        }
+    }
+    if (!inf->game) {
+        return;
+    }
+    snap_build(&inf->cur, inf->raw, inf->rotated);
+    inf->signal = !inf->ended_by_board && is_kings_signal(&inf->cur);
+    evaluate(inf, t);
+}
+
+int cr_infer_feed(cr_infer *inf, const cr_feed_event *ev)
+{
+    if (!inf || !ev) {
+        return CR_EINVAL;
+    }
+    int64_t t = ev->t < inf->t_last ? inf->t_last : ev->t; /* time never runs backwards */
+    advance(inf, t);
+    inf->t_last = t;
+    switch (ev->kind) {
+    case CR_FEED_POS:
+        feed_pos(inf, ev, t);
+        return 0;
+    case CR_FEED_CLOCK:
+        feed_clock(inf, ev, t);
+        return 0;
+    case CR_FEED_META:
+        feed_meta(inf, ev);
+        return 0;
+    case CR_FEED_CONNECT:
+    case CR_FEED_DISCONNECT:
+        return 0;
+    default:
+        return CR_EINVAL;
+    }
+}
+
+void cr_infer_tick(cr_infer *inf, int64_t now)
+{
+    if (!inf || now < inf->t_last) {
+        return;
+    }
+    advance(inf, now);
+    inf->t_last = now;
+}
+
+void cr_infer_finish(cr_infer *inf, int64_t now)
+{
+    if (!inf) {
+        return;
+    }
+    if (now < inf->t_last) {
+        now = inf->t_last;
+    }
+    advance(inf, now);
+    if (inf->signal && inf->game) {
+        inf->signal = false;
+        kings_signal(inf, now);
+    }
+    if (inf->has_pending) {
+        seq q = inf->pending;
+        commit(inf, &q, inf->pending_t, now);
+        if (inf->game && !inf->ended_by_board) {
+            evaluate(inf, now);
+        }
+    }
+    if (inf->game && !inf->explained) {
+        resolve(inf, now, false, inf->cfg.max_gap_plies);
+    }
+    inf->t_last = now;
+}
+
+const cr_game *cr_infer_game(const cr_infer *inf) { return inf ? inf->game : NULL; }
+
+bool cr_infer_rotated(const cr_infer *inf) { return inf && inf->rotated; }
+
+void cr_infer_get_stats(const cr_infer *inf, cr_infer_stats *stats)
+{
+    if (stats) {
+        if (inf) {
+            *stats = inf->stats;
+        } else {
+            memset(stats, 0, sizeof *stats);
+        }
+    }
+}
+
+size_t cr_infer_footprint(const cr_infer *inf)
+{
+    if (!inf) {
+        return 0;
+    }
+    size_t n = sizeof *inf;
+    for (int i = 0; i < inf->ntags; i++) {
+        n += strlen(inf->tag_name[i]) + 1 + strlen(inf->tag_value[i]) + 1;
+    }
+    return n;
+}

@@ -1,0 +1,1 @@
+target_link_libraries(test_feedgen_property PRIVATE cr_feedgen)

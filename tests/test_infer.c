@@ -1,0 +1,685 @@
+/* Move inference: hands on a simulated board (lifts, placements, captures in
+ * either order, castling three ways, en passant, promotions, slides,
+ * take-backs, missed snapshots, a board turned round, new games, the kings
+ * signal, illegal moves that stood, hostile input) and the events that come
+ * out. */
+#include <setjmp.h>
+#include <stdarg.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include <cmocka.h>
+
+#include "cr/infer.h"
+
+#define MAX_EV 512
+
+typedef struct rec_ev {
+    cr_infer_kind kind;
+    int ply, retracted, game_number;
+    cr_result result;
+    cr_bb squares;
+    char san[16];
+    char reason[80];
+    int64_t t, t_snapshot;
+    uint32_t flags;
+    uint16_t fits;
+} rec_ev;
+
+typedef struct sim {
+    cr_infer *inf;
+    uint8_t b[CR_SQ_NB];
+    int64_t t;
+    bool rotated;
+    rec_ev ev[MAX_EV];
+    int n;
+} sim;
+
+static void on_event(void *data, const cr_infer_event *ev)
+{
+    sim *s = data;
+    if (ev->kind == CR_INFER_CLOCK || ev->kind == CR_INFER_META || s->n >= MAX_EV) {
+        return;
+    }
+    rec_ev *r = &s->ev[s->n++];
+    memset(r, 0, sizeof *r);
+    r->kind = ev->kind;
+    r->ply = ev->ply;
+    r->retracted = ev->retracted;
+    r->game_number = ev->game_number;
+    r->result = ev->result;
+    r->squares = ev->squares;
+    r->t = ev->t;
+    r->t_snapshot = ev->t_snapshot;
+    if (ev->reason) {
+        snprintf(r->reason, sizeof r->reason, "%s", ev->reason);
+    }
+    if (ev->kind == CR_INFER_MOVE) {
+        const cr_ply *p = cr_game_ply(ev->game, ev->ply);
+        snprintf(r->san, sizeof r->san, "%s", p->san);
+        r->flags = p->flags;
+        r->fits = p->fits;
+    }
+}
+
+static sim *sim_new(bool rotated)
+{
+    sim *s = calloc(1, sizeof *s);
+    assert_non_null(s);
+    s->inf = cr_infer_new("T1", NULL, on_event, s);
+    assert_non_null(s->inf);
+    s->rotated = rotated;
+    return s;
+}
+
+static void sim_free(sim *s)
+{
+    cr_infer_free(s->inf);
+    free(s);
+}
+
+static void show(sim *s, int dt)
+{
+    s->t += dt;
+    cr_feed_event ev;
+    memset(&ev, 0, sizeof ev);
+    ev.t = s->t;
+    snprintf(ev.board, sizeof ev.board, "T1");
+    ev.kind = CR_FEED_POS;
+    for (int i = 0; i < CR_SQ_NB; i++) {
+        ev.u.squares[i] = s->b[s->rotated ? 63 - i : i];
+    }
+    assert_int_equal(cr_infer_feed(s->inf, &ev), 0);
+}
+
+static void set_fen(sim *s, const char *fen, int dt)
+{
+    cr_position p;
+    assert_int_equal(cr_position_from_fen(&p, fen, NULL), 0);
+    memcpy(s->b, p.board, CR_SQ_NB);
+    show(s, dt);
+}
+
+static void meta(sim *s, const char *key, const char *value);
+
+/* A set-up position: announced with meta FEN, then shown. */
+static void setup(sim *s, const char *fen)
+{
+    meta(s, "FEN", fen);
+    set_fen(s, fen, 1000);
+}
+
+static void start(sim *s) { set_fen(s, "rnbqkbnr/pppppppp/8/8/8/8/PPPPPPPP/RNBQKBNR w KQkq - 0 1", 1000); }
+
+static int sq(const char *name) { return cr_square_parse(name); }
+
+static void lift(sim *s, const char *a, int dt)
+{
+    s->b[sq(a)] = CR_NO_PIECE;
+    show(s, dt);
+}
+
+static void put(sim *s, const char *a, int piece, int dt)
+{
+    s->b[sq(a)] = (uint8_t)piece;
+    show(s, dt);
+}
+
+/* Lift and place as two snapshots. */
+static void move(sim *s, const char *a, const char *b)
+{
+    int p = s->b[sq(a)];
+    lift(s, a, 2000);
+    put(s, b, p, 400);
+}
+
+static void clock_ev(sim *s, int dt, int running)
+{
+    s->t += dt;
+    cr_feed_event ev;
+    memset(&ev, 0, sizeof ev);
+    ev.t = s->t;
+    snprintf(ev.board, sizeof ev.board, "T1");
+    ev.kind = CR_FEED_CLOCK;
+    ev.u.clock.white_ms = 5400000 - (int32_t)s->t / 10;
+    ev.u.clock.black_ms = 5300000 - (int32_t)s->t / 20;
+    ev.u.clock.running = running;
+    assert_int_equal(cr_infer_feed(s->inf, &ev), 0);
+}
+
+static void meta(sim *s, const char *key, const char *value)
+{
+    cr_feed_event ev;
+    memset(&ev, 0, sizeof ev);
+    ev.t = s->t;
+    snprintf(ev.board, sizeof ev.board, "T1");
+    ev.kind = CR_FEED_META;
+    ev.u.meta.key = key;
+    ev.u.meta.value = value;
+    assert_int_equal(cr_infer_feed(s->inf, &ev), 0);
+}
+
+static void finish(sim *s) { cr_infer_finish(s->inf, s->t + 10000); }
+
+/* The game's moves as one SAN string. */
+static void moves_of(const sim *s, char *buf, size_t size)
+{
+    const cr_game *g = cr_infer_game(s->inf);
+    buf[0] = '\0';
+    size_t n = 0;
+    for (int i = 0; g && i < cr_game_ply_count(g); i++) {
+        n += (size_t)snprintf(buf + n, size - n, "%s%s", i ? " " : "", cr_game_ply(g, i)->san);
+    }
+}
+
+static void assert_moves(const sim *s, const char *want)
+{
+    char got[2048];
+    moves_of(s, got, sizeof got);
+    if (strcmp(got, want) != 0) {
+        fail_msg("moves '%s', wanted '%s'", got, want);
+    }
+}
+
+static int count(const sim *s, cr_infer_kind k)
+{
+    int n = 0;
+    for (int i = 0; i < s->n; i++) {
+        n += s->ev[i].kind == k;
+    }
+    return n;
+}
+
+static const rec_ev *last_of(const sim *s, cr_infer_kind k)
+{
+    for (int i = s->n - 1; i >= 0; i--) {
+        if (s->ev[i].kind == k) {
+            return &s->ev[i];
+        }
+    }
+    return NULL;
+}
+
+static void test_simple_moves_and_clock(void **state)
+{
+    (void)state;
+    sim *s = sim_new(false);
+    start(s);
+    assert_int_equal(count(s, CR_INFER_GAME_STARTED), 1);
+    clock_ev(s, 10, CR_WHITE);
+    move(s, "e2", "e4");
+    clock_ev(s, 200, CR_BLACK); /* pressed before the settle time: final now */
+    const rec_ev *m = last_of(s, CR_INFER_MOVE);
+    assert_non_null(m);
+    assert_string_equal(m->san, "e4");
+    assert_int_equal(m->t - m->t_snapshot, 200);
+    /* clock of e4: White's time at the press */
+    const cr_ply *p = cr_game_ply(cr_infer_game(s->inf), 0);
+    assert_int_equal(p->clock_ms, 5400000 - (int32_t)s->t / 10);
+    move(s, "e7", "e5");
+    move(s, "g1", "f3"); /* e5 settles on this lift (no clock) */
+    finish(s);
+    assert_moves(s, "e4 e5 Nf3");
+    assert_int_equal(count(s, CR_INFER_CORRECTION), 0);
+    assert_int_equal(count(s, CR_INFER_ATTENTION), 0);
+    m = last_of(s, CR_INFER_MOVE);
+    assert_int_equal(m->flags & CR_PLY_RECONSTRUCTED, 0);
+    assert_int_equal(m->fits, 1);
+    sim_free(s);
+}
+
+static void test_captures(void **state)
+{
+    (void)state;
+    sim *s = sim_new(false);
+    start(s);
+    move(s, "e2", "e4");
+    move(s, "d7", "d5");
+    /* exd5, victim first */
+    lift(s, "d5", 1500);
+    lift(s, "e4", 300);
+    put(s, "d5", CR_WP, 300);
+    /* Qxd5, mover first */
+    lift(s, "d8", 2000);
+    lift(s, "d5", 300);
+    put(s, "d5", CR_BQ, 300);
+    /* Nc3, then Qxg2 with the pawn parked on h3 first */
+    move(s, "b1", "c3");
+    lift(s, "g2", 2000);
+    put(s, "h3", CR_WP, 300);
+    lift(s, "d5", 300);
+    put(s, "g2", CR_BQ, 300);
+    lift(s, "h3", 600);
+    finish(s);
+    assert_moves(s, "e4 d5 exd5 Qxd5 Nc3 Qxg2");
+    assert_int_equal(count(s, CR_INFER_CORRECTION), 0);
+    sim_free(s);
+}
+
+static void test_castling(void **state)
+{
+    (void)state;
+    sim *s = sim_new(false);
+    setup(s, "r3k2r/pppppppp/8/8/8/8/PPPPPPPP/R3K2R w KQkq - 0 1");
+    assert_int_equal(count(s, CR_INFER_GAME_STARTED), 1);
+    /* rook first: Rf1 stands a second, then the king: castling, never Rf1 */
+    lift(s, "h1", 2000);
+    put(s, "f1", CR_WR, 300);
+    lift(s, "e1", 1000);
+    put(s, "g1", CR_WK, 300);
+    /* king first */
+    lift(s, "e8", 2000);
+    put(s, "c8", CR_BK, 300);
+    lift(s, "a8", 300);
+    put(s, "d8", CR_BR, 300);
+    finish(s);
+    assert_moves(s, "O-O O-O-O");
+    assert_int_equal(count(s, CR_INFER_CORRECTION), 0);
+    sim_free(s);
+
+    /* both lifted, then set down */
+    s = sim_new(false);
+    setup(s, "r3k2r/pppppppp/8/8/8/8/PPPPPPPP/R3K2R w KQkq - 0 1");
+    s->b[sq("e1")] = 0;
+    lift(s, "a1", 2000);
+    put(s, "c1", CR_WK, 300);
+    put(s, "d1", CR_WR, 300);
+    finish(s);
+    assert_moves(s, "O-O-O");
+    sim_free(s);
+}
+
+static void test_en_passant(void **state)
+{
+    (void)state;
+    for (int order = 0; order < 2; order++) {
+        sim *s = sim_new(false);
+        setup(s, "4k3/3p4/8/4P3/8/8/8/4K3 b - - 0 1");
+        move(s, "d7", "d5");
+        if (order == 0) {
+            lift(s, "d5", 2000); /* taken pawn first */
+            lift(s, "e5", 300);
+            put(s, "d6", CR_WP, 300);
+        } else {
+            lift(s, "e5", 2000);
+            put(s, "d6", CR_WP, 300);
+            lift(s, "d5", 300);
+        }
+        finish(s);
+        assert_moves(s, "d5 exd6");
+        assert_int_equal(count(s, CR_INFER_CORRECTION), 0);
+        sim_free(s);
+    }
+}
+
+static void test_promotions(void **state)
+{
+    (void)state;
+    sim *s = sim_new(false);
+    setup(s, "3r3k/2P5/8/8/8/8/8/4K3 w - - 0 1");
+    clock_ev(s, 10, CR_WHITE);
+    /* the pawn set on c8 first, the clock pressed: not a move yet */
+    lift(s, "c7", 2000);
+    put(s, "c8", CR_WP, 300);
+    clock_ev(s, 500, CR_BLACK);
+    clock_ev(s, 2000, CR_BLACK);
+    assert_int_equal(count(s, CR_INFER_MOVE), 0);
+    lift(s, "c8", 3000);
+    put(s, "c8", CR_WN, 300); /* under-promotion */
+    finish(s);
+    assert_moves(s, "c8=N");
+    /* the press before the knight came still gives the ply its clock */
+    assert_int_not_equal(cr_game_ply(cr_infer_game(s->inf), 0)->clock_ms, CR_CLOCK_UNKNOWN);
+    sim_free(s);
+
+    s = sim_new(false);
+    setup(s, "3r3k/2P5/8/8/8/8/8/4K3 w - - 0 1");
+    /* capture-promotion, the new piece placed directly */
+    lift(s, "d8", 2000);
+    lift(s, "c7", 300);
+    put(s, "d8", CR_WQ, 300);
+    finish(s);
+    assert_moves(s, "cxd8=Q+");
+    sim_free(s);
+}
+
+static void test_slides(void **state)
+{
+    (void)state;
+    /* slid over a square it could reach, briefly: never emitted */
+    sim *s = sim_new(false);
+    start(s);
+    lift(s, "g1", 2000);
+    put(s, "h3", CR_WN, 300);
+    lift(s, "h3", 150);
+    put(s, "f3", CR_WN, 100);
+    finish(s);
+    assert_moves(s, "Nf3");
+    assert_int_equal(count(s, CR_INFER_CORRECTION), 0);
+    sim_free(s);
+
+    /* it stood longer than the settle time: emitted, then corrected */
+    s = sim_new(false);
+    start(s);
+    lift(s, "g1", 2000);
+    put(s, "h3", CR_WN, 300);
+    lift(s, "h3", 800);
+    put(s, "f3", CR_WN, 200);
+    finish(s);
+    assert_moves(s, "Nf3");
+    const rec_ev *c = last_of(s, CR_INFER_CORRECTION);
+    assert_non_null(c);
+    assert_int_equal(c->ply, 0);
+    assert_int_equal(c->retracted, 1);
+    assert_string_equal(c->reason, "replaced");
+    sim_free(s);
+}
+
+static void test_takeback(void **state)
+{
+    (void)state;
+    sim *s = sim_new(false);
+    start(s);
+    move(s, "e2", "e4");
+    move(s, "e7", "e5");
+    move(s, "g1", "f3");
+    /* a second later the knight goes back, and another move is played */
+    move(s, "f3", "g1");
+    move(s, "f1", "c4");
+    finish(s);
+    assert_moves(s, "e4 e5 Bc4");
+    const rec_ev *c = last_of(s, CR_INFER_CORRECTION);
+    assert_non_null(c);
+    assert_int_equal(c->ply, 2);
+    assert_int_equal(c->retracted, 1);
+    sim_free(s);
+}
+
+static void test_gap(void **state)
+{
+    (void)state;
+    sim *s = sim_new(false);
+    start(s);
+    move(s, "e2", "e4");
+    move(s, "e7", "e5");
+    /* two plies between two snapshots: Nf3 Nc6 */
+    s->b[sq("g1")] = 0;
+    s->b[sq("f3")] = CR_WN;
+    s->b[sq("b8")] = 0;
+    s->b[sq("c6")] = CR_BN;
+    show(s, 60000);
+    clock_ev(s, 2000, CR_WHITE);
+    finish(s);
+    assert_moves(s, "e4 e5 Nf3 Nc6");
+    const cr_game *g = cr_infer_game(s->inf);
+    assert_true(cr_game_ply(g, 2)->flags & CR_PLY_RECONSTRUCTED);
+    assert_true(cr_game_ply(g, 3)->flags & CR_PLY_RECONSTRUCTED);
+    assert_int_equal(cr_game_ply(g, 3)->fits, 1);
+    assert_false(cr_game_ply(g, 1)->flags & CR_PLY_RECONSTRUCTED);
+    sim_free(s);
+}
+
+static void test_ambiguous_gap(void **state)
+{
+    (void)state;
+    /* Ra1-a3 and Rh1-h3 around a black move: two orders fit */
+    sim *s = sim_new(false);
+    setup(s, "4k3/8/8/8/8/8/8/R3K2R w - - 0 1");
+    s->b[sq("a1")] = 0;
+    s->b[sq("a3")] = CR_WR;
+    s->b[sq("h1")] = 0;
+    s->b[sq("h3")] = CR_WR;
+    s->b[sq("e8")] = 0;
+    s->b[sq("d8")] = CR_BK;
+    show(s, 30000);
+    finish(s);
+    const cr_game *g = cr_infer_game(s->inf);
+    assert_int_equal(cr_game_ply_count(g), 3);
+    for (int i = 0; i < 3; i++) {
+        assert_true(cr_game_ply(g, i)->flags & CR_PLY_AMBIGUOUS);
+        assert_true(cr_game_ply(g, i)->flags & CR_PLY_RECONSTRUCTED);
+        assert_true(cr_game_ply(g, i)->fits >= 2);
+    }
+    assert_non_null(last_of(s, CR_INFER_ATTENTION));
+    sim_free(s);
+}
+
+static void test_rotated(void **state)
+{
+    (void)state;
+    sim *s = sim_new(true);
+    start(s);
+    assert_true(cr_infer_rotated(s->inf));
+    move(s, "d2", "d4");
+    move(s, "g8", "f6");
+    finish(s);
+    assert_moves(s, "d4 Nf6");
+    sim_free(s);
+}
+
+static void test_new_games(void **state)
+{
+    (void)state;
+    sim *s = sim_new(false);
+    meta(s, "White", "A");
+    start(s);
+    move(s, "e2", "e4");
+    move(s, "e7", "e5");
+    /* swept off, set up again: a new game */
+    memset(s->b, 0, sizeof s->b);
+    show(s, 5000);
+    meta(s, "White", "B");
+    meta(s, "FEN", "4k3/8/8/8/8/8/4P3/4K3 w - - 0 1");
+    set_fen(s, "4k3/8/8/8/8/8/4P3/4K3 w - - 0 1", 3000);
+    assert_int_equal(count(s, CR_INFER_GAME_STARTED), 2);
+    const rec_ev *e = last_of(s, CR_INFER_GAME_ENDED);
+    assert_non_null(e); /* the unfinished game handed over */
+    assert_int_equal(e->result, CR_RESULT_NONE);
+    assert_int_equal(e->game_number, 1);
+    move(s, "e2", "e4");
+    finish(s);
+    assert_moves(s, "e4");
+    assert_string_equal(cr_game_tag(cr_infer_game(s->inf), "White"), "B");
+    assert_string_equal(cr_game_tag(cr_infer_game(s->inf), "Board"), "T1");
+    sim_free(s);
+
+    /* a Chess960 start position is recognised; castling there */
+    s = sim_new(false);
+    set_fen(s, "bqnbrkrn/pppppppp/8/8/8/8/PPPPPPPP/BQNBRKRN w KQkq - 0 1", 1000);
+    assert_int_equal(count(s, CR_INFER_GAME_STARTED), 1);
+    assert_true(cr_game_start(cr_infer_game(s->inf))->chess960);
+    move(s, "h1", "g3");
+    move(s, "h8", "g6");
+    /* O-O: king f1->g1, rook g1->f1 (both squares stay occupied) */
+    lift(s, "f1", 2000);
+    lift(s, "g1", 200);
+    put(s, "g1", CR_WK, 200);
+    put(s, "f1", CR_WR, 200);
+    finish(s);
+    assert_moves(s, "Ng3 Ng6 O-O");
+    sim_free(s);
+}
+
+/* Every Chess960 start position is recognised (either way round). */
+static void test_all_960(void **state)
+{
+    (void)state;
+    for (int rot = 0; rot < 2; rot++) {
+        sim *s = sim_new(rot);
+        for (int n = 0; n < 960; n++) {
+            cr_position p;
+            assert_int_equal(cr_position_init_960(&p, n), 0);
+            memcpy(s->b, p.board, CR_SQ_NB);
+            show(s, 1000);
+            const cr_game *g = cr_infer_game(s->inf);
+            assert_non_null(g);
+            assert_memory_equal(cr_game_start(g)->board, p.board, CR_SQ_NB);
+            assert_int_equal(cr_infer_rotated(s->inf), rot);
+        }
+        sim_free(s);
+    }
+}
+
+static void test_kings_signal(void **state)
+{
+    (void)state;
+    sim *s = sim_new(false);
+    setup(s, "4k3/p7/8/8/3K4/8/8/8 w - - 0 1");
+    move(s, "d4", "d3");
+    clock_ev(s, 300, CR_BLACK);
+    clock_ev(s, 2000, CR_CLOCK_STOPPED);
+    /* the white king to e4 (light), the black king to d5 (light): 1-0 */
+    lift(s, "d3", 3000);
+    put(s, "e4", CR_WK, 300);
+    lift(s, "e8", 700);
+    put(s, "d5", CR_BK, 300);
+    finish(s);
+    assert_moves(s, "Kd3");
+    const rec_ev *e = last_of(s, CR_INFER_GAME_ENDED);
+    assert_non_null(e);
+    assert_int_equal(e->result, CR_RESULT_WHITE);
+    assert_int_equal(cr_game_result(cr_infer_game(s->inf)), CR_RESULT_WHITE);
+    sim_free(s);
+}
+
+static void test_checkmate(void **state)
+{
+    (void)state;
+    sim *s = sim_new(false);
+    start(s);
+    move(s, "f2", "f3");
+    move(s, "e7", "e5");
+    move(s, "g2", "g4");
+    move(s, "d8", "h4");
+    finish(s);
+    assert_moves(s, "f3 e5 g4 Qh4#");
+    const rec_ev *e = last_of(s, CR_INFER_GAME_ENDED);
+    assert_non_null(e);
+    assert_int_equal(e->result, CR_RESULT_BLACK);
+    assert_string_equal(e->reason, "checkmate");
+    sim_free(s);
+}
+
+static void test_unreachable_and_resync(void **state)
+{
+    (void)state;
+    sim *s = sim_new(false);
+    start(s);
+    move(s, "e2", "e4");
+    /* a knight appears on e5 from nowhere and stays */
+    put(s, "e5", CR_WN, 2000);
+    show(s, 6000);
+    const rec_ev *a = last_of(s, CR_INFER_ATTENTION);
+    assert_non_null(a);
+    assert_true(a->squares & (1ull << sq("e5")));
+    assert_int_equal(count(s, CR_INFER_MOVE), 1);
+    /* removed again: back in sync, play goes on */
+    lift(s, "e5", 1000);
+    assert_non_null(last_of(s, CR_INFER_RESYNCED));
+    move(s, "c7", "c5");
+    finish(s);
+    assert_moves(s, "e4 c5");
+    sim_free(s);
+}
+
+static void test_illegal_move_stood(void **state)
+{
+    (void)state;
+    sim *s = sim_new(false);
+    setup(s, "4k3/8/8/8/8/8/8/4K2R w - - 0 1");
+    clock_ev(s, 10, CR_WHITE);
+    /* the king jumps two squares and the clock is pressed */
+    lift(s, "e1", 2000);
+    put(s, "e3", CR_WK, 300);
+    clock_ev(s, 600, CR_BLACK);
+    move(s, "e8", "d7");
+    finish(s);
+    const cr_game *g = cr_infer_game(s->inf);
+    assert_int_equal(cr_game_ply_count(g), 2);
+    assert_true(cr_game_ply(g, 0)->flags & CR_PLY_ILLEGAL);
+    assert_string_equal(cr_game_ply(g, 0)->san, "Ke1-e3");
+    assert_string_equal(cr_game_ply(g, 1)->san, "Kd7");
+    sim_free(s);
+}
+
+static void test_hostile(void **state)
+{
+    (void)state;
+    sim *s = sim_new(false);
+    start(s);
+    move(s, "e2", "e4");
+    uint8_t saved[CR_SQ_NB];
+    memcpy(saved, s->b, sizeof saved);
+    /* two white kings, a cleared board, flickering squares */
+    put(s, "d4", CR_WK, 1000);
+    show(s, 6000);
+    memset(s->b, 0, sizeof s->b);
+    show(s, 1000);
+    uint64_t x = 12345;
+    for (int i = 0; i < 2000; i++) {
+        x = x * 6364136223846793005ull + 1442695040888963407ull;
+        s->b[(x >> 33) % 64] = (uint8_t)((x >> 20) % 15);
+        show(s, (int)((x >> 40) % 400));
+    }
+    assert_true(count(s, CR_INFER_ATTENTION) >= 1);
+    /* the arbiter puts the position back: play resumes */
+    memcpy(s->b, saved, sizeof saved);
+    show(s, 1000);
+    move(s, "e7", "e5");
+    finish(s);
+    char got[64];
+    moves_of(s, got, sizeof got);
+    /* A new game may have been recognised from noise; otherwise it goes on. */
+    assert_true(strcmp(got, "e4 e5") == 0 || strcmp(got, "") == 0);
+    sim_free(s);
+
+    /* events out of order in time are clamped, NULLs refused */
+    s = sim_new(false);
+    start(s);
+    s->t -= 5000;
+    move(s, "e2", "e4");
+    finish(s);
+    assert_moves(s, "e4");
+    assert_int_equal(cr_infer_feed(NULL, NULL), CR_EINVAL);
+    cr_infer_free(NULL);
+    sim_free(s);
+}
+
+static void test_footprint(void **state)
+{
+    (void)state;
+    sim *s = sim_new(false);
+    assert_true(cr_infer_footprint(s->inf) < 64 * 1024);
+    cr_infer_stats st;
+    cr_infer_get_stats(s->inf, &st);
+    assert_int_equal(st.snapshots, 0);
+    sim_free(s);
+}
+
+int main(void)
+{
+    const struct CMUnitTest tests[] = {
+        cmocka_unit_test(test_simple_moves_and_clock),
+        cmocka_unit_test(test_captures),
+        cmocka_unit_test(test_castling),
+        cmocka_unit_test(test_en_passant),
+        cmocka_unit_test(test_promotions),
+        cmocka_unit_test(test_slides),
+        cmocka_unit_test(test_takeback),
+        cmocka_unit_test(test_gap),
+        cmocka_unit_test(test_ambiguous_gap),
+        cmocka_unit_test(test_rotated),
+        cmocka_unit_test(test_new_games),
+        cmocka_unit_test(test_all_960),
+        cmocka_unit_test(test_kings_signal),
+        cmocka_unit_test(test_checkmate),
+        cmocka_unit_test(test_unreachable_and_resync),
+        cmocka_unit_test(test_illegal_move_stood),
+        cmocka_unit_test(test_hostile),
+        cmocka_unit_test(test_footprint),
+    };
+    return cmocka_run_group_tests(tests, NULL, NULL);
+}
