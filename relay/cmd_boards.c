@@ -1,0 +1,160 @@
+/* chessrelay boards: lists the DGT boards reachable now (transport, serial
+ * number, version). */
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#include <event2/event.h>
+
+#include "commands.h"
+#include "dgt_link.h"
+#include "dgt_serial.h"
+#include "dgt_usb.h"
+
+#define BOARDS_MAX 64
+
+typedef struct lister {
+    struct event_base *base;
+    cr_dgt_link *links[BOARDS_MAX];
+    int n;
+    int64_t deadline;
+} lister;
+
+/* Done when every link has its serial number and version, or time is up. */
+static void on_check(evutil_socket_t fd, short what, void *arg)
+{
+    (void)fd;
+    (void)what;
+    lister *ls = arg;
+    bool all = true;
+    for (int i = 0; i < ls->n; i++) {
+        const cr_dgt_board_info *in = cr_dgt_link_info(ls->links[i]);
+        cr_dgt_health h = cr_dgt_link_health(ls->links[i]);
+        all = all && h.identified && in->version_major >= 0;
+    }
+    if (all || cr_dgt_now_ms() >= ls->deadline) {
+        event_base_loopexit(ls->base, NULL);
+    }
+}
+
+static int usage(void)
+{
+    fprintf(stderr, "usage: chessrelay boards [--serial DEV]... [--usb] [--timeout MS]\n");
+    return 2;
+}
+
+int cr_cmd_boards(int argc, char **argv)
+{
+    const char *serials[BOARDS_MAX];
+    int nserial = 0;
+    bool usb = false;
+    long timeout = 3000;
+    for (int i = 1; i < argc; i++) {
+        const char *v = i + 1 < argc ? argv[i + 1] : NULL;
+        if (strcmp(argv[i], "--serial") == 0 && v && nserial < BOARDS_MAX) {
+            serials[nserial++] = v;
+            i++;
+        } else if (strcmp(argv[i], "--usb") == 0) {
+            usb = true;
+        } else if (strcmp(argv[i], "--timeout") == 0 && v) {
+            timeout = strtol(v, NULL, 10);
+            i++;
+        } else {
+            fprintf(stderr, "chessrelay boards: unknown or incomplete option '%s'\n", argv[i]);
+            return usage();
+        }
+    }
+    if (nserial == 0) {
+        usb = true;
+    }
+    lister ls;
+    memset(&ls, 0, sizeof ls);
+    ls.base = event_base_new();
+    if (!ls.base) {
+        fprintf(stderr, "chessrelay boards: cannot create the event loop\n");
+        return 1;
+    }
+    cr_dgt_link_config cfg;
+    cr_dgt_link_config_default(&cfg);
+    cfg.reopen_ms = 250;
+    cfg.identify_only = true; /* leave the board as it was: no update mode */
+    int status = 0;
+    for (int i = 0; i < nserial; i++) {
+        cr_error err;
+        int fd = cr_serial_open(serials[i], &err);
+        if (fd < 0) {
+            fprintf(stderr, "chessrelay boards: %s\n", err.text);
+            status = 1;
+            continue;
+        }
+        close(fd);
+        cr_dgt_transport tr;
+        if (cr_serial_transport_new(ls.base, serials[i], &tr) == 0) {
+            cr_dgt_link *l = cr_dgt_link_new(ls.base, &tr, &cfg, NULL);
+            if (l) {
+                ls.links[ls.n++] = l;
+            }
+        }
+    }
+    cr_usb *u = NULL;
+    if (usb) {
+        cr_error err;
+        cr_error_clear(&err);
+        cr_usb_config ucfg;
+        cr_usb_config_default(&ucfg);
+        u = cr_usb_new(ls.base, &ucfg, &err);
+        if (!u) {
+            fprintf(stderr, "chessrelay boards: USB unavailable: %s\n", err.text);
+        } else {
+            cr_usb_board_desc d[BOARDS_MAX];
+            int n = cr_usb_scan(u, d, BOARDS_MAX);
+            for (int i = 0; i < n && ls.n < BOARDS_MAX; i++) {
+                cr_dgt_transport tr;
+                if (cr_usb_transport_new(u, &d[i], &tr) == 0) {
+                    cr_dgt_link *l = cr_dgt_link_new(ls.base, &tr, &cfg, NULL);
+                    if (l) {
+                        ls.links[ls.n++] = l;
+                    }
+                }
+            }
+        }
+    }
+    if (ls.n > 0) {
+        for (int i = 0; i < ls.n; i++) {
+            cr_dgt_link_start(ls.links[i]);
+        }
+        ls.deadline = cr_dgt_now_ms() + timeout;
+        struct event *check = event_new(ls.base, -1, EV_PERSIST, on_check, &ls);
+        struct timeval tv = {0, 50000};
+        event_add(check, &tv);
+        event_base_dispatch(ls.base);
+        event_free(check);
+    }
+    int found = 0;
+    for (int i = 0; i < ls.n; i++) {
+        cr_dgt_health h = cr_dgt_link_health(ls.links[i]);
+        const cr_dgt_board_info *in = cr_dgt_link_info(ls.links[i]);
+        if (!h.identified) {
+            fprintf(stderr, "chessrelay boards: %s: no DGT board answered\n", cr_dgt_link_name(ls.links[i]));
+            status = 1;
+            continue;
+        }
+        found++;
+        char version[32] = "?";
+        if (in->version_major >= 0) {
+            snprintf(version, sizeof version, "%d.%02d", in->version_major, in->version_minor);
+        }
+        printf("%s\t%s\tversion %s\n", cr_dgt_link_name(ls.links[i]), in->serial[0] ? in->serial : "-",
+               version);
+    }
+    if (found == 0 && status == 0) {
+        printf("no boards found\n");
+    }
+    for (int i = 0; i < ls.n; i++) {
+        cr_dgt_link_free(ls.links[i]);
+    }
+    cr_usb_free(u);
+    event_base_free(ls.base);
+    return status;
+}

@@ -1,0 +1,146 @@
+#!/usr/bin/env bash
+# End to end through the board drivers: `chessrelay emulate` plays a sample
+# feed as a DGT board on a pty, `chessrelay record --serial` records it into
+# a new feed (raw + decoded lines), and `chessrelay replay` of that recording
+# must give the games of the .expected file; also with faults injected
+# (stray bytes, dropped bytes -> resync + re-dump, unplug/replug of the pty),
+# and with the decoded lines removed (replay decodes the raw lines alone).
+#   $1 = path of the chessrelay binary; env CR_SOURCE_DIR, CR_SHARED_DIR.
+#   E2E_FEEDS="p03 p13" limits the feeds, E2E_SPEED changes the speed,
+#   E2E_KEEP=1 keeps the files.
+set -u
+BIN="$1"
+SRC="${CR_SOURCE_DIR:-$(cd "$(dirname "$0")/../.." && pwd)}"
+SHARED="${CR_SHARED_DIR:-$SRC/../shared}"
+FEEDS="$SRC/tests/data/feeds"
+[ -f "$FEEDS/p03.feed" ] || FEEDS="$SHARED/feeds"
+CHECK="$SHARED/tools/check-feeds"
+SPEED="${E2E_SPEED:-100}"
+tmp=$(mktemp -d)
+# E2E_KEEP=1 keeps the recordings and logs for a look.
+if [ -n "${E2E_KEEP:-}" ]; then echo "files in $tmp"; else trap 'rm -rf "$tmp"' EXIT; fi
+fail=0
+# run_one runs in background subshells: failures are marker files.
+bad() { echo "FAIL $1: $2"; touch "$tmp/FAILED.$1"; }
+
+if [ ! -f "$FEEDS/p03.feed" ]; then
+  echo "no sample feeds in $FEEDS: skipping"
+  exit 0
+fi
+if [ ! -x "$CHECK" ]; then
+  echo "check-feeds not found in $SHARED/tools: skipping"
+  exit 0
+fi
+
+# round name feed faults seed [board]: records into $tmp/<round>/{out,rawonly}
+run_one() {
+  local round=$1 name=$2 feed=$3 faults=$4 seed=$5 board=${6:-}
+  local speed=$SPEED
+  [ "$round" = retry ] && speed=$((SPEED / 2))
+  local w="$tmp/$round"
+  mkdir -p "$w/out" "$w/rawonly"
+  echo "$name $feed ${faults:--} $seed $board" > "$tmp/args.$name"
+  local dev="$w/$name.dev" extra=()
+  [ -n "$faults" ] && extra+=(--faults "$faults" --seed "$seed")
+  [ -n "$board" ] && extra+=(--board "$board")
+  "$BIN" emulate "$FEEDS/$feed.feed" --pty --link "$dev" --speed "$speed" --max-gap 3000 \
+    "${extra[@]}" >"$w/$name.emu" 2>"$w/$name.emu.err" &
+  local emu=$!
+  for _ in $(seq 100); do [ -s "$w/$name.emu" ] && break; sleep 0.05; done
+  if [ "$(head -n 1 "$w/$name.emu")" != "$dev" ]; then
+    bad "$name" "emulate did not print its device path"; cat "$w/$name.emu.err"
+    kill "$emu" 2>/dev/null; return
+  fi
+  # --duration: never outlive the test, whatever happens to this script.
+  "$BIN" record --serial "$dev" --out "$w/$name.feed" --time-scale "$speed" --quiet \
+    --duration 300000 2>"$w/$name.rec.err" &
+  local rec=$!
+  local waited=0
+  while kill -0 "$emu" 2>/dev/null; do
+    sleep 0.2; waited=$((waited + 1))
+    if [ $waited -gt 1200 ]; then bad "$name" "emulator still running after 240 s"; kill "$emu"; break; fi
+  done
+  wait "$emu"; local erc=$?
+  kill -INT "$rec"; wait "$rec"; local rrc=$?
+  [ $erc -eq 0 ] || { bad "$name" "emulate exited $erc"; cat "$w/$name.emu.err"; }
+  [ $rrc -eq 0 ] || { bad "$name" "record exited $rrc"; cat "$w/$name.rec.err"; }
+  grep -q ' raw ' "$w/$name.feed" || bad "$name" "no raw lines recorded"
+  cp "$w/$name.feed" "$w/out/$name.feed"
+  # The same recording with only its raw (and link) lines: replay decodes them.
+  grep -v -E '^[0-9]+ [^ ]+ (pos|clock) ' "$w/$name.feed" > "$w/rawonly/$name.feed"
+  if [ -n "$board" ]; then
+    grep "^$board	" "$FEEDS/$feed.expected" | cut -f2 > "$w/out/$name.expected"
+  else
+    cp "$FEEDS/$feed.expected" "$w/out/$name.expected"
+  fi
+  cp "$w/out/$name.expected" "$w/rawonly/$name.expected"
+}
+
+# Replays the recordings of a round; the names of failed ones go to $tmp/<round>.failed.
+check_round() {
+  local round=$1 status=0
+  : > "$tmp/$round.failed"
+  for dir in out rawonly; do
+    local res last
+    res=$(CMD="$BIN replay {feed}" JOBS=2 VERBOSE=1 FAILLIST="$tmp/$round.$dir.failed" "$CHECK" "$tmp/$round/$dir")
+    last=$(printf '%s\n' "$res" | tail -n 1)
+    echo "$round/$dir: $last"
+    case "$last" in
+      *" 0 failed") ;;
+      *) printf '%s\n' "$res" | grep -E '^FAIL' | head -20; status=1
+         cat "$tmp/$round.$dir.failed" >> "$tmp/$round.failed" ;;
+    esac
+  done
+  for f in "$tmp"/FAILED.*; do
+    [ -e "$f" ] && { basename "$f" | sed 's/^FAILED\.//' >> "$tmp/$round.failed"; rm -f "$f"; status=1; }
+  done
+  return $status
+}
+
+want() { [ -z "${E2E_FEEDS:-}" ] || [[ " $E2E_FEEDS " == *" $1 "* ]]; }
+
+# `boards`: no option = USB (none on a test machine: "no boards found", exit 0);
+# --serial names the emulated board by its serial number and version.
+out=$("$BIN" boards 2>/dev/null); rc=$?
+if [ $rc -ne 0 ] || [ -z "$out" ]; then echo "FAIL boards: exit $rc, output '$out'"; fail=1; fi
+"$BIN" emulate "$FEEDS/p03.feed" --pty --link "$tmp/boards.dev" >"$tmp/boards.emu" 2>/dev/null &
+bemu=$!
+for _ in $(seq 100); do [ -s "$tmp/boards.emu" ] && break; sleep 0.05; done
+out=$("$BIN" boards --serial "$tmp/boards.dev" 2>&1); rc=$?
+kill "$bemu" 2>/dev/null; wait "$bemu" 2>/dev/null
+case "$out" in
+  "serial:$tmp/boards.dev	Board_109	version 1.07") echo "boards: ok" ;;
+  *) echo "FAIL boards --serial: exit $rc, output '$out'"; fail=1 ;;
+esac
+"$BIN" boards --serial /nonexistent/ttyUSB9 >/dev/null 2>&1 && { echo "FAIL boards: a missing device must fail"; fail=1; }
+
+# Two at a time (the machine may have two cores).
+want p03 && run_one first clean_p03 p03 "" 0 &
+want p13 && run_one first clean_p13_rotated p13 "" 0 &
+wait
+want p08 && run_one first garbage_p08 p08 garbage 1 &
+want p16 && run_one first drop_p16 p16 drop 2 &
+wait
+want p01 && run_one first disconnect_p01 p01 disconnect 3 &
+want pm01 && run_one first faults_pm01_b7 pm01 garbage,drop,disconnect 4 7 &
+wait
+
+if [ ! -d "$tmp/first/out" ]; then
+  echo "no feed was recorded"; exit 1
+fi
+if ! check_round first; then
+  # The recorder stamps bytes when it reads them: on a loaded machine (or
+  # under a sanitizer) a late read stretches a brief in-between position past
+  # the inference's settle time. Record those feeds again at half speed: a
+  # bug in the drivers fails both times.
+  echo "re-recording the failed feeds at half speed (timing on a loaded machine?)"
+  for name in $(sort -u "$tmp/first.failed" | sed 's/\.feed$//'); do
+    [ -f "$tmp/args.$name" ] || continue
+    read -r n feed faults seed board < "$tmp/args.$name"
+    [ "$faults" = "-" ] && faults=""
+    run_one retry "$n" "$feed" "$faults" "$seed" $board
+  done
+  check_round retry || fail=1
+fi
+[ $fail -eq 0 ] && echo "emulator e2e: ok"
+exit $fail
