@@ -249,16 +249,17 @@ static uint32_t utf8_at(const char *s, int *len)
         *len = u[0] ? 1 : 0;
         return u[0];
     }
-    if ((u[0] & 0xe0) == 0xc0 && (u[1] & 0xc0) == 0x80) {
+    if ((u[0] & 0xe0) == 0xc0 && u[0] >= 0xc2 && (u[1] & 0xc0) == 0x80) {
         *len = 2;
         return ((uint32_t)(u[0] & 0x1f) << 6) | (u[1] & 0x3f);
     }
-    if ((u[0] & 0xf0) == 0xe0 && (u[1] & 0xc0) == 0x80 && (u[2] & 0xc0) == 0x80) {
+    if ((u[0] & 0xf0) == 0xe0 && (u[1] & 0xc0) == 0x80 && (u[2] & 0xc0) == 0x80 &&
+        (u[0] != 0xe0 || u[1] >= 0xa0)) {
         *len = 3;
         return ((uint32_t)(u[0] & 0x0f) << 12) | ((uint32_t)(u[1] & 0x3f) << 6) | (u[2] & 0x3f);
     }
     if ((u[0] & 0xf8) == 0xf0 && (u[1] & 0xc0) == 0x80 && (u[2] & 0xc0) == 0x80 &&
-        (u[3] & 0xc0) == 0x80) {
+        (u[3] & 0xc0) == 0x80 && (u[0] != 0xf0 || u[1] >= 0x90)) {
         *len = 4;
         return ((uint32_t)(u[0] & 0x07) << 18) | ((uint32_t)(u[1] & 0x3f) << 12) |
                ((uint32_t)(u[2] & 0x3f) << 6) | (u[3] & 0x3f);
@@ -583,6 +584,9 @@ static int parse_move(int lang, const char *s, parsed *p, cr_error *err)
                 a[k < 2 ? k : 2] = s[j];
                 j++;
                 k++;
+            }
+            if (k == 0) {
+                break; /* a look-alike that is not an ASCII ! or ?: never loop on it */
             }
             if (k > 2) {
                 return unreadable(err, "cannot read the annotation", s, i);

@@ -487,13 +487,29 @@ static void test_names(void **state)
     assert_string_equal(buf, "g1f3");
 }
 
+/* Regression (fuzz_san): overlong UTF-8 forms of '!', '?' and NUL after a
+ * move made the suffix loop spin for ever. They must be errors, at once. */
+static void test_overlong_utf8(void **state)
+{
+    (void)state;
+    cr_position pos;
+    cr_position_init_start(&pos);
+    const char *texts[] = {"a3\xc0\xa1", "a3\xc0\xbf", "a3\xc0\x80", "e4\xe0\x80\xa1"};
+    for (size_t k = 0; k < sizeof texts / sizeof texts[0]; k++) {
+        cr_error err;
+        cr_error_clear(&err);
+        assert_int_equal(cr_move_from_text(&pos, texts[k], CR_LANG_EN, NULL, &err), CR_MOVE_NONE);
+        assert_int_not_equal(err.code, 0);
+    }
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(test_san_round_trip),  cmocka_unit_test(test_styles_round_trip),
         cmocka_unit_test(test_tricky_san),      cmocka_unit_test(test_read_forms),
         cmocka_unit_test(test_read_errors),     cmocka_unit_test(test_appendix_c_game),
-        cmocka_unit_test(test_detect_lang),     cmocka_unit_test(test_names),
+        cmocka_unit_test(test_detect_lang),     cmocka_unit_test(test_names), cmocka_unit_test(test_overlong_utf8),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }

@@ -88,7 +88,7 @@ typedef void (*cr_infer_cb)(void *data, const cr_infer_event *ev);
 
 typedef struct cr_infer_config {
     int settle_ms;        /* board still this long => a pending move is final (default 300) */
-    int max_gap_plies;    /* plies recovered over missed snapshots (default 4, at most 6) */
+    int max_gap_plies;    /* plies recovered over missed snapshots (default 4, at most 8) */
     int attention_ms;     /* an unexplained board standing this long => ATTENTION (default 5000) */
     int castle_hold_ms;   /* a rook or king move that may be the first half of castling
                              waits this long instead of settle_ms (default 2000) */
