@@ -14,6 +14,18 @@ struct cr_command {
 };
 
 int cr_cmd_perft(int argc, char **argv);
+int cr_cmd_replay(int argc, char **argv);
+int cr_cmd_boards(int argc, char **argv);
+int cr_cmd_record(int argc, char **argv);
+int cr_cmd_emulate(int argc, char **argv);
 int cr_cmd_notation(int argc, char **argv);
+int cr_cmd_serve(int argc, char **argv);
+int cr_cmd_demo(int argc, char **argv);
+int cr_cmd_edge(int argc, char **argv); /* relay/cmd_edge.c: NATS edge relay */
+int cr_cmd_agent(int argc, char **argv);
+int cr_cmd_pairings(int argc, char **argv); /* relay/cmd_pairings.c */
+int cr_relay_wants_serve(int argc, char **argv);  /* replay --serve hook (relay/cmd_serve.c) */
+int cr_relay_replay_serve(int argc, char **argv); /* replay FEED... --serve */
+int cr_relay_demo(int argc, char **argv, const char *feed);
 
 #endif

@@ -1,0 +1,233 @@
+/* relay_load_client: opens N WebSocket viewers to a relay (or the bare
+ * broadcast server), subscribes each to a round, and measures for every
+ * message the time from its `ts` (microseconds since the epoch, stamped
+ * when the event entered the server) to its arrival here.
+ *
+ *   relay_load_client --port P --viewers N --seconds S [--round R] [--resume 1]
+ *
+ * --resume 1: each viewer says hello and subscribes with `since` = the seq
+ * of the welcome, so it gets no snapshots: the pure broadcast, to compare
+ * with the bare server. Without it each viewer gets its snapshots first.
+ *
+ * Prints one line: viewers connected, messages, messages/s, latency p50,
+ * p99 and max in milliseconds. Measuring starts once the viewers' snapshots
+ * have arrived (none for a second) and snapshots are not counted (their ts
+ * is the game's last event, not now). */
+#include <inttypes.h>
+#include <libwebsockets.h>
+#include <signal.h>
+#include <stdbool.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+
+#define BUCKET_US 10
+#define BUCKETS 200000 /* 2 s in 10 us steps; beyond goes to the last */
+
+/* Per viewer: with --resume, hello first, then subscribe from the seq the
+ * welcome gives (the steady state without the join's snapshots). */
+typedef struct cpss {
+    int state; /* 0: send hello/subscribe, 1: waiting for welcome, 2: send subscribe, 3: done */
+    long long since;
+} cpss;
+
+typedef struct bench {
+    struct lws_context *ctx;
+    const char *round;
+    int port, want, opened, connected, failed;
+    bool resume;
+    int64_t messages;
+    uint32_t *hist;
+    int64_t max_us;
+    int64_t snapshots, last_snapshot_us;
+    bool measuring;
+} bench;
+
+static int64_t now_us(void)
+{
+    struct timespec ts;
+    clock_gettime(CLOCK_REALTIME, &ts);
+    return (int64_t)ts.tv_sec * 1000000 + ts.tv_nsec / 1000;
+}
+
+static int callback(struct lws *wsi, enum lws_callback_reasons reason, void *user, void *in, size_t len)
+{
+    bench *b = lws_context_user(lws_get_context(wsi));
+    switch (reason) {
+    case LWS_CALLBACK_CLIENT_ESTABLISHED:
+        b->connected++;
+        lws_callback_on_writable(wsi);
+        break;
+    case LWS_CALLBACK_CLIENT_CONNECTION_ERROR:
+        b->failed++;
+        break;
+    case LWS_CALLBACK_CLIENT_WRITEABLE: {
+        cpss *c = user;
+        unsigned char buf[LWS_PRE + 128];
+        int n;
+        if (c->state == 0 && b->resume) {
+            n = snprintf((char *)buf + LWS_PRE, 128, "{\"op\":\"hello\"}");
+            c->state = 1;
+        } else if (c->state == 0 || c->state == 2) {
+            if (c->state == 2) {
+                n = snprintf((char *)buf + LWS_PRE, 128, "{\"op\":\"subscribe\",\"round\":\"%s\",\"since\":%lld}",
+                             b->round, c->since);
+            } else {
+                n = snprintf((char *)buf + LWS_PRE, 128, "{\"op\":\"subscribe\",\"round\":\"%s\"}", b->round);
+            }
+            c->state = 3;
+        } else {
+            break;
+        }
+        if (lws_write(wsi, buf + LWS_PRE, (size_t)n, LWS_WRITE_TEXT) < n) {
+            return -1;
+        }
+        break;
+    }
+    case LWS_CALLBACK_CLIENT_RECEIVE: {
+        cpss *c = user;
+        if (c->state == 1 && len > 17 && memcmp(in, "{\"type\":\"welcome\"", 17) == 0) {
+            char text[256];
+            size_t n = len < sizeof text - 1 ? len : sizeof text - 1;
+            memcpy(text, in, n);
+            text[n] = '\0';
+            const char *q = strstr(text, "\"seq\":");
+            c->since = q ? strtoll(q + 6, NULL, 10) : 0;
+            c->state = 2;
+            lws_callback_on_writable(wsi);
+            break;
+        }
+        if (len >= 18 && memcmp(in, "{\"type\":\"snapshot\"", 18) == 0) {
+            b->snapshots++;
+            b->last_snapshot_us = now_us();
+            break;
+        }
+        if (!b->measuring || len < 20) {
+            break;
+        }
+        /* The ts field without a JSON parser: the client must stay cheap. */
+        const char *p = in;
+        const char *end = p + len;
+        for (; p + 5 < end && memcmp(p, "\"ts\":", 5) != 0; p++) {
+        }
+        if (p + 5 >= end) {
+            break;
+        }
+        int64_t ts = strtoll(p + 5, NULL, 10);
+        int64_t lat = now_us() - ts;
+        if (lat < 0) {
+            lat = 0;
+        }
+        if (lat > b->max_us) {
+            b->max_us = lat;
+        }
+        int64_t k = lat / BUCKET_US;
+        b->hist[k < BUCKETS ? k : BUCKETS - 1]++;
+        b->messages++;
+        break;
+    }
+    default:
+        break;
+    }
+    return 0;
+}
+
+static double percentile(const bench *b, double q)
+{
+    int64_t want = (int64_t)((double)b->messages * q), seen = 0;
+    for (int i = 0; i < BUCKETS; i++) {
+        seen += b->hist[i];
+        if (seen > want) {
+            return (double)i * BUCKET_US / 1000.0;
+        }
+    }
+    return (double)b->max_us / 1000.0;
+}
+
+int main(int argc, char **argv)
+{
+    bench b;
+    memset(&b, 0, sizeof b);
+    b.round = "1";
+    int seconds = 10;
+    for (int i = 1; i + 1 < argc; i += 2) {
+        if (strcmp(argv[i], "--port") == 0) {
+            b.port = atoi(argv[i + 1]);
+        } else if (strcmp(argv[i], "--viewers") == 0) {
+            b.want = atoi(argv[i + 1]);
+        } else if (strcmp(argv[i], "--seconds") == 0) {
+            seconds = atoi(argv[i + 1]);
+        } else if (strcmp(argv[i], "--round") == 0) {
+            b.round = argv[i + 1];
+        } else if (strcmp(argv[i], "--resume") == 0) {
+            b.resume = atoi(argv[i + 1]) != 0;
+        }
+    }
+    if (!b.port || b.want <= 0) {
+        fprintf(stderr, "usage: relay_load_client --port P --viewers N --seconds S [--round R]\n");
+        return 2;
+    }
+    b.hist = calloc(BUCKETS, sizeof *b.hist);
+    static struct lws_protocols protocols[] = {{"bench", callback, sizeof(cpss), 65536, 0, NULL, 0}, {NULL, NULL, 0, 0, 0, NULL, 0}};
+    struct lws_context_creation_info info;
+    memset(&info, 0, sizeof info);
+    info.port = CONTEXT_PORT_NO_LISTEN;
+    info.protocols = protocols;
+    info.user = &b;
+    info.fd_limit_per_thread = (unsigned)b.want + 64;
+    lws_set_log_level(LLL_ERR, NULL);
+    b.ctx = lws_create_context(&info);
+    if (!b.ctx) {
+        return 1;
+    }
+    int64_t start = now_us(), measure_from = 0, stop_at = 0;
+    while (1) {
+        /* Open connections a batch at a time so that the listen backlog
+         * never overflows. */
+        for (int k = 0; k < 100 && b.opened < b.want && b.opened - b.connected - b.failed < 500; k++) {
+            struct lws_client_connect_info ci;
+            memset(&ci, 0, sizeof ci);
+            ci.context = b.ctx;
+            ci.address = "127.0.0.1";
+            ci.port = b.port;
+            ci.path = "/ws";
+            ci.host = "127.0.0.1";
+            ci.origin = "127.0.0.1";
+            ci.protocol = NULL;
+            if (!lws_client_connect_via_info(&ci)) {
+                b.failed++;
+            }
+            b.opened++;
+        }
+        lws_service(b.ctx, 0);
+        int64_t now = now_us();
+        if (!measure_from && b.connected + b.failed >= b.want) {
+            fprintf(stderr, "connected %d (failed %d) in %.1f s\n", b.connected, b.failed,
+                    (double)(now - start) / 1e6);
+            measure_from = now + 1000000; /* let subscriptions settle */
+        }
+        /* Measure the steady state: after every viewer got its snapshots
+         * (none for a second), so the join burst is not counted. */
+        if (measure_from && !b.measuring && now >= measure_from &&
+            (now - b.last_snapshot_us >= 1000000 || now - measure_from > 30000000)) {
+            b.measuring = true;
+            stop_at = now + (int64_t)seconds * 1000000;
+            fprintf(stderr, "snapshots %" PRId64 " received, measuring after %.1f s\n", b.snapshots,
+                    (double)(now - start) / 1e6);
+        }
+        if (b.measuring && now >= stop_at) {
+            break;
+        }
+        if (!measure_from && now - start > 120000000) {
+            fprintf(stderr, "gave up connecting: %d of %d\n", b.connected, b.want);
+            break;
+        }
+    }
+    printf("viewers=%d messages=%" PRId64 " msgs_per_s=%.0f p50_ms=%.2f p99_ms=%.2f max_ms=%.2f\n", b.connected,
+           b.messages, (double)b.messages / seconds, percentile(&b, 0.5), percentile(&b, 0.99),
+           (double)b.max_us / 1000.0);
+    lws_context_destroy(b.ctx);
+    free(b.hist);
+    return 0;
+}

@@ -1,0 +1,249 @@
+/* chessrelay serve / replay --serve: the relay daemon's command lines.
+ *
+ *   chessrelay serve [--config FILE] [--listen ADDR:PORT] [--state DIR] [--speed X]
+ *   chessrelay replay FEED... --serve [--listen ADDR:PORT] [--speed X]
+ *                     [--delay MINUTES] [--arbiter-token T] [--state DIR]
+ *
+ * Both end in cr_loop_run (loop.h). Common options: --port-file FILE (the
+ * bound port is written there; use --listen 127.0.0.1:0 for any free port),
+ * --web-root DIR, --exit-at-end, --quiet, --verbose (every store event). */
+#include <errno.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "commands.h"
+#include "config.h"
+#include "log.h"
+#include "loop.h"
+
+typedef struct serve_args {
+    const char *config_path, *listen, *state_dir, *port_file, *web_root, *token;
+    double speed;
+    int delay_s; /* -1: not given */
+    bool exit_at_end, serve;
+    const char **feeds;
+    int feed_count;
+} serve_args;
+
+static bool parse_number(const char *s, double lo, double hi, double *out)
+{
+    char *end;
+    errno = 0;
+    double v = strtod(s, &end);
+    if (!*s || *end || errno || !(v >= lo && v <= hi)) {
+        return false;
+    }
+    *out = v;
+    return true;
+}
+
+/* Returns 0, or 2 after printing a usage error. `who` names the command. */
+static int parse_args(const char *who, int argc, char **argv, bool feeds_allowed, serve_args *a)
+{
+    memset(a, 0, sizeof *a);
+    a->speed = 1.0;
+    a->delay_s = -1;
+    a->feeds = calloc((size_t)argc + 1, sizeof *a->feeds);
+    if (!a->feeds) {
+        return 1;
+    }
+    for (int i = 1; i < argc; i++) {
+        const char *o = argv[i];
+        const char *v = i + 1 < argc ? argv[i + 1] : NULL;
+        double d;
+        if (strcmp(o, "--serve") == 0) {
+            a->serve = true;
+            continue;
+        }
+        if (strcmp(o, "--exit-at-end") == 0) {
+            a->exit_at_end = true;
+            continue;
+        }
+        if (strcmp(o, "--quiet") == 0) {
+            cr_log_set_level(CR_LOG_WARN);
+            continue;
+        }
+        if (strcmp(o, "--verbose") == 0) {
+            cr_log_set_level(CR_LOG_DEBUG);
+            continue;
+        }
+        if (o[0] != '-' || strcmp(o, "-") == 0) {
+            if (!feeds_allowed) {
+                fprintf(stderr, "chessrelay %s: unexpected argument '%s'\n", who, o);
+                return 2;
+            }
+            a->feeds[a->feed_count++] = o;
+            continue;
+        }
+        if (!v) {
+            fprintf(stderr, "chessrelay %s: %s needs a value\n", who, o);
+            return 2;
+        }
+        i++;
+        if (strcmp(o, "--config") == 0) {
+            a->config_path = v;
+        } else if (strcmp(o, "--listen") == 0) {
+            a->listen = v;
+        } else if (strcmp(o, "--state") == 0) {
+            a->state_dir = v;
+        } else if (strcmp(o, "--port-file") == 0) {
+            a->port_file = v;
+        } else if (strcmp(o, "--web-root") == 0) {
+            a->web_root = v;
+        } else if (strcmp(o, "--arbiter-token") == 0) {
+            a->token = v;
+        } else if (strcmp(o, "--speed") == 0) {
+            if (!parse_number(v, 0.001, 1e6, &d)) {
+                fprintf(stderr, "chessrelay %s: --speed: expected a number > 0, got '%s'\n", who, v);
+                return 2;
+            }
+            a->speed = d;
+        } else if (strcmp(o, "--delay") == 0) {
+            if (!parse_number(v, 0, 24 * 60, &d)) {
+                fprintf(stderr, "chessrelay %s: --delay: expected minutes (0..1440), got '%s'\n", who,
+                        v);
+                return 2;
+            }
+            a->delay_s = (int)(d * 60 + 0.5);
+        } else {
+            fprintf(stderr, "chessrelay %s: unknown option '%s'\n", who, o);
+            return 2;
+        }
+    }
+    return 0;
+}
+
+/* Applies the command line over the config and runs the loop. */
+static int run(const char *who, serve_args *a, cr_config *cfg, const char *state_dir)
+{
+    if (a->listen && cr_parse_listen(a->listen, cfg->listen_host, sizeof cfg->listen_host,
+                                     &cfg->listen_port)) {
+        fprintf(stderr, "chessrelay %s: --listen: expected ADDR:PORT, got '%s'\n", who, a->listen);
+        return 2;
+    }
+    if (a->delay_s >= 0) {
+        cfg->delay_s = a->delay_s;
+    }
+    if (a->web_root) {
+        free(cfg->web_root);
+        cfg->web_root = strdup(a->web_root);
+    }
+    if (a->token) {
+        if (!a->token[0]) {
+            fprintf(stderr, "chessrelay %s: --arbiter-token: empty\n", who);
+            return 2;
+        }
+        cr_config_token *t = realloc(cfg->tokens, (size_t)(cfg->token_count + 1) * sizeof *t);
+        if (!t) {
+            return 1;
+        }
+        cfg->tokens = t;
+        memset(&t[cfg->token_count], 0, sizeof *t);
+        snprintf(t[cfg->token_count].name, sizeof t->name, "command line");
+        snprintf(t[cfg->token_count].role, sizeof t->role, "arbiter");
+        snprintf(t[cfg->token_count].token, sizeof t->token, "%s", a->token);
+        cfg->token_count++;
+    }
+    cr_loop_config lc;
+    memset(&lc, 0, sizeof lc);
+    lc.tournament = cfg;
+    lc.feeds = a->feeds;
+    lc.feed_count = a->feed_count;
+    lc.speed = a->speed;
+    lc.state_dir = state_dir;
+    lc.port_file = a->port_file;
+    lc.exit_at_end = a->exit_at_end;
+    return cr_loop_run(&lc);
+}
+
+int cr_cmd_serve(int argc, char **argv)
+{
+    serve_args a;
+    int rc = parse_args("serve", argc, argv, false, &a);
+    if (rc) {
+        free(a.feeds);
+        return rc;
+    }
+    cr_error err;
+    /* Without a tournament file: the defaults, games named by the boards. */
+    cr_config *cfg = a.config_path ? cr_config_load(a.config_path, &err) : cr_config_new();
+    if (!cfg) {
+        fprintf(stderr, "chessrelay serve: %s\n", a.config_path ? err.text : "out of memory");
+        free(a.feeds);
+        return 1;
+    }
+    char *state = NULL;
+    if (a.state_dir) {
+        state = strdup(a.state_dir);
+    } else if (cfg->state_dir) {
+        state = strdup(cfg->state_dir);
+    } else if (a.config_path) {
+        /* next to the tournament file */
+        size_t n = strlen(a.config_path) + 16;
+        state = malloc(n);
+        if (state) {
+            const char *slash = strrchr(a.config_path, '/');
+            snprintf(state, n, "%.*s%sstate", slash ? (int)(slash - a.config_path) : 0, a.config_path,
+                     slash ? "/" : "");
+        }
+    }
+    if (!state) {
+        cr_log(CR_LOG_WARN, "no --state DIR: nothing is journalled, a restart starts empty");
+    }
+    rc = run("serve", &a, cfg, state);
+    free(state);
+    cr_config_free(cfg);
+    free(a.feeds);
+    return rc;
+}
+
+int cr_relay_wants_serve(int argc, char **argv)
+{
+    for (int i = 1; i < argc; i++) {
+        if (strcmp(argv[i], "--serve") == 0) {
+            return true;
+        }
+    }
+    return false;
+}
+
+int cr_relay_replay_serve(int argc, char **argv)
+{
+    serve_args a;
+    int rc = parse_args("replay", argc, argv, true, &a);
+    if (rc || a.feed_count == 0) {
+        if (!rc) {
+            fprintf(stderr, "usage: chessrelay replay FEED... --serve [--listen ADDR:PORT] [--speed X]\n"
+                            "                         [--delay MINUTES] [--arbiter-token T] [--state DIR]\n");
+        }
+        free(a.feeds);
+        return rc ? rc : 2;
+    }
+    cr_config *cfg = cr_config_new();
+    rc = cfg ? run("replay", &a, cfg, a.state_dir) : 1;
+    cr_config_free(cfg);
+    free(a.feeds);
+    return rc;
+}
+
+int cr_relay_demo(int argc, char **argv, const char *feed)
+{
+    serve_args a;
+    int rc = parse_args("demo", argc, argv, false, &a);
+    if (rc) {
+        free(a.feeds);
+        return rc;
+    }
+    a.feeds[0] = feed;
+    a.feed_count = 1;
+    cr_config *cfg = cr_config_new();
+    if (cfg) {
+        snprintf(cfg->event, sizeof cfg->event, "chessrelay demo: famous games");
+        snprintf(cfg->site, sizeof cfg->site, "chessrelay");
+    }
+    rc = cfg ? run("demo", &a, cfg, a.state_dir) : 1;
+    cr_config_free(cfg);
+    free(a.feeds);
+    return rc;
+}

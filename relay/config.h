@@ -1,0 +1,100 @@
+/* chessrelay relay: the tournament file (JSON), read with jansson.
+ *
+ *   {
+ *     "event": "Club Championship", "site": "Oslo", "date": "2026.11.29",
+ *     "rounds": 9, "time_control": "40/5400:1800+30",
+ *     "delay_minutes": 15,                     public delay (0 by default)
+ *     "listen": "127.0.0.1:8080",
+ *     "tls": {"cert": "cert.pem", "key": "key.pem"},
+ *     "tokens": [{"name": "chief arbiter", "role": "arbiter", "token": "..."}],
+ *     "origins": ["https://example.org"],      allowed WebSocket Origins (all if absent)
+ *     "state_dir": "state",                    journals (default: next to the file)
+ *     "web_root": "web/dist",
+ *     "fsync_ms": 100,
+ *     "feeds": ["round1.feed"],                feed files played in real time as sources
+ *     "boards": [{"board": "DGT23164", "table": 1, "round": "1", "game": 1,
+ *                 "white": "Carlsen, Magnus", "black": "Nepomniachtchi, Ian",
+ *                 "white_elo": 2830, "black_elo": 2795, "white_title": "GM",
+ *                 "black_title": "GM", "white_fed": "NOR", "black_fed": "FIDE"}]
+ *   }
+ *
+ * A board entry names the board by its serial ("board") or table number
+ * ("table", which matches a board whose id is that number); several entries
+ * for one board are its games in order (round after round). Relative paths
+ * are relative to the file's folder. Unknown keys are errors (typos must
+ * not pass silently). Errors name the file and the field:
+ * "tournament.json: boards[3].white: expected a string". */
+#ifndef CR_RELAY_CONFIG_H
+#define CR_RELAY_CONFIG_H
+
+#include "cr/common.h"
+#include "cr/feed.h"
+
+typedef struct cr_config_board {
+    char board[CR_BOARD_ID_MAX + 1]; /* "" when given by table only */
+    int table;                       /* 0 when not given */
+    char round[16];
+    int game;
+    char white[128], black[128];
+    int white_elo, black_elo;
+    char white_title[8], black_title[8];
+    char white_fed[8], black_fed[8];
+} cr_config_board;
+
+typedef struct cr_config_token {
+    char name[64];
+    char role[16]; /* "arbiter" or "agent" */
+    char token[256];
+} cr_config_token;
+
+typedef struct cr_config {
+    char event[128], site[128], date[16];
+    int rounds;
+    char time_control[64];
+    int delay_s;
+    char listen_host[128];
+    int listen_port;
+    char *tls_cert, *tls_key; /* NULL: plain HTTP */
+    cr_config_token *tokens;
+    int token_count;
+    char **origins;
+    int origin_count;
+    char *state_dir;
+    char *web_root; /* NULL: the default search */
+    int fsync_ms;
+    char **feeds;
+    int feed_count;
+    cr_config_board *boards;
+    int board_count;
+} cr_config;
+
+/* A config with the defaults (listen 127.0.0.1:8080, no delay, fsync 100
+ * ms). Returns NULL when out of memory. Free with cr_config_free. */
+cr_config *cr_config_new(void);
+void cr_config_free(cr_config *cfg); /* accepts NULL */
+
+/* Reads a tournament file. Returns a new config, or NULL with err filled
+ * (text starts with the file name, then the field). */
+cr_config *cr_config_load(const char *path, cr_error *err);
+
+/* Same from a string; `name` is used in error texts, `base_dir` resolves
+ * relative paths (may be NULL: paths are kept as given). */
+cr_config *cr_config_parse(const char *text, const char *name, const char *base_dir,
+                           cr_error *err);
+
+/* Parses "HOST:PORT" (or ":PORT", "PORT", "[v6]:PORT"). Returns 0 or CR_EINVAL. */
+int cr_parse_listen(const char *s, char *host, size_t host_size, int *port);
+
+/* The board entry for the n-th game (0-based) seen on board `board_id`:
+ * matched by serial, else by table number. NULL if none. */
+const cr_config_board *cr_config_board_for(const cr_config *cfg, const char *board_id, int n);
+
+/* The role of a token ("arbiter"/"agent") or NULL; compares in constant
+ * time over every configured token. */
+const char *cr_config_check_token(const cr_config *cfg, const char *token);
+
+/* Constant-time comparison of two strings (time depends only on the length
+ * of `secret`). */
+bool cr_secret_equal(const char *given, const char *secret);
+
+#endif

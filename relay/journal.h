@@ -1,0 +1,54 @@
+/* chessrelay relay: the journal. Every feed event that enters the relay is
+ * appended as one feed line (shared/spec/feed-format.md) to the journal of
+ * the current run, before anything else is done with it; a restart rebuilds
+ * the whole state by reading all journals of the state folder in order.
+ *
+ * Files: <dir>/journal-000001.feed, -000002, ... one per run. A journal is a
+ * valid feed (the relay's own notes are comment lines, "# tick 1234").
+ * Lines go to the file with write(2) at once, so a killed process loses
+ * nothing the kernel has; fsync (group commit) runs when cr_journal_sync is
+ * called, which the loop does every fsync_ms (default 100 ms) when there is
+ * something new. A crash can leave a last line without its "\n" (torn): the
+ * reader detects it, drops it and cuts it off the file. */
+#ifndef CR_RELAY_JOURNAL_H
+#define CR_RELAY_JOURNAL_H
+
+#include "cr/common.h"
+
+typedef struct cr_journal cr_journal;
+
+/* Creates dir if needed and opens a new journal file after the existing
+ * ones. Returns a new object (close with cr_journal_close) or NULL with err
+ * filled. */
+cr_journal *cr_journal_open(const char *dir, cr_error *err);
+
+/* Appends one line; a missing final "\n" is added. Returns 0 or CR_EIO. */
+int cr_journal_append(cr_journal *j, const char *line, size_t len);
+
+/* fsync()s if lines were appended since the last sync. Returns 0 or CR_EIO. */
+int cr_journal_sync(cr_journal *j);
+
+bool cr_journal_dirty(const cr_journal *j);
+const char *cr_journal_path(const cr_journal *j);
+uint64_t cr_journal_syncs(const cr_journal *j); /* fsyncs done */
+
+/* Syncs and closes (accepts NULL). */
+void cr_journal_close(cr_journal *j);
+
+/* Called for each complete line of the journals, oldest first, without its
+ * "\n". Returning non-zero stops the reading (that value is returned). */
+typedef int (*cr_journal_line_fn)(void *data, const char *line, size_t len, const char *file,
+                                  int lineno);
+
+typedef struct cr_journal_stats {
+    int files;
+    long lines;
+    int torn;   /* torn last lines dropped */
+} cr_journal_stats;
+
+/* Reads every journal of dir (a missing dir has none). Returns 0, the
+ * callback's non-zero value, or CR_EIO with err filled. stats may be NULL. */
+int cr_journal_replay(const char *dir, cr_journal_line_fn fn, void *data, cr_journal_stats *stats,
+                      cr_error *err);
+
+#endif

@@ -1,0 +1,1104 @@
+/* chessrelay relay: the loop thread (see loop.h). */
+#include "loop.h"
+
+#include <errno.h>
+#include <event2/event.h>
+#include <event2/thread.h>
+#include <inttypes.h>
+#include <signal.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "cr/infer.h"
+#include "dgt_board.h"
+#include "journal.h"
+#include "log.h"
+#include "queue.h"
+#include "server.h"
+#include "store.h"
+#include "view.h"
+
+enum { TICK_MS = 100, TICK_SPAN = 5000, PUB_QUEUE = 1 << 16, CMD_QUEUE = 1024 };
+
+typedef struct relay relay;
+
+typedef struct board {
+    char id[CR_BOARD_ID_MAX + 1];
+    relay *r;
+    cr_infer *inf;
+    cr_dgt_board *dgt;
+    int games_seen;  /* games started on this board (config entries taken) */
+    int game_number; /* the inference's number of the current game */
+    int game_id;     /* its id in the store, 0 before the first */
+    int table;       /* 1, 2, ... in order of appearance (when the config has none) */
+    bool online;
+    const cr_config_board *entry;
+    long skip;       /* restart: events of this board already in the journal */
+} board;
+
+typedef struct source {
+    relay *r;
+    char *path;
+    FILE *f;
+    cr_feed_reader *rd;
+    cr_feed_event ev;
+    bool have, done;
+    struct event *timer;
+} source;
+
+typedef struct delayed {
+    struct delayed *next;
+    cr_store_event *ev;
+    cr_buf *json;
+} delayed;
+
+struct relay {
+    const cr_loop_config *cfg;
+    const cr_config *t;
+    struct event_base *base;
+    board **boards;
+    int nboards, capboards;
+    source *sources;
+    int nsources, sources_done;
+    cr_store *live, *pub; /* pub: NULL without a public delay */
+    delayed *dhead, *dtail;
+    int64_t delay_us;
+    int64_t seq;
+    int next_game;
+    cr_journal *journal;
+    bool rebuilding;
+    int64_t epoch_ms;   /* feed clock origin */
+    int64_t last_tick, tick_limit; /* feed ms: see run_ticks */
+    double speed;
+    int64_t cur_ts;     /* wall time (us) of the event being processed */
+    int emitted;        /* store events emitted */
+    bool finished;
+    cr_queue *pubs, *cmds;
+    cr_server *server;
+    struct event *tick_ev, *sync_ev, *stats_ev, *cmd_ev, *sig_int, *sig_term;
+    int status;
+};
+
+static int64_t wall_ms(void)
+{
+    return cr_now_us() / 1000;
+}
+
+/* The feed clock now: epoch + (wall - epoch) * speed. */
+static int64_t feed_now(const relay *r)
+{
+    int64_t w = wall_ms();
+    return r->epoch_ms + (int64_t)((double)(w - r->epoch_ms) * r->speed);
+}
+
+/*----- publishing -----*/
+
+static void publish(relay *r, unsigned lanes, const cr_store *store, const cr_store_event *ev,
+                    cr_buf *json)
+{
+    const cr_store_game *g = cr_store_find(store, ev->game);
+    cr_pub *p = cr_pub_new(CR_PUB_EVENT);
+    if (!p || !g) {
+        cr_pub_free(p);
+        return;
+    }
+    p->lanes = lanes;
+    p->seq = ev->seq;
+    p->ts = ev->ts;
+    p->game = ev->game;
+    memcpy(p->round, g->round, sizeof p->round);
+    p->event = cr_buf_ref(json);
+    int delay_s = (lanes & CR_LANE_PUBLIC) ? (int)(r->delay_us / 1000000) : 0;
+    p->snapshot = cr_store_snapshot_json(store, ev->game, delay_s);
+    /* A clock reading changes the snapshot and (the mover's %clk) the PGN,
+     * not the list; a status only the snapshot and the list. */
+    if (ev->kind != CR_SEV_CLOCK) {
+        p->summary = cr_store_summary_json(store, ev->game);
+    }
+    if (ev->kind != CR_SEV_STATUS) {
+        p->pgn = cr_store_pgn(store, ev->game);
+    }
+    if (!cr_queue_push(r->pubs, p, true)) {
+        cr_pub_free(p);
+    }
+}
+
+/* Publishes every game's state of a store (after the rebuild). */
+static void publish_states(relay *r, unsigned lanes, const cr_store *store)
+{
+    int delay_s = (lanes & CR_LANE_PUBLIC) ? (int)(r->delay_us / 1000000) : 0;
+    for (int i = 0; i < cr_store_game_count(store); i++) {
+        const cr_store_game *g = cr_store_game_at(store, i);
+        cr_pub *p = cr_pub_new(CR_PUB_STATE);
+        if (!p) {
+            return;
+        }
+        p->lanes = lanes;
+        p->seq = g->last_seq;
+        p->ts = g->last_ts;
+        p->game = g->id;
+        memcpy(p->round, g->round, sizeof p->round);
+        p->snapshot = cr_store_snapshot_json(store, g->id, delay_s);
+        p->summary = cr_store_summary_json(store, g->id);
+        p->pgn = cr_store_pgn(store, g->id);
+        if (!cr_queue_push(r->pubs, p, true)) {
+            cr_pub_free(p);
+        }
+    }
+    cr_pub *m = cr_pub_new(CR_PUB_MARK);
+    if (m) {
+        m->lanes = lanes;
+        m->seq = cr_store_last_seq(store);
+        if (!cr_queue_push(r->pubs, m, true)) {
+            cr_pub_free(m);
+        }
+    }
+}
+
+static void publish_stats(relay *r)
+{
+    cr_pub *p = cr_pub_new(CR_PUB_STATS);
+    if (!p) {
+        return;
+    }
+    p->ready = !r->rebuilding;
+    for (int i = 0; i < r->nboards; i++) {
+        p->boards_online += r->boards[i]->online;
+    }
+    p->boards_known = r->nboards;
+    p->journal_syncs = r->journal ? (int64_t)cr_journal_syncs(r->journal) : 0;
+    if (!cr_queue_push(r->pubs, p, true)) {
+        cr_pub_free(p);
+    }
+}
+
+/* Moves due events from the delay line to the public store. */
+static void run_delay_line(relay *r, int64_t now_us)
+{
+    while (r->dhead && r->dhead->ev->ts + r->delay_us <= now_us) {
+        delayed *d = r->dhead;
+        r->dhead = d->next;
+        if (!r->dhead) {
+            r->dtail = NULL;
+        }
+        cr_error err;
+        if (cr_store_apply(r->pub, d->ev, &err) == 0) {
+            if (!r->rebuilding) {
+                publish(r, CR_LANE_PUBLIC, r->pub, d->ev, d->json);
+            }
+        } else {
+            cr_log(CR_LOG_WARN, "public store: %s", err.text);
+        }
+        cr_store_event_free(d->ev);
+        cr_buf_unref(d->json);
+        free(d);
+    }
+}
+
+/* Gives an event its seq and ts, applies it to the live store, publishes it
+ * and queues it for the public lane. Takes ev. */
+static void emit(relay *r, cr_store_event *ev)
+{
+    if (!ev) {
+        r->status = 1;
+        return;
+    }
+    ev->seq = r->seq + 1;
+    ev->ts = r->cur_ts;
+    cr_error err;
+    cr_error_clear(&err);
+    if (cr_store_apply(r->live, ev, &err)) {
+        cr_log(CR_LOG_WARN, "store: %s", err.text);
+        cr_store_event_free(ev);
+        return;
+    }
+    r->seq++;
+    r->emitted++;
+    cr_log(CR_LOG_DEBUG, "event %" PRId64 ": kind %d game %d ply %d%s", ev->seq, (int)ev->kind, ev->game,
+           ev->ply, r->rebuilding ? " (rebuild)" : "");
+    bool need_json = !r->rebuilding || r->pub;
+    cr_buf *json = need_json ? cr_store_event_json(ev) : NULL;
+    if (!r->rebuilding) {
+        publish(r, r->pub ? CR_LANE_LIVE : CR_LANE_LIVE | CR_LANE_PUBLIC, r->live, ev, json);
+    }
+    if (r->pub) {
+        delayed *d = malloc(sizeof *d);
+        if (d) {
+            d->next = NULL;
+            d->ev = ev;
+            d->json = json;
+            if (r->dtail) {
+                r->dtail->next = d;
+            } else {
+                r->dhead = d;
+            }
+            r->dtail = d;
+            return;
+        }
+    }
+    cr_buf_unref(json);
+    cr_store_event_free(ev);
+}
+
+/*----- from inference events to store events -----*/
+
+static const cr_game *store_game(relay *r, int id)
+{
+    const cr_store_game *g = cr_store_find(r->live, id);
+    return g ? g->game : NULL;
+}
+
+static void add_tag(cr_store_event *ev, const char *name, const char *value)
+{
+    if (value && value[0]) {
+        for (int i = 0; i < ev->tag_count; i++) {
+            if (strcmp(ev->tags[i].name, name) == 0) {
+                snprintf(ev->tags[i].value, sizeof ev->tags[i].value, "%s", value);
+                return;
+            }
+        }
+        cr_store_event_add_tag(ev, name, value);
+    }
+}
+
+static void add_int_tag(cr_store_event *ev, const char *name, int v)
+{
+    if (v > 0) {
+        char s[16];
+        snprintf(s, sizeof s, "%d", v);
+        add_tag(ev, name, s);
+    }
+}
+
+/* Tags the tournament file decides (the board's own meta tags yield). */
+static bool config_owns(const board *b, const char *name)
+{
+    if (!b->entry) {
+        return false;
+    }
+    static const char *const owned[] = {"White", "Black", "WhiteElo", "BlackElo", "WhiteTitle",
+                                        "BlackTitle", "WhiteFed", "BlackFed", "Round"};
+    for (size_t i = 0; i < sizeof owned / sizeof owned[0]; i++) {
+        if (strcmp(name, owned[i]) == 0) {
+            return true;
+        }
+    }
+    return false;
+}
+
+static void start_game(board *b, const cr_game *g)
+{
+    relay *r = b->r;
+    const cr_config *t = r->t;
+    b->entry = cr_config_board_for(t, b->id, b->games_seen++);
+    cr_store_event *ev = cr_store_event_new(CR_SEV_GAME);
+    if (!ev) {
+        r->status = 1;
+        return;
+    }
+    ev->game = ++r->next_game;
+    snprintf(ev->board, sizeof ev->board, "%s", b->id);
+    const char *round = b->entry ? b->entry->round : g ? cr_game_tag(g, "Round") : NULL;
+    snprintf(ev->round, sizeof ev->round, "%s", round && round[0] && strcmp(round, "?") ? round : "1");
+    ev->table = b->entry && b->entry->table ? b->entry->table : b->table;
+    add_tag(ev, "Event", t->event);
+    add_tag(ev, "Site", t->site);
+    add_tag(ev, "Date", t->date);
+    if (g) {
+        const cr_position *start = cr_game_start(g);
+        cr_position std;
+        cr_position_init_start(&std);
+        if (start->key != std.key || memcmp(start->board, std.board, sizeof std.board)) {
+            ev->has_start = true;
+            ev->start = *start;
+        }
+        for (int i = 0; i < cr_game_tag_count(g); i++) {
+            const char *name, *value;
+            cr_game_tag_at(g, i, &name, &value);
+            if (!config_owns(b, name)) {
+                add_tag(ev, name, value);
+            }
+        }
+    }
+    add_tag(ev, "Round", ev->round);
+    add_tag(ev, "TimeControl", t->time_control);
+    if (b->entry) {
+        const cr_config_board *e = b->entry;
+        add_tag(ev, "White", e->white);
+        add_tag(ev, "Black", e->black);
+        add_int_tag(ev, "WhiteElo", e->white_elo);
+        add_int_tag(ev, "BlackElo", e->black_elo);
+        add_tag(ev, "WhiteTitle", e->white_title);
+        add_tag(ev, "BlackTitle", e->black_title);
+        add_tag(ev, "WhiteFed", e->white_fed);
+        add_tag(ev, "BlackFed", e->black_fed);
+    }
+    add_tag(ev, "Board", b->id);
+    b->game_id = ev->game;
+    emit(r, ev);
+    if (!b->online) {
+        cr_store_event *st = cr_store_event_new(CR_SEV_STATUS);
+        if (st) {
+            st->game = b->game_id;
+        }
+        emit(r, st);
+    }
+}
+
+static bool same_ply(const cr_ply *a, const cr_ply *b)
+{
+    return a->move == b->move && strcmp(a->san, b->san) == 0 &&
+           (a->flags & CR_PLY_ILLEGAL) == (b->flags & CR_PLY_ILLEGAL);
+}
+
+/* Brings the store's game to the inference's: retracts from the first ply
+ * that differs, then appends the rest. Whatever the inference reported, the
+ * store ends up equal to it. */
+static void sync_moves(board *b, const cr_game *g)
+{
+    relay *r = b->r;
+    const cr_game *sg = store_game(r, b->game_id);
+    if (!sg || !g) {
+        return;
+    }
+    int n = cr_game_ply_count(g), sn = cr_game_ply_count(sg), k = 0;
+    while (k < n && k < sn && same_ply(cr_game_ply(g, k), cr_game_ply(sg, k))) {
+        k++;
+    }
+    if (k < sn) {
+        cr_store_event *ev = cr_store_event_new(CR_SEV_CORRECTION);
+        if (ev) {
+            ev->game = b->game_id;
+            ev->ply = k;
+            ev->retracted = sn - k;
+        }
+        emit(r, ev);
+    }
+    for (int i = k; i < n; i++) {
+        cr_store_event *ev = cr_store_event_new(CR_SEV_MOVE);
+        if (ev) {
+            ev->game = b->game_id;
+            ev->ply = i;
+            ev->move = *cr_game_ply(g, i);
+        }
+        emit(r, ev);
+    }
+}
+
+static void sync_tags(board *b, const cr_game *g)
+{
+    relay *r = b->r;
+    const cr_game *sg = store_game(r, b->game_id);
+    if (!sg || !g) {
+        return;
+    }
+    for (int i = 0; i < cr_game_tag_count(g); i++) {
+        const char *name, *value;
+        cr_game_tag_at(g, i, &name, &value);
+        const char *have = cr_game_tag(sg, name);
+        if (config_owns(b, name) || strcmp(name, "FEN") == 0 || strcmp(name, "SetUp") == 0 ||
+            strcmp(name, "Result") == 0 || (have && strcmp(have, value) == 0) ||
+            strlen(name) >= CR_TAG_NAME_MAX) {
+            continue;
+        }
+        cr_store_event *ev = cr_store_event_new(CR_SEV_TAG);
+        if (ev) {
+            ev->game = b->game_id;
+            snprintf(ev->tag.name, sizeof ev->tag.name, "%s", name);
+            snprintf(ev->tag.value, sizeof ev->tag.value, "%s", value);
+        }
+        emit(r, ev);
+        sg = store_game(r, b->game_id);
+    }
+}
+
+static void set_status(board *b, bool attention, const char *reason)
+{
+    if (!b->game_id) {
+        return;
+    }
+    const cr_store_game *g = cr_store_find(b->r->live, b->game_id);
+    if (g && g->online == b->online && g->attention == attention) {
+        return;
+    }
+    cr_store_event *ev = cr_store_event_new(CR_SEV_STATUS);
+    if (ev) {
+        ev->game = b->game_id;
+        ev->online = b->online;
+        ev->attention = attention;
+        snprintf(ev->reason, sizeof ev->reason, "%s", reason ? reason : "");
+    }
+    emit(b->r, ev);
+}
+
+static void on_infer(void *data, const cr_infer_event *ev)
+{
+    board *b = data;
+    relay *r = b->r;
+    if (ev->kind == CR_INFER_GAME_STARTED || (ev->game && ev->game_number != b->game_number)) {
+        b->game_number = ev->game_number;
+        start_game(b, ev->game);
+        sync_moves(b, ev->game);
+        if (ev->kind == CR_INFER_GAME_STARTED) {
+            return;
+        }
+    }
+    switch (ev->kind) {
+    case CR_INFER_MOVE:
+    case CR_INFER_CORRECTION:
+        sync_moves(b, ev->game);
+        break;
+    case CR_INFER_GAME_ENDED: {
+        sync_moves(b, ev->game);
+        const cr_game *sg = store_game(r, b->game_id);
+        if (sg && cr_game_result(sg) != ev->result) {
+            cr_store_event *e = cr_store_event_new(CR_SEV_RESULT);
+            if (e) {
+                e->game = b->game_id;
+                e->result = ev->result;
+                snprintf(e->reason, sizeof e->reason, "%s", ev->reason ? ev->reason : "");
+            }
+            emit(r, e);
+        }
+        break;
+    }
+    case CR_INFER_ATTENTION:
+        set_status(b, true, ev->reason);
+        break;
+    case CR_INFER_RESYNCED:
+        set_status(b, false, NULL);
+        break;
+    case CR_INFER_CLOCK:
+        if (b->game_id) {
+            cr_store_event *e = cr_store_event_new(CR_SEV_CLOCK);
+            if (e) {
+                e->game = b->game_id;
+                e->white_ms = ev->white_ms;
+                e->black_ms = ev->black_ms;
+                e->running = ev->running;
+            }
+            emit(r, e);
+        }
+        break;
+    case CR_INFER_META:
+        sync_tags(b, ev->game);
+        break;
+    default:
+        break;
+    }
+}
+
+/*----- boards and feed events -----*/
+
+static void run_ticks(relay *r, int64_t upto);
+static void after_event(relay *r, int64_t t);
+
+static board *get_board(relay *r, const char *id)
+{
+    for (int i = 0; i < r->nboards; i++) {
+        if (strcmp(r->boards[i]->id, id) == 0) {
+            return r->boards[i];
+        }
+    }
+    if (r->nboards == r->capboards) {
+        int cap = r->capboards ? 2 * r->capboards : 16;
+        board **n = realloc(r->boards, (size_t)cap * sizeof *n);
+        if (!n) {
+            return NULL;
+        }
+        r->boards = n;
+        r->capboards = cap;
+    }
+    board *b = calloc(1, sizeof *b);
+    if (!b) {
+        return NULL;
+    }
+    snprintf(b->id, sizeof b->id, "%s", id);
+    b->r = r;
+    b->table = r->nboards + 1;
+    b->online = true;
+    b->inf = cr_infer_new(id, NULL, on_infer, b);
+    if (!b->inf) {
+        free(b);
+        return NULL;
+    }
+    r->boards[r->nboards++] = b;
+    return b;
+}
+
+static void on_decoded(void *data, const cr_feed_event *ev)
+{
+    board *b = data;
+    if (ev->kind == CR_FEED_POS || ev->kind == CR_FEED_CLOCK) {
+        cr_infer_feed(b->inf, ev);
+    }
+}
+
+/* One feed event into its board: journal first (unless rebuilding), then the
+ * inference. ev->t is on the feed clock. */
+static void feed_event(relay *r, const cr_feed_event *ev, const char *line, size_t len)
+{
+    board *b = get_board(r, ev->board);
+    if (!b) {
+        cr_log(CR_LOG_ERROR, "out of memory");
+        r->status = 1;
+        return;
+    }
+    run_ticks(r, ev->t);
+    after_event(r, ev->t);
+    if (!r->rebuilding && r->journal) {
+        char buf[CR_FEED_LINE_MAX];
+        char *big = NULL;
+        int n;
+        if (line) {
+            n = (int)len;
+        } else if (ev->kind == CR_FEED_RAW) {
+            size_t size = 2 * ev->u.raw.len + CR_FEED_LINE_MAX;
+            big = malloc(size);
+            n = big ? cr_feed_format(ev, big, size) : CR_ENOMEM;
+            line = big;
+        } else {
+            n = cr_feed_format(ev, buf, sizeof buf);
+            line = buf;
+        }
+        if (n < 0 || cr_journal_append(r->journal, line, (size_t)n)) {
+            cr_log(CR_LOG_ERROR, "journal %s: cannot write: %s", cr_journal_path(r->journal),
+                   n < 0 ? cr_strerror(n) : strerror(errno));
+            r->status = 1;
+        }
+        free(big);
+    }
+    switch (ev->kind) {
+    case CR_FEED_RAW:
+        if (!b->dgt) {
+            b->dgt = cr_dgt_board_new(b->id, NULL);
+        }
+        if (b->dgt) {
+            cr_dgt_board_feed_raw(b->dgt, ev->t, ev->u.raw.bytes, ev->u.raw.len, on_decoded, b);
+        }
+        return;
+    case CR_FEED_CONNECT:
+    case CR_FEED_DISCONNECT:
+        b->online = ev->kind == CR_FEED_CONNECT;
+        if (!b->online && b->dgt) {
+            cr_dgt_board_reset_stream(b->dgt);
+        }
+        cr_infer_feed(b->inf, ev);
+        if (b->game_id) {
+            const cr_store_game *g = cr_store_find(r->live, b->game_id);
+            set_status(b, g ? g->attention : false, NULL);
+        }
+        return;
+    default:
+        cr_infer_feed(b->inf, ev);
+        return;
+    }
+}
+
+/* Settling pending moves. The inference only knows time from what it is
+ * given, so ticks are a pure function of the event stream: every 100 ms
+ * boundary of the feed clock within TICK_SPAN after an event is ticked, in
+ * time order before any later event. The timer only does them earlier
+ * (never past a source's next event), so a live run, another run of the
+ * same feed and a rebuild from the journal settle at the same moments. */
+static void run_ticks(relay *r, int64_t upto)
+{
+    int64_t end = upto < r->tick_limit ? upto : r->tick_limit;
+    for (int64_t k = (r->last_tick / TICK_MS + 1) * TICK_MS; k <= end; k += TICK_MS) {
+        for (int i = 0; i < r->nboards; i++) {
+            cr_infer_tick(r->boards[i]->inf, k);
+        }
+        r->last_tick = k;
+    }
+}
+
+static void after_event(relay *r, int64_t t)
+{
+    int64_t floor = t / TICK_MS * TICK_MS;
+    if (r->last_tick < floor) {
+        r->last_tick = floor; /* boundaries beyond the span are never ticked */
+    }
+    if (r->tick_limit < t + TICK_SPAN) {
+        r->tick_limit = t + TICK_SPAN;
+    }
+}
+
+/* End of all sources: everything pending is settled (journalled, so that a
+ * rebuild does the same at the same point). */
+static void finish_all(relay *r, int64_t t)
+{
+    run_ticks(r, t);
+    for (int i = 0; i < r->nboards; i++) {
+        cr_infer_finish(r->boards[i]->inf, t);
+    }
+    if (!r->rebuilding && r->journal) {
+        char line[64];
+        int n = snprintf(line, sizeof line, "# finish %" PRId64 "\n", t);
+        cr_journal_append(r->journal, line, (size_t)n);
+    }
+}
+
+/*----- arbiter commands -----*/
+
+static void apply_command(relay *r, const cr_command_msg *c)
+{
+    const cr_store_game *g = cr_store_find(r->live, c->game);
+    if (!g) {
+        cr_log(CR_LOG_WARN, "command for unknown game %d ignored", c->game);
+        return;
+    }
+    cr_store_event *ev = cr_store_event_new(c->kind == CR_COMMAND_RESULT ? CR_SEV_RESULT : CR_SEV_TAG);
+    if (!ev) {
+        return;
+    }
+    ev->game = c->game;
+    if (c->kind == CR_COMMAND_RESULT) {
+        ev->result = c->result;
+        snprintf(ev->reason, sizeof ev->reason, "arbiter");
+    } else {
+        snprintf(ev->tag.name, sizeof ev->tag.name, "%s", c->name);
+        snprintf(ev->tag.value, sizeof ev->tag.value, "%s", c->value);
+    }
+    emit(r, ev);
+}
+
+static void on_commands(evutil_socket_t fd, short what, void *arg)
+{
+    relay *r = arg;
+    cr_command_msg *c;
+    while ((c = cr_queue_pop(r->cmds)) != NULL) {
+        r->cur_ts = cr_now_us();
+        char line[400];
+        int n;
+        if (c->kind == CR_COMMAND_RESULT) {
+            n = snprintf(line, sizeof line, "# cmd result %d %s\n", c->game, cr_result_string(c->result));
+            cr_log(CR_LOG_INFO, "%s: game %d result %s", c->who, c->game, cr_result_string(c->result));
+        } else {
+            n = snprintf(line, sizeof line, "# cmd tag %d %s %s\n", c->game, c->name, c->value);
+            cr_log(CR_LOG_INFO, "%s: game %d tag %s", c->who, c->game, c->name);
+        }
+        /* Newlines in a value would split the journal line. */
+        for (int i = 0; i < n - 1; i++) {
+            if (line[i] == '\n' || line[i] == '\r') {
+                line[i] = ' ';
+            }
+        }
+        if (r->journal && cr_store_find(r->live, c->game)) {
+            cr_journal_append(r->journal, line, (size_t)n);
+        }
+        apply_command(r, c);
+        free(c);
+    }
+}
+
+static void wake_loop(void *data)
+{
+    event_active(data, EV_READ, 0);
+}
+
+/*----- sources: feed files on the feed clock -----*/
+
+static void schedule_source(source *s);
+
+static bool read_next(source *s)
+{
+    for (;;) {
+        cr_error err;
+        int rc = cr_feed_reader_next(s->rd, &s->ev, &err);
+        if (rc == 0) {
+            s->have = false;
+            return false;
+        }
+        if (rc < 0) {
+            cr_log(CR_LOG_WARN, "%s (line skipped)", err.text);
+            if (rc != CR_EFEED) {
+                s->have = false;
+                return false;
+            }
+            continue;
+        }
+        if (err.code) {
+            cr_log(CR_LOG_WARN, "%s", err.text);
+        }
+        board *b = get_board(s->r, s->ev.board);
+        if (b && b->skip > 0) {
+            b->skip--; /* already in the journal */
+            continue;
+        }
+        s->have = true;
+        return true;
+    }
+}
+
+static void source_done(source *s)
+{
+    relay *r = s->r;
+    s->done = true;
+    r->sources_done++;
+    cr_log(CR_LOG_INFO, "%s: played to the end", s->path);
+    if (r->sources_done == r->nsources) {
+        r->cur_ts = cr_now_us();
+        finish_all(r, feed_now(r));
+        r->finished = true;
+        if (r->cfg->exit_at_end) {
+            event_base_loopexit(r->base, NULL);
+        }
+    }
+}
+
+static void on_source(evutil_socket_t fd, short what, void *arg)
+{
+    source *s = arg;
+    relay *r = s->r;
+    int64_t now = feed_now(r);
+    int n = 0;
+    /* Everything due now (a burst after a restart), at most a slice at a time. */
+    while (s->have && r->epoch_ms + s->ev.t <= now && n++ < 1000) {
+        cr_feed_event ev = s->ev;
+        ev.t += r->epoch_ms;
+        r->cur_ts = cr_now_us();
+        feed_event(r, &ev, NULL, 0);
+        read_next(s);
+    }
+    if (!s->have) {
+        source_done(s);
+        return;
+    }
+    schedule_source(s);
+}
+
+static void schedule_source(source *s)
+{
+    relay *r = s->r;
+    int64_t due_wall = r->epoch_ms + (int64_t)((double)s->ev.t / r->speed);
+    int64_t wait = due_wall - wall_ms();
+    if (wait < 0) {
+        wait = 0;
+    }
+    struct timeval tv = {(time_t)(wait / 1000), (suseconds_t)(wait % 1000) * 1000};
+    evtimer_add(s->timer, &tv);
+}
+
+static int open_source(relay *r, source *s, const char *path)
+{
+    s->r = r;
+    s->path = strdup(path);
+    s->f = fopen(path, "r");
+    if (!s->f || !s->path) {
+        cr_log(CR_LOG_ERROR, "%s: %s", path, strerror(errno));
+        return -1;
+    }
+    s->rd = cr_feed_reader_new(s->f, path);
+    s->timer = evtimer_new(r->base, on_source, s);
+    if (!s->rd || !s->timer) {
+        return -1;
+    }
+    cr_feed_reader_set_keep_going(s->rd, true);
+    return 0;
+}
+
+/*----- the journal: rebuild -----*/
+
+static int on_journal_line(void *data, const char *line, size_t len, const char *file, int lineno)
+{
+    relay *r = data;
+    if (len && line[0] == '#') {
+        long long a;
+        char word[16], res[16];
+        int game;
+        char copy[512];
+        snprintf(copy, sizeof copy, "%.*s", (int)(len < sizeof copy ? len : sizeof copy - 1), line);
+        if (sscanf(copy, "# epoch %lld", &a) == 1) {
+            if (!r->epoch_ms) {
+                r->epoch_ms = a;
+            }
+        } else if (sscanf(copy, "# finish %lld", &a) == 1) {
+            r->cur_ts = a * 1000;
+            finish_all(r, a);
+        } else if (sscanf(copy, "# cmd %15s %d %15s", word, &game, res) == 3) {
+            cr_command_msg c;
+            memset(&c, 0, sizeof c);
+            c.game = game;
+            if (strcmp(word, "result") == 0 && cr_result_parse(res) >= 0) {
+                c.kind = CR_COMMAND_RESULT;
+                c.result = (cr_result)cr_result_parse(res);
+                apply_command(r, &c);
+            } else if (strcmp(word, "tag") == 0) {
+                const char *p = strstr(copy, res);
+                c.kind = CR_COMMAND_TAG;
+                snprintf(c.name, sizeof c.name, "%s", res);
+                p += strlen(res);
+                snprintf(c.value, sizeof c.value, "%s", *p ? p + 1 : "");
+                apply_command(r, &c);
+            }
+        }
+        return 0;
+    }
+    size_t scratch_size = len + 1;
+    char *scratch = malloc(scratch_size);
+    if (!scratch) {
+        return CR_ENOMEM;
+    }
+    cr_feed_event ev;
+    cr_error err;
+    int rc = cr_feed_parse_line(line, len, &ev, scratch, scratch_size, &err);
+    if (rc == 1) {
+        r->cur_ts = ev.t * 1000;
+        board *b = get_board(r, ev.board);
+        if (b) {
+            b->skip++;
+        }
+        feed_event(r, &ev, NULL, 0);
+    } else if (rc < 0) {
+        cr_log(CR_LOG_WARN, "%s:%d: %s (skipped)", file, lineno, err.text);
+    }
+    free(scratch);
+    return 0;
+}
+
+static int rebuild(relay *r)
+{
+    cr_journal_stats st;
+    cr_error err;
+    r->rebuilding = true;
+    int64_t t0 = cr_mono_us();
+    int rc = cr_journal_replay(r->cfg->state_dir, on_journal_line, r, &st, &err);
+    if (rc) {
+        cr_log(CR_LOG_ERROR, "journal: %s", rc == CR_EIO ? err.text : cr_strerror(rc));
+        return -1;
+    }
+    if (r->pub) {
+        run_delay_line(r, cr_now_us());
+    }
+    r->rebuilding = false;
+    if (st.files) {
+        cr_log(CR_LOG_INFO,
+               "journal: %d file(s), %ld lines, %d torn line(s) dropped: %d games, seq %" PRId64
+               " (%.1f ms)",
+               st.files, st.lines, st.torn, cr_store_game_count(r->live), r->seq,
+               (double)(cr_mono_us() - t0) / 1000.0);
+    }
+    if (r->pub) {
+        publish_states(r, CR_LANE_LIVE, r->live);
+        publish_states(r, CR_LANE_PUBLIC, r->pub);
+    } else {
+        publish_states(r, CR_LANE_LIVE | CR_LANE_PUBLIC, r->live);
+    }
+    return 0;
+}
+
+/*----- timers and signals -----*/
+
+static void on_tick(evutil_socket_t fd, short what, void *arg)
+{
+    relay *r = arg;
+    r->cur_ts = cr_now_us();
+    if (!r->finished) {
+        /* never past a source's next event: ticks at t come before it */
+        int64_t bound = feed_now(r);
+        for (int i = 0; i < r->nsources; i++) {
+            source *s = &r->sources[i];
+            if (s->have && r->epoch_ms + s->ev.t < bound) {
+                bound = r->epoch_ms + s->ev.t;
+            }
+        }
+        run_ticks(r, bound);
+    }
+    if (r->pub) {
+        run_delay_line(r, cr_now_us());
+    }
+}
+
+static void on_sync(evutil_socket_t fd, short what, void *arg)
+{
+    relay *r = arg;
+    if (r->journal && cr_journal_sync(r->journal)) {
+        cr_log(CR_LOG_ERROR, "journal %s: fsync failed: %s", cr_journal_path(r->journal),
+               strerror(errno));
+    }
+}
+
+static void on_stats(evutil_socket_t fd, short what, void *arg)
+{
+    publish_stats(arg);
+}
+
+static void on_signal(evutil_socket_t sig, short what, void *arg)
+{
+    relay *r = arg;
+    cr_log(CR_LOG_INFO, "signal %d: stopping", (int)sig);
+    event_base_loopexit(r->base, NULL);
+}
+
+static void free_pub(void *p)
+{
+    cr_pub_free(p);
+}
+
+static void free_relay(relay *r)
+{
+    struct event *evs[] = {r->tick_ev, r->sync_ev, r->stats_ev, r->cmd_ev, r->sig_int, r->sig_term};
+    for (size_t i = 0; i < sizeof evs / sizeof evs[0]; i++) {
+        if (evs[i]) {
+            event_free(evs[i]);
+        }
+    }
+    for (int i = 0; i < r->nsources; i++) {
+        source *s = &r->sources[i];
+        if (s->timer) {
+            event_free(s->timer);
+        }
+        cr_feed_reader_free(s->rd);
+        if (s->f) {
+            fclose(s->f);
+        }
+        free(s->path);
+    }
+    free(r->sources);
+    for (int i = 0; i < r->nboards; i++) {
+        cr_infer_free(r->boards[i]->inf);
+        cr_dgt_board_free(r->boards[i]->dgt);
+        free(r->boards[i]);
+    }
+    free(r->boards);
+    while (r->dhead) {
+        delayed *d = r->dhead;
+        r->dhead = d->next;
+        cr_store_event_free(d->ev);
+        cr_buf_unref(d->json);
+        free(d);
+    }
+    cr_store_free(r->live);
+    cr_store_free(r->pub);
+    cr_journal_close(r->journal);
+    if (r->base) {
+        event_base_free(r->base);
+    }
+}
+
+int cr_loop_run(const cr_loop_config *cfg)
+{
+    relay rs, *r = &rs;
+    memset(r, 0, sizeof *r);
+    r->cfg = cfg;
+    r->t = cfg->tournament;
+    r->speed = cfg->speed > 0 ? cfg->speed : 1.0;
+    r->delay_us = (int64_t)r->t->delay_s * 1000000;
+    int status = 1;
+
+    evthread_use_pthreads();
+    r->base = event_base_new();
+    r->live = cr_store_new();
+    r->pub = r->delay_us ? cr_store_new() : NULL;
+    r->pubs = cr_queue_new(PUB_QUEUE, NULL, NULL);
+    r->cmds = cr_queue_new(CMD_QUEUE, NULL, NULL);
+    if (!r->base || !r->live || (r->delay_us && !r->pub) || !r->pubs || !r->cmds) {
+        cr_log(CR_LOG_ERROR, "out of memory");
+        goto out;
+    }
+    r->cmd_ev = event_new(r->base, -1, 0, on_commands, r);
+    cr_queue_set_wake(r->cmds, wake_loop, r->cmd_ev);
+
+    /* The server first, so that /healthz answers (503) during the rebuild. */
+    cr_server_config scfg;
+    memset(&scfg, 0, sizeof scfg);
+    scfg.host = r->t->listen_host;
+    scfg.port = r->t->listen_port;
+    scfg.web_root = r->t->web_root;
+    scfg.tls_cert = r->t->tls_cert;
+    scfg.tls_key = r->t->tls_key;
+    scfg.tournament = r->t;
+    scfg.delay_s = r->t->delay_s;
+    cr_error err;
+    r->server = cr_server_start(&scfg, r->pubs, r->cmds, &err);
+    if (!r->server) {
+        cr_log(CR_LOG_ERROR, "%s", err.text);
+        goto out;
+    }
+    int port = cr_server_port(r->server);
+    cr_log(CR_LOG_INFO, "listening on %s://%s:%d (public delay %d s)",
+           r->t->tls_cert ? "https" : "http", r->t->listen_host, port, r->t->delay_s);
+    if (cfg->port_file) {
+        FILE *f = fopen(cfg->port_file, "w");
+        if (f) {
+            fprintf(f, "%d\n", port);
+            fclose(f);
+        }
+    }
+    /* Not ready (503 on /healthz) until the journals are read. */
+    r->rebuilding = true;
+    publish_stats(r);
+    r->rebuilding = false;
+
+    if (cfg->state_dir) {
+        if (rebuild(r)) {
+            goto out;
+        }
+        r->journal = cr_journal_open(cfg->state_dir, &err);
+        if (!r->journal) {
+            cr_log(CR_LOG_ERROR, "%s", err.text);
+            goto out;
+        }
+        cr_log(CR_LOG_INFO, "journal: writing %s", cr_journal_path(r->journal));
+    }
+    if (!r->epoch_ms) {
+        r->epoch_ms = wall_ms();
+    }
+    if (r->journal) {
+        char line[64];
+        int n = snprintf(line, sizeof line, "# epoch %" PRId64 "\n", r->epoch_ms);
+        cr_journal_append(r->journal, line, (size_t)n);
+    }
+    publish_stats(r);
+
+    int nfeeds = cfg->feed_count + r->t->feed_count;
+    r->sources = calloc((size_t)(nfeeds ? nfeeds : 1), sizeof *r->sources);
+    if (!r->sources) {
+        goto out;
+    }
+    for (int i = 0; i < nfeeds; i++) {
+        const char *path = i < cfg->feed_count ? cfg->feeds[i] : r->t->feeds[i - cfg->feed_count];
+        source *s = &r->sources[r->nsources++];
+        if (open_source(r, s, path)) {
+            goto out;
+        }
+    }
+    for (int i = 0; i < r->nsources; i++) {
+        if (read_next(&r->sources[i])) {
+            schedule_source(&r->sources[i]);
+        } else {
+            source_done(&r->sources[i]);
+        }
+    }
+
+    struct timeval tick = {0, TICK_MS * 1000};
+    int fsync_ms = r->t->fsync_ms > 0 ? r->t->fsync_ms : 100;
+    struct timeval sync = {fsync_ms / 1000, (fsync_ms % 1000) * 1000};
+    struct timeval second = {1, 0};
+    r->tick_ev = event_new(r->base, -1, EV_PERSIST, on_tick, r);
+    r->sync_ev = event_new(r->base, -1, EV_PERSIST, on_sync, r);
+    r->stats_ev = event_new(r->base, -1, EV_PERSIST, on_stats, r);
+    r->sig_int = evsignal_new(r->base, SIGINT, on_signal, r);
+    r->sig_term = evsignal_new(r->base, SIGTERM, on_signal, r);
+    event_add(r->tick_ev, &tick);
+    event_add(r->sync_ev, &sync);
+    event_add(r->stats_ev, &second);
+    event_add(r->sig_int, NULL);
+    event_add(r->sig_term, NULL);
+    signal(SIGPIPE, SIG_IGN);
+
+    if (event_base_dispatch(r->base) < 0) {
+        cr_log(CR_LOG_ERROR, "event loop failed");
+        goto out;
+    }
+    status = r->status;
+out:
+    if (r->server) {
+        cr_server_stop(r->server);
+    }
+    cr_queue_free(r->pubs, free_pub);
+    cr_queue_free(r->cmds, free);
+    free_relay(r);
+    return status;
+}

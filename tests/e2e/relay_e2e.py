@@ -1,0 +1,334 @@
+"""End-to-end tests of the relay through real sockets on 127.0.0.1:
+python3 relay_e2e.py BINARY SCENARIO (see the relay_*.sh wrappers)."""
+import difflib
+import json
+import os
+import signal
+import shutil
+import sys
+import tempfile
+import time
+
+sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+from relay_ws import Games, Relay, WSClosed, check, fail, final_state  # noqa: E402
+
+SHARED = os.environ.get("CR_SHARED_DIR") or os.path.join(os.path.dirname(__file__), "../../../shared")
+FEED = os.path.join(SHARED, "feeds", "p03.feed")   # one board, 35 minutes
+SPEED = "1000"                                       # -> about 2.1 s
+TOKEN = "arbiter-secret-1"
+
+
+def collect(ws, games, quiet=1.5, limit=60.0, log=None):
+    """Receives until nothing came for `quiet` seconds."""
+    end = time.time() + limit
+    while time.time() < end:
+        try:
+            m = ws.recv(timeout=quiet)
+        except TimeoutError:
+            return
+        games.apply(m)
+        if log is not None:
+            log.append((time.time(), m))
+    fail("messages did not stop within %.0f s" % limit)
+
+
+def moves_of_pgn(text):
+    """SAN moves per game from PGN export text (no comments/variations)."""
+    out = []
+    for game in text.strip().split("\n\n["):
+        body = game.split("\n\n", 1)[1] if "\n\n" in game else ""
+        toks = []
+        depth = 0
+        for tok in body.replace("{", " { ").replace("}", " } ").split():
+            if tok == "{":
+                depth += 1
+            elif tok == "}":
+                depth -= 1
+            elif depth == 0 and not tok[0].isdigit() and tok != "*":
+                toks.append(tok)
+            elif depth == 0 and tok[0].isdigit() and "." not in tok and tok not in ("1-0", "0-1", "1/2-1/2"):
+                toks.append(tok)
+        out.append(toks)
+    return out
+
+
+def feed_board(path):
+    for line in open(path):
+        if line.strip() and not line.startswith("#"):
+            return line.split()[1]
+
+
+def broadcast(binary):
+    r = Relay(binary, ["replay", FEED, "--serve", "--speed", SPEED])
+    try:
+        ws = r.ws()
+        ws.send({"op": "subscribe", "round": "1"})
+        live = Games()
+        collect(ws, live)
+        check(not live.errors, "protocol errors: %s" % live.errors[:5])
+        final = final_state(r)
+        check(live.summary() == final.summary(),
+              "viewer's games differ from the final snapshots:\n%s\n%s" % (live.summary(), final.summary()))
+        plies = sum(len(g[0]) for g in final.summary().values())
+        check(plies > 20, "only %d plies broadcast" % plies)
+        # The same games as the HTTP outputs.
+        st, hdr, pgn = r.http("/live.pgn")
+        check(st == 200, "/live.pgn: %d" % st)
+        pgn_games = [g for g in moves_of_pgn(pgn) if g]
+        ws_games = [g[0] for _, g in sorted(final.summary().items()) if g[0]]
+        check(pgn_games == ws_games, "live.pgn differs from the WebSocket games")
+        etag = hdr.get("ETag") or hdr.get("etag")
+        check(etag, "no ETag on /live.pgn")
+        st, _, _ = r.http("/live.pgn", {"If-None-Match": etag})
+        check(st == 304, "If-None-Match: expected 304, got %d" % st)
+        gid = sorted(final.summary())[0]
+        st, _, one = r.http("/game/%d.pgn" % gid)
+        check(st == 200 and "[Board " in one, "/game/%d.pgn: %d" % (gid, st))
+        check(r.http("/game/999999.pgn")[0] == 404, "unknown game: expected 404")
+        check(r.http("/round/1.pgn")[0] == 200, "/round/1.pgn")
+        check(r.http("/round/9.pgn")[0] == 404, "/round/9.pgn: expected 404")
+        st, _, gj = r.http("/games.json")
+        check(st == 200 and json.loads(gj)[0]["id"] == gid, "/games.json")
+        st, _, metrics = r.http("/metrics")
+        check(st == 200 and "chessrelay_viewers " in metrics and
+              "chessrelay_delivery_latency_seconds_count" in metrics, "/metrics")
+        exp_path = FEED.replace(".feed", ".expected")
+        if os.path.exists(exp_path):
+            expected = [l.split() for l in open(exp_path) if l.strip()]
+            print("info: %s the feed's .expected games" % ("matches" if ws_games == expected else "DIFFERS from"))
+        print("ok: %d games, %d plies, %d messages in order" % (len(ws_games), plies, live.last_seq))
+    finally:
+        r.stop()
+
+
+def resume(binary):
+    r = Relay(binary, ["replay", FEED, "--serve", "--speed", "500"])
+    try:
+        ws = r.ws()
+        ws.send({"op": "subscribe", "round": "1"})
+        g = Games()
+        seqs = []
+        deadline = time.time() + 30
+        while len(seqs) < 60 and time.time() < deadline:
+            m = ws.recv()
+            g.apply(m)
+            if m["type"] != "snapshot":
+                seqs.append(m["seq"])
+        ws.close()
+        last = g.last_seq
+        time.sleep(0.8)  # events go on meanwhile
+        ws = r.ws()
+        ws.send({"op": "subscribe", "round": "1", "since": last})
+        log = []
+        collect(ws, g, log=log)
+        snaps = [m for _, m in log if m["type"] == "snapshot"]
+        check(not snaps, "resume sent %d snapshots instead of the missed events" % len(snaps))
+        seqs += [m["seq"] for _, m in log]
+        check(seqs == list(range(seqs[0], seqs[-1] + 1)),
+              "seqs not contiguous/unique across the reconnect")
+        check(not g.errors, "protocol errors: %s" % g.errors[:5])
+        check(g.summary() == final_state(r).summary(), "resumed viewer differs from the final state")
+        # A `since` older than what is held gets a snapshot.
+        ws = r.ws()
+        ws.send({"op": "subscribe", "round": "1", "since": 0})
+        m = ws.recv()
+        check(m["type"] in ("snapshot", "game", "move", "clock", "status", "tag"),
+              "since 0: %s" % m["type"])
+        print("ok: resumed after seq %d, %d events without gap" % (last, len(seqs)))
+    finally:
+        r.stop()
+
+
+def delay(binary):
+    r = Relay(binary, ["replay", FEED, "--serve", "--speed", SPEED, "--delay", "0.05",
+                       "--arbiter-token", TOKEN])
+    try:
+        pub = r.ws()
+        pub.send({"op": "subscribe", "round": "1"})
+        arb = r.ws()
+        arb.send({"op": "hello", "token": TOKEN})
+        w = arb.recv()
+        check(w["type"] == "welcome" and w["trusted"] and w["delay"] == 0, "welcome: %s" % w)
+        arb.send({"op": "subscribe", "round": "1"})
+        tl, pl = [], []
+        ga, gp = Games(), Games()
+        collect(arb, ga, quiet=1.0, log=tl)
+        collect(pub, gp, quiet=4.0, log=pl)
+        ev_t = [(t, m) for t, m in tl if m["type"] != "snapshot"]
+        ev_p = [(t, m) for t, m in pl if m["type"] != "snapshot"]
+        check(ev_t and ev_p, "no events (trusted %d, public %d)" % (len(ev_t), len(ev_p)))
+        late_t = max(t - m["ts"] / 1e6 for t, m in ev_t)
+        early_p = min(t - m["ts"] / 1e6 for t, m in ev_p)
+        check(late_t < 1.0, "trusted client saw an event %.2f s late" % late_t)
+        check(early_p >= 2.9, "public viewer saw an event only %.2f s after ts (delay 3 s)" % early_p)
+        sp, st_ = [m["seq"] for _, m in ev_p], [m["seq"] for _, m in ev_t]
+        check(sp[len(sp) - len(st_):] == st_, "lanes differ in events: %d vs %d: %s / %s" % (len(sp), len(st_), sp[:8], st_[:8]))
+        check(ga.summary() == gp.summary(), "public and trusted games differ after the delay")
+        snap = final_state(r)
+        fresh = r.ws()
+        fresh.send({"op": "subscribe", "round": "1"})
+        s = fresh.recv()
+        check(s["type"] == "snapshot" and s["game"]["delay"] == 3, "snapshot delay: %s" % s["game"].get("delay"))
+        # HTTP: the public PGN is delayed, Bearer sees live
+        st, _, _ = r.http("/live.pgn", {"Authorization": "Bearer " + TOKEN})
+        check(st == 200, "Bearer: %d" % st)
+        check(r.http("/live.pgn", {"Authorization": "Bearer nope-nope"})[0] == 401, "wrong Bearer: expected 401")
+        print("ok: trusted max %.3f s after ts, public min %.3f s (delay 3 s), %d games"
+              % (late_t, early_p, len(snap.games)))
+    finally:
+        r.stop()
+
+
+def security(binary):
+    tmp = os.environ.get("TMPDIR", "/tmp")
+    cfg = os.path.join(tmp, "cr_e2e_sec_%d.json" % os.getpid())
+    with open(cfg, "w") as f:
+        json.dump({"event": "Security", "origins": ["https://good.example"],
+                   "tokens": [{"name": "chief", "role": "arbiter", "token": TOKEN}],
+                   "feeds": [FEED], "boards": [{"board": feed_board(FEED), "white": "A", "black": "B"}]}, f)
+    state = tempfile.mkdtemp(prefix="cr_e2e_sec_")
+    r = Relay(binary, ["serve", "--config", cfg, "--state", state, "--speed", SPEED])
+    try:
+        # wrong token: refused, logged, still a viewer
+        ws = r.ws()
+        ws.send({"op": "hello", "token": "wrong-token"})
+        m = ws.recv()
+        check(m["type"] == "error" and m["where"] == "token", "wrong token: %s" % m)
+        ws.send({"op": "ping"})
+        check(ws.recv()["type"] == "pong", "still usable after a wrong token")
+        ws.send({"op": "result", "game": 1, "result": "1-0"})
+        m = ws.recv()
+        check(m["type"] == "error" and "not allowed" in m["error"], "viewer command: %s" % m)
+        # malformed, unknown op, oversize
+        ws.send_raw("{not json")
+        check(ws.recv()["error"] == "malformed JSON", "malformed JSON")
+        ws.send({"op": "subscribbe"})
+        m = ws.recv()
+        check(m["where"] == "op" and "subscribbe" in m["error"], "unknown op: %s" % m)
+        ws.send_raw(json.dumps({"op": "ping", "pad": "x" * 5000}))
+        check(ws.recv()["error"] == "message too large", "oversize")
+        # that was the fifth fault: the connection is closed
+        try:
+            ws.recv(timeout=3)
+            fail("not closed after repeated faults")
+        except WSClosed:
+            pass
+        # rate limit: a burst of 40 pings
+        ws = r.ws()
+        try:
+            for _ in range(40):
+                ws.send({"op": "ping"})
+        except OSError:
+            pass  # closed after the faults: also a refusal
+        got = []
+        try:
+            while True:
+                got.append(ws.recv(timeout=2)["type"])
+        except (TimeoutError, WSClosed):
+            pass
+        check("error" in got and got.count("pong") <= 25, "rate limit: %s" % got)
+        # Origin check
+        try:
+            r.ws({"Origin": "https://evil.example"})
+            fail("bad Origin accepted")
+        except WSClosed:
+            pass
+        r.ws({"Origin": "https://good.example"}).close()
+        # the arbiter sets a result; viewers see it
+        time.sleep(2.5)
+        arb = r.ws({"Authorization": "Bearer " + TOKEN})
+        arb.send({"op": "list"})
+        games = arb.recv()["games"]
+        check(games and games[0]["white"] == "A", "config names: %s" % games[:1])
+        gid = games[0]["id"]
+        viewer = r.ws()
+        viewer.send({"op": "subscribe", "game": gid})
+        check(viewer.recv()["type"] == "snapshot", "snapshot first")
+        arb.send({"op": "result", "game": gid, "result": "1/2-1/2"})
+        deadline = time.time() + 5
+        while True:
+            m = viewer.recv(timeout=max(0.1, deadline - time.time()))
+            if m["type"] == "result":
+                check(m["result"] == "1/2-1/2" and m["reason"] == "arbiter", "result: %s" % m)
+                break
+        st, _, metrics = r.http("/metrics")
+        check('chessrelay_refused_total{reason="token"} 1' in metrics, "refused token not counted")
+        print("ok: tokens, message limits, rate limit, Origin, arbiter result")
+    finally:
+        r.stop()
+        os.unlink(cfg)
+        shutil.rmtree(state, ignore_errors=True)
+
+
+def restart(binary):
+    tmp = os.environ.get("TMPDIR", "/tmp")
+    cfg = os.path.join(tmp, "cr_e2e_rs_%d.json" % os.getpid())
+    with open(cfg, "w") as f:
+        json.dump({"event": "Restart", "feeds": [FEED]}, f)
+    speed = "400"  # about 5 s
+
+    def run_to_end(state, kill_after=None):
+        r = Relay(binary, ["serve", "--config", cfg, "--state", state, "--speed", speed])
+        if kill_after is not None:
+            time.sleep(kill_after)
+            r.stop(signal.SIGKILL)
+            # a torn last line, as a crash in the middle of a write leaves
+            journals = sorted(x for x in os.listdir(state) if x.startswith("journal-"))
+            with open(os.path.join(state, journals[-1]), "a") as j:
+                j.write("99999999999999 DGT23164 pos rnbqkb")
+            r = Relay(binary, ["serve", "--config", cfg, "--state", state, "--speed", speed])
+        deadline = time.time() + 60
+        while "played to the end" not in open(r.log.name).read():
+            check(time.time() < deadline, "feed did not end")
+            time.sleep(0.2)
+        time.sleep(0.5)
+        pgn = r.http("/live.pgn")[2]
+        final = final_state(r).summary()
+        r.stop()
+        return pgn, final, open(r.log.name).read()
+
+    a_state = tempfile.mkdtemp(prefix="cr_e2e_rs_a_")
+    b_state = tempfile.mkdtemp(prefix="cr_e2e_rs_b_")
+    pgn_a, fin_a, _ = run_to_end(a_state)
+    pgn_b, fin_b, log_b = run_to_end(b_state, kill_after=2.0)
+    check("torn line(s) dropped" in log_b and "1 torn" in log_b, "torn line not reported")
+    check(pgn_a == pgn_b, "PGN after kill -9 + restart differs:\n%s\n----\n%s" % (pgn_a, pgn_b))
+    check(fin_a == fin_b, "games differ after restart")
+    # A restart after the end rebuilds the same and serves it at once.
+    r = Relay(binary, ["serve", "--config", cfg, "--state", b_state, "--speed", speed])
+    rebuilt = r.http("/live.pgn")[2]
+    check(rebuilt == pgn_a, "rebuilt PGN differs:\n" + "\n".join(
+        difflib.unified_diff(pgn_a.splitlines(), rebuilt.splitlines(), lineterm="")))
+    r.stop()
+    print("ok: kill -9 and restart: same PGN (%d bytes)" % len(pgn_a))
+    os.unlink(cfg)
+    shutil.rmtree(a_state, ignore_errors=True)
+    shutil.rmtree(b_state, ignore_errors=True)
+
+
+def demo(binary):
+    r = Relay(binary, ["demo", "--speed", "300"])
+    try:
+        deadline = time.time() + 60
+        while "played to the end" not in open(r.log.name).read():
+            check(time.time() < deadline, "demo did not end")
+            time.sleep(0.2)
+        time.sleep(0.5)
+        pgn = r.http("/live.pgn")[2]
+        results = [l for l in pgn.splitlines() if l.startswith("[Result ")]
+        check(results == ['[Result "1-0"]'] * 3 + ['[Result "0-1"]', '[Result "1-0"]'],
+              "demo results: %s" % results)
+        for last in ("17. Rd8#", "23. Be7#", "24. Bxe7#", "Rc2#", "44. Qa7"):
+            check(last in pgn, "demo: %s missing" % last)
+        check("[%clk " in pgn, "demo: no clocks")
+        st, _, page = r.http("/")
+        check(st == 200 and "<html" in page.lower(), "GET /: %d" % st)
+        print("ok: demo, 5 games with their results")
+    finally:
+        r.stop()
+
+
+if __name__ == "__main__":
+    binary, scenario = sys.argv[1], sys.argv[2]
+    {"broadcast": broadcast, "resume": resume, "delay": delay, "security": security,
+     "restart": restart, "demo": demo}[scenario](binary)

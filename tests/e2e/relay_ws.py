@@ -1,0 +1,275 @@
+"""Minimal WebSocket client (stdlib only) and helpers for the relay's
+end-to-end tests: start the real binary on 127.0.0.1 with a free port,
+talk HTTP and WebSocket to it, rebuild games from the messages."""
+import atexit
+import base64
+import json
+import os
+import select
+import shutil
+import signal
+import socket
+import struct
+import subprocess
+import sys
+import tempfile
+import time
+import urllib.request
+
+
+class WSClosed(Exception):
+    pass
+
+
+class WS:
+    def __init__(self, port, headers=None, timeout=10.0):
+        self.sock = socket.create_connection(("127.0.0.1", port), timeout=timeout)
+        key = base64.b64encode(os.urandom(16)).decode()
+        extra = "".join("%s: %s\r\n" % kv for kv in (headers or {}).items())
+        req = ("GET /ws HTTP/1.1\r\nHost: 127.0.0.1:%d\r\nUpgrade: websocket\r\n"
+               "Connection: Upgrade\r\nSec-WebSocket-Key: %s\r\nSec-WebSocket-Version: 13\r\n%s\r\n"
+               % (port, key, extra))
+        self.sock.sendall(req.encode())
+        resp = b""
+        while b"\r\n\r\n" not in resp:
+            chunk = self.sock.recv(4096)
+            if not chunk:
+                raise WSClosed("handshake: connection closed")
+            resp += chunk
+        head, self.buf = resp.split(b"\r\n\r\n", 1)
+        self.status = int(head.split(b" ")[1])
+        if self.status != 101:
+            raise WSClosed("handshake refused: %d" % self.status)
+        self.closed = False
+
+    def send_raw(self, payload, opcode=1):
+        if isinstance(payload, str):
+            payload = payload.encode()
+        mask = os.urandom(4)
+        n = len(payload)
+        if n < 126:
+            hdr = struct.pack("!BB", 0x80 | opcode, 0x80 | n)
+        elif n < 65536:
+            hdr = struct.pack("!BBH", 0x80 | opcode, 0x80 | 126, n)
+        else:
+            hdr = struct.pack("!BBQ", 0x80 | opcode, 0x80 | 127, n)
+        masked = bytes(b ^ mask[i % 4] for i, b in enumerate(payload))
+        self.sock.sendall(hdr + mask + masked)
+
+    def send(self, obj):
+        self.send_raw(json.dumps(obj))
+
+    def _need(self, n, deadline):
+        while len(self.buf) < n:
+            left = deadline - time.time()
+            if left <= 0:
+                raise TimeoutError()
+            r, _, _ = select.select([self.sock], [], [], left)
+            if not r:
+                raise TimeoutError()
+            chunk = self.sock.recv(65536)
+            if not chunk:
+                self.closed = True
+                raise WSClosed("connection closed")
+            self.buf += chunk
+
+    def recv(self, timeout=10.0):
+        """Next text message as a dict; TimeoutError or WSClosed."""
+        deadline = time.time() + timeout
+        while True:
+            self._need(2, deadline)
+            b0, b1 = self.buf[0], self.buf[1]
+            n = b1 & 0x7F
+            off = 2
+            if n == 126:
+                self._need(4, deadline)
+                n = struct.unpack("!H", self.buf[2:4])[0]
+                off = 4
+            elif n == 127:
+                self._need(10, deadline)
+                n = struct.unpack("!Q", self.buf[2:10])[0]
+                off = 10
+            self._need(off + n, deadline)
+            payload = self.buf[off:off + n]
+            self.buf = self.buf[off + n:]
+            op = b0 & 0x0F
+            if op == 8:
+                self.closed = True
+                raise WSClosed("close frame %r" % payload[:40])
+            if op == 9:
+                self.send_raw(payload, 10)
+                continue
+            if op == 1:
+                return json.loads(payload.decode())
+
+    def close(self):
+        try:
+            self.send_raw(b"\x03\xe8", 8)
+            self.sock.close()
+        except OSError:
+            pass
+
+
+def free_port():
+    s = socket.socket()
+    s.bind(("127.0.0.1", 0))
+    p = s.getsockname()[1]
+    s.close()
+    return p
+
+
+_started = []
+_tmpdirs = []
+
+
+def _kill_all():
+    for p in _started:
+        if p.poll() is None:
+            p.kill()
+            p.wait()
+    for d in _tmpdirs:
+        shutil.rmtree(d, ignore_errors=True)
+
+
+atexit.register(_kill_all)
+
+
+class Relay:
+    """The real binary, started with --listen 127.0.0.1:0 --port-file.
+    Whatever happens, it is killed when the test exits."""
+
+    def __init__(self, binary, args, log=None):
+        self.tmp = tempfile.mkdtemp(prefix="cr_e2e_")
+        _tmpdirs.append(self.tmp)
+        self.port_file = os.path.join(self.tmp, "port")
+        self.log = open(log or os.path.join(self.tmp, "relay.log"), "ab")
+        self.proc = subprocess.Popen([binary] + args + ["--listen", "127.0.0.1:0", "--port-file",
+                                                        self.port_file],
+                                     stdout=self.log, stderr=self.log)
+        _started.append(self.proc)
+        deadline = time.time() + 20
+        self.port = None
+        while time.time() < deadline:
+            if self.proc.poll() is not None:
+                raise RuntimeError("relay exited: %d (log %s)" % (self.proc.returncode, self.log.name))
+            try:
+                with open(self.port_file) as f:
+                    self.port = int(f.read().strip())
+                break
+            except (OSError, ValueError):
+                time.sleep(0.02)
+        if not self.port:
+            raise RuntimeError("relay did not start")
+        # ready: /healthz 200
+        while time.time() < deadline:
+            try:
+                if self.http("/healthz")[0] == 200:
+                    return
+            except Exception:
+                pass
+            time.sleep(0.02)
+        raise RuntimeError("relay not ready")
+
+    def http(self, path, headers=None):
+        req = urllib.request.Request("http://127.0.0.1:%d%s" % (self.port, path), headers=headers or {})
+        try:
+            with urllib.request.urlopen(req, timeout=10) as r:
+                return r.status, dict(r.headers), r.read().decode()
+        except urllib.error.HTTPError as e:
+            return e.code, dict(e.headers), e.read().decode()
+
+    def ws(self, headers=None):
+        return WS(self.port, headers)
+
+    def stop(self, sig=signal.SIGTERM):
+        """Stops the relay; after SIGTERM it must exit cleanly (status 0:
+        no sanitizer report, nothing stuck)."""
+        if self.proc.poll() is None:
+            self.proc.send_signal(sig)
+            try:
+                self.proc.wait(10)
+            except subprocess.TimeoutExpired:
+                self.proc.kill()
+                self.proc.wait()
+        rc = self.proc.returncode
+        if sig == signal.SIGTERM and rc != 0:
+            self.log.flush()
+            tail = open(self.log.name, errors="replace").read()[-3000:]
+            print("FAIL: relay exited with status %s after SIGTERM; log:\n%s" % (rc, tail))
+            sys.exit(1)
+        return rc
+
+
+class Games:
+    """Games rebuilt from snapshots and events, checking the protocol's
+    rules: a move's ply equals the plies held, seq grows."""
+
+    def __init__(self):
+        self.games = {}
+        self.last_seq = 0
+        self.errors = []
+
+    def apply(self, m):
+        t = m.get("type")
+        if "seq" in m and t != "snapshot":
+            if m["seq"] <= self.last_seq:
+                self.errors.append("seq %d after %d" % (m["seq"], self.last_seq))
+            self.last_seq = max(self.last_seq, m["seq"])
+        if t == "snapshot":
+            g = m["game"]
+            self.games[g["id"]] = {"moves": [mv["san"] for mv in g["moves"]], "result": g["result"],
+                                   "seq": m["seq"]}
+        elif t == "game":
+            self.games[m["game"]["id"]] = {"moves": [], "result": "*", "seq": m["seq"]}
+        elif t == "move":
+            g = self.games.get(m["game"])
+            if g is None:
+                self.errors.append("move for unknown game %d" % m["game"])
+                return
+            if m["ply"] != len(g["moves"]):
+                self.errors.append("game %d: move ply %d but %d held" % (m["game"], m["ply"], len(g["moves"])))
+            del g["moves"][m["ply"]:]
+            g["moves"].append(m["san"])
+        elif t == "correction":
+            g = self.games.get(m["game"])
+            if g is not None:
+                del g["moves"][m["ply"]:]
+        elif t == "result":
+            g = self.games.get(m["game"])
+            if g is not None:
+                g["result"] = m["result"]
+        if "seq" in m and m.get("game") is not None and t != "snapshot":
+            gid = m["game"]["id"] if isinstance(m["game"], dict) else m["game"]
+            if gid in self.games:
+                self.games[gid]["seq"] = m["seq"]
+
+    def summary(self):
+        return {gid: (g["moves"], g["result"]) for gid, g in self.games.items()}
+
+
+def final_state(relay, round_="1", token=None):
+    """Everything a fresh subscriber gets: the snapshots of the round."""
+    ws = relay.ws()
+    if token:
+        ws.send({"op": "hello", "token": token})
+        assert ws.recv()["type"] == "welcome"
+    ws.send({"op": "list"})
+    lst = ws.recv()
+    assert lst["type"] == "games", lst
+    ws.send({"op": "subscribe", "round": round_})
+    g = Games()
+    n = len([x for x in lst["games"] if x["round"] == round_])
+    for _ in range(n):
+        g.apply(ws.recv())
+    ws.close()
+    return g
+
+
+def fail(msg):
+    print("FAIL:", msg)
+    sys.exit(1)
+
+
+def check(cond, msg):
+    if not cond:
+        fail(msg)

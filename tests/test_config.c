@@ -1,0 +1,147 @@
+/* Tests of the tournament file reader: values, defaults, errors naming the field. */
+#include <setjmp.h>
+#include <stdarg.h>
+#include <stddef.h>
+#include <stdint.h>
+
+#include <cmocka.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#include "config.h"
+
+static const char *good =
+    "{\"event\":\"Club Championship\",\"site\":\"Oslo\",\"rounds\":9,\"delay_minutes\":15,"
+    "\"listen\":\"0.0.0.0:9000\",\"fsync_ms\":50,"
+    "\"tokens\":[{\"name\":\"chief\",\"role\":\"arbiter\",\"token\":\"s3cret-token\"},"
+    "            {\"role\":\"agent\",\"token\":\"agent-token-1\"}],"
+    "\"origins\":[\"https://example.org\"],\"state_dir\":\"state\",\"feeds\":[\"r1.feed\",\"/abs.feed\"],"
+    "\"tls\":{\"cert\":\"c.pem\",\"key\":\"k.pem\"},"
+    "\"boards\":[{\"board\":\"DGT23164\",\"table\":1,\"round\":\"1\",\"game\":1,"
+    "             \"white\":\"Carlsen, Magnus\",\"black\":\"Nepomniachtchi, Ian\","
+    "             \"white_elo\":2830,\"black_elo\":2795,\"white_title\":\"GM\",\"white_fed\":\"NOR\"},"
+    "            {\"table\":2,\"round\":1,\"white\":\"A\",\"black\":\"B\"},"
+    "            {\"board\":\"DGT23164\",\"round\":\"2\",\"white\":\"C\",\"black\":\"D\"}]}";
+
+static void test_good(void **state)
+{
+    (void)state;
+    cr_error err;
+    cr_config *cfg = cr_config_parse(good, "t.json", "/etc/cr", &err);
+    if (!cfg) {
+        fail_msg("%s", err.text);
+    }
+    assert_string_equal(cfg->event, "Club Championship");
+    assert_int_equal(cfg->rounds, 9);
+    assert_int_equal(cfg->delay_s, 900);
+    assert_string_equal(cfg->listen_host, "0.0.0.0");
+    assert_int_equal(cfg->listen_port, 9000);
+    assert_int_equal(cfg->fsync_ms, 50);
+    assert_int_equal(cfg->token_count, 2);
+    assert_string_equal(cfg->state_dir, "/etc/cr/state");
+    assert_string_equal(cfg->feeds[0], "/etc/cr/r1.feed");
+    assert_string_equal(cfg->feeds[1], "/abs.feed");
+    assert_string_equal(cfg->tls_key, "/etc/cr/k.pem");
+    assert_int_equal(cfg->board_count, 3);
+    assert_string_equal(cfg->boards[1].round, "1");
+
+    const cr_config_board *b = cr_config_board_for(cfg, "DGT23164", 0);
+    assert_non_null(b);
+    assert_string_equal(b->white, "Carlsen, Magnus");
+    assert_int_equal(b->white_elo, 2830);
+    b = cr_config_board_for(cfg, "DGT23164", 1);
+    assert_non_null(b);
+    assert_string_equal(b->round, "2");
+    assert_null(cr_config_board_for(cfg, "DGT23164", 2));
+    b = cr_config_board_for(cfg, "2", 0);
+    assert_non_null(b);
+    assert_string_equal(b->white, "A");
+    assert_null(cr_config_board_for(cfg, "3", 0));
+
+    assert_string_equal(cr_config_check_token(cfg, "s3cret-token"), "arbiter");
+    assert_string_equal(cr_config_check_token(cfg, "agent-token-1"), "agent");
+    assert_null(cr_config_check_token(cfg, "s3cret-tokem"));
+    assert_null(cr_config_check_token(cfg, "s3cret"));
+    assert_null(cr_config_check_token(cfg, ""));
+    cr_config_free(cfg);
+}
+
+static void expect_error(const char *text, const char *message)
+{
+    cr_error err;
+    cr_config *cfg = cr_config_parse(text, "tournament.json", NULL, &err);
+    assert_null(cfg);
+    if (!strstr(err.text, message)) {
+        fail_msg("expected '%s' in '%s'", message, err.text);
+    }
+}
+
+static void test_errors_name_the_field(void **state)
+{
+    (void)state;
+    expect_error("{\"boards\":[{\"board\":\"a\"},{\"board\":\"b\"},{\"board\":\"c\"},"
+                 "{\"board\":\"d\",\"white\":5}]}",
+                 "tournament.json: boards[3].white: expected a string");
+    expect_error("{\"rounds\":\"9\"}", "tournament.json: rounds: expected an integer");
+    expect_error("{\"rounds\":0}", "tournament.json: rounds: 0 is out of range");
+    expect_error("{\"evnt\":\"x\"}", "tournament.json: evnt: unknown field");
+    expect_error("{\"listen\":\"localhost:http\"}", "tournament.json: listen: expected \"HOST:PORT\"");
+    expect_error("{\"tokens\":[{\"token\":\"short\"}]}", "tournament.json: tokens[0].token: too short");
+    expect_error("{\"tokens\":[{\"role\":\"king\",\"token\":\"longenough\"}]}",
+                 "tokens[0].role: expected \"arbiter\" or \"agent\"");
+    expect_error("{\"tls\":{\"cert\":\"c.pem\"}}", "tournament.json: tls.key: missing");
+    expect_error("{\"boards\":[{\"white\":\"x\"}]}", "boards[0]: needs \"board\"");
+    expect_error("{\"boards\":[{\"board\":\"a b\"}]}", "boards[0].board: a board id has only");
+    expect_error("{\"feeds\":[1]}", "tournament.json: feeds[0]: expected a string");
+    expect_error("[1,2]", "tournament.json: tournament: expected an object");
+    expect_error("{\"event\":", "tournament.json:1:");
+    expect_error("{\"event\":\"a\",\"event\":\"b\"}", "duplicate");
+}
+
+static void test_listen_and_load(void **state)
+{
+    (void)state;
+    char host[64];
+    int port = 0;
+    assert_int_equal(cr_parse_listen("127.0.0.1:8080", host, sizeof host, &port), 0);
+    assert_string_equal(host, "127.0.0.1");
+    assert_int_equal(port, 8080);
+    assert_int_equal(cr_parse_listen("[::1]:9", host, sizeof host, &port), 0);
+    assert_string_equal(host, "::1");
+    assert_int_equal(cr_parse_listen(":0", host, sizeof host, &port), 0);
+    assert_int_equal(port, 0);
+    assert_int_equal(cr_parse_listen("x:70000", host, sizeof host, &port), CR_EINVAL);
+    assert_int_equal(cr_parse_listen("x:", host, sizeof host, &port), CR_EINVAL);
+
+    char dir[] = "/tmp/cr_test_config_XXXXXX";
+    assert_non_null(mkdtemp(dir));
+    char path[128];
+    snprintf(path, sizeof path, "%s/t.json", dir);
+    FILE *f = fopen(path, "w");
+    fputs("{\"feeds\":[\"a.feed\"]}", f);
+    fclose(f);
+    cr_error err;
+    cr_config *cfg = cr_config_load(path, &err);
+    assert_non_null(cfg);
+    char want[160];
+    snprintf(want, sizeof want, "%s/a.feed", dir);
+    assert_string_equal(cfg->feeds[0], want);
+    assert_int_equal(cfg->listen_port, 8080);
+    cr_config_free(cfg);
+    unlink(path);
+    rmdir(dir);
+    assert_null(cr_config_load("/nonexistent/t.json", &err));
+    assert_non_null(strstr(err.text, "/nonexistent/t.json"));
+}
+
+int main(void)
+{
+    const struct CMUnitTest tests[] = {
+        cmocka_unit_test(test_good),
+        cmocka_unit_test(test_errors_name_the_field),
+        cmocka_unit_test(test_listen_and_load),
+    };
+    return cmocka_run_group_tests(tests, NULL, NULL);
+}

@@ -1,0 +1,1 @@
+target_link_libraries(test_store PRIVATE cr_relay)

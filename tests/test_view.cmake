@@ -1,0 +1,1 @@
+target_link_libraries(test_view PRIVATE cr_relay)
