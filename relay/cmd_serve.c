@@ -1,6 +1,8 @@
 /* chessrelay serve / replay --serve: the relay daemon's command lines.
  *
  *   chessrelay serve [--config FILE] [--listen ADDR:PORT] [--state DIR] [--speed X]
+ *                    [--agent-token T]   (venue agents at /agent: agent_link.h)
+ *                    [--serial DEV]... [--usb]      live DGT boards (source_boards.h)
  *   chessrelay replay FEED... --serve [--listen ADDR:PORT] [--speed X]
  *                     [--delay MINUTES] [--arbiter-token T] [--state DIR]
  *
@@ -16,14 +18,20 @@
 #include "config.h"
 #include "log.h"
 #include "loop.h"
+#include "nats_pub.h"
 
 typedef struct serve_args {
     const char *config_path, *listen, *state_dir, *port_file, *web_root, *token;
+    const char *agent_token; /* --agent-token: venue agents (agent_link.h) */
     double speed;
     int delay_s; /* -1: not given */
     bool exit_at_end, serve;
     const char **feeds;
     int feed_count;
+    const char **serials; /* the second half of the feeds allocation */
+    int serial_count;
+    bool usb;
+    cr_nats_pub_config publish; /* --publish and its options (nats_pub.h) */
 } serve_args;
 
 static bool parse_number(const char *s, double lo, double hi, double *out)
@@ -44,10 +52,11 @@ static int parse_args(const char *who, int argc, char **argv, bool feeds_allowed
     memset(a, 0, sizeof *a);
     a->speed = 1.0;
     a->delay_s = -1;
-    a->feeds = calloc((size_t)argc + 1, sizeof *a->feeds);
+    a->feeds = calloc(2 * ((size_t)argc + 1), sizeof *a->feeds);
     if (!a->feeds) {
         return 1;
     }
+    a->serials = a->feeds + argc + 1;
     for (int i = 1; i < argc; i++) {
         const char *o = argv[i];
         const char *v = i + 1 < argc ? argv[i + 1] : NULL;
@@ -58,6 +67,10 @@ static int parse_args(const char *who, int argc, char **argv, bool feeds_allowed
         }
         if (strcmp(o, "--exit-at-end") == 0) {
             a->exit_at_end = true;
+            continue;
+        }
+        if (strcmp(o, "--usb") == 0) {
+            a->usb = true;
             continue;
         }
         if (strcmp(o, "--quiet") == 0) {
@@ -81,8 +94,17 @@ static int parse_args(const char *who, int argc, char **argv, bool feeds_allowed
             return 2;
         }
         i++;
+        int nats_opt = cr_nats_pub_option(&a->publish, who, o, v);
+        if (nats_opt) {
+            if (nats_opt < 0) {
+                return 2;
+            }
+            continue;
+        }
         if (strcmp(o, "--config") == 0) {
             a->config_path = v;
+        } else if (strcmp(o, "--serial") == 0) {
+            a->serials[a->serial_count++] = v;
         } else if (strcmp(o, "--listen") == 0) {
             a->listen = v;
         } else if (strcmp(o, "--state") == 0) {
@@ -93,6 +115,8 @@ static int parse_args(const char *who, int argc, char **argv, bool feeds_allowed
             a->web_root = v;
         } else if (strcmp(o, "--arbiter-token") == 0) {
             a->token = v;
+        } else if (strcmp(o, "--agent-token") == 0 && v[0]) {
+            a->agent_token = v;
         } else if (strcmp(o, "--speed") == 0) {
             if (!parse_number(v, 0.001, 1e6, &d)) {
                 fprintf(stderr, "chessrelay %s: --speed: expected a number > 0, got '%s'\n", who, v);
@@ -154,6 +178,11 @@ static int run(const char *who, serve_args *a, cr_config *cfg, const char *state
     lc.state_dir = state_dir;
     lc.port_file = a->port_file;
     lc.exit_at_end = a->exit_at_end;
+    lc.agent_token = a->agent_token;
+    lc.publish = &a->publish;
+    lc.serials = a->serials;
+    lc.serial_count = a->serial_count;
+    lc.usb = a->usb;
     return cr_loop_run(&lc);
 }
 

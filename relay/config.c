@@ -7,6 +7,8 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "push.h"
+
 cr_config *cr_config_new(void)
 {
     cr_config *cfg = calloc(1, sizeof *cfg);
@@ -39,7 +41,10 @@ void cr_config_free(cr_config *cfg)
     free(cfg->state_dir);
     free(cfg->web_root);
     free_strv(cfg->feeds, cfg->feed_count);
+    free_strv(cfg->devices, cfg->device_count);
     free(cfg->boards);
+    free(cfg->pushes);
+    free(cfg->export_dir);
     free(cfg);
 }
 
@@ -287,6 +292,58 @@ static int read_token(ctx *c, json_t *o, size_t index, cr_config_token *t)
     return 0;
 }
 
+/* One "push" entry: {"round": "1", "url": "...", "token": "..."}. */
+static int read_push(ctx *c, json_t *o, size_t index, cr_config *cfg)
+{
+    char base[32], f[64];
+    snprintf(base, sizeof base, "push[%zu]", index);
+    if (!json_is_object(o)) {
+        return fail(c, base, "expected an object with \"round\", \"url\" and \"token\"");
+    }
+    cr_config_push *p = &cfg->pushes[index];
+    memset(p, 0, sizeof *p);
+    const char *key;
+    json_t *v;
+    json_object_foreach(o, key, v)
+    {
+        snprintf(f, sizeof f, "%s.%s", base, key);
+        int rc;
+        if (strcmp(key, "round") == 0) {
+            if (json_is_integer(v)) {
+                int r;
+                rc = get_int(c, v, f, 1, 10000, &r);
+                snprintf(p->round, sizeof p->round, "%d", r);
+            } else {
+                rc = get_str(c, v, f, p->round, sizeof p->round);
+            }
+        } else if (strcmp(key, "url") == 0) {
+            char why[160];
+            rc = get_str(c, v, f, p->url, sizeof p->url);
+            if (!rc && cr_pusher_check_url(p->url, why, sizeof why)) {
+                rc = fail(c, f, why);
+            }
+        } else if (strcmp(key, "token") == 0) {
+            rc = get_str(c, v, f, p->token, sizeof p->token);
+        } else {
+            rc = fail(c, f, "unknown field");
+        }
+        if (rc) {
+            return rc;
+        }
+    }
+    if (!p->round[0] || !p->url[0]) {
+        snprintf(f, sizeof f, "%s.%s", base, p->round[0] ? "url" : "round");
+        return fail(c, f, "missing");
+    }
+    for (size_t i = 0; i < index; i++) {
+        if (strcmp(cfg->pushes[i].round, p->round) == 0) {
+            snprintf(f, sizeof f, "%s.round", base);
+            return fail(c, f, "this round already has a push entry");
+        }
+    }
+    return 0;
+}
+
 static int read_root(ctx *c, json_t *root, cr_config *cfg)
 {
     if (!json_is_object(root)) {
@@ -368,6 +425,29 @@ static int read_root(ctx *c, json_t *root, cr_config *cfg)
             rc = get_int(c, v, key, 1, 60000, &cfg->fsync_ms);
         } else if (strcmp(key, "feeds") == 0) {
             rc = get_strv(c, v, key, true, &cfg->feeds, &cfg->feed_count);
+        } else if (strcmp(key, "devices") == 0) {
+            rc = get_strv(c, v, key, false, &cfg->devices, &cfg->device_count);
+        } else if (strcmp(key, "usb") == 0) {
+            if (!json_is_boolean(v)) {
+                rc = fail(c, key, "expected true or false");
+            } else {
+                cfg->usb = json_is_true(v);
+            }
+        } else if (strcmp(key, "push") == 0) {
+            if (!json_is_array(v)) {
+                rc = fail(c, key, "expected an array of {\"round\", \"url\", \"token\"}");
+            } else {
+                cfg->pushes = calloc(json_array_size(v) + 1, sizeof *cfg->pushes);
+                if (!cfg->pushes) {
+                    return cr_error_set(c->err, CR_ENOMEM, 0, 0, "out of memory");
+                }
+                for (size_t i = 0; i < json_array_size(v) && !rc; i++) {
+                    rc = read_push(c, json_array_get(v, i), i, cfg);
+                    cfg->push_count = (int)i + 1;
+                }
+            }
+        } else if (strcmp(key, "export_dir") == 0) {
+            rc = get_path(c, v, key, &cfg->export_dir);
         } else if (strcmp(key, "boards") == 0) {
             if (!json_is_array(v)) {
                 rc = fail(c, key, "expected an array");

@@ -12,6 +12,11 @@
  *     "web_root": "web/dist",
  *     "fsync_ms": 100,
  *     "feeds": ["round1.feed"],                feed files played in real time as sources
+ *     "push": [{"round": "1", "url": "https://lichess.org/api/broadcast/round/<id>/push",
+ *               "token": "lip_..."}],          push each round's public PGN (push.h, docs/venue.md)
+ *     "export_dir": "export",                  round-<n>/game-<t>.pgn, games.pgn (cr/export.h)
+ *     "devices": ["/dev/ttyUSB0"],             live DGT boards on serial ttys
+ *     "usb": true,                             live DGT boards on USB (hotplug)
  *     "boards": [{"board": "DGT23164", "table": 1, "round": "1", "game": 1,
  *                 "white": "Carlsen, Magnus", "black": "Nepomniachtchi, Ian",
  *                 "white_elo": 2830, "black_elo": 2795, "white_title": "GM",
@@ -47,6 +52,15 @@ typedef struct cr_config_token {
     char token[256];
 } cr_config_token;
 
+/* "push": [{"round": "1", "url": "https://lichess.org/api/broadcast/round/<id>/push",
+ *            "token": "lip_..."}]: where each round's public PGN is pushed
+ * (push.h, docs/venue.md). The URL is checked with cr_pusher_check_url. */
+typedef struct cr_config_push {
+    char round[16];
+    char url[1024];
+    char token[256]; /* "" when not given */
+} cr_config_push;
+
 typedef struct cr_config {
     char event[128], site[128], date[16];
     int rounds;
@@ -64,8 +78,14 @@ typedef struct cr_config {
     int fsync_ms;
     char **feeds;
     int feed_count;
+    char **devices; /* live boards on these ttys ("devices") */
+    int device_count;
+    bool usb;       /* live USB boards ("usb") */
     cr_config_board *boards;
     int board_count;
+    cr_config_push *pushes; /* "push" (H8b) */
+    int push_count;
+    char *export_dir; /* "export_dir": the export folder (cr/export.h), NULL: none */
 } cr_config;
 
 /* A config with the defaults (listen 127.0.0.1:8080, no delay, fsync 100

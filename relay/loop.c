@@ -5,17 +5,25 @@
 #include <event2/event.h>
 #include <event2/thread.h>
 #include <inttypes.h>
+#include <pthread.h>
 #include <signal.h>
+#include <stdatomic.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 
+#include "arbiter_link.h" /* arbiter monitoring (arbiter_link.h) */
+#include "agent_link.h"
 #include "cr/infer.h"
 #include "dgt_board.h"
 #include "journal.h"
 #include "log.h"
+#include "nats_pub.h"
+#include "outputs.h" /* H8b: pushes to broadcast hosts, export folder */
 #include "queue.h"
 #include "server.h"
+#include "source_boards.h"
 #include "store.h"
 #include "view.h"
 
@@ -62,6 +70,7 @@ struct relay {
     source *sources;
     int nsources, sources_done;
     cr_store *live, *pub; /* pub: NULL without a public delay */
+    cr_outputs *outputs;  /* H8b: round PGN pushes and export folder, fed from the public store */
     delayed *dhead, *dtail;
     int64_t delay_us;
     int64_t seq;
@@ -75,8 +84,13 @@ struct relay {
     int emitted;        /* store events emitted */
     bool finished;
     cr_queue *pubs, *cmds;
+    struct event *flush_ev; /* wakes the server once per batch of publications */
+    cr_board_sources *live_boards; /* NULL without live boards */
     cr_server *server;
-    struct event *tick_ev, *sync_ev, *stats_ev, *cmd_ev, *sig_int, *sig_term;
+    cr_agent_link *agents; /* venue agents, or NULL */
+    cr_arbiter_link *arb; /* arbiter monitoring (arbiter_link.h) */
+    cr_nats_pub *nats; /* NULL: not publishing to NATS (nats_pub.h) */
+    struct event *tick_ev, *sync_ev, *stats_ev, *cmd_ev;
     int status;
 };
 
@@ -93,6 +107,26 @@ static int64_t feed_now(const relay *r)
 }
 
 /*----- publishing -----*/
+
+/* Publications are pushed without waking the server thread; flush_ev, run
+ * once the current callback is done, wakes it for all of them: the events
+ * of one feed event (a move, its clock...) go out in one service round. */
+static bool queue_pub(relay *r, cr_pub *p)
+{
+    if (!cr_queue_push_quiet(r->pubs, p, true)) {
+        return false;
+    }
+    if (r->flush_ev) {
+        event_active(r->flush_ev, EV_READ, 0);
+    }
+    return true;
+}
+
+static void on_flush(evutil_socket_t fd, short what, void *arg)
+{
+    relay *r = arg;
+    cr_queue_wake(r->pubs);
+}
 
 static void publish(relay *r, unsigned lanes, const cr_store *store, const cr_store_event *ev,
                     cr_buf *json)
@@ -119,7 +153,7 @@ static void publish(relay *r, unsigned lanes, const cr_store *store, const cr_st
     if (ev->kind != CR_SEV_STATUS) {
         p->pgn = cr_store_pgn(store, ev->game);
     }
-    if (!cr_queue_push(r->pubs, p, true)) {
+    if (!queue_pub(r, p)) {
         cr_pub_free(p);
     }
 }
@@ -142,7 +176,7 @@ static void publish_states(relay *r, unsigned lanes, const cr_store *store)
         p->snapshot = cr_store_snapshot_json(store, g->id, delay_s);
         p->summary = cr_store_summary_json(store, g->id);
         p->pgn = cr_store_pgn(store, g->id);
-        if (!cr_queue_push(r->pubs, p, true)) {
+        if (!queue_pub(r, p)) {
             cr_pub_free(p);
         }
     }
@@ -150,7 +184,7 @@ static void publish_states(relay *r, unsigned lanes, const cr_store *store)
     if (m) {
         m->lanes = lanes;
         m->seq = cr_store_last_seq(store);
-        if (!cr_queue_push(r->pubs, m, true)) {
+        if (!queue_pub(r, m)) {
             cr_pub_free(m);
         }
     }
@@ -168,7 +202,11 @@ static void publish_stats(relay *r)
     }
     p->boards_known = r->nboards;
     p->journal_syncs = r->journal ? (int64_t)cr_journal_syncs(r->journal) : 0;
-    if (!cr_queue_push(r->pubs, p, true)) {
+    if (r->live_boards) {
+        p->boards_metrics = cr_buf_take_str(cr_board_sources_metrics(r->live_boards));
+        p->boards_json = cr_buf_take_str(cr_board_sources_json(r->live_boards));
+    }
+    if (!queue_pub(r, p)) {
         cr_pub_free(p);
     }
 }
@@ -184,6 +222,7 @@ static void run_delay_line(relay *r, int64_t now_us)
         }
         cr_error err;
         if (cr_store_apply(r->pub, d->ev, &err) == 0) {
+            cr_outputs_changed(r->outputs, r->pub, d->ev); /* H8b */
             if (!r->rebuilding) {
                 publish(r, CR_LANE_PUBLIC, r->pub, d->ev, d->json);
             }
@@ -215,10 +254,15 @@ static void emit(relay *r, cr_store_event *ev)
     }
     r->seq++;
     r->emitted++;
+    cr_arbiter_link_on_store_event(r->arb, ev, feed_now(r), wall_ms()); /* never emits */
+    if (!r->pub) {
+        cr_outputs_changed(r->outputs, r->live, ev); /* H8b: no delay: live is public */
+    }
     cr_log(CR_LOG_DEBUG, "event %" PRId64 ": kind %d game %d ply %d%s", ev->seq, (int)ev->kind, ev->game,
            ev->ply, r->rebuilding ? " (rebuild)" : "");
     bool need_json = !r->rebuilding || r->pub;
     cr_buf *json = need_json ? cr_store_event_json(ev) : NULL;
+    cr_nats_pub_event(r->nats, r->live, ev, json); /* NATS: every live event, rebuild included */
     if (!r->rebuilding) {
         publish(r, r->pub ? CR_LANE_LIVE : CR_LANE_LIVE | CR_LANE_PUBLIC, r->live, ev, json);
     }
@@ -639,6 +683,50 @@ static void finish_all(relay *r, int64_t t)
     }
 }
 
+/*----- arbiter monitoring (arbiter_link.h) -----*/
+
+/* The link's store events: RESULT and TAG are journaled like the arbiters'
+ * commands, so that a restart rebuilds them. */
+static void arb_emit(void *data, cr_store_event *ev)
+{
+    relay *r = data;
+    if (ev && r->journal && !r->rebuilding &&
+        (ev->kind == CR_SEV_RESULT || ev->kind == CR_SEV_TAG)) {
+        char line[400];
+        int n = ev->kind == CR_SEV_RESULT
+                    ? snprintf(line, sizeof line, "# cmd result %d %s\n", ev->game,
+                               cr_result_string(ev->result))
+                    : snprintf(line, sizeof line, "# cmd tag %d %s %s\n", ev->game, ev->tag.name,
+                               ev->tag.value);
+        for (int i = 0; i < n - 1 && i < (int)sizeof line - 1; i++) {
+            if (line[i] == '\n' || line[i] == '\r') {
+                line[i] = ' ';
+            }
+        }
+        if (n > 0 && n < (int)sizeof line) {
+            cr_journal_append(r->journal, line, (size_t)n);
+        }
+    }
+    emit(r, ev);
+}
+
+static void arb_publish(void *data, cr_buf *msg)
+{
+    relay *r = data;
+    cr_pub *p = cr_pub_new(CR_PUB_ARBITER);
+    if (!p) {
+        cr_buf_unref(msg);
+        return;
+    }
+    p->event = msg;
+    /* Never blocks: the link's lock is held here, and the server thread may
+     * wait for it (HTTP) before it drains the queue. */
+    if (!cr_queue_push(r->pubs, p, false)) {
+        cr_log(CR_LOG_WARN, "arbiter message dropped: queue full");
+        cr_pub_free(p);
+    }
+}
+
 /*----- arbiter commands -----*/
 
 static void apply_command(relay *r, const cr_command_msg *c)
@@ -669,6 +757,11 @@ static void on_commands(evutil_socket_t fd, short what, void *arg)
     cr_command_msg *c;
     while ((c = cr_queue_pop(r->cmds)) != NULL) {
         r->cur_ts = cr_now_us();
+        if (c->kind == CR_COMMAND_ARBITER) { /* arbiter monitoring (arbiter_link.h) */
+            cr_arbiter_link_command(r->arb, &c->arbiter, feed_now(r), wall_ms(), NULL, 0);
+            free(c);
+            continue;
+        }
         char line[400];
         int n;
         if (c->kind == CR_COMMAND_RESULT) {
@@ -737,7 +830,7 @@ static void source_done(source *s)
     s->done = true;
     r->sources_done++;
     cr_log(CR_LOG_INFO, "%s: played to the end", s->path);
-    if (r->sources_done == r->nsources) {
+    if (r->sources_done == r->nsources && !r->live_boards) { /* live boards never end */
         r->cur_ts = cr_now_us();
         finish_all(r, feed_now(r));
         r->finished = true;
@@ -796,6 +889,93 @@ static int open_source(relay *r, source *s, const char *path)
     }
     cr_feed_reader_set_keep_going(s->rd, true);
     return 0;
+}
+
+/*----- sources: live boards (source_boards.h) on the feed clock -----*/
+
+static int64_t board_clock(void *data)
+{
+    return feed_now(data);
+}
+
+/* Same path as a file source's event: journalled as `record` writes it, then
+ * inferred (RAW decoded here as on a rebuild, so both give the same games). */
+static void on_board_event(void *data, const cr_feed_event *ev)
+{
+    relay *r = data;
+    r->cur_ts = cr_now_us();
+    feed_event(r, ev, NULL, 0);
+}
+
+/* A link came up, went silent or was lost: /metrics at once. */
+static void on_board_state(void *data, const char *name, const cr_dgt_health *health)
+{
+    (void)name;
+    (void)health;
+    publish_stats(data);
+}
+
+static int start_live_boards(relay *r)
+{
+    const cr_loop_config *cfg = r->cfg;
+    int n = cfg->serial_count + r->t->device_count;
+    if (n == 0 && !cfg->usb && !r->t->usb) {
+        return 0;
+    }
+    const char **paths = calloc((size_t)n + 1, sizeof *paths);
+    if (!paths) {
+        return -1;
+    }
+    for (int i = 0; i < n; i++) {
+        paths[i] = i < cfg->serial_count ? cfg->serials[i] : r->t->devices[i - cfg->serial_count];
+    }
+    cr_board_sources_config bc;
+    memset(&bc, 0, sizeof bc);
+    bc.serials = paths;
+    bc.serial_count = n;
+    bc.usb = cfg->usb || r->t->usb;
+    bc.clock = board_clock;
+    bc.event = on_board_event;
+    bc.state = on_board_state;
+    bc.data = r;
+    cr_error err;
+    r->live_boards = cr_board_sources_start(r->base, &bc, &err);
+    free(paths);
+    if (!r->live_boards) {
+        cr_log(CR_LOG_ERROR, "%s", err.text);
+        return -1;
+    }
+    cr_log(CR_LOG_INFO, "live boards: %d link(s)%s", cr_board_sources_count(r->live_boards),
+           bc.usb ? " + USB" : "");
+    return 0;
+}
+
+/*----- venue agents (agent_link.h): their events enter like any other -----*/
+
+static void agent_feed(void *data, const cr_feed_event *ev, const char *text, size_t len)
+{
+    relay *r = data;
+    r->cur_ts = cr_now_us();
+    if (ev) {
+        feed_event(r, ev, text, len);
+    } else if (r->journal) {
+        cr_journal_append(r->journal, text, len);
+    }
+}
+
+static int64_t agent_clock(void *data)
+{
+    return feed_now(data);
+}
+
+static bool wants_agents(const cr_loop_config *cfg)
+{
+    for (int i = 0; i < cfg->tournament->token_count; i++) {
+        if (strcmp(cfg->tournament->tokens[i].role, "agent") == 0) {
+            return true;
+        }
+    }
+    return cfg->agent_token != NULL;
 }
 
 /*----- the journal: rebuild -----*/
@@ -903,11 +1083,16 @@ static void on_tick(evutil_socket_t fd, short what, void *arg)
                 bound = r->epoch_ms + s->ev.t;
             }
         }
+        if (r->agents) {
+            bound = cr_agent_link_tick_bound(r->agents, bound); /* agents' watermarks */
+        }
         run_ticks(r, bound);
     }
+    cr_arbiter_link_tick(r->arb, feed_now(r), wall_ms()); /* arbiter monitoring (arbiter_link.h) */
     if (r->pub) {
         run_delay_line(r, cr_now_us());
     }
+    cr_outputs_flush(r->outputs, r->pub ? r->pub : r->live); /* H8b */
 }
 
 static void on_sync(evutil_socket_t fd, short what, void *arg)
@@ -916,6 +1101,8 @@ static void on_sync(evutil_socket_t fd, short what, void *arg)
     if (r->journal && cr_journal_sync(r->journal)) {
         cr_log(CR_LOG_ERROR, "journal %s: fsync failed: %s", cr_journal_path(r->journal),
                strerror(errno));
+    } else if (r->agents) {
+        cr_agent_link_synced(r->agents); /* acks what is now durable */
     }
 }
 
@@ -924,11 +1111,56 @@ static void on_stats(evutil_socket_t fd, short what, void *arg)
     publish_stats(arg);
 }
 
-static void on_signal(evutil_socket_t sig, short what, void *arg)
+/* SIGINT and SIGTERM are blocked in every thread (from the start of
+ * cr_loop_run, so the lws thread and any other one inherit it) and taken by
+ * this thread alone with sigwait. The first stops the loop, and closes the
+ * publication queue so that a loop thread waiting there for room (a stalled
+ * server thread) returns to its loop; a second one exits at once, whatever
+ * is stuck. A handler in the loop (evsignal) could do neither while the
+ * loop thread is blocked. */
+typedef struct sig_watch {
+    pthread_t thread;
+    bool started;
+    sigset_t set;
+    struct event_base *base;
+    cr_queue *pubs;
+    atomic_bool done;
+    atomic_int count, first; /* signals taken; the first one */
+} sig_watch;
+
+static void *signal_thread(void *arg)
 {
-    relay *r = arg;
-    cr_log(CR_LOG_INFO, "signal %d: stopping", (int)sig);
-    event_base_loopexit(r->base, NULL);
+    sig_watch *w = arg;
+    for (;;) {
+        int sig;
+        if (sigwait(&w->set, &sig) != 0 || atomic_load(&w->done)) {
+            return NULL;
+        }
+        /* No logging here: this thread must never block (stderr may be a
+         * full pipe); the loop logs the signal once it is out. */
+        if (atomic_fetch_add(&w->count, 1) == 0) {
+            atomic_store(&w->first, sig);
+            cr_queue_close(w->pubs);
+            event_base_loopexit(w->base, NULL);
+        } else {
+            _exit(1);
+        }
+    }
+}
+
+static void stop_signal_thread(sig_watch *w, const sigset_t *old_mask)
+{
+    if (w->started) {
+        atomic_store(&w->done, true);
+        pthread_kill(w->thread, SIGTERM); /* blocked: pending for its sigwait */
+        pthread_join(w->thread, NULL);
+        w->started = false;
+    }
+    /* Signals that came after the watcher stopped: consumed, not fatal. */
+    struct timespec zero = {0, 0};
+    while (sigtimedwait(&w->set, NULL, &zero) > 0) {
+    }
+    pthread_sigmask(SIG_SETMASK, old_mask, NULL);
 }
 
 static void free_pub(void *p)
@@ -938,7 +1170,8 @@ static void free_pub(void *p)
 
 static void free_relay(relay *r)
 {
-    struct event *evs[] = {r->tick_ev, r->sync_ev, r->stats_ev, r->cmd_ev, r->sig_int, r->sig_term};
+    cr_board_sources_free(r->live_boards); /* before the boards and the base it uses */
+    struct event *evs[] = {r->tick_ev, r->sync_ev, r->stats_ev, r->cmd_ev, r->flush_ev};
     for (size_t i = 0; i < sizeof evs / sizeof evs[0]; i++) {
         if (evs[i]) {
             event_free(evs[i]);
@@ -969,6 +1202,8 @@ static void free_relay(relay *r)
         cr_buf_unref(d->json);
         free(d);
     }
+    cr_outputs_free(r->outputs); /* H8b: before the event_base */
+    cr_arbiter_link_free(r->arb); /* after the server: its HTTP thread reads the link */
     cr_store_free(r->live);
     cr_store_free(r->pub);
     cr_journal_close(r->journal);
@@ -986,6 +1221,13 @@ int cr_loop_run(const cr_loop_config *cfg)
     r->speed = cfg->speed > 0 ? cfg->speed : 1.0;
     r->delay_us = (int64_t)r->t->delay_s * 1000000;
     int status = 1;
+    sig_watch sw;
+    memset(&sw, 0, sizeof sw);
+    sigset_t old_mask;
+    sigemptyset(&sw.set);
+    sigaddset(&sw.set, SIGINT);
+    sigaddset(&sw.set, SIGTERM);
+    pthread_sigmask(SIG_BLOCK, &sw.set, &old_mask); /* before any thread is made */
 
     evthread_use_pthreads();
     r->base = event_base_new();
@@ -1000,6 +1242,31 @@ int cr_loop_run(const cr_loop_config *cfg)
     r->cmd_ev = event_new(r->base, -1, 0, on_commands, r);
     cr_queue_set_wake(r->cmds, wake_loop, r->cmd_ev);
 
+    /* H8b: pushes of each round's public PGN and the export folder. */
+    r->outputs = cr_outputs_new(r->base, r->t->export_dir, NULL);
+    if (!r->outputs) {
+        cr_log(CR_LOG_ERROR, "out of memory");
+        goto out;
+    }
+    for (int i = 0; i < r->t->push_count; i++) {
+        const cr_config_push *pu = &r->t->pushes[i];
+        if (cr_outputs_set_push(r->outputs, pu->round, pu->url, pu->token)) {
+            goto out; /* logged by the pusher */
+        }
+        cr_log(CR_LOG_INFO, "round %s: pushing to %s", pu->round, pu->url);
+    }
+    if (r->t->export_dir) {
+        cr_log(CR_LOG_INFO, "export folder %s", r->t->export_dir);
+    }
+    r->flush_ev = event_new(r->base, -1, 0, on_flush, r);
+    sw.base = r->base;
+    sw.pubs = r->pubs;
+    if (pthread_create(&sw.thread, NULL, signal_thread, &sw)) {
+        cr_log(CR_LOG_ERROR, "cannot start the signal thread");
+        goto out;
+    }
+    sw.started = true;
+
     /* The server first, so that /healthz answers (503) during the rebuild. */
     cr_server_config scfg;
     memset(&scfg, 0, sizeof scfg);
@@ -1010,7 +1277,29 @@ int cr_loop_run(const cr_loop_config *cfg)
     scfg.tls_key = r->t->tls_key;
     scfg.tournament = r->t;
     scfg.delay_s = r->t->delay_s;
+    {
+        /* arbiter monitoring (arbiter_link.h): one monitor per game of the live store */
+        cr_arbiter_link_config acfg;
+        memset(&acfg, 0, sizeof acfg);
+        acfg.store = r->live;
+        acfg.state_dir = cfg->state_dir;
+        acfg.time_control = r->t->time_control;
+        acfg.emit = arb_emit;
+        acfg.publish = arb_publish;
+        acfg.data = r;
+        r->arb = cr_arbiter_link_new(&acfg);
+        scfg.arbiter = r->arb;
+    }
     cr_error err;
+    if (wants_agents(cfg)) {
+        cr_agent_link_config acfg = {cfg->agent_token, r->t, cfg->state_dir, r->speed};
+        r->agents = cr_agent_link_new(&acfg, &err);
+        if (!r->agents) {
+            cr_log(CR_LOG_ERROR, "agents: %s", err.text);
+            goto out;
+        }
+        scfg.agents = r->agents;
+    }
     r->server = cr_server_start(&scfg, r->pubs, r->cmds, &err);
     if (!r->server) {
         cr_log(CR_LOG_ERROR, "%s", err.text);
@@ -1031,6 +1320,13 @@ int cr_loop_run(const cr_loop_config *cfg)
     publish_stats(r);
     r->rebuilding = false;
 
+    if (cfg->publish && cfg->publish->url) {
+        r->nats = cr_nats_pub_start(cfg->publish, r->t->event, r->t->delay_s, &err);
+        if (!r->nats) {
+            cr_log(CR_LOG_ERROR, "%s", err.text);
+            goto out;
+        }
+    }
     if (cfg->state_dir) {
         if (rebuild(r)) {
             goto out;
@@ -1045,12 +1341,20 @@ int cr_loop_run(const cr_loop_config *cfg)
     if (!r->epoch_ms) {
         r->epoch_ms = wall_ms();
     }
+    if (r->arb && cr_arbiter_link_start(r->arb, feed_now(r), wall_ms(), &err)) {
+        cr_log(CR_LOG_ERROR, "%s", err.text); /* arbiter monitoring (arbiter_link.h) */
+        goto out;
+    }
     if (r->journal) {
         char line[64];
         int n = snprintf(line, sizeof line, "# epoch %" PRId64 "\n", r->epoch_ms);
         cr_journal_append(r->journal, line, (size_t)n);
     }
     publish_stats(r);
+    if (r->agents && cr_agent_link_attach(r->agents, r->base, agent_feed, agent_clock, r,
+                                          r->journal != NULL)) {
+        goto out;
+    }
 
     int nfeeds = cfg->feed_count + r->t->feed_count;
     r->sources = calloc((size_t)(nfeeds ? nfeeds : 1), sizeof *r->sources);
@@ -1063,6 +1367,9 @@ int cr_loop_run(const cr_loop_config *cfg)
         if (open_source(r, s, path)) {
             goto out;
         }
+    }
+    if (start_live_boards(r)) { /* first: a file source done at once must not finish them */
+        goto out;
     }
     for (int i = 0; i < r->nsources; i++) {
         if (read_next(&r->sources[i])) {
@@ -1079,24 +1386,26 @@ int cr_loop_run(const cr_loop_config *cfg)
     r->tick_ev = event_new(r->base, -1, EV_PERSIST, on_tick, r);
     r->sync_ev = event_new(r->base, -1, EV_PERSIST, on_sync, r);
     r->stats_ev = event_new(r->base, -1, EV_PERSIST, on_stats, r);
-    r->sig_int = evsignal_new(r->base, SIGINT, on_signal, r);
-    r->sig_term = evsignal_new(r->base, SIGTERM, on_signal, r);
     event_add(r->tick_ev, &tick);
     event_add(r->sync_ev, &sync);
     event_add(r->stats_ev, &second);
-    event_add(r->sig_int, NULL);
-    event_add(r->sig_term, NULL);
     signal(SIGPIPE, SIG_IGN);
 
     if (event_base_dispatch(r->base) < 0) {
         cr_log(CR_LOG_ERROR, "event loop failed");
         goto out;
     }
+    if (atomic_load(&sw.count)) {
+        cr_log(CR_LOG_INFO, "signal %d: stopping (a second one forces the exit)", atomic_load(&sw.first));
+    }
     status = r->status;
 out:
+    cr_nats_pub_stop(r->nats); /* waits a while for the last acks */
     if (r->server) {
         cr_server_stop(r->server);
     }
+    cr_agent_link_free(r->agents); /* before its event's base */
+    stop_signal_thread(&sw, &old_mask); /* a second signal forces the exit until here */
     cr_queue_free(r->pubs, free_pub);
     cr_queue_free(r->cmds, free);
     free_relay(r);

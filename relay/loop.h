@@ -24,10 +24,18 @@ typedef struct cr_loop_config {
     const char *state_dir;       /* journals; NULL: no journal */
     const char *port_file;       /* if set, the bound port is written there */
     bool exit_at_end;            /* stop once every source is done (tests, tools) */
+    const char *agent_token;     /* venue agents (agent_link.h) log in with it, or with a
+                                    tournament token of role "agent"; NULL: only those */
+    const struct cr_nats_pub_config *publish; /* NATS JetStream publishing (nats_pub.h) or NULL */
+    const char *const *serials;  /* live boards on these ttys (besides tournament->devices) */
+    int serial_count;
+    bool usb;                    /* live USB boards (also tournament->usb) */
 } cr_loop_config;
 
 /* Runs until SIGINT/SIGTERM (or the end, with exit_at_end). Returns the
- * process exit status; errors are logged. */
+ * process exit status; errors are logged. Both signals are blocked in the
+ * calling thread and every thread it starts, and taken by a thread of its
+ * own: a second one exits at once (_exit(1)) if the first one could not. */
 int cr_loop_run(const cr_loop_config *cfg);
 
 #endif

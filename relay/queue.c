@@ -10,6 +10,7 @@ struct cr_queue {
     void **items;
     size_t capacity, head, count;
     bool closed;
+    bool unwoken; /* quiet pushes since the last wake */
     cr_queue_wake_fn wake;
     void *wake_data;
 };
@@ -61,10 +62,20 @@ void cr_queue_set_wake(cr_queue *q, cr_queue_wake_fn wake, void *wake_data)
     pthread_mutex_unlock(&q->lock);
 }
 
-bool cr_queue_push(cr_queue *q, void *item, bool wait)
+static bool push(cr_queue *q, void *item, bool wait, bool quiet)
 {
     pthread_mutex_lock(&q->lock);
     while (!q->closed && q->count == q->capacity && wait) {
+        if (q->unwoken && q->wake) {
+            /* The consumer may not know of the batch yet: tell it, or wait forever. */
+            cr_queue_wake_fn wake = q->wake;
+            void *wake_data = q->wake_data;
+            q->unwoken = false;
+            pthread_mutex_unlock(&q->lock);
+            wake(wake_data);
+            pthread_mutex_lock(&q->lock);
+            continue;
+        }
         pthread_cond_wait(&q->not_full, &q->lock);
     }
     if (q->closed || q->count == q->capacity) {
@@ -73,13 +84,36 @@ bool cr_queue_push(cr_queue *q, void *item, bool wait)
     }
     q->items[(q->head + q->count) % q->capacity] = item;
     q->count++;
-    cr_queue_wake_fn wake = q->wake;
+    cr_queue_wake_fn wake = quiet ? NULL : q->wake;
     void *wake_data = q->wake_data;
+    q->unwoken = quiet;
     pthread_mutex_unlock(&q->lock);
     if (wake) {
         wake(wake_data);
     }
     return true;
+}
+
+bool cr_queue_push(cr_queue *q, void *item, bool wait)
+{
+    return push(q, item, wait, false);
+}
+
+bool cr_queue_push_quiet(cr_queue *q, void *item, bool wait)
+{
+    return push(q, item, wait, true);
+}
+
+void cr_queue_wake(cr_queue *q)
+{
+    pthread_mutex_lock(&q->lock);
+    cr_queue_wake_fn wake = q->unwoken ? q->wake : NULL;
+    void *wake_data = q->wake_data;
+    q->unwoken = false;
+    pthread_mutex_unlock(&q->lock);
+    if (wake) {
+        wake(wake_data);
+    }
 }
 
 void *cr_queue_pop(cr_queue *q)

@@ -31,6 +31,15 @@ void cr_queue_set_wake(cr_queue *q, cr_queue_wake_fn wake, void *wake_data);
  * queued; false if full (no wait) or closed: the caller keeps the item. */
 bool cr_queue_push(cr_queue *q, void *item, bool wait);
 
+/* As cr_queue_push, without the wake: a producer that makes several items
+ * in a row wakes the consumer once, with cr_queue_wake, after the last (one
+ * service round for the batch instead of one per item). A push that has to
+ * wait for room wakes the consumer first, so a batch never deadlocks. */
+bool cr_queue_push_quiet(cr_queue *q, void *item, bool wait);
+
+/* Calls the wake callback if items were pushed quietly since the last wake. */
+void cr_queue_wake(cr_queue *q);
+
 /* Removes the oldest item, or returns NULL if empty. Never blocks. */
 void *cr_queue_pop(cr_queue *q);
 

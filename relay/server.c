@@ -3,7 +3,8 @@
  *
  * Broadcast follows the lws ring example: each lane keeps a ring of already
  * serialised events (cr_view); every viewer has a tail (the next seq it has
- * not looked at) and is sent one message per WRITEABLE callback. Replies and
+ * not looked at) and is sent what is ready, up to WRITE_BATCH messages in one
+ * send, per WRITEABLE callback. Replies and
  * snapshots go first through a small per-viewer queue of shared buffers. A
  * viewer that lags more than `backlog` events, or whose tail fell off the
  * ring, gets fresh snapshots of its games instead of the events it missed. */
@@ -15,6 +16,7 @@
 #include <libwebsockets.h>
 #include <limits.h>
 #include <pthread.h>
+#include <signal.h>
 #include <stdatomic.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -24,13 +26,14 @@
 #include <time.h>
 #include <unistd.h>
 
+#include "agent_link.h"
 #include "log.h"
 #include "view.h"
 
 _Static_assert(LWS_PRE <= CR_BUF_PRE, "cr_buf headroom must hold the WebSocket frame header");
 
 enum { LANE_LIVE = 0, LANE_PUBLIC = 1, LANE_NB = 2 };
-enum { MAX_FAULTS = 5, WALK_MAX = 4096, HTTP_CHUNK = 16384, WRITE_BATCH = 8 };
+enum { MAX_FAULTS = 5, WALK_MAX = 4096, HTTP_CHUNK = 16384, WRITE_BATCH = 8, BATCH_BYTES = 65536 };
 
 /* Delivery latency buckets (seconds) for /metrics. */
 static const double latency_bounds[] = {0.0005, 0.001, 0.0025, 0.005, 0.01, 0.025,
@@ -65,6 +68,7 @@ typedef struct pss {
     struct pss *prev, *next;
     int lane;
     bool trusted;
+    bool arbiter, arbiter_sub; /* arbiter monitoring (arbiter_link.h): role, channel */
     int64_t tail;
     sub *subs;
     int nsubs, capsubs;
@@ -85,7 +89,7 @@ struct cr_server {
     cr_server_config cfg;
     char *web_root; /* realpath, or NULL: built-in page */
     struct lws_context *ctx;
-    struct lws_protocols protocols[2];
+    struct lws_protocols protocols[3]; /* viewers, venue agents (if any), end */
     cr_queue *pubs, *cmds;
     pthread_t thread;
     atomic_bool stop;
@@ -97,6 +101,8 @@ struct cr_server {
     bool ready;
     int boards_online, boards_known;
     int64_t journal_syncs;
+    cr_buf *boards_metrics; /* the loop's last health text of the live boards */
+    cr_buf *boards_json;    /* and as JSON */
     uint64_t events_total, messages_sent, messages_in, refused_token, refused_message,
         refused_rate, resnapshots, http_requests, commands;
     uint64_t latency_buckets[LATENCY_NB + 1];
@@ -105,6 +111,8 @@ struct cr_server {
     int64_t rate_window_start;
     uint64_t rate_window_events;
     double events_per_s;
+    unsigned char *wbuf; /* viewer_writeable's frames (service thread only) */
+    size_t wcap;
 };
 
 /*----- small helpers -----*/
@@ -350,31 +358,85 @@ static cr_buf *next_message(cr_server *s, pss *p)
     return NULL;
 }
 
-/* lws asks for one write per WRITEABLE callback; a few more are fine while
- * the socket takes them (lws_send_pipe_choked), which saves a trip through
- * the poll loop per message when a viewer is behind. Re-armed while more
- * waits. */
+/* RFC 6455 5.2 header of a final, unmasked text frame; returns its size. */
+static size_t frame_header(unsigned char *h, size_t len)
+{
+    h[0] = 0x81;
+    if (len < 126) {
+        h[1] = (unsigned char)len;
+        return 2;
+    }
+    if (len < 65536) {
+        h[1] = 126;
+        h[2] = (unsigned char)(len >> 8);
+        h[3] = (unsigned char)len;
+        return 4;
+    }
+    h[1] = 127;
+    for (int i = 0; i < 8; i++) {
+        h[2 + i] = (unsigned char)((uint64_t)len >> (56 - 8 * i));
+    }
+    return 10;
+}
+
+/* Writes the messages ready for p, up to WRITE_BATCH, in one send: after a
+ * burst (a move and its clock, a few games at once) a viewer costs one
+ * syscall per service round, not one per message, and the viewers late in
+ * the round wait that much less. Several messages are framed here and
+ * written raw (lws passes LWS_WRITE_HTTP through unchanged on a WebSocket;
+ * no extension is negotiated); a single one goes through lws_write as
+ * usual. Re-armed while more waits. */
 static int viewer_writeable(cr_server *s, pss *p)
 {
     cr_view *v = s->views[p->lane];
-    for (int sent = 0; sent < WRITE_BATCH; sent++) {
+    cr_buf *batch[WRITE_BATCH];
+    int n = 0;
+    size_t total = 0;
+    while (n < WRITE_BATCH && total < BATCH_BYTES) {
         cr_buf *b = next_message(s, p);
         if (!b) {
-            if (p->closing && !p->qhead) {
-                lws_close_reason(p->wsi, LWS_CLOSE_STATUS_POLICY_VIOLATION,
-                                 (unsigned char *)"too many faults", 15);
-                return -1;
+            break;
+        }
+        batch[n++] = b;
+        total += b->len + 10;
+    }
+    if (n == 0 && p->closing && !p->qhead) {
+        lws_close_reason(p->wsi, LWS_CLOSE_STATUS_POLICY_VIOLATION, (unsigned char *)"too many faults",
+                         15);
+        return -1;
+    }
+    int rc = 0;
+    if (n == 1) {
+        rc = write_buf(s, p, batch[0]);
+    } else if (n > 1) {
+        if (s->wcap < LWS_PRE + total) {
+            unsigned char *w = realloc(s->wbuf, LWS_PRE + total);
+            if (w) {
+                s->wbuf = w;
+                s->wcap = LWS_PRE + total;
             }
-            break;
         }
-        int rc = write_buf(s, p, b);
-        cr_buf_unref(b);
-        if (rc) {
-            return -1;
+        if (s->wcap >= LWS_PRE + total) {
+            unsigned char *out = s->wbuf + LWS_PRE;
+            size_t len = 0;
+            for (int i = 0; i < n; i++) {
+                len += frame_header(out + len, batch[i]->len);
+                memcpy(out + len, batch[i]->data, batch[i]->len);
+                len += batch[i]->len;
+            }
+            rc = lws_write(p->wsi, out, len, LWS_WRITE_HTTP) < (int)len ? -1 : 0;
+            s->messages_sent += (uint64_t)n;
+        } else {
+            for (int i = 0; i < n && !rc; i++) { /* out of memory: one by one */
+                rc = write_buf(s, p, batch[i]);
+            }
         }
-        if (lws_send_pipe_choked(p->wsi)) {
-            break;
-        }
+    }
+    for (int i = 0; i < n; i++) {
+        cr_buf_unref(batch[i]);
+    }
+    if (rc) {
+        return -1;
     }
     if (p->qhead || p->closing || p->tail < cr_view_head(v)) {
         lws_callback_on_writable(p->wsi);
@@ -468,6 +530,7 @@ static void handle_message(cr_server *s, pss *p, const char *text, size_t len)
             fault(s, p, "wrong token", "token");
         } else {
             set_trusted(s, p, role != NULL);
+            p->arbiter = role && strcmp(role, "arbiter") == 0;
             json_t *w = json_pack("{s:s,s:b,s:s?,s:i,s:I}", "type", "welcome", "trusted", role != NULL,
                                   "role", role, "delay", p->trusted ? 0 : s->cfg.delay_s, "seq",
                                   (json_int_t)(cr_view_head(s->views[p->lane]) - 1));
@@ -536,6 +599,36 @@ static void handle_message(cr_server *s, pss *p, const char *text, size_t len)
                     }
                 }
             }
+        }
+    } else if (strcmp(op, "arbiter") == 0 || strcmp(op, "arbiter-action") == 0) {
+        /* arbiter monitoring (arbiter_link.h): the channel and the actions */
+        if (!p->trusted || !p->arbiter) {
+            fault(s, p, "not allowed without a valid token", "op");
+        } else if (!s->cfg.arbiter) {
+            send_error(p, "no arbiter monitoring on this relay", "op");
+        } else if (op[7] == '\0') {
+            p->arbiter_sub = true;
+            q_push(p, cr_arbiter_link_snapshot(s->cfg.arbiter));
+        } else {
+            cr_command_msg *c = calloc(1, sizeof *c);
+            char e[160];
+            if (!c) {
+                send_error(p, "out of memory", "op");
+            } else if (cr_arbiter_cmd_parse(text, len, &c->arbiter, e, sizeof e)) {
+                fault(s, p, e, "arbiter-action");
+            } else {
+                c->kind = CR_COMMAND_ARBITER;
+                c->game = c->arbiter.game;
+                snprintf(c->who, sizeof c->who, "ws");
+                snprintf(c->arbiter.who, sizeof c->arbiter.who, "ws");
+                if (cr_queue_push(s->cmds, c, false)) {
+                    c = NULL;
+                    s->commands++;
+                } else {
+                    send_error(p, "busy, try again", "op");
+                }
+            }
+            free(c);
         }
     } else if (strcmp(op, "result") == 0 || strcmp(op, "tag") == 0) {
         json_t *game = json_object_get(j, "game");
@@ -693,9 +786,21 @@ static void drain_pubs(cr_server *s)
             s->boards_online = p->boards_online;
             s->boards_known = p->boards_known;
             s->journal_syncs = p->journal_syncs;
+            cr_buf_unref(s->boards_metrics);
+            s->boards_metrics = cr_buf_ref(p->boards_metrics);
+            cr_buf_unref(s->boards_json);
+            s->boards_json = cr_buf_ref(p->boards_json);
             break;
         case CR_PUB_STOP:
             atomic_store(&s->stop, true);
+            break;
+        case CR_PUB_ARBITER: /* arbiter monitoring (arbiter_link.h) */
+            for (pss *v = s->viewers; v; v = v->next) {
+                if (v->arbiter_sub && v->trusted && v->arbiter) {
+                    q_push(v, cr_buf_ref(p->event));
+                    lws_callback_on_writable(v->wsi);
+                }
+            }
             break;
         }
         cr_pub_free(p);
@@ -890,6 +995,9 @@ static cr_buf *metrics_text(cr_server *s)
     }
     fprintf(f, "chessrelay_delivery_latency_seconds_sum %.6f\n", s->latency_sum);
     fprintf(f, "chessrelay_delivery_latency_seconds_count %" PRIu64 "\n", s->latency_count);
+    if (s->boards_metrics) {
+        fwrite(s->boards_metrics->data, 1, s->boards_metrics->len, f);
+    }
     fclose(f);
     return cr_buf_take_str(out);
 }
@@ -983,6 +1091,16 @@ static int http_request(cr_server *s, struct lws *wsi, pss *p, const char *uri)
         return http_text(s, wsi, p, HTTP_STATUS_METHOD_NOT_ALLOWED, "only GET\n");
     }
     cr_view *v = s->views[lane];
+    if (strncmp(uri, "/arbiter/", 9) == 0) { /* arbiter monitoring (arbiter_link.h) */
+        const char *role = token[0] ? cr_config_check_token(s->cfg.tournament, token) : NULL;
+        int status = 404;
+        const char *ctype = "text/plain; charset=utf-8";
+        cr_buf *b = s->cfg.arbiter ? cr_arbiter_link_http(s->cfg.arbiter, uri,
+                                                          role && strcmp(role, "arbiter") == 0,
+                                                          &status, &ctype)
+                                   : cr_buf_new("no arbiter monitoring\n", 22);
+        return http_respond(s, wsi, p, (unsigned)status, ctype, b, 0, false);
+    }
     if (strcmp(uri, "/healthz") == 0) {
         return s->ready ? http_text(s, wsi, p, HTTP_STATUS_OK, "ok\n")
                         : http_text(s, wsi, p, HTTP_STATUS_SERVICE_UNAVAILABLE, "starting\n");
@@ -994,6 +1112,10 @@ static int http_request(cr_server *s, struct lws *wsi, pss *p, const char *uri)
     if (strcmp(uri, "/games.json") == 0) {
         return http_respond(s, wsi, p, HTTP_STATUS_OK, "application/json",
                             cr_view_games_array(v, NULL), cr_view_modified(v, NULL), true);
+    }
+    if (strcmp(uri, "/boards.json") == 0) { /* live boards' link health (source_boards.h) */
+        cr_buf *body = s->boards_json ? cr_buf_ref(s->boards_json) : cr_buf_new("[]", 2);
+        return http_respond(s, wsi, p, HTTP_STATUS_OK, "application/json", body, 0, false);
     }
     if (strcmp(uri, "/live.pgn") == 0) {
         return http_respond(s, wsi, p, HTTP_STATUS_OK, "application/x-chess-pgn",
@@ -1022,6 +1144,10 @@ static int http_request(cr_server *s, struct lws *wsi, pss *p, const char *uri)
         }
         return http_respond(s, wsi, p, HTTP_STATUS_OK, "application/x-chess-pgn",
                             cr_buf_ref(g->pgn), g->modified_us, true);
+    }
+    if (strcmp(uri, "/agents.json") == 0 && s->cfg.agents) { /* agent_link.h */
+        return http_respond(s, wsi, p, HTTP_STATUS_OK, "application/json",
+                            cr_agent_link_status_json(s->cfg.agents), 0, false);
     }
     if (strcmp(uri, "/ws") == 0) {
         return http_text(s, wsi, p, 426, "WebSocket upgrade required\n");
@@ -1099,7 +1225,9 @@ static int callback(struct lws *wsi, enum lws_callback_reasons reason, void *use
         char token[300];
         bearer_token(wsi, token, sizeof token);
         if (token[0]) {
-            if (cr_config_check_token(s->cfg.tournament, token)) {
+            const char *role = cr_config_check_token(s->cfg.tournament, token);
+            if (role) {
+                p->arbiter = strcmp(role, "arbiter") == 0; /* arbiter monitoring (arbiter_link.h) */
                 p->trusted = true;
                 p->lane = LANE_LIVE;
                 s->ntrusted++;
@@ -1169,9 +1297,12 @@ static void *service_thread(void *arg)
     cr_server *s = arg;
     while (!atomic_load(&s->stop)) {
         if (lws_service(s->ctx, 0) < 0) {
+            cr_log(CR_LOG_ERROR, "server thread: lws_service failed, no more broadcasts");
             break;
         }
     }
+    /* Nobody pops any more: a producer waiting for room must not wait forever. */
+    cr_queue_close(s->pubs);
     return NULL;
 }
 
@@ -1253,6 +1384,9 @@ cr_server *cr_server_start(const cr_server_config *cfg, cr_queue *pubs, cr_queue
          * viewers cheap. */
         .rx_buffer_size = 1024,
     };
+    if (cfg->agents) {
+        s->protocols[1] = cr_agent_link_protocol(cfg->agents); /* agent_link.h */
+    }
     struct lws_context_creation_info info;
     memset(&info, 0, sizeof info);
     info.port = cfg->port;
@@ -1281,7 +1415,15 @@ cr_server *cr_server_start(const cr_server_config *cfg, cr_queue *pubs, cr_queue
     struct lws_vhost *vh = lws_get_vhost_by_name(s->ctx, "default");
     s->port = vh ? lws_get_vhost_listen_port(vh) : cfg->port;
     cr_queue_set_wake(pubs, wake_server, s->ctx);
-    if (pthread_create(&s->thread, NULL, service_thread, s)) {
+    /* SIGINT/SIGTERM are for the caller's thread: never interrupt lws's poll. */
+    sigset_t block, old_mask;
+    sigemptyset(&block);
+    sigaddset(&block, SIGINT);
+    sigaddset(&block, SIGTERM);
+    pthread_sigmask(SIG_BLOCK, &block, &old_mask);
+    int rc = pthread_create(&s->thread, NULL, service_thread, s);
+    pthread_sigmask(SIG_SETMASK, &old_mask, NULL);
+    if (rc) {
         cr_error_set(err, CR_ENOMEM, 0, 0, "cannot start the server thread");
         lws_context_destroy(s->ctx);
         goto fail;
@@ -1314,9 +1456,12 @@ void cr_server_stop(cr_server *s)
     lws_cancel_service(s->ctx);
     pthread_join(s->thread, NULL);
     lws_context_destroy(s->ctx);
+    cr_buf_unref(s->boards_metrics);
+    cr_buf_unref(s->boards_json);
     for (int l = 0; l < LANE_NB; l++) {
         cr_view_free(s->views[l]);
     }
+    free(s->wbuf);
     free(s->web_root);
     free(s);
 }

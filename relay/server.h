@@ -13,6 +13,7 @@
 #ifndef CR_RELAY_SERVER_H
 #define CR_RELAY_SERVER_H
 
+#include "arbiter_link.h" /* arbiter monitoring (arbiter_link.h) */
 #include "config.h"
 #include "queue.h"
 #include "store.h"
@@ -28,10 +29,12 @@ typedef struct cr_server_config {
     size_t backlog;        /* events a viewer may lag before a fresh snapshot (default 1024) */
     size_t max_message;    /* bytes, default 4096 */
     int rate;              /* messages a second per connection, default 20 */
+    struct cr_agent_link *agents; /* venue agents at /agent (agent_link.h), or NULL */
+    cr_arbiter_link *arbiter; /* /arbiter/ endpoints and ops; NULL: none */
 } cr_server_config;
 
 /* What the server asks the loop to do. Free with free(). */
-typedef enum cr_command_kind { CR_COMMAND_RESULT = 0, CR_COMMAND_TAG } cr_command_kind;
+typedef enum cr_command_kind { CR_COMMAND_RESULT = 0, CR_COMMAND_TAG, CR_COMMAND_ARBITER } cr_command_kind;
 
 typedef struct cr_command_msg {
     cr_command_kind kind;
@@ -40,6 +43,7 @@ typedef struct cr_command_msg {
     char name[CR_TAG_NAME_MAX];
     char value[CR_TAG_VALUE_MAX];
     char who[64]; /* the token's name or role, for the log */
+    cr_arbiter_cmd arbiter; /* CR_COMMAND_ARBITER */
 } cr_command_msg;
 
 typedef struct cr_server cr_server;

@@ -25,7 +25,8 @@ typedef enum cr_pub_kind {
     CR_PUB_STATE,     /* a game's state only (after a rebuild); no ring entry */
     CR_PUB_MARK,      /* the ring starts at seq + 1 (after a rebuild) */
     CR_PUB_STATS,     /* loop figures for /metrics and /healthz */
-    CR_PUB_STOP       /* the server thread should exit */
+    CR_PUB_STOP,      /* the server thread should exit */
+    CR_PUB_ARBITER    /* event: a message for the arbiter channel (arbiter monitoring (arbiter_link.h)) */
 } cr_pub_kind;
 
 /* One publication. Owns one reference to each buffer; free with cr_pub_free. */
@@ -40,6 +41,8 @@ typedef struct cr_pub {
     int boards_online, boards_known;
     bool ready;
     int64_t journal_syncs;
+    cr_buf *boards_metrics; /* live boards' link health, Prometheus text (NULL: none) */
+    cr_buf *boards_json;    /* the same as a JSON array (/boards.json; NULL: none) */
 } cr_pub;
 
 cr_pub *cr_pub_new(cr_pub_kind kind);

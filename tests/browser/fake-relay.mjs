@@ -32,6 +32,11 @@ export class FakeRelay {
     this.httpRequests = [];
     this.server = null;
     this.wss = null;
+    // The arbiter channel (docs/protocol.md, "Arbiters").
+    this.aseq = 0;
+    this.arbGames = new Map();  // game id -> arbiter-state
+    this.incidents = [];        // every incident, in order
+    this.claims = new Map();    // claim id -> claim
   }
 
   // --- lifecycle ---------------------------------------------------------------
@@ -208,6 +213,21 @@ export class FakeRelay {
           this.send(c, { type: 'welcome', trusted: c.trusted, role: c.trusted ? 'arbiter' : undefined, delay: c.trusted ? 0 : this.delay, seq: this.seq });
         }
         break;
+      case 'arbiter':
+        if (!c.trusted) {
+          this.send(c, { type: 'error', error: 'not allowed without a valid token', where: 'op' });
+          break;
+        }
+        c.arbiter = true;
+        this.send(c, this.arbSnapshot());
+        break;
+      case 'arbiter-action':
+        if (!c.trusted) {
+          this.send(c, { type: 'error', error: 'not allowed without a valid token', where: 'op' });
+          break;
+        }
+        this.arbAction(m);
+        break;
       case 'unsubscribe': c.games.delete(Number(m.game)); break;
       case 'subscribe': {
         const games = m.game !== undefined ? [this.games.get(Number(m.game))].filter(Boolean)
@@ -230,11 +250,110 @@ export class FakeRelay {
     }
   }
 
+  // --- arbiter channel ------------------------------------------------------------------
+  arbSnapshot() {
+    return { type: 'arbiter', aseq: this.aseq, games: [...this.arbGames.values()], incidents: [...this.incidents], claims: [...this.claims.values()] };
+  }
+
+  arbPublish(msg) {
+    const out = { ...msg, aseq: ++this.aseq };
+    for (const c of this.clients) if (c.arbiter) this.send(c, out);
+    return out;
+  }
+
+  // Sets (merges) a board's arbiter state and publishes it.
+  arbState(id, patch = {}) {
+    const g = this.games.get(id);
+    const base = this.arbGames.get(id) || {
+      game: id, board: g.board, round: g.round, table: g.table, white: g.tags.White, black: g.tags.Black, result: g.result,
+      plies: g.moves.length, fen: this.fen(id), side: g.moves.length % 2 ? 'b' : 'w', repetitions: 1, halfmove: 0,
+      threefold: false, fifty_moves: false, fivefold: false, seventy_five: false, dead: false,
+      under_two_minutes: { w: false, b: false }, running: g.clock ? g.clock.running : '-', flagged: '-', online: g.online,
+      illegal: { w: 0, b: 0 }, pending_illegal: -1, last_draw_offer: -1, claim_pending: false, claim_window: false,
+      clock_mode: 'none', bonus_ms: 0, incidents: 0, claims: 0,
+      white_ms: g.clock ? g.clock.white : null, black_ms: g.clock ? g.clock.black : null, t: 0 };
+    const s = { ...base, ...patch, game: id };
+    this.arbGames.set(id, s);
+    this.arbPublish({ type: 'arbiter-state', game: id, state: s });
+    return s;
+  }
+
+  incident(id, { kind, urgency = 'notice', text = kind, color = '-', ply } = {}) {
+    const g = this.games.get(id);
+    const seq = this.incidents.filter((i) => i.game === id).length + 1;
+    const inc = { game: id, board: g.board, round: g.round, seq, kind, urgency, ply: ply ?? g.moves.length, color,
+      white_ms: g.clock ? g.clock.white : null, black_ms: g.clock ? g.clock.black : null, t: Date.now(), wall: Date.now(), text };
+    this.incidents.push(inc);
+    this.arbPublish({ type: 'incident', game: id, incident: inc });
+    return inc;
+  }
+
+  // What the real relay does with an action, in short.
+  arbAction(m) {
+    const id = Number(m.game);
+    const g = this.games.get(id);
+    const err = (error) => this.arbPublish({ type: 'arbiter-error', game: id, action: m.action, error, who: 'ws' });
+    if (!g) return err(`unknown game ${id}`);
+    const st = this.arbGames.get(id) || this.arbState(id);
+    switch (m.action) {
+      case 'claim': {
+        const side = m.claimant;
+        if (!st.under_two_minutes[side]) return err(`${side === 'w' ? 'White' : 'Black'} has two minutes or more: a claim needs less than two minutes`);
+        const id2 = this.claims.size + 1;
+        const claim = { id: id2, game: id, board: g.board, number: id2, claimant: side, basis: m.basis, ply: g.moves.length,
+          white_ms: g.clock ? g.clock.white : null, black_ms: g.clock ? g.clock.black : null, wall: Date.now(),
+          fen: this.fen(id), start: g.start, scoresheet: g.moves.map((mv, i) => ({ ply: i, san: mv.san, clock: mv.clock })),
+          recent: [], evidence: { white_material: { p: 3, n: 0, b: 0, r: 1, q: 0, k: 1, points: 8 }, black_material: { p: 3, n: 0, b: 0, r: 1, q: 0, k: 1, points: 8 },
+            moves: 10, captures: 0, pawn_moves: 0, plies_since_irreversible: g.moves.length, last_irreversible_ply: -1, repetitions: 1, max_repetitions: 2, opponent_can_mate: true, recent_count: 0 },
+          decision: 'pending', added_ms: null, note: '', report: `/arbiter/claim/${id2}.html`, pgn: `/arbiter/claim/${id2}.pgn` };
+        this.claims.set(id2, claim);
+        this.incident(id, { kind: 'claim', urgency: 'warning', color: side, text: `claim ${id2}: ${side === 'w' ? 'White' : 'Black'} claims a draw (D1 ${m.basis})` });
+        this.arbPublish({ type: 'claim', game: id, claim });
+        this.arbState(id, { claim_pending: true, claims: st.claims + 1 });
+        return null;
+      }
+      case 'decide': {
+        const claim = [...this.claims.values()].reverse().find((c) => c.game === id && (c.decision === 'pending' || c.decision === 'postponed'));
+        if (!claim) return err('no claim awaits a decision');
+        claim.decision = m.decision;
+        claim.note = m.note || '';
+        claim.added_ms = m.decision === 'rejected' ? (m.added_ms ?? 120000) : null;
+        this.incident(id, { kind: 'decision', urgency: 'info', text: `claim ${claim.id}: ${m.decision}` });
+        this.arbPublish({ type: 'claim', game: id, claim: { ...claim } });
+        if (m.decision === 'draw') {
+          this.result(id, '1/2-1/2', 'claim upheld');
+          this.incident(id, { kind: 'result', urgency: 'info', text: '1/2-1/2: claim upheld' });
+        }
+        this.arbState(id, { claim_pending: m.decision === 'postponed', result: g.result });
+        return null;
+      }
+      case 'result':
+        this.result(id, m.result, m.reason || 'arbiter');
+        this.incident(id, { kind: 'result', urgency: 'info', text: `${m.result}: ${m.reason || 'arbiter'}` });
+        this.arbState(id, { result: m.result });
+        return null;
+      default:
+        this.incident(id, { kind: m.action === 'draw-offer' ? 'draw-offer' : 'correction', urgency: m.action === 'draw-offer' ? 'notice' : 'info', text: `${m.action} by the arbiter` });
+        return null;
+    }
+  }
+
   // --- HTTP ------------------------------------------------------------------------
   async onHttp(req, res) {
     const url = new URL(req.url, 'http://x');
     this.httpRequests.push(url.pathname);
     let m;
+    if (url.pathname.startsWith('/arbiter/')) {
+      if (req.headers.authorization !== `Bearer ${this.token}`) return this.reply(res, 401, 'text/plain', 'arbiter token required\n');
+      if (url.pathname === '/arbiter/incidents.json') return this.reply(res, 200, 'application/json', JSON.stringify({ incidents: this.incidents, games: [...this.arbGames.values()] }));
+      if ((m = /^\/arbiter\/claim\/(\d+)\.(html|pgn)$/.exec(url.pathname)) && this.claims.has(Number(m[1]))) {
+        const c = this.claims.get(Number(m[1]));
+        return m[2] === 'html'
+          ? this.reply(res, 200, 'text/html; charset=utf-8', `<!doctype html><html><body><h1>Claim ${c.id}</h1><p>FEN ${c.fen}</p><p>${c.scoresheet.map((x) => x.san).join(' ')}</p><p>${c.decision}</p></body></html>`)
+          : this.reply(res, 200, 'application/x-chess-pgn', this.pgn(this.games.get(c.game)));
+      }
+      return this.reply(res, 404, 'text/plain', 'not found\n');
+    }
     if ((m = /^\/game\/(\d+)\.pgn$/.exec(url.pathname))) {
       const g = this.games.get(Number(m[1]));
       if (!g) return this.reply(res, 404, 'text/plain', 'no such game\n');

@@ -47,11 +47,11 @@ flock -u 9
 files=()
 case "$what" in
   unit) files=("$here"/unit/*.test.mjs) ;;
-  fake) files=("$here"/browser/fake.test.mjs) ;;
-  relay) files=("$here"/browser/relay.test.mjs) ;;
+  fake) files=("$here"/browser/fake.test.mjs "$here"/browser/arbiter.test.mjs) ;;
+  relay) files=("$here"/browser/relay.test.mjs "$here"/browser/arbiter-relay.test.mjs) ;;
   all)
-    files=("$here"/unit/*.test.mjs "$here"/browser/fake.test.mjs)
-    [ -n "$relay_bin" ] && files+=("$here"/browser/relay.test.mjs)
+    files=("$here"/unit/*.test.mjs "$here"/browser/fake.test.mjs "$here"/browser/arbiter.test.mjs)
+    [ -n "$relay_bin" ] && files+=("$here"/browser/relay.test.mjs "$here"/browser/arbiter-relay.test.mjs)
     ;;
 esac
 if [ -n "$relay_bin" ]; then

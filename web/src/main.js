@@ -8,8 +8,11 @@ import { Connection } from './conn.js';
 import { NOTATIONS, localizeSan } from './san.js';
 import { clockRemaining, formatClock } from './clock.js';
 import { parseRoute, moveNumberLabel, resultText, resultLine, playerScore, clampPly } from './view.js';
+import { ArbiterStore, isArbiterMessage } from './arbiter.js';
+import { ArbiterPage } from './arbiter-ui.js';
 
 const store = new Store();
+const arb = new ArbiterStore();
 const ui = {
   route: parseRoute(location.hash),
   notation: readPref('cr.notation', 'en'),
@@ -109,6 +112,12 @@ const conn = new Connection({
     return token ? { op: 'hello', token } : { op: 'hello' };
   },
   onMessage: (msg) => {
+    if (isArbiterMessage(msg)) {
+      const a = arb.apply(msg);
+      if (a.alerts.length) arbiterPage.onAlerts(a.alerts);
+      if (a.changed) scheduleRender();
+      return;
+    }
     const r = store.apply(msg, Date.now());
     for (const id of r.resync) conn.resync(id);
     if (r.list) conn.requestList();
@@ -120,11 +129,14 @@ const conn = new Connection({
     scheduleRender();
   },
   onState: (state, info) => {
+    // The arbiter channel (incidents, counters, claims) for token holders.
+    if (state === 'open' && arbiterToken()) conn.send({ op: 'arbiter' });
     ui.conn = { state, info };
     scheduleRender();
   },
 });
-window.__cr = { store, conn, ui }; // for tests and curious arbiters
+const arbiterPage = new ArbiterPage({ store, arb, conn, token: arbiterToken, main: null, onChange: () => scheduleRender() });
+window.__cr = { store, conn, ui, arb, arbiterPage }; // for tests and curious arbiters
 
 document.addEventListener('visibilitychange', () => {
   if (document.visibilityState === 'visible') conn.nudge();
@@ -147,6 +159,11 @@ function pickDefaultRound() {
 function onRoute() {
   const prev = ui.route;
   ui.route = parseRoute(location.hash);
+  if (ui.route.page === 'arbiter') {
+    window.scrollTo(0, 0);
+    scheduleRender();
+    return;
+  }
   if (ui.route.page === 'game') {
     if (prev.page !== 'game' || prev.id !== ui.route.id) {
       ui.viewPly = null;
@@ -173,6 +190,7 @@ const header = h('header', { class: 'topbar' });
 const noticeBar = h('div', { class: 'notice-bar', role: 'status', 'aria-live': 'polite' });
 const main = h('main', { class: 'main' });
 root.append(header, noticeBar, main);
+arbiterPage.main = main;
 
 function scheduleRender() {
   if (ui.renderQueued) return;
@@ -186,10 +204,16 @@ function scheduleRender() {
 function render() {
   renderHeader();
   renderNotice();
-  if (ui.route.page === 'game') {
+  if (ui.route.page === 'arbiter') {
+    destroyOverview();
+    destroyGame();
+    arbiterPage.render(ui.route);
+  } else if (ui.route.page === 'game') {
+    arbiterPage.destroy();
     destroyOverview();
     renderGame();
   } else {
+    arbiterPage.destroy();
     destroyGame();
     renderOverview();
   }
@@ -230,6 +254,7 @@ function renderHeader() {
         'data-round': r,
       }, `Round ${r}`))),
     store.welcome && store.welcome.trusted ? h('span', { class: 'badge trusted', title: 'signed in with a token: no public delay' }, store.welcome.role || 'arbiter') : null,
+    store.welcome && store.welcome.trusted && arbiterToken() ? h('a', { class: 'round-tab arb-link' + (ui.route.page === 'arbiter' ? ' active' : ''), href: '#/arbiter' }, 'Arbiter') : null,
     pill,
   ].filter(Boolean));
 }
@@ -722,6 +747,9 @@ function tickClocks() {
   }
   if (ui.conn.state === 'reconnecting' || (ui.lastError && Date.now() - ui.lastError.at < 9000)) renderNotice();
 }
+setInterval(() => {
+  if (ui.route.page === 'arbiter') arbiterPage.tick();
+}, 200);
 setInterval(tickClocks, 100);
 
 // New rounds (and, before the first game, any game at all) reach a viewer

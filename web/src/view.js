@@ -2,7 +2,9 @@
 
 export function parseRoute(hash) {
   const h = String(hash || '').replace(/^#/, '');
-  let m = /^\/game\/(\d+)\/?$/.exec(h);
+  let m = /^\/arbiter(?:\/game\/(\d+))?\/?$/.exec(h);
+  if (m) return { page: 'arbiter', game: m[1] ? Number(m[1]) : null };
+  m = /^\/game\/(\d+)\/?$/.exec(h);
   if (m) return { page: 'game', id: Number(m[1]) };
   m = /^\/round\/([^/]+)\/?$/.exec(h);
   if (m) {

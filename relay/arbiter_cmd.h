@@ -1,0 +1,55 @@
+/* chessrelay relay: an arbiter's action on a game, as it goes from the
+ * WebSocket thread (parsed from an "arbiter-action" message) to the loop
+ * thread (applied by the arbiter link). Plain data, no pointers: it travels
+ * inside a cr_command_msg freed with free(). */
+#ifndef CR_RELAY_ARBITER_CMD_H
+#define CR_RELAY_ARBITER_CMD_H
+
+#include <stdbool.h>
+#include <stddef.h>
+
+#include "cr/arbiter.h"
+
+typedef enum cr_arbiter_action {
+    CR_ARB_RESULT = 0, /* set/change the result ("result") */
+    CR_ARB_DRAW_OFFER, /* mark/clear a draw offer on a ply ("draw-offer") */
+    CR_ARB_TAKE_BACK,  /* keep `ply` plies ("take-back") */
+    CR_ARB_PLAYERS,    /* White/Black names ("players") */
+    CR_ARB_CLAIM,      /* a D1 draw claim ("claim") */
+    CR_ARB_DECIDE,     /* the decision on the pending claim ("decide") */
+    CR_ARB_ACTION_NB
+} cr_arbiter_action;
+
+#define CR_ARB_NAME_MAX 128
+
+typedef struct cr_arbiter_cmd {
+    cr_arbiter_action action;
+    int game;
+    cr_result result;       /* RESULT */
+    int ply;                /* DRAW_OFFER: ply index (-1 last); TAKE_BACK: plies kept */
+    bool offered;           /* DRAW_OFFER */
+    int color;              /* CLAIM: claimant (CR_WHITE/CR_BLACK) */
+    cr_claim_basis basis;   /* CLAIM */
+    cr_decision decision;   /* DECIDE */
+    int32_t added_ms;       /* DECIDE: time added on rejection (-1: default) */
+    bool has_white, has_black;
+    char white[CR_ARB_NAME_MAX], black[CR_ARB_NAME_MAX]; /* PLAYERS */
+    char text[CR_INCIDENT_TEXT_MAX];                      /* reason or note (may be empty) */
+    char who[64];                                         /* the token's name, for the log */
+} cr_arbiter_cmd;
+
+/* "result", "draw-offer", ... ; "?" when out of range. */
+const char *cr_arbiter_action_name(cr_arbiter_action a);
+
+/* Parses the JSON text of an "arbiter-action" message:
+ *   {"op":"arbiter-action","game":7,"action":"result","result":"1-0","reason":"..."}
+ *   "action":"draw-offer","ply":12,"offered":true       (ply -1 or absent: the last)
+ *   "action":"take-back","plies":40,"reason":"..."      (plies kept)
+ *   "action":"players","white":"...","black":"..."       (either may be absent)
+ *   "action":"claim","claimant":"w"|"b","basis":"a"|"b"
+ *   "action":"decide","decision":"draw"|"rejected"|"postponed","added_ms":120000,"note":"..."
+ * Returns 0, or CR_EINVAL with a message naming the field in err. */
+int cr_arbiter_cmd_parse(const char *json, size_t len, cr_arbiter_cmd *out, char *err,
+                         size_t err_size);
+
+#endif

@@ -1,0 +1,910 @@
+/* chessrelay edge: a relay without boards. It consumes the store events a
+ * venue relay publishes to NATS JetStream (nats_pub.h), rebuilds the games
+ * in its own store (event_decode.h) and serves viewers exactly like
+ * `serve`: the same server (server.h) fed through the same publications
+ * (view.h) from this command's own libevent loop.
+ *
+ *   chessrelay edge --from nats://HOST:PORT[,...] [--tournament T]
+ *                   [--listen ADDR:PORT] [--config FILE] [--state DIR]
+ *                   [--stream NAME] [--delay MINUTES] [--arbiter-token T]
+ *                   [--gap-wait S] [--port-file FILE] [--web-root DIR] [--quiet]
+ *
+ * The stream is read with an ordered consumer (libnats threads); each
+ * message goes through a queue to the loop thread, which applies events in
+ * seq order: a resent event may sit in the stream after later ones, so
+ * early events wait (at most --gap-wait seconds, then the gap is logged
+ * and skipped). With --state DIR every message received is appended to
+ * DIR/edge-<stream>.log first; a restart applies that file again and
+ * resumes the stream after its last message. Without --tournament the edge
+ * follows the first tournament it sees. Arbiters' commands go to the venue
+ * relay, not here: the edge is read-only. An edge whose public delay is
+ * shorter than the venue's (header Cr-Delay) stops with an error rather
+ * than show moves early. */
+#include <errno.h>
+#include <event2/event.h>
+#include <event2/thread.h>
+#include <inttypes.h>
+#include <signal.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include "commands.h"
+#include "config.h"
+#include "event_decode.h"
+#include "log.h"
+#include "nats_pub.h"
+#include "queue.h"
+#include "server.h"
+#include "store.h"
+#include "view.h"
+
+enum { IN_QUEUE = 1 << 16, PUB_QUEUE = 1 << 16, CMD_QUEUE = 1024, PENDING_MAX = 1 << 17 };
+
+/* One message of the stream. */
+typedef struct item {
+    uint64_t sseq;     /* stream sequence */
+    uint64_t npending; /* messages left in the stream after it (ready when 0) */
+    int64_t seq;       /* relay seq (Cr-Seq) */
+    int delay_s;       /* the venue's public delay (Cr-Delay), -1 unknown */
+    bool has_ply;
+    int32_t emt_ms;
+    int64_t ply_ts;
+    int fits;
+    char tournament[CR_NATS_TOKEN_MAX];
+    size_t len;
+    char data[];
+} item;
+
+typedef struct delayed {
+    struct delayed *next;
+    cr_store_event *ev;
+    cr_buf *json;
+} delayed;
+
+typedef struct edge {
+    const char *from, *stream;
+    char tournament[CR_NATS_TOKEN_MAX]; /* "" until the first message */
+    bool fixed_tournament;
+    cr_config *cfg;
+    int64_t delay_us, gap_wait_us;
+    struct event_base *base;
+    cr_store *live, *pub;
+    delayed *dhead, *dtail;
+    cr_queue *in, *pubs, *cmds;
+    cr_server *server;
+    natsConnection *nc;
+    jsCtx *js;
+    natsSubscription *sub;
+    uint64_t last_sseq; /* last stream message received */
+    item **pending;     /* waiting for an earlier seq, sorted by seq */
+    int npending;
+    int64_t gap_since; /* mono us when the head of pending started waiting */
+    bool restoring, ready, refusing;
+    FILE *state;
+    int64_t done_seq; /* every seq up to this one is applied, refused or skipped */
+    int64_t applied, refused, skipped, duplicates;
+    struct event *in_ev, *cmd_ev, *sub_ev, *tick_ev, *stats_ev, *sig_int, *sig_term;
+    int status;
+} edge;
+
+/*----- publishing to the server (as loop.c does) -----*/
+
+static void publish(edge *e, unsigned lanes, const cr_store *store, const cr_store_event *ev,
+                    cr_buf *json)
+{
+    const cr_store_game *g = cr_store_find(store, ev->game);
+    cr_pub *p = cr_pub_new(CR_PUB_EVENT);
+    if (!p || !g) {
+        cr_pub_free(p);
+        return;
+    }
+    p->lanes = lanes;
+    p->seq = ev->seq;
+    p->ts = ev->ts;
+    p->game = ev->game;
+    memcpy(p->round, g->round, sizeof p->round);
+    p->event = cr_buf_ref(json);
+    int delay_s = (lanes & CR_LANE_PUBLIC) ? (int)(e->delay_us / 1000000) : 0;
+    p->snapshot = cr_store_snapshot_json(store, ev->game, delay_s);
+    /* As loop.c: a clock reading changes the snapshot and (the mover's
+     * %clk) the PGN, not the list; a status only the snapshot and the list. */
+    if (ev->kind != CR_SEV_CLOCK) {
+        p->summary = cr_store_summary_json(store, ev->game);
+    }
+    if (ev->kind != CR_SEV_STATUS) {
+        p->pgn = cr_store_pgn(store, ev->game);
+    }
+    if (!cr_queue_push(e->pubs, p, true)) {
+        cr_pub_free(p);
+    }
+}
+
+static void publish_states(edge *e, unsigned lanes, const cr_store *store)
+{
+    int delay_s = (lanes & CR_LANE_PUBLIC) ? (int)(e->delay_us / 1000000) : 0;
+    for (int i = 0; i < cr_store_game_count(store); i++) {
+        const cr_store_game *g = cr_store_game_at(store, i);
+        cr_pub *p = cr_pub_new(CR_PUB_STATE);
+        if (!p) {
+            return;
+        }
+        p->lanes = lanes;
+        p->seq = g->last_seq;
+        p->ts = g->last_ts;
+        p->game = g->id;
+        memcpy(p->round, g->round, sizeof p->round);
+        p->snapshot = cr_store_snapshot_json(store, g->id, delay_s);
+        p->summary = cr_store_summary_json(store, g->id);
+        p->pgn = cr_store_pgn(store, g->id);
+        if (!cr_queue_push(e->pubs, p, true)) {
+            cr_pub_free(p);
+        }
+    }
+    cr_pub *m = cr_pub_new(CR_PUB_MARK);
+    if (m) {
+        m->lanes = lanes;
+        m->seq = cr_store_last_seq(store);
+        if (!cr_queue_push(e->pubs, m, true)) {
+            cr_pub_free(m);
+        }
+    }
+}
+
+static void publish_stats(edge *e)
+{
+    cr_pub *p = cr_pub_new(CR_PUB_STATS);
+    if (!p) {
+        return;
+    }
+    p->ready = e->ready && !e->restoring;
+    /* Boards: the newest game of each board tells whether it is online. */
+    for (int i = cr_store_game_count(e->live) - 1; i >= 0; i--) {
+        const cr_store_game *g = cr_store_game_at(e->live, i);
+        if (cr_store_board_game(e->live, g->board) == g) {
+            p->boards_known++;
+            p->boards_online += g->online;
+        }
+    }
+    if (!cr_queue_push(e->pubs, p, true)) {
+        cr_pub_free(p);
+    }
+}
+
+static void run_delay_line(edge *e, int64_t now_us)
+{
+    while (e->dhead && e->dhead->ev->ts + e->delay_us <= now_us) {
+        delayed *d = e->dhead;
+        e->dhead = d->next;
+        if (!e->dhead) {
+            e->dtail = NULL;
+        }
+        cr_error err;
+        if (cr_store_apply(e->pub, d->ev, &err) == 0) {
+            if (!e->restoring) {
+                publish(e, CR_LANE_PUBLIC, e->pub, d->ev, d->json);
+            }
+        } else {
+            cr_log(CR_LOG_WARN, "edge: public store: %s", err.text);
+        }
+        cr_store_event_free(d->ev);
+        cr_buf_unref(d->json);
+        free(d);
+    }
+}
+
+/*----- applying events in seq order -----*/
+
+/* Decodes and applies one event; a refused event is logged and passed. */
+static void apply_item(edge *e, const item *it)
+{
+    cr_store_event *ev = NULL;
+    cr_error err;
+    cr_error_clear(&err);
+    int rc = cr_event_decode(it->data, it->len, &ev, &err);
+    if (rc == 0 && ev->seq != it->seq) {
+        rc = cr_error_set(&err, CR_EPROTO, 0, 0, "seq %" PRId64 " but header %s says %" PRId64,
+                          ev->seq, CR_NATS_HDR_SEQ, it->seq);
+    }
+    if (rc == 0 && ev->kind == CR_SEV_MOVE) {
+        if (it->has_ply) {
+            ev->move.emt_ms = it->emt_ms;
+            ev->move.ts = it->ply_ts;
+            ev->move.fits = (uint16_t)it->fits;
+        }
+        const cr_store_game *g = cr_store_find(e->live, ev->game);
+        rc = g ? cr_event_resolve_move(ev, cr_game_position(g->game), &err)
+               : cr_error_set(&err, CR_EINVAL, 0, 0, "unknown game %d", ev->game);
+    }
+    if (rc == 0) {
+        rc = cr_store_apply(e->live, ev, &err);
+    }
+    if (rc) {
+        e->refused++;
+        cr_log(CR_LOG_WARN, "edge: stream message %" PRIu64 " (seq %" PRId64 ") refused: %s",
+               it->sseq, it->seq, err.text);
+        cr_store_event_free(ev);
+        return;
+    }
+    e->applied++;
+    cr_buf *json = cr_buf_new(it->data, it->len);
+    if (!e->restoring) {
+        publish(e, e->pub ? CR_LANE_LIVE : CR_LANE_LIVE | CR_LANE_PUBLIC, e->live, ev, json);
+    }
+    if (e->pub) {
+        delayed *d = malloc(sizeof *d);
+        if (d) {
+            d->next = NULL;
+            d->ev = ev;
+            d->json = json;
+            if (e->dtail) {
+                e->dtail->next = d;
+            } else {
+                e->dhead = d;
+            }
+            e->dtail = d;
+            return;
+        }
+    }
+    cr_buf_unref(json);
+    cr_store_event_free(ev);
+}
+
+/* Applies the pending events that are next in seq order. */
+static void drain_pending(edge *e)
+{
+    int k = 0;
+    while (k < e->npending && e->pending[k]->seq == e->done_seq + 1) {
+        apply_item(e, e->pending[k]);
+        /* a refused event still takes its seq: the next ones must not wait */
+        e->done_seq = e->pending[k]->seq;
+        free(e->pending[k]);
+        k++;
+    }
+    if (k) {
+        memmove(e->pending, e->pending + k, (size_t)(e->npending - k) * sizeof *e->pending);
+        e->npending -= k;
+        e->gap_since = e->npending ? cr_mono_us() : 0;
+    }
+}
+
+/* Gives up waiting for the missing seqs before the first pending event. */
+static void skip_gap(edge *e)
+{
+    if (!e->npending) {
+        return;
+    }
+    int64_t from = e->done_seq + 1, to = e->pending[0]->seq - 1;
+    cr_log(CR_LOG_WARN, "edge: events %" PRId64 "..%" PRId64 " never came: going on without them",
+           from, to);
+    e->skipped += to - from + 1;
+    apply_item(e, e->pending[0]);
+    e->done_seq = e->pending[0]->seq;
+    free(e->pending[0]);
+    memmove(e->pending, e->pending + 1, (size_t)(e->npending - 1) * sizeof *e->pending);
+    e->npending--;
+    e->gap_since = e->npending ? cr_mono_us() : 0;
+    drain_pending(e);
+}
+
+/* Takes it. */
+static void handle_item(edge *e, item *it)
+{
+    if (it->sseq > e->last_sseq) {
+        e->last_sseq = it->sseq;
+    }
+    if (!e->tournament[0]) {
+        snprintf(e->tournament, sizeof e->tournament, "%s", it->tournament);
+        cr_log(CR_LOG_INFO, "edge: following tournament %s", e->tournament);
+    }
+    if (strcmp(e->tournament, it->tournament) != 0 || e->refusing) {
+        free(it);
+        return;
+    }
+    if (it->delay_s > e->cfg->delay_s) {
+        /* Serving with less delay than the venue would show moves early. */
+        cr_log(CR_LOG_ERROR,
+               "edge: the venue delays the public by %d s, this edge by %d s: restart it with "
+               "--delay %g (or more); stopping",
+               it->delay_s, e->cfg->delay_s, it->delay_s / 60.0);
+        e->refusing = true;
+        e->status = 1;
+        event_base_loopexit(e->base, NULL);
+        free(it);
+        return;
+    }
+    if (it->npending == 0 && !e->restoring) {
+        e->ready = true;
+    }
+    if (it->seq <= e->done_seq) {
+        e->duplicates++;
+        free(it);
+        return;
+    }
+    /* insert sorted; an equal seq is a duplicate */
+    int lo = 0, hi = e->npending;
+    while (lo < hi) {
+        int mid = (lo + hi) / 2;
+        if (e->pending[mid]->seq < it->seq) {
+            lo = mid + 1;
+        } else {
+            hi = mid;
+        }
+    }
+    if (lo < e->npending && e->pending[lo]->seq == it->seq) {
+        e->duplicates++;
+        free(it);
+        return;
+    }
+    if (e->npending == PENDING_MAX) {
+        skip_gap(e);
+        if (it->seq <= e->done_seq) {
+            free(it);
+            return;
+        }
+        handle_item(e, it);
+        return;
+    }
+    memmove(e->pending + lo + 1, e->pending + lo, (size_t)(e->npending - lo) * sizeof *e->pending);
+    e->pending[lo] = it;
+    e->npending++;
+    if (!e->gap_since) {
+        e->gap_since = cr_mono_us();
+    }
+    drain_pending(e);
+}
+
+/*----- the state file -----*/
+
+static void state_append(edge *e, const item *it)
+{
+    if (!e->state) {
+        return;
+    }
+    /* <stream seq> <tournament> <seq> <delay> <emt,ts,fits or -> <message> */
+    if (it->has_ply) {
+        fprintf(e->state, "%" PRIu64 " %s %" PRId64 " %d %" PRId32 ",%" PRId64 ",%d %.*s\n",
+                it->sseq, it->tournament, it->seq, it->delay_s, it->emt_ms, it->ply_ts, it->fits,
+                (int)it->len, it->data);
+    } else {
+        fprintf(e->state, "%" PRIu64 " %s %" PRId64 " %d - %.*s\n", it->sseq, it->tournament,
+                it->seq, it->delay_s, (int)it->len, it->data);
+    }
+    fflush(e->state);
+}
+
+static item *item_new(const char *data, size_t len)
+{
+    item *it = calloc(1, sizeof *it + len + 1);
+    if (it) {
+        memcpy(it->data, data, len);
+        it->len = len;
+        it->fits = 1;
+        it->emt_ms = CR_CLOCK_UNKNOWN;
+        it->ply_ts = -1;
+        it->delay_s = -1;
+    }
+    return it;
+}
+
+/* One line of the state file back into an item (NULL if malformed). */
+static item *state_line(const char *line, size_t len)
+{
+    unsigned long long sseq;
+    long long seq;
+    char tournament[CR_NATS_TOKEN_MAX], ply[96];
+    int used = 0, delay;
+    char head[256];
+    size_t hn = len < sizeof head - 1 ? len : sizeof head - 1;
+    memcpy(head, line, hn);
+    head[hn] = '\0';
+    if (sscanf(head, "%llu %63s %lld %d %95s %n", &sseq, tournament, &seq, &delay, ply, &used) !=
+            5 ||
+        !used || (size_t)used >= len) {
+        return NULL;
+    }
+    item *it = item_new(line + used, len - (size_t)used);
+    if (!it) {
+        return NULL;
+    }
+    it->sseq = sseq;
+    it->seq = seq;
+    it->delay_s = delay;
+    it->npending = 1;
+    snprintf(it->tournament, sizeof it->tournament, "%s", tournament);
+    long long ts;
+    int emt, fits;
+    if (strcmp(ply, "-") != 0) {
+        if (sscanf(ply, "%d,%lld,%d", &emt, &ts, &fits) != 3) {
+            free(it);
+            return NULL;
+        }
+        it->has_ply = true;
+        it->emt_ms = emt;
+        it->ply_ts = ts;
+        it->fits = fits;
+    }
+    return it;
+}
+
+/* Applies the state file and opens it for appending. Returns 0 or -1. */
+static int state_open(edge *e, const char *dir)
+{
+    if (mkdir(dir, 0755) && errno != EEXIST) {
+        cr_log(CR_LOG_ERROR, "edge: %s: %s", dir, strerror(errno));
+        return -1;
+    }
+    char path[4096];
+    snprintf(path, sizeof path, "%s/edge-%s.log", dir, e->stream);
+    FILE *f = fopen(path, "r");
+    long lines = 0, bad = 0;
+    if (f) {
+        e->restoring = true;
+        char *line = NULL;
+        size_t cap = 0;
+        ssize_t n;
+        long good_end = 0;
+        while ((n = getline(&line, &cap, f)) > 0) {
+            if (line[n - 1] != '\n') {
+                break; /* torn last line: cut below */
+            }
+            item *it = state_line(line, (size_t)n - 1);
+            if (it) {
+                handle_item(e, it);
+                lines++;
+            } else {
+                bad++;
+            }
+            good_end = ftell(f);
+        }
+        free(line);
+        fclose(f);
+        if (truncate(path, good_end)) {
+            cr_log(CR_LOG_WARN, "edge: %s: %s", path, strerror(errno));
+        }
+        e->restoring = false;
+        if (e->pub) {
+            run_delay_line(e, cr_now_us());
+        }
+        cr_log(CR_LOG_INFO,
+               "edge: %s: %ld messages (%ld unreadable), %d games, seq %" PRId64
+               ", resuming after stream message %" PRIu64,
+               path, lines, bad, cr_store_game_count(e->live), cr_store_last_seq(e->live),
+               e->last_sseq);
+    }
+    e->state = fopen(path, "a");
+    if (!e->state) {
+        cr_log(CR_LOG_ERROR, "edge: %s: %s", path, strerror(errno));
+        return -1;
+    }
+    return 0;
+}
+
+/*----- NATS -----*/
+
+/* libnats thread: one message to the loop's queue. */
+static void on_msg(natsConnection *nc, natsSubscription *sub, natsMsg *msg, void *closure)
+{
+    edge *e = closure;
+    item *it = item_new(natsMsg_GetData(msg), (size_t)natsMsg_GetDataLength(msg));
+    jsMsgMetaData *meta = NULL;
+    const char *v = NULL;
+    if (!it || natsMsg_GetMetaData(&meta, msg) != NATS_OK ||
+        natsMsgHeader_Get(msg, CR_NATS_HDR_SEQ, &v) != NATS_OK || !v) {
+        cr_log(CR_LOG_WARN, "edge: message on %s without stream data or %s: ignored",
+               natsMsg_GetSubject(msg), CR_NATS_HDR_SEQ);
+        free(it);
+        jsMsgMetaData_Destroy(meta);
+        natsMsg_Destroy(msg);
+        return;
+    }
+    it->sseq = meta->Sequence.Stream;
+    it->npending = meta->NumPending;
+    jsMsgMetaData_Destroy(meta);
+    it->seq = strtoll(v, NULL, 10);
+    if (natsMsgHeader_Get(msg, CR_NATS_HDR_DELAY, &v) == NATS_OK && v) {
+        it->delay_s = atoi(v);
+    }
+    if (natsMsgHeader_Get(msg, CR_NATS_HDR_PLY, &v) == NATS_OK && v) {
+        long long ts;
+        int emt, fits;
+        if (sscanf(v, "%d %lld %d", &emt, &ts, &fits) == 3) {
+            it->has_ply = true;
+            it->emt_ms = emt;
+            it->ply_ts = ts;
+            it->fits = fits;
+        }
+    }
+    /* chessrelay.<tournament>.<round>.<board> */
+    const char *subj = natsMsg_GetSubject(msg);
+    const char *t = strchr(subj, '.');
+    const char *end = t ? strchr(t + 1, '.') : NULL;
+    if (t && end && end - t - 1 < CR_NATS_TOKEN_MAX) {
+        snprintf(it->tournament, sizeof it->tournament, "%.*s", (int)(end - t - 1), t + 1);
+    }
+    natsMsg_Destroy(msg);
+    if (!cr_queue_push(e->in, it, true)) {
+        free(it);
+    }
+}
+
+static void on_incoming(evutil_socket_t fd, short what, void *arg)
+{
+    edge *e = arg;
+    item *it;
+    while ((it = cr_queue_pop(e->in)) != NULL) {
+        if (it->sseq <= e->last_sseq || e->refusing) {
+            free(it); /* already in the state file */
+            continue;
+        }
+        state_append(e, it);
+        handle_item(e, it);
+    }
+}
+
+static void wake(void *data)
+{
+    event_active(data, EV_READ, 0);
+}
+
+static void on_commands(evutil_socket_t fd, short what, void *arg)
+{
+    edge *e = arg;
+    cr_command_msg *c;
+    while ((c = cr_queue_pop(e->cmds)) != NULL) {
+        cr_log(CR_LOG_WARN, "edge: command from %s ignored: an edge is read-only (use the venue's)",
+               c->who);
+        free(c);
+    }
+}
+
+/* Subscribes (retried every second until it works). */
+static void on_subscribe(evutil_socket_t fd, short what, void *arg)
+{
+    edge *e = arg;
+    if (e->sub || natsConnection_Status(e->nc) != NATS_CONN_STATUS_CONNECTED) {
+        return;
+    }
+    char filter[CR_NATS_TOKEN_MAX + 32];
+    if (e->fixed_tournament) {
+        snprintf(filter, sizeof filter, "%s.%s.>", CR_NATS_PREFIX, e->tournament);
+    } else {
+        snprintf(filter, sizeof filter, "%s.>", CR_NATS_PREFIX);
+    }
+    jsSubOptions so;
+    jsSubOptions_Init(&so);
+    so.Stream = e->stream;
+    so.Ordered = true;
+    if (e->last_sseq) {
+        so.Config.DeliverPolicy = js_DeliverByStartSequence;
+        so.Config.OptStartSeq = e->last_sseq + 1;
+    } else {
+        so.Config.DeliverPolicy = js_DeliverAll;
+    }
+    jsErrCode jerr = 0;
+    natsStatus s = js_Subscribe(&e->sub, e->js, filter, on_msg, e, NULL, &so, &jerr);
+    if (s != NATS_OK) {
+        static int64_t last_log;
+        if (cr_mono_us() - last_log > 10000000) {
+            cr_log(CR_LOG_WARN, "edge: subscribing to %s in %s: %s (error %d); retrying", filter,
+                   e->stream, natsStatus_GetText(s), (int)jerr);
+            last_log = cr_mono_us();
+        }
+        e->sub = NULL;
+        return;
+    }
+    jsConsumerInfo *ci = NULL;
+    if (natsSubscription_GetConsumerInfo(&ci, e->sub, NULL, &jerr) == NATS_OK && ci) {
+        if (ci->NumPending == 0) {
+            e->ready = true; /* nothing to catch up */
+        }
+        jsConsumerInfo_Destroy(ci);
+    }
+    cr_log(CR_LOG_INFO, "edge: reading %s from stream %s (from message %" PRIu64 ")", filter,
+           e->stream, e->last_sseq + 1);
+    event_del(e->sub_ev);
+}
+
+static void on_tick(evutil_socket_t fd, short what, void *arg)
+{
+    edge *e = arg;
+    if (e->npending && e->gap_since && cr_mono_us() - e->gap_since > e->gap_wait_us) {
+        skip_gap(e);
+    }
+    if (e->pub) {
+        run_delay_line(e, cr_now_us());
+    }
+}
+
+static void on_stats(evutil_socket_t fd, short what, void *arg)
+{
+    publish_stats(arg);
+}
+
+static void on_signal(evutil_socket_t sig, short what, void *arg)
+{
+    edge *e = arg;
+    cr_log(CR_LOG_INFO, "signal %d: stopping", (int)sig);
+    event_base_loopexit(e->base, NULL);
+}
+
+static void free_pub(void *p)
+{
+    cr_pub_free(p);
+}
+
+/*----- the command -----*/
+
+static int usage(void)
+{
+    fprintf(stderr, "usage: chessrelay edge --from nats://HOST:PORT[,...] [--tournament T]\n"
+                    "         [--listen ADDR:PORT] [--config FILE] [--state DIR] [--stream NAME]\n"
+                    "         [--delay MINUTES] [--arbiter-token T] [--gap-wait S]\n"
+                    "         [--port-file FILE] [--web-root DIR] [--quiet]\n");
+    return 2;
+}
+
+int cr_cmd_edge(int argc, char **argv)
+{
+    const char *from = NULL, *tournament = NULL, *listen = NULL, *config = NULL, *state = NULL,
+               *stream = CR_NATS_STREAM, *token = NULL, *port_file = NULL, *web_root = NULL;
+    double delay_min = -1, gap_wait = 10;
+    for (int i = 1; i < argc; i++) {
+        const char *o = argv[i], *v = i + 1 < argc ? argv[i + 1] : NULL;
+        if (strcmp(o, "--quiet") == 0) {
+            cr_log_set_level(CR_LOG_WARN);
+            continue;
+        }
+        if (!v) {
+            fprintf(stderr, "chessrelay edge: %s needs a value\n", o);
+            return usage();
+        }
+        i++;
+        char *end = NULL;
+        if (strcmp(o, "--from") == 0) {
+            from = v;
+        } else if (strcmp(o, "--tournament") == 0) {
+            tournament = v;
+        } else if (strcmp(o, "--listen") == 0) {
+            listen = v;
+        } else if (strcmp(o, "--config") == 0) {
+            config = v;
+        } else if (strcmp(o, "--state") == 0) {
+            state = v;
+        } else if (strcmp(o, "--stream") == 0) {
+            stream = v;
+        } else if (strcmp(o, "--arbiter-token") == 0) {
+            token = v;
+        } else if (strcmp(o, "--port-file") == 0) {
+            port_file = v;
+        } else if (strcmp(o, "--web-root") == 0) {
+            web_root = v;
+        } else if (strcmp(o, "--delay") == 0) {
+            delay_min = strtod(v, &end);
+            if (!*v || *end || !(delay_min >= 0 && delay_min <= 24 * 60)) {
+                fprintf(stderr, "chessrelay edge: --delay: expected minutes (0..1440), got '%s'\n",
+                        v);
+                return 2;
+            }
+        } else if (strcmp(o, "--gap-wait") == 0) {
+            gap_wait = strtod(v, &end);
+            if (!*v || *end || !(gap_wait >= 0 && gap_wait <= 3600)) {
+                fprintf(stderr,
+                        "chessrelay edge: --gap-wait: expected seconds (0..3600), got '%s'\n", v);
+                return 2;
+            }
+        } else {
+            fprintf(stderr, "chessrelay edge: unknown option '%s'\n", o);
+            return usage();
+        }
+    }
+    if (!from) {
+        return usage();
+    }
+    char tok[CR_NATS_TOKEN_MAX];
+    if (tournament) {
+        cr_nats_token(tournament, tok);
+        if (strcmp(tok, tournament) != 0) {
+            fprintf(stderr,
+                    "chessrelay edge: --tournament: a subject token (letters, digits, _ -), "
+                    "got '%s' (as published: '%s')\n",
+                    tournament, tok);
+            return 2;
+        }
+    }
+    cr_nats_token(stream, tok);
+    if (strcmp(tok, stream) != 0) {
+        fprintf(stderr, "chessrelay edge: --stream: letters, digits, _ and - only, got '%s'\n",
+                stream);
+        return 2;
+    }
+
+    edge es, *e = &es;
+    memset(e, 0, sizeof *e);
+    e->from = from;
+    e->stream = stream;
+    if (tournament) {
+        snprintf(e->tournament, sizeof e->tournament, "%s", tournament);
+        e->fixed_tournament = true;
+    }
+    e->gap_wait_us = (int64_t)(gap_wait * 1e6);
+    cr_error err;
+    e->cfg = config ? cr_config_load(config, &err) : cr_config_new();
+    if (!e->cfg) {
+        fprintf(stderr, "chessrelay edge: %s\n", config ? err.text : "out of memory");
+        return 1;
+    }
+    int status = 1;
+    if (listen && cr_parse_listen(listen, e->cfg->listen_host, sizeof e->cfg->listen_host,
+                                  &e->cfg->listen_port)) {
+        fprintf(stderr, "chessrelay edge: --listen: expected ADDR:PORT, got '%s'\n", listen);
+        cr_config_free(e->cfg);
+        return 2;
+    }
+    if (delay_min >= 0) {
+        e->cfg->delay_s = (int)(delay_min * 60 + 0.5);
+    }
+    if (web_root) {
+        free(e->cfg->web_root);
+        e->cfg->web_root = strdup(web_root);
+    }
+    if (token) {
+        cr_config_token *t = realloc(e->cfg->tokens, (size_t)(e->cfg->token_count + 1) * sizeof *t);
+        if (!t || !token[0]) {
+            fprintf(stderr, "chessrelay edge: --arbiter-token: %s\n",
+                    t ? "empty" : "out of memory");
+            if (t) {
+                e->cfg->tokens = t;
+            }
+            cr_config_free(e->cfg);
+            return t ? 2 : 1;
+        }
+        e->cfg->tokens = t;
+        memset(&t[e->cfg->token_count], 0, sizeof *t);
+        snprintf(t[e->cfg->token_count].name, sizeof t->name, "command line");
+        snprintf(t[e->cfg->token_count].role, sizeof t->role, "arbiter");
+        snprintf(t[e->cfg->token_count].token, sizeof t->token, "%s", token);
+        e->cfg->token_count++;
+    }
+    e->delay_us = (int64_t)e->cfg->delay_s * 1000000;
+
+    /* libevent's locking before the base exists: the queues wake it from
+     * other threads. */
+    evthread_use_pthreads();
+    e->base = event_base_new();
+    e->live = cr_store_new();
+    e->pub = e->delay_us ? cr_store_new() : NULL;
+    e->in = cr_queue_new(IN_QUEUE, NULL, NULL);
+    e->pubs = cr_queue_new(PUB_QUEUE, NULL, NULL);
+    e->cmds = cr_queue_new(CMD_QUEUE, NULL, NULL);
+    e->pending = calloc(PENDING_MAX, sizeof *e->pending);
+    if (!e->base || !e->live || (e->delay_us && !e->pub) || !e->in || !e->pubs || !e->cmds ||
+        !e->pending) {
+        cr_log(CR_LOG_ERROR, "out of memory");
+        goto out;
+    }
+    e->in_ev = event_new(e->base, -1, 0, on_incoming, e);
+    e->cmd_ev = event_new(e->base, -1, 0, on_commands, e);
+    cr_queue_set_wake(e->in, wake, e->in_ev);
+    cr_queue_set_wake(e->cmds, wake, e->cmd_ev);
+
+    cr_server_config scfg;
+    memset(&scfg, 0, sizeof scfg);
+    scfg.host = e->cfg->listen_host;
+    scfg.port = e->cfg->listen_port;
+    scfg.web_root = e->cfg->web_root;
+    scfg.tls_cert = e->cfg->tls_cert;
+    scfg.tls_key = e->cfg->tls_key;
+    scfg.tournament = e->cfg;
+    scfg.delay_s = e->cfg->delay_s;
+    e->server = cr_server_start(&scfg, e->pubs, e->cmds, &err);
+    if (!e->server) {
+        cr_log(CR_LOG_ERROR, "%s", err.text);
+        goto out;
+    }
+    int port = cr_server_port(e->server);
+    cr_log(CR_LOG_INFO, "edge: listening on %s://%s:%d (public delay %d s)",
+           e->cfg->tls_cert ? "https" : "http", e->cfg->listen_host, port, e->cfg->delay_s);
+    if (port_file) {
+        FILE *f = fopen(port_file, "w");
+        if (f) {
+            fprintf(f, "%d\n", port);
+            fclose(f);
+        }
+    }
+    publish_stats(e);
+    if (state && state_open(e, state)) {
+        goto out;
+    }
+    if (e->pub) {
+        publish_states(e, CR_LANE_LIVE, e->live);
+        publish_states(e, CR_LANE_PUBLIC, e->pub);
+    } else {
+        publish_states(e, CR_LANE_LIVE | CR_LANE_PUBLIC, e->live);
+    }
+
+    e->nc = cr_nats_connect(from, "chessrelay edge", NULL, NULL, &err);
+    if (!e->nc) {
+        cr_log(CR_LOG_ERROR, "%s", err.text);
+        goto out;
+    }
+    jsOptions jo;
+    jsOptions_Init(&jo);
+    jo.Wait = 2000;
+    if (natsConnection_JetStream(&e->js, e->nc, &jo) != NATS_OK) {
+        cr_log(CR_LOG_ERROR, "edge: no JetStream context");
+        goto out;
+    }
+
+    struct timeval tick = {0, 100000}, second = {1, 0};
+    e->sub_ev = event_new(e->base, -1, EV_PERSIST, on_subscribe, e);
+    e->tick_ev = event_new(e->base, -1, EV_PERSIST, on_tick, e);
+    e->stats_ev = event_new(e->base, -1, EV_PERSIST, on_stats, e);
+    e->sig_int = evsignal_new(e->base, SIGINT, on_signal, e);
+    e->sig_term = evsignal_new(e->base, SIGTERM, on_signal, e);
+    event_add(e->sub_ev, &second);
+    event_active(e->sub_ev, EV_TIMEOUT, 0);
+    event_add(e->tick_ev, &tick);
+    event_add(e->stats_ev, &second);
+    event_add(e->sig_int, NULL);
+    event_add(e->sig_term, NULL);
+    signal(SIGPIPE, SIG_IGN);
+    if (event_base_dispatch(e->base) < 0) {
+        cr_log(CR_LOG_ERROR, "event loop failed");
+        goto out;
+    }
+    cr_log(CR_LOG_INFO,
+           "edge: %" PRId64 " events applied, %" PRId64 " refused, %" PRId64 " missing, %" PRId64
+           " duplicates",
+           e->applied, e->refused, e->skipped, e->duplicates);
+    status = e->status;
+out:
+    if (e->in) {
+        cr_queue_close(e->in); /* a libnats thread may wait in a push */
+    }
+    if (e->sub) {
+        natsSubscription_Unsubscribe(e->sub);
+        natsSubscription_Destroy(e->sub);
+    }
+    if (e->nc) {
+        natsConnection_Close(e->nc);
+    }
+    jsCtx_Destroy(e->js);
+    natsConnection_Destroy(e->nc);
+    if (e->server) {
+        cr_server_stop(e->server);
+    }
+    struct event *evs[] = {e->in_ev,    e->cmd_ev,  e->sub_ev,  e->tick_ev,
+                           e->stats_ev, e->sig_int, e->sig_term};
+    for (size_t i = 0; i < sizeof evs / sizeof evs[0]; i++) {
+        if (evs[i]) {
+            event_free(evs[i]);
+        }
+    }
+    cr_queue_free(e->in, free);
+    cr_queue_free(e->pubs, free_pub);
+    cr_queue_free(e->cmds, free);
+    for (int i = 0; i < e->npending; i++) {
+        free(e->pending[i]);
+    }
+    free(e->pending);
+    while (e->dhead) {
+        delayed *d = e->dhead;
+        e->dhead = d->next;
+        cr_store_event_free(d->ev);
+        cr_buf_unref(d->json);
+        free(d);
+    }
+    if (e->state) {
+        fclose(e->state);
+    }
+    cr_store_free(e->live);
+    cr_store_free(e->pub);
+    if (e->base) {
+        event_base_free(e->base);
+    }
+    cr_config_free(e->cfg);
+    return status;
+}

@@ -1,0 +1,1 @@
+target_link_libraries(test_agent_msg PRIVATE cr_relay)

@@ -1,0 +1,507 @@
+/* Tests of relay/arbiter_link.c and relay/arbiter_cmd.c: the arbiter
+ * monitoring driven by store events like the relay's loop does it. */
+#include <setjmp.h>
+#include <stdarg.h>
+#include <stddef.h>
+#include <cmocka.h>
+
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#include "arbiter_link.h"
+
+enum { MAX_MSGS = 512 };
+
+typedef struct harness {
+    cr_store *store;
+    cr_arbiter_link *link;
+    int64_t seq, t;
+    char *msgs[MAX_MSGS];
+    int nmsgs;
+    char dir[64];
+} harness;
+
+/* What the loop does: seq/ts, apply to the live store, then tell the link. */
+static void h_emit(void *data, cr_store_event *ev)
+{
+    harness *h = data;
+    ev->seq = ++h->seq;
+    ev->ts = h->t * 1000;
+    cr_error err;
+    int rc = cr_store_apply(h->store, ev, &err);
+    if (rc) {
+        fail_msg("store refused an event: %s", err.text);
+    }
+    cr_arbiter_link_on_store_event(h->link, ev, h->t, h->t);
+    cr_store_event_free(ev);
+}
+
+static void h_publish(void *data, cr_buf *msg)
+{
+    harness *h = data;
+    if (h->nmsgs < MAX_MSGS) {
+        h->msgs[h->nmsgs++] = strdup(msg->data);
+    }
+    cr_buf_unref(msg);
+}
+
+static void h_clear(harness *h)
+{
+    for (int i = 0; i < h->nmsgs; i++) {
+        free(h->msgs[i]);
+    }
+    h->nmsgs = 0;
+}
+
+/* Messages containing all of the given strings. */
+static int h_count(const harness *h, const char *a, const char *b)
+{
+    int n = 0;
+    for (int i = 0; i < h->nmsgs; i++) {
+        n += strstr(h->msgs[i], a) && (!b || strstr(h->msgs[i], b));
+    }
+    return n;
+}
+
+static cr_arbiter_link *h_link(harness *h)
+{
+    cr_arbiter_link_config cfg;
+    memset(&cfg, 0, sizeof cfg);
+    cfg.store = h->store;
+    cfg.state_dir = h->dir;
+    cfg.time_control = "5400";
+    cfg.emit = h_emit;
+    cfg.publish = h_publish;
+    cfg.data = h;
+    cr_arbiter_link *l = cr_arbiter_link_new(&cfg);
+    assert_non_null(l);
+    return l;
+}
+
+static void h_init(harness *h)
+{
+    memset(h, 0, sizeof *h);
+    snprintf(h->dir, sizeof h->dir, "/tmp/cr_arblink_XXXXXX");
+    assert_non_null(mkdtemp(h->dir));
+    h->store = cr_store_new();
+    assert_non_null(h->store);
+    h->link = h_link(h);
+    cr_error err;
+    assert_int_equal(cr_arbiter_link_start(h->link, 0, 0, &err), 0);
+}
+
+static void h_free(harness *h)
+{
+    cr_arbiter_link_free(h->link);
+    cr_store_free(h->store);
+    h_clear(h);
+    char path[128];
+    snprintf(path, sizeof path, "%s/incidents.log", h->dir);
+    unlink(path);
+    rmdir(h->dir);
+}
+
+static void new_game(harness *h, int id, const char *board, const char *tc)
+{
+    cr_store_event *ev = cr_store_event_new(CR_SEV_GAME);
+    assert_non_null(ev);
+    ev->game = id;
+    snprintf(ev->board, sizeof ev->board, "%s", board);
+    snprintf(ev->round, sizeof ev->round, "1");
+    ev->table = id;
+    cr_store_event_add_tag(ev, "White", "Alpha, Ann");
+    cr_store_event_add_tag(ev, "Black", "Beta, Bob");
+    cr_store_event_add_tag(ev, "TimeControl", tc);
+    h_emit(h, ev);
+}
+
+static void move(harness *h, int id, const char *uci)
+{
+    const cr_store_game *g = cr_store_find(h->store, id);
+    assert_non_null(g);
+    cr_game *scratch = cr_game_clone(g->game);
+    assert_non_null(scratch);
+    cr_move m = cr_move_from_uci(cr_game_position(scratch), uci);
+    assert_int_equal(cr_game_push(scratch, m, CR_CLOCK_UNKNOWN, h->t, 0), 0);
+    cr_store_event *ev = cr_store_event_new(CR_SEV_MOVE);
+    ev->game = id;
+    ev->ply = cr_game_ply_count(scratch) - 1;
+    ev->move = *cr_game_ply(scratch, ev->ply);
+    cr_game_free(scratch);
+    h_emit(h, ev);
+}
+
+static void clock_reading(harness *h, int id, int32_t w, int32_t b, int running)
+{
+    cr_store_event *ev = cr_store_event_new(CR_SEV_CLOCK);
+    ev->game = id;
+    ev->white_ms = w;
+    ev->black_ms = b;
+    ev->running = running;
+    h_emit(h, ev);
+}
+
+static int command(harness *h, const char *json, char *why, size_t why_size)
+{
+    cr_arbiter_cmd c;
+    char err[200];
+    int rc = cr_arbiter_cmd_parse(json, strlen(json), &c, err, sizeof err);
+    if (rc) {
+        fail_msg("parse %s: %s", json, err);
+    }
+    snprintf(c.who, sizeof c.who, "test");
+    return cr_arbiter_link_command(h->link, &c, h->t, h->t, why, why_size);
+}
+
+static char *http(harness *h, const char *uri, bool auth, int *status, const char **ctype)
+{
+    cr_buf *b = cr_arbiter_link_http(h->link, uri, auth, status, ctype);
+    assert_non_null(b);
+    char *s = strdup(b->data);
+    cr_buf_unref(b);
+    return s;
+}
+
+/* A quickplay finish: Black drops under two minutes, claims, the claim is
+ * rejected (time to White), claims again, and it is upheld. */
+static void quickplay(harness *h)
+{
+    new_game(h, 1, "B1", "180");
+    h->t = 0;
+    clock_reading(h, 1, 130000, 123000, CR_WHITE);
+    h->t = 5000;
+    move(h, 1, "e2e4");
+    clock_reading(h, 1, 125000, 123000, CR_BLACK);
+    h->t = 10000;
+    move(h, 1, "e7e5");
+    clock_reading(h, 1, 125000, 118000, CR_WHITE);
+}
+
+static void test_claim_workflow(void **state)
+{
+    (void)state;
+    harness h;
+    h_init(&h);
+    quickplay(&h);
+    assert_int_equal(h_count(&h, "\"type\":\"incident\"", "\"kind\":\"two-minutes\""), 1);
+    assert_true(h_count(&h, "\"type\":\"arbiter-state\"", "\"claim_window\":true") >= 1);
+
+    /* White has more than two minutes: refused, with the reason. */
+    char why[256] = "";
+    h.t = 11000;
+    assert_int_equal(command(&h, "{\"game\":1,\"action\":\"claim\",\"claimant\":\"w\",\"basis\":\"a\"}",
+                             why, sizeof why),
+                     CR_EINVAL);
+    assert_non_null(strstr(why, "two minutes"));
+    assert_int_equal(h_count(&h, "\"type\":\"arbiter-error\"", "two minutes"), 1);
+
+    assert_int_equal(command(&h, "{\"game\":1,\"action\":\"claim\",\"claimant\":\"b\",\"basis\":\"a\"}",
+                             why, sizeof why),
+                     0);
+    assert_int_equal(h_count(&h, "\"type\":\"claim\"", "\"decision\":\"pending\""), 1);
+    assert_int_equal(h_count(&h, "\"type\":\"claim\"", "\"san\":\"e5\""), 1);
+    /* A second claim while one is pending is refused. */
+    assert_int_equal(command(&h, "{\"game\":1,\"action\":\"claim\",\"claimant\":\"b\",\"basis\":\"b\"}",
+                             why, sizeof why),
+                     CR_EINVAL);
+
+    h.t = 12000;
+    assert_int_equal(
+        command(&h, "{\"game\":1,\"action\":\"decide\",\"decision\":\"rejected\",\"added_ms\":60000}",
+                why, sizeof why),
+        0);
+    assert_int_equal(h_count(&h, "\"type\":\"claim\"", "\"decision\":\"rejected\""), 1);
+    assert_int_equal(cr_game_result(cr_store_find(h.store, 1)->game), CR_RESULT_NONE);
+
+    h.t = 13000;
+    assert_int_equal(command(&h, "{\"game\":1,\"action\":\"claim\",\"claimant\":\"b\",\"basis\":\"b\"}",
+                             why, sizeof why),
+                     0);
+    assert_int_equal(command(&h,
+                             "{\"game\":1,\"action\":\"decide\",\"decision\":\"draw\",\"note\":\"no "
+                             "winning attempts <script>\"}",
+                             why, sizeof why),
+                     0);
+    /* The decision reached the store (viewers see the result). */
+    assert_int_equal(cr_game_result(cr_store_find(h.store, 1)->game), CR_RESULT_DRAW);
+    assert_int_equal(command(&h, "{\"game\":1,\"action\":\"decide\",\"decision\":\"draw\"}", why,
+                             sizeof why),
+                     CR_EINVAL);
+
+    int status;
+    const char *ctype;
+    char *body = http(&h, "/arbiter/incidents.json", false, &status, &ctype);
+    assert_int_equal(status, 401);
+    free(body);
+    body = http(&h, "/arbiter/incidents.json", true, &status, &ctype);
+    assert_int_equal(status, 200);
+    assert_string_equal(ctype, "application/json");
+    assert_non_null(strstr(body, "\"kind\":\"two-minutes\""));
+    assert_non_null(strstr(body, "\"kind\":\"claim\""));
+    assert_non_null(strstr(body, "\"kind\":\"decision\""));
+    assert_non_null(strstr(body, "\"kind\":\"result\""));
+    assert_non_null(strstr(body, "\"board\":\"B1\""));
+    assert_non_null(strstr(body, "\"white_ms\":"));
+    free(body);
+
+    body = http(&h, "/arbiter/claim/2.html", true, &status, &ctype);
+    assert_int_equal(status, 200);
+    assert_non_null(strstr(ctype, "text/html"));
+    assert_non_null(strstr(body, "<html"));
+    assert_null(strstr(body, "<script>")); /* the note is escaped */
+    free(body);
+    body = http(&h, "/arbiter/claim/1.pgn", true, &status, &ctype);
+    assert_int_equal(status, 200);
+    assert_non_null(strstr(body, "1. e4 "));
+    assert_non_null(strstr(body, "e5"));
+    free(body);
+    body = http(&h, "/arbiter/claim/3.pgn", true, &status, &ctype);
+    assert_int_equal(status, 404);
+    free(body);
+    body = http(&h, "/arbiter/claim/1.html", false, &status, &ctype);
+    assert_int_equal(status, 401);
+    free(body);
+    body = http(&h, "/arbiter/claim/x1.html", true, &status, &ctype);
+    assert_int_equal(status, 404);
+    free(body);
+
+    cr_buf *snap = cr_arbiter_link_snapshot(h.link);
+    assert_non_null(snap);
+    assert_non_null(strstr(snap->data, "\"type\":\"arbiter\""));
+    assert_non_null(strstr(snap->data, "\"claims\":[{"));
+    assert_non_null(strstr(snap->data, "\"report\":\"/arbiter/claim/1.html\""));
+    cr_buf_unref(snap);
+    h_free(&h);
+}
+
+/* Incidents survive a restart (journal), and are not raised twice. */
+static void test_restart(void **state)
+{
+    (void)state;
+    harness h;
+    h_init(&h);
+    quickplay(&h);
+    int before = cr_arbiter_link_incident_count(h.link);
+    assert_true(before >= 1);
+    cr_arbiter_link_free(h.link);
+    h_clear(&h);
+
+    h.link = h_link(&h);
+    cr_error err;
+    assert_int_equal(cr_arbiter_link_start(h.link, h.t, h.t, &err), 0);
+    assert_int_equal(cr_arbiter_link_incident_count(h.link), before);
+    cr_arbiter_link_free(h.link);
+
+    /* A crash left a torn last line: dropped and cut off, the rest restored. */
+    char path[128];
+    snprintf(path, sizeof path, "%s/incidents.log", h.dir);
+    FILE *f = fopen(path, "a");
+    assert_non_null(f);
+    fputs("1\t99\tflag\tcrit", f);
+    fclose(f);
+    h.link = h_link(&h);
+    assert_int_equal(cr_arbiter_link_start(h.link, h.t, h.t, &err), 0);
+    assert_int_equal(cr_arbiter_link_incident_count(h.link), before);
+    h.t = 15000;
+    clock_reading(&h, 1, 125000, 113000, CR_WHITE);
+    assert_int_equal(h_count(&h, "\"kind\":\"two-minutes\"", NULL), 0);
+    int status;
+    const char *ctype;
+    char *body = http(&h, "/arbiter/incidents.json", true, &status, &ctype);
+    assert_non_null(strstr(body, "two-minutes"));
+    free(body);
+    /* New incidents follow on lines of their own. */
+    h.t = 16000;
+    char why[200];
+    assert_int_equal(command(&h, "{\"game\":1,\"action\":\"result\",\"result\":\"0-1\"}", why, sizeof why), 0);
+    cr_arbiter_link_free(h.link);
+    h.link = h_link(&h);
+    assert_int_equal(cr_arbiter_link_start(h.link, h.t, h.t, &err), 0);
+    assert_int_equal(cr_arbiter_link_incident_count(h.link), before + 1);
+    h_free(&h);
+}
+
+/* Draw offer, take back, players: store events follow. */
+static void test_actions(void **state)
+{
+    (void)state;
+    harness h;
+    h_init(&h);
+    new_game(&h, 3, "B3", "5400");
+    h.t = 1000;
+    move(&h, 3, "d2d4");
+    move(&h, 3, "d7d5");
+    move(&h, 3, "c2c4");
+    char why[200];
+    assert_int_equal(command(&h, "{\"game\":3,\"action\":\"draw-offer\",\"ply\":1}", why, sizeof why),
+                     0);
+    const cr_game *g = cr_store_find(h.store, 3)->game;
+    assert_int_equal(cr_game_ply_count(g), 3);
+    assert_true(cr_game_ply(g, 1)->flags & CR_PLY_DRAW_OFFER);
+    assert_int_equal(h_count(&h, "\"kind\":\"draw-offer\"", NULL), 1);
+
+    assert_int_equal(
+        command(&h, "{\"game\":3,\"action\":\"take-back\",\"plies\":2,\"reason\":\"knocked\"}", why,
+                sizeof why),
+        0);
+    g = cr_store_find(h.store, 3)->game;
+    assert_int_equal(cr_game_ply_count(g), 2);
+    assert_int_equal(h_count(&h, "\"kind\":\"correction\"", NULL), 1);
+    assert_int_equal(command(&h, "{\"game\":3,\"action\":\"take-back\",\"plies\":9}", why, sizeof why),
+                     CR_EINVAL);
+
+    /* The board goes on: a new ply reaches the monitor's copy too. */
+    move(&h, 3, "g1f3");
+    assert_int_equal(cr_game_ply_count(cr_store_find(h.store, 3)->game), 3);
+
+    assert_int_equal(
+        command(&h, "{\"game\":3,\"action\":\"players\",\"white\":\"Gamma, Gil\"}", why, sizeof why), 0);
+    g = cr_store_find(h.store, 3)->game;
+    assert_string_equal(cr_game_tag(g, "White"), "Gamma, Gil");
+    assert_string_equal(cr_game_tag(g, "Black"), "Beta, Bob");
+
+    assert_int_equal(
+        command(&h, "{\"game\":3,\"action\":\"result\",\"result\":\"1-0\",\"reason\":\"resigned\"}",
+                why, sizeof why),
+        0);
+    assert_int_equal(cr_game_result(cr_store_find(h.store, 3)->game), CR_RESULT_WHITE);
+    assert_int_equal(command(&h, "{\"game\":99,\"action\":\"result\",\"result\":\"1-0\"}", why,
+                             sizeof why),
+                     CR_EINVAL);
+    assert_non_null(strstr(why, "unknown game"));
+    h_free(&h);
+}
+
+/* A flag falls on a tick: critical incident, result in the store. */
+static void test_flag(void **state)
+{
+    (void)state;
+    harness h;
+    h_init(&h);
+    new_game(&h, 5, "B5", "60");
+    h.t = 0;
+    clock_reading(&h, 5, 3000, 60000, CR_WHITE);
+    h_clear(&h);
+    for (int64_t t = 100; t <= 4000; t += 100) {
+        h.t = t;
+        cr_arbiter_link_tick(h.link, t, t);
+    }
+    assert_int_equal(h_count(&h, "\"kind\":\"flag\"", "\"urgency\":\"critical\""), 1);
+    assert_int_equal(cr_game_result(cr_store_find(h.store, 5)->game), CR_RESULT_BLACK);
+    assert_true(h_count(&h, "\"type\":\"arbiter-state\"", "\"flagged\":\"w\"") >= 1);
+
+    /* Board offline/online are incidents too. */
+    cr_store_event *ev = cr_store_event_new(CR_SEV_STATUS);
+    ev->game = 5;
+    ev->online = false;
+    h_emit(&h, ev);
+    assert_int_equal(h_count(&h, "\"kind\":\"board-offline\"", NULL), 1);
+    h_free(&h);
+}
+
+/* A dead position reached by a move: the result reaches the store at the
+ * next tick, never from inside the store event's handling. */
+static void test_dead_position(void **state)
+{
+    (void)state;
+    harness h;
+    h_init(&h);
+    cr_store_event *ev = cr_store_event_new(CR_SEV_GAME);
+    ev->game = 6;
+    snprintf(ev->board, sizeof ev->board, "B6");
+    snprintf(ev->round, sizeof ev->round, "2");
+    ev->has_start = true;
+    assert_int_equal(cr_position_from_fen(&ev->start, "k7/8/8/8/8/8/1r6/K1B5 w - - 0 50", NULL), 0);
+    h_emit(&h, ev);
+    h.t = 500;
+    move(&h, 6, "a1b2");
+    assert_int_equal(h_count(&h, "\"kind\":\"dead-position\"", NULL), 1);
+    assert_int_equal(cr_game_result(cr_store_find(h.store, 6)->game), CR_RESULT_NONE);
+    cr_arbiter_link_tick(h.link, 600, 600);
+    assert_int_equal(cr_game_result(cr_store_find(h.store, 6)->game), CR_RESULT_DRAW);
+    h_free(&h);
+}
+
+static void test_cmd_parse(void **state)
+{
+    (void)state;
+    static const char *const bad[] = {
+        "",
+        "[]",
+        "{\"action\":\"result\",\"result\":\"1-0\"}",
+        "{\"game\":0,\"action\":\"result\",\"result\":\"1-0\"}",
+        "{\"game\":1,\"action\":\"resign\"}",
+        "{\"game\":1,\"action\":\"result\",\"result\":\"2-0\"}",
+        "{\"game\":1,\"action\":\"claim\",\"claimant\":\"x\",\"basis\":\"a\"}",
+        "{\"game\":1,\"action\":\"claim\",\"claimant\":\"w\",\"basis\":\"c\"}",
+        "{\"game\":1,\"action\":\"decide\",\"decision\":\"maybe\"}",
+        "{\"game\":1,\"action\":\"decide\",\"decision\":\"rejected\",\"added_ms\":-5}",
+        "{\"game\":1,\"action\":\"take-back\"}",
+        "{\"game\":1,\"action\":\"players\"}",
+        "{\"game\":1,\"action\":\"draw-offer\",\"ply\":\"x\"}",
+        "{\"game\":1,\"game\":2,\"action\":\"result\",\"result\":\"1-0\"}",
+    };
+    for (size_t i = 0; i < sizeof bad / sizeof bad[0]; i++) {
+        cr_arbiter_cmd c;
+        char err[200] = "";
+        assert_int_equal(cr_arbiter_cmd_parse(bad[i], strlen(bad[i]), &c, err, sizeof err), CR_EINVAL);
+        assert_true(err[0] != '\0');
+    }
+    cr_arbiter_cmd c;
+    char err[200];
+    const char *ok = "{\"op\":\"arbiter-action\",\"game\":7,\"action\":\"decide\",\"decision\":"
+                     "\"postponed\",\"note\":\"later\"}";
+    assert_int_equal(cr_arbiter_cmd_parse(ok, strlen(ok), &c, err, sizeof err), 0);
+    assert_int_equal(c.game, 7);
+    assert_int_equal(c.action, CR_ARB_DECIDE);
+    assert_int_equal(c.decision, CR_DECISION_POSTPONED);
+    assert_int_equal(c.added_ms, -1);
+    assert_string_equal(c.text, "later");
+    assert_string_equal(cr_arbiter_action_name(CR_ARB_TAKE_BACK), "take-back");
+    assert_string_equal(cr_arbiter_action_name(CR_ARB_ACTION_NB), "?");
+}
+
+/* Mutated messages never crash the parser and either parse or say why. */
+static void test_cmd_parse_mutations(void **state)
+{
+    (void)state;
+    static const char *const seeds[] = {
+        "{\"game\":7,\"action\":\"claim\",\"claimant\":\"w\",\"basis\":\"a\"}",
+        "{\"game\":7,\"action\":\"decide\",\"decision\":\"rejected\",\"added_ms\":120000,\"note\":\"x\"}",
+        "{\"game\":7,\"action\":\"players\",\"white\":\"A\",\"black\":\"B\"}",
+        "{\"game\":7,\"action\":\"draw-offer\",\"ply\":3,\"offered\":false}",
+    };
+    uint64_t x = 0x9e3779b97f4a7c15u;
+    char buf[256];
+    for (int i = 0; i < 20000; i++) {
+        const char *seed = seeds[i % 4];
+        size_t n = strlen(seed);
+        memcpy(buf, seed, n + 1);
+        for (int k = 0; k < 1 + i % 4; k++) {
+            x ^= x << 13;
+            x ^= x >> 7;
+            x ^= x << 17;
+            buf[x % n] = (char)(x >> 32);
+        }
+        cr_arbiter_cmd c;
+        char err[200] = "";
+        int rc = cr_arbiter_cmd_parse(buf, n, &c, err, sizeof err);
+        assert_true(rc == 0 || (rc == CR_EINVAL && err[0]));
+        if (rc == 0) {
+            assert_true(c.game > 0 && (unsigned)c.action < CR_ARB_ACTION_NB);
+        }
+    }
+}
+
+int main(void)
+{
+    const struct CMUnitTest tests[] = {
+        cmocka_unit_test(test_claim_workflow), cmocka_unit_test(test_restart),
+        cmocka_unit_test(test_actions),        cmocka_unit_test(test_flag),
+        cmocka_unit_test(test_dead_position), cmocka_unit_test(test_cmd_parse),
+        cmocka_unit_test(test_cmd_parse_mutations),
+    };
+    return cmocka_run_group_tests(tests, NULL, NULL);
+}

@@ -1,0 +1,1 @@
+target_link_libraries(test_arbiter_link PRIVATE cr_relay)

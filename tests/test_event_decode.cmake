@@ -1,0 +1,1 @@
+target_link_libraries(test_event_decode PRIVATE cr_relay)

@@ -1,0 +1,1 @@
+target_link_libraries(test_source_boards PRIVATE cr_relay)

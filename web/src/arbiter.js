@@ -1,0 +1,325 @@
+// The arbiter dashboard's state: applies the relay's arbiter messages
+// (docs/protocol.md, "Arbiters") and answers what the page shows: alerts by
+// urgency, counters per board, claims. Pure logic, no DOM: node tests it.
+
+export const URGENCY = { info: 0, notice: 1, warning: 2, critical: 3 };
+export const TWO_MINUTES_MS = 120000;
+const ARBITER_TYPES = new Set(['arbiter', 'incident', 'arbiter-state', 'claim', 'arbiter-error']);
+
+export function isArbiterMessage(msg) {
+  return !!msg && typeof msg === 'object' && ARBITER_TYPES.has(msg.type);
+}
+
+export function urgencyOf(inc) {
+  return URGENCY[inc && inc.urgency] ?? 0;
+}
+
+export function incidentKey(inc) {
+  return `${inc.game}:${inc.seq}`;
+}
+
+// Urgency first (highest first), then newest first (as the relay sorts them).
+export function compareAlerts(a, b) {
+  const u = urgencyOf(b) - urgencyOf(a);
+  if (u) return u;
+  const wa = typeof a.wall === 'number' ? a.wall : -1;
+  const wb = typeof b.wall === 'number' ? b.wall : -1;
+  if (wa !== wb) return wb - wa;
+  if (a.game !== b.game) return b.game - a.game;
+  return b.seq - a.seq;
+}
+
+export class ArbiterStore {
+  constructor() {
+    this.aseq = null; // null until the first snapshot
+    this.games = new Map(); // game id -> state (arbiter-state)
+    this.incidents = new Map(); // game id -> incidents by seq
+    this.claims = new Map(); // claim id (relay-wide) -> claim
+    this.errors = [];
+    this.acked = new Set();
+    this.version = 0;
+  }
+
+  // Returns {changed, snapshot, alerts: new incidents at notice or above, error}.
+  apply(msg) {
+    const out = { changed: false, snapshot: false, alerts: [], error: null };
+    if (!isArbiterMessage(msg)) return out;
+    if (msg.type === 'arbiter') {
+      this.aseq = Number(msg.aseq) || 0;
+      this.games = new Map();
+      this.incidents = new Map();
+      this.claims = new Map();
+      for (const s of msg.games || []) this.games.set(s.game, s);
+      for (const inc of msg.incidents || []) this.addIncident(inc);
+      for (const c of msg.claims || []) this.claims.set(c.id, c);
+      out.changed = out.snapshot = true;
+      this.version++;
+      return out;
+    }
+    // Before the snapshot nothing counts; what the snapshot holds already is dropped.
+    if (this.aseq === null || typeof msg.aseq !== 'number' || msg.aseq <= this.aseq) return out;
+    this.aseq = msg.aseq;
+    switch (msg.type) {
+      case 'incident':
+        if (msg.incident && this.addIncident(msg.incident) && urgencyOf(msg.incident) >= URGENCY.notice) {
+          out.alerts.push(msg.incident);
+        }
+        break;
+      case 'arbiter-state':
+        if (msg.state) this.games.set(msg.game, msg.state);
+        break;
+      case 'claim':
+        if (msg.claim) this.claims.set(msg.claim.id, msg.claim);
+        break;
+      case 'arbiter-error':
+        out.error = msg;
+        this.errors.push({ ...msg, receivedAt: Date.now() });
+        if (this.errors.length > 50) this.errors.shift();
+        break;
+      default:
+        return out;
+    }
+    out.changed = true;
+    this.version++;
+    return out;
+  }
+
+  addIncident(inc) {
+    if (!inc || typeof inc.game !== 'number' || typeof inc.seq !== 'number') return false;
+    let list = this.incidents.get(inc.game);
+    if (!list) {
+      list = [];
+      this.incidents.set(inc.game, list);
+    }
+    if (list.some((x) => x.seq === inc.seq)) return false;
+    list.push(inc);
+    list.sort((a, b) => a.seq - b.seq);
+    return true;
+  }
+
+  incidentsOf(game) {
+    return this.incidents.get(game) || [];
+  }
+
+  // Alerts still to be seen: notice and above, not acknowledged, sorted.
+  alerts() {
+    const out = [];
+    for (const list of this.incidents.values()) {
+      for (const inc of list) {
+        if (urgencyOf(inc) >= URGENCY.notice && !this.acked.has(incidentKey(inc))) out.push(inc);
+      }
+    }
+    return out.sort(compareAlerts);
+  }
+
+  ack(inc) {
+    this.acked.add(incidentKey(inc));
+    this.version++;
+  }
+
+  ackAll() {
+    for (const inc of this.alerts()) this.acked.add(incidentKey(inc));
+    this.version++;
+  }
+
+  // Highest urgency among a game's open alerts, or -1.
+  gameAlertLevel(game) {
+    let level = -1;
+    for (const inc of this.incidentsOf(game)) {
+      if (!this.acked.has(incidentKey(inc))) level = Math.max(level, urgencyOf(inc));
+    }
+    return level >= URGENCY.notice ? level : -1;
+  }
+
+  // Boards by round, then table, then board id.
+  boards() {
+    return [...this.games.values()].sort((a, b) => {
+      const ra = Number(a.round), rb = Number(b.round);
+      if (a.round !== b.round) {
+        return Number.isFinite(ra) && Number.isFinite(rb) ? ra - rb : String(a.round).localeCompare(String(b.round));
+      }
+      const ta = a.table || Infinity, tb = b.table || Infinity;
+      if (ta !== tb) return ta - tb;
+      const c = String(a.board).localeCompare(String(b.board), undefined, { numeric: true });
+      return c || a.game - b.game;
+    });
+  }
+
+  rounds() {
+    return [...new Set([...this.games.values()].map((s) => String(s.round)))];
+  }
+
+  claimsOf(game) {
+    return [...this.claims.values()].filter((c) => c.game === game).sort((a, b) => a.id - b.id);
+  }
+
+  // The claim awaiting a decision (pending or postponed), or null.
+  openClaim(game) {
+    const list = this.claimsOf(game);
+    const last = list[list.length - 1];
+    return last && (last.decision === 'pending' || last.decision === 'postponed') ? last : null;
+  }
+}
+
+// The counters a board card shows, each {key, label, value, level} with
+// level '' (quiet), 'notice' or 'alert'.
+export function counters(s) {
+  const out = [];
+  const reps = Number(s.repetitions) || 1;
+  out.push({ key: 'repetitions', label: 'Repetitions', value: `${reps}×`,
+    level: s.fivefold ? 'alert' : s.threefold ? 'notice' : '' });
+  const half = Number(s.halfmove) || 0;
+  out.push({ key: 'fifty', label: '50-move count', value: `${Math.floor(half / 2)}/50`,
+    level: s.seventy_five ? 'alert' : s.fifty_moves ? 'notice' : '' });
+  out.push({ key: 'dead', label: 'Dead position', value: s.dead ? 'yes' : 'no', level: s.dead ? 'alert' : '' });
+  let claim = 'closed';
+  if (s.claim_pending) claim = 'claim pending';
+  else if (s.claim_window) {
+    const who = [s.under_two_minutes && s.under_two_minutes.w ? 'White' : null,
+      s.under_two_minutes && s.under_two_minutes.b ? 'Black' : null].filter(Boolean).join(', ');
+    claim = `open (${who})`;
+  }
+  out.push({ key: 'claim', label: 'Claim window', value: claim,
+    level: s.claim_pending ? 'alert' : s.claim_window ? 'notice' : '' });
+  const ill = s.illegal || {};
+  if ((ill.w || 0) + (ill.b || 0) > 0) {
+    out.push({ key: 'illegal', label: 'Illegal moves', value: `W ${ill.w || 0} · B ${ill.b || 0}`, level: 'alert' });
+  }
+  return out;
+}
+
+export function underTwoMinutes(ms) {
+  return typeof ms === 'number' && ms >= 0 && ms < TWO_MINUTES_MS;
+}
+
+// "1:05:09", "1:55", "0:09.5" for clock times; "–" when unknown.
+export function formatMs(ms) {
+  if (typeof ms !== 'number' || ms < 0 || !isFinite(ms)) return '–';
+  const tenths = ms < 10000;
+  const total = tenths ? Math.floor(ms / 100) / 10 : Math.floor(ms / 1000);
+  const hh = Math.floor(total / 3600);
+  const mm = Math.floor((total % 3600) / 60);
+  const ss = total % 60;
+  const s = tenths ? ss.toFixed(1).padStart(4, '0') : String(Math.floor(ss)).padStart(2, '0');
+  return hh > 0 ? `${hh}:${String(mm).padStart(2, '0')}:${s}` : `${mm}:${s}`;
+}
+
+// How many beeps a batch of new alerts deserves (0 for none): the most
+// urgent one decides (notice 1, warning 2, critical 3).
+export function beepsFor(alerts) {
+  let n = 0;
+  for (const a of alerts || []) n = Math.max(n, urgencyOf(a));
+  return n;
+}
+
+// The WebSocket message of an arbiter's action; throws an Error naming the
+// field when the input is not usable (the form shows it).
+export function actionMessage(action, game, f = {}) {
+  const id = Number(game);
+  if (!Number.isInteger(id) || id <= 0) throw new Error('no game');
+  const m = { op: 'arbiter-action', game: id, action };
+  const text = (v) => String(v ?? '').trim();
+  switch (action) {
+    case 'result':
+      if (!['1-0', '0-1', '1/2-1/2', '*'].includes(f.result)) throw new Error('result: choose 1-0, 0-1, ½-½ or *');
+      m.result = f.result;
+      if (text(f.reason)) m.reason = text(f.reason);
+      return m;
+    case 'draw-offer': {
+      const ply = f.ply === '' || f.ply === undefined || f.ply === null ? -1 : Number(f.ply);
+      if (!Number.isInteger(ply) || ply < -1) throw new Error('ply: a ply number (0 = White\'s first move) or empty for the last');
+      m.ply = ply;
+      m.offered = f.offered !== false;
+      return m;
+    }
+    case 'take-back': {
+      const n = Number(f.plies);
+      if (f.plies === '' || !Number.isInteger(n) || n < 0) throw new Error('plies: how many plies to keep');
+      m.plies = n;
+      if (text(f.reason)) m.reason = text(f.reason);
+      return m;
+    }
+    case 'players':
+      if (!text(f.white) && !text(f.black)) throw new Error('players: give White and/or Black');
+      if (text(f.white)) m.white = text(f.white);
+      if (text(f.black)) m.black = text(f.black);
+      return m;
+    case 'claim':
+      if (f.claimant !== 'w' && f.claimant !== 'b') throw new Error('claimant: White or Black');
+      if (f.basis !== 'a' && f.basis !== 'b') throw new Error('basis: (a) or (b)');
+      m.claimant = f.claimant;
+      m.basis = f.basis;
+      return m;
+    case 'decide': {
+      if (!['draw', 'rejected', 'postponed'].includes(f.decision)) throw new Error('decision: draw, rejected or postponed');
+      m.decision = f.decision;
+      if (f.decision === 'rejected') {
+        const min = f.addedMinutes === undefined || f.addedMinutes === '' ? 2 : Number(f.addedMinutes);
+        if (!isFinite(min) || min < 0 || min > 60) throw new Error('time added: minutes (0..60)');
+        m.added_ms = Math.round(min * 60000);
+      }
+      if (text(f.note)) m.note = text(f.note);
+      return m;
+    }
+    default:
+      throw new Error(`unknown action ${action}`);
+  }
+}
+
+// FEN -> 8 rows (rank 8 first) of 8 piece letters or '' for the frozen position.
+export function fenRows(fen) {
+  const rows = String(fen || '').split(' ')[0].split('/');
+  if (rows.length !== 8) return null;
+  const out = [];
+  for (const r of rows) {
+    const row = [];
+    for (const ch of r) {
+      if (/[1-8]/.test(ch)) for (let i = 0; i < Number(ch); i++) row.push('');
+      else if (/[prnbqkPRNBQK]/.test(ch)) row.push(ch);
+      else return null;
+    }
+    if (row.length !== 8) return null;
+    out.push(row);
+  }
+  return out;
+}
+
+export const PIECE_GLYPHS = { K: '♔', Q: '♕', R: '♖', B: '♗', N: '♘', P: '♙', k: '♚', q: '♛', r: '♜', b: '♝', n: '♞', p: '♟' };
+
+// The scoresheet as rows "40. Kf1 (2:03)  Kf8 (2:12)" from a claim's
+// scoresheet, numbered from the frozen game's start (FEN move number/side).
+export function scoresheetRows(claim, startFen) {
+  const parts = String(startFen || '').split(' ');
+  let no = Math.max(1, parseInt(parts[5], 10) || 1);
+  let black = parts[1] === 'b';
+  const rows = [];
+  let cur = null;
+  for (const m of (claim && claim.scoresheet) || []) {
+    if (!black) {
+      cur = { no, white: m, black: null };
+      rows.push(cur);
+    } else {
+      if (!cur || cur.no !== no) {
+        cur = { no, white: null, black: null };
+        rows.push(cur);
+      }
+      cur.black = m;
+      no++;
+    }
+    black = !black;
+  }
+  return rows;
+}
+
+export const BASIS_TEXT = {
+  a: '(a) the opponent cannot win by normal means',
+  b: '(b) the opponent is making no effort to win by normal means',
+};
+
+export const KIND_LABEL = {
+  'two-minutes': 'Under two minutes', flag: 'Flag fall', threefold: 'Threefold repetition',
+  fivefold: 'Fivefold repetition', 'fifty-moves': '50-move rule', 'seventy-five-moves': '75-move rule',
+  'dead-position': 'Dead position', 'illegal-move': 'Illegal move', 'board-offline': 'Board offline',
+  'board-online': 'Board online', claim: 'Claim', decision: 'Decision', result: 'Result',
+  correction: 'Correction', 'draw-offer': 'Draw offer',
+};
