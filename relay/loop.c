@@ -131,29 +131,9 @@ static void on_flush(evutil_socket_t fd, short what, void *arg)
 static void publish(relay *r, unsigned lanes, const cr_store *store, const cr_store_event *ev,
                     cr_buf *json)
 {
-    const cr_store_game *g = cr_store_find(store, ev->game);
-    cr_pub *p = cr_pub_new(CR_PUB_EVENT);
-    if (!p || !g) {
-        cr_pub_free(p);
-        return;
-    }
-    p->lanes = lanes;
-    p->seq = ev->seq;
-    p->ts = ev->ts;
-    p->game = ev->game;
-    memcpy(p->round, g->round, sizeof p->round);
-    p->event = cr_buf_ref(json);
     int delay_s = (lanes & CR_LANE_PUBLIC) ? (int)(r->delay_us / 1000000) : 0;
-    p->snapshot = cr_store_snapshot_json(store, ev->game, delay_s);
-    /* A clock reading changes the snapshot and (the mover's %clk) the PGN,
-     * not the list; a status only the snapshot and the list. */
-    if (ev->kind != CR_SEV_CLOCK) {
-        p->summary = cr_store_summary_json(store, ev->game);
-    }
-    if (ev->kind != CR_SEV_STATUS) {
-        p->pgn = cr_store_pgn(store, ev->game);
-    }
-    if (!queue_pub(r, p)) {
+    cr_pub *p = cr_pub_for_event(store, ev, json, lanes, delay_s);
+    if (p && !queue_pub(r, p)) {
         cr_pub_free(p);
     }
 }
@@ -164,18 +144,10 @@ static void publish_states(relay *r, unsigned lanes, const cr_store *store)
     int delay_s = (lanes & CR_LANE_PUBLIC) ? (int)(r->delay_us / 1000000) : 0;
     for (int i = 0; i < cr_store_game_count(store); i++) {
         const cr_store_game *g = cr_store_game_at(store, i);
-        cr_pub *p = cr_pub_new(CR_PUB_STATE);
+        cr_pub *p = cr_pub_for_game(store, g, lanes, delay_s);
         if (!p) {
             return;
         }
-        p->lanes = lanes;
-        p->seq = g->last_seq;
-        p->ts = g->last_ts;
-        p->game = g->id;
-        memcpy(p->round, g->round, sizeof p->round);
-        p->snapshot = cr_store_snapshot_json(store, g->id, delay_s);
-        p->summary = cr_store_summary_json(store, g->id);
-        p->pgn = cr_store_pgn(store, g->id);
         if (!queue_pub(r, p)) {
             cr_pub_free(p);
         }

@@ -262,3 +262,46 @@ int64_t cr_view_modified(const cr_view *v, const char *round)
     }
     return m;
 }
+
+cr_pub *cr_pub_for_event(const cr_store *store, const cr_store_event *ev, cr_buf *json,
+                         unsigned lanes, int delay_s)
+{
+    const cr_store_game *g = cr_store_find(store, ev->game);
+    cr_pub *p = g ? cr_pub_new(CR_PUB_EVENT) : NULL;
+    if (!p) {
+        return NULL;
+    }
+    p->lanes = lanes;
+    p->seq = ev->seq;
+    p->ts = ev->ts;
+    p->game = ev->game;
+    memcpy(p->round, g->round, sizeof p->round);
+    p->event = cr_buf_ref(json);
+    p->snapshot = cr_store_snapshot_json(store, ev->game, delay_s);
+    /* A clock reading changes the snapshot and (the mover's %clk) the PGN,
+     * not the list; a status only the snapshot and the list. */
+    if (ev->kind != CR_SEV_CLOCK) {
+        p->summary = cr_store_summary_json(store, ev->game);
+    }
+    if (ev->kind != CR_SEV_STATUS) {
+        p->pgn = cr_store_pgn(store, ev->game);
+    }
+    return p;
+}
+
+cr_pub *cr_pub_for_game(const cr_store *store, const cr_store_game *g, unsigned lanes, int delay_s)
+{
+    cr_pub *p = cr_pub_new(CR_PUB_STATE);
+    if (!p) {
+        return NULL;
+    }
+    p->lanes = lanes;
+    p->seq = g->last_seq;
+    p->ts = g->last_ts;
+    p->game = g->id;
+    memcpy(p->round, g->round, sizeof p->round);
+    p->snapshot = cr_store_snapshot_json(store, g->id, delay_s);
+    p->summary = cr_store_summary_json(store, g->id);
+    p->pgn = cr_store_pgn(store, g->id);
+    return p;
+}

@@ -48,6 +48,17 @@ typedef struct cr_pub {
 cr_pub *cr_pub_new(cr_pub_kind kind);
 void cr_pub_free(cr_pub *p); /* accepts NULL */
 
+/* The publication of one store event (which the store has applied): the
+ * event's JSON (a new reference is taken) and the game's fresh snapshot,
+ * list entry and PGN as the event changes them. delay_s goes into the
+ * snapshot. Returns NULL when out of memory or the game is unknown. Shared
+ * by the relay's loop and the NATS edge so both publish alike. */
+cr_pub *cr_pub_for_event(const cr_store *store, const cr_store_event *ev, cr_buf *json,
+                         unsigned lanes, int delay_s);
+
+/* A game's whole state (CR_PUB_STATE), e.g. after a rebuild. */
+cr_pub *cr_pub_for_game(const cr_store *store, const cr_store_game *g, unsigned lanes, int delay_s);
+
 typedef struct cr_view_game {
     int id;
     char round[CR_ROUND_MAX];
