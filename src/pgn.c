@@ -163,6 +163,9 @@ static int fail_at(gctx *c, int code, size_t off, const char *fmt, ...)
 
 static int fail_at(gctx *c, int code, size_t off, const char *fmt, ...)
 {
+    if (off > c->len) {
+        off = c->len;
+    }
     c->err_off = off;
     if (c->err) {
         va_list ap;
@@ -657,6 +660,7 @@ static int parse_span(gctx *c, size_t i, size_t end, bool cont, size_t *stop)
 
 typedef struct tag {
     char *name, *value;
+    size_t at; /* offset of the value in the input, for error positions */
 } tag;
 
 static void free_tags(tag *t, int n)
@@ -694,7 +698,6 @@ static int read_game(const char *buf, size_t len, size_t *pos, int lang, cr_game
     tag *tags = NULL;
     int ntags = 0, cap = 0;
     int rc = 0;
-    size_t fen_at = 0;
     *out = NULL;
     *in_tags = true;
 
@@ -775,6 +778,7 @@ static int read_game(const char *buf, size_t len, size_t *pos, int lang, cr_game
         }
         tags[ntags].name = malloc(ne - ns + 1);
         tags[ntags].value = v.p;
+        tags[ntags].at = vs;
         if (!tags[ntags].name || v.oom) {
             free(tags[ntags].name);
             free(v.p);
@@ -783,9 +787,6 @@ static int read_game(const char *buf, size_t len, size_t *pos, int lang, cr_game
         }
         memcpy(tags[ntags].name, buf + ns, ne - ns);
         tags[ntags].name[ne - ns] = '\0';
-        if (strcmp(tags[ntags].name, "FEN") == 0) {
-            fen_at = vs;
-        }
         ntags++;
         while (i < len && is_space(buf[i])) {
             i++;
@@ -807,7 +808,7 @@ static int read_game(const char *buf, size_t len, size_t *pos, int lang, cr_game
             cr_error fe;
             cr_error_clear(&fe);
             if (cr_position_from_fen(&start, tags[k].value, &fe) < 0) {
-                rc = fail_at(&c, CR_EFEN, fen_at + (size_t)(fe.column > 0 ? fe.column - 1 : 0), "FEN: %s",
+                rc = fail_at(&c, CR_EFEN, tags[k].at + (size_t)(fe.column > 0 ? fe.column - 1 : 0), "FEN: %s",
                              fe.text);
                 goto fail;
             }

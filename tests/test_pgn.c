@@ -145,6 +145,10 @@ static void test_malformed(void **state)
     /* columns count characters, not bytes */
     expect_pgn_error("1. \xd0\xb5" "4 \xd0\xb5" "5 2. \xd0\x9a\xd1\x80" "e3 *", CR_EMOVE, 1, 13, "move 2 (white): \xd0\x9a\xd1\x80" "e3: no white king can reach e3");
     expect_pgn_error("", CR_EPGN, 1, 1, "no game");
+    /* two FEN tags: the error points into the tag that is wrong (found by fuzz_pgn:
+     * the offset of the last tag plus the column in the first ran past the input) */
+    expect_pgn_error("[FEN \"rnbqkbnr/pppppppp/8/8/8/8/PPPPPPPP/RNBQKBNRxx w KQkq - 0 1\"]\n[FEN \"8/8\"]\n",
+                     CR_EFEN, 1, 50, "FEN: bad piece letter 'x'");
 
     /* after an error the reader goes on with the next game */
     const char *two = "[Event \"bad\"]\n\n1. e4 e5 2. Ke3 Nc6 *\n\n[Event \"good\"]\n\n1. d4 d5 *\n\n"
