@@ -9,8 +9,11 @@
  *                   [--stream NAME] [--delay MINUTES] [--arbiter-token T]
  *                   [--gap-wait S] [--port-file FILE] [--web-root DIR] [--quiet]
  *
- * The stream is read with an ordered consumer (libnats threads); each
- * message goes through a queue to the loop thread, which applies events in
+ * The connection's socket is driven by this command's libevent loop
+ * (libnats' libevent adapter). The stream is read with an ordered
+ * consumer, created by a thread of its own (creating it is a request that
+ * waits for a reply the loop reads); libnats delivers each message on its
+ * thread, and it goes through a queue to the loop thread, which applies events in
  * seq order: a resent event may sit in the stream after later ones, so
  * early events wait (at most --gap-wait seconds, then the gap is logged
  * and skipped). With --state DIR every message received is appended to
@@ -24,6 +27,7 @@
 #include <event2/event.h>
 #include <event2/thread.h>
 #include <inttypes.h>
+#include <pthread.h>
 #include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -77,6 +81,12 @@ typedef struct edge {
     cr_server *server;
     natsConnection *nc;
     jsCtx *js;
+    /* The subscriber thread (under sub_mu): it sets sub (and caught_up)
+     * once subscribed, then ends. */
+    pthread_t sub_thread;
+    bool sub_started, sub_stop, caught_up;
+    pthread_mutex_t sub_mu;
+    pthread_cond_t sub_cond;
     natsSubscription *sub;
     uint64_t last_sseq; /* last stream message received */
     item **pending;     /* waiting for an earlier seq, sorted by seq */
@@ -532,13 +542,9 @@ static void on_commands(evutil_socket_t fd, short what, void *arg)
     }
 }
 
-/* Subscribes (retried every second until it works). */
-static void on_subscribe(evutil_socket_t fd, short what, void *arg)
+/* Subscriber thread: one attempt. Requests need the loop running. */
+static bool subscribe(edge *e, natsSubscription **sub, bool *caught_up, int64_t *last_log)
 {
-    edge *e = arg;
-    if (e->sub || natsConnection_Status(e->nc) != NATS_CONN_STATUS_CONNECTED) {
-        return;
-    }
     char filter[CR_NATS_TOKEN_MAX + 32];
     if (e->fixed_tournament) {
         snprintf(filter, sizeof filter, "%s.%s.>", CR_NATS_PREFIX, e->tournament);
@@ -549,6 +555,7 @@ static void on_subscribe(evutil_socket_t fd, short what, void *arg)
     jsSubOptions_Init(&so);
     so.Stream = e->stream;
     so.Ordered = true;
+    /* last_sseq: read from the state file before this thread started */
     if (e->last_sseq) {
         so.Config.DeliverPolicy = js_DeliverByStartSequence;
         so.Config.OptStartSeq = e->last_sseq + 1;
@@ -556,27 +563,75 @@ static void on_subscribe(evutil_socket_t fd, short what, void *arg)
         so.Config.DeliverPolicy = js_DeliverAll;
     }
     jsErrCode jerr = 0;
-    natsStatus s = js_Subscribe(&e->sub, e->js, filter, on_msg, e, NULL, &so, &jerr);
+    natsStatus s = js_Subscribe(sub, e->js, filter, on_msg, e, NULL, &so, &jerr);
     if (s != NATS_OK) {
-        static int64_t last_log;
-        if (cr_mono_us() - last_log > 10000000) {
+        if (cr_mono_us() - *last_log > 10000000) {
             cr_log(CR_LOG_WARN, "edge: subscribing to %s in %s: %s (error %d); retrying", filter,
                    e->stream, natsStatus_GetText(s), (int)jerr);
-            last_log = cr_mono_us();
+            *last_log = cr_mono_us();
         }
-        e->sub = NULL;
-        return;
-    }
-    jsConsumerInfo *ci = NULL;
-    if (natsSubscription_GetConsumerInfo(&ci, e->sub, NULL, &jerr) == NATS_OK && ci) {
-        if (ci->NumPending == 0) {
-            e->ready = true; /* nothing to catch up */
-        }
-        jsConsumerInfo_Destroy(ci);
+        *sub = NULL;
+        return false;
     }
     cr_log(CR_LOG_INFO, "edge: reading %s from stream %s (from message %" PRIu64 ")", filter,
            e->stream, e->last_sseq + 1);
-    event_del(e->sub_ev);
+    /* An empty stream sends nothing to say so (messages carry what is left). */
+    jsConsumerInfo *ci = NULL;
+    if (natsSubscription_GetConsumerInfo(&ci, *sub, NULL, &jerr) == NATS_OK && ci) {
+        *caught_up = ci->NumPending == 0;
+        jsConsumerInfo_Destroy(ci);
+    }
+    return true;
+}
+
+/* Tries every second until subscribed, then tells the loop (sub_ev). */
+static void *subscriber(void *arg)
+{
+    edge *e = arg;
+    int64_t last_log = 0;
+    pthread_mutex_lock(&e->sub_mu);
+    while (!e->sub_stop) {
+        pthread_mutex_unlock(&e->sub_mu);
+        natsSubscription *sub = NULL;
+        bool caught_up = false;
+        bool ok = natsConnection_Status(e->nc) == NATS_CONN_STATUS_CONNECTED &&
+                  subscribe(e, &sub, &caught_up, &last_log);
+        pthread_mutex_lock(&e->sub_mu);
+        if (ok) {
+            e->sub = sub;
+            e->caught_up = caught_up;
+            event_active(e->sub_ev, EV_READ, 0);
+            break;
+        }
+        struct timespec ts;
+        clock_gettime(CLOCK_REALTIME, &ts);
+        ts.tv_sec++;
+        pthread_cond_timedwait(&e->sub_cond, &e->sub_mu, &ts);
+    }
+    pthread_mutex_unlock(&e->sub_mu);
+    return NULL;
+}
+
+/* Loop thread: first run starts the subscriber (the loop now reads
+ * replies); later, the subscriber says it is done. */
+static void on_subscribe(evutil_socket_t fd, short what, void *arg)
+{
+    edge *e = arg;
+    if (!e->sub_started) {
+        if (pthread_create(&e->sub_thread, NULL, subscriber, e) != 0) {
+            cr_log(CR_LOG_ERROR, "edge: cannot start the subscriber thread");
+            e->status = 1;
+            event_base_loopexit(e->base, NULL);
+            return;
+        }
+        e->sub_started = true;
+        return;
+    }
+    pthread_mutex_lock(&e->sub_mu);
+    if (e->caught_up) {
+        e->ready = true;
+    }
+    pthread_mutex_unlock(&e->sub_mu);
 }
 
 static void on_tick(evutil_socket_t fd, short what, void *arg)
@@ -695,6 +750,8 @@ int cr_cmd_edge(int argc, char **argv)
 
     edge es, *e = &es;
     memset(e, 0, sizeof *e);
+    pthread_mutex_init(&e->sub_mu, NULL);
+    pthread_cond_init(&e->sub_cond, NULL);
     e->from = from;
     e->stream = stream;
     if (tournament) {
@@ -797,7 +854,7 @@ int cr_cmd_edge(int argc, char **argv)
         publish_states(e, CR_LANE_LIVE | CR_LANE_PUBLIC, e->live);
     }
 
-    e->nc = cr_nats_connect(from, "chessrelay edge", NULL, NULL, &err);
+    e->nc = cr_nats_connect(from, "chessrelay edge", e->base, NULL, NULL, &err);
     if (!e->nc) {
         cr_log(CR_LOG_ERROR, "%s", err.text);
         goto out;
@@ -811,13 +868,12 @@ int cr_cmd_edge(int argc, char **argv)
     }
 
     struct timeval tick = {0, 100000}, second = {1, 0};
-    e->sub_ev = event_new(e->base, -1, EV_PERSIST, on_subscribe, e);
+    e->sub_ev = event_new(e->base, -1, 0, on_subscribe, e);
     e->tick_ev = event_new(e->base, -1, EV_PERSIST, on_tick, e);
     e->stats_ev = event_new(e->base, -1, EV_PERSIST, on_stats, e);
     e->sig_int = evsignal_new(e->base, SIGINT, on_signal, e);
     e->sig_term = evsignal_new(e->base, SIGTERM, on_signal, e);
-    event_add(e->sub_ev, &second);
-    event_active(e->sub_ev, EV_TIMEOUT, 0);
+    event_active(e->sub_ev, EV_TIMEOUT, 0); /* once the loop runs */
     event_add(e->tick_ev, &tick);
     event_add(e->stats_ev, &second);
     event_add(e->sig_int, NULL);
@@ -835,6 +891,13 @@ int cr_cmd_edge(int argc, char **argv)
 out:
     if (e->in) {
         cr_queue_close(e->in); /* a libnats thread may wait in a push */
+    }
+    if (e->sub_started) {
+        pthread_mutex_lock(&e->sub_mu);
+        e->sub_stop = true;
+        pthread_cond_signal(&e->sub_cond);
+        pthread_mutex_unlock(&e->sub_mu);
+        pthread_join(e->sub_thread, NULL);
     }
     if (e->sub) {
         natsSubscription_Unsubscribe(e->sub);
@@ -878,5 +941,7 @@ out:
         event_base_free(e->base);
     }
     cr_config_free(e->cfg);
+    pthread_mutex_destroy(&e->sub_mu);
+    pthread_cond_destroy(&e->sub_cond);
     return status;
 }

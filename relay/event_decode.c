@@ -419,8 +419,9 @@ int cr_event_apply_json(cr_store *store, const char *text, size_t len, cr_store_
     if (ev->kind == CR_SEV_MOVE) {
         const cr_store_game *g = cr_store_find(store, ev->game);
         if (!g) {
+            int id = ev->game;
             cr_store_event_free(ev);
-            return cr_error_set(err, CR_EINVAL, 0, 0, "move: game: unknown game %d", ev->game);
+            return cr_error_set(err, CR_EINVAL, 0, 0, "move: game: unknown game %d", id);
         }
         rc = cr_event_resolve_move(ev, cr_game_position(g->game), err);
     }

@@ -178,6 +178,9 @@ static void publish_stats(relay *r)
         p->boards_metrics = cr_buf_take_str(cr_board_sources_metrics(r->live_boards));
         p->boards_json = cr_buf_take_str(cr_board_sources_json(r->live_boards));
     }
+    if (r->nats) {
+        p->nats_metrics = cr_buf_take_str(cr_nats_pub_metrics(r->nats));
+    }
     if (!queue_pub(r, p)) {
         cr_pub_free(p);
     }
@@ -1293,7 +1296,7 @@ int cr_loop_run(const cr_loop_config *cfg)
     r->rebuilding = false;
 
     if (cfg->publish && cfg->publish->url) {
-        r->nats = cr_nats_pub_start(cfg->publish, r->t->event, r->t->delay_s, &err);
+        r->nats = cr_nats_pub_start(cfg->publish, r->base, r->t->event, r->t->delay_s, &err);
         if (!r->nats) {
             cr_log(CR_LOG_ERROR, "%s", err.text);
             goto out;
@@ -1372,7 +1375,21 @@ int cr_loop_run(const cr_loop_config *cfg)
     }
     status = r->status;
 out:
-    cr_nats_pub_stop(r->nats); /* waits a while for the last acks */
+    if (r->nats) {
+        /* The drain runs the loop once more: no feed input, ticks or stats. */
+        struct event *evs[] = {r->tick_ev, r->stats_ev};
+        for (size_t i = 0; i < sizeof evs / sizeof evs[0]; i++) {
+            if (evs[i]) {
+                event_del(evs[i]);
+            }
+        }
+        for (int i = 0; i < r->nsources; i++) {
+            if (r->sources[i].timer) {
+                event_del(r->sources[i].timer);
+            }
+        }
+    }
+    cr_nats_pub_stop(r->nats); /* runs the loop a while for the last acks */
     if (r->server) {
         cr_server_stop(r->server);
     }

@@ -9,6 +9,17 @@
 #include <string.h>
 #include <time.h>
 
+#include <event2/event.h>
+
+/* libnats' libevent adapter: its functions are defined in the header, so
+ * it is included in this one file only (and is not warning-clean). */
+#pragma GCC diagnostic push
+#pragma GCC diagnostic ignored "-Wunused-parameter"
+#pragma GCC diagnostic ignored "-Wmissing-prototypes"
+#pragma GCC diagnostic ignored "-Wstrict-prototypes"
+#include <nats/adapters/libevent.h>
+#pragma GCC diagnostic pop
+
 #include "log.h"
 
 enum {
@@ -20,6 +31,20 @@ enum {
 #define DEFAULT_BACKLOG ((size_t)256 << 20)
 
 typedef enum { E_NEW = 0, E_INFLIGHT, E_ACKED } entry_state;
+
+/* What libnats' callbacks get as their closure. libnats may still run a
+ * callback (a reconnection, a late ack) on its own threads after the
+ * connection is closed and destroyed, so the publisher is reached only
+ * through this link, which stop cuts (p = NULL) and which is never freed:
+ * kept on a list, it stays reachable (one per publisher started). */
+typedef struct cb_link {
+    pthread_mutex_t mu;
+    struct cr_nats_pub *p;
+    struct cb_link *next;
+} cb_link;
+
+static pthread_mutex_t retired_mu = PTHREAD_MUTEX_INITIALIZER;
+static cb_link *retired;
 
 typedef struct entry {
     int64_t seq;
@@ -45,6 +70,9 @@ struct cr_nats_pub {
 
     natsConnection *nc;
     jsCtx *js;
+    cb_link *link;
+    struct event_base *base;
+    struct event *up_ev; /* fires once the loop runs: requests may start */
     pthread_t thread;
     bool thread_started;
 
@@ -55,6 +83,8 @@ struct cr_nats_pub {
     size_t cap, head, count, bytes;
     int inflight;
     bool stopping, stream_ok, skip_known;
+    bool loop_up;  /* the loop runs: replies to requests can be read */
+    bool drained;  /* the thread is done (stop) */
     int64_t skip_upto; /* the stream holds the tournament up to this seq */
     int64_t drain_deadline;
     int64_t stream_retry_at; /* mono us: next stream check after a failure */
@@ -132,8 +162,8 @@ int cr_nats_pub_option(cr_nats_pub_config *cfg, const char *who, const char *opt
     return 0;
 }
 
-natsConnection *cr_nats_connect(const char *urls, const char *name, natsConnectionHandler on_change,
-                                void *closure, cr_error *err)
+natsConnection *cr_nats_connect(const char *urls, const char *name, struct event_base *base,
+                                natsConnectionHandler on_change, void *closure, cr_error *err)
 {
     char *copy = strdup(urls);
     const char *list[16];
@@ -154,6 +184,11 @@ natsConnection *cr_nats_connect(const char *urls, const char *name, natsConnecti
     }
     if (s == NATS_OK) {
         s = natsOptions_SetName(opts, name);
+    }
+    if (s == NATS_OK && base) {
+        /* The socket is read and written by the caller's libevent loop. */
+        s = natsOptions_SetEventLoop(opts, base, natsLibevent_Attach, natsLibevent_Read,
+                                     natsLibevent_Write, natsLibevent_Detach);
     }
     if (s == NATS_OK) {
         s = natsOptions_SetNoRandomize(opts, true); /* the order given is the preference */
@@ -327,9 +362,11 @@ void cr_nats_pub_event(cr_nats_pub *p, const cr_store *store, const cr_store_eve
 
 static void on_ack(jsCtx *js, natsMsg *msg, jsPubAck *pa, jsPubAckErr *pae, void *closure)
 {
-    cr_nats_pub *p = closure;
+    cb_link *link = closure;
+    pthread_mutex_lock(&link->mu);
+    cr_nats_pub *p = link->p;
     const char *v = NULL;
-    if (natsMsgHeader_Get(msg, CR_NATS_HDR_SEQ, &v) == NATS_OK && v) {
+    if (p && natsMsgHeader_Get(msg, CR_NATS_HDR_SEQ, &v) == NATS_OK && v) {
         int64_t seq = strtoll(v, NULL, 10);
         pthread_mutex_lock(&p->mu);
         entry *e = find_seq(p, seq);
@@ -361,15 +398,41 @@ static void on_ack(jsCtx *js, natsMsg *msg, jsPubAck *pa, jsPubAckErr *pae, void
         pthread_cond_signal(&p->cond);
         pthread_mutex_unlock(&p->mu);
     }
+    pthread_mutex_unlock(&link->mu);
     natsMsg_Destroy(msg);
 }
 
 static void on_conn_change(natsConnection *nc, void *closure)
 {
-    cr_nats_pub *p = closure;
+    cb_link *link = closure;
+    pthread_mutex_lock(&link->mu);
+    cr_nats_pub *p = link->p;
+    if (p) {
+        pthread_mutex_lock(&p->mu);
+        /* After a reconnection the server may be a fresh one: check the stream. */
+        p->stream_ok = false;
+        /* Acks of what was in flight may be lost with the old connection:
+         * send it again now, in order (the stream drops duplicates). */
+        for (size_t i = 0; i < p->count; i++) {
+            entry *e = at(p, i);
+            if (e->state == E_INFLIGHT) {
+                e->state = E_NEW;
+                e->retry_at = 0;
+                p->inflight--;
+            }
+        }
+        pthread_cond_signal(&p->cond);
+        pthread_mutex_unlock(&p->mu);
+    }
+    pthread_mutex_unlock(&link->mu);
+}
+
+/* Loop thread, once the loop runs. */
+static void on_loop_up(evutil_socket_t fd, short what, void *arg)
+{
+    cr_nats_pub *p = arg;
     pthread_mutex_lock(&p->mu);
-    /* After a reconnection the server may be a fresh one: check the stream. */
-    p->stream_ok = false;
+    p->loop_up = true;
     pthread_cond_signal(&p->cond);
     pthread_mutex_unlock(&p->mu);
 }
@@ -489,11 +552,14 @@ static void *pub_thread(void *arg)
     for (;;) {
         prune(p);
         int64_t now = mono_us();
-        if (p->stopping && (p->count == 0 || now >= p->drain_deadline)) {
-            break;
-        }
         bool connected = natsConnection_Status(p->nc) == NATS_CONN_STATUS_CONNECTED;
         p->st.connected = connected;
+        /* Stopping: what is not acknowledged stays in the journal and is
+         * published after the restart; waiting is only worth it while
+         * acks can come. */
+        if (p->stopping && (p->count == 0 || !connected || !p->loop_up || now >= p->drain_deadline)) {
+            break;
+        }
         /* During an outage, say every 30 s what is held for the stream. */
         if (p->count && !connected && now - p->held_log_at > 30000000) {
             if (p->held_log_at) {
@@ -502,7 +568,8 @@ static void *pub_thread(void *arg)
             }
             p->held_log_at = now;
         }
-        if (connected && !p->stream_ok && now >= p->stream_retry_at) {
+        /* Requests wait for a reply that only the running loop reads. */
+        if (connected && p->loop_up && !p->stream_ok && now >= p->stream_retry_at) {
             p->stream_ok = true; /* set first: a reconnection in between clears it */
             pthread_mutex_unlock(&p->mu);
             bool ok = ensure_stream(p);
@@ -595,19 +662,27 @@ static void *pub_thread(void *arg)
             pthread_cond_timedwait(&p->cond, &p->mu, &ts);
         }
     }
+    p->drained = true;
     pthread_mutex_unlock(&p->mu);
     free(batch);
     return NULL;
 }
 
-cr_nats_pub *cr_nats_pub_start(const cr_nats_pub_config *cfg, const char *event_name, int delay_s,
-                               cr_error *err)
+cr_nats_pub *cr_nats_pub_start(const cr_nats_pub_config *cfg, struct event_base *base,
+                               const char *event_name, int delay_s, cr_error *err)
 {
     cr_nats_pub *p = calloc(1, sizeof *p);
-    if (!p) {
+    cb_link *link = calloc(1, sizeof *link);
+    if (!p || !link) {
+        free(p);
+        free(link);
         cr_error_set(err, CR_ENOMEM, 0, 0, "out of memory");
         return NULL;
     }
+    pthread_mutex_init(&link->mu, NULL);
+    link->p = p;
+    p->link = link;
+    p->base = base;
     cr_nats_token(cfg->tournament               ? cfg->tournament
                   : event_name && event_name[0] ? event_name
                                                 : "default",
@@ -620,12 +695,14 @@ cr_nats_pub *cr_nats_pub_start(const cr_nats_pub_config *cfg, const char *event_
     p->drain_us = (int64_t)(cfg->drain_ms > 0 ? cfg->drain_ms : 10000) * 1000;
     pthread_mutex_init(&p->mu, NULL);
     pthread_cond_init(&p->cond, NULL);
-    if (!p->stream) {
+    p->up_ev = event_new(base, -1, 0, on_loop_up, p);
+    if (!p->stream || !p->up_ev) {
         cr_error_set(err, CR_ENOMEM, 0, 0, "out of memory");
         cr_nats_pub_stop(p);
         return NULL;
     }
-    p->nc = cr_nats_connect(cfg->url, "chessrelay venue", on_conn_change, p, err);
+    event_active(p->up_ev, EV_TIMEOUT, 0); /* runs when the loop does */
+    p->nc = cr_nats_connect(cfg->url, "chessrelay venue", base, on_conn_change, link, err);
     if (!p->nc) {
         cr_nats_pub_stop(p);
         return NULL;
@@ -635,7 +712,7 @@ cr_nats_pub *cr_nats_pub_start(const cr_nats_pub_config *cfg, const char *event_
     jo.Wait = 3000;
     jo.PublishAsync.MaxPending = 4 * MAX_INFLIGHT; /* never stalls: the thread keeps below */
     jo.PublishAsync.AckHandler = on_ack;
-    jo.PublishAsync.AckHandlerClosure = p;
+    jo.PublishAsync.AckHandlerClosure = link;
     natsStatus s = natsConnection_JetStream(&p->js, p->nc, &jo);
     if (s != NATS_OK) {
         cr_error_set(err, CR_EIO, 0, 0, "nats: JetStream context: %s", natsStatus_GetText(s));
@@ -661,6 +738,47 @@ void cr_nats_pub_get_stats(cr_nats_pub *p, cr_nats_pub_stats *out)
     pthread_mutex_unlock(&p->mu);
 }
 
+char *cr_nats_pub_metrics(cr_nats_pub *p)
+{
+    cr_nats_pub_stats st;
+    cr_nats_pub_get_stats(p, &st);
+    char *out = NULL;
+    size_t size = 0;
+    FILE *f = open_memstream(&out, &size);
+    if (!f) {
+        return NULL;
+    }
+    fprintf(f,
+            "# HELP chessrelay_nats_connected 1 while connected to a NATS server.\n"
+            "# TYPE chessrelay_nats_connected gauge\n"
+            "chessrelay_nats_connected %d\n"
+            "# HELP chessrelay_nats_events_total Events by what happened to them on the way to the "
+            "stream.\n"
+            "# TYPE chessrelay_nats_events_total counter\n",
+            st.connected ? 1 : 0);
+    const struct {
+        const char *what;
+        int64_t n;
+    } c[] = {{"queued", st.queued}, {"sent", st.sent},       {"acked", st.acked},
+             {"resent", st.resent}, {"dropped", st.dropped}, {"skipped", st.skipped}};
+    for (size_t i = 0; i < sizeof c / sizeof c[0]; i++) {
+        fprintf(f, "chessrelay_nats_events_total{what=\"%s\"} %" PRId64 "\n", c[i].what, c[i].n);
+    }
+    fprintf(f,
+            "# HELP chessrelay_nats_held_events Events not yet acknowledged by the stream.\n"
+            "# TYPE chessrelay_nats_held_events gauge\n"
+            "chessrelay_nats_held_events %zu\n"
+            "# HELP chessrelay_nats_acked_seq Every event up to this seq is in the stream.\n"
+            "# TYPE chessrelay_nats_acked_seq gauge\n"
+            "chessrelay_nats_acked_seq %" PRId64 "\n",
+            st.held, st.acked_seq);
+    if (fclose(f) != 0) {
+        free(out);
+        return NULL;
+    }
+    return out;
+}
+
 void cr_nats_pub_stop(cr_nats_pub *p)
 {
     if (!p) {
@@ -672,6 +790,22 @@ void cr_nats_pub_stop(cr_nats_pub *p)
         p->drain_deadline = mono_us() + p->drain_us;
         pthread_cond_signal(&p->cond);
         pthread_mutex_unlock(&p->mu);
+        /* The acks come through the loop: run it until the thread is done. */
+        struct event *tick = event_new(p->base, -1, EV_PERSIST, on_loop_up, p);
+        struct timeval t = {0, 20000};
+        if (tick && event_add(tick, &t) == 0) {
+            for (;;) {
+                pthread_mutex_lock(&p->mu);
+                bool done = p->drained;
+                pthread_mutex_unlock(&p->mu);
+                if (done || event_base_loop(p->base, EVLOOP_ONCE) < 0) {
+                    break;
+                }
+            }
+        }
+        if (tick) {
+            event_free(tick);
+        }
         pthread_join(p->thread, NULL);
         if (p->count) {
             cr_log(CR_LOG_WARN,
@@ -683,11 +817,22 @@ void cr_nats_pub_stop(cr_nats_pub *p)
                " resent, %" PRId64 " skipped, %" PRId64 " dropped",
                p->st.queued, p->st.sent, p->st.acked, p->st.resent, p->st.skipped, p->st.dropped);
     }
+    /* From here on libnats' callbacks find no publisher. */
+    pthread_mutex_lock(&p->link->mu);
+    p->link->p = NULL;
+    pthread_mutex_unlock(&p->link->mu);
+    pthread_mutex_lock(&retired_mu);
+    p->link->next = retired;
+    retired = p->link;
+    pthread_mutex_unlock(&retired_mu);
     if (p->nc) {
-        natsConnection_Close(p->nc);
+        natsConnection_Close(p->nc); /* detaches from the loop: before the base goes */
     }
     jsCtx_Destroy(p->js);
     natsConnection_Destroy(p->nc);
+    if (p->up_ev) {
+        event_free(p->up_ev);
+    }
     while (p->count) {
         drop_head(p);
     }

@@ -15,10 +15,14 @@
  *                                     less refuses to serve (no early moves)
  *   Cr-Ply: <emt_ms> <ts> <fits>      MOVE only: ply data the message lacks
  *
- * The loop thread only hands events over (cr_nats_pub_event never blocks
- * and never fails the loop); a publisher thread of its own sends them with
- * asynchronous publishes and keeps each one until the stream acknowledges
- * it: unacknowledged events are sent again (after ack_wait_ms, an error, a
+ * The connection's socket is driven by the caller's libevent loop
+ * (libnats' libevent adapter; the caller has called evthread_use_pthreads()
+ * before creating the base). The loop thread only hands events over
+ * (cr_nats_pub_event never blocks and never fails the loop); a publisher
+ * thread of its own keeps them in order, makes the JetStream API requests
+ * (they wait for a reply that the loop reads, so never on the loop thread
+ * and not before the loop runs), sends them with asynchronous publishes
+ * and keeps each one until the stream acknowledges it: unacknowledged events are sent again (after ack_wait_ms, an error, a
  * reconnection), so a NATS outage delays the stream but loses nothing, up
  * to backlog_bytes held in memory (beyond that the oldest events are
  * dropped and counted). On start the publisher asks the stream for the
@@ -35,6 +39,7 @@
 #include <stddef.h>
 #include <stdint.h>
 
+#include <event2/event.h>
 #include <nats/nats.h>
 
 #include "cr/common.h"
@@ -70,19 +75,24 @@ void cr_nats_token(const char *s, char out[CR_NATS_TOKEN_MAX]);
 
 /* Connects (with retries in the background: a server that is down now is
  * not an error) to a comma-separated URL list, tried in that order,
- * reconnecting forever.
+ * reconnecting forever. base: the libevent loop that reads and writes the
+ * socket (NULL: libnats' own threads do). A request, a flush or a
+ * subscription made on base's thread, or before base runs, waits for its
+ * whole timeout: make them from another thread. on_change (with closure)
+ * is called on libnats' threads at a disconnection or reconnection, also
+ * after the connection is closed: closure must outlive the connection.
  * Returns the connection or NULL with err filled. */
-natsConnection *cr_nats_connect(const char *urls, const char *name, natsConnectionHandler on_change,
-                                void *closure, cr_error *err);
+natsConnection *cr_nats_connect(const char *urls, const char *name, struct event_base *base,
+                                natsConnectionHandler on_change, void *closure, cr_error *err);
 
 typedef struct cr_nats_pub cr_nats_pub;
 
-/* Starts the publisher thread and connects. event_name: the tournament's
- * event (used when cfg->tournament is NULL); delay_s: the public delay
- * (seconds) edges must keep at least. Returns NULL with err filled for a
- * bad URL or no memory. */
-cr_nats_pub *cr_nats_pub_start(const cr_nats_pub_config *cfg, const char *event_name, int delay_s,
-                               cr_error *err);
+/* Starts the publisher thread and connects on base (which must outlive
+ * the publisher). event_name: the tournament's event (used when
+ * cfg->tournament is NULL); delay_s: the public delay (seconds) edges must
+ * keep at least. Returns NULL with err filled for a bad URL or no memory. */
+cr_nats_pub *cr_nats_pub_start(const cr_nats_pub_config *cfg, struct event_base *base,
+                               const char *event_name, int delay_s, cr_error *err);
 
 /* Hands over one event that the store `store` has just applied (round and
  * board of its game are looked up there). json: its message if the caller
@@ -99,8 +109,16 @@ typedef struct cr_nats_pub_stats {
 
 void cr_nats_pub_get_stats(cr_nats_pub *p, cr_nats_pub_stats *out);
 
-/* Waits up to drain_ms for the held events to be acknowledged, then stops
- * the thread and closes the connection. Accepts NULL. */
+/* The stats as Prometheus text (chessrelay_nats_*), malloc'd, or NULL
+ * (no memory). */
+char *cr_nats_pub_metrics(cr_nats_pub *p);
+
+/* From the loop thread, after the loop has stopped: runs the loop
+ * (EVLOOP_ONCE; whatever else is still pending on base runs too) up to
+ * drain_ms while held events are being acknowledged, then stops the
+ * thread and closes the connection. Not waiting when NATS is not
+ * reachable: unacknowledged events are in the journal and are published
+ * after a restart. Accepts NULL. */
 void cr_nats_pub_stop(cr_nats_pub *p);
 
 #endif

@@ -102,6 +102,7 @@ struct cr_server {
     int boards_online, boards_known;
     int64_t journal_syncs;
     cr_buf *boards_metrics; /* the loop's last health text of the live boards */
+    cr_buf *nats_metrics;   /* the loop's last NATS publisher counters */
     cr_buf *boards_json;    /* and as JSON */
     uint64_t events_total, messages_sent, messages_in, refused_token, refused_message,
         refused_rate, resnapshots, http_requests, commands;
@@ -788,6 +789,8 @@ static void drain_pubs(cr_server *s)
             s->journal_syncs = p->journal_syncs;
             cr_buf_unref(s->boards_metrics);
             s->boards_metrics = cr_buf_ref(p->boards_metrics);
+            cr_buf_unref(s->nats_metrics);
+            s->nats_metrics = cr_buf_ref(p->nats_metrics);
             cr_buf_unref(s->boards_json);
             s->boards_json = cr_buf_ref(p->boards_json);
             break;
@@ -997,6 +1000,9 @@ static cr_buf *metrics_text(cr_server *s)
     fprintf(f, "chessrelay_delivery_latency_seconds_count %" PRIu64 "\n", s->latency_count);
     if (s->boards_metrics) {
         fwrite(s->boards_metrics->data, 1, s->boards_metrics->len, f);
+    }
+    if (s->nats_metrics) {
+        fwrite(s->nats_metrics->data, 1, s->nats_metrics->len, f);
     }
     fclose(f);
     return cr_buf_take_str(out);
@@ -1457,6 +1463,7 @@ void cr_server_stop(cr_server *s)
     pthread_join(s->thread, NULL);
     lws_context_destroy(s->ctx);
     cr_buf_unref(s->boards_metrics);
+    cr_buf_unref(s->nats_metrics);
     cr_buf_unref(s->boards_json);
     for (int l = 0; l < LANE_NB; l++) {
         cr_view_free(s->views[l]);

@@ -42,6 +42,7 @@ typedef struct cr_pub {
     bool ready;
     int64_t journal_syncs;
     cr_buf *boards_metrics; /* live boards' link health, Prometheus text (NULL: none) */
+    cr_buf *nats_metrics;   /* the NATS publisher's counters, Prometheus text (NULL: none) */
     cr_buf *boards_json;    /* the same as a JSON array (/boards.json; NULL: none) */
 } cr_pub;
 

@@ -265,6 +265,15 @@ static void test_rebuild_store(void **state)
     assert_int_equal(cr_event_apply_json(b, bad_move, strlen(bad_move), NULL, &err), CR_EPROTO);
     assert_non_null(strstr(err.text, "uci"));
     assert_true(cr_store_last_seq(b) == 7);
+    /* a move of a game the store does not have (fuzz_event: the error read
+     * the freed event) */
+    const char *orphan =
+        "{\"type\":\"move\",\"seq\":8,\"ts\":1,\"game\":77,\"ply\":0,\"san\":\"e4\","
+        "\"uci\":\"e2e4\",\"fen\":\"rnbqkbnr/pppppppp/8/8/4P3/8/PPPP1PPP/RNBQKBNR b KQkq - 0 1\","
+        "\"clock\":null,\"flags\":[]}";
+    assert_int_equal(cr_event_apply_json(b, orphan, strlen(orphan), NULL, &err), CR_EINVAL);
+    assert_string_equal(err.text, "move: game: unknown game 77");
+    assert_true(cr_store_last_seq(b) == 7);
     for (int i = 0; i < n; i++) {
         cr_store_event_free(evs[i]);
     }
