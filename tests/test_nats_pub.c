@@ -88,6 +88,35 @@ static int dead_port(void)
     return ntohs(a.sin_port);
 }
 
+/* Game 1 (seq 1) in s, handed to p; the caller frees the event. */
+static cr_store_event *add_game(cr_nats_pub *p, cr_store *s)
+{
+    cr_error err;
+    cr_store_event *g = cr_store_event_new(CR_SEV_GAME);
+    g->seq = 1;
+    g->game = 1;
+    snprintf(g->board, sizeof g->board, "T1.1");
+    snprintf(g->round, sizeof g->round, "1");
+    assert_int_equal(cr_store_apply(s, g, &err), 0);
+    cr_nats_pub_event(p, s, g, NULL);
+    return g;
+}
+
+/* Status events seq from .. from + n - 1 of game 1, handed to p. */
+static void add_events(cr_nats_pub *p, cr_store *s, int64_t from, int n)
+{
+    cr_error err;
+    for (int i = 0; i < n; i++) {
+        cr_store_event *ev = cr_store_event_new(CR_SEV_STATUS);
+        ev->seq = from + i;
+        ev->game = 1;
+        ev->online = i % 2;
+        assert_int_equal(cr_store_apply(s, ev, &err), 0);
+        cr_nats_pub_event(p, s, ev, NULL);
+        cr_store_event_free(ev);
+    }
+}
+
 static void test_held_without_server(void **state)
 {
     (void)state;
@@ -107,23 +136,9 @@ static void test_held_without_server(void **state)
         fail_msg("start: %s", err.text);
     }
     cr_store *s = cr_store_new();
-    cr_store_event *g = cr_store_event_new(CR_SEV_GAME);
-    g->seq = 1;
-    g->game = 1;
-    snprintf(g->board, sizeof g->board, "T1.1");
-    snprintf(g->round, sizeof g->round, "1");
-    assert_int_equal(cr_store_apply(s, g, &err), 0);
-    cr_nats_pub_event(p, s, g, NULL);
+    cr_store_event *g = add_game(p, s);
     int64_t t0 = cr_mono_us();
-    for (int i = 0; i < 1000; i++) {
-        cr_store_event *ev = cr_store_event_new(CR_SEV_STATUS);
-        ev->seq = 2 + i;
-        ev->game = 1;
-        ev->online = i % 2;
-        assert_int_equal(cr_store_apply(s, ev, &err), 0);
-        cr_nats_pub_event(p, s, ev, NULL);
-        cr_store_event_free(ev);
-    }
+    add_events(p, s, 2, 1000);
     /* Handing over never waits for the network. */
     assert_true(cr_mono_us() - t0 < 2000000);
     cr_nats_pub_stats st;
@@ -225,20 +240,6 @@ static void run_loop(struct event_base *base, cr_nats_pub *p, int64_t want)
     event_free(ev);
 }
 
-static void add_events(cr_nats_pub *p, cr_store *s, int64_t from, int n)
-{
-    cr_error err;
-    for (int i = 0; i < n; i++) {
-        cr_store_event *ev = cr_store_event_new(CR_SEV_STATUS);
-        ev->seq = from + i;
-        ev->game = 1;
-        ev->online = i % 2;
-        assert_int_equal(cr_store_apply(s, ev, &err), 0);
-        cr_nats_pub_event(p, s, ev, NULL);
-        cr_store_event_free(ev);
-    }
-}
-
 /* The stream's message count and the Cr-Seq of its last message of the
  * tournament, read over a connection of libnats' own threads. */
 static void stream_state(int port, uint64_t *msgs, int64_t *last_seq)
@@ -286,13 +287,7 @@ static void test_acked_through_the_loop(void **state)
         fail_msg("start: %s", err.text);
     }
     cr_store *s = cr_store_new();
-    cr_store_event *g = cr_store_event_new(CR_SEV_GAME);
-    g->seq = 1;
-    g->game = 1;
-    snprintf(g->board, sizeof g->board, "T1.1");
-    snprintf(g->round, sizeof g->round, "1");
-    assert_int_equal(cr_store_apply(s, g, &err), 0);
-    cr_nats_pub_event(p, s, g, NULL);
+    cr_store_event *g = add_game(p, s);
     add_events(p, s, 2, 499); /* before the loop runs: held, not lost */
     run_loop(base, p, 500);
     cr_nats_pub_stats st;
