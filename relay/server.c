@@ -103,6 +103,7 @@ struct cr_server {
     int64_t journal_syncs;
     cr_buf *boards_metrics; /* the loop's last health text of the live boards */
     cr_buf *boards_json;    /* and as JSON */
+    cr_buf *loop_metrics;   /* the loop's pushes and pairings figures */
     uint64_t events_total, messages_sent, messages_in, refused_token, refused_message,
         refused_rate, resnapshots, http_requests, commands;
     uint64_t latency_buckets[LATENCY_NB + 1];
@@ -790,6 +791,8 @@ static void drain_pubs(cr_server *s)
             s->boards_metrics = cr_buf_ref(p->boards_metrics);
             cr_buf_unref(s->boards_json);
             s->boards_json = cr_buf_ref(p->boards_json);
+            cr_buf_unref(s->loop_metrics);
+            s->loop_metrics = cr_buf_ref(p->loop_metrics);
             break;
         case CR_PUB_STOP:
             atomic_store(&s->stop, true);
@@ -997,6 +1000,9 @@ static cr_buf *metrics_text(cr_server *s)
     fprintf(f, "chessrelay_delivery_latency_seconds_count %" PRIu64 "\n", s->latency_count);
     if (s->boards_metrics) {
         fwrite(s->boards_metrics->data, 1, s->boards_metrics->len, f);
+    }
+    if (s->loop_metrics) {
+        fwrite(s->loop_metrics->data, 1, s->loop_metrics->len, f);
     }
     fclose(f);
     return cr_buf_take_str(out);
@@ -1458,6 +1464,7 @@ void cr_server_stop(cr_server *s)
     lws_context_destroy(s->ctx);
     cr_buf_unref(s->boards_metrics);
     cr_buf_unref(s->boards_json);
+    cr_buf_unref(s->loop_metrics);
     for (int l = 0; l < LANE_NB; l++) {
         cr_view_free(s->views[l]);
     }
