@@ -125,7 +125,8 @@ static int parse_args(const char *who, int argc, char **argv, bool feeds_allowed
             a->pairings = v;
         } else if (strcmp(o, "--round") == 0) {
             if (!parse_number(v, 1, 10000, &d) || d != (int)d) {
-                fprintf(stderr, "chessrelay %s: --round: expected a round number, got '%s'\n", who, v);
+                fprintf(stderr, "chessrelay %s: --round: expected a round number, got '%s'\n", who,
+                        v);
                 return 2;
             }
             a->round = (int)d;
@@ -176,8 +177,10 @@ static int run(const char *who, serve_args *a, cr_config *cfg, const char *state
     }
     if (a->round) {
         if (!cfg->pairings) {
-            fprintf(stderr, "chessrelay %s: --round is the round of the pairings: give --pairings FILE "
-                            "(or \"pairings\" in the tournament file)\n", who);
+            fprintf(stderr,
+                    "chessrelay %s: --round is the round of the pairings: give --pairings FILE "
+                    "(or \"pairings\" in the tournament file)\n",
+                    who);
             return 2;
         }
         cfg->pairings_round = a->round;

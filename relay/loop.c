@@ -360,7 +360,10 @@ static void start_game(board *b, const cr_game *g)
     relay *r = b->r;
     const cr_config *t = r->t;
     b->entry = cr_config_board_for(t, b->id, b->games_seen++);
-    int paired = r->pairings && (!g || standard_start(g)) ? cr_pairings_link_take(r->pairings, b->id) : 0;
+    int paired = 0;
+    if (r->pairings && (!g || standard_start(g))) {
+        paired = cr_pairings_link_take(r->pairings, b->id);
+    }
     if (paired) {
         take_pairing(b, paired, g);
         return;
@@ -877,7 +880,8 @@ static void pairings_journal(void *data, const char *line, size_t len)
         return;
     }
     char head[80];
-    int h = snprintf(head, sizeof head, "# pairings %" PRId64 " %" PRId64 " ", r->cur_ts, r->last_tick);
+    int h = snprintf(head, sizeof head, "# pairings %" PRId64 " %" PRId64 " ", r->cur_ts,
+                     r->last_tick);
     char *all = malloc((size_t)h + len);
     int rc = CR_ENOMEM;
     if (all) {
@@ -887,10 +891,31 @@ static void pairings_journal(void *data, const char *line, size_t len)
         free(all);
     }
     if (rc) {
-        cr_log(CR_LOG_ERROR, "journal %s: cannot write the pairings: %s", cr_journal_path(r->journal),
-               rc == CR_ENOMEM ? "out of memory" : strerror(errno));
+        cr_log(CR_LOG_ERROR, "journal %s: cannot write the pairings: %s",
+               cr_journal_path(r->journal), rc == CR_ENOMEM ? "out of memory" : strerror(errno));
         r->status = 1;
     }
+}
+
+static cr_pairings_link *new_pairings_link(relay *r, const char *path)
+{
+    cr_pairings_link_config pc;
+    memset(&pc, 0, sizeof pc);
+    pc.path = path;
+    pc.format = (cr_pairings_format)r->t->pairings_format;
+    pc.round = r->t->pairings_round;
+    pc.tournament = r->t;
+    pc.store = r->live;
+    pc.new_game = pairings_new_game;
+    pc.emit = pairings_emit;
+    pc.created = pairings_created;
+    pc.journal = pairings_journal;
+    pc.data = r;
+    cr_pairings_link *l = cr_pairings_link_new(&pc);
+    if (!l) {
+        cr_log(CR_LOG_ERROR, "out of memory");
+    }
+    return l;
 }
 
 static void replay_pairings(relay *r, const char *line, size_t len, const char *file, int lineno)
@@ -906,9 +931,16 @@ static void replay_pairings(relay *r, const char *line, size_t len, const char *
     }
     after++;
     if (!r->pairings) {
-        cr_log(CR_LOG_WARN, "%s:%d: pairings, but no pairings file is given now: their games stay "
-                            "as they are", file, lineno);
-        return;
+        /* Started without the file this time: the journaled pairings still
+         * make their games (the boards' games keep their ids), nothing is
+         * watched. */
+        cr_log(CR_LOG_WARN, "%s:%d: the journal has pairings, but no pairings file is given: "
+                            "the journaled ones stay in force", file, lineno);
+        r->pairings = new_pairings_link(r, "(journal)");
+        if (!r->pairings) {
+            r->status = 1;
+            return;
+        }
     }
     r->cur_ts = ts;
     run_ticks(r, tick);
@@ -921,12 +953,13 @@ static void replay_pairings(relay *r, const char *line, size_t len, const char *
 /* Reads the pairings file now (start, SIGHUP) or when it changed (poll). */
 static int import_pairings(relay *r, bool poll)
 {
-    if (!r->pairings) {
+    if (!r->pairings || !r->t->pairings) {
         return 0;
     }
     r->cur_ts = cr_now_us();
     cr_error err;
-    int rc = poll ? cr_pairings_link_poll(r->pairings, &err) : cr_pairings_link_import(r->pairings, &err);
+    int rc = poll ? cr_pairings_link_poll(r->pairings, &err)
+                  : cr_pairings_link_import(r->pairings, &err);
     if (rc < 0) {
         cr_log(CR_LOG_ERROR, "pairings: %s (the pairings read before stay in force)", err.text);
         publish_stats(r);
@@ -1333,7 +1366,8 @@ static void free_pub(void *p)
 static void free_relay(relay *r)
 {
     cr_board_sources_free(r->live_boards); /* before the boards and the base it uses */
-    struct event *evs[] = {r->tick_ev, r->sync_ev, r->stats_ev, r->cmd_ev, r->flush_ev, r->reload_ev};
+    struct event *evs[] = {r->tick_ev,  r->sync_ev,  r->stats_ev,
+                           r->cmd_ev,   r->flush_ev, r->reload_ev};
     for (size_t i = 0; i < sizeof evs / sizeof evs[0]; i++) {
         if (evs[i]) {
             event_free(evs[i]);
@@ -1426,22 +1460,9 @@ int cr_loop_run(const cr_loop_config *cfg)
     }
     r->flush_ev = event_new(r->base, -1, 0, on_flush, r);
     if (r->t->pairings) {
-        cr_pairings_link_config pc;
-        memset(&pc, 0, sizeof pc);
-        pc.path = r->t->pairings;
-        pc.format = (cr_pairings_format)r->t->pairings_format;
-        pc.round = r->t->pairings_round;
-        pc.tournament = r->t;
-        pc.store = r->live;
-        pc.new_game = pairings_new_game;
-        pc.emit = pairings_emit;
-        pc.created = pairings_created;
-        pc.journal = pairings_journal;
-        pc.data = r;
-        r->pairings = cr_pairings_link_new(&pc);
+        r->pairings = new_pairings_link(r, r->t->pairings);
         r->reload_ev = event_new(r->base, -1, 0, on_reload, r);
         if (!r->pairings || !r->reload_ev) {
-            cr_log(CR_LOG_ERROR, "out of memory");
             goto out;
         }
         sw.hup = r->reload_ev;
@@ -1538,7 +1559,8 @@ int cr_loop_run(const cr_loop_config *cfg)
         cr_journal_append(r->journal, line, (size_t)n);
     }
     /* The pairings before any board: their games are there when viewers come. */
-    if (r->pairings && import_pairings(r, false) < 0 && !cr_pairings_link_current(r->pairings)) {
+    if (r->t->pairings && import_pairings(r, false) < 0 &&
+        !cr_pairings_link_current(r->pairings)) {
         cr_log(CR_LOG_ERROR, "pairings: no pairings to start with (fix %s, or start without it)",
                r->t->pairings);
         goto out;

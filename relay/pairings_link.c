@@ -447,7 +447,11 @@ static char *journal_line(const cr_pairings_link *l, const char *text, size_t le
     size_t o = (size_t)h;
     for (size_t i = 0; i < len; i++) {
         char c = text[i];
-        const char *esc = c == '\\' ? "\\\\" : c == '\n' ? "\\n" : c == '\r' ? "\\r" : c == '\0' ? "\\0" : NULL;
+        const char *esc = c == '\\'   ? "\\\\"
+                          : c == '\n' ? "\\n"
+                          : c == '\r' ? "\\r"
+                          : c == '\0' ? "\\0"
+                                      : NULL;
         if (esc) {
             out[o++] = esc[0];
             out[o++] = esc[1];
@@ -464,8 +468,8 @@ static int parse_error(cr_pairings_link *l, const cr_error *perr, cr_error *err)
 {
     int code = perr->code ? perr->code : CR_EINVAL;
     if (perr->line > 0 && perr->column > 0) {
-        return cr_error_set(err, code, perr->line, perr->column, "%s:%d:%d: %s", l->path, perr->line,
-                            perr->column, perr->text);
+        return cr_error_set(err, code, perr->line, perr->column, "%s:%d:%d: %s", l->path,
+                            perr->line, perr->column, perr->text);
     }
     if (perr->line > 0) {
         return cr_error_set(err, code, perr->line, 0, "%s:%d: %s", l->path, perr->line, perr->text);
@@ -565,9 +569,9 @@ static int read_file(const char *path, char **out, size_t *out_len, cr_error *er
             if (!b) {
                 free(buf);
                 fclose(f);
-                return cr_error_set(err, ncap > (size_t)FILE_MAX ? CR_ERANGE : CR_ENOMEM, 0, 0,
-                                    "%s: %s", path,
-                                    ncap > (size_t)FILE_MAX ? "larger than 64 MB" : "out of memory");
+                return cr_error_set(
+                    err, ncap > (size_t)FILE_MAX ? CR_ERANGE : CR_ENOMEM, 0, 0, "%s: %s", path,
+                    ncap > (size_t)FILE_MAX ? "larger than 64 MB" : "out of memory");
             }
             buf = b;
             cap = ncap;
@@ -700,32 +704,34 @@ void cr_pairings_link_metrics(const cr_pairings_link *l, FILE *out)
             "# TYPE chessrelay_pairings_file_ok gauge\nchessrelay_pairings_file_ok %d\n",
             st->applied, st->unchanged, st->failed, st->failing ? 0 : 1);
     if (st->failing) {
-        fprintf(out, "# HELP chessrelay_pairings_error Why the pairings file cannot be read.\n"
-                     "# TYPE chessrelay_pairings_error gauge\n"
-                     "chessrelay_pairings_error{line=\"%d\",column=\"%d\",message=\"",
+        fprintf(out,
+                "# HELP chessrelay_pairings_error Why the pairings file cannot be read.\n"
+                "# TYPE chessrelay_pairings_error gauge\n"
+                "chessrelay_pairings_error{line=\"%d\",column=\"%d\",message=\"",
                 st->last_error.line, st->last_error.column);
         put_label(out, st->last_error.text);
         fputs("\"} 1\n", out);
     }
-    fprintf(out,
-            "# HELP chessrelay_pairings_round The round whose pairings are played (0: none).\n"
-            "# TYPE chessrelay_pairings_round gauge\nchessrelay_pairings_round %d\n"
-            "# HELP chessrelay_pairings_games_total Games made from the pairings.\n"
-            "# TYPE chessrelay_pairings_games_total counter\nchessrelay_pairings_games_total %" PRIu64 "\n"
-            "# HELP chessrelay_pairings_tag_updates_total Tags changed by a changed pairings file.\n"
-            "# TYPE chessrelay_pairings_tag_updates_total counter\n"
-            "chessrelay_pairings_tag_updates_total %" PRIu64 "\n"
-            "# HELP chessrelay_pairings_conflicts_total Player changes not applied to a game in "
-            "progress.\n"
-            "# TYPE chessrelay_pairings_conflicts_total counter\n"
-            "chessrelay_pairings_conflicts_total %" PRIu64 "\n"
-            "# HELP chessrelay_pairings_tables_removed_total Tables gone from the file whose game "
-            "stayed.\n"
-            "# TYPE chessrelay_pairings_tables_removed_total counter\n"
-            "chessrelay_pairings_tables_removed_total %" PRIu64 "\n"
-            "# HELP chessrelay_pairings_last_read_timestamp_seconds The last good read of the file.\n"
-            "# TYPE chessrelay_pairings_last_read_timestamp_seconds gauge\n"
-            "chessrelay_pairings_last_read_timestamp_seconds %.3f\n",
-            l->round, st->games, st->tags, st->conflicts, st->removed,
-            (double)st->last_ok_us / 1e6);
+    fprintf(
+        out,
+        "# HELP chessrelay_pairings_round The round whose pairings are played (0: none).\n"
+        "# TYPE chessrelay_pairings_round gauge\nchessrelay_pairings_round %d\n"
+        "# HELP chessrelay_pairings_games_total Games made from the pairings.\n"
+        "# TYPE chessrelay_pairings_games_total counter\nchessrelay_pairings_games_total %" PRIu64
+        "\n"
+        "# HELP chessrelay_pairings_tag_updates_total Tags changed by a changed pairings file.\n"
+        "# TYPE chessrelay_pairings_tag_updates_total counter\n"
+        "chessrelay_pairings_tag_updates_total %" PRIu64 "\n"
+        "# HELP chessrelay_pairings_conflicts_total Player changes not applied to a game in "
+        "progress.\n"
+        "# TYPE chessrelay_pairings_conflicts_total counter\n"
+        "chessrelay_pairings_conflicts_total %" PRIu64 "\n"
+        "# HELP chessrelay_pairings_tables_removed_total Tables gone from the file whose game "
+        "stayed.\n"
+        "# TYPE chessrelay_pairings_tables_removed_total counter\n"
+        "chessrelay_pairings_tables_removed_total %" PRIu64 "\n"
+        "# HELP chessrelay_pairings_last_read_timestamp_seconds The last good read of the file.\n"
+        "# TYPE chessrelay_pairings_last_read_timestamp_seconds gauge\n"
+        "chessrelay_pairings_last_read_timestamp_seconds %.3f\n",
+        l->round, st->games, st->tags, st->conflicts, st->removed, (double)st->last_ok_us / 1e6);
 }

@@ -56,11 +56,11 @@
 typedef struct cr_pairings_link cr_pairings_link;
 
 typedef struct cr_pairings_link_config {
-    const char *path;             /* the pairings file (required) */
-    cr_pairings_format format;    /* CR_PAIRINGS_AUTO: guessed from the first line */
-    int round;                    /* > 0: the round played; 0: chosen from the file */
-    const cr_config *tournament;  /* Event, Site, Date, TimeControl, board serials; may be NULL */
-    const cr_store *store;        /* the live store (required) */
+    const char *path;            /* the pairings file (required) */
+    cr_pairings_format format;   /* CR_PAIRINGS_AUTO: guessed from the first line */
+    int round;                   /* > 0: the round played; 0: chosen from the file */
+    const cr_config *tournament; /* Event, Site, Date, TimeControl, board serials; may be NULL */
+    const cr_store *store;       /* the live store (required) */
     /* A new game id (the loop's counter). */
     int (*new_game)(void *data);
     /* Emits a store event (kind, game and payload filled; the loop gives seq

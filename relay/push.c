@@ -1030,7 +1030,8 @@ void cr_pusher_metrics(const cr_pusher *p, FILE *out)
         {NULL, NULL, NULL}, /* the same family, result="failed" */
         {"chessrelay_push_retries_total", "counter", "Requests that retried a transient failure."},
         {"chessrelay_push_bytes_total", "counter", "PGN bytes sent (request bodies)."},
-        {"chessrelay_push_unchanged_total", "counter", "Offers that sent nothing: the host has that PGN."},
+        {"chessrelay_push_unchanged_total", "counter",
+         "Offers that sent nothing: the host has that PGN."},
         {"chessrelay_push_coalesced_total", "counter",
          "PGNs replaced by a newer one before they were sent."},
         {"chessrelay_push_last_success_timestamp_seconds", "gauge",

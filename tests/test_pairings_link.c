@@ -268,11 +268,12 @@ static void test_games_before_any_board(void **state)
     fake f;
     fake_init(&f);
     cr_error err;
-    cr_config *t = cr_config_parse("{\"event\": \"Club Open\", \"time_control\": \"40/5400:1800+30\","
-                                   " \"boards\": [{\"board\": \"DGT23164\", \"table\": 1},"
-                                   "  {\"board\": \"DGT7\", \"table\": 2, \"round\": \"4\"},"
-                                   "  {\"board\": \"DGT8\", \"table\": 2, \"round\": \"5\"}]}",
-                                   "t.json", NULL, &err);
+    cr_config *t =
+        cr_config_parse("{\"event\": \"Club Open\", \"time_control\": \"40/5400:1800+30\","
+                        " \"boards\": [{\"board\": \"DGT23164\", \"table\": 1},"
+                        "  {\"board\": \"DGT7\", \"table\": 2, \"round\": \"4\"},"
+                        "  {\"board\": \"DGT8\", \"table\": 2, \"round\": \"5\"}]}",
+                        "t.json", NULL, &err);
     assert_non_null(t);
     cr_pairings_link *l = new_link(&f, DATA "oslo-open-r5.trf", 0, t);
     assert_int_equal(cr_pairings_link_import(l, &err), 1);
@@ -301,8 +302,8 @@ static void test_games_before_any_board(void **state)
     assert_string_equal(tag(&f, g1, "WhiteFed"), "SWE");
     assert_string_equal(tag(&f, g1, "WhiteFideId"), "1700123");
     assert_string_equal(tag(&f, g1, "Round"), "5");
-    assert_string_equal(tag(&f, g1, "Event"), "Club Open");          /* the tournament file wins */
-    assert_string_equal(tag(&f, g1, "Site"), "Oslo");                /* else the TRF's */
+    assert_string_equal(tag(&f, g1, "Event"), "Club Open"); /* the tournament file wins */
+    assert_string_equal(tag(&f, g1, "Site"), "Oslo");       /* else the TRF's */
     assert_string_equal(tag(&f, g1, "Date"), "2026.11.25");
     assert_string_equal(tag(&f, g1, "TimeControl"), "40/5400:1800+30");
     assert_null(tag(&f, g2, "WhiteElo")); /* Nilsen has no rating */
@@ -360,10 +361,12 @@ static void test_reimport_names_and_new_table(void **state)
      * entry (a new table). */
     char *a = replace(text, "Lindqvist, Erik   ", "Lindqvist, Eirik  ");
     char *b = replace(a, "2618 SWE", "2622 SWE");
-    char *c = replace(b, "1519999 2008/10/10  0.0   11     4 w 0     6 b -  0000 - Z     7 w 0  0000 - U",
-                      "1519999 2008/10/10  0.0   11     4 w 0     6 b -  0000 - Z     7 w 0    12 b  ");
-    const char *late = "001   12 m    Late, Larry                       1800 NOR     1599999 2001/01/01"
-                       "  0.0   12  0000 - Z  0000 - Z  0000 - Z  0000 - Z     9 w  \n";
+    char *c =
+        replace(b, "1519999 2008/10/10  0.0   11     4 w 0     6 b -  0000 - Z     7 w 0  0000 - U",
+                "1519999 2008/10/10  0.0   11     4 w 0     6 b -  0000 - Z     7 w 0    12 b  ");
+    const char *late =
+        "001   12 m    Late, Larry                       1800 NOR     1599999 2001/01/01"
+        "  0.0   12  0000 - Z  0000 - Z  0000 - Z  0000 - Z     9 w  \n";
     size_t n = strlen(c) + strlen(late);
     char *d = malloc(n + 1);
     strcpy(d, c);
@@ -428,7 +431,7 @@ static void test_player_changes(void **state)
     assert_int_equal(cr_pairings_link_import(l, &err), 1);
     assert_string_equal(tag(&f, g1, "White"), "Lindqvist, Erik"); /* in progress: kept */
     assert_string_equal(tag(&f, g1, "WhiteElo"), "2618");
-    assert_string_equal(tag(&f, g2, "White"), "Other, Olga");     /* not started */
+    assert_string_equal(tag(&f, g2, "White"), "Other, Olga"); /* not started */
     assert_int_equal(count_kind(&f, before, CR_SEV_GAME), 0);
     cr_pairings_link_stats st;
     cr_pairings_link_stats_get(l, &st);

@@ -12,7 +12,8 @@ python3 relay_pairings.py BINARY
 4. A broken rewrite is reported (log with file:line:column, /metrics) and
    the pairings stay as they were.
 5. kill -9 and a restart (the file still broken): the same games, no
-   duplicates; a good file afterwards is applied again."""
+   duplicates; a good file afterwards is applied again; a restart without
+   the file keeps the journaled pairings' games."""
 import json
 import os
 import shutil
@@ -263,6 +264,16 @@ def run(binary, tmp):
     relay.stop(signal.SIGKILL)
     relay = Relay(binary, args)
     check(essential(games_json(relay)) == final, "games differ after the second restart")
+    relay.stop()
+    # Started without the file by mistake: the journaled pairings keep their games.
+    cfg2 = os.path.join(tmp, "no-pairings.json")
+    with open(cfg) as f:
+        t = json.load(f)
+    del t["pairings"]
+    with open(cfg2, "w") as f:
+        json.dump(t, f)
+    relay = Relay(binary, ["serve", "--config", cfg2])
+    check(essential(games_json(relay)) == final, "games differ after a restart without the file")
     rc = relay.stop()
     check(rc == 0, "relay exit status %s" % rc)
     print("ok: pairings before the boards, %d + %d plies in their games, re-import, bad file, restarts"
