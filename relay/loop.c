@@ -961,7 +961,9 @@ static int import_pairings(relay *r, bool poll)
     int rc = poll ? cr_pairings_link_poll(r->pairings, &err)
                   : cr_pairings_link_import(r->pairings, &err);
     if (rc < 0) {
-        cr_log(CR_LOG_ERROR, "pairings: %s (the pairings read before stay in force)", err.text);
+        cr_log(CR_LOG_ERROR, "pairings: %s%s", err.text,
+               cr_pairings_link_current(r->pairings) ? " (the pairings read before stay in force)"
+                                                     : "");
         publish_stats(r);
     } else if (rc > 0) {
         publish_stats(r);
