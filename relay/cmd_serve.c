@@ -3,6 +3,7 @@
  *   chessrelay serve [--config FILE] [--listen ADDR:PORT] [--state DIR] [--speed X]
  *                    [--agent-token T]   (venue agents at /agent: agent_link.h)
  *                    [--serial DEV]... [--usb]      live DGT boards (source_boards.h)
+ *                    [--pairings FILE [--round N]]  pairings file, watched (pairings_link.h)
  *   chessrelay replay FEED... --serve [--listen ADDR:PORT] [--speed X]
  *                     [--delay MINUTES] [--arbiter-token T] [--state DIR]
  *
@@ -16,6 +17,7 @@
 
 #include "commands.h"
 #include "config.h"
+#include "cr/pairings.h"
 #include "log.h"
 #include "loop.h"
 #include "nats_pub.h"
@@ -23,6 +25,8 @@
 typedef struct serve_args {
     const char *config_path, *listen, *state_dir, *port_file, *web_root, *token;
     const char *agent_token; /* --agent-token: venue agents (agent_link.h) */
+    const char *pairings;    /* --pairings: over the tournament file's "pairings" */
+    int round;               /* --round: the round played of the pairings, 0: not given */
     double speed;
     int delay_s; /* -1: not given */
     bool exit_at_end, serve;
@@ -117,6 +121,15 @@ static int parse_args(const char *who, int argc, char **argv, bool feeds_allowed
             a->token = v;
         } else if (strcmp(o, "--agent-token") == 0 && v[0]) {
             a->agent_token = v;
+        } else if (strcmp(o, "--pairings") == 0 && v[0]) {
+            a->pairings = v;
+        } else if (strcmp(o, "--round") == 0) {
+            if (!parse_number(v, 1, 10000, &d) || d != (int)d) {
+                fprintf(stderr, "chessrelay %s: --round: expected a round number, got '%s'\n", who,
+                        v);
+                return 2;
+            }
+            a->round = (int)d;
         } else if (strcmp(o, "--speed") == 0) {
             if (!parse_number(v, 0.001, 1e6, &d)) {
                 fprintf(stderr, "chessrelay %s: --speed: expected a number > 0, got '%s'\n", who, v);
@@ -152,6 +165,25 @@ static int run(const char *who, serve_args *a, cr_config *cfg, const char *state
     if (a->web_root) {
         free(cfg->web_root);
         cfg->web_root = strdup(a->web_root);
+    }
+    if (a->pairings) {
+        free(cfg->pairings);
+        cfg->pairings = strdup(a->pairings);
+        cfg->pairings_format = CR_PAIRINGS_AUTO;
+        cfg->pairings_round = 0;
+        if (!cfg->pairings) {
+            return 1;
+        }
+    }
+    if (a->round) {
+        if (!cfg->pairings) {
+            fprintf(stderr,
+                    "chessrelay %s: --round is the round of the pairings: give --pairings FILE "
+                    "(or \"pairings\" in the tournament file)\n",
+                    who);
+            return 2;
+        }
+        cfg->pairings_round = a->round;
     }
     if (a->token) {
         if (!a->token[0]) {

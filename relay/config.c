@@ -7,6 +7,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "cr/pairings.h"
 #include "push.h"
 
 cr_config *cr_config_new(void)
@@ -45,6 +46,7 @@ void cr_config_free(cr_config *cfg)
     free(cfg->boards);
     free(cfg->pushes);
     free(cfg->export_dir);
+    free(cfg->pairings);
     free(cfg);
 }
 
@@ -344,6 +346,59 @@ static int read_push(ctx *c, json_t *o, size_t index, cr_config *cfg)
     return 0;
 }
 
+/* "pairings": "file" or {"file": "...", "round": 5, "format": "trf"}. */
+static int read_pairings(ctx *c, json_t *v, cr_config *cfg)
+{
+    if (json_is_string(v)) {
+        return get_path(c, v, "pairings", &cfg->pairings);
+    }
+    if (!json_is_object(v)) {
+        return fail(c, "pairings", "expected a file name or {\"file\", \"round\", \"format\"}");
+    }
+    const char *key;
+    json_t *x;
+    json_object_foreach(v, key, x)
+    {
+        char f[64];
+        snprintf(f, sizeof f, "pairings.%s", key);
+        int rc;
+        if (strcmp(key, "file") == 0) {
+            rc = get_path(c, x, f, &cfg->pairings);
+        } else if (strcmp(key, "round") == 0) {
+            rc = get_int(c, x, f, 1, 10000, &cfg->pairings_round);
+        } else if (strcmp(key, "format") == 0) {
+            char fmt[8];
+            rc = get_str(c, x, f, fmt, sizeof fmt);
+            if (!rc && cr_config_pairings_format(fmt, &cfg->pairings_format)) {
+                rc = fail(c, f, "expected \"trf\", \"pgn\" or \"auto\"");
+            }
+        } else {
+            rc = fail(c, f, "unknown field");
+        }
+        if (rc) {
+            return rc;
+        }
+    }
+    if (!cfg->pairings) {
+        return fail(c, "pairings.file", "missing");
+    }
+    return 0;
+}
+
+int cr_config_pairings_format(const char *name, int *format)
+{
+    if (strcmp(name, "auto") == 0) {
+        *format = CR_PAIRINGS_AUTO;
+    } else if (strcmp(name, "trf") == 0) {
+        *format = CR_PAIRINGS_TRF;
+    } else if (strcmp(name, "pgn") == 0) {
+        *format = CR_PAIRINGS_PGN;
+    } else {
+        return CR_EINVAL;
+    }
+    return 0;
+}
+
 static int read_root(ctx *c, json_t *root, cr_config *cfg)
 {
     if (!json_is_object(root)) {
@@ -448,6 +503,8 @@ static int read_root(ctx *c, json_t *root, cr_config *cfg)
             }
         } else if (strcmp(key, "export_dir") == 0) {
             rc = get_path(c, v, key, &cfg->export_dir);
+        } else if (strcmp(key, "pairings") == 0) {
+            rc = read_pairings(c, v, cfg);
         } else if (strcmp(key, "boards") == 0) {
             if (!json_is_array(v)) {
                 rc = fail(c, key, "expected an array");

@@ -15,6 +15,12 @@
  *     "push": [{"round": "1", "url": "https://lichess.org/api/broadcast/round/<id>/push",
  *               "token": "lip_..."}],          push each round's public PGN (push.h, docs/venue.md)
  *     "export_dir": "export",                  round-<n>/game-<t>.pgn, games.pgn (cr/export.h)
+ *     "pairings": "oslo-open.trf",             pairings file (FIDE TRF or tags-only PGN), watched
+ *                                              for changes (pairings_link.h, docs/venue.md); or
+ *     "pairings": {"file": "oslo-open.trf", "round": 5, "format": "trf"},
+ *                                              "round": the round played (default: the last
+ *                                              round with a board without a result),
+ *                                              "format": "trf", "pgn" or "auto" (default)
  *     "devices": ["/dev/ttyUSB0"],             live DGT boards on serial ttys
  *     "usb": true,                             live DGT boards on USB (hotplug)
  *     "boards": [{"board": "DGT23164", "table": 1, "round": "1", "game": 1,
@@ -86,6 +92,9 @@ typedef struct cr_config {
     cr_config_push *pushes; /* "push" (H8b) */
     int push_count;
     char *export_dir; /* "export_dir": the export folder (cr/export.h), NULL: none */
+    char *pairings;       /* "pairings": the pairings file (pairings_link.h), NULL: none */
+    int pairings_round;   /* its "round": the round played, 0: chosen from the file */
+    int pairings_format;  /* its "format": a cr_pairings_format (CR_PAIRINGS_AUTO = 0) */
 } cr_config;
 
 /* A config with the defaults (listen 127.0.0.1:8080, no delay, fsync 100
@@ -101,6 +110,9 @@ cr_config *cr_config_load(const char *path, cr_error *err);
  * relative paths (may be NULL: paths are kept as given). */
 cr_config *cr_config_parse(const char *text, const char *name, const char *base_dir,
                            cr_error *err);
+
+/* "trf", "pgn" or "auto" as a cr_pairings_format. Returns 0 or CR_EINVAL. */
+int cr_config_pairings_format(const char *name, int *format);
 
 /* Parses "HOST:PORT" (or ":PORT", "PORT", "[v6]:PORT"). Returns 0 or CR_EINVAL. */
 int cr_parse_listen(const char *s, char *host, size_t host_size, int *port);

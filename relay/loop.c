@@ -21,6 +21,7 @@
 #include "log.h"
 #include "nats_pub.h"
 #include "outputs.h" /* H8b: pushes to broadcast hosts, export folder */
+#include "pairings_link.h"
 #include "queue.h"
 #include "server.h"
 #include "source_boards.h"
@@ -42,6 +43,7 @@ typedef struct board {
     int table;       /* 1, 2, ... in order of appearance (when the config has none) */
     bool online;
     const cr_config_board *entry;
+    bool paired;     /* its game came from the pairings: they own the players */
     long skip;       /* restart: events of this board already in the journal */
 } board;
 
@@ -90,7 +92,8 @@ struct relay {
     cr_agent_link *agents; /* venue agents, or NULL */
     cr_arbiter_link *arb; /* arbiter monitoring (arbiter_link.h) */
     cr_nats_pub *nats; /* NULL: not publishing to NATS (nats_pub.h) */
-    struct event *tick_ev, *sync_ev, *stats_ev, *cmd_ev;
+    cr_pairings_link *pairings; /* the pairings file (pairings_link.h), or NULL */
+    struct event *tick_ev, *sync_ev, *stats_ev, *cmd_ev, *reload_ev;
     int status;
 };
 
@@ -162,6 +165,36 @@ static void publish_states(relay *r, unsigned lanes, const cr_store *store)
     }
 }
 
+/* Prometheus text of the pushes, the pairings file and the NATS
+ * publisher (NULL: none). */
+static cr_buf *loop_metrics(relay *r)
+{
+    const cr_pusher *pusher = r->outputs ? cr_outputs_pusher(r->outputs) : NULL;
+    if (!r->pairings && !r->nats && (!pusher || cr_pusher_round_count(pusher) == 0)) {
+        return NULL;
+    }
+    char *text = NULL;
+    size_t size = 0;
+    FILE *f = open_memstream(&text, &size);
+    if (!f) {
+        return NULL;
+    }
+    if (pusher) {
+        cr_pusher_metrics(pusher, f);
+    }
+    if (r->pairings) {
+        cr_pairings_link_metrics(r->pairings, f);
+    }
+    if (r->nats) {
+        cr_nats_pub_metrics(r->nats, f);
+    }
+    if (fclose(f) != 0) {
+        free(text);
+        return NULL;
+    }
+    return cr_buf_take_str(text);
+}
+
 static void publish_stats(relay *r)
 {
     cr_pub *p = cr_pub_new(CR_PUB_STATS);
@@ -178,9 +211,7 @@ static void publish_stats(relay *r)
         p->boards_metrics = cr_buf_take_str(cr_board_sources_metrics(r->live_boards));
         p->boards_json = cr_buf_take_str(cr_board_sources_json(r->live_boards));
     }
-    if (r->nats) {
-        p->nats_metrics = cr_buf_take_str(cr_nats_pub_metrics(r->nats));
-    }
+    p->loop_metrics = loop_metrics(r);
     if (!queue_pub(r, p)) {
         cr_pub_free(p);
     }
@@ -293,7 +324,7 @@ static void add_int_tag(cr_store_event *ev, const char *name, int v)
 /* Tags the tournament file decides (the board's own meta tags yield). */
 static bool config_owns(const board *b, const char *name)
 {
-    if (!b->entry) {
+    if (!b->entry && !b->paired) {
         return false;
     }
     static const char *const owned[] = {"White", "Black", "WhiteElo", "BlackElo", "WhiteTitle",
@@ -306,11 +337,42 @@ static bool config_owns(const board *b, const char *name)
     return false;
 }
 
+static bool standard_start(const cr_game *g)
+{
+    const cr_position *start = cr_game_start(g);
+    cr_position std;
+    cr_position_init_start(&std);
+    return start->key == std.key && memcmp(start->board, std.board, sizeof std.board) == 0;
+}
+
+static void sync_tags(board *b, const cr_game *g);
+static void set_status(board *b, bool attention, const char *reason);
+
+/* The board takes the game the pairings made for it (pairings_link.h). */
+static void take_pairing(board *b, int game, const cr_game *g)
+{
+    b->game_id = game;
+    b->paired = true;
+    cr_log(CR_LOG_INFO, "board %s: plays game %d of the pairings", b->id, game);
+    const cr_store_game *sg = cr_store_find(b->r->live, game);
+    set_status(b, sg ? sg->attention : false, NULL); /* online now, if the board is */
+    sync_tags(b, g);
+}
+
 static void start_game(board *b, const cr_game *g)
 {
     relay *r = b->r;
     const cr_config *t = r->t;
     b->entry = cr_config_board_for(t, b->id, b->games_seen++);
+    int paired = 0;
+    if (r->pairings && (!g || standard_start(g))) {
+        paired = cr_pairings_link_take(r->pairings, b->id);
+    }
+    if (paired) {
+        take_pairing(b, paired, g);
+        return;
+    }
+    b->paired = false;
     cr_store_event *ev = cr_store_event_new(CR_SEV_GAME);
     if (!ev) {
         r->status = 1;
@@ -325,12 +387,9 @@ static void start_game(board *b, const cr_game *g)
     add_tag(ev, "Site", t->site);
     add_tag(ev, "Date", t->date);
     if (g) {
-        const cr_position *start = cr_game_start(g);
-        cr_position std;
-        cr_position_init_start(&std);
-        if (start->key != std.key || memcmp(start->board, std.board, sizeof std.board)) {
+        if (!standard_start(g)) {
             ev->has_start = true;
-            ev->start = *start;
+            ev->start = *cr_game_start(g);
         }
         for (int i = 0; i < cr_game_tag_count(g); i++) {
             const char *name, *value;
@@ -765,6 +824,163 @@ static void wake_loop(void *data)
     event_active(data, EV_READ, 0);
 }
 
+/*----- the pairings file (pairings_link.h) -----*/
+
+static board *find_board(relay *r, const char *id)
+{
+    for (int i = 0; i < r->nboards; i++) {
+        if (strcmp(r->boards[i]->id, id) == 0) {
+            return r->boards[i];
+        }
+    }
+    return NULL;
+}
+
+static int pairings_new_game(void *data)
+{
+    relay *r = data;
+    return ++r->next_game;
+}
+
+static void pairings_emit(void *data, cr_store_event *ev)
+{
+    emit(data, ev);
+}
+
+/* A pairings game for a board that already stands at the start of a game
+ * nobody plays yet (set up before the round was paired): the board moves
+ * over, its empty game is left offline. Like the rest, a pure function of
+ * the journal, so a rebuild does the same. */
+static void pairings_created(void *data, int game, const char *board_id)
+{
+    relay *r = data;
+    board *b = find_board(r, board_id);
+    if (!b || !b->game_id || b->game_id == game) {
+        return;
+    }
+    int was = b->game_id;
+    const cr_store_game *g = cr_store_find(r->live, was);
+    if (!g || cr_game_ply_count(g->game) > 0 || cr_game_result(g->game) != CR_RESULT_NONE ||
+        !standard_start(g->game) || cr_pairings_link_take(r->pairings, b->id) != game) {
+        return;
+    }
+    take_pairing(b, game, NULL);
+    cr_store_event *st = cr_store_event_new(CR_SEV_STATUS); /* offline: no board on it now */
+    if (st) {
+        st->game = was;
+    }
+    emit(r, st);
+    cr_log(CR_LOG_INFO, "board %s: game %d (not started) left for game %d of the pairings", b->id,
+           was, game);
+}
+
+/* "# pairings <ts us> <feed ms ticked> <the link's line>": when the import
+ * came and how far the boards were ticked then, so that a rebuild applies
+ * it at the same point of the event stream. */
+static void pairings_journal(void *data, const char *line, size_t len)
+{
+    relay *r = data;
+    if (!r->journal || r->rebuilding) {
+        return;
+    }
+    char head[80];
+    int h = snprintf(head, sizeof head, "# pairings %" PRId64 " %" PRId64 " ", r->cur_ts,
+                     r->last_tick);
+    char *all = malloc((size_t)h + len);
+    int rc = CR_ENOMEM;
+    if (all) {
+        memcpy(all, head, (size_t)h);
+        memcpy(all + h, line, len);
+        rc = cr_journal_append(r->journal, all, (size_t)h + len);
+        free(all);
+    }
+    if (rc) {
+        cr_log(CR_LOG_ERROR, "journal %s: cannot write the pairings: %s",
+               cr_journal_path(r->journal), rc == CR_ENOMEM ? "out of memory" : strerror(errno));
+        r->status = 1;
+    }
+}
+
+static cr_pairings_link *new_pairings_link(relay *r, const char *path)
+{
+    cr_pairings_link_config pc;
+    memset(&pc, 0, sizeof pc);
+    pc.path = path;
+    pc.format = (cr_pairings_format)r->t->pairings_format;
+    pc.round = r->t->pairings_round;
+    pc.tournament = r->t;
+    pc.store = r->live;
+    pc.new_game = pairings_new_game;
+    pc.emit = pairings_emit;
+    pc.created = pairings_created;
+    pc.journal = pairings_journal;
+    pc.data = r;
+    cr_pairings_link *l = cr_pairings_link_new(&pc);
+    if (!l) {
+        cr_log(CR_LOG_ERROR, "out of memory");
+    }
+    return l;
+}
+
+static void replay_pairings(relay *r, const char *line, size_t len, const char *file, int lineno)
+{
+    const char *p = line + strlen("# pairings ");
+    const char *end = line + len;
+    char *after = NULL;
+    long long ts = strtoll(p, &after, 10);
+    long long tick = after && after < end ? strtoll(after, &after, 10) : -1;
+    if (!after || after >= end || *after != ' ' || tick < 0) {
+        cr_log(CR_LOG_WARN, "%s:%d: a pairings line without its times (skipped)", file, lineno);
+        return;
+    }
+    after++;
+    if (!r->pairings) {
+        /* Started without the file this time: the journaled pairings still
+         * make their games (the boards' games keep their ids), nothing is
+         * watched. */
+        cr_log(CR_LOG_WARN, "%s:%d: the journal has pairings, but no pairings file is given: "
+                            "the journaled ones stay in force", file, lineno);
+        r->pairings = new_pairings_link(r, "(journal)");
+        if (!r->pairings) {
+            r->status = 1;
+            return;
+        }
+    }
+    r->cur_ts = ts;
+    run_ticks(r, tick);
+    cr_error err;
+    if (cr_pairings_link_replay(r->pairings, after, (size_t)(end - after), &err)) {
+        cr_log(CR_LOG_WARN, "%s:%d: %s (skipped)", file, lineno, err.text);
+    }
+}
+
+/* Reads the pairings file now (start, SIGHUP) or when it changed (poll). */
+static int import_pairings(relay *r, bool poll)
+{
+    if (!r->pairings || !r->t->pairings) {
+        return 0;
+    }
+    r->cur_ts = cr_now_us();
+    cr_error err;
+    int rc = poll ? cr_pairings_link_poll(r->pairings, &err)
+                  : cr_pairings_link_import(r->pairings, &err);
+    if (rc < 0) {
+        cr_log(CR_LOG_ERROR, "pairings: %s%s", err.text,
+               cr_pairings_link_current(r->pairings) ? " (the pairings read before stay in force)"
+                                                     : "");
+        publish_stats(r);
+    } else if (rc > 0) {
+        publish_stats(r);
+    }
+    return rc;
+}
+
+static void on_reload(evutil_socket_t fd, short what, void *arg)
+{
+    cr_log(CR_LOG_INFO, "SIGHUP: reading the pairings file");
+    import_pairings(arg, false);
+}
+
 /*----- sources: feed files on the feed clock -----*/
 
 static void schedule_source(source *s);
@@ -958,6 +1174,10 @@ static bool wants_agents(const cr_loop_config *cfg)
 static int on_journal_line(void *data, const char *line, size_t len, const char *file, int lineno)
 {
     relay *r = data;
+    if (len > 11 && memcmp(line, "# pairings ", 11) == 0) {
+        replay_pairings(r, line, len, file, lineno);
+        return 0;
+    }
     if (len && line[0] == '#') {
         long long a;
         char word[16], res[16];
@@ -1083,6 +1303,7 @@ static void on_sync(evutil_socket_t fd, short what, void *arg)
 
 static void on_stats(evutil_socket_t fd, short what, void *arg)
 {
+    import_pairings(arg, true); /* the pairings file watched: once a second is enough */
     publish_stats(arg);
 }
 
@@ -1099,6 +1320,7 @@ typedef struct sig_watch {
     sigset_t set;
     struct event_base *base;
     cr_queue *pubs;
+    struct event *hup; /* SIGHUP re-reads the pairings file (only then in the set) */
     atomic_bool done;
     atomic_int count, first; /* signals taken; the first one */
 } sig_watch;
@@ -1113,6 +1335,10 @@ static void *signal_thread(void *arg)
         }
         /* No logging here: this thread must never block (stderr may be a
          * full pipe); the loop logs the signal once it is out. */
+        if (sig == SIGHUP) {
+            event_active(w->hup, EV_READ, 0);
+            continue;
+        }
         if (atomic_fetch_add(&w->count, 1) == 0) {
             atomic_store(&w->first, sig);
             cr_queue_close(w->pubs);
@@ -1146,7 +1372,8 @@ static void free_pub(void *p)
 static void free_relay(relay *r)
 {
     cr_board_sources_free(r->live_boards); /* before the boards and the base it uses */
-    struct event *evs[] = {r->tick_ev, r->sync_ev, r->stats_ev, r->cmd_ev, r->flush_ev};
+    struct event *evs[] = {r->tick_ev,  r->sync_ev,  r->stats_ev,
+                           r->cmd_ev,   r->flush_ev, r->reload_ev};
     for (size_t i = 0; i < sizeof evs / sizeof evs[0]; i++) {
         if (evs[i]) {
             event_free(evs[i]);
@@ -1178,6 +1405,7 @@ static void free_relay(relay *r)
         free(d);
     }
     cr_outputs_free(r->outputs); /* H8b: before the event_base */
+    cr_pairings_link_free(r->pairings);
     cr_arbiter_link_free(r->arb); /* after the server: its HTTP thread reads the link */
     cr_store_free(r->live);
     cr_store_free(r->pub);
@@ -1202,6 +1430,9 @@ int cr_loop_run(const cr_loop_config *cfg)
     sigemptyset(&sw.set);
     sigaddset(&sw.set, SIGINT);
     sigaddset(&sw.set, SIGTERM);
+    if (r->t->pairings) {
+        sigaddset(&sw.set, SIGHUP); /* re-reads the pairings file; else it ends the relay as ever */
+    }
     pthread_sigmask(SIG_BLOCK, &sw.set, &old_mask); /* before any thread is made */
 
     evthread_use_pthreads();
@@ -1234,6 +1465,14 @@ int cr_loop_run(const cr_loop_config *cfg)
         cr_log(CR_LOG_INFO, "export folder %s", r->t->export_dir);
     }
     r->flush_ev = event_new(r->base, -1, 0, on_flush, r);
+    if (r->t->pairings) {
+        r->pairings = new_pairings_link(r, r->t->pairings);
+        r->reload_ev = event_new(r->base, -1, 0, on_reload, r);
+        if (!r->pairings || !r->reload_ev) {
+            goto out;
+        }
+        sw.hup = r->reload_ev;
+    }
     sw.base = r->base;
     sw.pubs = r->pubs;
     if (pthread_create(&sw.thread, NULL, signal_thread, &sw)) {
@@ -1324,6 +1563,13 @@ int cr_loop_run(const cr_loop_config *cfg)
         char line[64];
         int n = snprintf(line, sizeof line, "# epoch %" PRId64 "\n", r->epoch_ms);
         cr_journal_append(r->journal, line, (size_t)n);
+    }
+    /* The pairings before any board: their games are there when viewers come. */
+    if (r->t->pairings && import_pairings(r, false) < 0 &&
+        !cr_pairings_link_current(r->pairings)) {
+        cr_log(CR_LOG_ERROR, "pairings: no pairings to start with (fix %s, or start without it)",
+               r->t->pairings);
+        goto out;
     }
     publish_stats(r);
     if (r->agents && cr_agent_link_attach(r->agents, r->base, agent_feed, agent_clock, r,

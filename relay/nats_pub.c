@@ -738,16 +738,10 @@ void cr_nats_pub_get_stats(cr_nats_pub *p, cr_nats_pub_stats *out)
     pthread_mutex_unlock(&p->mu);
 }
 
-char *cr_nats_pub_metrics(cr_nats_pub *p)
+void cr_nats_pub_metrics(cr_nats_pub *p, FILE *f)
 {
     cr_nats_pub_stats st;
     cr_nats_pub_get_stats(p, &st);
-    char *out = NULL;
-    size_t size = 0;
-    FILE *f = open_memstream(&out, &size);
-    if (!f) {
-        return NULL;
-    }
     fprintf(f,
             "# HELP chessrelay_nats_connected 1 while connected to a NATS server.\n"
             "# TYPE chessrelay_nats_connected gauge\n"
@@ -772,11 +766,6 @@ char *cr_nats_pub_metrics(cr_nats_pub *p)
             "# TYPE chessrelay_nats_acked_seq gauge\n"
             "chessrelay_nats_acked_seq %" PRId64 "\n",
             st.held, st.acked_seq);
-    if (fclose(f) != 0) {
-        free(out);
-        return NULL;
-    }
-    return out;
 }
 
 void cr_nats_pub_stop(cr_nats_pub *p)

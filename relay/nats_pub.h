@@ -38,6 +38,7 @@
 #include <stdbool.h>
 #include <stddef.h>
 #include <stdint.h>
+#include <stdio.h>
 
 #include <event2/event.h>
 #include <nats/nats.h>
@@ -109,9 +110,8 @@ typedef struct cr_nats_pub_stats {
 
 void cr_nats_pub_get_stats(cr_nats_pub *p, cr_nats_pub_stats *out);
 
-/* The stats as Prometheus text (chessrelay_nats_*), malloc'd, or NULL
- * (no memory). */
-char *cr_nats_pub_metrics(cr_nats_pub *p);
+/* Writes the stats to f as Prometheus text (chessrelay_nats_*). */
+void cr_nats_pub_metrics(cr_nats_pub *p, FILE *f);
 
 /* From the loop thread, after the loop has stopped: runs the loop
  * (EVLOOP_ONCE; whatever else is still pending on base runs too) up to

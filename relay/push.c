@@ -10,6 +10,7 @@
 #include <event2/http.h>
 #include <event2/keyvalq_struct.h>
 #include <event2/util.h>
+#include <inttypes.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -79,6 +80,7 @@ struct push_round {
     int64_t started_at; /* cr_mono_us of the last request sent, 0 none */
     int attempts; /* transient failures in a row */
     int64_t error_at, answer_at; /* cr_mono_us of the last failure / answer, for the totals */
+    int64_t cur_at;              /* cr_now_us of the offer of cur */
     cr_pusher_stats st;
 };
 
@@ -462,6 +464,8 @@ static void finish(flight *f, int status, struct evhttp_request *req)
         st->pushes_ok++;
         st->last_push_us = cr_now_us();
         rr->pushed = id;
+        /* A newer body may have come meanwhile: the host lacks it since then. */
+        st->behind_since_us = same_body(rr->cur, id) ? 0 : rr->cur_at;
         rr->refused.set = false;
         rr->attempts = 0;
         snprintf(st->game_error, sizeof st->game_error, "%s", game_error);
@@ -644,6 +648,7 @@ static void start_request(push_round *rr)
         if (evbuffer_add(evhttp_request_get_output_buffer(req), rr->body, rr->len) == 0) {
             evtimer_add(f->deadline, &tv);
             rr->fl = f;
+            rr->st.bytes_sent += rr->len;
             if (rr->attempts > 0) {
                 rr->st.retries++;
             }
@@ -882,7 +887,12 @@ int cr_pusher_set_round(cr_pusher *p, const char *round, const char *url, const 
         rr->body = NULL;
         rr->len = 0;
         rr->cur.set = false;
+        rr->st.behind_since_us = 0;
         return 0;
+    }
+    if (rr->cur.set) {
+        rr->cur_at = cr_now_us(); /* the new host has nothing yet */
+        rr->st.behind_since_us = rr->cur_at;
     }
     kick(rr);
     return 0;
@@ -906,6 +916,7 @@ int cr_pusher_offer(cr_pusher *p, const char *round, const char *pgn, size_t len
         /* Back to what the host has (e.g. a move retracted again). */
         rr->cur = id;
         rr->st.unchanged++;
+        rr->st.behind_since_us = 0;
         return 0;
     }
     char *copy = malloc(len ? len : 1);
@@ -925,6 +936,10 @@ int cr_pusher_offer(cr_pusher *p, const char *round, const char *pgn, size_t len
     rr->body = copy;
     rr->len = len;
     rr->cur = id;
+    rr->cur_at = cr_now_us();
+    if (!rr->st.behind_since_us) {
+        rr->st.behind_since_us = rr->cur_at;
+    }
     kick(rr);
     return 0;
 }
@@ -953,6 +968,11 @@ int cr_pusher_stats_get(const cr_pusher *p, const char *round, cr_pusher_stats *
         out->retries += rr->st.retries;
         out->unchanged += rr->st.unchanged;
         out->coalesced += rr->st.coalesced;
+        out->bytes_sent += rr->st.bytes_sent;
+        if (rr->st.behind_since_us &&
+            (!out->behind_since_us || rr->st.behind_since_us < out->behind_since_us)) {
+            out->behind_since_us = rr->st.behind_since_us;
+        }
         out->in_flight |= rr->fl != NULL;
         out->waiting |= rr->waiting;
         if (rr->st.last_push_us >= out->last_push_us) {
@@ -971,4 +991,108 @@ int cr_pusher_stats_get(const cr_pusher *p, const char *round, cr_pusher_stats *
         }
     }
     return 0;
+}
+
+int cr_pusher_round_count(const cr_pusher *p)
+{
+    return p ? p->nrounds : 0;
+}
+
+const char *cr_pusher_round_name(const cr_pusher *p, int i)
+{
+    return p && i >= 0 && i < p->nrounds ? p->rounds[i]->name : NULL;
+}
+
+/* A Prometheus label value: backslash, double quote and newline escaped. */
+static void put_label(FILE *out, const char *s)
+{
+    for (; *s; s++) {
+        if (*s == '\\' || *s == '"') {
+            fputc('\\', out);
+            fputc(*s, out);
+        } else if (*s == '\n') {
+            fputs("\\n", out);
+        } else {
+            fputc(*s, out);
+        }
+    }
+}
+
+enum { M_OK, M_FAILED, M_RETRIES, M_BYTES, M_UNCHANGED, M_COALESCED, M_LAST_OK, M_STATUS, M_BEHIND,
+       M_WAITING, M_NB };
+
+void cr_pusher_metrics(const cr_pusher *p, FILE *out)
+{
+    static const struct {
+        const char *name, *type, *help;
+    } fam[M_NB] = {
+        {"chessrelay_push_requests_total", "counter", "Pushes to the broadcast host by outcome."},
+        {NULL, NULL, NULL}, /* the same family, result="failed" */
+        {"chessrelay_push_retries_total", "counter", "Requests that retried a transient failure."},
+        {"chessrelay_push_bytes_total", "counter", "PGN bytes sent (request bodies)."},
+        {"chessrelay_push_unchanged_total", "counter",
+         "Offers that sent nothing: the host has that PGN."},
+        {"chessrelay_push_coalesced_total", "counter",
+         "PGNs replaced by a newer one before they were sent."},
+        {"chessrelay_push_last_success_timestamp_seconds", "gauge",
+         "When the host last accepted the round (0: never)."},
+        {"chessrelay_push_last_status", "gauge", "HTTP status of the last answer (0: none yet)."},
+        {"chessrelay_push_behind_seconds", "gauge",
+         "How long the host has lacked the round's newest PGN (0: up to date)."},
+        {"chessrelay_push_retry_waiting", "gauge", "1 while a retry waits for its back-off."},
+    };
+    int64_t now = cr_now_us();
+    for (int m = 0; m < M_NB; m++) {
+        bool any = false;
+        for (int i = 0; p && i < p->nrounds; i++) {
+            const push_round *rr = p->rounds[i];
+            if (!rr->url) {
+                continue;
+            }
+            const cr_pusher_stats *st = &rr->st;
+            if (!any && fam[m].name) {
+                fprintf(out, "# HELP %s %s\n# TYPE %s %s\n", fam[m].name, fam[m].help, fam[m].name,
+                        fam[m].type);
+            }
+            any = true;
+            const char *name = fam[m].name ? fam[m].name : fam[M_OK].name;
+            fprintf(out, "%s{round=\"", name);
+            put_label(out, rr->name);
+            if (m == M_OK || m == M_FAILED) {
+                fprintf(out, "\",result=\"%s\"} %" PRIu64 "\n", m == M_OK ? "ok" : "failed",
+                        m == M_OK ? st->pushes_ok : st->failures);
+                continue;
+            }
+            fputs("\"} ", out);
+            switch (m) {
+            case M_RETRIES:
+                fprintf(out, "%" PRIu64 "\n", st->retries);
+                break;
+            case M_BYTES:
+                fprintf(out, "%" PRIu64 "\n", st->bytes_sent);
+                break;
+            case M_UNCHANGED:
+                fprintf(out, "%" PRIu64 "\n", st->unchanged);
+                break;
+            case M_COALESCED:
+                fprintf(out, "%" PRIu64 "\n", st->coalesced);
+                break;
+            case M_LAST_OK:
+                fprintf(out, "%.3f\n", (double)st->last_push_us / 1e6);
+                break;
+            case M_STATUS:
+                fprintf(out, "%d\n", st->last_status);
+                break;
+            case M_BEHIND:
+                fprintf(out, "%.3f\n",
+                        st->behind_since_us && now > st->behind_since_us
+                            ? (double)(now - st->behind_since_us) / 1e6
+                            : 0.0);
+                break;
+            default:
+                fprintf(out, "%d\n", rr->waiting ? 1 : 0);
+                break;
+            }
+        }
+    }
 }

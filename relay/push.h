@@ -57,6 +57,7 @@
 #include <stdbool.h>
 #include <stddef.h>
 #include <stdint.h>
+#include <stdio.h>
 
 #include "cr/common.h"
 
@@ -105,6 +106,11 @@ typedef struct cr_pusher_stats {
     uint64_t retries;     /* requests that were a retry after a transient failure */
     uint64_t unchanged;   /* offers that sent nothing: equal to the newest or the accepted body */
     uint64_t coalesced;   /* bodies replaced by a newer one before they were sent */
+    uint64_t bytes_sent;  /* PGN bytes of the requests sent (bodies only) */
+    /* Wall time since which the host has not had the newest body (offered,
+     * not yet accepted: in flight, waiting, refused), 0 when it has it.
+     * For the totals: the oldest of the rounds. */
+    int64_t behind_since_us;
     int64_t last_push_us; /* wall time of the last success, 0 if none */
     int last_status;      /* HTTP status of the last answer, 0 if none */
     bool in_flight;       /* a request is running (any round, for the totals) */
@@ -118,5 +124,19 @@ typedef struct cr_pusher_stats {
  * (last_* then from the most recent one). Returns 0, or CR_EINVAL for an
  * unknown round. */
 int cr_pusher_stats_get(const cr_pusher *p, const char *round, cr_pusher_stats *out);
+
+/* Rounds that were given a URL (in that order), and their names (borrowed,
+ * valid until the pusher is freed; NULL for i out of range). */
+int cr_pusher_round_count(const cr_pusher *p);
+const char *cr_pusher_round_name(const cr_pusher *p, int i);
+
+/* Writes the figures of every round with a URL as Prometheus text, one
+ * series per round (label round): chessrelay_push_requests_total{result=
+ * "ok"|"failed"}, _retries_total, _bytes_total, _unchanged_total,
+ * _coalesced_total, _last_success_timestamp_seconds (0: none),
+ * _last_status (0: no answer yet), _behind_seconds (how long the host has
+ * lacked the newest PGN: the one to alert on) and _retry_waiting. Nothing
+ * when no round has a URL. */
+void cr_pusher_metrics(const cr_pusher *p, FILE *out);
 
 #endif

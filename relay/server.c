@@ -102,8 +102,8 @@ struct cr_server {
     int boards_online, boards_known;
     int64_t journal_syncs;
     cr_buf *boards_metrics; /* the loop's last health text of the live boards */
-    cr_buf *nats_metrics;   /* the loop's last NATS publisher counters */
     cr_buf *boards_json;    /* and as JSON */
+    cr_buf *loop_metrics;   /* the loop's pushes and pairings figures */
     uint64_t events_total, messages_sent, messages_in, refused_token, refused_message,
         refused_rate, resnapshots, http_requests, commands;
     uint64_t latency_buckets[LATENCY_NB + 1];
@@ -789,10 +789,10 @@ static void drain_pubs(cr_server *s)
             s->journal_syncs = p->journal_syncs;
             cr_buf_unref(s->boards_metrics);
             s->boards_metrics = cr_buf_ref(p->boards_metrics);
-            cr_buf_unref(s->nats_metrics);
-            s->nats_metrics = cr_buf_ref(p->nats_metrics);
             cr_buf_unref(s->boards_json);
             s->boards_json = cr_buf_ref(p->boards_json);
+            cr_buf_unref(s->loop_metrics);
+            s->loop_metrics = cr_buf_ref(p->loop_metrics);
             break;
         case CR_PUB_STOP:
             atomic_store(&s->stop, true);
@@ -1001,8 +1001,8 @@ static cr_buf *metrics_text(cr_server *s)
     if (s->boards_metrics) {
         fwrite(s->boards_metrics->data, 1, s->boards_metrics->len, f);
     }
-    if (s->nats_metrics) {
-        fwrite(s->nats_metrics->data, 1, s->nats_metrics->len, f);
+    if (s->loop_metrics) {
+        fwrite(s->loop_metrics->data, 1, s->loop_metrics->len, f);
     }
     fclose(f);
     return cr_buf_take_str(out);
@@ -1463,8 +1463,8 @@ void cr_server_stop(cr_server *s)
     pthread_join(s->thread, NULL);
     lws_context_destroy(s->ctx);
     cr_buf_unref(s->boards_metrics);
-    cr_buf_unref(s->nats_metrics);
     cr_buf_unref(s->boards_json);
+    cr_buf_unref(s->loop_metrics);
     for (int l = 0; l < LANE_NB; l++) {
         cr_view_free(s->views[l]);
     }

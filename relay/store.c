@@ -511,6 +511,17 @@ cr_buf *cr_store_summary_json(const cr_store *s, int id)
     if (tag_int(game, "BlackElo") > 0) {
         json_object_set_new(j, "black_elo", json_integer(tag_int(game, "BlackElo")));
     }
+    /* Titles and federations (from the pairings or the tournament file), when known. */
+    static const char *const extra[][2] = {{"WhiteTitle", "white_title"},
+                                           {"BlackTitle", "black_title"},
+                                           {"WhiteFed", "white_fed"},
+                                           {"BlackFed", "black_fed"}};
+    for (size_t i = 0; i < sizeof extra / sizeof extra[0]; i++) {
+        const char *v = cr_game_tag(game, extra[i][0]);
+        if (v && v[0]) {
+            json_object_set_new(j, extra[i][1], text_json(v));
+        }
+    }
     json_object_set_new(j, "result", json_string(cr_result_string(cr_game_result(game))));
     int n = cr_game_ply_count(game);
     json_object_set_new(j, "plies", json_integer(n));

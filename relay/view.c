@@ -31,8 +31,8 @@ void cr_pub_free(cr_pub *p)
     cr_buf_unref(p->summary);
     cr_buf_unref(p->pgn);
     cr_buf_unref(p->boards_metrics);
-    cr_buf_unref(p->nats_metrics);
     cr_buf_unref(p->boards_json);
+    cr_buf_unref(p->loop_metrics);
     free(p);
 }
 

@@ -42,8 +42,8 @@ typedef struct cr_pub {
     bool ready;
     int64_t journal_syncs;
     cr_buf *boards_metrics; /* live boards' link health, Prometheus text (NULL: none) */
-    cr_buf *nats_metrics;   /* the NATS publisher's counters, Prometheus text (NULL: none) */
     cr_buf *boards_json;    /* the same as a JSON array (/boards.json; NULL: none) */
+    cr_buf *loop_metrics;   /* pushes and the pairings file, Prometheus text (NULL: none) */
 } cr_pub;
 
 cr_pub *cr_pub_new(cr_pub_kind kind);

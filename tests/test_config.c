@@ -11,6 +11,7 @@
 #include <unistd.h>
 
 #include "config.h"
+#include "cr/pairings.h"
 
 static const char *good =
     "{\"event\":\"Club Championship\",\"site\":\"Oslo\",\"rounds\":9,\"delay_minutes\":15,"
@@ -100,6 +101,32 @@ static void test_errors_name_the_field(void **state)
     expect_error("{\"event\":\"a\",\"event\":\"b\"}", "duplicate");
 }
 
+static void test_pairings(void **state)
+{
+    (void)state;
+    cr_error err;
+    cr_config *cfg = cr_config_parse("{\"pairings\":\"open.trf\"}", "t.json", "/etc/cr", &err);
+    assert_non_null(cfg);
+    assert_string_equal(cfg->pairings, "/etc/cr/open.trf");
+    assert_int_equal(cfg->pairings_round, 0);
+    assert_int_equal(cfg->pairings_format, CR_PAIRINGS_AUTO);
+    cr_config_free(cfg);
+    cfg = cr_config_parse("{\"pairings\":{\"file\":\"/p/r.pgn\",\"round\":3,\"format\":\"pgn\"}}",
+                          "t.json", "/etc/cr", &err);
+    assert_non_null(cfg);
+    assert_string_equal(cfg->pairings, "/p/r.pgn");
+    assert_int_equal(cfg->pairings_round, 3);
+    assert_int_equal(cfg->pairings_format, CR_PAIRINGS_PGN);
+    cr_config_free(cfg);
+    expect_error("{\"pairings\":5}", "tournament.json: pairings: expected a file name");
+    expect_error("{\"pairings\":{\"round\":2}}", "tournament.json: pairings.file: missing");
+    expect_error("{\"pairings\":{\"file\":\"a\",\"round\":0}}", "pairings.round: 0 is out of range");
+    expect_error("{\"pairings\":{\"file\":\"a\",\"format\":\"xls\"}}",
+                 "pairings.format: expected \"trf\", \"pgn\" or \"auto\"");
+    expect_error("{\"pairings\":{\"file\":\"a\",\"rund\":2}}", "pairings.rund: unknown field");
+    expect_error("{\"pairings\":\"\"}", "pairings: empty path");
+}
+
 static void test_listen_and_load(void **state)
 {
     (void)state;
@@ -141,6 +168,7 @@ int main(void)
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(test_good),
         cmocka_unit_test(test_errors_name_the_field),
+        cmocka_unit_test(test_pairings),
         cmocka_unit_test(test_listen_and_load),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);

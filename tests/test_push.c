@@ -428,6 +428,94 @@ static void test_5xx_retried_with_backoff(void **state)
     event_base_free(base);
 }
 
+/* What a broadcaster alerts on: requests by outcome, retries, bytes, the
+ * last success, and how long the host has lacked the newest PGN. */
+static char *metrics_of(const cr_pusher *p)
+{
+    char *text = NULL;
+    size_t size = 0;
+    FILE *f = open_memstream(&text, &size);
+    assert_non_null(f);
+    cr_pusher_metrics(p, f);
+    assert_int_equal(fclose(f), 0);
+    return text;
+}
+
+static void test_metrics(void **state)
+{
+    struct event_base *base = event_base_new();
+    receiver rx;
+    receiver_start(&rx, base, false);
+    rx.script[0] = (step){500, "oops", NULL};
+    rx.script[1] = (step){200, "{}", NULL};
+    rx.script[2] = (step){401, "{\"error\":\"No such token\"}", NULL};
+    rx.nscript = 3;
+    cr_pusher *p = fast_pusher(base);
+    char *text = metrics_of(p);
+    assert_string_equal(text, ""); /* no round: nothing */
+    free(text);
+    char url[200];
+    url_for(url, sizeof url, &rx, "http", "/push");
+    assert_int_equal(cr_pusher_set_round(p, "1", url, "t0ken-t0ken"), 0);
+    assert_int_equal(cr_pusher_set_round(p, "r\"2", url, "t0ken-t0ken"), 0);
+    assert_int_equal(cr_pusher_round_count(p), 2);
+    assert_string_equal(cr_pusher_round_name(p, 1), "r\"2");
+    assert_null(cr_pusher_round_name(p, 2));
+    offer(p, "1", PGN_A);
+    cr_pusher_stats st;
+    cr_pusher_stats_get(p, "1", &st);
+    assert_true(st.behind_since_us > 0); /* offered, not accepted yet */
+    wait_for(base, &rx, p, 2, 1, 1);
+    cr_pusher_stats_get(p, "1", &st);
+    assert_int_equal(st.bytes_sent, 2 * strlen(PGN_A));
+    assert_int_equal(st.behind_since_us, 0);
+    text = metrics_of(p);
+    char want[200];
+    const char *const lines[] = {
+        "chessrelay_push_requests_total{round=\"1\",result=\"ok\"} 1\n",
+        "chessrelay_push_requests_total{round=\"1\",result=\"failed\"} 1\n",
+        "chessrelay_push_requests_total{round=\"r\\\"2\",result=\"ok\"} 0\n",
+        "chessrelay_push_retries_total{round=\"1\"} 1\n",
+        "chessrelay_push_last_status{round=\"1\"} 200\n",
+        "chessrelay_push_behind_seconds{round=\"1\"} 0.000\n",
+        "chessrelay_push_retry_waiting{round=\"1\"} 0\n",
+        "# TYPE chessrelay_push_bytes_total counter\n",
+    };
+    for (size_t i = 0; i < sizeof lines / sizeof lines[0]; i++) {
+        if (!strstr(text, lines[i])) {
+            fail_msg("'%s' not in:\n%s", lines[i], text);
+        }
+    }
+    snprintf(want, sizeof want, "chessrelay_push_bytes_total{round=\"1\"} %zu\n", 2 * strlen(PGN_A));
+    assert_non_null(strstr(text, want));
+    /* One HELP per family, whatever the number of rounds. */
+    const char *help = strstr(text, "# HELP chessrelay_push_requests_total ");
+    assert_non_null(help);
+    assert_null(strstr(help + 1, "# HELP chessrelay_push_requests_total "));
+    free(text);
+
+    /* Refused (a bad token): the host lacks the newest PGN, and the figure grows. */
+    offer(p, "1", PGN_B);
+    wait_for(base, &rx, p, 3, 1, 2);
+    run_for(base, 30);
+    cr_pusher_stats_get(p, "1", &st);
+    assert_true(st.behind_since_us > 0);
+    assert_int_equal(st.last_status, 401);
+    text = metrics_of(p);
+    const char *behind = strstr(text, "chessrelay_push_behind_seconds{round=\"1\"} ");
+    assert_non_null(behind);
+    assert_true(strtod(behind + strlen("chessrelay_push_behind_seconds{round=\"1\"} "), NULL) > 0.02);
+    free(text);
+    /* Totals: the oldest lag of the rounds. */
+    cr_pusher_stats all;
+    cr_pusher_stats_get(p, NULL, &all);
+    assert_int_equal(all.behind_since_us, st.behind_since_us);
+    assert_int_equal(all.bytes_sent, 2 * strlen(PGN_A) + strlen(PGN_B));
+    cr_pusher_free(p);
+    receiver_stop(&rx);
+    event_base_free(base);
+}
+
 static void test_timeout(void **state)
 {
     struct event_base *base = event_base_new();
@@ -941,6 +1029,7 @@ int main(void)
         cmocka_unit_test(test_coalescing),
         cmocka_unit_test(test_5xx_retried_with_backoff),
         cmocka_unit_test(test_timeout),
+        cmocka_unit_test(test_metrics),
         cmocka_unit_test(test_401_is_permanent),
         cmocka_unit_test(test_429_retry_after),
         cmocka_unit_test(test_refused_then_new_url),

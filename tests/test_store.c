@@ -118,6 +118,24 @@ static void test_moves_and_snapshot(void **state)
     assert_string_equal(json_string_value(json_object_get(j, "last")), "Nf3");
     assert_int_equal(json_integer_value(json_object_get(j, "plies")), 3);
     assert_string_equal(json_string_value(json_object_get(j, "white")), "Morphy, Paul");
+    assert_null(json_object_get(j, "white_title")); /* unknown: left out */
+    json_decref(j);
+    cr_store_event *t = cr_store_event_new(CR_SEV_TAG);
+    t->seq = 100;
+    t->game = 1;
+    strcpy(t->tag.name, "BlackTitle");
+    strcpy(t->tag.value, "GM");
+    apply_ok(s, t);
+    t = cr_store_event_new(CR_SEV_TAG);
+    t->seq = 101;
+    t->game = 1;
+    strcpy(t->tag.name, "WhiteFed");
+    strcpy(t->tag.value, "USA");
+    apply_ok(s, t);
+    j = parse(cr_store_summary_json(s, 1));
+    assert_string_equal(json_string_value(json_object_get(j, "black_title")), "GM");
+    assert_string_equal(json_string_value(json_object_get(j, "white_fed")), "USA");
+    assert_null(json_object_get(j, "white_title"));
     json_decref(j);
     cr_store_free(s);
 }

@@ -84,6 +84,37 @@ def main(binary):
             check(a[4] != b[4], "an unchanged round is not pushed again")
         moves = pgn.count(".")  # plies are far more than pushes: bursts are coalesced
         check(len(got) < moves, "%d pushes for about %d move numbers" % (len(got), moves))
+        # /metrics: what a broadcaster alerts on, per round (the loop
+        # refreshes the figures once a second)
+        metrics = ""
+
+        def metric(name, need=True):
+            for line in metrics.splitlines():
+                if line.startswith(name + " "):
+                    return float(line.split()[-1])
+            if need:
+                fail("%s not in /metrics:\n%s" % (name, metrics[-1500:]))
+            return None
+
+        end = time.time() + 10
+        while time.time() < end:
+            st, _, metrics = relay.http("/metrics")
+            check(st == 200, "/metrics: %d" % st)
+            if metric('chessrelay_push_requests_total{round="1",result="ok"}', False) == len(got) - 1:
+                break
+            time.sleep(0.2)
+
+        check(metric('chessrelay_push_requests_total{round="1",result="failed"}') == 1,
+              "one failed push (the 503)")
+        check(metric('chessrelay_push_requests_total{round="1",result="ok"}') == len(got) - 1,
+              "successful pushes in /metrics")
+        check(metric('chessrelay_push_retries_total{round="1"}') >= 1, "a retry in /metrics")
+        check(metric('chessrelay_push_bytes_total{round="1"}') == sum(len(g[4].encode()) for g in got),
+              "pushed bytes in /metrics")
+        check(abs(metric('chessrelay_push_last_success_timestamp_seconds{round="1"}') - time.time()) < 60,
+              "last success time in /metrics")
+        check(metric('chessrelay_push_behind_seconds{round="1"}') == 0, "the host is up to date")
+        check(metric('chessrelay_push_last_status{round="1"}') == 200, "last status 200")
         with open(os.path.join(export, "round-1", "games.pgn")) as f:
             check(f.read() == pgn, "export round-1/games.pgn equals /round/1.pgn")
         with open(os.path.join(export, "round-1", "game-1.pgn")) as f:

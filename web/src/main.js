@@ -356,7 +356,7 @@ function renderOverview() {
     }
     // Only games that changed since their card was drawn are touched.
     const sig = [g.seq, g.moves.length, g.loaded, g.summary && g.summary.plies, g.result, g.online, g.attention,
-      g.statusReason, g.white, g.black, g.whiteElo, g.blackElo, g.table, g.board, !!g.clock, ui.notation].join('|');
+      g.statusReason, g.white, g.black, g.whiteElo, g.blackElo, g.whiteTitle, g.blackTitle, g.table, g.board, !!g.clock, ui.notation].join('|');
     if (sig !== c.sig) {
       c.sig = sig;
       updateCard(c, g);
@@ -395,8 +395,10 @@ function makeCard(g) {
 
 function fillPlayer(row, g, side, showClock) {
   const name = side === 'white' ? g.white : g.black;
+  const title = side === 'white' ? g.whiteTitle : g.blackTitle;
   const rating = side === 'white' ? g.whiteElo : g.blackElo;
-  setText(row.querySelector('.name'), name || (side === 'white' ? 'White' : 'Black'));
+  const shown = name || (side === 'white' ? 'White' : 'Black');
+  setText(row.querySelector('.name'), title ? `${title} ${shown}` : shown);
   setText(row.querySelector('.elo'), rating || '');
   setText(row.querySelector('.score'), playerScore(g.result, side));
   const clk = row.querySelector('.clock');

@@ -10,7 +10,7 @@ export const START_FEN = 'rnbqkbnr/pppppppp/8/8/8/8/PPPPPPPP/RNBQKBNR w KQkq - 0
 function newGame(id) {
   return {
     id, round: null, board: null, table: null, tags: {},
-    white: '', black: '', whiteElo: null, blackElo: null,
+    white: '', black: '', whiteElo: null, blackElo: null, whiteTitle: '', blackTitle: '',
     start: START_FEN, moves: [], loaded: false, // loaded: a snapshot gave the moves
     summary: null,                              // {fen,last,plies} from a games list
     clock: null, result: '*', reason: null, delay: 0,
@@ -122,6 +122,8 @@ export class Store {
     if (s.black !== undefined) g.black = s.black;
     if (s.white_elo !== undefined) g.whiteElo = elo(s.white_elo);
     if (s.black_elo !== undefined) g.blackElo = elo(s.black_elo);
+    if (typeof s.white_title === 'string') g.whiteTitle = s.white_title;
+    if (typeof s.black_title === 'string') g.blackTitle = s.black_title;
     if (s.online !== undefined) g.online = !!s.online;
     if (s.attention !== undefined) g.attention = !!s.attention;
     // The list's position only stands in until a snapshot brings the moves.
@@ -159,6 +161,8 @@ export class Store {
     if (tags.Black !== undefined) g.black = tags.Black;
     if (tags.WhiteElo !== undefined) g.whiteElo = elo(tags.WhiteElo);
     if (tags.BlackElo !== undefined) g.blackElo = elo(tags.BlackElo);
+    if (tags.WhiteTitle !== undefined) g.whiteTitle = String(tags.WhiteTitle || '');
+    if (tags.BlackTitle !== undefined) g.blackTitle = String(tags.BlackTitle || '');
     if ((g.table === null || g.table === undefined) && tags.Board !== undefined && Number.isFinite(Number(tags.Board)) && Number(tags.Board) > 0) g.table = Number(tags.Board);
   }
 

@@ -115,6 +115,7 @@ test('status, new games and the games list', () => {
   assert.deepEqual(s.rounds(), ['2', '10']);
   assert.deepEqual(s.roundGames('2').map((g) => g.id), [8, 9]);
   assert.equal(s.games.get(9).blackElo, null);
+  assert.equal(s.games.get(9).whiteTitle, '');
   assert.deepEqual(s.current(s.games.get(9)), { fen: 'f3', plies: 3, san: 'Nf3', uci: null });
   // A live move for a game we only know from the list needs its snapshot first.
   const r = s.apply({ type: 'move', seq: 300, ts: T0, game: 9, ply: 3, san: 'e5', uci: 'e7e5', fen: 'y', flags: [] });
@@ -152,6 +153,7 @@ test('a new game event (relay style, with tags and start) and its first moves', 
   const g = s.games.get(12);
   assert.equal(g.white, 'Wh, A');
   assert.equal(g.whiteElo, 2400);
+  assert.equal(g.whiteTitle, '');
   assert.equal(g.table, 5);
   assert.equal(g.loaded, true);
   s.apply(moves(['c4'], { game: 12, seq: 401 })[0]);
@@ -162,6 +164,9 @@ test('a new game event (relay style, with tags and start) and its first moves', 
   assert.equal(g.black, 'Other, C');
   // The bare form of the protocol document asks for the list.
   assert.equal(s.apply({ type: 'game', seq: 403, ts: T0, game: { id: 13, round: '3', board: 'X' } }).list, true);
+  // Titles (the pairings give them) come with the tags.
+  s.apply({ type: 'tag', seq: 404, ts: T0, game: 12, name: 'WhiteTitle', value: 'GM' });
+  assert.equal(g.whiteTitle, 'GM');
 });
 
 test('null clock values from the relay are tolerated', () => {

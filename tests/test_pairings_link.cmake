@@ -1,0 +1,1 @@
+target_link_libraries(test_pairings_link PRIVATE cr_relay)
