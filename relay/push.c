@@ -336,6 +336,9 @@ static void schedule_retry(push_round *rr, int retry_after_s)
     }
     struct timeval tv = {(time_t)(wait_ms / 1000), (suseconds_t)(wait_ms % 1000) * 1000};
     rr->waiting = true;
+    /* From now, not from the start of this loop turn (libevent's cached
+     * time), so that a busy turn does not shorten the wait. */
+    event_base_update_cache_time(p->base);
     evtimer_add(rr->retry_ev, &tv);
 }
 
