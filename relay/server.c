@@ -58,30 +58,33 @@ typedef struct outq {
 
 enum { PSS_NONE = 0, PSS_HTTP, PSS_WS };
 
-/* Per connection (HTTP request or WebSocket viewer); lws allocates it zeroed. */
+/* Per connection (HTTP request or WebSocket viewer); lws allocates it zeroed.
+ * What viewer_writeable reads for every message comes first, within 64
+ * bytes: with 10,000 viewers each WRITEABLE starts from a cold cache. */
 typedef struct pss {
     int kind;
+    int lane;
+    int nsubs, nrsubs;
+    int64_t tail;
+    sub *subs; /* sorted by game */
+    outq *qhead;
+    struct lws *wsi;
+    bool closing; /* too many faults: close once the replies are out */
     /* HTTP */
     cr_buf *body;
     size_t off;
     /* WebSocket */
-    struct lws *wsi;
     int slot;                       /* its entry in cr_server.slots */
     struct pss *arb_prev, *arb_next; /* in cr_server.arbiters while arbiter_sub */
-    int lane;
     bool trusted;
     bool arbiter, arbiter_sub; /* arbiter monitoring (arbiter_link.h): role, channel */
-    int64_t tail;
-    sub *subs;
-    int nsubs, capsubs;
+    int capsubs;
     rsub *rsubs;
-    int nrsubs;
-    outq *qhead, *qtail;
+    outq *qtail;
     int qlen;
     char *rx;
     size_t rxlen;
     bool rx_too_big;
-    bool closing; /* too many faults: close once the replies are out */
     double tokens;
     int64_t refill_us;
     int faults;
@@ -182,22 +185,34 @@ static void send_error(pss *p, const char *error, const char *where)
     lws_callback_on_writable(p->wsi);
 }
 
-static sub *find_sub(pss *p, int game)
+/* Where game is in p->subs, or would go (subs are sorted by game: a round
+ * of 100 games costs a viewer 7 probes per message, not 100). */
+static int sub_index(const pss *p, int game)
 {
-    for (int i = 0; i < p->nsubs; i++) {
-        if (p->subs[i].game == game) {
-            return &p->subs[i];
+    int lo = 0, hi = p->nsubs;
+    while (lo < hi) {
+        int mid = (lo + hi) / 2;
+        if (p->subs[mid].game < game) {
+            lo = mid + 1;
+        } else {
+            hi = mid;
         }
     }
-    return NULL;
+    return lo;
+}
+
+static sub *find_sub(pss *p, int game)
+{
+    int i = sub_index(p, game);
+    return i < p->nsubs && p->subs[i].game == game ? &p->subs[i] : NULL;
 }
 
 static sub *add_sub(pss *p, int game, int64_t seen)
 {
-    sub *s = find_sub(p, game);
-    if (s) {
-        s->seen = seen;
-        return s;
+    int i = sub_index(p, game);
+    if (i < p->nsubs && p->subs[i].game == game) {
+        p->subs[i].seen = seen;
+        return &p->subs[i];
     }
     if (p->nsubs == p->capsubs) {
         int cap = p->capsubs ? 2 * p->capsubs : 4;
@@ -208,10 +223,17 @@ static sub *add_sub(pss *p, int game, int64_t seen)
         p->subs = n;
         p->capsubs = cap;
     }
-    s = &p->subs[p->nsubs++];
-    s->game = game;
-    s->seen = seen;
-    return s;
+    memmove(&p->subs[i + 1], &p->subs[i], (size_t)(p->nsubs - i) * sizeof *p->subs);
+    p->nsubs++;
+    p->subs[i].game = game;
+    p->subs[i].seen = seen;
+    return &p->subs[i];
+}
+
+static void remove_sub(pss *p, int i)
+{
+    memmove(&p->subs[i], &p->subs[i + 1], (size_t)(p->nsubs - i - 1) * sizeof *p->subs);
+    p->nsubs--;
 }
 
 static void free_viewer(pss *p)
@@ -600,7 +622,7 @@ static void handle_message(cr_server *s, pss *p, const char *text, size_t len)
             if (unsub) {
                 sub *sb = find_sub(p, id);
                 if (sb) {
-                    *sb = p->subs[--p->nsubs];
+                    remove_sub(p, (int)(sb - p->subs));
                 }
             } else if (!g) {
                 fault(s, p, "unknown game", "game");
@@ -618,7 +640,7 @@ static void handle_message(cr_server *s, pss *p, const char *text, size_t len)
                 for (int k = 0; k < p->nsubs;) {
                     const cr_view_game *g = cr_view_find(v, p->subs[k].game);
                     if (g && strcmp(g->round, round) == 0) {
-                        p->subs[k] = p->subs[--p->nsubs];
+                        remove_sub(p, k);
                     } else {
                         k++;
                     }

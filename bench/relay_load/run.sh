@@ -97,7 +97,7 @@ for n in "${counts[@]}"; do
     run bare "$n" --resume 0 -- "$bin/relay_load_bare" --port 0 --schedule "$tmp/schedule.$n" >>"$tmp/pair"
     run bare8 "$n" --resume 0 -- "$bin/relay_load_bare" --port 0 --schedule "$tmp/schedule.$n" \
         --batch 8 >>"$tmp/pair"
-    cat "$tmp/pair"
+    cat "$tmp/pair" | tee -a "$tmp/results"
     ratios bare
     ratios bare8
   done
@@ -107,3 +107,38 @@ for n in "${counts[@]}"; do
         --listen 127.0.0.1:0
   fi
 done
+
+# With REPEAT > 1: the median of each figure per N and server, and the
+# relay's medians over the bare servers'.
+if [ "$repeat" -gt 1 ]; then
+  echo "# medians of $repeat runs"
+  awk '
+    function median(key,    n, i, j, t, a) {
+      n = split(vals[key], a, " ")
+      for (i = 2; i <= n; i++) for (j = i; j > 1 && a[j - 1] + 0 > a[j] + 0; j--) { t = a[j]; a[j] = a[j - 1]; a[j - 1] = t }
+      return n % 2 ? a[(n + 1) / 2] : (a[n / 2] + a[n / 2 + 1]) / 2
+    }
+    {
+      if (!($2 in seen)) { seen[$2] = 1; ns[++nn] = $2 }
+      for (i = 3; i <= NF; i++) { split($i, kv, "="); vals[$1 SUBSEP $2 SUBSEP kv[1]] = vals[$1 SUBSEP $2 SUBSEP kv[1]] " " kv[2] }
+    }
+    END {
+      split("p50_ms p99_ms max_ms msgs_per_s us_cpu_per_msg us_lws_cpu_per_msg kib_per_viewer", keys, " ")
+      for (k = 1; k <= nn; k++) {
+        n = ns[k]
+        split("relay bare bare8", names, " ")
+        for (s = 1; s <= 3; s++) {
+          line = sprintf("%-5s %-8s", names[s], n)
+          for (i = 1; i <= 7; i++) { m[names[s], keys[i]] = median(names[s] SUBSEP n SUBSEP keys[i]); line = line sprintf(" %s=%s", keys[i], m[names[s], keys[i]]) }
+          print line
+        }
+        for (s = 2; s <= 3; s++) {
+          o = names[s]
+          printf "ratio %s relay/%s (medians): p50 %.2f p99 %.2f max %.2f msgs/s %.2f cpu/msg %.2f (lws thread %.2f)\n", n, o,
+            m["relay", "p50_ms"] / m[o, "p50_ms"], m["relay", "p99_ms"] / m[o, "p99_ms"],
+            m["relay", "max_ms"] / m[o, "max_ms"], m["relay", "msgs_per_s"] / m[o, "msgs_per_s"],
+            m["relay", "us_cpu_per_msg"] / m[o, "us_cpu_per_msg"], m["relay", "us_lws_cpu_per_msg"] / m[o, "us_cpu_per_msg"]
+        }
+      }
+    }' "$tmp/results"
+fi
