@@ -108,6 +108,7 @@ struct cr_server {
     cr_queue *pubs, *cmds;
     pthread_t thread;
     atomic_bool stop;
+    atomic_bool pubs_waiting; /* set by the loop's wake, cleared by drain_pubs' callers */
     int port;
     cr_view *views[LANE_NB];
     vslot *slots; /* WebSocket viewers, nviewers of them */
@@ -444,6 +445,21 @@ static size_t frame_header(unsigned char *h, size_t len)
     return 10;
 }
 
+static void drain_pubs(cr_server *s);
+
+/* Publications pushed since the last drain, if any, applied now: an event
+ * that comes while a broadcast round is under way (a clock press a few ms
+ * after its move) goes out in the same round, in the same send as the
+ * event before it to every viewer not yet written, instead of in a round
+ * of its own after this one. */
+static void drain_if_waiting(cr_server *s)
+{
+    if (atomic_load_explicit(&s->pubs_waiting, memory_order_relaxed) &&
+        atomic_exchange(&s->pubs_waiting, false)) {
+        drain_pubs(s);
+    }
+}
+
 /* Writes the messages ready for p, up to WRITE_BATCH, in one send: after a
  * burst (a move and its clock, a few games at once) a viewer costs one
  * syscall per service round, not one per message, and the viewers late in
@@ -453,6 +469,7 @@ static size_t frame_header(unsigned char *h, size_t len)
  * usual. Re-armed while more waits. */
 static int viewer_writeable(cr_server *s, pss *p)
 {
+    drain_if_waiting(s);
     cr_view *v = s->views[p->lane];
     cr_buf *batch[WRITE_BATCH];
     int n = 0;
@@ -1262,6 +1279,7 @@ static int callback(struct lws *wsi, enum lws_callback_reasons reason, void *use
     switch (reason) {
     case LWS_CALLBACK_EVENT_WAIT_CANCELLED:
         if (s) {
+            atomic_store(&s->pubs_waiting, false);
             drain_pubs(s);
         }
         return 0;
@@ -1371,7 +1389,9 @@ static void lws_log(int level, const char *line)
 
 static void wake_server(void *data)
 {
-    lws_cancel_service(data);
+    cr_server *s = data;
+    atomic_store(&s->pubs_waiting, true);
+    lws_cancel_service(s->ctx);
 }
 
 static void *service_thread(void *arg)
@@ -1497,7 +1517,7 @@ cr_server *cr_server_start(const cr_server_config *cfg, cr_queue *pubs, cr_queue
     }
     struct lws_vhost *vh = lws_get_vhost_by_name(s->ctx, "default");
     s->port = vh ? lws_get_vhost_listen_port(vh) : cfg->port;
-    cr_queue_set_wake(pubs, wake_server, s->ctx);
+    cr_queue_set_wake(pubs, wake_server, s);
     /* SIGINT/SIGTERM are for the caller's thread: never interrupt lws's poll. */
     sigset_t block, old_mask;
     sigemptyset(&block);
