@@ -9,8 +9,8 @@
  *
  * --schedule: "ts length" lines, the relay's event stream as a viewer saw it
  * (relay_load_client --record): the same events at the same moments (offsets
- * of ts from the first line; the file is replayed in a loop, its last line
- * being the next round's first) and of the same sizes. Otherwise `rate` events a second of `size` bytes.
+ * of ts from the first line; the file is replayed in a loop, its last
+ * moment being the next round's first) and of the same sizes. Otherwise `rate` events a second of `size` bytes.
  * --batch B: up to B waiting messages per WRITEABLE, framed here and written
  * in one send, as the relay does (relay/server.c viewer_writeable); the
  * default, 1, is the lws ring example's one message per callback.
@@ -30,6 +30,7 @@
 #define RING 1024
 #define BATCH_BYTES 65536
 #define MAX_SIZE 65000
+#define MOMENT_US 50000
 
 typedef struct msg {
     size_t len;
@@ -157,12 +158,17 @@ static bool read_schedule(server *s, const char *path)
         fprintf(stderr, "relay_load_bare: %s: fewer than two events\n", path);
         return false;
     }
-    /* The last event is where the next round starts: events 0 .. n-2 are
-     * sent every `span` (the rate the recording had from its first event
-     * to its last, whatever its bursts). */
-    s->period_us = s->schedule[s->nschedule - 1].at_us;
-    s->nschedule--;
-    if (s->period_us <= 0) {
+    /* Events less than MOMENT_US apart are one moment (a move and its
+     * clock). The last moment is where the next round starts: the events
+     * before it are sent every `period` (the rate the recording had between
+     * its first moment and its last, whatever its bursts). */
+    size_t last = s->nschedule - 1;
+    while (last > 0 && s->schedule[last].at_us - s->schedule[last - 1].at_us < MOMENT_US) {
+        last--;
+    }
+    s->period_us = s->schedule[last].at_us;
+    s->nschedule = last;
+    if (s->period_us <= 0 || last == 0) {
         fprintf(stderr, "relay_load_bare: %s: all events at one moment\n", path);
         return false;
     }
