@@ -74,7 +74,7 @@ typedef struct pss {
     cr_buf *body;
     size_t off;
     /* WebSocket */
-    int slot;                       /* its entry in cr_server.slots */
+    int slot;                        /* its entry in cr_server.slots */
     struct pss *arb_prev, *arb_next; /* in cr_server.arbiters while arbiter_sub */
     bool trusted;
     bool arbiter, arbiter_sub; /* arbiter monitoring (arbiter_link.h): role, channel */

@@ -10,7 +10,8 @@
  * --schedule: "ts length" lines, the relay's event stream as a viewer saw it
  * (relay_load_client --record): the same events at the same moments (offsets
  * of ts from the first line; the file is replayed in a loop, its last
- * moment being the next round's first) and of the same sizes. Otherwise `rate` events a second of `size` bytes.
+ * moment being the next round's first) and of the same sizes. Otherwise
+ * `rate` events a second of `size` bytes.
  * --batch B: up to B waiting messages per WRITEABLE, framed here and written
  * in one send, as the relay does (relay/server.c viewer_writeable); the
  * default, 1, is the lws ring example's one message per callback.
@@ -63,7 +64,8 @@ typedef struct server {
 
 static volatile sig_atomic_t stop;
 
-static int callback(struct lws *wsi, enum lws_callback_reasons reason, void *user, void *in, size_t len);
+static int callback(struct lws *wsi, enum lws_callback_reasons reason, void *user, void *in,
+                    size_t len);
 
 /* rx_buffer_size as the relay's */
 static struct lws_protocols protocols[] = {{"bare", callback, sizeof(pss), 1024, 0, NULL, 0},
@@ -82,7 +84,8 @@ static void add_message(server *s, int size)
     free(m->buf);
     m->buf = malloc(LWS_PRE + (size_t)size + 64);
     char *p = (char *)m->buf + LWS_PRE;
-    int n = snprintf(p, (size_t)size + 64, "{\"type\":\"move\",\"seq\":%" PRId64 ",\"ts\":%" PRId64 ",\"pad\":\"",
+    int n = snprintf(p, (size_t)size + 64,
+                     "{\"type\":\"move\",\"seq\":%" PRId64 ",\"ts\":%" PRId64 ",\"pad\":\"",
                      s->head + 1, now_us());
     while (n < size - 2) {
         p[n++] = 'x';
@@ -134,7 +137,8 @@ static bool read_schedule(server *s, const char *path)
     size_t cap = 0;
     while (fscanf(f, "%lld %d", &ts, &size) == 2) {
         line++;
-        if (size < 64 || size > MAX_SIZE || (s->nschedule && ts < first + s->schedule[s->nschedule - 1].at_us)) {
+        if (size < 64 || size > MAX_SIZE ||
+            (s->nschedule && ts < first + s->schedule[s->nschedule - 1].at_us)) {
             fprintf(stderr, "relay_load_bare: %s:%d: bad line\n", path, line);
             fclose(f);
             return false;
@@ -192,7 +196,8 @@ static size_t frame(unsigned char *out, const msg *m)
     return h + m->len;
 }
 
-static int callback(struct lws *wsi, enum lws_callback_reasons reason, void *user, void *in, size_t len)
+static int callback(struct lws *wsi, enum lws_callback_reasons reason, void *user, void *in,
+                    size_t len)
 {
     struct lws_context *ctx = lws_get_context(wsi);
     server *s = ctx ? lws_context_user(ctx) : NULL;
@@ -231,7 +236,6 @@ static int callback(struct lws *wsi, enum lws_callback_reasons reason, void *use
     }
     return 0;
 }
-
 
 static void on_signal(int sig)
 {

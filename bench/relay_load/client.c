@@ -17,9 +17,9 @@
  * stream, for the bare server to send the same: relay_load_bare --schedule).
  *
  * Prints one line: viewers connected, messages, messages/s, latency p50,
- * p99 and max in milliseconds, and the CPU figures. Measuring starts once the viewers' snapshots
- * have arrived (none for a second) and snapshots are not counted (their ts
- * is the game's last event, not now). */
+ * p99 and max in milliseconds, and the CPU figures. Measuring starts once
+ * the viewers' snapshots have arrived (none for a second) and snapshots are
+ * not counted (their ts is the game's last event, not now). */
 #define _GNU_SOURCE /* memmem */
 #include <inttypes.h>
 #include <libwebsockets.h>
@@ -132,7 +132,8 @@ static int64_t now_us(void)
     return (int64_t)ts.tv_sec * 1000000 + ts.tv_nsec / 1000;
 }
 
-static int callback(struct lws *wsi, enum lws_callback_reasons reason, void *user, void *in, size_t len)
+static int callback(struct lws *wsi, enum lws_callback_reasons reason, void *user, void *in,
+                    size_t len)
 {
     bench *b = lws_context_user(lws_get_context(wsi));
     switch (reason) {
@@ -152,10 +153,12 @@ static int callback(struct lws *wsi, enum lws_callback_reasons reason, void *use
             c->state = 1;
         } else if (c->state == 0 || c->state == 2) {
             if (c->state == 2) {
-                n = snprintf((char *)buf + LWS_PRE, 128, "{\"op\":\"subscribe\",\"round\":\"%s\",\"since\":%lld}",
-                             b->round, c->since);
+                n = snprintf((char *)buf + LWS_PRE, 128,
+                             "{\"op\":\"subscribe\",\"round\":\"%s\",\"since\":%lld}", b->round,
+                             c->since);
             } else {
-                n = snprintf((char *)buf + LWS_PRE, 128, "{\"op\":\"subscribe\",\"round\":\"%s\"}", b->round);
+                n = snprintf((char *)buf + LWS_PRE, 128, "{\"op\":\"subscribe\",\"round\":\"%s\"}",
+                             b->round);
             }
             c->state = 3;
         } else {
@@ -269,7 +272,8 @@ int main(int argc, char **argv)
         return 1;
     }
     double cpu0 = 0, lws0 = 0, self0 = 0, cpu1 = 0, lws1 = 0, self1 = 0;
-    static struct lws_protocols protocols[] = {{"bench", callback, sizeof(cpss), 65536, 0, NULL, 0}, {NULL, NULL, 0, 0, 0, NULL, 0}};
+    static struct lws_protocols protocols[] = {{"bench", callback, sizeof(cpss), 65536, 0, NULL, 0},
+                                               {NULL, NULL, 0, 0, 0, NULL, 0}};
     struct lws_context_creation_info info;
     memset(&info, 0, sizeof info);
     info.port = CONTEXT_PORT_NO_LISTEN;
@@ -285,7 +289,8 @@ int main(int argc, char **argv)
     while (1) {
         /* Open connections a batch at a time so that the listen backlog
          * never overflows. */
-        for (int k = 0; k < 100 && b.opened < b.want && b.opened - b.connected - b.failed < 500; k++) {
+        for (int k = 0; k < 100 && b.opened < b.want && b.opened - b.connected - b.failed < 500;
+             k++) {
             struct lws_client_connect_info ci;
             memset(&ci, 0, sizeof ci);
             ci.context = b.ctx;

@@ -155,7 +155,8 @@ int main(int argc, char **argv)
     /* Two events per move: each board moves every `period` ms. */
     int64_t period = (int64_t)(2.0 * boards * 1000.0 / rate + 0.5);
     if (period < LIFT_MS + PRESS_MS + 100) {
-        fprintf(stderr, "relay_load_feed: %d boards cannot make %.1f events/s (give more --boards)\n",
+        fprintf(stderr,
+                "relay_load_feed: %d boards cannot make %.1f events/s (give more --boards)\n",
                 boards, rate);
         return 2;
     }
