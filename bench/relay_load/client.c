@@ -4,15 +4,23 @@
  * when the event entered the server) to its arrival here.
  *
  *   relay_load_client --port P --viewers N --seconds S [--round R] [--resume 1]
+ *                     [--server-pid PID] [--record FILE]
  *
  * --resume 1: each viewer says hello and subscribes with `since` = the seq
  * of the welcome, so it gets no snapshots: the pure broadcast, to compare
  * with the bare server. Without it each viewer gets its snapshots first.
  *
+ * --server-pid: the server's CPU time (user + system, all threads, and the
+ * thread named cr-lws if there is one: the relay's WebSocket thread) over
+ * the measured seconds, read from /proc, as is the client's own.
+ * --record: one viewer's events as "ts length" lines (the relay's event
+ * stream, for the bare server to send the same: relay_load_bare --schedule).
+ *
  * Prints one line: viewers connected, messages, messages/s, latency p50,
- * p99 and max in milliseconds. Measuring starts once the viewers' snapshots
- * have arrived (none for a second) and snapshots are not counted (their ts
- * is the game's last event, not now). */
+ * p99 and max in milliseconds, and the CPU figures. Measuring starts once
+ * the viewers' snapshots have arrived (none for a second) and snapshots are
+ * not counted (their ts is the game's last event, not now). */
+#define _GNU_SOURCE /* memmem */
 #include <inttypes.h>
 #include <libwebsockets.h>
 #include <signal.h>
@@ -20,7 +28,10 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <dirent.h>
+#include <sys/resource.h>
 #include <time.h>
+#include <unistd.h>
 
 #define BUCKET_US 10
 #define BUCKETS 200000 /* 2 s in 10 us steps; beyond goes to the last */
@@ -30,6 +41,7 @@
 typedef struct cpss {
     int state; /* 0: send hello/subscribe, 1: waiting for welcome, 2: send subscribe, 3: done */
     long long since;
+    bool recorded; /* the viewer whose stream --record writes */
 } cpss;
 
 typedef struct bench {
@@ -42,7 +54,76 @@ typedef struct bench {
     int64_t max_us;
     int64_t snapshots, last_snapshot_us;
     bool measuring;
+    FILE *record;
+    bool recorder_taken;
 } bench;
+
+/* CPU time (ms, user + system) of a process or one of its threads, from
+ * the stat file of /proc; -1 if unreadable. */
+static double stat_cpu_ms(const char *path, char *comm, size_t comm_size)
+{
+    FILE *f = fopen(path, "r");
+    if (!f) {
+        return -1;
+    }
+    char line[1024];
+    size_t n = fread(line, 1, sizeof line - 1, f);
+    fclose(f);
+    line[n] = '\0';
+    char *open = strchr(line, '('), *close = strrchr(line, ')');
+    if (!open || !close) {
+        return -1;
+    }
+    if (comm) {
+        snprintf(comm, comm_size, "%.*s", (int)(close - open - 1), open + 1);
+    }
+    /* after ") ": state(3) ... utime(14) stime(15) */
+    char *p = close + 2;
+    unsigned long long v[13];
+    for (int i = 0; i < 13; i++) {
+        v[i] = strtoull(p, &p, 10);
+        if (i == 0) {
+            while (*p == ' ' || (*p >= 'A' && *p <= 'Z') || (*p >= 'a' && *p <= 'z')) {
+                p++; /* the state letter */
+            }
+        }
+    }
+    return (double)(v[11] + v[12]) * 1000.0 / (double)sysconf(_SC_CLK_TCK);
+}
+
+/* The server's CPU time: all threads, and its cr-lws thread (-1: none). */
+static void server_cpu(int pid, double *all, double *lws)
+{
+    char path[64];
+    snprintf(path, sizeof path, "/proc/%d/stat", pid);
+    *all = stat_cpu_ms(path, NULL, 0);
+    *lws = -1;
+    snprintf(path, sizeof path, "/proc/%d/task", pid);
+    DIR *d = opendir(path);
+    struct dirent *e;
+    while (d && (e = readdir(d)) != NULL) {
+        if (e->d_name[0] == '.') {
+            continue;
+        }
+        char tpath[300], comm[64];
+        snprintf(tpath, sizeof tpath, "/proc/%d/task/%s/stat", pid, e->d_name);
+        double ms = stat_cpu_ms(tpath, comm, sizeof comm);
+        if (ms >= 0 && strcmp(comm, "cr-lws") == 0) {
+            *lws = ms;
+        }
+    }
+    if (d) {
+        closedir(d);
+    }
+}
+
+static double self_cpu_ms(void)
+{
+    struct rusage ru;
+    getrusage(RUSAGE_SELF, &ru);
+    return (double)(ru.ru_utime.tv_sec + ru.ru_stime.tv_sec) * 1000.0 +
+           (double)(ru.ru_utime.tv_usec + ru.ru_stime.tv_usec) / 1000.0;
+}
 
 static int64_t now_us(void)
 {
@@ -51,7 +132,8 @@ static int64_t now_us(void)
     return (int64_t)ts.tv_sec * 1000000 + ts.tv_nsec / 1000;
 }
 
-static int callback(struct lws *wsi, enum lws_callback_reasons reason, void *user, void *in, size_t len)
+static int callback(struct lws *wsi, enum lws_callback_reasons reason, void *user, void *in,
+                    size_t len)
 {
     bench *b = lws_context_user(lws_get_context(wsi));
     switch (reason) {
@@ -71,10 +153,12 @@ static int callback(struct lws *wsi, enum lws_callback_reasons reason, void *use
             c->state = 1;
         } else if (c->state == 0 || c->state == 2) {
             if (c->state == 2) {
-                n = snprintf((char *)buf + LWS_PRE, 128, "{\"op\":\"subscribe\",\"round\":\"%s\",\"since\":%lld}",
-                             b->round, c->since);
+                n = snprintf((char *)buf + LWS_PRE, 128,
+                             "{\"op\":\"subscribe\",\"round\":\"%s\",\"since\":%lld}", b->round,
+                             c->since);
             } else {
-                n = snprintf((char *)buf + LWS_PRE, 128, "{\"op\":\"subscribe\",\"round\":\"%s\"}", b->round);
+                n = snprintf((char *)buf + LWS_PRE, 128, "{\"op\":\"subscribe\",\"round\":\"%s\"}",
+                             b->round);
             }
             c->state = 3;
         } else {
@@ -102,6 +186,15 @@ static int callback(struct lws *wsi, enum lws_callback_reasons reason, void *use
             b->snapshots++;
             b->last_snapshot_us = now_us();
             break;
+        }
+        if (b->record && c->state == 3 && !c->recorded && !b->recorder_taken) {
+            c->recorded = b->recorder_taken = true;
+        }
+        if (c->recorded && len >= 20) {
+            const char *q = memmem(in, len < 200 ? len : 200, "\"ts\":", 5);
+            if (q) {
+                fprintf(b->record, "%lld %zu\n", strtoll(q + 5, NULL, 10), len);
+            }
         }
         if (!b->measuring || len < 20) {
             break;
@@ -150,7 +243,8 @@ int main(int argc, char **argv)
     bench b;
     memset(&b, 0, sizeof b);
     b.round = "1";
-    int seconds = 10;
+    int seconds = 10, server_pid = 0;
+    const char *record = NULL;
     for (int i = 1; i + 1 < argc; i += 2) {
         if (strcmp(argv[i], "--port") == 0) {
             b.port = atoi(argv[i + 1]);
@@ -162,6 +256,10 @@ int main(int argc, char **argv)
             b.round = argv[i + 1];
         } else if (strcmp(argv[i], "--resume") == 0) {
             b.resume = atoi(argv[i + 1]) != 0;
+        } else if (strcmp(argv[i], "--server-pid") == 0) {
+            server_pid = atoi(argv[i + 1]);
+        } else if (strcmp(argv[i], "--record") == 0) {
+            record = argv[i + 1];
         }
     }
     if (!b.port || b.want <= 0) {
@@ -169,7 +267,13 @@ int main(int argc, char **argv)
         return 2;
     }
     b.hist = calloc(BUCKETS, sizeof *b.hist);
-    static struct lws_protocols protocols[] = {{"bench", callback, sizeof(cpss), 65536, 0, NULL, 0}, {NULL, NULL, 0, 0, 0, NULL, 0}};
+    if (record && !(b.record = fopen(record, "w"))) {
+        fprintf(stderr, "relay_load_client: cannot write %s\n", record);
+        return 1;
+    }
+    double cpu0 = 0, lws0 = 0, self0 = 0, cpu1 = 0, lws1 = 0, self1 = 0;
+    static struct lws_protocols protocols[] = {{"bench", callback, sizeof(cpss), 65536, 0, NULL, 0},
+                                               {NULL, NULL, 0, 0, 0, NULL, 0}};
     struct lws_context_creation_info info;
     memset(&info, 0, sizeof info);
     info.port = CONTEXT_PORT_NO_LISTEN;
@@ -185,7 +289,8 @@ int main(int argc, char **argv)
     while (1) {
         /* Open connections a batch at a time so that the listen backlog
          * never overflows. */
-        for (int k = 0; k < 100 && b.opened < b.want && b.opened - b.connected - b.failed < 500; k++) {
+        for (int k = 0; k < 100 && b.opened < b.want && b.opened - b.connected - b.failed < 500;
+             k++) {
             struct lws_client_connect_info ci;
             memset(&ci, 0, sizeof ci);
             ci.context = b.ctx;
@@ -213,10 +318,18 @@ int main(int argc, char **argv)
             (now - b.last_snapshot_us >= 1000000 || now - measure_from > 30000000)) {
             b.measuring = true;
             stop_at = now + (int64_t)seconds * 1000000;
+            if (server_pid) {
+                server_cpu(server_pid, &cpu0, &lws0);
+            }
+            self0 = self_cpu_ms();
             fprintf(stderr, "snapshots %" PRId64 " received, measuring after %.1f s\n", b.snapshots,
                     (double)(now - start) / 1e6);
         }
         if (b.measuring && now >= stop_at) {
+            if (server_pid) {
+                server_cpu(server_pid, &cpu1, &lws1);
+            }
+            self1 = self_cpu_ms();
             break;
         }
         if (!measure_from && now - start > 120000000) {
@@ -224,9 +337,14 @@ int main(int argc, char **argv)
             break;
         }
     }
-    printf("viewers=%d messages=%" PRId64 " msgs_per_s=%.0f p50_ms=%.2f p99_ms=%.2f max_ms=%.2f\n", b.connected,
-           b.messages, (double)b.messages / seconds, percentile(&b, 0.5), percentile(&b, 0.99),
-           (double)b.max_us / 1000.0);
+    printf("viewers=%d messages=%" PRId64 " msgs_per_s=%.0f p50_ms=%.2f p99_ms=%.2f max_ms=%.2f "
+           "server_cpu_ms=%.0f lws_cpu_ms=%.0f client_cpu_ms=%.0f\n",
+           b.connected, b.messages, (double)b.messages / seconds, percentile(&b, 0.5),
+           percentile(&b, 0.99), (double)b.max_us / 1000.0, server_pid ? cpu1 - cpu0 : -1,
+           server_pid && lws0 >= 0 ? lws1 - lws0 : -1, self1 - self0);
+    if (b.record) {
+        fclose(b.record);
+    }
     lws_context_destroy(b.ctx);
     free(b.hist);
     return 0;

@@ -9,6 +9,7 @@ import select
 import shutil
 import signal
 import socket
+import ssl
 import struct
 import subprocess
 import sys
@@ -22,8 +23,12 @@ class WSClosed(Exception):
 
 
 class WS:
-    def __init__(self, port, headers=None, timeout=10.0):
+    """tls: an ssl.SSLContext for wss:// (None: ws://)."""
+
+    def __init__(self, port, headers=None, timeout=10.0, tls=None):
         self.sock = socket.create_connection(("127.0.0.1", port), timeout=timeout)
+        if tls is not None:
+            self.sock = tls.wrap_socket(self.sock, server_hostname="127.0.0.1")
         key = base64.b64encode(os.urandom(16)).decode()
         extra = "".join("%s: %s\r\n" % kv for kv in (headers or {}).items())
         req = ("GET /ws HTTP/1.1\r\nHost: 127.0.0.1:%d\r\nUpgrade: websocket\r\n"
@@ -64,7 +69,9 @@ class WS:
             left = deadline - time.time()
             if left <= 0:
                 raise TimeoutError()
-            r, _, _ = select.select([self.sock], [], [], left)
+            # TLS: bytes already decrypted are not seen by select
+            pending = isinstance(self.sock, ssl.SSLSocket) and self.sock.pending()
+            r = pending or select.select([self.sock], [], [], left)[0]
             if not r:
                 raise TimeoutError()
             chunk = self.sock.recv(65536)
@@ -136,9 +143,12 @@ atexit.register(_kill_all)
 
 class Relay:
     """The real binary, started with --listen 127.0.0.1:0 --port-file.
-    Whatever happens, it is killed when the test exits."""
+    Whatever happens, it is killed when the test exits. ca: the relay has
+    TLS with this certificate (PEM file): HTTP and WebSocket go over TLS,
+    verified against it."""
 
-    def __init__(self, binary, args, log=None):
+    def __init__(self, binary, args, log=None, ca=None):
+        self.tls = ssl.create_default_context(cafile=ca) if ca else None
         self.tmp = tempfile.mkdtemp(prefix="cr_e2e_")
         _tmpdirs.append(self.tmp)
         self.port_file = os.path.join(self.tmp, "port")
@@ -171,15 +181,16 @@ class Relay:
         raise RuntimeError("relay not ready")
 
     def http(self, path, headers=None):
-        req = urllib.request.Request("http://127.0.0.1:%d%s" % (self.port, path), headers=headers or {})
+        scheme = "https" if self.tls else "http"
+        req = urllib.request.Request("%s://127.0.0.1:%d%s" % (scheme, self.port, path), headers=headers or {})
         try:
-            with urllib.request.urlopen(req, timeout=10) as r:
+            with urllib.request.urlopen(req, timeout=10, context=self.tls) as r:
                 return r.status, dict(r.headers), r.read().decode()
         except urllib.error.HTTPError as e:
             return e.code, dict(e.headers), e.read().decode()
 
     def ws(self, headers=None):
-        return WS(self.port, headers)
+        return WS(self.port, headers, tls=self.tls)
 
     def stop(self, sig=signal.SIGTERM):
         """Stops the relay; after SIGTERM it must exit cleanly (status 0:
