@@ -1349,6 +1349,12 @@ static void *signal_thread(void *arg)
     }
 }
 
+static void forced_exit(int sig)
+{
+    (void)sig;
+    _exit(1);
+}
+
 static void stop_signal_thread(sig_watch *w, const sigset_t *old_mask)
 {
     if (w->started) {
@@ -1360,6 +1366,15 @@ static void stop_signal_thread(sig_watch *w, const sigset_t *old_mask)
     /* Signals that came after the watcher stopped: consumed, not fatal. */
     struct timespec zero = {0, 0};
     while (sigtimedwait(&w->set, NULL, &zero) > 0) {
+    }
+    if (atomic_load(&w->count)) {
+        /* Stopping on a signal: one more, even now, forces the exit (status
+         * 1) as it did while the watcher ran, rather than killing us. */
+        struct sigaction sa;
+        memset(&sa, 0, sizeof sa);
+        sa.sa_handler = forced_exit;
+        sigaction(SIGINT, &sa, NULL);
+        sigaction(SIGTERM, &sa, NULL);
     }
     pthread_sigmask(SIG_SETMASK, old_mask, NULL);
 }
