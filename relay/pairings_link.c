@@ -10,6 +10,7 @@
 #include <sys/stat.h>
 
 #include "log.h"
+#include "prom.h"
 
 enum { FILE_MAX = 64 << 20, SIDE_FIELDS = 5 };
 
@@ -675,21 +676,6 @@ void cr_pairings_link_stats_get(const cr_pairings_link *l, cr_pairings_link_stat
     }
 }
 
-/* A Prometheus label value: backslash, double quote and newline escaped. */
-static void put_label(FILE *out, const char *s)
-{
-    for (; *s; s++) {
-        if (*s == '\\' || *s == '"') {
-            fputc('\\', out);
-            fputc(*s, out);
-        } else if (*s == '\n') {
-            fputs("\\n", out);
-        } else {
-            fputc(*s, out);
-        }
-    }
-}
-
 void cr_pairings_link_metrics(const cr_pairings_link *l, FILE *out)
 {
     const cr_pairings_link_stats *st = &l->st;
@@ -709,7 +695,7 @@ void cr_pairings_link_metrics(const cr_pairings_link *l, FILE *out)
                 "# TYPE chessrelay_pairings_error gauge\n"
                 "chessrelay_pairings_error{line=\"%d\",column=\"%d\",message=\"",
                 st->last_error.line, st->last_error.column);
-        put_label(out, st->last_error.text);
+        cr_prom_label(out, st->last_error.text);
         fputs("\"} 1\n", out);
     }
     fprintf(

@@ -26,6 +26,7 @@
 #endif
 
 #include "log.h"
+#include "prom.h"
 
 enum {
     DEFAULT_TIMEOUT_MS = 15000,
@@ -1006,21 +1007,6 @@ const char *cr_pusher_round_name(const cr_pusher *p, int i)
     return p && i >= 0 && i < p->nrounds ? p->rounds[i]->name : NULL;
 }
 
-/* A Prometheus label value: backslash, double quote and newline escaped. */
-static void put_label(FILE *out, const char *s)
-{
-    for (; *s; s++) {
-        if (*s == '\\' || *s == '"') {
-            fputc('\\', out);
-            fputc(*s, out);
-        } else if (*s == '\n') {
-            fputs("\\n", out);
-        } else {
-            fputc(*s, out);
-        }
-    }
-}
-
 enum { M_OK, M_FAILED, M_RETRIES, M_BYTES, M_UNCHANGED, M_COALESCED, M_LAST_OK, M_STATUS, M_BEHIND,
        M_WAITING, M_NB };
 
@@ -1060,7 +1046,7 @@ void cr_pusher_metrics(const cr_pusher *p, FILE *out)
             any = true;
             const char *name = fam[m].name ? fam[m].name : fam[M_OK].name;
             fprintf(out, "%s{round=\"", name);
-            put_label(out, rr->name);
+            cr_prom_label(out, rr->name);
             if (m == M_OK || m == M_FAILED) {
                 fprintf(out, "\",result=\"%s\"} %" PRIu64 "\n", m == M_OK ? "ok" : "failed",
                         m == M_OK ? st->pushes_ok : st->failures);

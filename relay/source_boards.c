@@ -11,6 +11,7 @@
 #include "dgt_serial.h"
 #include "dgt_usb.h"
 #include "log.h"
+#include "prom.h"
 
 enum { MAX_LINKS = 256 };
 
@@ -216,22 +217,6 @@ char *cr_board_sources_json(const cr_board_sources *s)
     return text;
 }
 
-/* Label values: the device and board names are paths and serials; quotes,
- * backslashes and newlines are escaped as Prometheus wants. */
-static void put_label(FILE *f, const char *v)
-{
-    for (; *v; v++) {
-        if (*v == '"' || *v == '\\') {
-            fputc('\\', f);
-            fputc(*v, f);
-        } else if (*v == '\n') {
-            fputs("\\n", f);
-        } else {
-            fputc(*v, f);
-        }
-    }
-}
-
 char *cr_board_sources_metrics(const cr_board_sources *s)
 {
     char *out = NULL;
@@ -260,9 +245,9 @@ char *cr_board_sources_metrics(const cr_board_sources *s)
             const char *name;
             cr_dgt_health h = cr_board_sources_health(s, i, &name);
             fprintf(f, "%s{board=\"", m[k].name);
-            put_label(f, h.id);
+            cr_prom_label(f, h.id);
             fputs("\",device=\"", f);
-            put_label(f, name);
+            cr_prom_label(f, name);
             fputs("\"} ", f);
             switch (k) {
             case 0: fprintf(f, "%d\n", h.state == CR_LINK_ACTIVE); break;

@@ -26,7 +26,7 @@ import time
 import urllib.request
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
-from relay_ws import Games, Relay, WSClosed, check, fail, final_state  # noqa: E402
+from relay_ws import Games, Relay, WSClosed, check, fail, final_state, san_tokens  # noqa: E402
 
 SHARED = os.environ.get("CR_SHARED_DIR") or os.path.join(os.path.dirname(__file__), "../../../shared")
 FEEDS = os.path.join(SHARED, "feeds")
@@ -106,14 +106,7 @@ def pgn_games(text):
         for line in head.splitlines():
             if line.startswith('[Board "'):
                 board = line[8:-2]
-        toks, depth = [], 0
-        for tok in body.replace("{", " { ").replace("}", " } ").split():
-            if tok == "{":
-                depth += 1
-            elif tok == "}":
-                depth -= 1
-            elif depth == 0 and not tok[0].isdigit() and tok != "*":
-                toks.append(tok)
+        toks = san_tokens(body)
         if toks:
             out.append((board, toks))
     return out

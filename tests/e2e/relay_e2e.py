@@ -14,7 +14,7 @@ import threading
 import time
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
-from relay_ws import WS, Games, Relay, WSClosed, check, fail, final_state  # noqa: E402
+from relay_ws import WS, Games, Relay, WSClosed, check, fail, final_state, moves_of_pgn  # noqa: E402
 
 SHARED = os.environ.get("CR_SHARED_DIR") or os.path.join(os.path.dirname(__file__), "../../../shared")
 FEED = os.path.join(SHARED, "feeds", "p03.feed")   # one board, 35 minutes
@@ -34,26 +34,6 @@ def collect(ws, games, quiet=1.5, limit=60.0, log=None):
         if log is not None:
             log.append((time.time(), m))
     fail("messages did not stop within %.0f s" % limit)
-
-
-def moves_of_pgn(text):
-    """SAN moves per game from PGN export text (no comments/variations)."""
-    out = []
-    for game in text.strip().split("\n\n["):
-        body = game.split("\n\n", 1)[1] if "\n\n" in game else ""
-        toks = []
-        depth = 0
-        for tok in body.replace("{", " { ").replace("}", " } ").split():
-            if tok == "{":
-                depth += 1
-            elif tok == "}":
-                depth -= 1
-            elif depth == 0 and not tok[0].isdigit() and tok != "*":
-                toks.append(tok)
-            elif depth == 0 and tok[0].isdigit() and "." not in tok and tok not in ("1-0", "0-1", "1/2-1/2"):
-                toks.append(tok)
-        out.append(toks)
-    return out
 
 
 def feed_board(path):

@@ -25,7 +25,7 @@ import time
 
 HERE = os.path.dirname(os.path.abspath(__file__))
 sys.path.insert(0, HERE)
-from relay_ws import Games, Relay, WSClosed, check, fail  # noqa: E402
+from relay_ws import Games, Relay, WSClosed, check, fail, moves_of_pgn  # noqa: E402
 
 DATA = os.path.join(HERE, "..", "data")
 TRF = os.path.join(DATA, "pairings", "oslo-open-r5.trf")
@@ -75,23 +75,6 @@ def essential(games):
     keys = ("id", "round", "board", "table", "white", "black", "white_elo", "black_elo",
             "white_title", "black_title", "white_fed", "black_fed", "plies", "result", "last")
     return sorted(tuple(g.get(k) for k in keys) for g in games)
-
-
-def moves_of_pgn(text):
-    """SAN moves of each game of a PGN text (comments and results dropped)."""
-    out = []
-    for game in text.strip().split("\n\n["):
-        body = game.split("\n\n", 1)[1] if "\n\n" in game else ""
-        toks, depth = [], 0
-        for tok in body.replace("{", " { ").replace("}", " } ").split():
-            if tok == "{":
-                depth += 1
-            elif tok == "}":
-                depth -= 1
-            elif depth == 0 and not tok[0].isdigit() and tok != "*":
-                toks.append(tok)
-        out.append(toks)
-    return out
 
 
 def game_moves(relay, gid):

@@ -276,6 +276,30 @@ def final_state(relay, round_="1", token=None):
     return g
 
 
+
+def san_tokens(movetext):
+    """The SAN moves of a PGN game's movetext: move numbers, comments and the
+    result dropped (castling written 0-0 kept)."""
+    toks, depth = [], 0
+    for tok in movetext.replace("{", " { ").replace("}", " } ").split():
+        if tok == "{":
+            depth += 1
+        elif tok == "}":
+            depth -= 1
+        elif depth or tok == "*" or tok in ("1-0", "0-1", "1/2-1/2"):
+            continue
+        elif not tok[0].isdigit() or "." not in tok:
+            toks.append(tok)
+    return toks
+
+
+def moves_of_pgn(text):
+    """SAN moves per game of PGN export text (no variations)."""
+    out = []
+    for game in text.strip().split("\n\n["):
+        out.append(san_tokens(game.split("\n\n", 1)[1] if "\n\n" in game else ""))
+    return out
+
 def fail(msg):
     print("FAIL:", msg)
     sys.exit(1)

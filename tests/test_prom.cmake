@@ -1,0 +1,1 @@
+target_link_libraries(test_prom PRIVATE cr_relay)
