@@ -13,6 +13,7 @@
 #include <string.h>
 #include <fcntl.h>
 #include <signal.h>
+#include <sys/prctl.h>
 #include <sys/socket.h>
 #include <sys/wait.h>
 #include <netinet/in.h>
@@ -189,6 +190,7 @@ static void server_start(server *sv)
     sv->pid = fork();
     assert_true(sv->pid >= 0);
     if (sv->pid == 0) {
+        prctl(PR_SET_PDEATHSIG, SIGKILL); /* never outlives a test that failed */
         int null = open("/dev/null", O_WRONLY);
         dup2(null, 1);
         dup2(null, 2);
@@ -265,11 +267,32 @@ static void stream_state(int port, uint64_t *msgs, int64_t *last_seq)
     natsConnection_Destroy(nc);
 }
 
+/* The test's server; the teardown stops it and removes its store also
+ * when an assertion failed half-way. */
+static server sv;
+
+static int stop_server(void **state)
+{
+    (void)state;
+    if (sv.pid > 0) {
+        server_stop(&sv);
+    }
+    if (sv.dir[0]) {
+        char cmd[128];
+        snprintf(cmd, sizeof cmd, "rm -rf '%s'", sv.dir);
+        if (system(cmd) != 0) {
+            return -1;
+        }
+        sv.dir[0] = '\0';
+    }
+    return 0;
+}
+
 static void test_acked_through_the_loop(void **state)
 {
     (void)state;
     cr_log_set_level(getenv("CR_TEST_VERBOSE") ? CR_LOG_DEBUG : CR_LOG_ERROR);
-    server sv = {.port = dead_port()};
+    sv = (server){.port = dead_port()};
     snprintf(sv.dir, sizeof sv.dir, "/tmp/cr-nats-unit-XXXXXX");
     assert_non_null(mkdtemp(sv.dir));
     server_start(&sv);
@@ -350,13 +373,9 @@ static void test_acked_through_the_loop(void **state)
     stream_state(sv.port, &msgs, &last);
     assert_int_equal(msgs, 1050);
 
-    server_stop(&sv);
     cr_store_event_free(g);
     cr_store_free(s);
     event_base_free(base);
-    char cmd[128];
-    snprintf(cmd, sizeof cmd, "rm -rf '%s'", sv.dir);
-    assert_int_equal(system(cmd), 0);
 }
 
 int main(void)
@@ -365,7 +384,7 @@ int main(void)
         cmocka_unit_test(test_token),
         cmocka_unit_test(test_options),
         cmocka_unit_test(test_held_without_server),
-        cmocka_unit_test(test_acked_through_the_loop),
+        cmocka_unit_test_teardown(test_acked_through_the_loop, stop_server),
     };
     evthread_use_pthreads(); /* before any event_base (libnats' adapter) */
     return cmocka_run_group_tests(tests, NULL, NULL);
