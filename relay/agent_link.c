@@ -12,6 +12,7 @@
 #include "journal.h"
 #include "log.h"
 #include "queue.h"
+#include "ws_text.h"
 
 enum {
     IN_QUEUE = 4096,          /* batches in flight to the loop */
@@ -714,31 +715,13 @@ static int receive(cr_agent_link *l, apss *p, const char *in, size_t len)
     return 0;
 }
 
-static int send_text(struct lws *wsi, char *s)
-{
-    if (!s) {
-        return -1;
-    }
-    size_t n = strlen(s);
-    unsigned char *b = malloc(LWS_PRE + n);
-    if (!b) {
-        free(s);
-        return -1;
-    }
-    memcpy(b + LWS_PRE, s, n);
-    free(s);
-    int w = lws_write(wsi, b + LWS_PRE, n, LWS_WRITE_TEXT);
-    free(b);
-    return w < (int)n ? -1 : 0;
-}
-
 /* One message per WRITEABLE (lws rule): error, welcome, ack. */
 static int writeable(cr_agent_link *l, apss *p)
 {
     if (p->out) {
         char *s = p->out;
         p->out = NULL;
-        if (send_text(p->wsi, s)) {
+        if (cr_ws_send_text(p->wsi, s)) {
             return -1;
         }
         lws_callback_on_writable(p->wsi);
@@ -761,12 +744,12 @@ static int writeable(cr_agent_link *l, apss *p)
     if (p->welcome) {
         p->welcome = false;
         p->acked = durable;
-        if (send_text(p->wsi, cr_amsg_welcome(p->rec->name, durable))) {
+        if (cr_ws_send_text(p->wsi, cr_amsg_welcome(p->rec->name, durable))) {
             return -1;
         }
     } else if (durable > p->acked) {
         p->acked = durable;
-        if (send_text(p->wsi, cr_amsg_ack(durable))) {
+        if (cr_ws_send_text(p->wsi, cr_amsg_ack(durable))) {
             return -1;
         }
     }

@@ -33,6 +33,7 @@
 #include "dgt_serial.h"
 #include "dgt_usb.h"
 #include "log.h"
+#include "ws_text.h"
 
 #define AGENT_MAX_LINKS 64
 #define AGENT_MAX_FEEDS 64
@@ -299,24 +300,6 @@ static void on_feed_timer(evutil_socket_t fd, short what, void *arg)
 
 static void schedule_connect(agent *a);
 
-static int send_text(struct lws *wsi, char *s)
-{
-    if (!s) {
-        return -1;
-    }
-    size_t n = strlen(s);
-    unsigned char *b = malloc(LWS_PRE + n);
-    if (!b) {
-        free(s);
-        return -1;
-    }
-    memcpy(b + LWS_PRE, s, n);
-    free(s);
-    int w = lws_write(wsi, b + LWS_PRE, n, LWS_WRITE_TEXT);
-    free(b);
-    return w < (int)n ? -1 : 0;
-}
-
 /* The next batch of unacknowledged events, synced to disk first so that
  * the relay never holds an event the agent could lose. NULL if none. */
 static char *next_batch(agent *a, size_t *count)
@@ -371,7 +354,7 @@ static int client_writeable(agent *a, struct lws *wsi)
         int64_t last = cr_agent_journal_last(a->journal);
         pthread_mutex_unlock(&a->lock);
         a->hello_sent = true;
-        return send_text(wsi, cr_amsg_hello(a->id, a->token, agent_clock(a), last));
+        return cr_ws_send_text(wsi, cr_amsg_hello(a->id, a->token, agent_clock(a), last));
     }
     if (!a->welcomed) {
         return 0;
@@ -384,7 +367,7 @@ static int client_writeable(agent *a, struct lws *wsi)
     char *batch = leaving && atomic_load(&a->stop) ? NULL : next_batch(a, &count);
     if (batch) {
         a->next += (int64_t)count;
-        if (send_text(wsi, batch)) {
+        if (cr_ws_send_text(wsi, batch)) {
             return -1;
         }
         lws_callback_on_writable(wsi);
@@ -395,7 +378,7 @@ static int client_writeable(agent *a, struct lws *wsi)
         int64_t last = cr_agent_journal_last(a->journal);
         pthread_mutex_unlock(&a->lock);
         a->bye_sent = true;
-        if (send_text(wsi, cr_amsg_bye(last))) {
+        if (cr_ws_send_text(wsi, cr_amsg_bye(last))) {
             return -1;
         }
         lws_callback_on_writable(wsi);
@@ -406,7 +389,7 @@ static int client_writeable(agent *a, struct lws *wsi)
         pthread_mutex_lock(&a->lock);
         int64_t last = cr_agent_journal_last(a->journal), wm = a->wm;
         pthread_mutex_unlock(&a->lock);
-        return send_text(wsi, cr_amsg_tick(wm, last));
+        return cr_ws_send_text(wsi, cr_amsg_tick(wm, last));
     }
     return 0;
 }

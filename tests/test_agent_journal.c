@@ -6,6 +6,8 @@
 #include <stdint.h>
 
 #include <cmocka.h>
+
+#include "test_util.h"
 #include <dirent.h>
 #include <fcntl.h>
 #include <stdio.h>
@@ -15,24 +17,6 @@
 #include <unistd.h>
 
 #include "agent_journal.h"
-
-static void rm_rf(const char *dir)
-{
-    DIR *d = opendir(dir);
-    if (!d) {
-        return;
-    }
-    struct dirent *e;
-    while ((e = readdir(d)) != NULL) {
-        if (e->d_name[0] != '.') {
-            char p[512];
-            snprintf(p, sizeof p, "%s/%s", dir, e->d_name);
-            unlink(p);
-        }
-    }
-    closedir(d);
-    rmdir(dir);
-}
 
 static char *slurp(const char *dir, const char *name)
 {
@@ -149,7 +133,7 @@ static void test_append_ack_compact(void **state)
     line_is(j, 4, "20 b1 connect");
     assert_int_equal(cr_agent_journal_torn(j), 0);
     cr_agent_journal_close(j);
-    rm_rf(dir);
+    cr_test_rm_rf(dir);
 }
 
 static void test_restart_recovery(void **state)
@@ -192,7 +176,7 @@ static void test_restart_recovery(void **state)
     j = open_ok(dir, 7);
     assert_int_equal(cr_agent_journal_acked(j), 100);
     cr_agent_journal_close(j);
-    rm_rf(dir);
+    cr_test_rm_rf(dir);
 }
 
 static void test_torn_last_line(void **state)
@@ -221,7 +205,7 @@ static void test_torn_last_line(void **state)
     assert_int_equal(cr_agent_journal_torn(j), 0);
     line_is(j, 3, "30 b1 connect");
     cr_agent_journal_close(j);
-    rm_rf(dir);
+    cr_test_rm_rf(dir);
 }
 
 static void test_damaged_and_bad_paths(void **state)
@@ -240,7 +224,7 @@ static void test_damaged_and_bad_paths(void **state)
     append_raw(dir, "events.feed", "# chessrelay agent journal v1 base 0 epoch 1\n0 b1 connect\n\n");
     assert_null(cr_agent_journal_open(dir, 1, &err));
     assert_non_null(strstr(err.text, "events.feed:3"));
-    rm_rf(dir);
+    cr_test_rm_rf(dir);
     assert_null(cr_agent_journal_open("", 1, &err));
     assert_null(cr_agent_journal_open("/proc/no/such/dir", 1, &err));
     assert_int_equal(err.code, CR_EIO);
@@ -278,7 +262,7 @@ static void test_rebase_and_big_compaction(void **state)
     assert_int_equal(cr_agent_journal_last(j), 9500);
     line_is(j, 9500, "5000 b1 clock 0:10:00 0:10:00 w");
     cr_agent_journal_close(j);
-    rm_rf(dir);
+    cr_test_rm_rf(dir);
 }
 
 int main(void)

@@ -9,6 +9,8 @@
 #include <stdint.h>
 
 #include <cmocka.h>
+
+#include "test_util.h"
 #include <dirent.h>
 #include <jansson.h>
 #include <stdio.h>
@@ -18,24 +20,6 @@
 #include <unistd.h>
 
 #include "agent_link.h"
-
-static void rm_rf(const char *dir)
-{
-    DIR *d = opendir(dir);
-    if (!d) {
-        return;
-    }
-    struct dirent *e;
-    while ((e = readdir(d)) != NULL) {
-        if (e->d_name[0] != '.') {
-            char p[512];
-            snprintf(p, sizeof p, "%s/%s", dir, e->d_name);
-            unlink(p);
-        }
-    }
-    closedir(d);
-    rmdir(dir);
-}
 
 static void write_file(const char *dir, const char *name, const char *text)
 {
@@ -110,7 +94,7 @@ static void test_scan_restores_numbers(void **state)
     json_decref(j);
     cr_buf_unref(b);
     cr_agent_link_free(l);
-    rm_rf(dir);
+    cr_test_rm_rf(dir);
 }
 
 static void test_no_state(void **state)

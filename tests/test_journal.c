@@ -5,6 +5,8 @@
 #include <stdint.h>
 
 #include <cmocka.h>
+
+#include "test_util.h"
 #include <dirent.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -34,24 +36,6 @@ static int collect(void *data, const char *line, size_t len, const char *file, i
     snprintf(c->files[c->count], sizeof c->files[0], "%s", file);
     c->count++;
     return 0;
-}
-
-static void rm_rf(const char *dir)
-{
-    DIR *d = opendir(dir);
-    if (!d) {
-        return;
-    }
-    struct dirent *e;
-    while ((e = readdir(d)) != NULL) {
-        if (e->d_name[0] != '.') {
-            char p[512];
-            snprintf(p, sizeof p, "%s/%s", dir, e->d_name);
-            unlink(p);
-        }
-    }
-    closedir(d);
-    rmdir(dir);
 }
 
 static void test_runs_in_order(void **state)
@@ -97,7 +81,7 @@ static void test_runs_in_order(void **state)
     /* The callback can stop the reading. */
     collected c2 = {.stop_at = 1};
     assert_int_equal(cr_journal_replay(dir, collect, &c2, NULL, &err), 42);
-    rm_rf(dir);
+    cr_test_rm_rf(dir);
     rmdir(base);
 }
 
@@ -140,7 +124,7 @@ static void test_torn_line_dropped(void **state)
     j = cr_journal_open(dir, &err);
     assert_non_null(strstr(cr_journal_path(j), "journal-000002.feed"));
     cr_journal_close(j);
-    rm_rf(dir);
+    cr_test_rm_rf(dir);
 }
 
 static void test_open_fails_cleanly(void **state)

@@ -1,0 +1,37 @@
+/* Helpers shared by the cmocka suites (header only: each suite is one
+ * executable). */
+#ifndef CR_TEST_UTIL_H
+#define CR_TEST_UTIL_H
+
+#include <dirent.h>
+#include <stdio.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+/* Removes dir and everything below it (a test's temporary folder). */
+static inline void cr_test_rm_rf(const char *dir)
+{
+    DIR *d = opendir(dir);
+    if (d) {
+        struct dirent *e;
+        while ((e = readdir(d)) != NULL) {
+            if (e->d_name[0] == '.' && (!e->d_name[1] || (e->d_name[1] == '.' && !e->d_name[2]))) {
+                continue;
+            }
+            char p[1024];
+            struct stat st;
+            if (snprintf(p, sizeof p, "%s/%s", dir, e->d_name) >= (int)sizeof p) {
+                continue; /* not one of ours */
+            }
+            if (lstat(p, &st) == 0 && S_ISDIR(st.st_mode)) {
+                cr_test_rm_rf(p);
+            } else {
+                unlink(p);
+            }
+        }
+        closedir(d);
+    }
+    rmdir(dir);
+}
+
+#endif
