@@ -416,8 +416,10 @@ static int handle_comment(gctx *c, size_t a, size_t b)
     while (i < b) {
         if (c->buf[i] == '[' && i + 1 < b && c->buf[i + 1] == '%') {
             size_t e = command_end(c->buf, i, b);
-            if (!e) {
-                break; /* "[%" that never closes is just text */
+            if (!e || memchr(c->buf + i + 1, '[', e - i - 1)) {
+                /* "[%" that never closes, or holds another '[' (not a
+                 * command the writer makes), is just text */
+                break;
             }
             int rc = add_comment(c, ply, c->buf + text_start, i - text_start);
             bool illegal = false;
