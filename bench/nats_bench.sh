@@ -12,14 +12,12 @@
 #           venue -> nats-server -> edge -> viewer, under the same load.
 # Viewers: bench/relay_load's client (relay_load_client). Everything shares
 # the machine (2 cores here), so compare the two lines of one run only.
-# Environment: SPEED (default 100), SECONDS_MEASURED (default 10),
-# CR_SHARED_DIR (where feeds/pm01.feed is).
+# Environment: SPEED (default 100), SECONDS_MEASURED (default 10).
 set -euo pipefail
 build=${1:?usage: nats_bench.sh BUILD_DIR [N]}
 n=${2:-500}
 here=$(cd "$(dirname "$0")" && pwd)
-shared=${CR_SHARED_DIR:-$here/../../shared}
-feed=$shared/feeds/pm01.feed
+feed=$here/../tests/data/feeds/pm01.feed
 speed=${SPEED:-100}
 seconds=${SECONDS_MEASURED:-10}
 bin=$build/chessrelay

@@ -109,14 +109,17 @@ static void game_feed(feed_out *o, const cr_game *g, const char *board, int64_t 
     int32_t clock[2] = {600000, 600000};
     emit_pos(o, t, board, cr_game_start(g)->board);
     emit_clock(o, t, board, clock[0], clock[1], CR_CLOCK_STOPPED);
-    t += 3000;
+    t += 200;
     emit_clock(o, t, board, clock[0], clock[1], CR_WHITE);
     int n = cr_game_ply_count(g);
     for (int i = 0; i < n; i++) {
         const cr_position *before = cr_game_position_at(g, i);
         const cr_ply *p = cr_game_ply(g, i);
         int side = before->side;
-        int32_t think = 2000 + (int32_t)(next_rand(rng) % 8000);
+        /* Book moves come fast, so that a newcomer sees the boards move
+         * within a second or two of starting the demo. */
+        int32_t think = i < 4 ? 500 + (int32_t)(next_rand(rng) % 500)
+                              : 2000 + (int32_t)(next_rand(rng) % 8000);
         if (clock[side] - think < 1000) {
             think = clock[side] / 4;
         }
@@ -124,7 +127,7 @@ static void game_feed(feed_out *o, const cr_game *g, const char *board, int64_t 
         uint8_t lifted[CR_SQ_NB];
         memcpy(lifted, before->board, sizeof lifted);
         lifted[cr_move_from(p->move)] = CR_NO_PIECE;
-        emit_pos(o, t + think - 700, board, lifted);
+        emit_pos(o, t + think - (think < 1400 ? think / 2 : 700), board, lifted);
         emit_pos(o, t + think, board, p->after.board);
         clock[side] -= think;
         clock[side] += 5000;
@@ -191,7 +194,7 @@ static int make_feed(const char *path, uint64_t seed)
         snprintf(board, sizeof board, "DEMO%d", ++count);
         printf("# %s: %s - %s, %s %s\n", board, cr_game_tag(g, "White"), cr_game_tag(g, "Black"),
                cr_game_tag(g, "Site"), cr_result_string(cr_game_result(g)));
-        game_feed(&o, g, board, 1000 + (int64_t)(count - 1) * 2500, &rng);
+        game_feed(&o, g, board, (int64_t)(count - 1) * 100, &rng);
         cr_game_free(g);
     }
     cr_pgn_reader_free(rd);

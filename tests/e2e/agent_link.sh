@@ -26,11 +26,12 @@ tmp=$(mktemp -d)
 RELAY=""
 AGENT_A=""
 AGENT_B=""
+. "$(dirname "$0")/lib.sh"
 cleanup() { # SIGTERM: they stop at once (no job noise from bash)
   [ -n "$AGENT_A" ] && kill "$AGENT_A" 2>/dev/null
   [ -n "$AGENT_B" ] && kill "$AGENT_B" 2>/dev/null
   [ -n "$RELAY" ] && kill "$RELAY" 2>/dev/null
-  wait 2>/dev/null
+  reap_children
   rm -rf "$tmp"
 }
 trap cleanup EXIT

@@ -26,10 +26,8 @@ import time
 import urllib.request
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
-from relay_ws import Games, Relay, WSClosed, check, fail, final_state, san_tokens  # noqa: E402
+from relay_ws import Games, Relay, WSClosed, check, fail, final_state, popen, sample_feed, san_tokens  # noqa: E402
 
-SHARED = os.environ.get("CR_SHARED_DIR") or os.path.join(os.path.dirname(__file__), "../../../shared")
-FEEDS = os.path.join(SHARED, "feeds")
 
 
 def free_port():
@@ -55,7 +53,7 @@ class Nats:
             args += ["--cluster_name", "crtest", "--cluster", "nats://127.0.0.1:%d" % cluster_port,
                      "--routes", ",".join("nats://127.0.0.1:%d" % r for r in routes)]
         self.log = open(os.path.join(tmp, name + ".log"), "ab")
-        self.proc = subprocess.Popen(args, stdout=self.log, stderr=self.log)
+        self.proc = popen(args, stdout=self.log, stderr=self.log)
         deadline = time.time() + 10
         while time.time() < deadline:
             if self.proc.poll() is not None:
@@ -204,7 +202,7 @@ def collect_until(ws, games, done, limit=90.0):
 
 def single(binary):
     tmp = tempfile.mkdtemp(prefix="cr_nats_")
-    feeds = [os.path.join(FEEDS, f) for f in ("p03.feed", "p01.feed", "p02.feed")]
+    feeds = [sample_feed(f) for f in ("p03.feed", "p01.feed", "p02.feed")]
     nats = Nats(tmp, "n1")
     procs = []
     try:
@@ -289,7 +287,7 @@ def single(binary):
 
 def cluster(binary):
     tmp = tempfile.mkdtemp(prefix="cr_natsc_")
-    feeds = [os.path.join(FEEDS, f) for f in ("p04.feed", "p03.feed")]
+    feeds = [sample_feed(f) for f in ("p04.feed", "p03.feed")]
     cports = [free_port() for _ in range(3)]
     nodes = [Nats(tmp, "n%d" % i, cports[i], [cports[j] for j in range(3) if j != i]) for i in range(3)]
     procs = []
@@ -351,7 +349,7 @@ def outage(binary):
     viewers of the venue see them; once the server is up (with an empty
     store) everything held reaches the stream and an edge."""
     tmp = tempfile.mkdtemp(prefix="cr_natso_")
-    feeds = [os.path.join(FEEDS, "p03.feed")]
+    feeds = [sample_feed("p03.feed")]
     port = free_port()
     url = "nats://127.0.0.1:%d" % port
     procs, nats = [], None

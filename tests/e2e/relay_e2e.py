@@ -14,10 +14,9 @@ import threading
 import time
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
-from relay_ws import WS, Games, Relay, WSClosed, check, fail, final_state, moves_of_pgn  # noqa: E402
+from relay_ws import WS, Games, Relay, WSClosed, check, fail, final_state, moves_of_pgn, sample_feed  # noqa: E402
 
-SHARED = os.environ.get("CR_SHARED_DIR") or os.path.join(os.path.dirname(__file__), "../../../shared")
-FEED = os.path.join(SHARED, "feeds", "p03.feed")   # one board, 35 minutes
+FEED = sample_feed("p03.feed")   # one board, 35 minutes
 SPEED = "1000"                                       # -> about 2.1 s
 TOKEN = "arbiter-secret-1"
 
@@ -404,7 +403,7 @@ def fanout(binary):
     both exactly once; a viewer of three games that leaves the middle one
     gets no event of it after the unsubscribe (and the pong that follows),
     and every event of the other two."""
-    feed = os.path.join(SHARED, "feeds", "pm01.feed")
+    feed = sample_feed("pm01.feed")
     r = Relay(binary, ["replay", feed, "--serve", "--speed", "1500"])  # about 12 s
     try:
         ref = Reader(r.ws())
@@ -500,6 +499,19 @@ def fanout(binary):
 
 
 def demo(binary):
+    # At its own speed, the demo shows moves within 2 s of starting.
+    t0 = time.time()
+    r = Relay(binary, ["demo"])
+    try:
+        first = None
+        while time.time() - t0 < 10 and first is None:
+            if "1. " in r.http("/live.pgn")[2]:
+                first = time.time() - t0
+            time.sleep(0.05)
+        check(first is not None and first < 2.0, "demo: first move after %s s" % first)
+        print("ok: demo, first move %.2f s after the start" % first)
+    finally:
+        r.stop()
     r = Relay(binary, ["demo", "--speed", "300"])
     try:
         deadline = time.time() + 60

@@ -11,10 +11,9 @@ import threading
 import time
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
-from relay_ws import Relay, check, fail  # noqa: E402
+from relay_ws import Relay, check, fail, sample_feed  # noqa: E402
 
-SHARED = os.environ.get("CR_SHARED_DIR") or os.path.join(os.path.dirname(__file__), "../../../shared")
-FEED = os.path.join(SHARED, "feeds", "p03.feed")   # one board, 35 minutes
+FEED = sample_feed("p03.feed")   # one board, 35 minutes
 SPEED = "1000"                                       # -> about 2.1 s
 TOKEN = "lip_e2e-push-token"
 

@@ -7,19 +7,18 @@
 set -euo pipefail
 bin=${1:?usage: relay_shutdown.sh /path/to/chessrelay}
 here=$(cd "$(dirname "$0")" && pwd)
-shared=${CR_SHARED_DIR:-$here/../../../shared}
-exec python3 - "$bin" "$shared/feeds" "$here" "${RUNS:-16}" <<'EOF'
+exec python3 - "$bin" "$here" "${RUNS:-16}" <<'EOF'
 import os, random, signal, subprocess, sys, tempfile, threading, time
-binary, feeds, here, runs = sys.argv[1], sys.argv[2], sys.argv[3], int(sys.argv[4])
+binary, here, runs = sys.argv[1], sys.argv[2], int(sys.argv[3])
 sys.path.insert(0, here)
-from relay_ws import WS
+from relay_ws import WS, popen, sample_feed
 
-feed = os.path.join(feeds, "p03.feed")
-if not os.path.exists(feed):
-    print("SKIP: no sample feed at %s" % feed)
-    sys.exit(0)
+feed = sample_feed("p03.feed")
 tmp = tempfile.mkdtemp(prefix="cr_shutdown_")
-rng = random.Random(int(os.environ.get("SEED", time.time())))
+# Random moments, reproducible: a failure's seed goes back in with SEED=.
+seed = int(os.environ.get("SEED", time.time()))
+print("relay_shutdown: SEED=%d" % seed)
+rng = random.Random(seed)
 failures = []
 
 
@@ -28,9 +27,9 @@ def start(speed, extra=()):
     if os.path.exists(port_file):
         os.unlink(port_file)
     log = open(os.path.join(tmp, "relay.log"), "w")
-    p = subprocess.Popen([binary, "replay", feed, "--serve", "--speed", str(speed), "--listen",
-                          "127.0.0.1:0", "--port-file", port_file] + list(extra),
-                         stdout=log, stderr=log)
+    p = popen([binary, "replay", feed, "--serve", "--speed", str(speed), "--listen",
+               "127.0.0.1:0", "--port-file", port_file] + list(extra),
+              stdout=log, stderr=log)
     return p, port_file
 
 
@@ -126,10 +125,9 @@ for w in ws:
 # loop thread blocks in a log write and cannot act on the first signal; the
 # second one must still end the process (status 1: forced).
 r, w = os.pipe()
-big = os.path.join(feeds, "pm01.feed")
-p = subprocess.Popen([binary, "replay", big if os.path.exists(big) else feed, "--serve", "--speed",
-                      "100000", "--verbose", "--listen", "127.0.0.1:0"],
-                     stdout=subprocess.DEVNULL, stderr=w)
+big = sample_feed("pm01.feed")
+p = popen([binary, "replay", big, "--serve", "--speed", "100000", "--verbose", "--listen", "127.0.0.1:0"],
+          stdout=subprocess.DEVNULL, stderr=w)
 os.close(w)
 time.sleep(1.5)
 p.send_signal(signal.SIGTERM)

@@ -127,6 +127,24 @@ def free_port():
 
 _started = []
 _tmpdirs = []
+_libc = None
+
+
+def _die_with_parent():
+    """In the child before exec: the kernel sends SIGKILL to it when the test
+    process dies, however it dies (a failed assertion, a ctest timeout)."""
+    global _libc
+    import ctypes
+    _libc = _libc or ctypes.CDLL(None, use_errno=True)
+    _libc.prctl(1, signal.SIGKILL, 0, 0, 0)   # PR_SET_PDEATHSIG
+
+
+def popen(args, **kw):
+    """subprocess.Popen for every process a test starts: it dies with the
+    test, and is killed at exit if still running."""
+    p = subprocess.Popen(args, preexec_fn=_die_with_parent, **kw)
+    _started.append(p)
+    return p
 
 
 def _kill_all():
@@ -153,10 +171,8 @@ class Relay:
         _tmpdirs.append(self.tmp)
         self.port_file = os.path.join(self.tmp, "port")
         self.log = open(log or os.path.join(self.tmp, "relay.log"), "ab")
-        self.proc = subprocess.Popen([binary] + args + ["--listen", "127.0.0.1:0", "--port-file",
-                                                        self.port_file],
-                                     stdout=self.log, stderr=self.log)
-        _started.append(self.proc)
+        self.proc = popen([binary] + args + ["--listen", "127.0.0.1:0", "--port-file", self.port_file],
+                          stdout=self.log, stderr=self.log)
         deadline = time.time() + 20
         self.port = None
         while time.time() < deadline:
@@ -303,6 +319,18 @@ def moves_of_pgn(text):
 def fail(msg):
     print("FAIL:", msg)
     sys.exit(1)
+
+
+# The sample feeds live in the repository (tests/data/feeds); a missing one
+# fails the test that asked for it.
+FEEDS = os.path.normpath(os.path.join(os.path.dirname(os.path.abspath(__file__)), "../data/feeds"))
+
+
+def sample_feed(name):
+    path = os.path.join(FEEDS, name)
+    if not os.path.isfile(path):
+        fail("sample feed %s is missing" % path)
+    return path
 
 
 def check(cond, msg):

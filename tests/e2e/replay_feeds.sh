@@ -1,32 +1,27 @@
 #!/usr/bin/env bash
 # Replays every sample feed of tests/data/feeds and compares the games with
-# the .expected files (through the shared checker), then checks that replay
+# the .expected files (through tests/tools/check-feeds), then checks that replay
 # reports bad lines with file:line, skips them with --keep-going, and never
 # crashes on garbage.
 set -u
 BIN="$1"
 SRC="${CR_SOURCE_DIR:-$(cd "$(dirname "$0")/../.." && pwd)}"
-SHARED="${CR_SHARED_DIR:-$SRC/../shared}"
 FEEDS="$SRC/tests/data/feeds"
+CHECK="$SRC/tests/tools/check-feeds"
 fail=0
 tmp=$(mktemp -d)
 trap 'rm -rf "$tmp"' EXIT
 
-if [ -x "$SHARED/tools/check-feeds" ]; then
-  # the samples, and the hard cases other generators found (when present)
-  for dir in "$FEEDS" "$SRC/tests/data/feeds-hard" "$SRC/tests/data/feeds-arbiter"; do
-    [ -d "$dir" ] || continue
-    out=$(CMD="$BIN replay {feed}" JOBS=2 "$SHARED/tools/check-feeds" "$dir")
-    last=$(printf '%s\n' "$out" | tail -n 1)
-    echo "$(basename "$dir"): $last"
-    case "$last" in
-      *" 0 failed") ;;
-      *) printf '%s\n' "$out"; fail=1 ;;
-    esac
-  done
-else
-  echo "check-feeds not found in $SHARED/tools: skipping the corpus comparison"
-fi
+# the samples, and the hard cases other generators found
+for dir in "$FEEDS" "$SRC/tests/data/feeds-hard" "$SRC/tests/data/feeds-arbiter"; do
+  out=$(CMD="$BIN replay {feed}" JOBS=2 "$CHECK" "$dir")
+  last=$(printf '%s\n' "$out" | tail -n 1)
+  echo "$(basename "$dir"): $last"
+  case "$last" in
+    *" passed, 0 failed") ;;
+    *) printf '%s\n' "$out"; fail=1 ;;
+  esac
+done
 
 # A bad line is an error naming file and line.
 printf '0 b1 pos 8/8/8/8/8/8/8/8\n10 b1 bogus\n20 b1 pos rnbqkbnr/pppppppp/8/8/8/8/PPPPPPPP/RNBQKBNR\n' > "$tmp/bad.feed"

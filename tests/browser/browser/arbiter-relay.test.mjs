@@ -2,17 +2,15 @@
 // quickplay.feed --serve --arbiter-token T` plays a quickplay finish; the
 // page marks the clock under two minutes, raises the alert, and a claim is
 // made and decided from the page; the report opens; a page without the token
-// gets no arbiter channel. Needs CR_RELAY_BIN; skipped when the binary has no
-// arbiter monitoring (GET /arbiter/incidents.json answers 404).
+// gets no arbiter channel. Needs CR_RELAY_BIN: without it the test fails.
 
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
-import { spawn } from 'node:child_process';
 import { existsSync } from 'node:fs';
-import net from 'node:net';
 import { resolve, dirname } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { launch, screenshot, waitFor, DEFAULT_WEB } from '../lib.mjs';
+import { startRelay, stopRelay } from '../relay-proc.mjs';
 
 const here = dirname(fileURLToPath(import.meta.url));
 const repo = process.env.CR_SOURCE_DIR || resolve(here, '../../..');
@@ -21,45 +19,18 @@ const FINAL = '3r1k2/5ppp/8/8/8/8/5PPP/3R1K2';
 const TOKEN = 'arb-browser-token';
 const bin = process.env.CR_RELAY_BIN || '';
 
-function freePort() {
-  return new Promise((ok, fail) => {
-    const s = net.createServer();
-    s.once('error', fail);
-    s.listen(0, '127.0.0.1', () => {
-      const { port } = s.address();
-      s.close(() => ok(port));
-    });
-  });
-}
-
-const why = !bin ? 'no relay binary given (CR_RELAY_BIN)' : !existsSync(bin) ? `relay binary ${bin} not found` : null;
-if (why) console.log(`skipped: ${why}`);
-
-test('real relay: quickplay finish, two-minute mark, claim made and decided from the dashboard', { skip: why || false, timeout: 150000 }, async (t) => {
+test('real relay: quickplay finish, two-minute mark, claim made and decided from the dashboard', { timeout: 150000 }, async () => {
+  assert.ok(bin && existsSync(bin), `relay binary (CR_RELAY_BIN) not found: '${bin}'`);
   assert.ok(existsSync(FEED), `feed ${FEED}`);
-  const port = await freePort();
-  const base = `http://127.0.0.1:${port}`;
-  const log = [];
-  const proc = spawn(bin, ['replay', FEED, '--serve', '--listen', `127.0.0.1:${port}`, '--speed', '4', '--arbiter-token', TOKEN],
-    { env: { ...process.env, CR_WEB_ROOT: DEFAULT_WEB }, stdio: ['ignore', 'pipe', 'pipe'] });
-  let exited = null;
-  proc.stdout.on('data', (d) => log.push(String(d)));
-  proc.stderr.on('data', (d) => log.push(String(d)));
-  proc.on('exit', (code) => { exited = { code }; });
+  const relay = await startRelay(bin, ['replay', FEED, '--serve', '--speed', '4', '--arbiter-token', TOKEN],
+    { CR_WEB_ROOT: DEFAULT_WEB });
+  assert.ok(!relay.failed, `relay did not start: ${relay.log && relay.log.slice(-800)}`);
+  const { base } = relay;
   let browser;
   try {
-    const ok = await waitFor(async () => {
-      if (exited) return 'exited';
-      try { return (await fetch(`${base}/healthz`)).status === 200 ? 'ok' : false; } catch (e) { return false; }
-    }, 20000, 100);
-    assert.equal(ok, 'ok', `relay did not start: ${log.join('').slice(-800)}`);
     const auth = { headers: { Authorization: `Bearer ${TOKEN}` } };
     const probe = await fetch(`${base}/arbiter/incidents.json`, auth);
-    if (probe.status === 404) {
-      t.skip('relay has no arbiter monitoring');
-      return;
-    }
-    assert.equal(probe.status, 200);
+    assert.equal(probe.status, 200, 'GET /arbiter/incidents.json with the token');
     assert.equal((await fetch(`${base}/arbiter/incidents.json`)).status, 401, 'no token: 401');
 
     browser = await launch();
@@ -73,7 +44,7 @@ test('real relay: quickplay finish, two-minute mark, claim made and decided from
       const ws = new WebSocket(url);
       ws.onopen = () => ws.send(JSON.stringify({ op: 'arbiter' }));
       ws.onmessage = (e) => { done(JSON.parse(e.data)); ws.close(); };
-    }), `ws://127.0.0.1:${port}/ws`);
+    }), `${base.replace(/^http/, 'ws')}/ws`);
     assert.equal(refused.type, 'error');
     assert.match(refused.error, /not allowed/);
     await viewer.close();
@@ -117,10 +88,6 @@ test('real relay: quickplay finish, two-minute mark, claim made and decided from
     assert.deepEqual(errors, []);
   } finally {
     if (browser) await browser.close();
-    if (!exited) {
-      proc.kill('SIGTERM');
-      await waitFor(() => exited, 5000);
-      if (!exited) proc.kill('SIGKILL');
-    }
+    await stopRelay(relay);
   }
 });

@@ -1,96 +1,31 @@
 // The viewer against the real relay: `chessrelay replay FEED --serve` plays a
 // sample feed at 20x and the page must show the feed's expected moves and
-// positions. Needs CR_RELAY_BIN; skipped when the binary has no --serve.
+// positions. Needs CR_RELAY_BIN: without it the test fails.
 
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
-import { spawn, spawnSync } from 'node:child_process';
 import { existsSync, readFileSync } from 'node:fs';
-import net from 'node:net';
 import { resolve, dirname } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { Chess } from 'chess.js';
 import { launch, screenshot, waitForBoard, waitFor, DEFAULT_WEB } from '../lib.mjs';
+import { startRelay, stopRelay } from '../relay-proc.mjs';
 
 const here = dirname(fileURLToPath(import.meta.url));
 const repo = process.env.CR_SOURCE_DIR || resolve(here, '../../..');
-// The sample feeds: the repository's copy, else the shared folder's.
-const feedsDir = existsSync(resolve(repo, 'tests/data/feeds/p01.feed')) ? resolve(repo, 'tests/data/feeds')
-  : resolve(process.env.CR_SHARED_DIR || resolve(repo, '../shared'), 'feeds');
+const feedsDir = resolve(repo, 'tests/data/feeds');
 const bin = process.env.CR_RELAY_BIN || '';
 const FEED = 'p01';
 
-function freePort() {
-  return new Promise((ok, fail) => {
-    const s = net.createServer();
-    s.once('error', fail);
-    s.listen(0, '127.0.0.1', () => {
-      const { port } = s.address();
-      s.close(() => ok(port));
-    });
-  });
-}
-
-// Starts `bin args...` and waits until /healthz answers 200; resolves to the
-// running relay, or to {failed, log} when it exits or stays unhealthy.
-async function startRelay(args, env, port) {
-  const base = `http://127.0.0.1:${port}`;
-  const log = [];
-  const proc = spawn(bin, args, { env: { ...process.env, ...env }, stdio: ['ignore', 'pipe', 'pipe'] });
-  const r = { proc, base, log, exited: null };
-  proc.stdout.on('data', (d) => log.push(String(d)));
-  proc.stderr.on('data', (d) => log.push(String(d)));
-  proc.on('exit', (code, sig) => { r.exited = { code, sig }; });
-  const healthy = await waitFor(async () => {
-    if (r.exited) return 'exited';
-    try {
-      return (await fetch(`${base}/healthz`)).status === 200 ? 'ok' : false;
-    } catch (e) {
-      return false;
-    }
-  }, 20000, 100);
-  if (healthy !== 'ok') {
-    await stopRelay(r);
-    return { failed: true, log: log.join('') };
-  }
-  return r;
-}
-
-async function stopRelay(r) {
-  if (r.exited) return;
-  r.proc.kill('SIGTERM');
-  await waitFor(() => r.exited, 5000);
-  if (!r.exited) r.proc.kill('SIGKILL');
-}
-
-const why = !bin ? 'no relay binary given (CR_RELAY_BIN)' : !existsSync(bin) ? `relay binary ${bin} not found` : null;
-if (why) console.log(`skipped: ${why}`);
-
-test('real relay: replayed feed shows the expected moves and positions', { skip: why || false, timeout: 150000 }, async (t) => {
+test('real relay: replayed feed shows the expected moves and positions', { timeout: 150000 }, async () => {
+  assert.ok(bin && existsSync(bin), `relay binary (CR_RELAY_BIN) not found: '${bin}'`);
   const feed = resolve(feedsDir, `${FEED}.feed`);
   assert.ok(existsSync(feed), `feed ${feed}`);
   assert.ok(existsSync(`${DEFAULT_WEB}/index.html`), 'web build missing (run web/build.sh)');
   const expected = readFileSync(resolve(feedsDir, `${FEED}.expected`), 'utf8').split('\n')[0].trim().split(/\s+/);
-  const env = { CR_WEB_ROOT: DEFAULT_WEB, CR_DEMO_FEED: feed };
-  // `replay FEED --serve` is the contract; a binary without it may still
-  // have `demo`, which serves the same feed through CR_DEMO_FEED.
-  let port = await freePort();
-  let relay = await startRelay(['replay', feed, '--serve', '--listen', `127.0.0.1:${port}`, '--speed', '20'], env, port);
-  if (relay.failed) {
-    const replayLog = relay.log;
-    const help = spawnSync(bin, ['help', 'demo'], { encoding: 'utf8', timeout: 10000 });
-    if (!/--listen\b/.test(`${help.stdout}${help.stderr}`) || process.env.CR_NO_DEMO_FALLBACK) {
-      console.log('skipped: relay has no --serve');
-      t.skip(`skipped: relay has no --serve (${replayLog.trim().split('\n').pop() || 'no output'})`);
-      return;
-    }
-    port = await freePort();
-    relay = await startRelay(['demo', '--listen', `127.0.0.1:${port}`, '--speed', '20'], env, port);
-    assert.ok(!relay.failed, `neither replay --serve nor demo served: ${replayLog.slice(-800)} / ${relay.log && relay.log.slice(-800)}`);
-    console.log(`real relay: ${bin} demo (replay --serve did not start: ${replayLog.trim().split('\n').pop()})`);
-  } else {
-    console.log(`real relay: ${bin} replay --serve`);
-  }
+  const env = { CR_WEB_ROOT: DEFAULT_WEB };
+  const relay = await startRelay(bin, ['replay', feed, '--serve', '--speed', '20'], env);
+  assert.ok(!relay.failed, `replay --serve did not start: ${relay.log && relay.log.slice(-800)}`);
   const { base, log } = relay;
   let browser;
   try {
