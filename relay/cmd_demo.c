@@ -16,6 +16,7 @@
 #include <unistd.h>
 
 #include "commands.h"
+#include "datadir.h"
 #include "cr/feed.h"
 #include "cr/pgn.h"
 
@@ -211,42 +212,6 @@ static int make_feed(const char *path, uint64_t seed)
     return status;
 }
 
-/* $CR_DEMO_FEED, the installed copy next to the binary, the source tree. */
-static bool find_demo_feed(char *out, size_t size)
-{
-    const char *env = getenv("CR_DEMO_FEED");
-    if (env && access(env, R_OK) == 0) {
-        snprintf(out, size, "%s", env);
-        return true;
-    }
-    char exe[PATH_MAX];
-    ssize_t n = readlink("/proc/self/exe", exe, sizeof exe - 1);
-    if (n > 0) {
-        exe[n] = '\0';
-        char *slash = strrchr(exe, '/');
-        if (slash) {
-            *slash = '\0';
-            snprintf(out, size, "%s/../share/chessrelay/demo.feed", exe);
-            if (access(out, R_OK) == 0) {
-                return true;
-            }
-        }
-    }
-#ifdef CR_DATA_INSTALL_DIR
-    snprintf(out, size, "%s/demo.feed", CR_DATA_INSTALL_DIR);
-    if (access(out, R_OK) == 0) {
-        return true;
-    }
-#endif
-#ifdef CR_SOURCE_DIR
-    snprintf(out, size, "%s/data/demo.feed", CR_SOURCE_DIR);
-    if (access(out, R_OK) == 0) {
-        return true;
-    }
-#endif
-    return false;
-}
-
 int cr_cmd_demo(int argc, char **argv)
 {
     if (argc >= 3 && strcmp(argv[1], "--make-feed") == 0) {
@@ -256,9 +221,9 @@ int cr_cmd_demo(int argc, char **argv)
         }
         return make_feed(argv[2], seed);
     }
-    char feed[PATH_MAX + 64];
-    if (!find_demo_feed(feed, sizeof feed)) {
-        fprintf(stderr, "chessrelay demo: cannot find demo.feed (set CR_DEMO_FEED)\n");
+    char feed[PATH_MAX];
+    if (!cr_datadir_find("demo.feed", "CR_DEMO_FEED", feed, sizeof feed)) {
+        fprintf(stderr, "chessrelay demo: no demo feed at %s (set CR_DEMO_FEED)\n", feed);
         return 1;
     }
     return cr_relay_demo(argc, argv, feed);

@@ -63,7 +63,7 @@ int main(int argc, char **argv)
         return cmd_help(1, argv);
     }
     if (strcmp(argv[1], "--version") == 0) {
-        printf("chessrelay 0.1.0\n");
+        printf("chessrelay %s\n", CR_VERSION);
         return 0;
     }
     const struct cr_command *c = find_command(argv[1]);

@@ -642,7 +642,7 @@ static void start_request(push_round *rr)
         struct evkeyvalq *h = evhttp_request_get_output_headers(req);
         char auth[600];
         evhttp_add_header(h, "Host", rr->host_hdr);
-        evhttp_add_header(h, "User-Agent", "chessrelay/0.1.0");
+        evhttp_add_header(h, "User-Agent", "chessrelay/" CR_VERSION);
         evhttp_add_header(h, "Content-Type", "text/plain; charset=utf-8");
         evhttp_add_header(h, "Connection", "close");
         if (rr->token && rr->token[0]) {

@@ -10,6 +10,8 @@
  * ring, gets fresh snapshots of its games instead of the events it missed. */
 #include "server.h"
 
+#include "datadir.h"
+
 #include <errno.h>
 #include <inttypes.h>
 #include <jansson.h>
@@ -1417,28 +1419,8 @@ static void *service_thread(void *arg)
 
 char *cr_server_find_web_root(void)
 {
-    char buf[PATH_MAX], real[PATH_MAX];
-    const char *env = getenv("CR_WEB_ROOT");
-    if (env && realpath(env, real)) {
-        return strdup(real);
-    }
-    ssize_t n = readlink("/proc/self/exe", buf, sizeof buf - 40);
-    if (n > 0) {
-        buf[n] = '\0';
-        char *slash = strrchr(buf, '/');
-        if (slash) {
-            strcpy(slash, "/../share/chessrelay/web");
-            if (realpath(buf, real)) {
-                return strdup(real);
-            }
-        }
-    }
-#ifdef CR_SOURCE_DIR
-    if (realpath(CR_SOURCE_DIR "/web/dist", real)) {
-        return strdup(real);
-    }
-#endif
-    return NULL;
+    char path[PATH_MAX];
+    return cr_datadir_find("web", "CR_WEB_ROOT", path, sizeof path) ? strdup(path) : NULL;
 }
 
 cr_server *cr_server_start(const cr_server_config *cfg, cr_queue *pubs, cr_queue *cmds,

@@ -61,8 +61,8 @@ int cr_server_port(const cr_server *s);
 void cr_server_stop(cr_server *s);
 
 /* Where the web app is looked for when cfg->web_root is NULL: $CR_WEB_ROOT,
- * <dir of the binary>/../share/chessrelay/web, the source tree's web/dist.
- * Returns a new string or NULL if none exists. */
+ * else share/chessrelay/web beside the binary (datadir.h). Returns a new
+ * string or NULL if none exists. */
 char *cr_server_find_web_root(void);
 
 #endif
