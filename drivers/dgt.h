@@ -1,4 +1,4 @@
-/* chessrelay drivers: the DGT board protocol codec (shared/docs/dgt-protocol.md).
+/* chessrelay drivers: the DGT board protocol codec (DGT's dgtbrd.h protocol).
  *
  * Pure: no I/O, no clock, no allocation beyond the parser itself. In the style
  * of hiredis's reader: push the bytes a board sent with cr_dgt_parser_feed(),

@@ -1,5 +1,5 @@
 /* chessrelay relay: the journal. Every feed event that enters the relay is
- * appended as one feed line (shared/spec/feed-format.md) to the journal of
+ * appended as one feed line (docs/feed-format.md) to the journal of
  * the current run, before anything else is done with it; a restart rebuilds
  * the whole state by reading all journals of the state folder in order.
  *

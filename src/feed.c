@@ -1,5 +1,5 @@
 /* Feed format v1: parsing and writing single lines, and a streaming reader
- * over a FILE (shared/spec/feed-format.md). */
+ * over a FILE (docs/feed-format.md). */
 #include "cr/feed.h"
 
 #include <errno.h>

@@ -1,5 +1,5 @@
 /* chessrelay: feed events and the feed file format v1
- * (shared/spec/feed-format.md): what boards said over time. Drivers produce
+ * (docs/feed-format.md): what boards said over time. Drivers produce
  * feed events, the inference consumes them, the recorder and the journal
  * write them, and replay reads them back.
  *

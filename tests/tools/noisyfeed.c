@@ -2,7 +2,7 @@
  * move inference. It plays random but plausible games (biased toward
  * captures, castling on both sides, e.p., promotions and under-promotions,
  * mates) and renders them as a DGT board would report them, following the
- * noise described in shared/feeds/README.md with its own choices of timing
+ * noise described in tests/data/feeds/README.md with its own choices of timing
  * and order. For every feed it writes:
  *
  *   NAME.feed      the feed
