@@ -38,9 +38,10 @@ trap cleanup EXIT
 fail=0
 echo "agent_link: seed $SEED, speed $SPEED"
 
-# Python helpers: a free port, HTTP GET, the comparison.
-free_port() {
-  python3 -c 'import socket; s=socket.socket(); s.bind(("127.0.0.1",0)); print(s.getsockname()[1])'
+# Python helpers: a port the relay keeps across its restarts, HTTP GET, the comparison.
+unallocated_port() {
+  python3 -c 'import sys; sys.path.insert(0, sys.argv[1]); import relay_ws; print(relay_ws.unallocated_port())' \
+    "$(dirname "$0")"
 }
 http_get() { # URL -> stdout; non-zero on error (https: self-signed accepted)
   python3 - "$1" <<'PY'
@@ -88,7 +89,7 @@ elif sum(len(x["boards"]) for x in a) != len(names):
 print("  games: " + ("all equal to the expected ones" if ok else "DIFFERENT"))
 sys.exit(0 if ok else 1)
 PY
-PORT=$(free_port)
+PORT=$(unallocated_port)
 URL="ws://127.0.0.1:$PORT/agent"
 feed_args() { for n in "$@"; do printf -- '--feed\n%s\n' "$FEEDS/$n.feed"; done; }
 mapfile -t FEED_ARGS_A < <(feed_args $NAMES_A)

@@ -26,44 +26,41 @@ import time
 import urllib.request
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
-from relay_ws import Games, Relay, WSClosed, check, fail, final_state, popen, sample_feed, san_tokens  # noqa: E402
+from relay_ws import Games, Relay, WSClosed, check, fail, final_state, popen, sample_feed, san_tokens, unallocated_port  # noqa: E402
 
-
-
-def free_port():
-    s = socket.socket()
-    s.bind(("127.0.0.1", 0))
-    p = s.getsockname()[1]
-    s.close()
-    return p
 
 
 class Nats:
-    """One nats-server with JetStream, optionally in a cluster."""
+    """One nats-server with JetStream, optionally in a cluster. Its client
+    and monitoring ports are the OS's choice unless `port` is given; the
+    server tells them in its ports file."""
 
     def __init__(self, tmp, name, cluster_port=None, routes=None, port=None):
         self.name = name
-        self.port = port or free_port()
-        self.mport = free_port()  # HTTP monitoring (/jsz)
         self.dir = os.path.join(tmp, name)
         os.makedirs(self.dir, exist_ok=True)
-        args = ["nats-server", "-js", "-a", "127.0.0.1", "-p", str(self.port), "-sd", self.dir,
-                "-n", name, "-m", str(self.mport)]
+        args = ["nats-server", "-js", "-a", "127.0.0.1", "-p", str(port or -1), "-sd", self.dir,
+                "-n", name, "-m", "-1", "--ports_file_dir", self.dir]
         if cluster_port:
             args += ["--cluster_name", "crtest", "--cluster", "nats://127.0.0.1:%d" % cluster_port,
                      "--routes", ",".join("nats://127.0.0.1:%d" % r for r in routes)]
         self.log = open(os.path.join(tmp, name + ".log"), "ab")
         self.proc = popen(args, stdout=self.log, stderr=self.log)
+        ports_file = os.path.join(self.dir, "nats-server_%d.ports" % self.proc.pid)
         deadline = time.time() + 10
         while time.time() < deadline:
             if self.proc.poll() is not None:
                 fail("nats-server %s exited (log %s)" % (name, self.log.name))
             try:
+                with open(ports_file) as f:
+                    ports = json.load(f)
+                self.port = int(ports["nats"][0].rsplit(":", 1)[1])
+                self.mport = int(ports["monitoring"][0].rsplit(":", 1)[1])  # /jsz
                 socket.create_connection(("127.0.0.1", self.port), timeout=0.2).close()
                 return
-            except OSError:
+            except (OSError, ValueError, KeyError, IndexError):
                 time.sleep(0.05)
-        fail("nats-server %s did not start" % name)
+        fail("nats-server %s did not start (log %s)" % (name, self.log.name))
 
     @property
     def url(self):
@@ -288,7 +285,7 @@ def single(binary):
 def cluster(binary):
     tmp = tempfile.mkdtemp(prefix="cr_natsc_")
     feeds = [sample_feed(f) for f in ("p04.feed", "p03.feed")]
-    cports = [free_port() for _ in range(3)]
+    cports = [unallocated_port() for _ in range(3)]
     nodes = [Nats(tmp, "n%d" % i, cports[i], [cports[j] for j in range(3) if j != i]) for i in range(3)]
     procs = []
     try:
@@ -350,7 +347,7 @@ def outage(binary):
     store) everything held reaches the stream and an edge."""
     tmp = tempfile.mkdtemp(prefix="cr_natso_")
     feeds = [sample_feed("p03.feed")]
-    port = free_port()
+    port = unallocated_port()
     url = "nats://127.0.0.1:%d" % port
     procs, nats = [], None
     try:
