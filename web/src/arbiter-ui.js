@@ -1,33 +1,15 @@
 // The arbiter dashboard (#/arbiter, #/arbiter/game/<id>): every board with
 // both clocks and its counters, alerts by urgency with a beep, and a game's
 // incident log, actions and claim workflow. State: arbiter.js; actions go
-// out on the WebSocket as "arbiter-action" messages.
+// out on the WebSocket as "arbiter-action" messages. A page of the shape
+// main.js routes to: render(route), destroy(), tick().
 
 import {
   counters, formatMs, underTwoMinutes, beepsFor, actionMessage, fenRows, PIECE_GLYPHS,
   scoresheetRows, BASIS_TEXT, KIND_LABEL, urgencyOf,
 } from './arbiter.js';
 import { clockRemaining } from './clock.js';
-
-function h(tag, attrs, ...children) {
-  const el = document.createElement(tag);
-  for (const [k, v] of Object.entries(attrs || {})) {
-    if (v === null || v === undefined || v === false) continue;
-    if (k === 'class') el.className = v;
-    else if (k.startsWith('on')) el.addEventListener(k.slice(2), v);
-    else el.setAttribute(k, v === true ? '' : v);
-  }
-  for (const c of children.flat()) {
-    if (c === null || c === undefined || c === false) continue;
-    el.append(c instanceof Node ? c : document.createTextNode(String(c)));
-  }
-  return el;
-}
-
-function setText(el, text) {
-  const t = text === null || text === undefined ? '' : String(text);
-  if (el.textContent !== t) el.textContent = t;
-}
+import { h, setText } from './dom.js';
 
 function wallTime(ms) {
   if (typeof ms !== 'number' || ms < 0) return '';

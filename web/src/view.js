@@ -1,18 +1,25 @@
 // Small pure helpers of the pages, kept apart so node can test them.
 
+// The route table: a hash pattern and what its groups mean. The first match
+// names the page (main.js has one page object per name).
+const ROUTES = [
+  { re: /^\/arbiter(?:\/game\/(\d+))?\/?$/, route: (m) => ({ page: 'arbiter', game: m[1] ? Number(m[1]) : null }) },
+  { re: /^\/game\/(\d+)\/?$/, route: (m) => ({ page: 'game', id: Number(m[1]) }) },
+  { re: /^\/round\/([^/]+)\/?$/, route: (m) => ({ page: 'round', round: decodeOr(m[1]) }) },
+];
+const DEFAULT_ROUTE = { page: 'round', round: null };
+
+function decodeOr(s) {
+  try { return decodeURIComponent(s); } catch (e) { return s; }
+}
+
 export function parseRoute(hash) {
-  const h = String(hash || '').replace(/^#/, '');
-  let m = /^\/arbiter(?:\/game\/(\d+))?\/?$/.exec(h);
-  if (m) return { page: 'arbiter', game: m[1] ? Number(m[1]) : null };
-  m = /^\/game\/(\d+)\/?$/.exec(h);
-  if (m) return { page: 'game', id: Number(m[1]) };
-  m = /^\/round\/([^/]+)\/?$/.exec(h);
-  if (m) {
-    let round;
-    try { round = decodeURIComponent(m[1]); } catch (e) { round = m[1]; }
-    return { page: 'round', round };
+  const path = String(hash || '').replace(/^#/, '');
+  for (const r of ROUTES) {
+    const m = r.re.exec(path);
+    if (m) return r.route(m);
   }
-  return { page: 'round', round: null };
+  return { ...DEFAULT_ROUTE };
 }
 
 // "12." before White's move at 0-based ply index i, "12..." before Black's,
