@@ -1,13 +1,16 @@
 // The game page (#/game/<id>): large board, clocks, move list, stepping,
 // notation, PGN, and the round's other boards. A page of the shape main.js
-// routes to: render(route), destroy().
+// routes to: render(route), destroy(). For screen readers the board is an
+// image named after the game and position, the latest move is announced in
+// a live region, and the moves are buttons with one tab stop (the current
+// move, aria-current).
 
 import { Chessground } from 'chessground';
 import { h, setText, icon } from './dom.js';
 import { sanNode, playerRow, fillPlayer, setBoard } from './widgets.js';
 import { uciSquares, isCheck, sideToMove } from './state.js';
 import { NOTATIONS, localizeSan } from './san.js';
-import { moveNumberLabel, resultText, resultLine, clampPly } from './view.js';
+import { moveNumberLabel, resultText, resultLine, clampPly, pgnFileName } from './view.js';
 
 export class GamePage {
   // app: { store, conn, ui, main, scheduleRender(), setNotation(v) }
@@ -80,14 +83,15 @@ export class GamePage {
     const select = h('select', { class: 'notation', 'aria-label': 'move notation', onchange: (e) => this.app.setNotation(e.target.value) },
       Object.entries(NOTATIONS).map(([k, v]) => h('option', { value: k }, v.label)));
     select.value = ui.notation;
-    const moves = h('div', { class: 'moves', role: 'list', 'aria-label': 'moves' });
+    const moves = h('div', { class: 'moves', role: 'group', 'aria-label': 'moves' });
     moves.addEventListener('click', (e) => {
       const m = e.target.closest('[data-ply]');
       if (m) this.goPly(Number(m.dataset.ply) + 1);
     });
     const el = h('section', { class: 'game-page' },
       h('div', { class: 'board-col' },
-        top, h('div', { class: 'board-wrap' }, box), bottom),
+        top, h('div', { class: 'board-wrap', role: 'img' }, box), bottom),
+      h('div', { class: 'sr-announce visually-hidden', role: 'status', 'aria-live': 'polite' }),
       h('aside', { class: 'side' },
         h('div', { class: 'game-head' },
           h('a', { class: 'back' }, '← Round'),
@@ -147,10 +151,16 @@ export class GamePage {
     const back = v.el.querySelector('.back');
     back.href = g.round !== null ? `#/round/${encodeURIComponent(g.round)}` : '#/';
     setText(back, g.round !== null ? `← Round ${g.round}` : '← Rounds');
-    v.el.querySelector('.game-pgn').href = `/game/${g.id}.pgn`;
+    const event = g.tags && g.tags.Event;
+    const gp = v.el.querySelector('.game-pgn');
+    gp.href = `/game/${g.id}.pgn`;
+    gp.download = pgnFileName({ event, round: g.round, table: g.table, white: g.white, black: g.black, id: g.id });
     const rp = v.el.querySelector('.round-pgn');
     rp.hidden = g.round === null;
-    if (g.round !== null) rp.href = `/round/${encodeURIComponent(g.round)}.pgn`;
+    if (g.round !== null) {
+      rp.href = `/round/${encodeURIComponent(g.round)}.pgn`;
+      rp.download = pgnFileName({ event, round: g.round });
+    }
 
     const status = [];
     if (!g.online) status.push(h('span', { class: 'badge offline', title: g.statusReason || null }, 'board offline'));
@@ -168,7 +178,16 @@ export class GamePage {
       statusEl.dataset.key = sk;
     }
     v.el.classList.toggle('browsing', !isLive);
-    v.el.querySelector('.btn.live').classList.toggle('on', isLive);
+    // A finished game has no live position to follow: its last is the final one.
+    const over = g.result !== '*';
+    const liveBtn = v.el.querySelector('.btn.live');
+    liveBtn.classList.toggle('on', isLive && !over);
+    setText(liveBtn, over ? 'Final' : '● Live');
+    const liveTitle = over ? 'jump to the final position' : 'jump to the live position';
+    if (liveBtn.title !== liveTitle) {
+      liveBtn.title = liveTitle;
+      liveBtn.setAttribute('aria-label', liveTitle);
+    }
     v.el.querySelector('.btn.prev').disabled = ply === 0;
     v.el.querySelector('.btn.first').disabled = ply === 0;
     v.el.querySelector('.btn.next').disabled = isLive;
@@ -198,6 +217,8 @@ export class GamePage {
       v.box.dataset.fen = fen;
       v.box.dataset.ply = String(ply);
     }
+    v.el.querySelector('.board-wrap').setAttribute('aria-label', this.boardLabel(g, ply, fen));
+    this.announce(g);
 
     // Move list.
     const mk = `${g.seq}|${n}|${ply}|${ui.notation}|${g.moves.map((x) => x.san).join(' ')}`;
@@ -217,6 +238,29 @@ export class GamePage {
     } else {
       res.hidden = true;
     }
+  }
+
+  // Words a screen reader gives the board: the game and the shown position.
+  boardLabel(g, ply, fen) {
+    const at = ply ? `after ${this.spokenMove(g, ply - 1)}` : 'start position';
+    const turn = sideToMove(fen) === 'white' ? 'White' : 'Black';
+    const view = this.viewPly === null ? '' : ' (not live)';
+    return `Board: ${g.white || 'White'} (White) against ${g.black || 'Black'} (Black), ${at}, ${turn} to move${view}`;
+  }
+
+  // "12... Nf6"; figurines read badly aloud, so they are spoken in English.
+  spokenMove(g, i) {
+    const notation = this.app.ui.notation === 'figurine' ? 'en' : this.app.ui.notation;
+    return `${moveNumberLabel(g.start, i)} ${localizeSan(g.moves[i].san, notation)}`;
+  }
+
+  // The live region says the latest move (and the result), whatever is shown.
+  announce(g) {
+    const n = g.moves.length;
+    const parts = [];
+    if (n) parts.push(`Last move: ${this.spokenMove(g, n - 1)}`);
+    if (g.result !== '*') parts.push(resultLine(g.result, g.reason, n ? g.moves[n - 1].san : null));
+    setText(this.view.el.querySelector('.sr-announce'), parts.join('. '));
   }
 
   renderRoundList(g) {
@@ -261,31 +305,43 @@ export class GamePage {
         const flags = c.mv.flags || [];
         const cls = ['mv'];
         const titles = [];
-        if (c.i === ply - 1) cls.push('current');
+        const current = c.i === ply - 1;
+        if (current) cls.push('current');
         if (flags.includes('reconstructed')) { cls.push('reconstructed'); titles.push('reconstructed: the board missed this move, it was worked out from the positions around it'); }
         if (flags.includes('illegal')) { cls.push('illegal'); titles.push('illegal move on the board'); }
         if (flags.includes('ambiguous')) { cls.push('ambiguous'); titles.push('ambiguous: more than one move fits what the board saw'); }
-        rows.push(h('span', { class: cls.join(' '), 'data-ply': String(c.i), 'data-san': c.mv.san, role: 'listitem', title: titles.join('; ') || null },
+        // One tab stop: the current move, or the first before any is shown.
+        const tabStop = current || (ply === 0 && c.i === 0);
+        rows.push(h('button', { type: 'button', class: cls.join(' '), 'data-ply': String(c.i), 'data-san': c.mv.san,
+          'aria-current': current ? 'true' : null, tabindex: tabStop ? '0' : '-1', title: titles.join('; ') || null },
           sanNode(c.mv.san, ui.notation),
-          flags.includes('illegal') ? h('sup', { class: 'flag' }, '!') : null,
+          flags.includes('illegal') ? h('span', { class: 'flag illegal-flag' }, ' illegal') : null,
           flags.includes('reconstructed') ? h('sup', { class: 'flag' }, 'r') : null,
           flags.includes('draw-offer') ? h('span', { class: 'flag draw' }, ' (=)') : null));
       }
     }
     const legend = [];
     if (g.moves.some((x) => (x.flags || []).includes('reconstructed'))) legend.push('r = reconstructed from missed board updates');
-    if (g.moves.some((x) => (x.flags || []).includes('illegal'))) legend.push('! = illegal move on the board');
+    if (g.moves.some((x) => (x.flags || []).includes('illegal'))) legend.push('illegal = an illegal move was made on the board');
     if (legend.length) rows.push(h('p', { class: 'legend' }, legend.join(' · ')));
     if (!g.moves.length) rows.push(h('p', { class: 'no-moves' }, g.loaded ? 'The game has not started yet.' : 'Loading moves…'));
+    const hadFocus = v.moves.contains(document.activeElement);
     v.moves.replaceChildren(...rows);
     const cur = v.moves.querySelector('.mv.current');
     if (cur) {
-      const top = cur.offsetTop - v.moves.offsetTop;
-      if (top < v.moves.scrollTop || top > v.moves.scrollTop + v.moves.clientHeight - cur.offsetHeight) {
-        v.moves.scrollTop = top - v.moves.clientHeight / 2;
+      // The current move's place inside the list's scrolled content (the
+      // list is the moves' offset parent, so offsetTop is already relative).
+      const top = cur.offsetTop;
+      if (top < v.moves.scrollTop || top + cur.offsetHeight > v.moves.scrollTop + v.moves.clientHeight) {
+        v.moves.scrollTop = top - (v.moves.clientHeight - cur.offsetHeight) / 2;
       }
     } else if (ply === 0) {
       v.moves.scrollTop = 0;
+    }
+    // Stepping from a focused move keeps the focus on the shown move.
+    if (hadFocus) {
+      const stop = v.moves.querySelector('.mv[tabindex="0"]');
+      if (stop) stop.focus({ preventScroll: true });
     }
   }
 }

@@ -37,17 +37,41 @@ function writePref(key, v) {
 }
 
 // --- connection ----------------------------------------------------------------
-// An arbiter opens the page once with ?token=...; it is kept for later visits.
+// An arbiter opens the page once with ?token=…: the token moves to this
+// tab's sessionStorage and leaves the address bar (so it is in no history
+// entry, bookmark or shared link, and is gone with the tab). Sign-out drops it.
+const TOKEN_KEY = 'cr.token';
+function takeToken() {
+  try {
+    // Earlier versions kept it in localStorage: moved, not left behind.
+    const old = localStorage.getItem(TOKEN_KEY);
+    if (old !== null) {
+      if (!sessionStorage.getItem(TOKEN_KEY)) sessionStorage.setItem(TOKEN_KEY, old);
+      localStorage.removeItem(TOKEN_KEY);
+    }
+    const params = new URLSearchParams(location.search);
+    if (!params.has('token')) return;
+    const q = params.get('token');
+    if (q) sessionStorage.setItem(TOKEN_KEY, q); else sessionStorage.removeItem(TOKEN_KEY);
+    params.delete('token');
+    const rest = params.toString();
+    history.replaceState(history.state, '', location.pathname + (rest ? `?${rest}` : '') + location.hash);
+  } catch (e) { /* storage refused: the page stays a viewer's */ }
+}
+takeToken();
+
 function arbiterToken() {
   try {
-    const q = new URLSearchParams(location.search).get('token');
-    if (q !== null) {
-      if (q) localStorage.setItem('cr.token', q); else localStorage.removeItem('cr.token');
-    }
-    return localStorage.getItem('cr.token') || null;
+    return sessionStorage.getItem(TOKEN_KEY) || null;
   } catch (e) {
     return null;
   }
+}
+
+// A fresh page without the token: a plain viewer's connection and state.
+function signOut() {
+  try { sessionStorage.removeItem(TOKEN_KEY); } catch (e) { /* nothing kept */ }
+  location.reload();
 }
 
 const wsUrl = (location.protocol === 'https:' ? 'wss://' : 'ws://') + location.host + '/ws';
@@ -204,6 +228,7 @@ function renderHeader() {
       }, `Round ${r}`))),
     store.welcome && store.welcome.trusted ? h('span', { class: 'badge trusted', title: 'signed in with a token: no public delay' }, store.welcome.role || 'arbiter') : null,
     store.welcome && store.welcome.trusted && arbiterToken() ? h('a', { class: 'round-tab arb-link' + (ui.route.page === 'arbiter' ? ' active' : ''), href: '#/arbiter' }, 'Arbiter') : null,
+    arbiterToken() ? h('button', { class: 'abtn signout', type: 'button', title: 'forget the arbiter token in this tab', onclick: signOut }, 'Sign out') : null,
     pill,
   ].filter(Boolean));
 }

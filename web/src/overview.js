@@ -5,7 +5,7 @@ import { Chessground } from 'chessground';
 import { h, setText, icon } from './dom.js';
 import { sanNode, playerRow, fillPlayer, setBoard } from './widgets.js';
 import { uciSquares, isCheck, sideToMove } from './state.js';
-import { moveNumberLabel, resultText } from './view.js';
+import { moveNumberLabel, resultText, pgnFileName } from './view.js';
 
 export class OverviewPage {
   // app: { store, ui, main, eventName() }
@@ -47,6 +47,7 @@ export class OverviewPage {
     setText(title, `Round ${round}` + (games.length ? ` · ${games.length} board${games.length > 1 ? 's' : ''}${live ? ` · ${live} live` : ''}` : ''));
     pgn.hidden = false;
     pgn.href = `/round/${encodeURIComponent(round)}.pgn`;
+    pgn.download = pgnFileName({ event, round });
     if (!games.length) {
       if (!grid.firstChild || !grid.firstChild.classList.contains('empty')) {
         grid.replaceChildren(h('p', { class: 'empty' }, 'No boards in this round yet.'));

@@ -59,3 +59,27 @@ export function resultLine(result, reason, lastSan) {
   if (!why && typeof lastSan === 'string' && lastSan.endsWith('#')) why = 'checkmate';
   return [resultText(result), who, why].filter(Boolean).join(' · ');
 }
+
+// A file-name part: letters, digits, '.', '_' and '-' kept, anything else
+// (spaces, commas, slashes) one '_'.
+function filePart(s) {
+  return String(s ?? '').normalize('NFC').replace(/[^\p{L}\p{N}._-]+/gu, '_').replace(/^[_.-]+|[_.-]+$/g, '');
+}
+
+// A player's surname: "Carlsen, Magnus" -> "Carlsen".
+function surname(name) {
+  return String(name ?? '').split(',')[0];
+}
+
+// The download name of a game's or a round's PGN:
+// "Event-R1-B2-White-Black.pgn" for a game, "Event-R1.pgn" for a round;
+// unknown parts are left out, "game-<id>.pgn" when nothing is known.
+export function pgnFileName({ event, round, table, white, black, id } = {}) {
+  const parts = [filePart(event)];
+  if (round !== null && round !== undefined && filePart(round)) parts.push(`R${filePart(round)}`);
+  if (table !== null && table !== undefined && filePart(table)) parts.push(`B${filePart(table)}`);
+  if (white || black) parts.push(filePart(surname(white)) || 'White', filePart(surname(black)) || 'Black');
+  const name = parts.filter(Boolean).join('-');
+  if (name) return `${name}.pgn`;
+  return id !== null && id !== undefined ? `game-${id}.pgn` : 'games.pgn';
+}
