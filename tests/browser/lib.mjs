@@ -105,3 +105,23 @@ export function parseClock(text) {
   if (!parts.length || parts.some((x) => !Number.isFinite(x))) return null;
   return parts.reduce((acc, x) => acc * 60 + x, 0) * 1000;
 }
+
+// The usual start of a browser test file against the fake relay: the relay
+// (seeded with the fixture round, then `fill(relay)`), chromium and one page
+// whose script errors are collected. Call close() in after().
+export async function fakeRelaySession(FakeRelay, seedRound, fill = () => {}) {
+  if (!existsSync(join(DEFAULT_WEB, 'index.html'))) throw new Error(`web build missing at ${DEFAULT_WEB} (run web/build.sh)`);
+  const relay = new FakeRelay();
+  seedRound(relay);
+  fill(relay);
+  await relay.start();
+  const browser = await launch();
+  const page = await browser.context.newPage();
+  const pageErrors = [];
+  page.on('pageerror', (e) => pageErrors.push(e.message));
+  const close = async () => {
+    await browser.close();
+    await relay.stop();
+  };
+  return { relay, browser, page, pageErrors, close };
+}

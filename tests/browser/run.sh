@@ -21,7 +21,7 @@ esac
 # One setup at a time: ctest may start several of these scripts together.
 exec 9>"${TMPDIR:-/tmp}/chessrelay-browser-setup.lock"
 flock 9
-if [ ! -d "$here/node_modules/playwright-core" ] || [ ! -d "$here/node_modules/ws" ] || [ ! -d "$here/node_modules/chess.js" ]; then
+if [ ! -d "$here/node_modules/playwright-core" ] || [ ! -d "$here/node_modules/ws" ] || [ ! -d "$here/node_modules/chess.js" ] || [ ! -d "$here/node_modules/axe-core" ]; then
   (cd "$here" && npm ci --no-audit --no-fund)
 fi
 if [ "$what" != unit ]; then
@@ -47,12 +47,12 @@ flock -u 9
 files=()
 case "$what" in
   unit) files=("$here"/unit/*.test.mjs) ;;
-  fake) files=("$here"/browser/fake.test.mjs "$here"/browser/arbiter.test.mjs) ;;
+  fake) files=("$here"/browser/fake.test.mjs "$here"/browser/usability.test.mjs "$here"/browser/arbiter.test.mjs) ;;
   relay)
     [ -n "$relay_bin" ] || { echo "browser: 'relay' needs the chessrelay binary" >&2; exit 1; }
     files=("$here"/browser/relay.test.mjs "$here"/browser/arbiter-relay.test.mjs) ;;
   all)
-    files=("$here"/unit/*.test.mjs "$here"/browser/fake.test.mjs "$here"/browser/arbiter.test.mjs)
+    files=("$here"/unit/*.test.mjs "$here"/browser/fake.test.mjs "$here"/browser/usability.test.mjs "$here"/browser/arbiter.test.mjs)
     [ -n "$relay_bin" ] && files+=("$here"/browser/relay.test.mjs "$here"/browser/arbiter-relay.test.mjs)
     ;;
 esac

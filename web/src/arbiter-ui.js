@@ -1,33 +1,15 @@
 // The arbiter dashboard (#/arbiter, #/arbiter/game/<id>): every board with
 // both clocks and its counters, alerts by urgency with a beep, and a game's
 // incident log, actions and claim workflow. State: arbiter.js; actions go
-// out on the WebSocket as "arbiter-action" messages.
+// out on the WebSocket as "arbiter-action" messages. A page of the shape
+// main.js routes to: render(route), destroy(), tick().
 
 import {
   counters, formatMs, underTwoMinutes, beepsFor, actionMessage, fenRows, PIECE_GLYPHS,
   scoresheetRows, BASIS_TEXT, KIND_LABEL, urgencyOf,
 } from './arbiter.js';
 import { clockRemaining } from './clock.js';
-
-function h(tag, attrs, ...children) {
-  const el = document.createElement(tag);
-  for (const [k, v] of Object.entries(attrs || {})) {
-    if (v === null || v === undefined || v === false) continue;
-    if (k === 'class') el.className = v;
-    else if (k.startsWith('on')) el.addEventListener(k.slice(2), v);
-    else el.setAttribute(k, v === true ? '' : v);
-  }
-  for (const c of children.flat()) {
-    if (c === null || c === undefined || c === false) continue;
-    el.append(c instanceof Node ? c : document.createTextNode(String(c)));
-  }
-  return el;
-}
-
-function setText(el, text) {
-  const t = text === null || text === undefined ? '' : String(text);
-  if (el.textContent !== t) el.textContent = t;
-}
+import { h, setText } from './dom.js';
 
 function wallTime(ms) {
   if (typeof ms !== 'number' || ms < 0) return '';
@@ -46,7 +28,9 @@ export class ArbiterPage {
     this.el = null;
     this.key = '';
     this.subscribed = new Set();
-    this.muted = false;
+    // 'locked' until the arbiter enables it: browsers keep audio suspended
+    // until a click, so "on" before that would be a silent promise.
+    this.sound = 'locked';
     this.audio = null;
     this.beeps = 0; // played, for tests
     this.flashUntil = 0;
@@ -69,13 +53,9 @@ export class ArbiterPage {
 
   beep(n) {
     this.beeps += n;
-    if (this.muted) return;
+    if (this.sound !== 'on' || !this.audio || this.audio.state !== 'running') return;
     try {
-      const AC = window.AudioContext || window.webkitAudioContext;
-      if (!AC) return;
-      if (!this.audio) this.audio = new AC();
       const ctx = this.audio;
-      if (ctx.state === 'suspended') ctx.resume().catch(() => {});
       const t0 = ctx.currentTime + 0.02;
       for (let i = 0; i < n; i++) {
         const o = ctx.createOscillator();
@@ -91,6 +71,39 @@ export class ArbiterPage {
         o.stop(s + 0.18);
       }
     } catch (e) { /* no audio: the visual cue stays */ }
+  }
+
+  // Runs within the click: the browser lets a page start audio only then.
+  async enableSound() {
+    try {
+      const AC = window.AudioContext || window.webkitAudioContext;
+      if (!AC) throw new Error('this browser has no WebAudio');
+      if (!this.audio) this.audio = new AC();
+      if (this.audio.state !== 'running') await this.audio.resume();
+      if (this.audio.state !== 'running') throw new Error(`audio is ${this.audio.state}`);
+      this.sound = 'on';
+      this.beep(1);
+    } catch (e) {
+      this.formError = `Sound: ${e.message}`;
+    }
+    this.key = '';
+    this.requestRender();
+  }
+
+  soundButton() {
+    const label = this.sound === 'locked' ? 'Enable sound' : this.sound === 'on' ? 'Sound: on' : 'Sound: off';
+    const locked = this.sound === 'locked';
+    return h('button', { class: 'abtn arb-sound' + (locked ? ' locked' : ''), type: 'button', 'aria-pressed': String(this.sound === 'on'),
+      title: locked ? 'alerts beep only once sound is enabled' : null,
+      onclick: () => {
+        if (this.sound === 'on') {
+          this.sound = 'off';
+          this.key = '';
+          this.requestRender();
+        } else {
+          this.enableSound();
+        }
+      } }, label);
   }
 
   send(action, game, fields) {
@@ -132,7 +145,7 @@ export class ArbiterPage {
     if (!token) {
       this.main.replaceChildren(h('section', { class: 'arbiter' },
         h('h1', { class: 'round-title' }, 'Arbiter'),
-        h('p', { class: 'empty arb-need-token' }, 'The arbiter page needs a token: open this page once with ?token=… in its address.')));
+        h('p', { class: 'empty arb-need-token' }, 'The arbiter page needs a token: open this page once with ?token=… in its address (it is kept for this tab only, and removed from the address).')));
       this.el = null;
       return;
     }
@@ -150,7 +163,7 @@ export class ArbiterPage {
         this.conn.subscribe({ round: r });
       }
     }
-    const key = `${route.game}|${this.arb.version}|${this.formError}|${this.notice}|${this.muted}|${this.arb.aseq}`;
+    const key = `${route.game}|${this.arb.version}|${this.formError}|${this.notice}|${this.sound}|${this.arb.aseq}`;
     if (this.el && key === this.key) return;
     this.key = key;
     // Messages redraw the page: what the arbiter is typing stays.
@@ -186,12 +199,7 @@ export class ArbiterPage {
     return h('div', { class: 'overview-head arb-head' },
       h('h1', { class: 'round-title' }, title),
       extra || null,
-      h('button', { class: 'abtn arb-sound', type: 'button', 'aria-pressed': String(!this.muted), onclick: () => {
-        this.muted = !this.muted;
-        if (!this.muted) this.beep(1); // also unlocks audio after a user gesture
-        this.key = '';
-        this.requestRender();
-      } }, this.muted ? 'Sound: off' : 'Sound: on'),
+      this.soundButton(),
       h('button', { class: 'abtn', type: 'button', onclick: () => this.openReport('/arbiter/incidents.json') }, 'Incident log (JSON)'));
   }
 
@@ -387,5 +395,8 @@ export class ArbiterPage {
     }
     const list = this.el.querySelector('.arb-alerts');
     if (list) list.classList.toggle('flash', Date.now() < this.flashUntil);
+    // An alert while the sound is not enabled points at the button.
+    const gate = this.el.querySelector('.arb-sound.locked');
+    if (gate) gate.classList.toggle('flash', Date.now() < this.flashUntil);
   }
 }

@@ -1,14 +1,16 @@
 // chessrelay viewer: round overview and game page, fed by the relay's
 // WebSocket (docs/protocol.md). Plain DOM, chessground for the boards.
 
-import { Chessground } from 'chessground';
 import './app.css';
-import { Store, uciSquares, isCheck, sideToMove } from './state.js';
+import { Store, sideToMove } from './state.js';
 import { Connection } from './conn.js';
-import { NOTATIONS, localizeSan } from './san.js';
+import { NOTATIONS } from './san.js';
 import { clockRemaining, formatClock } from './clock.js';
-import { parseRoute, moveNumberLabel, resultText, resultLine, playerScore, clampPly } from './view.js';
+import { parseRoute } from './view.js';
 import { ArbiterStore, isArbiterMessage } from './arbiter.js';
+import { h, setText, icon } from './dom.js';
+import { OverviewPage } from './overview.js';
+import { GamePage } from './game.js';
 import { ArbiterPage } from './arbiter-ui.js';
 
 const store = new Store();
@@ -17,10 +19,6 @@ const ui = {
   route: parseRoute(location.hash),
   notation: readPref('cr.notation', 'en'),
   conn: { state: 'connecting', info: {} },
-  viewPly: null,          // null: follow the live position
-  orientation: 'white',
-  cards: new Map(),       // game id -> overview card
-  gameView: null,         // the game page's elements
   renderQueued: false,
   lastError: null,
 };
@@ -38,68 +36,42 @@ function writePref(key, v) {
   try { localStorage.setItem(key, v); } catch (e) { /* private mode */ }
 }
 
-// --- tiny DOM helper ---------------------------------------------------------
-function h(tag, attrs, ...children) {
-  const el = document.createElement(tag);
-  for (const [k, v] of Object.entries(attrs || {})) {
-    if (v === null || v === undefined || v === false) continue;
-    if (k === 'class') el.className = v;
-    else if (k.startsWith('on')) el.addEventListener(k.slice(2), v);
-    else el.setAttribute(k, v === true ? '' : v);
-  }
-  for (const c of children.flat()) {
-    if (c === null || c === undefined || c === false) continue;
-    el.append(c instanceof Node ? c : document.createTextNode(String(c)));
-  }
-  return el;
-}
-
-// Inline SVG icons: no icon font, no glyph the system fonts may lack.
-const ICONS = {
-  first: 'M6 5h2v14H6zM20 5v14L9 12z',
-  prev: 'M17 5v14L6 12z',
-  next: 'M7 5v14l11-7z',
-  last: 'M16 5h2v14h-2zM4 5v14l11-7z',
-  flip: 'M7 3 3 7h3v10h2V7h3zM17 21l4-4h-3V7h-2v10h-3z',
-  clock: 'M12 2a10 10 0 1 0 0 20 10 10 0 0 0 0-20zm0 2a8 8 0 1 1 0 16 8 8 0 0 1 0-16zm-1 3v6.6l4.8 2.9 1-1.7-3.8-2.3V7z',
-  download: 'M11 3h2v10l3.3-3.3 1.4 1.4L12 16.8l-5.7-5.7 1.4-1.4L11 13zM5 19h14v2H5z',
-};
-function icon(name) {
-  const span = document.createElement('span');
-  span.className = 'icon';
-  span.innerHTML = `<svg viewBox="0 0 24 24" width="1em" height="1em" aria-hidden="true"><path fill="currentColor" d="${ICONS[name]}"/></svg>`;
-  return span;
-}
-
-function setText(el, text) {
-  const t = text === null || text === undefined ? '' : String(text);
-  if (el.textContent !== t) el.textContent = t;
-}
-
-// SAN in the chosen notation; figurines get a span so they can be sized.
-function sanNode(san) {
-  const text = localizeSan(san, ui.notation);
-  if (ui.notation !== 'figurine' || typeof text !== 'string') return document.createTextNode(text ?? '');
-  const frag = document.createDocumentFragment();
-  for (const part of text.split(/([♚♛♜♝♞])/)) {
-    if (!part) continue;
-    frag.append(/[♚♛♜♝♞]/.test(part) ? h('span', { class: 'fig' }, part) : document.createTextNode(part));
-  }
-  return frag;
-}
-
 // --- connection ----------------------------------------------------------------
-// An arbiter opens the page once with ?token=...; it is kept for later visits.
+// An arbiter opens the page once with ?token=…: the token moves to this
+// tab's sessionStorage and leaves the address bar (so it is in no history
+// entry, bookmark or shared link, and is gone with the tab). Sign-out drops it.
+const TOKEN_KEY = 'cr.token';
+function takeToken() {
+  try {
+    // Earlier versions kept it in localStorage: moved, not left behind.
+    const old = localStorage.getItem(TOKEN_KEY);
+    if (old !== null) {
+      if (!sessionStorage.getItem(TOKEN_KEY)) sessionStorage.setItem(TOKEN_KEY, old);
+      localStorage.removeItem(TOKEN_KEY);
+    }
+    const params = new URLSearchParams(location.search);
+    if (!params.has('token')) return;
+    const q = params.get('token');
+    if (q) sessionStorage.setItem(TOKEN_KEY, q); else sessionStorage.removeItem(TOKEN_KEY);
+    params.delete('token');
+    const rest = params.toString();
+    history.replaceState(history.state, '', location.pathname + (rest ? `?${rest}` : '') + location.hash);
+  } catch (e) { /* storage refused: the page stays a viewer's */ }
+}
+takeToken();
+
 function arbiterToken() {
   try {
-    const q = new URLSearchParams(location.search).get('token');
-    if (q !== null) {
-      if (q) localStorage.setItem('cr.token', q); else localStorage.removeItem('cr.token');
-    }
-    return localStorage.getItem('cr.token') || null;
+    return sessionStorage.getItem(TOKEN_KEY) || null;
   } catch (e) {
     return null;
   }
+}
+
+// A fresh page without the token: a plain viewer's connection and state.
+function signOut() {
+  try { sessionStorage.removeItem(TOKEN_KEY); } catch (e) { /* nothing kept */ }
+  location.reload();
 }
 
 const wsUrl = (location.protocol === 'https:' ? 'wss://' : 'ws://') + location.host + '/ws';
@@ -135,8 +107,6 @@ const conn = new Connection({
     scheduleRender();
   },
 });
-const arbiterPage = new ArbiterPage({ store, arb, conn, token: arbiterToken, main: null, onChange: () => scheduleRender() });
-window.__cr = { store, conn, ui, arb, arbiterPage }; // for tests and curious arbiters
 
 document.addEventListener('visibilitychange', () => {
   if (document.visibilityState === 'visible') conn.nudge();
@@ -157,7 +127,6 @@ function pickDefaultRound() {
 }
 
 function onRoute() {
-  const prev = ui.route;
   ui.route = parseRoute(location.hash);
   if (ui.route.page === 'arbiter') {
     window.scrollTo(0, 0);
@@ -165,10 +134,6 @@ function onRoute() {
     return;
   }
   if (ui.route.page === 'game') {
-    if (prev.page !== 'game' || prev.id !== ui.route.id) {
-      ui.viewPly = null;
-      ui.orientation = 'white';
-    }
     // The game's round covers it (and feeds the list of boards beside it);
     // a bare game link subscribes the game until its round is known.
     const known = store.games.get(ui.route.id);
@@ -190,7 +155,25 @@ const header = h('header', { class: 'topbar' });
 const noticeBar = h('div', { class: 'notice-bar', role: 'status', 'aria-live': 'polite' });
 const main = h('main', { class: 'main' });
 root.append(header, noticeBar, main);
-arbiterPage.main = main;
+
+// The pages, one per route kind (view.js parseRoute names them); each has
+// render(route) and destroy(), the arbiter page also tick().
+const app = {
+  store, conn, ui, main, eventName,
+  scheduleRender: () => scheduleRender(),
+  setNotation: (v) => {
+    ui.notation = v;
+    writePref('cr.notation', v);
+    scheduleRender();
+  },
+};
+const arbiterPage = new ArbiterPage({ store, arb, conn, token: arbiterToken, main, onChange: () => scheduleRender() });
+const PAGES = {
+  round: new OverviewPage(app),
+  game: new GamePage(app),
+  arbiter: arbiterPage,
+};
+window.__cr = { store, conn, ui, arb, arbiterPage, pages: PAGES }; // for tests and curious arbiters
 
 function scheduleRender() {
   if (ui.renderQueued) return;
@@ -204,19 +187,9 @@ function scheduleRender() {
 function render() {
   renderHeader();
   renderNotice();
-  if (ui.route.page === 'arbiter') {
-    destroyOverview();
-    destroyGame();
-    arbiterPage.render(ui.route);
-  } else if (ui.route.page === 'game') {
-    arbiterPage.destroy();
-    destroyOverview();
-    renderGame();
-  } else {
-    arbiterPage.destroy();
-    destroyGame();
-    renderOverview();
-  }
+  const shown = PAGES[ui.route.page];
+  for (const p of Object.values(PAGES)) if (p !== shown) p.destroy();
+  shown.render(ui.route);
   tickClocks();
 }
 
@@ -255,6 +228,7 @@ function renderHeader() {
       }, `Round ${r}`))),
     store.welcome && store.welcome.trusted ? h('span', { class: 'badge trusted', title: 'signed in with a token: no public delay' }, store.welcome.role || 'arbiter') : null,
     store.welcome && store.welcome.trusted && arbiterToken() ? h('a', { class: 'round-tab arb-link' + (ui.route.page === 'arbiter' ? ' active' : ''), href: '#/arbiter' }, 'Arbiter') : null,
+    arbiterToken() ? h('button', { class: 'abtn signout', type: 'button', title: 'forget the arbiter token in this tab', onclick: signOut }, 'Sign out') : null,
     pill,
   ].filter(Boolean));
 }
@@ -298,426 +272,6 @@ function formatDelay(s) {
   return `${s}-second`;
 }
 
-// --- overview ----------------------------------------------------------------------
-function destroyOverview() {
-  for (const c of ui.cards.values()) c.cg.destroy();
-  ui.cards.clear();
-  overviewEl = null;
-}
-
-let overviewEl = null;
-function renderOverview() {
-  const round = ui.route.round;
-  if (!overviewEl) {
-    overviewEl = h('section', { class: 'overview' },
-      h('div', { class: 'overview-head' },
-        h('h1', { class: 'round-title' }),
-        h('a', { class: 'pgn-link round-pgn', download: true }, icon('download'), ' Round PGN')),
-      h('div', { class: 'boards' }));
-    main.replaceChildren(overviewEl);
-  }
-  const title = overviewEl.querySelector('.round-title');
-  const pgn = overviewEl.querySelector('.round-pgn');
-  const grid = overviewEl.querySelector('.boards');
-  if (round === null) {
-    setText(title, ui.conn.state === 'open' && store.welcome ? 'No games yet: the boards appear here as soon as the relay has them.' : 'Waiting for the relay…');
-    pgn.hidden = true;
-    return;
-  }
-  const games = store.roundGames(round);
-  const live = games.filter((g) => g.result === '*' && (g.moves.length || (g.summary && g.summary.plies))).length;
-  document.title = `Round ${round}${eventName() ? ' · ' + eventName() : ''} · chessrelay`;
-  setText(title, `Round ${round}` + (games.length ? ` · ${games.length} board${games.length > 1 ? 's' : ''}${live ? ` · ${live} live` : ''}` : ''));
-  pgn.hidden = false;
-  pgn.href = `/round/${encodeURIComponent(round)}.pgn`;
-  if (!games.length) {
-    if (!grid.firstChild || !grid.firstChild.classList.contains('empty')) {
-      grid.replaceChildren(h('p', { class: 'empty' }, 'No boards in this round yet.'));
-    }
-    return;
-  }
-  grid.classList.toggle('few', games.length <= 3); // a small event gets bigger boards
-  const wanted = new Set(games.map((g) => g.id));
-  for (const [id, c] of ui.cards) {
-    if (!wanted.has(id)) {
-      c.cg.destroy();
-      c.el.remove();
-      ui.cards.delete(id);
-    }
-  }
-  const empty = grid.querySelector('.empty');
-  if (empty) empty.remove();
-  let prev = null;
-  for (const g of games) {
-    let c = ui.cards.get(g.id);
-    if (!c) {
-      c = makeCard(g);
-      ui.cards.set(g.id, c);
-    }
-    // Only games that changed since their card was drawn are touched.
-    const sig = [g.seq, g.moves.length, g.loaded, g.summary && g.summary.plies, g.result, g.online, g.attention,
-      g.statusReason, g.white, g.black, g.whiteElo, g.blackElo, g.whiteTitle, g.blackTitle, g.table, g.board, !!g.clock, ui.notation].join('|');
-    if (sig !== c.sig) {
-      c.sig = sig;
-      updateCard(c, g);
-    }
-    // Keep DOM order equal to the stable board order without churning nodes.
-    const want = prev ? prev.nextSibling : grid.firstChild;
-    if (want !== c.el) grid.insertBefore(c.el, want);
-    prev = c.el;
-  }
-}
-
-function playerRow(cls) {
-  return h('div', { class: `player ${cls}` },
-    h('span', { class: 'score' }),
-    h('span', { class: 'name' }),
-    h('span', { class: 'elo' }),
-    h('span', { class: 'clock' }));
-}
-
-function makeCard(g) {
-  const box = h('div', { class: 'cgbox' });
-  const top = playerRow('top');
-  const bottom = playerRow('bottom');
-  const el = h('a', { class: 'card', href: `#/game/${g.id}`, 'data-game': String(g.id) },
-    h('div', { class: 'card-head' }, h('span', { class: 'board-no' }), h('span', { class: 'badges' })),
-    top, h('div', { class: 'mini' }, box), bottom,
-    h('div', { class: 'card-foot' }, h('span', { class: 'last' }), h('span', { class: 'result' })));
-  const cg = Chessground(box, {
-    viewOnly: true, coordinates: false, orientation: 'white',
-    animation: { enabled: true, duration: 200 },
-    drawable: { enabled: false, visible: false },
-    highlight: { lastMove: true, check: true },
-  });
-  return { el, cg, box, top, bottom, key: '' };
-}
-
-function fillPlayer(row, g, side, showClock) {
-  const name = side === 'white' ? g.white : g.black;
-  const title = side === 'white' ? g.whiteTitle : g.blackTitle;
-  const rating = side === 'white' ? g.whiteElo : g.blackElo;
-  const shown = name || (side === 'white' ? 'White' : 'Black');
-  setText(row.querySelector('.name'), title ? `${title} ${shown}` : shown);
-  setText(row.querySelector('.elo'), rating || '');
-  setText(row.querySelector('.score'), playerScore(g.result, side));
-  const clk = row.querySelector('.clock');
-  clk.dataset.game = String(g.id);
-  clk.dataset.side = side;
-  clk.hidden = !showClock;
-  row.dataset.side = side;
-}
-
-function updateCard(c, g) {
-  const cur = store.current(g);
-  const started = cur.plies > 0;
-  setText(c.el.querySelector('.board-no'), g.table !== null && g.table !== undefined ? `Board ${g.table}` : (g.board ? String(g.board) : `Game ${g.id}`));
-  const badges = [];
-  if (!g.online) badges.push(h('span', { class: 'badge offline', title: g.statusReason || 'the board is not connected' }, 'offline'));
-  if (g.attention) badges.push(h('span', { class: 'badge attention', title: g.statusReason || 'an arbiter should look at this board' }, '⚠', h('span', { class: 'btxt' }, ' attention')));
-  const badgeEl = c.el.querySelector('.badges');
-  const badgeKey = `${g.online}|${g.attention}|${g.statusReason}`;
-  if (badgeEl.dataset.key !== badgeKey) {
-    badgeEl.replaceChildren(...badges);
-    badgeEl.dataset.key = badgeKey;
-  }
-  c.el.classList.toggle('is-offline', !g.online);
-  c.el.classList.toggle('is-attention', !!g.attention);
-  c.el.classList.toggle('is-finished', g.result !== '*');
-  c.el.classList.toggle('is-waiting', !started);
-  fillPlayer(c.top, g, 'black', !!g.clock);
-  fillPlayer(c.bottom, g, 'white', !!g.clock);
-  const last = c.el.querySelector('.last');
-  const lastKey = `${cur.plies}|${cur.san}|${ui.notation}`;
-  if (last.dataset.key !== lastKey) {
-    last.dataset.key = lastKey;
-    if (started && cur.san) last.replaceChildren(moveNumberLabel(g.start, cur.plies - 1) + ' ', sanNode(cur.san));
-    else last.replaceChildren(started ? '' : 'Pairing · not started');
-  }
-  const res = c.el.querySelector('.result');
-  setText(res, g.result !== '*' ? resultText(g.result) : '');
-  const key = `${cur.fen}|${cur.uci}|${cur.san}`;
-  if (key !== c.key) {
-    const first = c.key === '';
-    c.key = key;
-    const turn = sideToMove(cur.fen);
-    setBoard(c.cg, first, {
-      fen: cur.fen, turnColor: turn,
-      lastMove: uciSquares(cur.uci),
-      check: isCheck(cur.san) ? turn : false,
-    });
-    c.box.dataset.fen = cur.fen;
-  }
-}
-
-// The first position a board shows appears at once; later ones slide in.
-function setBoard(cg, first, config) {
-  if (first) cg.set({ animation: { enabled: false } });
-  cg.set(config);
-  if (first) cg.set({ animation: { enabled: true } });
-}
-
-// --- game page ------------------------------------------------------------------------
-function destroyGame() {
-  if (ui.gameView) {
-    ui.gameView.cg.destroy();
-    ui.gameView = null;
-  }
-}
-
-function makeGameView(id) {
-  const box = h('div', { class: 'cgbox' });
-  const top = playerRow('top');
-  const bottom = playerRow('bottom');
-  const btn = (cls, label, title, fn) => h('button', { class: `btn ${cls}`, type: 'button', title, 'aria-label': title, onclick: fn }, label);
-  const controls = h('div', { class: 'controls' },
-    btn('first', icon('first'), 'first move (Home)', () => goPly(0)),
-    btn('prev', icon('prev'), 'previous move (←)', () => stepPly(-1)),
-    btn('next', icon('next'), 'next move (→)', () => stepPly(1)),
-    btn('last', icon('last'), 'latest move (End)', () => goPly(null)),
-    btn('live', '● Live', 'jump to the live position', () => goPly(null)),
-    btn('flip', icon('flip'), 'flip the board (f)', () => { ui.orientation = ui.orientation === 'white' ? 'black' : 'white'; scheduleRender(); }));
-  const select = h('select', { class: 'notation', 'aria-label': 'move notation', onchange: (e) => {
-    ui.notation = e.target.value;
-    writePref('cr.notation', ui.notation);
-    if (ui.gameView) ui.gameView.movesKey = '';
-    for (const c of ui.cards.values()) c.el.querySelector('.last').dataset.key = '';
-    scheduleRender();
-  } }, Object.entries(NOTATIONS).map(([k, v]) => h('option', { value: k }, v.label)));
-  select.value = ui.notation;
-  const moves = h('div', { class: 'moves', role: 'list', 'aria-label': 'moves' });
-  moves.addEventListener('click', (e) => {
-    const m = e.target.closest('[data-ply]');
-    if (m) goPly(Number(m.dataset.ply) + 1);
-  });
-  const el = h('section', { class: 'game-page' },
-    h('div', { class: 'board-col' },
-      top, h('div', { class: 'board-wrap' }, box), bottom),
-    h('aside', { class: 'side' },
-      h('div', { class: 'game-head' },
-        h('a', { class: 'back' }, '← Round'),
-        h('h1', { class: 'game-title' }),
-        h('div', { class: 'game-sub' })),
-      h('div', { class: 'game-status' }),
-      controls,
-      moves,
-      h('div', { class: 'game-result' }),
-      h('div', { class: 'tools' },
-        h('label', { class: 'notation-label' }, 'Notation ', select),
-        h('a', { class: 'pgn-link game-pgn', download: true }, icon('download'), ' Game PGN'),
-        h('a', { class: 'pgn-link round-pgn', download: true }, icon('download'), ' Round PGN')),
-      h('nav', { class: 'round-list', 'aria-label': 'other boards of the round' })));
-  const cg = Chessground(box, {
-    viewOnly: true, coordinates: true, orientation: ui.orientation,
-    animation: { enabled: true, duration: 180 },
-    drawable: { enabled: false, visible: true },
-    highlight: { lastMove: true, check: true },
-  });
-  return { id, el, cg, box, top, bottom, moves, select, key: '', movesKey: '' };
-}
-
-function gameOf() {
-  return ui.route.page === 'game' ? store.games.get(ui.route.id) : null;
-}
-
-function goPly(p) {
-  const g = gameOf();
-  if (!g) return;
-  ui.viewPly = p === null ? null : clampPly(p, g.moves.length);
-  if (ui.viewPly === g.moves.length) ui.viewPly = null;
-  scheduleRender();
-}
-
-function stepPly(d) {
-  const g = gameOf();
-  if (!g) return;
-  const cur = ui.viewPly === null ? g.moves.length : ui.viewPly;
-  goPly(cur + d);
-}
-
-document.addEventListener('keydown', (e) => {
-  if (ui.route.page !== 'game' || e.target.closest('select, input, textarea')) return;
-  if (e.altKey || e.ctrlKey || e.metaKey) return;
-  const k = e.key;
-  if (k === 'ArrowLeft') stepPly(-1);
-  else if (k === 'ArrowRight') stepPly(1);
-  else if (k === 'Home' || k === 'ArrowUp') goPly(0);
-  else if (k === 'End' || k === 'ArrowDown') goPly(null);
-  else if (k === 'f') { ui.orientation = ui.orientation === 'white' ? 'black' : 'white'; scheduleRender(); }
-  else return;
-  e.preventDefault();
-});
-
-function renderGame() {
-  const id = ui.route.id;
-  if (!ui.gameView || ui.gameView.id !== id) {
-    destroyGame();
-    ui.gameView = makeGameView(id);
-    main.replaceChildren(ui.gameView.el);
-  }
-  const v = ui.gameView;
-  const g = store.games.get(id);
-  const title = v.el.querySelector('.game-title');
-  if (!g) {
-    setText(title, `Game ${id}`);
-    setText(v.el.querySelector('.game-sub'), 'Waiting for the relay…');
-    return;
-  }
-  const n = g.moves.length;
-  if (ui.viewPly !== null && ui.viewPly > n) ui.viewPly = n; // a correction shortened the game
-  if (ui.viewPly === n) ui.viewPly = null;
-  const ply = ui.viewPly === null ? n : ui.viewPly;
-  const isLive = ui.viewPly === null;
-
-  document.title = `${g.white || 'White'} – ${g.black || 'Black'} · Round ${g.round ?? '?'} · chessrelay`;
-  setText(title, `${g.white || 'White'} – ${g.black || 'Black'}`);
-  const sub = [];
-  if (g.round !== null) sub.push(`Round ${g.round}`);
-  if (g.table !== null && g.table !== undefined) sub.push(`Board ${g.table}`);
-  if (g.board) sub.push(String(g.board));
-  if (g.tags && g.tags.Event) sub.push(g.tags.Event);
-  setText(v.el.querySelector('.game-sub'), sub.join(' · '));
-  const back = v.el.querySelector('.back');
-  back.href = g.round !== null ? `#/round/${encodeURIComponent(g.round)}` : '#/';
-  setText(back, g.round !== null ? `← Round ${g.round}` : '← Rounds');
-  v.el.querySelector('.game-pgn').href = `/game/${g.id}.pgn`;
-  const rp = v.el.querySelector('.round-pgn');
-  rp.hidden = g.round === null;
-  if (g.round !== null) rp.href = `/round/${encodeURIComponent(g.round)}.pgn`;
-
-  const status = [];
-  if (!g.online) status.push(h('span', { class: 'badge offline', title: g.statusReason || null }, 'board offline'));
-  if (g.attention) status.push(h('span', { class: 'badge attention', title: g.statusReason || null }, '⚠ arbiter attention'));
-  if (g.statusReason && (!g.online || g.attention)) status.push(h('span', { class: 'status-reason' }, g.statusReason));
-  if (g.stale) status.push(h('span', { class: 'badge' }, 'resyncing…'));
-  if (!isLive) {
-    const at = ply ? `${moveNumberLabel(g.start, ply - 1)} ${localizeSan(g.moves[ply - 1].san, ui.notation)}` : 'the start';
-    status.push(h('span', { class: 'badge browsing' }, `viewing ${at} — not live`));
-  }
-  const statusEl = v.el.querySelector('.game-status');
-  const sk = status.map((s) => s.textContent).join('|');
-  if (statusEl.dataset.key !== sk) {
-    statusEl.replaceChildren(...status);
-    statusEl.dataset.key = sk;
-  }
-  v.el.classList.toggle('browsing', !isLive);
-  v.el.querySelector('.btn.live').classList.toggle('on', isLive);
-  v.el.querySelector('.btn.prev').disabled = ply === 0;
-  v.el.querySelector('.btn.first').disabled = ply === 0;
-  v.el.querySelector('.btn.next').disabled = isLive;
-  v.el.querySelector('.btn.last').disabled = isLive;
-
-  // Players: the top bar is the side at the top of the board.
-  const topSide = ui.orientation === 'white' ? 'black' : 'white';
-  fillPlayer(v.top, g, topSide, !!g.clock || g.moves.some((m) => m.clock !== null));
-  fillPlayer(v.bottom, g, topSide === 'white' ? 'black' : 'white', !!g.clock || g.moves.some((m) => m.clock !== null));
-  v.top.querySelector('.clock').dataset.ply = isLive ? '' : String(ply);
-  v.bottom.querySelector('.clock').dataset.ply = isLive ? '' : String(ply);
-
-  // Board.
-  const fen = store.fenAt(g, ply);
-  const m = ply > 0 ? g.moves[ply - 1] : null;
-  const key = `${fen}|${m ? m.uci : ''}|${ui.orientation}`;
-  if (key !== v.key) {
-    const first = v.key === '';
-    v.key = key;
-    const turn = sideToMove(fen);
-    setBoard(v.cg, first, {
-      fen, turnColor: turn, orientation: ui.orientation,
-      lastMove: m ? uciSquares(m.uci) : undefined,
-      check: m && isCheck(m.san) ? turn : false,
-    });
-    v.box.dataset.fen = fen;
-    v.box.dataset.ply = String(ply);
-  }
-
-  // Move list.
-  const mk = `${g.seq}|${n}|${ply}|${ui.notation}|${g.moves.map((x) => x.san).join(' ')}`;
-  if (mk !== v.movesKey) {
-    v.movesKey = mk;
-    renderMoves(v, g, ply);
-  }
-  if (g.round !== null) {
-    // The other boards of the round, kept live beside the game.
-    conn.subscribe({ round: g.round });
-    renderRoundList(v, g);
-  }
-  const res = v.el.querySelector('.game-result');
-  if (g.result !== '*') {
-    setText(res, resultLine(g.result, g.reason, n ? g.moves[n - 1].san : null));
-    res.hidden = false;
-  } else {
-    res.hidden = true;
-  }
-}
-
-function renderRoundList(v, g) {
-  const list = v.el.querySelector('.round-list');
-  const games = store.roundGames(g.round);
-  const rows = games.map((o) => {
-    const cur = store.current(o);
-    const state = o.result !== '*' ? resultText(o.result)
-      : cur.plies ? `${moveNumberLabel(o.start, cur.plies - 1)} ${localizeSan(cur.san || '', ui.notation)}` : 'not started';
-    return [o.id, o.table ?? '', o.white, o.black, state, o.online, o.attention];
-  });
-  const key = JSON.stringify([g.id, g.round, rows]);
-  if (list.dataset.key === key) return;
-  list.dataset.key = key;
-  list.replaceChildren(
-    h('h2', {}, `Round ${g.round}`),
-    ...rows.map(([id, table, white, black, state, online, attention]) => h('a', {
-      class: 'rl-row' + (id === g.id ? ' current' : '') + (online ? '' : ' is-offline') + (attention ? ' is-attention' : ''),
-      href: `#/game/${id}`, 'data-game': String(id),
-    },
-    h('span', { class: 'rl-board' }, table === '' ? '' : String(table)),
-    h('span', { class: 'rl-players' }, h('span', {}, white || 'White'), h('span', {}, black || 'Black')),
-    h('span', { class: 'rl-state' }, state))));
-}
-
-function renderMoves(v, g, ply) {
-  const rows = [];
-  const startBlack = sideToMove(g.start) === 'black';
-  const cells = [];
-  if (startBlack && g.moves.length) cells.push({ ph: true });
-  g.moves.forEach((mv, i) => cells.push({ mv, i }));
-  for (let k = 0; k < cells.length; k += 2) {
-    const firstPly = cells[k].ph ? cells[k + 1].i : cells[k].i;
-    const no = moveNumberLabel(g.start, firstPly).replace(/\.+$/, '');
-    rows.push(h('span', { class: 'idx' }, `${no}.`));
-    for (const c of [cells[k], cells[k + 1]]) {
-      if (!c) { rows.push(h('span', { class: 'mv empty' })); continue; }
-      if (c.ph) { rows.push(h('span', { class: 'mv empty' }, '…')); continue; }
-      const flags = c.mv.flags || [];
-      const cls = ['mv'];
-      const titles = [];
-      if (c.i === ply - 1) cls.push('current');
-      if (flags.includes('reconstructed')) { cls.push('reconstructed'); titles.push('reconstructed: the board missed this move, it was worked out from the positions around it'); }
-      if (flags.includes('illegal')) { cls.push('illegal'); titles.push('illegal move on the board'); }
-      if (flags.includes('ambiguous')) { cls.push('ambiguous'); titles.push('ambiguous: more than one move fits what the board saw'); }
-      rows.push(h('span', { class: cls.join(' '), 'data-ply': String(c.i), 'data-san': c.mv.san, role: 'listitem', title: titles.join('; ') || null },
-        sanNode(c.mv.san),
-        flags.includes('illegal') ? h('sup', { class: 'flag' }, '!') : null,
-        flags.includes('reconstructed') ? h('sup', { class: 'flag' }, 'r') : null,
-        flags.includes('draw-offer') ? h('span', { class: 'flag draw' }, ' (=)') : null));
-    }
-  }
-  const legend = [];
-  if (g.moves.some((x) => (x.flags || []).includes('reconstructed'))) legend.push('r = reconstructed from missed board updates');
-  if (g.moves.some((x) => (x.flags || []).includes('illegal'))) legend.push('! = illegal move on the board');
-  if (legend.length) rows.push(h('p', { class: 'legend' }, legend.join(' · ')));
-  if (!g.moves.length) rows.push(h('p', { class: 'no-moves' }, g.loaded ? 'The game has not started yet.' : 'Loading moves…'));
-  v.moves.replaceChildren(...rows);
-  const cur = v.moves.querySelector('.mv.current');
-  if (cur) {
-    const top = cur.offsetTop - v.moves.offsetTop;
-    if (top < v.moves.scrollTop || top > v.moves.scrollTop + v.moves.clientHeight - cur.offsetHeight) {
-      v.moves.scrollTop = top - v.moves.clientHeight / 2;
-    }
-  } else if (ply === 0) {
-    v.moves.scrollTop = 0;
-  }
-}
-
 // --- clocks: counted down locally, only the side to move's -------------------------------
 function clockAtPly(g, side, ply) {
   // The clock a player had after their last move at or before `ply`.
@@ -750,7 +304,8 @@ function tickClocks() {
   if (ui.conn.state === 'reconnecting' || (ui.lastError && Date.now() - ui.lastError.at < 9000)) renderNotice();
 }
 setInterval(() => {
-  if (ui.route.page === 'arbiter') arbiterPage.tick();
+  const page = PAGES[ui.route.page];
+  if (page.tick) page.tick();
 }, 200);
 setInterval(tickClocks, 100);
 

@@ -1,18 +1,25 @@
 // Small pure helpers of the pages, kept apart so node can test them.
 
+// The route table: a hash pattern and what its groups mean. The first match
+// names the page (main.js has one page object per name).
+const ROUTES = [
+  { re: /^\/arbiter(?:\/game\/(\d+))?\/?$/, route: (m) => ({ page: 'arbiter', game: m[1] ? Number(m[1]) : null }) },
+  { re: /^\/game\/(\d+)\/?$/, route: (m) => ({ page: 'game', id: Number(m[1]) }) },
+  { re: /^\/round\/([^/]+)\/?$/, route: (m) => ({ page: 'round', round: decodeOr(m[1]) }) },
+];
+const DEFAULT_ROUTE = { page: 'round', round: null };
+
+function decodeOr(s) {
+  try { return decodeURIComponent(s); } catch (e) { return s; }
+}
+
 export function parseRoute(hash) {
-  const h = String(hash || '').replace(/^#/, '');
-  let m = /^\/arbiter(?:\/game\/(\d+))?\/?$/.exec(h);
-  if (m) return { page: 'arbiter', game: m[1] ? Number(m[1]) : null };
-  m = /^\/game\/(\d+)\/?$/.exec(h);
-  if (m) return { page: 'game', id: Number(m[1]) };
-  m = /^\/round\/([^/]+)\/?$/.exec(h);
-  if (m) {
-    let round;
-    try { round = decodeURIComponent(m[1]); } catch (e) { round = m[1]; }
-    return { page: 'round', round };
+  const path = String(hash || '').replace(/^#/, '');
+  for (const r of ROUTES) {
+    const m = r.re.exec(path);
+    if (m) return r.route(m);
   }
-  return { page: 'round', round: null };
+  return { ...DEFAULT_ROUTE };
 }
 
 // "12." before White's move at 0-based ply index i, "12..." before Black's,
@@ -51,4 +58,28 @@ export function resultLine(result, reason, lastSan) {
   let why = reason || '';
   if (!why && typeof lastSan === 'string' && lastSan.endsWith('#')) why = 'checkmate';
   return [resultText(result), who, why].filter(Boolean).join(' · ');
+}
+
+// A file-name part: letters, digits, '.', '_' and '-' kept, anything else
+// (spaces, commas, slashes) one '_'.
+function filePart(s) {
+  return String(s ?? '').normalize('NFC').replace(/[^\p{L}\p{N}._-]+/gu, '_').replace(/^[_.-]+|[_.-]+$/g, '');
+}
+
+// A player's surname: "Carlsen, Magnus" -> "Carlsen".
+function surname(name) {
+  return String(name ?? '').split(',')[0];
+}
+
+// The download name of a game's or a round's PGN:
+// "Event-R1-B2-White-Black.pgn" for a game, "Event-R1.pgn" for a round;
+// unknown parts are left out, "game-<id>.pgn" when nothing is known.
+export function pgnFileName({ event, round, table, white, black, id } = {}) {
+  const parts = [filePart(event)];
+  if (round !== null && round !== undefined && filePart(round)) parts.push(`R${filePart(round)}`);
+  if (table !== null && table !== undefined && filePart(table)) parts.push(`B${filePart(table)}`);
+  if (white || black) parts.push(filePart(surname(white)) || 'White', filePart(surname(black)) || 'Black');
+  const name = parts.filter(Boolean).join('-');
+  if (name) return `${name}.pgn`;
+  return id !== null && id !== undefined ? `game-${id}.pgn` : 'games.pgn';
 }

@@ -6,37 +6,28 @@
 
 import { test, before, after } from 'node:test';
 import assert from 'node:assert/strict';
-import { existsSync } from 'node:fs';
 import { FakeRelay, seedRound } from '../fake-relay.mjs';
-import { launch, screenshot, waitFor, DEFAULT_WEB } from '../lib.mjs';
+import { screenshot, waitFor, fakeRelaySession } from '../lib.mjs';
 
-let relay;
-let browser;
-let page;
-const pageErrors = [];
+let session, relay, browser, page, pageErrors; // set by before()
 
 before(async () => {
-  assert.ok(existsSync(`${DEFAULT_WEB}/index.html`), `web build missing at ${DEFAULT_WEB} (run web/build.sh)`);
-  relay = new FakeRelay();
-  seedRound(relay);
-  // Board 1 in a quickplay finish: White under two minutes.
-  relay.clock(1, 95000, 130000, 'w');
-  relay.arbState(1, { under_two_minutes: { w: true, b: false }, claim_window: true, repetitions: 2, halfmove: 14, white_ms: 95000, black_ms: 130000 });
-  relay.arbState(2, { result: '1-0' });
-  relay.arbState(3);
-  relay.arbState(5);
-  relay.arbState(4, { online: false, illegal: { w: 0, b: 1 } });
-  relay.incident(1, { kind: 'two-minutes', urgency: 'notice', color: 'w', text: 'White has less than two minutes (1:55): draw claim window open (D1)' });
-  relay.incident(4, { kind: 'board-offline', urgency: 'warning', text: 'board offline' });
-  await relay.start();
-  browser = await launch();
-  page = await browser.context.newPage();
-  page.on('pageerror', (e) => pageErrors.push(e.message));
+  session = await fakeRelaySession(FakeRelay, seedRound, (r) => {
+    // Board 1 in a quickplay finish: White under two minutes.
+    r.clock(1, 95000, 130000, 'w');
+    r.arbState(1, { under_two_minutes: { w: true, b: false }, claim_window: true, repetitions: 2, halfmove: 14, white_ms: 95000, black_ms: 130000 });
+    r.arbState(2, { result: '1-0' });
+    r.arbState(3);
+    r.arbState(5);
+    r.arbState(4, { online: false, illegal: { w: 0, b: 1 } });
+    r.incident(1, { kind: 'two-minutes', urgency: 'notice', color: 'w', text: 'White has less than two minutes (1:55): draw claim window open (D1)' });
+    r.incident(4, { kind: 'board-offline', urgency: 'warning', text: 'board offline' });
+  });
+  ({ relay, browser, page, pageErrors } = session);
 });
 
 after(async () => {
-  if (browser) await browser.close();
-  if (relay) await relay.stop();
+  if (session) await session.close();
 });
 
 test('without a token the arbiter page asks for one and never asks for the channel', async () => {

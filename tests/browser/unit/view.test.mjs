@@ -1,6 +1,6 @@
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
-import { parseRoute, moveNumberLabel, resultText, playerScore, clampPly } from '../../../web/src/view.js';
+import { parseRoute, moveNumberLabel, resultText, playerScore, clampPly, pgnFileName } from '../../../web/src/view.js';
 
 test('routes', () => {
   assert.deepEqual(parseRoute('#/game/7'), { page: 'game', id: 7 });
@@ -42,4 +42,15 @@ test('result line', async () => {
   assert.equal(resultLine('1-0', null, 'Qxf7#'), '1–0 · White wins · checkmate');
   assert.equal(resultLine('0-1', 'resignation', 'Nf3'), '0–1 · Black wins · resignation');
   assert.equal(resultLine('1/2-1/2', 'agreement', null), '½–½ · Draw · agreement');
+});
+
+test('PGN download names: event, round, board, surnames; unsafe characters replaced', () => {
+  assert.equal(pgnFileName({ event: 'Tata Steel Masters 2026', round: '1', table: 2, white: 'Carlsen, Magnus', black: 'Gukesh, D' }),
+    'Tata_Steel_Masters_2026-R1-B2-Carlsen-Gukesh.pgn');
+  assert.equal(pgnFileName({ event: 'Open', round: '3' }), 'Open-R3.pgn');
+  assert.equal(pgnFileName({ event: 'a/b: c?', round: 'Final A', white: 'Vachier-Lagrave, Maxime', black: 'Иванов, Иван' }),
+    'a_b_c-RFinal_A-Vachier-Lagrave-Иванов.pgn');
+  assert.equal(pgnFileName({ white: 'X', black: '' }), 'X-Black.pgn');
+  assert.equal(pgnFileName({ id: 7 }), 'game-7.pgn');
+  assert.equal(pgnFileName({ event: '', round: null, table: null, id: 7 }), 'game-7.pgn');
 });

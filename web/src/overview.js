@@ -1,0 +1,148 @@
+// The round overview (#/round/<r>): every board of the round, live. A page
+// of the shape main.js routes to: render(route), destroy().
+
+import { Chessground } from 'chessground';
+import { h, setText, icon } from './dom.js';
+import { sanNode, playerRow, fillPlayer, setBoard } from './widgets.js';
+import { uciSquares, isCheck, sideToMove } from './state.js';
+import { moveNumberLabel, resultText, pgnFileName } from './view.js';
+
+export class OverviewPage {
+  // app: { store, ui, main, eventName() }
+  constructor(app) {
+    this.app = app;
+    this.el = null;
+    this.cards = new Map(); // game id -> card
+  }
+
+  destroy() {
+    for (const c of this.cards.values()) c.cg.destroy();
+    this.cards.clear();
+    this.el = null;
+  }
+
+  render(route) {
+    const { store, ui, main } = this.app;
+    const round = route.round;
+    if (!this.el) {
+      this.el = h('section', { class: 'overview' },
+        h('div', { class: 'overview-head' },
+          h('h1', { class: 'round-title' }),
+          h('a', { class: 'pgn-link round-pgn', download: true }, icon('download'), ' Round PGN')),
+        h('div', { class: 'boards' }));
+      main.replaceChildren(this.el);
+    }
+    const title = this.el.querySelector('.round-title');
+    const pgn = this.el.querySelector('.round-pgn');
+    const grid = this.el.querySelector('.boards');
+    if (round === null) {
+      setText(title, ui.conn.state === 'open' && store.welcome ? 'No games yet: the boards appear here as soon as the relay has them.' : 'Waiting for the relay…');
+      pgn.hidden = true;
+      return;
+    }
+    const games = store.roundGames(round);
+    const live = games.filter((g) => g.result === '*' && (g.moves.length || (g.summary && g.summary.plies))).length;
+    const event = this.app.eventName();
+    document.title = `Round ${round}${event ? ' · ' + event : ''} · chessrelay`;
+    setText(title, `Round ${round}` + (games.length ? ` · ${games.length} board${games.length > 1 ? 's' : ''}${live ? ` · ${live} live` : ''}` : ''));
+    pgn.hidden = false;
+    pgn.href = `/round/${encodeURIComponent(round)}.pgn`;
+    pgn.download = pgnFileName({ event, round });
+    if (!games.length) {
+      if (!grid.firstChild || !grid.firstChild.classList.contains('empty')) {
+        grid.replaceChildren(h('p', { class: 'empty' }, 'No boards in this round yet.'));
+      }
+      return;
+    }
+    grid.classList.toggle('few', games.length <= 3); // a small event gets bigger boards
+    const wanted = new Set(games.map((g) => g.id));
+    for (const [id, c] of this.cards) {
+      if (!wanted.has(id)) {
+        c.cg.destroy();
+        c.el.remove();
+        this.cards.delete(id);
+      }
+    }
+    const empty = grid.querySelector('.empty');
+    if (empty) empty.remove();
+    let prev = null;
+    for (const g of games) {
+      let c = this.cards.get(g.id);
+      if (!c) {
+        c = makeCard(g);
+        this.cards.set(g.id, c);
+      }
+      // Only games that changed since their card was drawn are touched.
+      const sig = [g.seq, g.moves.length, g.loaded, g.summary && g.summary.plies, g.result, g.online, g.attention,
+        g.statusReason, g.white, g.black, g.whiteElo, g.blackElo, g.whiteTitle, g.blackTitle, g.table, g.board, !!g.clock, ui.notation].join('|');
+      if (sig !== c.sig) {
+        c.sig = sig;
+        this.updateCard(c, g);
+      }
+      // Keep DOM order equal to the stable board order without churning nodes.
+      const want = prev ? prev.nextSibling : grid.firstChild;
+      if (want !== c.el) grid.insertBefore(c.el, want);
+      prev = c.el;
+    }
+  }
+
+  updateCard(c, g) {
+    const { store, ui } = this.app;
+    const cur = store.current(g);
+    const started = cur.plies > 0;
+    setText(c.el.querySelector('.board-no'), g.table !== null && g.table !== undefined ? `Board ${g.table}` : (g.board ? String(g.board) : `Game ${g.id}`));
+    const badges = [];
+    if (!g.online) badges.push(h('span', { class: 'badge offline', title: g.statusReason || 'the board is not connected' }, 'offline'));
+    if (g.attention) badges.push(h('span', { class: 'badge attention', title: g.statusReason || 'an arbiter should look at this board' }, '⚠', h('span', { class: 'btxt' }, ' attention')));
+    const badgeEl = c.el.querySelector('.badges');
+    const badgeKey = `${g.online}|${g.attention}|${g.statusReason}`;
+    if (badgeEl.dataset.key !== badgeKey) {
+      badgeEl.replaceChildren(...badges);
+      badgeEl.dataset.key = badgeKey;
+    }
+    c.el.classList.toggle('is-offline', !g.online);
+    c.el.classList.toggle('is-attention', !!g.attention);
+    c.el.classList.toggle('is-finished', g.result !== '*');
+    c.el.classList.toggle('is-waiting', !started);
+    fillPlayer(c.top, g, 'black', !!g.clock);
+    fillPlayer(c.bottom, g, 'white', !!g.clock);
+    const last = c.el.querySelector('.last');
+    const lastKey = `${cur.plies}|${cur.san}|${ui.notation}`;
+    if (last.dataset.key !== lastKey) {
+      last.dataset.key = lastKey;
+      if (started && cur.san) last.replaceChildren(moveNumberLabel(g.start, cur.plies - 1) + ' ', sanNode(cur.san, ui.notation));
+      else last.replaceChildren(started ? '' : 'Pairing · not started');
+    }
+    const res = c.el.querySelector('.result');
+    setText(res, g.result !== '*' ? resultText(g.result) : '');
+    const key = `${cur.fen}|${cur.uci}|${cur.san}`;
+    if (key !== c.key) {
+      const first = c.key === '';
+      c.key = key;
+      const turn = sideToMove(cur.fen);
+      setBoard(c.cg, first, {
+        fen: cur.fen, turnColor: turn,
+        lastMove: uciSquares(cur.uci),
+        check: isCheck(cur.san) ? turn : false,
+      });
+      c.box.dataset.fen = cur.fen;
+    }
+  }
+}
+
+function makeCard(g) {
+  const box = h('div', { class: 'cgbox' });
+  const top = playerRow('top');
+  const bottom = playerRow('bottom');
+  const el = h('a', { class: 'card', href: `#/game/${g.id}`, 'data-game': String(g.id) },
+    h('div', { class: 'card-head' }, h('span', { class: 'board-no' }), h('span', { class: 'badges' })),
+    top, h('div', { class: 'mini' }, box), bottom,
+    h('div', { class: 'card-foot' }, h('span', { class: 'last' }), h('span', { class: 'result' })));
+  const cg = Chessground(box, {
+    viewOnly: true, coordinates: false, orientation: 'white',
+    animation: { enabled: true, duration: 200 },
+    drawable: { enabled: false, visible: false },
+    highlight: { lastMove: true, check: true },
+  });
+  return { el, cg, box, top, bottom, key: '' };
+}
