@@ -11,7 +11,6 @@
 #define MAX_START_RANK 9999 /* TRF columns 5-8 */
 #define MAX_TABLE 9999
 #define INFO_MAX 256
-#define LOAD_MAX (64u << 20) /* a pairing file is a few hundred KB at most */
 #define PATH_MAX_LEN 4096
 
 typedef struct round_set {
@@ -1511,58 +1510,14 @@ cr_pairings *cr_pairings_parse(const char *text, size_t len, cr_pairings_format 
     return p;
 }
 
-cr_pairings *cr_pairings_load(const char *path, cr_pairings_format format, cr_error *err)
+cr_pairings *cr_pairings_load(const char *text, size_t len, const char *name,
+                              cr_pairings_format format, cr_error *err)
 {
-    cr_error_clear(err);
-    if (!path) {
-        cr_error_set(err, CR_EINVAL, 0, 0, "no path");
-        return NULL;
-    }
-    FILE *f = fopen(path, "rb");
-    if (!f) {
-        cr_error_set(err, CR_EIO, 0, 0, "%s: %s", path, strerror(errno));
-        return NULL;
-    }
-    char *buf = NULL;
-    size_t len = 0, cap = 0;
-    for (;;) {
-        if (len + 65536 > cap) {
-            if (cap >= LOAD_MAX) {
-                cr_error_set(err, CR_ERANGE, 0, 0, "%s: larger than %u MB", path, LOAD_MAX >> 20);
-                free(buf);
-                fclose(f);
-                return NULL;
-            }
-            size_t ncap = cap ? cap * 2 : 65536;
-            char *nb = realloc(buf, ncap);
-            if (!nb) {
-                cr_error_set(err, CR_ENOMEM, 0, 0, "%s: out of memory", path);
-                free(buf);
-                fclose(f);
-                return NULL;
-            }
-            buf = nb;
-            cap = ncap;
-        }
-        size_t got = fread(buf + len, 1, cap - len, f);
-        len += got;
-        if (got == 0) {
-            break;
-        }
-    }
-    if (ferror(f)) {
-        cr_error_set(err, CR_EIO, 0, 0, "%s: read error", path);
-        free(buf);
-        fclose(f);
-        return NULL;
-    }
-    fclose(f);
-    cr_pairings *p = cr_pairings_parse(buf, len, format, err);
-    free(buf);
-    if (!p && err && err->text[0]) {
+    cr_pairings *p = cr_pairings_parse(text, len, format, err);
+    if (!p && name && err && err->text[0]) {
         /* Name the file in front of the parser's message. */
         char msg[sizeof err->text + PATH_MAX_LEN + 16];
-        int n = snprintf(msg, sizeof msg, "%s:%d: %s", path, err->line, err->text);
+        int n = snprintf(msg, sizeof msg, "%s:%d: %s", name, err->line, err->text);
         copy_utf8(err->text, sizeof err->text, msg, n < 0 ? 0 : strlen(msg));
     }
     return p;
