@@ -10,6 +10,8 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "strbuf.h"
+
 struct cr_monitor {
     cr_monitor_config cfg;
     cr_game *game;
@@ -106,56 +108,39 @@ static void fmt_ms(int64_t ms, char buf[24])
 
 /* ---------------------------------------------------------------- line form */
 
-static bool put(char *buf, size_t size, size_t *n, char c)
-{
-    if (*n + 1 >= size) {
-        return false;
-    }
-    buf[(*n)++] = c;
-    return true;
-}
-
 int cr_incident_format(const cr_incident *inc, char *buf, size_t size)
 {
     if (!inc || !buf || (int)inc->kind < 0 || inc->kind >= CR_INC_KIND_NB ||
         (int)inc->urgency < 0 || inc->urgency > CR_URGENCY_CRITICAL) {
         return CR_EINVAL;
     }
-    int k = snprintf(buf, size,
-                     "%d\t%s\t%s\t%d\t%s\t%" PRId32 "\t%" PRId32 "\t%" PRId64 "\t%" PRId64 "\t",
-                     inc->seq, kind_names[inc->kind], urgency_names[inc->urgency], inc->ply,
-                     inc->color == CR_WHITE   ? "w"
-                     : inc->color == CR_BLACK ? "b"
-                                              : "-",
-                     inc->white_ms, inc->black_ms, inc->t, inc->wall);
-    if (k < 0 || (size_t)k >= size) {
-        return CR_ENOSPC;
-    }
-    size_t n = (size_t)k;
+    cr_sb o;
+    cr_sb_init_fixed(&o, buf, size);
+    cr_sb_fmt(&o, "%d\t%s\t%s\t%d\t%s\t%" PRId32 "\t%" PRId32 "\t%" PRId64 "\t%" PRId64 "\t",
+              inc->seq, kind_names[inc->kind], urgency_names[inc->urgency], inc->ply,
+              inc->color == CR_WHITE   ? "w"
+              : inc->color == CR_BLACK ? "b"
+                                       : "-",
+              inc->white_ms, inc->black_ms, inc->t, inc->wall);
     static const char hex[] = "0123456789abcdef";
     for (const unsigned char *p = (const unsigned char *)inc->text;
-         *p && p < (const unsigned char *)inc->text + sizeof inc->text; p++) {
-        bool ok = true;
+         *p && p < (const unsigned char *)inc->text + sizeof inc->text && !o.failed; p++) {
         if (*p == '\\') {
-            ok = put(buf, size, &n, '\\') && put(buf, size, &n, '\\');
+            cr_sb_str(&o, "\\\\");
         } else if (*p == '\t') {
-            ok = put(buf, size, &n, '\\') && put(buf, size, &n, 't');
+            cr_sb_str(&o, "\\t");
         } else if (*p == '\n') {
-            ok = put(buf, size, &n, '\\') && put(buf, size, &n, 'n');
+            cr_sb_str(&o, "\\n");
         } else if (*p == '\r') {
-            ok = put(buf, size, &n, '\\') && put(buf, size, &n, 'r');
+            cr_sb_str(&o, "\\r");
         } else if (*p < 0x20 || *p == 0x7f) {
-            ok = put(buf, size, &n, '\\') && put(buf, size, &n, 'x') &&
-                 put(buf, size, &n, hex[*p >> 4]) && put(buf, size, &n, hex[*p & 15]);
+            char esc[4] = {'\\', 'x', hex[*p >> 4], hex[*p & 15]};
+            cr_sb_add(&o, esc, sizeof esc);
         } else {
-            ok = put(buf, size, &n, (char)*p);
-        }
-        if (!ok) {
-            return CR_ENOSPC;
+            cr_sb_char(&o, (char)*p);
         }
     }
-    buf[n] = '\0';
-    return (int)n;
+    return o.failed ? CR_ENOSPC : (int)o.len;
 }
 
 /* Parses a decimal integer field [s, e) in [lo, hi]. */
@@ -369,11 +354,7 @@ static int append(cr_monitor *m, const cr_incident *inc, bool notify)
 }
 
 static int log_inc(cr_monitor *m, cr_incident_kind kind, cr_urgency urg, int color, int64_t t,
-                   const char *fmt, ...)
-#if defined(__GNUC__)
-    __attribute__((format(printf, 6, 7)))
-#endif
-    ;
+                   const char *fmt, ...) CR_PRINTF(6, 7);
 
 static int log_inc(cr_monitor *m, cr_incident_kind kind, cr_urgency urg, int color, int64_t t,
                    const char *fmt, ...)
@@ -1108,11 +1089,7 @@ static void add_comment(cr_game *g, int ply, const char *text)
 }
 
 static int refuse(cr_monitor *m, int claimant, int64_t t, char *why, size_t why_size,
-                  const char *fmt, ...)
-#if defined(__GNUC__)
-    __attribute__((format(printf, 6, 7)))
-#endif
-    ;
+                  const char *fmt, ...) CR_PRINTF(6, 7);
 
 static int refuse(cr_monitor *m, int claimant, int64_t t, char *why, size_t why_size,
                   const char *fmt, ...)

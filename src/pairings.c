@@ -7,6 +7,8 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "pgn_private.h"
+
 #define MAX_ROUNDS 99       /* no Swiss or round robin comes near; bounds work on bad input */
 #define MAX_START_RANK 9999 /* TRF columns 5-8 */
 #define MAX_TABLE 9999
@@ -1606,58 +1608,26 @@ const cr_pairing_bye *cr_pairings_byes(const cr_pairings *p, int round, int *cou
 
 /*----- Pairings as PGN -----*/
 
-typedef struct out_buf {
-    char *buf;
-    size_t size, len;
-    bool overflow;
-} out_buf;
-
-static void out_raw(out_buf *o, const char *s, size_t n)
-{
-    if (o->overflow || o->len + n >= o->size) {
-        o->overflow = true;
-        return;
-    }
-    memcpy(o->buf + o->len, s, n);
-    o->len += n;
-    o->buf[o->len] = '\0';
-}
-
-/* [Name "value"] with '\\' and '"' escaped as PGN wants. */
-static void out_tag(out_buf *o, const char *name, const char *value)
-{
-    out_raw(o, "[", 1);
-    out_raw(o, name, strlen(name));
-    out_raw(o, " \"", 2);
-    for (const char *c = value; *c; c++) {
-        if (*c == '\\' || *c == '"') {
-            out_raw(o, "\\", 1);
-        }
-        out_raw(o, c, 1);
-    }
-    out_raw(o, "\"]\n", 3);
-}
-
-static void out_player_tags(out_buf *o, const char *side, const cr_pairing_player *pl)
+static void out_player_tags(cr_sb *o, const char *side, const cr_pairing_player *pl)
 {
     char name[32], value[32];
     if (pl->title[0]) {
         snprintf(name, sizeof name, "%sTitle", side);
-        out_tag(o, name, pl->title);
+        cr_pgn_put_tag(o, name, pl->title);
     }
     if (pl->rating > 0) {
         snprintf(name, sizeof name, "%sElo", side);
         snprintf(value, sizeof value, "%d", pl->rating);
-        out_tag(o, name, value);
+        cr_pgn_put_tag(o, name, value);
     }
     if (pl->fide_id > 0) {
         snprintf(name, sizeof name, "%sFideId", side);
         snprintf(value, sizeof value, "%lld", (long long)pl->fide_id);
-        out_tag(o, name, value);
+        cr_pgn_put_tag(o, name, value);
     }
     if (pl->fed[0]) {
         snprintf(name, sizeof name, "%sFed", side);
-        out_tag(o, name, pl->fed);
+        cr_pgn_put_tag(o, name, pl->fed);
     }
 }
 
@@ -1666,8 +1636,8 @@ int cr_pairing_to_pgn(const cr_pairings *p, const cr_pairing *b, char *buf, size
     if (!p || !b || !buf || size == 0) {
         return CR_EINVAL;
     }
-    out_buf o = {buf, size, 0, false};
-    buf[0] = '\0';
+    cr_sb o;
+    cr_sb_init_fixed(&o, buf, size);
     const char *event = p->info[CR_PF_NAME][0] ? p->info[CR_PF_NAME] : "?";
     const char *site = p->info[CR_PF_CITY][0] ? p->info[CR_PF_CITY] : "?";
     char date[INFO_MAX];
@@ -1688,22 +1658,20 @@ int cr_pairing_to_pgn(const cr_pairings *p, const cr_pairing *b, char *buf, size
         result = "*";
     }
     char num[16];
-    out_tag(&o, "Event", event);
-    out_tag(&o, "Site", site);
-    out_tag(&o, "Date", date);
+    cr_pgn_put_tag(&o, "Event", event);
+    cr_pgn_put_tag(&o, "Site", site);
+    cr_pgn_put_tag(&o, "Date", date);
     snprintf(num, sizeof num, "%d", b->round);
-    out_tag(&o, "Round", num);
-    out_tag(&o, "White", b->white.name);
-    out_tag(&o, "Black", b->black.name);
-    out_tag(&o, "Result", result);
+    cr_pgn_put_tag(&o, "Round", num);
+    cr_pgn_put_tag(&o, "White", b->white.name);
+    cr_pgn_put_tag(&o, "Black", b->black.name);
+    cr_pgn_put_tag(&o, "Result", result);
     snprintf(num, sizeof num, "%d", b->table);
-    out_tag(&o, "Board", num);
+    cr_pgn_put_tag(&o, "Board", num);
     out_player_tags(&o, "White", &b->white);
     out_player_tags(&o, "Black", &b->black);
-    out_raw(&o, "\n", 1);
-    out_raw(&o, result, strlen(result));
-    out_raw(&o, "\n\n", 2);
-    if (o.overflow) {
+    cr_sb_fmt(&o, "\n%s\n\n", result);
+    if (o.failed) {
         buf[0] = '\0';
         return CR_ENOSPC;
     }
