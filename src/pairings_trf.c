@@ -485,12 +485,9 @@ static int trf_read_lines(cr_pairings *p, trf_state *st, const char *text, size_
     return rc;
 }
 
-static int trf_build(cr_pairings *p, trf_state *st, cr_error *err)
+/* 240 byes fill empty round blocks. */
+static int apply_240_byes(trf_state *st, cr_error *err)
 {
-    if (st->count == 0) {
-        return cr_error_set(err, CR_EINVAL, 0, 0, "no player (001) lines");
-    }
-    /* 240 byes fill empty round blocks. */
     for (int i = 0; i < st->bye_count; i++) {
         int idx = st->by_rank[st->byes240[i].rank];
         if (!idx) {
@@ -518,16 +515,16 @@ static int trf_build(cr_pairings *p, trf_state *st, cr_error *err)
         e->colour = '-';
         e->result = st->byes240[i].kind;
     }
-    /* Players in start-rank order. */
-    for (int rank = 1; rank <= MAX_START_RANK; rank++) {
-        if (st->by_rank[rank] && cr_pairings_add_player(p, &st->players[st->by_rank[rank] - 1].info)) {
-            return cr_error_set(err, CR_ENOMEM, 0, 0, "out of memory");
-        }
-    }
+    return 0;
+}
+
+/* The number of rounds: the declared one, or the last round block with
+ * something in it (trailing blank blocks do not count). */
+static int count_rounds(const trf_state *st)
+{
     int rounds = st->rounds_declared;
     for (int i = 0; i < st->count; i++) {
-        trf_player *pl = &st->players[i];
-        /* Only rounds with something in them count: trailing blank blocks do not. */
+        const trf_player *pl = &st->players[i];
         for (int r = pl->entry_count - 1; r >= 0; r--) {
             if (pl->entries[r].opp || pl->entries[r].result != ' ' ||
                 pl->entries[r].colour != '-') {
@@ -538,39 +535,198 @@ static int trf_build(cr_pairings *p, trf_state *st, cr_error *err)
             }
         }
     }
-    p->round_count = rounds;
+    return rounds;
+}
 
-    /* A round robin: start ranks 1..N and every game of every round on the
-     * Berger table. Then its boards are the table's (a Swiss hardly ever
-     * matches it for a whole event, and if it did the order would still be
-     * a sound one). */
-    int berger_n = 0;
+/* A round robin: start ranks 1..N and every game of every round on the
+ * Berger table. Then its boards are the table's (a Swiss hardly ever
+ * matches it for a whole event, and if it did the order would still be a
+ * sound one). Returns the table's size (N rounded up to even), or 0. */
+static int berger_size(const trf_state *st, int rounds)
+{
     bool contiguous = st->count >= 3 && st->count <= MAX_ROUNDS + 1;
     for (int i = 0; i < st->count && contiguous; i++) {
         contiguous = st->players[i].info.start_rank <= st->count; /* unique, so 1..N */
     }
-    if (contiguous) {
-        berger_n = st->count + (st->count & 1);
-        bool any = false;
-        for (int i = 0; i < st->count && berger_n; i++) {
-            const trf_player *pl = &st->players[i];
-            for (int r = 0; r < pl->entry_count && r < rounds; r++) {
-                int opp = pl->entries[r].opp;
-                if (opp < 1 || opp > st->count) {
-                    continue;
-                }
-                any = true;
-                if (!berger_board(berger_n, r + 1, pl->info.start_rank, opp)) {
-                    berger_n = 0;
-                    break;
-                }
+    if (!contiguous) {
+        return 0;
+    }
+    int berger_n = st->count + (st->count & 1);
+    bool any = false;
+    for (int i = 0; i < st->count; i++) {
+        const trf_player *pl = &st->players[i];
+        for (int r = 0; r < pl->entry_count && r < rounds; r++) {
+            int opp = pl->entries[r].opp;
+            if (opp < 1 || opp > st->count) {
+                continue;
+            }
+            any = true;
+            if (!berger_board(berger_n, r + 1, pl->info.start_rank, opp)) {
+                return 0;
             }
         }
-        if (!any) {
-            berger_n = 0;
+    }
+    return any ? berger_n : 0;
+}
+
+/* What one round builds: its pairs (for the table order) and byes. */
+typedef struct round_build {
+    int r; /* 0-based */
+    bool paired; /* some player of the round has an opponent */
+    const double *score; /* per player, before the round */
+    sort_pair *pairs;
+    int npairs;
+    int berger_n;
+} round_build;
+
+/* A player's entry without an opponent: a bye of some kind, or absent
+ * (blank = Z) once the round is paired; before that a blank says nothing. */
+static int take_bye(round_set *rs, const trf_player *pl, const trf_entry *e, const round_build *rb,
+                    cr_error *err)
+{
+    int r = rb->r;
+    if (!rb->paired && e->result == ' ' && e->colour == '-') {
+        return 0;
+    }
+    if (e->colour != '-' && e->result == ' ') {
+        return cr_error_set(err, CR_EINVAL, pl->line, e->col + 5,
+                            "round %d: colour '%c' without an opponent", r + 1, e->colour);
+    }
+    cr_pairing_bye bye = {r + 1, pl->info, e->result == ' ' ? 'Z' : e->result};
+    if (strchr("10=WDL", bye.kind)) {
+        return cr_error_set(err, CR_EINVAL, pl->line, e->col + 7,
+                            "round %d: game result '%c' without an opponent", r + 1, e->result);
+    }
+    if (cr_pairings_add_bye(rs, &bye)) {
+        return cr_error_set(err, CR_ENOMEM, 0, 0, "out of memory");
+    }
+    return 0;
+}
+
+/* Player i's entry with an opponent: both lines must agree; the pair is
+ * taken once, from the lower start rank. */
+static int take_pair(const trf_state *st, int i, const trf_entry *e, round_build *rb,
+                     cr_error *err)
+{
+    int r = rb->r;
+    const trf_player *pl = &st->players[i];
+    int me = pl->info.start_rank;
+    int oi = st->by_rank[e->opp];
+    if (!oi) {
+        return cr_error_set(err, CR_EINVAL, pl->line, e->col, "round %d: opponent %d has no 001 line",
+                            r + 1, e->opp);
+    }
+    if (e->opp == me) {
+        return cr_error_set(err, CR_EINVAL, pl->line, e->col,
+                            "round %d: player %d paired with themself", r + 1, me);
+    }
+    const trf_player *op = &st->players[oi - 1];
+    trf_entry blank = {0, '-', ' ', 92 + 10 * r};
+    const trf_entry *oe = r < op->entry_count ? &op->entries[r] : &blank;
+    if (oe->opp != me) {
+        return cr_error_set(err, CR_EINVAL, pl->line, e->col,
+                            "round %d: %d plays %d, but line %d gives %d %s %d", r + 1, me, e->opp,
+                            op->line, e->opp, oe->opp ? "opponent" : "no opponent", oe->opp);
+    }
+    if (e->colour == '-' || e->colour == oe->colour) {
+        return cr_error_set(err, CR_EINVAL, pl->line, e->col + 5,
+                            "round %d: colours of %d (%c) and %d (%c) must be w and b", r + 1, me,
+                            e->colour, e->opp, oe->colour);
+    }
+    if (me > e->opp) {
+        return 0; /* the pair was taken with the lower start rank */
+    }
+    const trf_entry *we = e->colour == 'w' ? e : oe;
+    const trf_entry *be = e->colour == 'w' ? oe : e;
+    if (!pair_result(we->result, be->result)) {
+        return cr_error_set(err, CR_EINVAL, pl->line, e->col + 7,
+                            "round %d: results of %d (%c) and %d (%c) do not agree", r + 1, me,
+                            e->result, e->opp, oe->result);
+    }
+    sort_pair *sp = &rb->pairs[rb->npairs++];
+    sp->white = e->colour == 'w' ? i : oi - 1;
+    sp->black = e->colour == 'w' ? oi - 1 : i;
+    double a = rb->score[i], b = rb->score[oi - 1];
+    sp->hi = a > b ? a : b;
+    sp->sum = a + b;
+    sp->top_rank = me;
+    sp->berger = rb->berger_n ? berger_board(rb->berger_n, r + 1, me, e->opp) : 0;
+    return 0;
+}
+
+/* The boards (in table order) and byes of round rb->r. */
+static int build_round(cr_pairings *p, const trf_state *st, round_build *rb, cr_error *err)
+{
+    int r = rb->r;
+    bool used = false;
+    rb->paired = false;
+    rb->npairs = 0;
+    for (int i = 0; i < st->count; i++) {
+        const trf_entry *e = &st->players[i].entries[r];
+        if (r < st->players[i].entry_count && (e->opp || e->result != ' ' || e->colour != '-')) {
+            used = true;
+            rb->paired |= e->opp != 0;
         }
     }
+    round_set *rs = &p->rounds[r];
+    for (int i = 0; i < st->count && used; i++) {
+        const trf_player *pl = &st->players[i];
+        trf_entry blank = {0, '-', ' ', 92 + 10 * r};
+        const trf_entry *e = r < pl->entry_count ? &pl->entries[r] : &blank;
+        int rc = e->opp == 0 ? take_bye(rs, pl, e, rb, err) : take_pair(st, i, e, rb, err);
+        if (rc) {
+            return rc;
+        }
+    }
+    qsort(rb->pairs, (size_t)rb->npairs, sizeof *rb->pairs, cmp_pairs);
+    for (int k = 0; k < rb->npairs; k++) {
+        cr_pairing b;
+        memset(&b, 0, sizeof b);
+        b.round = r + 1;
+        b.table = k + 1;
+        b.white = st->players[rb->pairs[k].white].info;
+        b.black = st->players[rb->pairs[k].black].info;
+        const trf_entry *we = &st->players[rb->pairs[k].white].entries[r];
+        const trf_entry *be = &st->players[rb->pairs[k].black].entries[r];
+        snprintf(b.result, sizeof b.result, "%s", pair_result(we->result, be->result));
+        if (cr_pairings_add_board(rs, &b)) {
+            return cr_error_set(err, CR_ENOMEM, 0, 0, "out of memory");
+        }
+    }
+    return 0;
+}
 
+/* Byes were added in file order; list them by start rank. */
+static void sort_byes(round_set *rs)
+{
+    for (int a = 1; a < rs->bye_count; a++) {
+        cr_pairing_bye t = rs->byes[a];
+        int b = a - 1;
+        while (b >= 0 && rs->byes[b].player.start_rank > t.player.start_rank) {
+            rs->byes[b + 1] = rs->byes[b];
+            b--;
+        }
+        rs->byes[b + 1] = t;
+    }
+}
+
+static int trf_build(cr_pairings *p, trf_state *st, cr_error *err)
+{
+    if (st->count == 0) {
+        return cr_error_set(err, CR_EINVAL, 0, 0, "no player (001) lines");
+    }
+    int rc = apply_240_byes(st, err);
+    if (rc) {
+        return rc;
+    }
+    /* Players in start-rank order. */
+    for (int rank = 1; rank <= MAX_START_RANK; rank++) {
+        if (st->by_rank[rank] && cr_pairings_add_player(p, &st->players[st->by_rank[rank] - 1].info)) {
+            return cr_error_set(err, CR_ENOMEM, 0, 0, "out of memory");
+        }
+    }
+    int rounds = count_rounds(st);
+    p->round_count = rounds;
     double *score = calloc((size_t)st->count, sizeof *score);
     sort_pair *pairs = malloc((size_t)st->count * sizeof *pairs);
     if (!score || !pairs) {
@@ -578,113 +734,10 @@ static int trf_build(cr_pairings *p, trf_state *st, cr_error *err)
         free(pairs);
         return cr_error_set(err, CR_ENOMEM, 0, 0, "out of memory");
     }
-    int rc = 0;
+    round_build rb = {.score = score, .pairs = pairs, .berger_n = berger_size(st, rounds)};
     for (int r = 0; r < rounds && rc == 0; r++) {
-        bool round_used = false, round_paired = false;
-        for (int i = 0; i < st->count; i++) {
-            const trf_entry *e = &st->players[i].entries[r];
-            if (r < st->players[i].entry_count &&
-                (e->opp || e->result != ' ' || e->colour != '-')) {
-                round_used = true;
-                round_paired |= e->opp != 0;
-            }
-        }
-        int npairs = 0;
-        round_set *rs = &p->rounds[r];
-        for (int i = 0; i < st->count && rc == 0 && round_used; i++) {
-            trf_player *pl = &st->players[i];
-            trf_entry blank = {0, '-', ' ', 92 + 10 * r};
-            const trf_entry *e = r < pl->entry_count ? &pl->entries[r] : &blank;
-            int me = pl->info.start_rank;
-            if (e->opp == 0) {
-                /* No opponent: a bye of some kind, or absent (blank = Z) once
-                 * the round is paired; before that a blank says nothing. */
-                if (!round_paired && e->result == ' ' && e->colour == '-') {
-                    continue;
-                }
-                if (e->colour != '-' && e->result == ' ') {
-                    rc =
-                        cr_error_set(err, CR_EINVAL, pl->line, e->col + 5,
-                                     "round %d: colour '%c' without an opponent", r + 1, e->colour);
-                    break;
-                }
-                cr_pairing_bye bye = {r + 1, pl->info, e->result == ' ' ? 'Z' : e->result};
-                if (strchr("10=WDL", bye.kind)) {
-                    rc = cr_error_set(err, CR_EINVAL, pl->line, e->col + 7,
-                                      "round %d: game result '%c' without an opponent", r + 1,
-                                      e->result);
-                    break;
-                }
-                if (cr_pairings_add_bye(rs, &bye)) {
-                    rc = cr_error_set(err, CR_ENOMEM, 0, 0, "out of memory");
-                }
-                continue;
-            }
-            int oi = st->by_rank[e->opp];
-            if (!oi) {
-                rc = cr_error_set(err, CR_EINVAL, pl->line, e->col,
-                                  "round %d: opponent %d has no 001 line", r + 1, e->opp);
-                break;
-            }
-            if (e->opp == me) {
-                rc = cr_error_set(err, CR_EINVAL, pl->line, e->col,
-                                  "round %d: player %d paired with themself", r + 1, me);
-                break;
-            }
-            trf_player *op = &st->players[oi - 1];
-            const trf_entry *oe = r < op->entry_count ? &op->entries[r] : &blank;
-            if (oe->opp != me) {
-                rc = cr_error_set(err, CR_EINVAL, pl->line, e->col,
-                                  "round %d: %d plays %d, but line %d gives %d %s %d", r + 1, me,
-                                  e->opp, op->line, e->opp, oe->opp ? "opponent" : "no opponent",
-                                  oe->opp);
-                break;
-            }
-            if (e->colour == '-' || e->colour == oe->colour) {
-                rc = cr_error_set(err, CR_EINVAL, pl->line, e->col + 5,
-                                  "round %d: colours of %d (%c) and %d (%c) must be w and b", r + 1,
-                                  me, e->colour, e->opp, oe->colour);
-                break;
-            }
-            if (me > e->opp) {
-                continue; /* the pair was taken with the lower start rank */
-            }
-            const trf_entry *we = e->colour == 'w' ? e : oe;
-            const trf_entry *be = e->colour == 'w' ? oe : e;
-            const char *res = pair_result(we->result, be->result);
-            if (!res) {
-                rc = cr_error_set(err, CR_EINVAL, pl->line, e->col + 7,
-                                  "round %d: results of %d (%c) and %d (%c) do not agree", r + 1,
-                                  me, e->result, e->opp, oe->result);
-                break;
-            }
-            sort_pair *sp = &pairs[npairs++];
-            sp->white = e->colour == 'w' ? i : oi - 1;
-            sp->black = e->colour == 'w' ? oi - 1 : i;
-            double a = score[i], b = score[oi - 1];
-            sp->hi = a > b ? a : b;
-            sp->sum = a + b;
-            sp->top_rank = me;
-            sp->berger = berger_n ? berger_board(berger_n, r + 1, me, e->opp) : 0;
-        }
-        if (rc) {
-            break;
-        }
-        qsort(pairs, (size_t)npairs, sizeof *pairs, cmp_pairs);
-        for (int k = 0; k < npairs && rc == 0; k++) {
-            cr_pairing b;
-            memset(&b, 0, sizeof b);
-            b.round = r + 1;
-            b.table = k + 1;
-            b.white = st->players[pairs[k].white].info;
-            b.black = st->players[pairs[k].black].info;
-            const trf_entry *we = &st->players[pairs[k].white].entries[r];
-            const trf_entry *be = &st->players[pairs[k].black].entries[r];
-            snprintf(b.result, sizeof b.result, "%s", pair_result(we->result, be->result));
-            if (cr_pairings_add_board(rs, &b)) {
-                rc = cr_error_set(err, CR_ENOMEM, 0, 0, "out of memory");
-            }
-        }
+        rb.r = r;
+        rc = build_round(p, st, &rb, err);
         /* Scores after this round, for the next round's order. */
         for (int i = 0; i < st->count; i++) {
             if (r < st->players[i].entry_count) {
@@ -692,18 +745,8 @@ static int trf_build(cr_pairings *p, trf_state *st, cr_error *err)
             }
         }
     }
-    /* Byes were added in file order; list them by start rank. */
     for (int r = 0; r < rounds && rc == 0; r++) {
-        round_set *rs = &p->rounds[r];
-        for (int a = 1; a < rs->bye_count; a++) {
-            cr_pairing_bye t = rs->byes[a];
-            int b = a - 1;
-            while (b >= 0 && rs->byes[b].player.start_rank > t.player.start_rank) {
-                rs->byes[b + 1] = rs->byes[b];
-                b--;
-            }
-            rs->byes[b + 1] = t;
-        }
+        sort_byes(&p->rounds[r]);
     }
     free(score);
     free(pairs);
