@@ -450,6 +450,62 @@ static void set_draw_offer(gctx *c)
     }
 }
 
+/* A move number at *i ("12.", "12...", "12…", "12 "): moves *i past it and
+ * returns true; false when the digits start something else (a result). */
+static bool skip_move_number(const char *buf, size_t *i, size_t end)
+{
+    size_t e = *i;
+    while (e < end && buf[e] >= '0' && buf[e] <= '9') {
+        e++;
+    }
+    if (e >= end || buf[e] == '.' || is_space(buf[e])) {
+        while (e < end && buf[e] == '.') {
+            e++;
+        }
+        /* "1. 1. e4" happens on printed scoresheets: numbers are not checked */
+        *i = e;
+        return true;
+    }
+    if (buf[e] == '\xe2' && buf[e + 1] == '\x80' && buf[e + 2] == '\xa6') {
+        *i = e + 3; /* "12…" */
+        return true;
+    }
+    return false;
+}
+
+/* The move at *i, played on the game; *i moves past it. */
+static int read_move(gctx *c, size_t *at, size_t end)
+{
+    const char *buf = c->buf;
+    size_t i = *at;
+    const cr_position *pos = cr_game_position(c->g);
+    cr_san_info info;
+    cr_error e;
+    cr_error_clear(&e);
+    cr_move m = cr_move_from_text(pos, buf + i, c->lang, &info, &e);
+    if (m == CR_MOVE_NONE && c->auto_lang && c->lang >= 0) {
+        /* the guessed language does not fit this move: take a reading
+         * that no other language contradicts */
+        m = cr_move_from_text(pos, buf + i, -1, &info, NULL);
+    }
+    if (m == CR_MOVE_NONE) {
+        size_t te = i;
+        while (te < end && !is_space(buf[te]) && buf[te] != '{' && buf[te] != '(' && buf[te] != ')' &&
+               buf[te] != ';' && te - i < 24) {
+            te++;
+        }
+        return fail_at(c, e.code ? e.code : CR_EMOVE, i, "move %d (%s): %.*s: %s", pos->fullmove,
+                       pos->side == CR_WHITE ? "white" : "black", (int)(te - i), buf + i, e.text);
+    }
+    uint32_t flags = (info.flags & CR_SANF_DRAW_OFFER) ? CR_PLY_DRAW_OFFER : 0;
+    int rc = cr_game_push(c->g, m, CR_CLOCK_UNKNOWN, -1, flags);
+    if (rc) {
+        return fail_at(c, rc, i, "cannot store the move");
+    }
+    *at = i + (info.consumed > 0 ? (size_t)info.consumed : 1);
+    return 0;
+}
+
 /* Movetext in [i, end). cont: inside an %illegal continuation comment, where
  * `[%...]` stands for `{[%...]}`. Stops after a result, or (not cont) at a
  * '[' that starts a line (next game's tags). *stop gets where it stopped. */
@@ -559,50 +615,13 @@ static int parse_span(gctx *c, size_t i, size_t end, bool cont, size_t *stop)
             i += rn;
             break;
         }
-        if (ch >= '0' && ch <= '9') {
-            size_t e = i;
-            while (e < end && buf[e] >= '0' && buf[e] <= '9') {
-                e++;
-            }
-            if (e >= end || buf[e] == '.' || is_space(buf[e])) {
-                while (e < end && buf[e] == '.') {
-                    e++;
-                }
-                /* "1. 1. e4" happens on printed scoresheets: numbers are not checked */
-                i = e;
-                continue;
-            }
-            if (buf[e] == '\xe2' && buf[e + 1] == '\x80' && buf[e + 2] == '\xa6') {
-                i = e + 3; /* "12…" */
-                continue;
-            }
+        if (ch >= '0' && ch <= '9' && skip_move_number(buf, &i, end)) {
+            continue;
         }
-        /* a move */
-        const cr_position *pos = cr_game_position(c->g);
-        cr_san_info info;
-        cr_error e;
-        cr_error_clear(&e);
-        cr_move m = cr_move_from_text(pos, buf + i, c->lang, &info, &e);
-        if (m == CR_MOVE_NONE && c->auto_lang && c->lang >= 0) {
-            /* the guessed language does not fit this move: take a reading
-             * that no other language contradicts */
-            m = cr_move_from_text(pos, buf + i, -1, &info, NULL);
-        }
-        if (m == CR_MOVE_NONE) {
-            size_t te = i;
-            while (te < end && !is_space(buf[te]) && buf[te] != '{' && buf[te] != '(' && buf[te] != ')' &&
-                   buf[te] != ';' && te - i < 24) {
-                te++;
-            }
-            return fail_at(c, e.code ? e.code : CR_EMOVE, i, "move %d (%s): %.*s: %s", pos->fullmove,
-                           pos->side == CR_WHITE ? "white" : "black", (int)(te - i), buf + i, e.text);
-        }
-        uint32_t flags = (info.flags & CR_SANF_DRAW_OFFER) ? CR_PLY_DRAW_OFFER : 0;
-        int rc = cr_game_push(c->g, m, CR_CLOCK_UNKNOWN, -1, flags);
+        int rc = read_move(c, &i, end);
         if (rc) {
-            return fail_at(c, rc, i, "cannot store the move");
+            return rc;
         }
-        i += info.consumed > 0 ? (size_t)info.consumed : 1;
     }
     *stop = i;
     return 0;
@@ -638,6 +657,107 @@ static bool name_ieq_sub(const char *s, const char *sub)
     return false;
 }
 
+/* One tag pair at *at ('[' there): appended to *tags; *at moves past ']'. */
+static int read_tag(gctx *c, size_t *at, tag **tags, int *ntags, int *cap)
+{
+    const char *buf = c->buf;
+    size_t len = c->len, i = *at, open = i;
+    i++;
+    while (i < len && (buf[i] == ' ' || buf[i] == '\t')) {
+        i++;
+    }
+    size_t ns = i;
+    while (i < len && (((buf[i] | 32) >= 'a' && (buf[i] | 32) <= 'z') || (buf[i] >= '0' && buf[i] <= '9') ||
+                       buf[i] == '_' || buf[i] == '-')) {
+        i++;
+    }
+    if (i == ns) {
+        return fail_at(c, CR_EPGN, i, "tag name expected");
+    }
+    size_t ne = i;
+    while (i < len && (buf[i] == ' ' || buf[i] == '\t')) {
+        i++;
+    }
+    if (buf[i] != '"') {
+        return fail_at(c, CR_EPGN, i, "'\"' expected after the tag name");
+    }
+    size_t vs = ++i;
+    cr_sb v = {0};
+    cr_sb_add(&v, "", 0);
+    while (i < len && buf[i] != '"' && buf[i] != '\n') {
+        if (buf[i] == '\\' && (buf[i + 1] == '"' || buf[i + 1] == '\\')) {
+            i++;
+        }
+        cr_sb_add(&v, buf + i, 1);
+        i++;
+    }
+    if (buf[i] != '"') {
+        cr_sb_free(&v);
+        return fail_at(c, CR_EPGN, vs - 1, "unterminated tag value");
+    }
+    i++;
+    while (i < len && (buf[i] == ' ' || buf[i] == '\t')) {
+        i++;
+    }
+    if (buf[i] != ']') {
+        cr_sb_free(&v);
+        return fail_at(c, CR_EPGN, i, "']' expected to close the tag");
+    }
+    i++;
+    if (*ntags == *cap) {
+        int ncap = *cap ? *cap * 2 : 16;
+        tag *t = realloc(*tags, (size_t)ncap * sizeof *t);
+        if (!t) {
+            cr_sb_free(&v);
+            return fail_at(c, CR_ENOMEM, open, "out of memory");
+        }
+        *tags = t;
+        *cap = ncap;
+    }
+    tag *tg = &(*tags)[*ntags];
+    tg->name = malloc(ne - ns + 1);
+    tg->at = vs;
+    if (!tg->name || v.failed) {
+        free(tg->name);
+        cr_sb_free(&v);
+        return fail_at(c, CR_ENOMEM, open, "out of memory");
+    }
+    tg->value = v.p;
+    memcpy(tg->name, buf + ns, ne - ns);
+    tg->name[ne - ns] = '\0';
+    (*ntags)++;
+    *at = i;
+    return 0;
+}
+
+/* The game's start: the FEN tag's position (or the standard one), Chess960
+ * when a Variant tag says so. */
+static int start_position(gctx *c, const tag *tags, int ntags, cr_position *start)
+{
+    cr_position_init_start(start);
+    bool chess960 = false;
+    for (int k = 0; k < ntags; k++) {
+        if (strcmp(tags[k].name, "Variant") == 0 &&
+            (name_ieq_sub(tags[k].value, "960") || name_ieq_sub(tags[k].value, "fischer"))) {
+            chess960 = true;
+        }
+    }
+    for (int k = 0; k < ntags; k++) {
+        if (strcmp(tags[k].name, "FEN") == 0) {
+            cr_error fe;
+            cr_error_clear(&fe);
+            if (cr_position_from_fen(start, tags[k].value, &fe) < 0) {
+                return fail_at(c, CR_EFEN, tags[k].at + (size_t)(fe.column > 0 ? fe.column - 1 : 0),
+                               "FEN: %s", fe.text);
+            }
+        }
+    }
+    if (chess960) {
+        start->chess960 = 1;
+    }
+    return 0;
+}
+
 /* Reads one game starting at *pos in buf. */
 static int read_game(const char *buf, size_t len, size_t *pos, int lang, cr_game **out, cr_error *err,
                      bool *in_tags, size_t base, int base_line, size_t *err_off)
@@ -669,75 +789,10 @@ static int read_game(const char *buf, size_t len, size_t *pos, int lang, cr_game
         return CR_EEOF;
     }
     while (i < len && buf[i] == '[') {
-        size_t at = i;
-        i++;
-        while (i < len && (buf[i] == ' ' || buf[i] == '\t')) {
-            i++;
-        }
-        size_t ns = i;
-        while (i < len && (((buf[i] | 32) >= 'a' && (buf[i] | 32) <= 'z') || (buf[i] >= '0' && buf[i] <= '9') ||
-                           buf[i] == '_' || buf[i] == '-')) {
-            i++;
-        }
-        if (i == ns) {
-            rc = fail_at(&c, CR_EPGN, i, "tag name expected");
+        rc = read_tag(&c, &i, &tags, &ntags, &cap);
+        if (rc) {
             goto fail;
         }
-        size_t ne = i;
-        while (i < len && (buf[i] == ' ' || buf[i] == '\t')) {
-            i++;
-        }
-        if (buf[i] != '"') {
-            rc = fail_at(&c, CR_EPGN, i, "'\"' expected after the tag name");
-            goto fail;
-        }
-        size_t vs = ++i;
-        cr_sb v = {0};
-        cr_sb_add(&v, "", 0);
-        while (i < len && buf[i] != '"' && buf[i] != '\n') {
-            if (buf[i] == '\\' && (buf[i + 1] == '"' || buf[i + 1] == '\\')) {
-                i++;
-            }
-            cr_sb_add(&v, buf + i, 1);
-            i++;
-        }
-        if (buf[i] != '"') {
-            free(v.p);
-            rc = fail_at(&c, CR_EPGN, vs - 1, "unterminated tag value");
-            goto fail;
-        }
-        i++;
-        while (i < len && (buf[i] == ' ' || buf[i] == '\t')) {
-            i++;
-        }
-        if (buf[i] != ']') {
-            free(v.p);
-            rc = fail_at(&c, CR_EPGN, i, "']' expected to close the tag");
-            goto fail;
-        }
-        i++;
-        if (ntags == cap) {
-            cap = cap ? cap * 2 : 16;
-            tag *t = realloc(tags, (size_t)cap * sizeof *t);
-            if (!t) {
-                free(v.p);
-                rc = fail_at(&c, CR_ENOMEM, at, "out of memory");
-                goto fail;
-            }
-            tags = t;
-        }
-        tags[ntags].name = malloc(ne - ns + 1);
-        tags[ntags].value = v.p;
-        tags[ntags].at = vs;
-        if (!tags[ntags].name || v.failed) {
-            free(tags[ntags].name);
-            free(v.p);
-            rc = fail_at(&c, CR_ENOMEM, at, "out of memory");
-            goto fail;
-        }
-        memcpy(tags[ntags].name, buf + ns, ne - ns);
-        tags[ntags].name[ne - ns] = '\0';
-        ntags++;
         while (i < len && is_space(buf[i])) {
             i++;
         }
@@ -745,27 +800,9 @@ static int read_game(const char *buf, size_t len, size_t *pos, int lang, cr_game
     *in_tags = false;
 
     cr_position start;
-    cr_position_init_start(&start);
-    bool chess960 = false;
-    for (int k = 0; k < ntags; k++) {
-        if (strcmp(tags[k].name, "Variant") == 0 &&
-            (name_ieq_sub(tags[k].value, "960") || name_ieq_sub(tags[k].value, "fischer"))) {
-            chess960 = true;
-        }
-    }
-    for (int k = 0; k < ntags; k++) {
-        if (strcmp(tags[k].name, "FEN") == 0) {
-            cr_error fe;
-            cr_error_clear(&fe);
-            if (cr_position_from_fen(&start, tags[k].value, &fe) < 0) {
-                rc = fail_at(&c, CR_EFEN, tags[k].at + (size_t)(fe.column > 0 ? fe.column - 1 : 0), "FEN: %s",
-                             fe.text);
-                goto fail;
-            }
-        }
-    }
-    if (chess960) {
-        start.chess960 = 1;
+    rc = start_position(&c, tags, ntags, &start);
+    if (rc) {
+        goto fail;
     }
     c.g = cr_game_new(&start);
     if (!c.g) {
