@@ -232,6 +232,171 @@ static const char css[] =
     "@media print{body{margin:1cm}.sheet,.recent{page-break-inside:auto}"
     "tr{page-break-inside:avoid}.sig{page-break-inside:avoid}}\n";
 
+/* The game: its tags and players. */
+static void o_game(cr_sb *o, const cr_game *g, const char *white, const char *black)
+{
+    cr_sb_str(o, "<table class=\"meta\">\n");
+    static const char *const tags[] = {"Event", "Site", "Date", "Round", "Board"};
+    for (size_t i = 0; i < sizeof tags / sizeof *tags; i++) {
+        const char *v = cr_game_tag(g, tags[i]);
+        if (v && *v) {
+            cr_sb_fmt(o, "<tr><th>%s</th><td>", tags[i]);
+            o_esc(o, v);
+            cr_sb_str(o, "</td></tr>\n");
+        }
+    }
+    cr_sb_str(o, "<tr><th>White</th><td>");
+    o_esc(o, white);
+    cr_sb_str(o, "</td></tr>\n<tr><th>Black</th><td>");
+    o_esc(o, black);
+    cr_sb_str(o, "</td></tr>\n</table>\n");
+}
+
+/* Who claimed, on what basis, when, with which clocks. */
+static void o_claim(cr_sb *o, const cr_claim *c, const char *claimant_name)
+{
+    const cr_game *g = c->frozen;
+    cr_sb_fmt(o, "<h2>Claim %d</h2>\n<table class=\"meta\">\n<tr><th>Claimant</th><td>%s (", c->id,
+          color_name(c->claimant));
+    o_esc(o, claimant_name);
+    cr_sb_str(o, ")</td></tr>\n<tr><th>Basis</th><td>");
+    if (c->basis == CR_CLAIM_CANNOT_WIN) {
+        cr_sb_str(o, "D1 (a): the opponent cannot win by normal means");
+    } else {
+        cr_sb_str(o, "D1 (b): the opponent has been making no effort to win by normal means");
+    }
+    cr_sb_str(o, "</td></tr>\n<tr><th>Claimed</th><td>");
+    if (c->ply > 0) {
+        cr_sb_str(o, "after ");
+        o_label(o, g, c->ply - 1);
+    } else {
+        cr_sb_str(o, "before the first move");
+    }
+    cr_sb_fmt(o, "; %s to move; ", color_name(cr_game_position(g)->side));
+    o_wall(o, c->wall);
+    cr_sb_str(o, "</td></tr>\n<tr><th>Clocks</th><td>White ");
+    o_clock(o, c->white_ms);
+    cr_sb_str(o, ", Black ");
+    o_clock(o, c->black_ms);
+    cr_sb_str(o, "</td></tr>\n</table>\n");
+}
+
+/* The final position as a diagram and FEN. */
+static void o_final_position(cr_sb *o, const cr_position *pos)
+{
+    cr_sb_str(o, "<h2>Final position</h2>\n");
+    o_board(o, pos);
+    char fen[CR_FEN_MAX];
+    if (cr_position_to_fen(pos, fen, sizeof fen) < 0) {
+        fen[0] = '\0';
+    }
+    cr_sb_str(o, "<p>FEN: <span class=\"fen\">");
+    o_esc(o, fen);
+    cr_sb_str(o, "</span></p>\n");
+}
+
+/* The evidence gathered when the claim was made. */
+static void o_evidence(cr_sb *o, const cr_claim *c)
+{
+    const cr_game *g = c->frozen;
+    cr_sb_str(o, "<h2>Evidence</h2>\n<table class=\"meta\">\n<tr><th>Material</th><td>White ");
+    o_material(o, &c->material[CR_WHITE]);
+    cr_sb_str(o, "<br>Black ");
+    o_material(o, &c->material[CR_BLACK]);
+    cr_sb_fmt(o, "</td></tr>\n<tr><th>Opponent's mating material</th><td>%s %s</td></tr>\n",
+          color_name(c->claimant ^ 1),
+          c->opponent_can_mate ? "could checkmate by some legal sequence"
+                               : "cannot checkmate by any legal sequence");
+    cr_sb_fmt(o,
+          "<tr><th>Repetitions</th><td>final position: %d time%s; most frequent position "
+          "of the last moves: %d time%s</td></tr>\n",
+          c->repetitions, c->repetitions == 1 ? "" : "s", c->max_repetitions,
+          c->max_repetitions == 1 ? "" : "s");
+    cr_sb_fmt(o, "<tr><th>Last %d moves of each side</th><td>%d capture%s, %d pawn move%s</td></tr>\n",
+          c->evidence_moves, c->recent_captures, c->recent_captures == 1 ? "" : "s",
+          c->recent_pawn_moves, c->recent_pawn_moves == 1 ? "" : "s");
+    cr_sb_fmt(o, "<tr><th>Since the last capture or pawn move</th><td>%d pl%s (",
+          c->plies_since_irreversible, c->plies_since_irreversible == 1 ? "y" : "ies");
+    if (c->last_irreversible_ply >= 0) {
+        cr_sb_str(o, "last: ");
+        o_label(o, g, c->last_irreversible_ply);
+    } else {
+        cr_sb_str(o, "none in the game");
+    }
+    cr_sb_str(o, ")</td></tr>\n</table>\n");
+    cr_sb_str(o, "<table class=\"recent\">\n<thead><tr><th>Move</th><th>White clock</th>"
+              "<th>Black clock</th><th></th></tr></thead>\n<tbody>\n");
+    for (int i = 0; i < c->recent_count; i++) {
+        const cr_claim_move *cm = &c->recent[i];
+        cr_sb_str(o, "<tr><td>");
+        o_label(o, g, cm->ply);
+        cr_sb_str(o, "</td><td class=\"c\">");
+        o_clock(o, cm->white_ms);
+        cr_sb_str(o, "</td><td class=\"c\">");
+        o_clock(o, cm->black_ms);
+        cr_sb_fmt(o, "</td><td>%s%s%s</td></tr>\n", cm->capture ? "capture" : "",
+              cm->capture && cm->pawn_move ? ", " : "", cm->pawn_move ? "pawn move" : "");
+    }
+    cr_sb_str(o, "</tbody>\n</table>\n");
+}
+
+/* The arbiter's decision, note and time. */
+static void o_decision(cr_sb *o, const cr_claim *c)
+{
+    cr_sb_str(o, "<h2>Decision</h2>\n<p class=\"decision\">");
+    switch (c->decision) {
+    case CR_DECISION_DRAW:
+        cr_sb_str(o, "Claim upheld: the game is drawn (1/2-1/2).");
+        break;
+    case CR_DECISION_REJECTED:
+        cr_sb_str(o, "Claim rejected: ");
+        o_clock(o, c->added_ms);
+        cr_sb_fmt(o, " added to %s's clock; the game continues.", color_name(c->claimant ^ 1));
+        break;
+    case CR_DECISION_POSTPONED:
+        cr_sb_str(o, "Decision postponed; the game continues under observation.");
+        break;
+    default:
+        cr_sb_str(o, "Pending: Draw &#9744; &nbsp; Rejected (time added to the opponent) &#9744; "
+                  "&nbsp; Postponed &#9744;");
+        break;
+    }
+    cr_sb_str(o, "</p>\n");
+    if (c->note[0]) {
+        cr_sb_str(o, "<p>Arbiter's note: ");
+        o_esc(o, c->note);
+        cr_sb_str(o, "</p>\n");
+    }
+    if (c->decision != CR_DECISION_NONE) {
+        cr_sb_str(o, "<p>Decided: ");
+        o_wall(o, c->decided_wall);
+        cr_sb_str(o, "</p>\n");
+    }
+}
+
+/* Incidents of the game so far (flags, illegal moves, offers...). */
+static void o_incidents(const cr_monitor *m, cr_sb *o)
+{
+    int ninc = cr_monitor_incident_count(m);
+    if (ninc > 0) {
+        cr_sb_str(o, "<h2>Incident log</h2>\n<table class=\"recent\">\n<thead><tr><th>#</th>"
+                  "<th>Kind</th><th>Ply</th><th>White</th><th>Black</th><th>Text</th></tr>"
+                  "</thead>\n<tbody>\n");
+        for (int i = 0; i < ninc; i++) {
+            const cr_incident *inc = cr_monitor_incident(m, i);
+            cr_sb_fmt(o, "<tr><td>%d</td><td>%s</td><td>%d</td><td class=\"c\">", inc->seq,
+                  cr_incident_kind_name(inc->kind), inc->ply);
+            o_clock(o, inc->white_ms);
+            cr_sb_str(o, "</td><td class=\"c\">");
+            o_clock(o, inc->black_ms);
+            cr_sb_str(o, "</td><td>");
+            o_esc(o, inc->text);
+            cr_sb_str(o, "</td></tr>\n");
+        }
+        cr_sb_str(o, "</tbody>\n</table>\n");
+    }
+}
+
 int cr_claim_report_html(const cr_monitor *m, const cr_claim *c, char *buf, size_t size)
 {
     if (!c || !c->frozen || (!buf && size)) {
@@ -247,7 +412,6 @@ int cr_claim_report_html(const cr_monitor *m, const cr_claim *c, char *buf, size
     const char *white = tag_or(g, "White", "?"), *black = tag_or(g, "Black", "?");
     const char *claimant_name = c->claimant == CR_WHITE ? white : black;
     const char *opponent_name = c->claimant == CR_WHITE ? black : white;
-    int opp = c->claimant ^ 1;
 
     cr_sb_str(&o, "<!DOCTYPE html>\n<html lang=\"en\">\n<head>\n<meta charset=\"utf-8\">\n<title>");
     cr_sb_fmt(&o, "Draw claim %d: ", c->id);
@@ -262,154 +426,16 @@ int cr_claim_report_html(const cr_monitor *m, const cr_claim *c, char *buf, size
         "<h1>Draw claim in a quickplay finish</h1>\n<p>FIDE Laws of Chess, Appendix D1 "
         "(Guidelines III): a player with less than two minutes on the clock claims a draw.</p>\n");
 
-    /* Game. */
-    cr_sb_str(&o, "<table class=\"meta\">\n");
-    static const char *const tags[] = {"Event", "Site", "Date", "Round", "Board"};
-    for (size_t i = 0; i < sizeof tags / sizeof *tags; i++) {
-        const char *v = cr_game_tag(g, tags[i]);
-        if (v && *v) {
-            cr_sb_fmt(&o, "<tr><th>%s</th><td>", tags[i]);
-            o_esc(&o, v);
-            cr_sb_str(&o, "</td></tr>\n");
-        }
-    }
-    cr_sb_str(&o, "<tr><th>White</th><td>");
-    o_esc(&o, white);
-    cr_sb_str(&o, "</td></tr>\n<tr><th>Black</th><td>");
-    o_esc(&o, black);
-    cr_sb_str(&o, "</td></tr>\n</table>\n");
-
-    /* Claim. */
-    cr_sb_fmt(&o, "<h2>Claim %d</h2>\n<table class=\"meta\">\n<tr><th>Claimant</th><td>%s (", c->id,
-          color_name(c->claimant));
-    o_esc(&o, claimant_name);
-    cr_sb_str(&o, ")</td></tr>\n<tr><th>Basis</th><td>");
-    if (c->basis == CR_CLAIM_CANNOT_WIN) {
-        cr_sb_str(&o, "D1 (a): the opponent cannot win by normal means");
-    } else {
-        cr_sb_str(&o, "D1 (b): the opponent has been making no effort to win by normal means");
-    }
-    cr_sb_str(&o, "</td></tr>\n<tr><th>Claimed</th><td>");
-    if (c->ply > 0) {
-        cr_sb_str(&o, "after ");
-        o_label(&o, g, c->ply - 1);
-    } else {
-        cr_sb_str(&o, "before the first move");
-    }
-    cr_sb_fmt(&o, "; %s to move; ", color_name(pos->side));
-    o_wall(&o, c->wall);
-    cr_sb_str(&o, "</td></tr>\n<tr><th>Clocks</th><td>White ");
-    o_clock(&o, c->white_ms);
-    cr_sb_str(&o, ", Black ");
-    o_clock(&o, c->black_ms);
-    cr_sb_str(&o, "</td></tr>\n</table>\n");
-
-    /* Final position. */
-    cr_sb_str(&o, "<h2>Final position</h2>\n");
-    o_board(&o, pos);
-    char fen[CR_FEN_MAX];
-    if (cr_position_to_fen(pos, fen, sizeof fen) < 0) {
-        fen[0] = '\0';
-    }
-    cr_sb_str(&o, "<p>FEN: <span class=\"fen\">");
-    o_esc(&o, fen);
-    cr_sb_str(&o, "</span></p>\n");
-
-    /* Evidence. */
-    cr_sb_str(&o, "<h2>Evidence</h2>\n<table class=\"meta\">\n<tr><th>Material</th><td>White ");
-    o_material(&o, &c->material[CR_WHITE]);
-    cr_sb_str(&o, "<br>Black ");
-    o_material(&o, &c->material[CR_BLACK]);
-    cr_sb_fmt(&o, "</td></tr>\n<tr><th>Opponent's mating material</th><td>%s %s</td></tr>\n",
-          color_name(opp),
-          c->opponent_can_mate ? "could checkmate by some legal sequence"
-                               : "cannot checkmate by any legal sequence");
-    cr_sb_fmt(&o,
-          "<tr><th>Repetitions</th><td>final position: %d time%s; most frequent position "
-          "of the last moves: %d time%s</td></tr>\n",
-          c->repetitions, c->repetitions == 1 ? "" : "s", c->max_repetitions,
-          c->max_repetitions == 1 ? "" : "s");
-    cr_sb_fmt(&o, "<tr><th>Last %d moves of each side</th><td>%d capture%s, %d pawn move%s</td></tr>\n",
-          c->evidence_moves, c->recent_captures, c->recent_captures == 1 ? "" : "s",
-          c->recent_pawn_moves, c->recent_pawn_moves == 1 ? "" : "s");
-    cr_sb_fmt(&o, "<tr><th>Since the last capture or pawn move</th><td>%d pl%s (",
-          c->plies_since_irreversible, c->plies_since_irreversible == 1 ? "y" : "ies");
-    if (c->last_irreversible_ply >= 0) {
-        cr_sb_str(&o, "last: ");
-        o_label(&o, g, c->last_irreversible_ply);
-    } else {
-        cr_sb_str(&o, "none in the game");
-    }
-    cr_sb_str(&o, ")</td></tr>\n</table>\n");
-    cr_sb_str(&o, "<table class=\"recent\">\n<thead><tr><th>Move</th><th>White clock</th>"
-              "<th>Black clock</th><th></th></tr></thead>\n<tbody>\n");
-    for (int i = 0; i < c->recent_count; i++) {
-        const cr_claim_move *cm = &c->recent[i];
-        cr_sb_str(&o, "<tr><td>");
-        o_label(&o, g, cm->ply);
-        cr_sb_str(&o, "</td><td class=\"c\">");
-        o_clock(&o, cm->white_ms);
-        cr_sb_str(&o, "</td><td class=\"c\">");
-        o_clock(&o, cm->black_ms);
-        cr_sb_fmt(&o, "</td><td>%s%s%s</td></tr>\n", cm->capture ? "capture" : "",
-              cm->capture && cm->pawn_move ? ", " : "", cm->pawn_move ? "pawn move" : "");
-    }
-    cr_sb_str(&o, "</tbody>\n</table>\n");
-
+    o_game(&o, g, white, black);
+    o_claim(&o, c, claimant_name);
+    o_final_position(&o, pos);
+    o_evidence(&o, c);
     /* Scoresheet. */
     cr_sb_str(&o, "<h2>Scoresheet</h2>\n");
     o_scoresheet(&o, g);
 
-    /* Decision. */
-    cr_sb_str(&o, "<h2>Decision</h2>\n<p class=\"decision\">");
-    switch (c->decision) {
-    case CR_DECISION_DRAW:
-        cr_sb_str(&o, "Claim upheld: the game is drawn (1/2-1/2).");
-        break;
-    case CR_DECISION_REJECTED:
-        cr_sb_str(&o, "Claim rejected: ");
-        o_clock(&o, c->added_ms);
-        cr_sb_fmt(&o, " added to %s's clock; the game continues.", color_name(opp));
-        break;
-    case CR_DECISION_POSTPONED:
-        cr_sb_str(&o, "Decision postponed; the game continues under observation.");
-        break;
-    default:
-        cr_sb_str(&o, "Pending: Draw &#9744; &nbsp; Rejected (time added to the opponent) &#9744; "
-                  "&nbsp; Postponed &#9744;");
-        break;
-    }
-    cr_sb_str(&o, "</p>\n");
-    if (c->note[0]) {
-        cr_sb_str(&o, "<p>Arbiter's note: ");
-        o_esc(&o, c->note);
-        cr_sb_str(&o, "</p>\n");
-    }
-    if (c->decision != CR_DECISION_NONE) {
-        cr_sb_str(&o, "<p>Decided: ");
-        o_wall(&o, c->decided_wall);
-        cr_sb_str(&o, "</p>\n");
-    }
-
-    /* Incidents of the game so far (flags, illegal moves, offers...). */
-    int ninc = cr_monitor_incident_count(m);
-    if (ninc > 0) {
-        cr_sb_str(&o, "<h2>Incident log</h2>\n<table class=\"recent\">\n<thead><tr><th>#</th>"
-                  "<th>Kind</th><th>Ply</th><th>White</th><th>Black</th><th>Text</th></tr>"
-                  "</thead>\n<tbody>\n");
-        for (int i = 0; i < ninc; i++) {
-            const cr_incident *inc = cr_monitor_incident(m, i);
-            cr_sb_fmt(&o, "<tr><td>%d</td><td>%s</td><td>%d</td><td class=\"c\">", inc->seq,
-                  cr_incident_kind_name(inc->kind), inc->ply);
-            o_clock(&o, inc->white_ms);
-            cr_sb_str(&o, "</td><td class=\"c\">");
-            o_clock(&o, inc->black_ms);
-            cr_sb_str(&o, "</td><td>");
-            o_esc(&o, inc->text);
-            cr_sb_str(&o, "</td></tr>\n");
-        }
-        cr_sb_str(&o, "</tbody>\n</table>\n");
-    }
+    o_decision(&o, c);
+    o_incidents(m, &o);
 
     /* PGN. */
     char *pgn = cr_claim_report_pgn_new(m, c);
