@@ -26,8 +26,8 @@ int cr_file_read_all(const char *path, size_t max, char **text, size_t *len, cr_
             if (!b) {
                 free(buf);
                 fclose(f);
-                return n > max ? cr_error_set(err, CR_ERANGE, 0, 0, "%s: larger than %zu MB",
-                                              path, max >> 20)
+                return n > max ? cr_error_set(err, CR_ERANGE, 0, 0, "%s: larger than %zu MB", path,
+                                              max >> 20)
                                : cr_error_set(err, CR_ENOMEM, 0, 0, "%s: out of memory", path);
             }
             buf = b;

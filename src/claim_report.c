@@ -84,7 +84,7 @@ static void o_wall(cr_sb *o, int64_t wall)
         return;
     }
     cr_sb_fmt(o, "%04d-%02d-%02d %02d:%02d:%02d UTC", tm.tm_year + 1900, tm.tm_mon + 1, tm.tm_mday,
-          tm.tm_hour, tm.tm_min, tm.tm_sec);
+              tm.tm_hour, tm.tm_min, tm.tm_sec);
 }
 
 static const char *tag_or(const cr_game *g, const char *name, const char *dflt)
@@ -118,7 +118,7 @@ static void o_board(cr_sb *o, const cr_position *pos)
             char name[3];
             cr_square_name(sq, name);
             cr_sb_fmt(o, "<td class=\"%s%s\" title=\"%s\">%s</td>", (f + r) % 2 ? "l" : "d",
-                  pc && cr_color_of(pc) == CR_WHITE ? " w" : "", name, piece_glyph(pc));
+                      pc && cr_color_of(pc) == CR_WHITE ? " w" : "", name, piece_glyph(pc));
         }
         cr_sb_str(o, "</tr>\n");
     }
@@ -157,7 +157,7 @@ static void o_scoresheet(cr_sb *o, const cr_game *g)
 {
     int n = cr_game_ply_count(g);
     cr_sb_str(o, "<table class=\"sheet\">\n<thead><tr><th>No.</th><th>White</th><th>Clock</th>"
-             "<th>Black</th><th>Clock</th></tr></thead>\n<tbody>\n");
+                 "<th>Black</th><th>Clock</th></tr></thead>\n<tbody>\n");
     int i = 0;
     if (n == 0) {
         cr_sb_str(o, "<tr><td colspan=\"5\">no moves</td></tr>\n");
@@ -257,7 +257,7 @@ static void o_claim(cr_sb *o, const cr_claim *c, const char *claimant_name)
 {
     const cr_game *g = c->frozen;
     cr_sb_fmt(o, "<h2>Claim %d</h2>\n<table class=\"meta\">\n<tr><th>Claimant</th><td>%s (", c->id,
-          color_name(c->claimant));
+              color_name(c->claimant));
     o_esc(o, claimant_name);
     cr_sb_str(o, ")</td></tr>\n<tr><th>Basis</th><td>");
     if (c->basis == CR_CLAIM_CANNOT_WIN) {
@@ -304,19 +304,20 @@ static void o_evidence(cr_sb *o, const cr_claim *c)
     cr_sb_str(o, "<br>Black ");
     o_material(o, &c->material[CR_BLACK]);
     cr_sb_fmt(o, "</td></tr>\n<tr><th>Opponent's mating material</th><td>%s %s</td></tr>\n",
-          color_name(c->claimant ^ 1),
-          c->opponent_can_mate ? "could checkmate by some legal sequence"
-                               : "cannot checkmate by any legal sequence");
+              color_name(c->claimant ^ 1),
+              c->opponent_can_mate ? "could checkmate by some legal sequence"
+                                   : "cannot checkmate by any legal sequence");
     cr_sb_fmt(o,
-          "<tr><th>Repetitions</th><td>final position: %d time%s; most frequent position "
-          "of the last moves: %d time%s</td></tr>\n",
-          c->repetitions, c->repetitions == 1 ? "" : "s", c->max_repetitions,
-          c->max_repetitions == 1 ? "" : "s");
-    cr_sb_fmt(o, "<tr><th>Last %d moves of each side</th><td>%d capture%s, %d pawn move%s</td></tr>\n",
-          c->evidence_moves, c->recent_captures, c->recent_captures == 1 ? "" : "s",
-          c->recent_pawn_moves, c->recent_pawn_moves == 1 ? "" : "s");
+              "<tr><th>Repetitions</th><td>final position: %d time%s; most frequent position "
+              "of the last moves: %d time%s</td></tr>\n",
+              c->repetitions, c->repetitions == 1 ? "" : "s", c->max_repetitions,
+              c->max_repetitions == 1 ? "" : "s");
+    cr_sb_fmt(o,
+              "<tr><th>Last %d moves of each side</th><td>%d capture%s, %d pawn move%s</td></tr>\n",
+              c->evidence_moves, c->recent_captures, c->recent_captures == 1 ? "" : "s",
+              c->recent_pawn_moves, c->recent_pawn_moves == 1 ? "" : "s");
     cr_sb_fmt(o, "<tr><th>Since the last capture or pawn move</th><td>%d pl%s (",
-          c->plies_since_irreversible, c->plies_since_irreversible == 1 ? "y" : "ies");
+              c->plies_since_irreversible, c->plies_since_irreversible == 1 ? "y" : "ies");
     if (c->last_irreversible_ply >= 0) {
         cr_sb_str(o, "last: ");
         o_label(o, g, c->last_irreversible_ply);
@@ -325,7 +326,7 @@ static void o_evidence(cr_sb *o, const cr_claim *c)
     }
     cr_sb_str(o, ")</td></tr>\n</table>\n");
     cr_sb_str(o, "<table class=\"recent\">\n<thead><tr><th>Move</th><th>White clock</th>"
-              "<th>Black clock</th><th></th></tr></thead>\n<tbody>\n");
+                 "<th>Black clock</th><th></th></tr></thead>\n<tbody>\n");
     for (int i = 0; i < c->recent_count; i++) {
         const cr_claim_move *cm = &c->recent[i];
         cr_sb_str(o, "<tr><td>");
@@ -335,7 +336,7 @@ static void o_evidence(cr_sb *o, const cr_claim *c)
         cr_sb_str(o, "</td><td class=\"c\">");
         o_clock(o, cm->black_ms);
         cr_sb_fmt(o, "</td><td>%s%s%s</td></tr>\n", cm->capture ? "capture" : "",
-              cm->capture && cm->pawn_move ? ", " : "", cm->pawn_move ? "pawn move" : "");
+                  cm->capture && cm->pawn_move ? ", " : "", cm->pawn_move ? "pawn move" : "");
     }
     cr_sb_str(o, "</tbody>\n</table>\n");
 }
@@ -358,7 +359,7 @@ static void o_decision(cr_sb *o, const cr_claim *c)
         break;
     default:
         cr_sb_str(o, "Pending: Draw &#9744; &nbsp; Rejected (time added to the opponent) &#9744; "
-                  "&nbsp; Postponed &#9744;");
+                     "&nbsp; Postponed &#9744;");
         break;
     }
     cr_sb_str(o, "</p>\n");
@@ -380,12 +381,12 @@ static void o_incidents(const cr_monitor *m, cr_sb *o)
     int ninc = cr_monitor_incident_count(m);
     if (ninc > 0) {
         cr_sb_str(o, "<h2>Incident log</h2>\n<table class=\"recent\">\n<thead><tr><th>#</th>"
-                  "<th>Kind</th><th>Ply</th><th>White</th><th>Black</th><th>Text</th></tr>"
-                  "</thead>\n<tbody>\n");
+                     "<th>Kind</th><th>Ply</th><th>White</th><th>Black</th><th>Text</th></tr>"
+                     "</thead>\n<tbody>\n");
         for (int i = 0; i < ninc; i++) {
             const cr_incident *inc = cr_monitor_incident(m, i);
             cr_sb_fmt(o, "<tr><td>%d</td><td>%s</td><td>%d</td><td class=\"c\">", inc->seq,
-                  cr_incident_kind_name(inc->kind), inc->ply);
+                      cr_incident_kind_name(inc->kind), inc->ply);
             o_clock(o, inc->white_ms);
             cr_sb_str(o, "</td><td class=\"c\">");
             o_clock(o, inc->black_ms);

@@ -124,8 +124,8 @@ static int refuse(cr_monitor *m, int claimant, int64_t t, char *why, size_t why_
         snprintf(why, why_size, "%s", text);
     }
     if (claimant == CR_WHITE || claimant == CR_BLACK) {
-        cr_monitor_log_incident(m, CR_INC_CLAIM, CR_URGENCY_INFO, claimant, t, "draw claim by %s refused: %s",
-                color_name(claimant), text);
+        cr_monitor_log_incident(m, CR_INC_CLAIM, CR_URGENCY_INFO, claimant, t,
+                                "draw claim by %s refused: %s", color_name(claimant), text);
     }
     return CR_EINVAL;
 }
@@ -223,12 +223,13 @@ int cr_monitor_claim(cr_monitor *m, int claimant, cr_claim_basis basis, int64_t 
     snprintf(note, sizeof note, "Draw claim by %s (D1 %s) with White %s, Black %s.",
              color_name(claimant), basis == CR_CLAIM_CANNOT_WIN ? "a" : "b", wb, bb);
     add_comment(frozen, c->ply - 1, note);
-    return cr_monitor_log_incident(m, CR_INC_CLAIM, CR_URGENCY_WARNING, claimant, t,
-                   "claim %d: %s claims a draw (D1 %s: %s %s by normal means); clocks White %s, "
-                   "Black %s",
-                   c->id, color_name(claimant), basis == CR_CLAIM_CANNOT_WIN ? "a" : "b",
-                   color_name(claimant ^ 1),
-                   basis == CR_CLAIM_CANNOT_WIN ? "cannot win" : "makes no effort to win", wb, bb);
+    return cr_monitor_log_incident(
+        m, CR_INC_CLAIM, CR_URGENCY_WARNING, claimant, t,
+        "claim %d: %s claims a draw (D1 %s: %s %s by normal means); clocks White %s, "
+        "Black %s",
+        c->id, color_name(claimant), basis == CR_CLAIM_CANNOT_WIN ? "a" : "b",
+        color_name(claimant ^ 1),
+        basis == CR_CLAIM_CANNOT_WIN ? "cannot win" : "makes no effort to win", wb, bb);
 }
 
 int cr_monitor_decide(cr_monitor *m, cr_decision d, int32_t added_ms, const char *note, int64_t t)
@@ -271,8 +272,8 @@ int cr_monitor_decide(cr_monitor *m, cr_decision d, int32_t added_ms, const char
     if (d == CR_DECISION_REJECTED && m->clock && c->added_ms) {
         cr_clock_adjust(m->clock, opp, c->added_ms, t); /* first, so the log shows it */
     }
-    int rc =
-        cr_monitor_log_incident(m, CR_INC_DECISION, CR_URGENCY_INFO, c->claimant, t, "claim %d: %s", c->id, text);
+    int rc = cr_monitor_log_incident(m, CR_INC_DECISION, CR_URGENCY_INFO, c->claimant, t,
+                                     "claim %d: %s", c->id, text);
     if (d == CR_DECISION_DRAW) {
         m->claim_open = false;
         cr_game_set_result((cr_game *)c->frozen, CR_RESULT_DRAW);
@@ -285,11 +286,12 @@ int cr_monitor_decide(cr_monitor *m, cr_decision d, int32_t added_ms, const char
             m->auto_end_ply = -1;
             if (old == CR_RESULT_NONE) {
                 cr_monitor_log_incident(m, CR_INC_RESULT, CR_URGENCY_INFO, -1, t,
-                        "1/2-1/2: draw claim %d upheld (D1)", c->id);
+                                        "1/2-1/2: draw claim %d upheld (D1)", c->id);
             } else {
-                cr_monitor_log_incident(m, CR_INC_CORRECTION, CR_URGENCY_INFO, -1, t,
-                        "result changed from %s to 1/2-1/2: draw claim %d upheld (D1)",
-                        cr_result_string(old), c->id);
+                cr_monitor_log_incident(
+                    m, CR_INC_CORRECTION, CR_URGENCY_INFO, -1, t,
+                    "result changed from %s to 1/2-1/2: draw claim %d upheld (D1)",
+                    cr_result_string(old), c->id);
             }
         }
     } else if (d == CR_DECISION_REJECTED) {

@@ -46,8 +46,8 @@ static int append(cr_monitor *m, const cr_incident *inc, bool notify)
     return 0;
 }
 
-int cr_monitor_log_incident(cr_monitor *m, cr_incident_kind kind, cr_urgency urg, int color, int64_t t,
-                   const char *fmt, ...)
+int cr_monitor_log_incident(cr_monitor *m, cr_incident_kind kind, cr_urgency urg, int color,
+                            int64_t t, const char *fmt, ...)
 {
     if (m->silent) {
         return 0;
@@ -98,7 +98,8 @@ static void auto_result(cr_monitor *m, cr_result r, int64_t t, const char *why, 
         m->auto_end_ply = m->ended_at;
         m->auto_end_result = r;
     }
-    cr_monitor_log_incident(m, CR_INC_RESULT, CR_URGENCY_INFO, -1, t, "%s: %s", cr_result_string(r), why);
+    cr_monitor_log_incident(m, CR_INC_RESULT, CR_URGENCY_INFO, -1, t, "%s: %s", cr_result_string(r),
+                            why);
 }
 
 static int ensure_ply_clock(cr_monitor *m, int n)
@@ -138,10 +139,11 @@ static void check_illegal(cr_monitor *m, int64_t t)
     m->illegal_completed[mover]++;
     char lab[40];
     ply_label(g, i, lab);
-    cr_monitor_log_incident(m, CR_INC_ILLEGAL_MOVE, CR_URGENCY_CRITICAL, mover, t,
-            "%s completed an illegal move %s (illegal move no. %d of %s): penalties apply, "
-            "arbiter decides",
-            color_name(mover), lab, m->illegal_completed[mover], color_name(mover));
+    cr_monitor_log_incident(
+        m, CR_INC_ILLEGAL_MOVE, CR_URGENCY_CRITICAL, mover, t,
+        "%s completed an illegal move %s (illegal move no. %d of %s): penalties apply, "
+        "arbiter decides",
+        color_name(mover), lab, m->illegal_completed[mover], color_name(mover));
 }
 
 /* Ply i is new: draw offer, illegal move, clock snapshot. */
@@ -166,8 +168,8 @@ static void examine_ply(cr_monitor *m, int i, int64_t t)
     }
     if (p->flags & CR_PLY_DRAW_OFFER) {
         m->last_draw_offer = i;
-        cr_monitor_log_incident(m, CR_INC_DRAW_OFFER, CR_URGENCY_NOTICE, mover, t, "%s offers a draw after %s",
-                color_name(mover), lab);
+        cr_monitor_log_incident(m, CR_INC_DRAW_OFFER, CR_URGENCY_NOTICE, mover, t,
+                                "%s offers a draw after %s", color_name(mover), lab);
     }
     if (p->flags & CR_PLY_ILLEGAL) {
         m->pending_illegal = i;
@@ -193,8 +195,8 @@ static void evaluate_position(cr_monitor *m, int64_t t)
     if (cr_game_result(g) != m->last_result) {
         /* Set by someone else (the inference, a PGN): record it. */
         m->last_result = cr_game_result(g);
-        cr_monitor_log_incident(m, CR_INC_RESULT, CR_URGENCY_INFO, -1, t, "%s (from the game record)",
-                cr_result_string(m->last_result));
+        cr_monitor_log_incident(m, CR_INC_RESULT, CR_URGENCY_INFO, -1, t,
+                                "%s (from the game record)", cr_result_string(m->last_result));
     }
     if (m->ended_at == n) {
         return; /* this position was judged already */
@@ -211,8 +213,8 @@ static void evaluate_position(cr_monitor *m, int64_t t)
     }
     if (m->dead) {
         cr_monitor_log_incident(m, CR_INC_DEAD_POSITION, CR_URGENCY_WARNING, -1, t,
-                "dead position: neither side can checkmate (5.2.2)%s",
-                over ? "" : ": the game is drawn");
+                                "dead position: neither side can checkmate (5.2.2)%s",
+                                over ? "" : ": the game is drawn");
         if (!over) {
             auto_result(m, CR_RESULT_DRAW, t, "dead position", true);
         }
@@ -221,8 +223,8 @@ static void evaluate_position(cr_monitor *m, int64_t t)
     }
     if (m->fivefold) {
         cr_monitor_log_incident(m, CR_INC_FIVEFOLD, CR_URGENCY_WARNING, -1, t,
-                "position repeated %d times (9.6.1)%s", m->repetitions,
-                over ? "" : ": the game is drawn");
+                                "position repeated %d times (9.6.1)%s", m->repetitions,
+                                over ? "" : ": the game is drawn");
         if (!over) {
             auto_result(m, CR_RESULT_DRAW, t, "fivefold repetition", true);
         }
@@ -231,8 +233,8 @@ static void evaluate_position(cr_monitor *m, int64_t t)
     }
     if (m->seventy_five) {
         cr_monitor_log_incident(m, CR_INC_SEVENTY_FIVE_MOVES, CR_URGENCY_WARNING, -1, t,
-                "75 moves by each side without a capture or pawn move (9.6.2)%s",
-                over ? "" : ": the game is drawn");
+                                "75 moves by each side without a capture or pawn move (9.6.2)%s",
+                                over ? "" : ": the game is drawn");
         if (!over) {
             auto_result(m, CR_RESULT_DRAW, t, "75-move rule", true);
         }
@@ -241,16 +243,18 @@ static void evaluate_position(cr_monitor *m, int64_t t)
     }
     if (m->threefold && m->threefold_at != n && !over) {
         m->threefold_at = n;
-        cr_monitor_log_incident(m, CR_INC_THREEFOLD, CR_URGENCY_NOTICE, -1, t,
-                "position stands for the %d%s time: a draw claim (9.2) would be correct",
-                m->repetitions, m->repetitions == 3 ? "rd" : "th");
+        cr_monitor_log_incident(
+            m, CR_INC_THREEFOLD, CR_URGENCY_NOTICE, -1, t,
+            "position stands for the %d%s time: a draw claim (9.2) would be correct",
+            m->repetitions, m->repetitions == 3 ? "rd" : "th");
     }
     int run = n - m->halfmove; /* ply count at the last capture or pawn move */
     if (m->fifty && m->fifty_run != run && !over) {
         m->fifty_run = run;
-        cr_monitor_log_incident(m, CR_INC_FIFTY_MOVES, CR_URGENCY_NOTICE, -1, t,
-                "50 moves by each side without a capture or pawn move: a draw claim (9.3) "
-                "would be correct");
+        cr_monitor_log_incident(
+            m, CR_INC_FIFTY_MOVES, CR_URGENCY_NOTICE, -1, t,
+            "50 moves by each side without a capture or pawn move: a draw claim (9.3) "
+            "would be correct");
     }
 }
 
@@ -272,16 +276,16 @@ void cr_monitor_check_clock(cr_monitor *m, int64_t t)
         fmt_ms(cr_clock_flag_time(m->clock) >= 0 ? cr_clock_flag_time(m->clock) : t, at);
         if (cr_monitor_game_over(m)) {
             cr_monitor_log_incident(m, CR_INC_FLAG, CR_URGENCY_INFO, s, t,
-                    "%s's flag fell after the game ended (%s): the result stands", color_name(s),
-                    cr_result_string(cr_game_result(m->game)));
+                                    "%s's flag fell after the game ended (%s): the result stands",
+                                    color_name(s), cr_result_string(cr_game_result(m->game)));
             continue;
         }
         bool can = cr_can_mate(cr_game_position(m->game), opp);
-        cr_monitor_log_incident(m, CR_INC_FLAG, CR_URGENCY_CRITICAL, s, t, "%s's flag fell: %s", color_name(s),
-                can ? (opp == CR_WHITE ? "White wins (6.9)" : "Black wins (6.9)")
-                    : (opp == CR_WHITE
-                           ? "White cannot checkmate by any legal sequence: draw (6.9)"
-                           : "Black cannot checkmate by any legal sequence: draw (6.9)"));
+        cr_monitor_log_incident(
+            m, CR_INC_FLAG, CR_URGENCY_CRITICAL, s, t, "%s's flag fell: %s", color_name(s),
+            can ? (opp == CR_WHITE ? "White wins (6.9)" : "Black wins (6.9)")
+                : (opp == CR_WHITE ? "White cannot checkmate by any legal sequence: draw (6.9)"
+                                   : "Black cannot checkmate by any legal sequence: draw (6.9)"));
         if (m->cfg.flag_ends_game) {
             cr_result r = !can              ? CR_RESULT_DRAW
                           : opp == CR_WHITE ? CR_RESULT_WHITE
@@ -291,7 +295,8 @@ void cr_monitor_check_clock(cr_monitor *m, int64_t t)
     }
     for (int c = 0; c < CR_COLOR_NB; c++) {
         int32_t r = remaining(m, c, t);
-        if (r > 0 && r < m->cfg.two_minutes_ms && !m->two_min_raised[c] && !cr_monitor_game_over(m)) {
+        if (r > 0 && r < m->cfg.two_minutes_ms && !m->two_min_raised[c] &&
+            !cr_monitor_game_over(m)) {
             m->two_min_raised[c] = true;
             char left[24];
             fmt_ms(r, left);
@@ -299,8 +304,8 @@ void cr_monitor_check_clock(cr_monitor *m, int64_t t)
             bool window = m->cfg.quickplay_finish && mode != CR_CLOCK_MODE_INCREMENT &&
                           mode != CR_CLOCK_MODE_DELAY_US && mode != CR_CLOCK_MODE_BRONSTEIN;
             cr_monitor_log_incident(m, CR_INC_TWO_MINUTES, CR_URGENCY_NOTICE, c, t,
-                    "%s has less than two minutes (%s)%s", color_name(c), left,
-                    window ? ": draw claim window open (D1)" : "");
+                                    "%s has less than two minutes (%s)%s", color_name(c), left,
+                                    window ? ": draw claim window open (D1)" : "");
         }
     }
     check_illegal(m, t);
@@ -343,8 +348,8 @@ static void examine_new(cr_monitor *m, int64_t t)
         int was = m->seen;
         bool reopen = forget_after(m, n);
         cr_monitor_log_incident(m, CR_INC_CORRECTION, CR_URGENCY_INFO, -1, t,
-                "plies %d-%d retracted by the board reading%s", n + 1, was,
-                reopen ? ", game reopened" : "");
+                                "plies %d-%d retracted by the board reading%s", n + 1, was,
+                                reopen ? ", game reopened" : "");
     }
     for (int i = m->seen; i < n; i++) {
         examine_ply(m, i, t);
@@ -479,10 +484,11 @@ void cr_monitor_board_link(cr_monitor *m, bool online, int64_t t)
     m->online = online;
     m->t = t;
     if (online) {
-        cr_monitor_log_incident(m, CR_INC_BOARD_ONLINE, CR_URGENCY_INFO, -1, t, "board back online");
+        cr_monitor_log_incident(m, CR_INC_BOARD_ONLINE, CR_URGENCY_INFO, -1, t,
+                                "board back online");
     } else {
         cr_monitor_log_incident(m, CR_INC_BOARD_OFFLINE, CR_URGENCY_WARNING, -1, t,
-                "board offline: moves and clock times are not being received");
+                                "board offline: moves and clock times are not being received");
     }
 }
 
@@ -590,11 +596,13 @@ int cr_monitor_set_result(cr_monitor *m, cr_result result, const char *reason, i
     m->auto_end_ply = -1; /* the arbiter's result is not undone by take-backs */
     if (old != CR_RESULT_NONE && old != result) {
         return cr_monitor_log_incident(m, CR_INC_CORRECTION, CR_URGENCY_INFO, -1, t,
-                       "result changed from %s to %s by the arbiter%s%s", cr_result_string(old),
-                       cr_result_string(result), reason ? ": " : "", reason ? reason : "");
+                                       "result changed from %s to %s by the arbiter%s%s",
+                                       cr_result_string(old), cr_result_string(result),
+                                       reason ? ": " : "", reason ? reason : "");
     }
-    return cr_monitor_log_incident(m, CR_INC_RESULT, CR_URGENCY_INFO, -1, t, "%s set by the arbiter%s%s",
-                   cr_result_string(result), reason ? ": " : "", reason ? reason : "");
+    return cr_monitor_log_incident(m, CR_INC_RESULT, CR_URGENCY_INFO, -1, t,
+                                   "%s set by the arbiter%s%s", cr_result_string(result),
+                                   reason ? ": " : "", reason ? reason : "");
 }
 
 int cr_monitor_mark_draw_offer(cr_monitor *m, int ply, bool offered, int64_t t)
@@ -618,8 +626,8 @@ int cr_monitor_mark_draw_offer(cr_monitor *m, int ply, bool offered, int64_t t)
             m->last_draw_offer = ply;
         }
         return cr_monitor_log_incident(m, CR_INC_DRAW_OFFER, CR_URGENCY_NOTICE, mover, t,
-                       "%s offers a draw after %s (entered by the arbiter)", color_name(mover),
-                       lab);
+                                       "%s offers a draw after %s (entered by the arbiter)",
+                                       color_name(mover), lab);
     }
     p->flags &= ~(uint32_t)CR_PLY_DRAW_OFFER;
     if (m->last_draw_offer == ply) {
@@ -632,7 +640,7 @@ int cr_monitor_mark_draw_offer(cr_monitor *m, int ply, bool offered, int64_t t)
         }
     }
     return cr_monitor_log_incident(m, CR_INC_CORRECTION, CR_URGENCY_INFO, mover, t,
-                   "draw offer after %s removed by the arbiter", lab);
+                                   "draw offer after %s removed by the arbiter", lab);
 }
 
 int cr_monitor_take_back(cr_monitor *m, int ply_count, const char *reason, int64_t t)
@@ -653,13 +661,14 @@ int cr_monitor_take_back(cr_monitor *m, int ply_count, const char *reason, int64
     bool reopen = forget_after(m, ply_count);
     int rc;
     if (ply_count == n) {
-        rc = cr_monitor_log_incident(m, CR_INC_CORRECTION, CR_URGENCY_INFO, -1, t, "take-back of nothing%s%s",
-                     reason ? ": " : "", reason ? reason : "");
-    } else {
         rc = cr_monitor_log_incident(m, CR_INC_CORRECTION, CR_URGENCY_INFO, -1, t,
-                     "took back %d pl%s (%s .. %s)%s%s%s", n - ply_count,
-                     n - ply_count == 1 ? "y" : "ies", first, last, reopen ? ", game reopened" : "",
-                     reason ? ": " : "", reason ? reason : "");
+                                     "take-back of nothing%s%s", reason ? ": " : "",
+                                     reason ? reason : "");
+    } else {
+        rc = cr_monitor_log_incident(
+            m, CR_INC_CORRECTION, CR_URGENCY_INFO, -1, t, "took back %d pl%s (%s .. %s)%s%s%s",
+            n - ply_count, n - ply_count == 1 ? "y" : "ies", first, last,
+            reopen ? ", game reopened" : "", reason ? ": " : "", reason ? reason : "");
     }
     evaluate_position(m, t);
     return rc;
@@ -676,5 +685,6 @@ int cr_monitor_assign_players(cr_monitor *m, const char *white, const char *blac
     }
     const char *w = cr_game_tag(m->game, "White"), *b = cr_game_tag(m->game, "Black");
     return cr_monitor_log_incident(m, CR_INC_CORRECTION, CR_URGENCY_INFO, -1, t,
-                   "players assigned: White \"%.90s\", Black \"%.90s\"", w ? w : "?", b ? b : "?");
+                                   "players assigned: White \"%.90s\", Black \"%.90s\"",
+                                   w ? w : "?", b ? b : "?");
 }

@@ -31,7 +31,8 @@ void *cr_pairings_grow(void *ptr, int *cap, int need, size_t elem)
 
 int cr_pairings_add_player(cr_pairings *p, const cr_pairing_player *pl)
 {
-    cr_pairing_player *np = cr_pairings_grow(p->players, &p->player_cap, p->player_count + 1, sizeof *np);
+    cr_pairing_player *np =
+        cr_pairings_grow(p->players, &p->player_cap, p->player_count + 1, sizeof *np);
     if (!np) {
         return CR_ENOMEM;
     }
@@ -299,8 +300,8 @@ cr_pairings *cr_pairings_parse(const char *text, size_t len, cr_pairings_format 
         return NULL;
     }
     p->source = format;
-    int rc =
-        format == CR_PAIRINGS_TRF ? cr_pairings_parse_trf(p, text, len, err) : cr_pairings_parse_pgn(p, text, len, err);
+    int rc = format == CR_PAIRINGS_TRF ? cr_pairings_parse_trf(p, text, len, err)
+                                       : cr_pairings_parse_pgn(p, text, len, err);
     if (rc) {
         cr_pairings_free(p);
         return NULL;

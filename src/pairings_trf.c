@@ -354,7 +354,8 @@ static int trf_parse_240(trf_state *st, const trf_line *tl, int line, cr_error *
             return cr_error_set(err, CR_EINVAL, line, col, "player \"%s\" is not a start rank",
                                 buf);
         }
-        void *nb = cr_pairings_grow(st->byes240, &st->bye_cap, st->bye_count + 1, sizeof *st->byes240);
+        void *nb =
+            cr_pairings_grow(st->byes240, &st->bye_cap, st->bye_count + 1, sizeof *st->byes240);
         if (!nb) {
             return cr_error_set(err, CR_ENOMEM, line, 0, "out of memory");
         }
@@ -571,8 +572,8 @@ static int berger_size(const trf_state *st, int rounds)
 
 /* What one round builds: its pairs (for the table order) and byes. */
 typedef struct round_build {
-    int r; /* 0-based */
-    bool paired; /* some player of the round has an opponent */
+    int r;               /* 0-based */
+    bool paired;         /* some player of the round has an opponent */
     const double *score; /* per player, before the round */
     sort_pair *pairs;
     int npairs;
@@ -605,16 +606,15 @@ static int take_bye(round_set *rs, const trf_player *pl, const trf_entry *e, con
 
 /* Player i's entry with an opponent: both lines must agree; the pair is
  * taken once, from the lower start rank. */
-static int take_pair(const trf_state *st, int i, const trf_entry *e, round_build *rb,
-                     cr_error *err)
+static int take_pair(const trf_state *st, int i, const trf_entry *e, round_build *rb, cr_error *err)
 {
     int r = rb->r;
     const trf_player *pl = &st->players[i];
     int me = pl->info.start_rank;
     int oi = st->by_rank[e->opp];
     if (!oi) {
-        return cr_error_set(err, CR_EINVAL, pl->line, e->col, "round %d: opponent %d has no 001 line",
-                            r + 1, e->opp);
+        return cr_error_set(err, CR_EINVAL, pl->line, e->col,
+                            "round %d: opponent %d has no 001 line", r + 1, e->opp);
     }
     if (e->opp == me) {
         return cr_error_set(err, CR_EINVAL, pl->line, e->col,
@@ -721,7 +721,8 @@ static int trf_build(cr_pairings *p, trf_state *st, cr_error *err)
     }
     /* Players in start-rank order. */
     for (int rank = 1; rank <= MAX_START_RANK; rank++) {
-        if (st->by_rank[rank] && cr_pairings_add_player(p, &st->players[st->by_rank[rank] - 1].info)) {
+        if (st->by_rank[rank] &&
+            cr_pairings_add_player(p, &st->players[st->by_rank[rank] - 1].info)) {
             return cr_error_set(err, CR_ENOMEM, 0, 0, "out of memory");
         }
     }

@@ -19,9 +19,9 @@
 
 typedef struct cr_sb {
     char *p;
-    size_t len; /* bytes appended (fixed: may exceed what the buffer holds) */
-    size_t cap; /* bytes p holds, with the NUL */
-    bool fixed; /* the caller's buffer: never grows */
+    size_t len;  /* bytes appended (fixed: may exceed what the buffer holds) */
+    size_t cap;  /* bytes p holds, with the NUL */
+    bool fixed;  /* the caller's buffer: never grows */
     bool failed; /* out of memory (growable) or out of room (fixed) */
 } cr_sb;
 
