@@ -11,6 +11,7 @@
 
 #include "commands.h"
 #include "cr/pairings.h"
+#include "export_files.h"
 
 static int usage(void)
 {
@@ -273,7 +274,13 @@ int cr_cmd_pairings(int argc, char **argv)
     }
     cr_error err;
     cr_error_clear(&err);
-    cr_pairings *p = cr_pairings_load(path, format, &err);
+    char *text = NULL;
+    size_t len = 0;
+    cr_pairings *p = NULL;
+    if (cr_file_read_all(path, (size_t)64 << 20, &text, &len, &err) == 0) {
+        p = cr_pairings_load(text, len, path, format, &err);
+        free(text);
+    }
     if (!p) {
         print_error(path, &err);
         return 1;

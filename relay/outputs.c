@@ -6,6 +6,7 @@
 #include <string.h>
 
 #include "cr/export.h"
+#include "export_files.h"
 #include "log.h"
 
 typedef struct round_name {
@@ -63,7 +64,7 @@ cr_outputs *cr_outputs_new(struct event_base *base, const char *export_dir,
     }
     o->pusher = cr_pusher_new(base, push_cfg);
     if (export_dir && export_dir[0]) {
-        o->exporter = cr_exporter_new(export_dir);
+        o->exporter = cr_exporter_new(export_dir, cr_export_files_io());
     }
     if (!o->pusher || (export_dir && export_dir[0] && !o->exporter)) {
         cr_outputs_free(o);

@@ -303,11 +303,7 @@ static void on_retry(evutil_socket_t fd, short what, void *arg)
     kick(rr);
 }
 
-static void note_error(push_round *rr, const char *fmt, ...)
-#if defined(__GNUC__)
-    __attribute__((format(printf, 2, 3)))
-#endif
-    ;
+static void note_error(push_round *rr, const char *fmt, ...) CR_PRINTF(2, 3);
 
 static void note_error(push_round *rr, const char *fmt, ...)
 {

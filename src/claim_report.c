@@ -13,52 +13,13 @@
 
 #include "cr/arbiter.h"
 #include "cr/pgn.h"
+#include "strbuf.h"
 
-/* Output into a caller buffer with snprintf semantics: len counts everything,
- * the buffer keeps what fits (always NUL-terminated when size > 0). */
-typedef struct out {
-    char *buf;
-    size_t size;
-    size_t len;
-} out;
-
-static void o_add(out *o, const char *s, size_t n)
-{
-    if (o->size && o->len + 1 < o->size) {
-        size_t room = o->size - 1 - o->len;
-        memcpy(o->buf + o->len, s, n < room ? n : room);
-    }
-    o->len += n;
-    if (o->size) {
-        o->buf[o->len < o->size ? o->len : o->size - 1] = '\0';
-    }
-}
-
-static void o_str(out *o, const char *s)
-{
-    o_add(o, s, strlen(s));
-}
-
-static void o_fmt(out *o, const char *fmt, ...)
-#if defined(__GNUC__)
-    __attribute__((format(printf, 2, 3)))
-#endif
-    ;
-
-static void o_fmt(out *o, const char *fmt, ...)
-{
-    char tmp[512];
-    va_list ap;
-    va_start(ap, fmt);
-    int n = vsnprintf(tmp, sizeof tmp, fmt, ap);
-    va_end(ap);
-    if (n > 0) {
-        o_add(o, tmp, (size_t)n < sizeof tmp ? (size_t)n : sizeof tmp - 1);
-    }
-}
+/* Output goes into the caller's buffer through a fixed cr_sb: snprintf
+ * semantics, len counts everything and the buffer keeps what fits. */
 
 /* HTML text or attribute value. */
-static void o_esc(out *o, const char *s)
+static void o_esc(cr_sb *o, const char *s)
 {
     if (!s) {
         return;
@@ -66,31 +27,31 @@ static void o_esc(out *o, const char *s)
     for (; *s; s++) {
         switch (*s) {
         case '&':
-            o_str(o, "&amp;");
+            cr_sb_str(o, "&amp;");
             break;
         case '<':
-            o_str(o, "&lt;");
+            cr_sb_str(o, "&lt;");
             break;
         case '>':
-            o_str(o, "&gt;");
+            cr_sb_str(o, "&gt;");
             break;
         case '"':
-            o_str(o, "&quot;");
+            cr_sb_str(o, "&quot;");
             break;
         case '\'':
-            o_str(o, "&#39;");
+            cr_sb_str(o, "&#39;");
             break;
         default:
             if ((unsigned char)*s < 0x20 && *s != '\n' && *s != '\t') {
-                o_str(o, " "); /* control characters have no place in the page */
+                cr_sb_str(o, " "); /* control characters have no place in the page */
             } else {
-                o_add(o, s, 1);
+                cr_sb_add(o, s, 1);
             }
         }
     }
 }
 
-static int finish(const out *o)
+static int finish(const cr_sb *o)
 {
     return o->len > (size_t)INT32_MAX ? CR_ENOSPC : (int)o->len;
 }
@@ -100,30 +61,30 @@ static const char *color_name(int c)
     return c == CR_WHITE ? "White" : "Black";
 }
 
-static void o_clock(out *o, int64_t ms)
+static void o_clock(cr_sb *o, int64_t ms)
 {
     if (ms < 0) {
-        o_str(o, "&ndash;");
+        cr_sb_str(o, "&ndash;");
         return;
     }
     int64_t s = ms / 1000;
-    o_fmt(o, "%" PRId64 ":%02d:%02d", s / 3600, (int)(s / 60 % 60), (int)(s % 60));
+    cr_sb_fmt(o, "%" PRId64 ":%02d:%02d", s / 3600, (int)(s / 60 % 60), (int)(s % 60));
 }
 
-static void o_wall(out *o, int64_t wall)
+static void o_wall(cr_sb *o, int64_t wall)
 {
     if (wall < 0) {
-        o_str(o, "&ndash;");
+        cr_sb_str(o, "&ndash;");
         return;
     }
     time_t secs = (time_t)(wall / 1000);
     struct tm tm;
     if (!gmtime_r(&secs, &tm)) {
-        o_str(o, "&ndash;");
+        cr_sb_str(o, "&ndash;");
         return;
     }
-    o_fmt(o, "%04d-%02d-%02d %02d:%02d:%02d UTC", tm.tm_year + 1900, tm.tm_mon + 1, tm.tm_mday,
-          tm.tm_hour, tm.tm_min, tm.tm_sec);
+    cr_sb_fmt(o, "%04d-%02d-%02d %02d:%02d:%02d UTC", tm.tm_year + 1900, tm.tm_mon + 1, tm.tm_mday,
+              tm.tm_hour, tm.tm_min, tm.tm_sec);
 }
 
 static const char *tag_or(const cr_game *g, const char *name, const char *dflt)
@@ -146,104 +107,104 @@ static const char *piece_glyph(int pc)
     return cr_color_of(pc) == CR_WHITE ? white[ty] : black[ty];
 }
 
-static void o_board(out *o, const cr_position *pos)
+static void o_board(cr_sb *o, const cr_position *pos)
 {
-    o_str(o, "<table class=\"board\" aria-label=\"final position\">\n");
+    cr_sb_str(o, "<table class=\"board\" aria-label=\"final position\">\n");
     for (int r = 7; r >= 0; r--) {
-        o_fmt(o, "<tr><th>%d</th>", r + 1);
+        cr_sb_fmt(o, "<tr><th>%d</th>", r + 1);
         for (int f = 0; f < 8; f++) {
             int sq = cr_square(f, r);
             int pc = pos->board[sq];
             char name[3];
             cr_square_name(sq, name);
-            o_fmt(o, "<td class=\"%s%s\" title=\"%s\">%s</td>", (f + r) % 2 ? "l" : "d",
-                  pc && cr_color_of(pc) == CR_WHITE ? " w" : "", name, piece_glyph(pc));
+            cr_sb_fmt(o, "<td class=\"%s%s\" title=\"%s\">%s</td>", (f + r) % 2 ? "l" : "d",
+                      pc && cr_color_of(pc) == CR_WHITE ? " w" : "", name, piece_glyph(pc));
         }
-        o_str(o, "</tr>\n");
+        cr_sb_str(o, "</tr>\n");
     }
-    o_str(o, "<tr><th></th>");
+    cr_sb_str(o, "<tr><th></th>");
     for (int f = 0; f < 8; f++) {
-        o_fmt(o, "<th>%c</th>", 'a' + f);
+        cr_sb_fmt(o, "<th>%c</th>", 'a' + f);
     }
-    o_str(o, "</tr>\n</table>\n");
+    cr_sb_str(o, "</tr>\n</table>\n");
 }
 
-static void o_material(out *o, const cr_material *mat)
+static void o_material(cr_sb *o, const cr_material *mat)
 {
     static const char letters[] = " PNBRQK";
     bool first = true;
     for (int ty = CR_KING; ty >= CR_PAWN; ty--) {
         if (mat->count[ty]) {
-            o_fmt(o, "%s%d%c", first ? "" : ", ", mat->count[ty], letters[ty]);
+            cr_sb_fmt(o, "%s%d%c", first ? "" : ", ", mat->count[ty], letters[ty]);
             first = false;
         }
     }
-    o_fmt(o, " (%d points)", mat->points);
+    cr_sb_fmt(o, " (%d points)", mat->points);
 }
 
-static void o_ply_text(out *o, const cr_ply *p)
+static void o_ply_text(cr_sb *o, const cr_ply *p)
 {
     o_esc(o, p->san);
     if (p->flags & CR_PLY_DRAW_OFFER) {
-        o_str(o, " (=)");
+        cr_sb_str(o, " (=)");
     }
     if (p->flags & CR_PLY_ILLEGAL) {
-        o_str(o, " <span class=\"ill\">(illegal)</span>");
+        cr_sb_str(o, " <span class=\"ill\">(illegal)</span>");
     }
 }
 
-static void o_scoresheet(out *o, const cr_game *g)
+static void o_scoresheet(cr_sb *o, const cr_game *g)
 {
     int n = cr_game_ply_count(g);
-    o_str(o, "<table class=\"sheet\">\n<thead><tr><th>No.</th><th>White</th><th>Clock</th>"
-             "<th>Black</th><th>Clock</th></tr></thead>\n<tbody>\n");
+    cr_sb_str(o, "<table class=\"sheet\">\n<thead><tr><th>No.</th><th>White</th><th>Clock</th>"
+                 "<th>Black</th><th>Clock</th></tr></thead>\n<tbody>\n");
     int i = 0;
     if (n == 0) {
-        o_str(o, "<tr><td colspan=\"5\">no moves</td></tr>\n");
+        cr_sb_str(o, "<tr><td colspan=\"5\">no moves</td></tr>\n");
     }
     while (i < n) {
         const cr_position *before = cr_game_position_at(g, i);
-        o_fmt(o, "<tr><td>%d</td>", before->fullmove);
+        cr_sb_fmt(o, "<tr><td>%d</td>", before->fullmove);
         if (before->side == CR_BLACK) {
-            o_str(o, "<td>&hellip;</td><td class=\"c\"></td>");
+            cr_sb_str(o, "<td>&hellip;</td><td class=\"c\"></td>");
         } else {
             const cr_ply *p = cr_game_ply(g, i);
-            o_str(o, "<td>");
+            cr_sb_str(o, "<td>");
             o_ply_text(o, p);
-            o_str(o, "</td><td class=\"c\">");
+            cr_sb_str(o, "</td><td class=\"c\">");
             if (p->clock_ms >= 0) {
                 o_clock(o, p->clock_ms);
             }
-            o_str(o, "</td>");
+            cr_sb_str(o, "</td>");
             i++;
         }
         if (i < n && cr_game_position_at(g, i)->side == CR_BLACK) {
             const cr_ply *p = cr_game_ply(g, i);
-            o_str(o, "<td>");
+            cr_sb_str(o, "<td>");
             o_ply_text(o, p);
-            o_str(o, "</td><td class=\"c\">");
+            cr_sb_str(o, "</td><td class=\"c\">");
             if (p->clock_ms >= 0) {
                 o_clock(o, p->clock_ms);
             }
-            o_str(o, "</td>");
+            cr_sb_str(o, "</td>");
             i++;
         } else {
-            o_str(o, "<td></td><td class=\"c\"></td>");
+            cr_sb_str(o, "<td></td><td class=\"c\"></td>");
         }
-        o_str(o, "</tr>\n");
+        cr_sb_str(o, "</tr>\n");
     }
-    o_str(o, "</tbody>\n</table>\n");
+    cr_sb_str(o, "</tbody>\n</table>\n");
 }
 
-static void o_label(out *o, const cr_game *g, int ply)
+static void o_label(cr_sb *o, const cr_game *g, int ply)
 {
     const cr_ply *p = cr_game_ply(g, ply);
     if (!p) {
-        o_str(o, "&ndash;");
+        cr_sb_str(o, "&ndash;");
         return;
     }
     const cr_position *before = cr_game_position_at(g, ply);
-    o_fmt(o, "%d%s ", before->fullmove, before->side == CR_WHITE ? "." : "&hellip;");
+    cr_sb_fmt(o, "%d%s ", before->fullmove, before->side == CR_WHITE ? "." : "&hellip;");
     o_esc(o, p->san);
 }
 
@@ -271,12 +232,179 @@ static const char css[] =
     "@media print{body{margin:1cm}.sheet,.recent{page-break-inside:auto}"
     "tr{page-break-inside:avoid}.sig{page-break-inside:avoid}}\n";
 
+/* The game: its tags and players. */
+static void o_game(cr_sb *o, const cr_game *g, const char *white, const char *black)
+{
+    cr_sb_str(o, "<table class=\"meta\">\n");
+    static const char *const tags[] = {"Event", "Site", "Date", "Round", "Board"};
+    for (size_t i = 0; i < sizeof tags / sizeof *tags; i++) {
+        const char *v = cr_game_tag(g, tags[i]);
+        if (v && *v) {
+            cr_sb_fmt(o, "<tr><th>%s</th><td>", tags[i]);
+            o_esc(o, v);
+            cr_sb_str(o, "</td></tr>\n");
+        }
+    }
+    cr_sb_str(o, "<tr><th>White</th><td>");
+    o_esc(o, white);
+    cr_sb_str(o, "</td></tr>\n<tr><th>Black</th><td>");
+    o_esc(o, black);
+    cr_sb_str(o, "</td></tr>\n</table>\n");
+}
+
+/* Who claimed, on what basis, when, with which clocks. */
+static void o_claim(cr_sb *o, const cr_claim *c, const char *claimant_name)
+{
+    const cr_game *g = c->frozen;
+    cr_sb_fmt(o, "<h2>Claim %d</h2>\n<table class=\"meta\">\n<tr><th>Claimant</th><td>%s (", c->id,
+              color_name(c->claimant));
+    o_esc(o, claimant_name);
+    cr_sb_str(o, ")</td></tr>\n<tr><th>Basis</th><td>");
+    if (c->basis == CR_CLAIM_CANNOT_WIN) {
+        cr_sb_str(o, "D1 (a): the opponent cannot win by normal means");
+    } else {
+        cr_sb_str(o, "D1 (b): the opponent has been making no effort to win by normal means");
+    }
+    cr_sb_str(o, "</td></tr>\n<tr><th>Claimed</th><td>");
+    if (c->ply > 0) {
+        cr_sb_str(o, "after ");
+        o_label(o, g, c->ply - 1);
+    } else {
+        cr_sb_str(o, "before the first move");
+    }
+    cr_sb_fmt(o, "; %s to move; ", color_name(cr_game_position(g)->side));
+    o_wall(o, c->wall);
+    cr_sb_str(o, "</td></tr>\n<tr><th>Clocks</th><td>White ");
+    o_clock(o, c->white_ms);
+    cr_sb_str(o, ", Black ");
+    o_clock(o, c->black_ms);
+    cr_sb_str(o, "</td></tr>\n</table>\n");
+}
+
+/* The final position as a diagram and FEN. */
+static void o_final_position(cr_sb *o, const cr_position *pos)
+{
+    cr_sb_str(o, "<h2>Final position</h2>\n");
+    o_board(o, pos);
+    char fen[CR_FEN_MAX];
+    if (cr_position_to_fen(pos, fen, sizeof fen) < 0) {
+        fen[0] = '\0';
+    }
+    cr_sb_str(o, "<p>FEN: <span class=\"fen\">");
+    o_esc(o, fen);
+    cr_sb_str(o, "</span></p>\n");
+}
+
+/* The evidence gathered when the claim was made. */
+static void o_evidence(cr_sb *o, const cr_claim *c)
+{
+    const cr_game *g = c->frozen;
+    cr_sb_str(o, "<h2>Evidence</h2>\n<table class=\"meta\">\n<tr><th>Material</th><td>White ");
+    o_material(o, &c->material[CR_WHITE]);
+    cr_sb_str(o, "<br>Black ");
+    o_material(o, &c->material[CR_BLACK]);
+    cr_sb_fmt(o, "</td></tr>\n<tr><th>Opponent's mating material</th><td>%s %s</td></tr>\n",
+              color_name(c->claimant ^ 1),
+              c->opponent_can_mate ? "could checkmate by some legal sequence"
+                                   : "cannot checkmate by any legal sequence");
+    cr_sb_fmt(o,
+              "<tr><th>Repetitions</th><td>final position: %d time%s; most frequent position "
+              "of the last moves: %d time%s</td></tr>\n",
+              c->repetitions, c->repetitions == 1 ? "" : "s", c->max_repetitions,
+              c->max_repetitions == 1 ? "" : "s");
+    cr_sb_fmt(o,
+              "<tr><th>Last %d moves of each side</th><td>%d capture%s, %d pawn move%s</td></tr>\n",
+              c->evidence_moves, c->recent_captures, c->recent_captures == 1 ? "" : "s",
+              c->recent_pawn_moves, c->recent_pawn_moves == 1 ? "" : "s");
+    cr_sb_fmt(o, "<tr><th>Since the last capture or pawn move</th><td>%d pl%s (",
+              c->plies_since_irreversible, c->plies_since_irreversible == 1 ? "y" : "ies");
+    if (c->last_irreversible_ply >= 0) {
+        cr_sb_str(o, "last: ");
+        o_label(o, g, c->last_irreversible_ply);
+    } else {
+        cr_sb_str(o, "none in the game");
+    }
+    cr_sb_str(o, ")</td></tr>\n</table>\n");
+    cr_sb_str(o, "<table class=\"recent\">\n<thead><tr><th>Move</th><th>White clock</th>"
+                 "<th>Black clock</th><th></th></tr></thead>\n<tbody>\n");
+    for (int i = 0; i < c->recent_count; i++) {
+        const cr_claim_move *cm = &c->recent[i];
+        cr_sb_str(o, "<tr><td>");
+        o_label(o, g, cm->ply);
+        cr_sb_str(o, "</td><td class=\"c\">");
+        o_clock(o, cm->white_ms);
+        cr_sb_str(o, "</td><td class=\"c\">");
+        o_clock(o, cm->black_ms);
+        cr_sb_fmt(o, "</td><td>%s%s%s</td></tr>\n", cm->capture ? "capture" : "",
+                  cm->capture && cm->pawn_move ? ", " : "", cm->pawn_move ? "pawn move" : "");
+    }
+    cr_sb_str(o, "</tbody>\n</table>\n");
+}
+
+/* The arbiter's decision, note and time. */
+static void o_decision(cr_sb *o, const cr_claim *c)
+{
+    cr_sb_str(o, "<h2>Decision</h2>\n<p class=\"decision\">");
+    switch (c->decision) {
+    case CR_DECISION_DRAW:
+        cr_sb_str(o, "Claim upheld: the game is drawn (1/2-1/2).");
+        break;
+    case CR_DECISION_REJECTED:
+        cr_sb_str(o, "Claim rejected: ");
+        o_clock(o, c->added_ms);
+        cr_sb_fmt(o, " added to %s's clock; the game continues.", color_name(c->claimant ^ 1));
+        break;
+    case CR_DECISION_POSTPONED:
+        cr_sb_str(o, "Decision postponed; the game continues under observation.");
+        break;
+    default:
+        cr_sb_str(o, "Pending: Draw &#9744; &nbsp; Rejected (time added to the opponent) &#9744; "
+                     "&nbsp; Postponed &#9744;");
+        break;
+    }
+    cr_sb_str(o, "</p>\n");
+    if (c->note[0]) {
+        cr_sb_str(o, "<p>Arbiter's note: ");
+        o_esc(o, c->note);
+        cr_sb_str(o, "</p>\n");
+    }
+    if (c->decision != CR_DECISION_NONE) {
+        cr_sb_str(o, "<p>Decided: ");
+        o_wall(o, c->decided_wall);
+        cr_sb_str(o, "</p>\n");
+    }
+}
+
+/* Incidents of the game so far (flags, illegal moves, offers...). */
+static void o_incidents(const cr_monitor *m, cr_sb *o)
+{
+    int ninc = cr_monitor_incident_count(m);
+    if (ninc > 0) {
+        cr_sb_str(o, "<h2>Incident log</h2>\n<table class=\"recent\">\n<thead><tr><th>#</th>"
+                     "<th>Kind</th><th>Ply</th><th>White</th><th>Black</th><th>Text</th></tr>"
+                     "</thead>\n<tbody>\n");
+        for (int i = 0; i < ninc; i++) {
+            const cr_incident *inc = cr_monitor_incident(m, i);
+            cr_sb_fmt(o, "<tr><td>%d</td><td>%s</td><td>%d</td><td class=\"c\">", inc->seq,
+                      cr_incident_kind_name(inc->kind), inc->ply);
+            o_clock(o, inc->white_ms);
+            cr_sb_str(o, "</td><td class=\"c\">");
+            o_clock(o, inc->black_ms);
+            cr_sb_str(o, "</td><td>");
+            o_esc(o, inc->text);
+            cr_sb_str(o, "</td></tr>\n");
+        }
+        cr_sb_str(o, "</tbody>\n</table>\n");
+    }
+}
+
 int cr_claim_report_html(const cr_monitor *m, const cr_claim *c, char *buf, size_t size)
 {
     if (!c || !c->frozen || (!buf && size)) {
         return CR_EINVAL;
     }
-    out o = {buf, size, 0};
+    cr_sb o;
+    cr_sb_init_fixed(&o, buf, size);
     if (size) {
         buf[0] = '\0';
     }
@@ -285,185 +413,46 @@ int cr_claim_report_html(const cr_monitor *m, const cr_claim *c, char *buf, size
     const char *white = tag_or(g, "White", "?"), *black = tag_or(g, "Black", "?");
     const char *claimant_name = c->claimant == CR_WHITE ? white : black;
     const char *opponent_name = c->claimant == CR_WHITE ? black : white;
-    int opp = c->claimant ^ 1;
 
-    o_str(&o, "<!DOCTYPE html>\n<html lang=\"en\">\n<head>\n<meta charset=\"utf-8\">\n<title>");
-    o_fmt(&o, "Draw claim %d: ", c->id);
+    cr_sb_str(&o, "<!DOCTYPE html>\n<html lang=\"en\">\n<head>\n<meta charset=\"utf-8\">\n<title>");
+    cr_sb_fmt(&o, "Draw claim %d: ", c->id);
     o_esc(&o, white);
-    o_str(&o, " &ndash; ");
+    cr_sb_str(&o, " &ndash; ");
     o_esc(&o, black);
-    o_str(&o, "</title>\n<style>\n");
-    o_str(&o, css);
-    o_str(&o, "</style>\n</head>\n<body>\n");
-    o_str(
+    cr_sb_str(&o, "</title>\n<style>\n");
+    cr_sb_str(&o, css);
+    cr_sb_str(&o, "</style>\n</head>\n<body>\n");
+    cr_sb_str(
         &o,
         "<h1>Draw claim in a quickplay finish</h1>\n<p>FIDE Laws of Chess, Appendix D1 "
         "(Guidelines III): a player with less than two minutes on the clock claims a draw.</p>\n");
 
-    /* Game. */
-    o_str(&o, "<table class=\"meta\">\n");
-    static const char *const tags[] = {"Event", "Site", "Date", "Round", "Board"};
-    for (size_t i = 0; i < sizeof tags / sizeof *tags; i++) {
-        const char *v = cr_game_tag(g, tags[i]);
-        if (v && *v) {
-            o_fmt(&o, "<tr><th>%s</th><td>", tags[i]);
-            o_esc(&o, v);
-            o_str(&o, "</td></tr>\n");
-        }
-    }
-    o_str(&o, "<tr><th>White</th><td>");
-    o_esc(&o, white);
-    o_str(&o, "</td></tr>\n<tr><th>Black</th><td>");
-    o_esc(&o, black);
-    o_str(&o, "</td></tr>\n</table>\n");
-
-    /* Claim. */
-    o_fmt(&o, "<h2>Claim %d</h2>\n<table class=\"meta\">\n<tr><th>Claimant</th><td>%s (", c->id,
-          color_name(c->claimant));
-    o_esc(&o, claimant_name);
-    o_str(&o, ")</td></tr>\n<tr><th>Basis</th><td>");
-    if (c->basis == CR_CLAIM_CANNOT_WIN) {
-        o_str(&o, "D1 (a): the opponent cannot win by normal means");
-    } else {
-        o_str(&o, "D1 (b): the opponent has been making no effort to win by normal means");
-    }
-    o_str(&o, "</td></tr>\n<tr><th>Claimed</th><td>");
-    if (c->ply > 0) {
-        o_str(&o, "after ");
-        o_label(&o, g, c->ply - 1);
-    } else {
-        o_str(&o, "before the first move");
-    }
-    o_fmt(&o, "; %s to move; ", color_name(pos->side));
-    o_wall(&o, c->wall);
-    o_str(&o, "</td></tr>\n<tr><th>Clocks</th><td>White ");
-    o_clock(&o, c->white_ms);
-    o_str(&o, ", Black ");
-    o_clock(&o, c->black_ms);
-    o_str(&o, "</td></tr>\n</table>\n");
-
-    /* Final position. */
-    o_str(&o, "<h2>Final position</h2>\n");
-    o_board(&o, pos);
-    char fen[CR_FEN_MAX];
-    if (cr_position_to_fen(pos, fen, sizeof fen) < 0) {
-        fen[0] = '\0';
-    }
-    o_str(&o, "<p>FEN: <span class=\"fen\">");
-    o_esc(&o, fen);
-    o_str(&o, "</span></p>\n");
-
-    /* Evidence. */
-    o_str(&o, "<h2>Evidence</h2>\n<table class=\"meta\">\n<tr><th>Material</th><td>White ");
-    o_material(&o, &c->material[CR_WHITE]);
-    o_str(&o, "<br>Black ");
-    o_material(&o, &c->material[CR_BLACK]);
-    o_fmt(&o, "</td></tr>\n<tr><th>Opponent's mating material</th><td>%s %s</td></tr>\n",
-          color_name(opp),
-          c->opponent_can_mate ? "could checkmate by some legal sequence"
-                               : "cannot checkmate by any legal sequence");
-    o_fmt(&o,
-          "<tr><th>Repetitions</th><td>final position: %d time%s; most frequent position "
-          "of the last moves: %d time%s</td></tr>\n",
-          c->repetitions, c->repetitions == 1 ? "" : "s", c->max_repetitions,
-          c->max_repetitions == 1 ? "" : "s");
-    o_fmt(&o, "<tr><th>Last %d moves of each side</th><td>%d capture%s, %d pawn move%s</td></tr>\n",
-          c->evidence_moves, c->recent_captures, c->recent_captures == 1 ? "" : "s",
-          c->recent_pawn_moves, c->recent_pawn_moves == 1 ? "" : "s");
-    o_fmt(&o, "<tr><th>Since the last capture or pawn move</th><td>%d pl%s (",
-          c->plies_since_irreversible, c->plies_since_irreversible == 1 ? "y" : "ies");
-    if (c->last_irreversible_ply >= 0) {
-        o_str(&o, "last: ");
-        o_label(&o, g, c->last_irreversible_ply);
-    } else {
-        o_str(&o, "none in the game");
-    }
-    o_str(&o, ")</td></tr>\n</table>\n");
-    o_str(&o, "<table class=\"recent\">\n<thead><tr><th>Move</th><th>White clock</th>"
-              "<th>Black clock</th><th></th></tr></thead>\n<tbody>\n");
-    for (int i = 0; i < c->recent_count; i++) {
-        const cr_claim_move *cm = &c->recent[i];
-        o_str(&o, "<tr><td>");
-        o_label(&o, g, cm->ply);
-        o_str(&o, "</td><td class=\"c\">");
-        o_clock(&o, cm->white_ms);
-        o_str(&o, "</td><td class=\"c\">");
-        o_clock(&o, cm->black_ms);
-        o_fmt(&o, "</td><td>%s%s%s</td></tr>\n", cm->capture ? "capture" : "",
-              cm->capture && cm->pawn_move ? ", " : "", cm->pawn_move ? "pawn move" : "");
-    }
-    o_str(&o, "</tbody>\n</table>\n");
-
+    o_game(&o, g, white, black);
+    o_claim(&o, c, claimant_name);
+    o_final_position(&o, pos);
+    o_evidence(&o, c);
     /* Scoresheet. */
-    o_str(&o, "<h2>Scoresheet</h2>\n");
+    cr_sb_str(&o, "<h2>Scoresheet</h2>\n");
     o_scoresheet(&o, g);
 
-    /* Decision. */
-    o_str(&o, "<h2>Decision</h2>\n<p class=\"decision\">");
-    switch (c->decision) {
-    case CR_DECISION_DRAW:
-        o_str(&o, "Claim upheld: the game is drawn (1/2-1/2).");
-        break;
-    case CR_DECISION_REJECTED:
-        o_str(&o, "Claim rejected: ");
-        o_clock(&o, c->added_ms);
-        o_fmt(&o, " added to %s's clock; the game continues.", color_name(opp));
-        break;
-    case CR_DECISION_POSTPONED:
-        o_str(&o, "Decision postponed; the game continues under observation.");
-        break;
-    default:
-        o_str(&o, "Pending: Draw &#9744; &nbsp; Rejected (time added to the opponent) &#9744; "
-                  "&nbsp; Postponed &#9744;");
-        break;
-    }
-    o_str(&o, "</p>\n");
-    if (c->note[0]) {
-        o_str(&o, "<p>Arbiter's note: ");
-        o_esc(&o, c->note);
-        o_str(&o, "</p>\n");
-    }
-    if (c->decision != CR_DECISION_NONE) {
-        o_str(&o, "<p>Decided: ");
-        o_wall(&o, c->decided_wall);
-        o_str(&o, "</p>\n");
-    }
-
-    /* Incidents of the game so far (flags, illegal moves, offers...). */
-    int ninc = cr_monitor_incident_count(m);
-    if (ninc > 0) {
-        o_str(&o, "<h2>Incident log</h2>\n<table class=\"recent\">\n<thead><tr><th>#</th>"
-                  "<th>Kind</th><th>Ply</th><th>White</th><th>Black</th><th>Text</th></tr>"
-                  "</thead>\n<tbody>\n");
-        for (int i = 0; i < ninc; i++) {
-            const cr_incident *inc = cr_monitor_incident(m, i);
-            o_fmt(&o, "<tr><td>%d</td><td>%s</td><td>%d</td><td class=\"c\">", inc->seq,
-                  cr_incident_kind_name(inc->kind), inc->ply);
-            o_clock(&o, inc->white_ms);
-            o_str(&o, "</td><td class=\"c\">");
-            o_clock(&o, inc->black_ms);
-            o_str(&o, "</td><td>");
-            o_esc(&o, inc->text);
-            o_str(&o, "</td></tr>\n");
-        }
-        o_str(&o, "</tbody>\n</table>\n");
-    }
+    o_decision(&o, c);
+    o_incidents(m, &o);
 
     /* PGN. */
     char *pgn = cr_claim_report_pgn_new(m, c);
     if (pgn) {
-        o_str(&o, "<h2>PGN</h2>\n<pre>");
+        cr_sb_str(&o, "<h2>PGN</h2>\n<pre>");
         o_esc(&o, pgn);
-        o_str(&o, "</pre>\n");
+        cr_sb_str(&o, "</pre>\n");
         free(pgn);
     }
 
     /* Signatures. */
-    o_str(&o, "<div class=\"sig\">\n<div>Claimant: ");
+    cr_sb_str(&o, "<div class=\"sig\">\n<div>Claimant: ");
     o_esc(&o, claimant_name);
-    o_str(&o, "</div>\n<div>Opponent: ");
+    cr_sb_str(&o, "</div>\n<div>Opponent: ");
     o_esc(&o, opponent_name);
-    o_str(&o, "</div>\n<div>Arbiter</div>\n</div>\n</body>\n</html>\n");
+    cr_sb_str(&o, "</div>\n<div>Arbiter</div>\n</div>\n</body>\n</html>\n");
     return finish(&o);
 }
 
@@ -479,11 +468,12 @@ int cr_claim_report_pgn(const cr_monitor *m, const cr_claim *c, char *buf, size_
     if (rc) {
         return rc;
     }
-    out o = {buf, size, 0};
+    cr_sb o;
+    cr_sb_init_fixed(&o, buf, size);
     if (size) {
         buf[0] = '\0';
     }
-    o_add(&o, s, n);
+    cr_sb_add(&o, s, n);
     free(s);
     return finish(&o);
 }

@@ -1,14 +1,10 @@
-/* Export folder: atomic, change-only PGN files per game and per round. See
- * cr/export.h. */
+/* Export folder: change-only PGN files per game and per round, named here
+ * and written by the caller's cr_export_io. See cr/export.h. */
 #include "cr/export.h"
 
-#include <errno.h>
-#include <fcntl.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <sys/stat.h>
-#include <unistd.h>
 
 #define PATH_MAX_LEN 4096
 
@@ -20,6 +16,7 @@ typedef struct file_hash {
 
 struct cr_exporter {
     char *root;
+    cr_export_io io;
     cr_export_cb cb;
     void *cb_data;
     file_hash *slots; /* open addressing, power-of-two size */
@@ -38,15 +35,16 @@ static uint64_t fnv1a(const char *s, size_t n)
     return h;
 }
 
-cr_exporter *cr_exporter_new(const char *root)
+cr_exporter *cr_exporter_new(const char *root, const cr_export_io *io)
 {
-    if (!root || !root[0]) {
+    if (!root || !root[0] || !io || !io->read || !io->replace || !io->remove) {
         return NULL;
     }
     cr_exporter *ex = calloc(1, sizeof *ex);
     if (!ex) {
         return NULL;
     }
+    ex->io = *io;
     size_t n = strlen(root);
     while (n > 1 && root[n - 1] == '/') {
         n--; /* "out/" and "out" name the same folder */
@@ -176,119 +174,17 @@ int cr_exporter_path(const cr_exporter *ex, int round, int table, char *buf, siz
     return n;
 }
 
-/* mkdir -p: creates path and its missing parents. */
-static int make_dirs(char *path, cr_error *err)
+/* True when the file at path holds len bytes hashing to hash. */
+static bool same_on_disk(const cr_exporter *ex, const char *path, uint64_t hash, size_t len)
 {
-    size_t n = strlen(path);
-    for (size_t i = 1; i <= n; i++) {
-        if (path[i] != '/' && path[i] != '\0') {
-            continue;
-        }
-        char saved = path[i];
-        path[i] = '\0';
-        struct stat st;
-        if (stat(path, &st) != 0) {
-            if (errno != ENOENT || (mkdir(path, 0755) != 0 && errno != EEXIST)) {
-                int e = errno;
-                cr_error_set(err, CR_EIO, 0, 0, "%s: cannot create directory: %s", path,
-                             strerror(e));
-                path[i] = saved;
-                return CR_EIO;
-            }
-        } else if (!S_ISDIR(st.st_mode)) {
-            cr_error_set(err, CR_EIO, 0, 0, "%s: not a directory", path);
-            path[i] = saved;
-            return CR_EIO;
-        }
-        path[i] = saved;
-    }
-    return 0;
-}
-
-/* Hash of the file at path if it exists and reads whole; false otherwise. */
-static bool hash_existing(const char *path, uint64_t *hash, size_t *len)
-{
-    FILE *f = fopen(path, "rb");
-    if (!f) {
+    char *text = NULL;
+    size_t n = 0;
+    if (ex->io.read(ex->io.data, path, &text, &n) != 0) {
         return false;
     }
-    uint64_t h = 0xcbf29ce484222325ULL;
-    size_t total = 0;
-    char buf[8192];
-    size_t got;
-    while ((got = fread(buf, 1, sizeof buf, f)) > 0) {
-        for (size_t i = 0; i < got; i++) {
-            h ^= (unsigned char)buf[i];
-            h *= 0x100000001b3ULL;
-        }
-        total += got;
-    }
-    bool ok = !ferror(f);
-    fclose(f);
-    *hash = h;
-    *len = total;
-    return ok;
-}
-
-static int write_all(int fd, const char *s, size_t n)
-{
-    while (n > 0) {
-        ssize_t w = write(fd, s, n);
-        if (w < 0) {
-            if (errno == EINTR) {
-                continue;
-            }
-            return -1;
-        }
-        s += w;
-        n -= (size_t)w;
-    }
-    return 0;
-}
-
-/* Writes text to path through a hidden temporary file in the same directory
- * and a rename, so that the target is replaced whole or not at all. */
-static int replace_file(const char *dir, const char *base, const char *path, const char *text,
-                        size_t len, cr_error *err)
-{
-    char tmp[PATH_MAX_LEN];
-    if ((size_t)snprintf(tmp, sizeof tmp, "%s/.%s.XXXXXX", dir, base) >= sizeof tmp) {
-        return cr_error_set(err, CR_EIO, 0, 0, "%s: path too long", path);
-    }
-    int fd = mkstemp(tmp);
-    if (fd < 0) {
-        int e = errno;
-        return cr_error_set(err, CR_EIO, 0, 0, "%s: cannot create a temporary file: %s", path,
-                            strerror(e));
-    }
-    const char *what = NULL;
-    if (write_all(fd, text, len) != 0) {
-        what = "write";
-    } else if (fchmod(fd, 0644) != 0) {
-        what = "chmod";
-    } else if (fsync(fd) != 0) {
-        what = "fsync";
-    }
-    int e = errno;
-    if (close(fd) != 0 && !what) {
-        what = "close";
-        e = errno;
-    }
-    if (!what && rename(tmp, path) != 0) {
-        what = "rename";
-        e = errno;
-    }
-    if (what) {
-        unlink(tmp);
-        return cr_error_set(err, CR_EIO, 0, 0, "%s: %s failed: %s", path, what, strerror(e));
-    }
-    /* Make the rename itself durable; a failure here loses nothing visible. */
-    int dfd = open(dir, O_RDONLY);
-    if (dfd >= 0) {
-        (void)fsync(dfd);
-        close(dfd);
-    }
-    return 0;
+    bool same = n == len && fnv1a(text, n) == hash;
+    free(text);
+    return same;
 }
 
 static int write_file(cr_exporter *ex, int round, int table, const char *text, cr_error *err)
@@ -311,10 +207,7 @@ static int write_file(cr_exporter *ex, int round, int table, const char *text, c
     size_t len = strlen(text);
     uint64_t h = fnv1a(text, len);
     file_hash *known = find_slot(ex, round, table);
-    uint64_t disk_hash;
-    size_t disk_len;
-    if (known ? (known->hash == h && known->len == len)
-              : (hash_existing(path, &disk_hash, &disk_len) && disk_hash == h && disk_len == len)) {
+    if (known ? (known->hash == h && known->len == len) : same_on_disk(ex, path, h, len)) {
         ex->unchanged++;
         if (!known) {
             (void)remember(ex, round, table, h,
@@ -322,11 +215,7 @@ static int write_file(cr_exporter *ex, int round, int table, const char *text, c
         }
         return 0;
     }
-    int rc = make_dirs(dir, err);
-    if (rc) {
-        return rc;
-    }
-    rc = replace_file(dir, base, path, text, len, err);
+    int rc = ex->io.replace(ex->io.data, dir, base, path, text, len, err);
     if (rc) {
         return rc;
     }
@@ -375,9 +264,5 @@ int cr_exporter_remove(cr_exporter *ex, int round, int table, cr_error *err)
         known->hash = fnv1a("", 0);
         known->len = (size_t)-1;
     }
-    if (unlink(path) != 0 && errno != ENOENT) {
-        int e = errno;
-        return cr_error_set(err, CR_EIO, 0, 0, "%s: cannot remove: %s", path, strerror(e));
-    }
-    return 0;
+    return ex->io.remove(ex->io.data, path, err);
 }

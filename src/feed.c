@@ -100,6 +100,152 @@ static size_t next_field(const char *line, size_t len, size_t *pos, size_t *star
     return flen;
 }
 
+/* A line being read: its text and the position of the next field. */
+typedef struct feed_line {
+    const char *s;
+    size_t len, pos;
+} feed_line;
+
+/* "<time> <board>": the first two fields. */
+static int parse_head(feed_line *l, cr_feed_event *ev, cr_error *err)
+{
+    const char *line = l->s;
+    size_t st, fl = next_field(line, l->len, &l->pos, &st);
+    int64_t t = 0;
+    for (size_t i = 0; i < fl; i++) {
+        char c = line[st + i];
+        if (c < '0' || c > '9') {
+            return cr_error_set(err, CR_EFEED, 0, (int)(st + i) + 1,
+                                "timestamp must be a non-negative integer of milliseconds");
+        }
+        if (t > (INT64_MAX - 9) / 10) {
+            return cr_error_set(err, CR_EFEED, 0, (int)st + 1, "timestamp out of range");
+        }
+        t = t * 10 + (c - '0');
+    }
+    ev->t = t;
+    fl = next_field(line, l->len, &l->pos, &st);
+    if (fl == 0) {
+        return cr_error_set(err, CR_EFEED, 0, (int)st + 1, "missing board id");
+    }
+    if (!cr_feed_board_id_valid(line + st, fl)) {
+        return cr_error_set(err, CR_EFEED, 0, (int)st + 1,
+                            "invalid board id (1 to %d of A-Z a-z 0-9 . _ -)", CR_BOARD_ID_MAX);
+    }
+    memcpy(ev->board, line + st, fl);
+    ev->board[fl] = '\0';
+    return 0;
+}
+
+static int parse_pos(feed_line *l, cr_feed_event *ev, cr_error *err)
+{
+    ev->kind = CR_FEED_POS;
+    size_t st, fl = next_field(l->s, l->len, &l->pos, &st);
+    if (fl == 0) {
+        return cr_error_set(err, CR_EFEED, 0, (int)st + 1, "pos: missing placement");
+    }
+    char buf[128];
+    if (fl >= sizeof buf) {
+        return cr_error_set(err, CR_EFEED, 0, (int)st + 1, "pos: placement too long");
+    }
+    memcpy(buf, l->s + st, fl);
+    buf[fl] = '\0';
+    cr_error perr;
+    if (cr_placement_read(buf, ev->u.squares, &perr) != 0) {
+        return cr_error_set(err, CR_EFEED, 0, (int)st + (perr.column > 0 ? perr.column : 1),
+                            "pos: %s", perr.text[0] ? perr.text : "invalid placement");
+    }
+    if (l->pos < l->len) {
+        return cr_error_set(err, CR_EFEED, 0, (int)l->pos + 1, "pos: unexpected text after the placement");
+    }
+    return 1;
+}
+
+static int parse_clock_event(feed_line *l, cr_feed_event *ev, cr_error *err)
+{
+    ev->kind = CR_FEED_CLOCK;
+    int64_t v[2];
+    size_t st, fl;
+    for (int i = 0; i < 2; i++) {
+        fl = next_field(l->s, l->len, &l->pos, &st);
+        v[i] = cr_feed_parse_clock(l->s + st, fl);
+        if (fl == 0 || v[i] < 0 || v[i] > INT32_MAX) {
+            return cr_error_set(err, CR_EFEED, 0, (int)st + 1, "clock: %s time must be H:MM:SS",
+                                i == 0 ? "white's" : "black's");
+        }
+    }
+    ev->u.clock.white_ms = (int32_t)v[0];
+    ev->u.clock.black_ms = (int32_t)v[1];
+    fl = next_field(l->s, l->len, &l->pos, &st);
+    char side = fl == 1 ? l->s[st] : 0;
+    if (fl != 1 || (side != 'w' && side != 'b' && side != '-')) {
+        return cr_error_set(err, CR_EFEED, 0, (int)st + 1, "clock: running side must be w, b or -");
+    }
+    ev->u.clock.running = side == 'w' ? CR_WHITE : side == 'b' ? CR_BLACK : CR_CLOCK_STOPPED;
+    if (l->pos < l->len) {
+        return cr_error_set(err, CR_EFEED, 0, (int)l->pos + 1, "clock: unexpected text after the running side");
+    }
+    return 1;
+}
+
+static int parse_raw(feed_line *l, cr_feed_event *ev, char *scratch, size_t scratch_size,
+                     cr_error *err)
+{
+    ev->kind = CR_FEED_RAW;
+    size_t st, fl = next_field(l->s, l->len, &l->pos, &st);
+    if (fl == 0 || fl % 2 != 0) {
+        return cr_error_set(err, CR_EFEED, 0, (int)st + 1, "raw: expected an even number of hex digits");
+    }
+    if (!scratch || scratch_size < fl / 2) {
+        return cr_error_set(err, CR_ENOSPC, 0, (int)st + 1, "raw: scratch buffer too small");
+    }
+    for (size_t i = 0; i < fl; i += 2) {
+        int hi = hexval(l->s[st + i]), lo = hexval(l->s[st + i + 1]);
+        if (hi < 0 || lo < 0) {
+            return cr_error_set(err, CR_EFEED, 0, (int)(st + i) + 1 + (hi >= 0),
+                                "raw: not a lowercase hex digit");
+        }
+        scratch[i / 2] = (char)(hi << 4 | lo);
+    }
+    if (l->pos < l->len) {
+        return cr_error_set(err, CR_EFEED, 0, (int)l->pos + 1, "raw: unexpected text after the bytes");
+    }
+    ev->u.raw.bytes = (const uint8_t *)scratch;
+    ev->u.raw.len = fl / 2;
+    return 1;
+}
+
+static int parse_meta(feed_line *l, cr_feed_event *ev, char *scratch, size_t scratch_size,
+                      cr_error *err)
+{
+    ev->kind = CR_FEED_META;
+    size_t st, fl = next_field(l->s, l->len, &l->pos, &st);
+    if (fl == 0) {
+        return cr_error_set(err, CR_EFEED, 0, (int)st + 1, "meta: missing key");
+    }
+    for (size_t i = 0; i < fl; i++) {
+        char c = l->s[st + i];
+        if (!((c >= 'A' && c <= 'Z') || (c >= 'a' && c <= 'z') || (c >= '0' && c <= '9') || c == '_')) {
+            return cr_error_set(err, CR_EFEED, 0, (int)(st + i) + 1,
+                                "meta: key must be a tag name (A-Z a-z 0-9 _)");
+        }
+    }
+    size_t vlen = l->len - l->pos;
+    while (vlen > 0 && is_sep(l->s[l->pos + vlen - 1])) {
+        vlen--;
+    }
+    if (!scratch || scratch_size < fl + vlen + 2) {
+        return cr_error_set(err, CR_ENOSPC, 0, (int)st + 1, "meta: scratch buffer too small");
+    }
+    memcpy(scratch, l->s + st, fl);
+    scratch[fl] = '\0';
+    memcpy(scratch + fl + 1, l->s + l->pos, vlen);
+    scratch[fl + 1 + vlen] = '\0';
+    ev->u.meta.key = scratch;
+    ev->u.meta.value = scratch + fl + 1;
+    return 1;
+}
+
 int cr_feed_parse_line(const char *line, size_t len, cr_feed_event *ev, char *scratch,
                        size_t scratch_size, cr_error *err)
 {
@@ -128,151 +274,39 @@ int cr_feed_parse_line(const char *line, size_t len, cr_feed_event *ev, char *sc
         }
     }
     memset(ev, 0, sizeof *ev);
-    size_t pos = 0, st, fl;
-
-    /* time */
-    fl = next_field(line, len, &pos, &st);
-    int64_t t = 0;
-    for (size_t i = 0; i < fl; i++) {
-        char c = line[st + i];
-        if (c < '0' || c > '9') {
-            return cr_error_set(err, CR_EFEED, 0, (int)(st + i) + 1,
-                                "timestamp must be a non-negative integer of milliseconds");
-        }
-        if (t > (INT64_MAX - 9) / 10) {
-            return cr_error_set(err, CR_EFEED, 0, (int)st + 1, "timestamp out of range");
-        }
-        t = t * 10 + (c - '0');
+    feed_line l = {line, len, 0};
+    int rc = parse_head(&l, ev, err);
+    if (rc) {
+        return rc;
     }
-    ev->t = t;
-
-    /* board */
-    fl = next_field(line, len, &pos, &st);
-    if (fl == 0) {
-        return cr_error_set(err, CR_EFEED, 0, (int)st + 1, "missing board id");
-    }
-    if (!cr_feed_board_id_valid(line + st, fl)) {
-        return cr_error_set(err, CR_EFEED, 0, (int)st + 1,
-                            "invalid board id (1 to %d of A-Z a-z 0-9 . _ -)", CR_BOARD_ID_MAX);
-    }
-    memcpy(ev->board, line + st, fl);
-    ev->board[fl] = '\0';
-
-    /* kind */
-    fl = next_field(line, len, &pos, &st);
+    size_t st, fl = next_field(line, len, &l.pos, &st);
     const char *k = line + st;
-    size_t kst = st;
 #define KIND_IS(s) (fl == sizeof(s) - 1 && memcmp(k, s, fl) == 0)
     if (fl == 0) {
         return cr_error_set(err, CR_EFEED, 0, (int)st + 1, "missing kind");
     }
     if (KIND_IS("pos")) {
-        ev->kind = CR_FEED_POS;
-        fl = next_field(line, len, &pos, &st);
-        if (fl == 0) {
-            return cr_error_set(err, CR_EFEED, 0, (int)st + 1, "pos: missing placement");
-        }
-        char buf[128];
-        if (fl >= sizeof buf) {
-            return cr_error_set(err, CR_EFEED, 0, (int)st + 1, "pos: placement too long");
-        }
-        memcpy(buf, line + st, fl);
-        buf[fl] = '\0';
-        cr_error perr;
-        if (cr_placement_read(buf, ev->u.squares, &perr) != 0) {
-            return cr_error_set(err, CR_EFEED, 0, (int)st + (perr.column > 0 ? perr.column : 1),
-                                "pos: %s", perr.text[0] ? perr.text : "invalid placement");
-        }
-        if (pos < len) {
-            return cr_error_set(err, CR_EFEED, 0, (int)pos + 1, "pos: unexpected text after the placement");
-        }
-        return 1;
+        return parse_pos(&l, ev, err);
     }
     if (KIND_IS("clock")) {
-        ev->kind = CR_FEED_CLOCK;
-        int64_t v[2];
-        for (int i = 0; i < 2; i++) {
-            fl = next_field(line, len, &pos, &st);
-            v[i] = cr_feed_parse_clock(line + st, fl);
-            if (fl == 0 || v[i] < 0 || v[i] > INT32_MAX) {
-                return cr_error_set(err, CR_EFEED, 0, (int)st + 1, "clock: %s time must be H:MM:SS",
-                                    i == 0 ? "white's" : "black's");
-            }
-        }
-        ev->u.clock.white_ms = (int32_t)v[0];
-        ev->u.clock.black_ms = (int32_t)v[1];
-        fl = next_field(line, len, &pos, &st);
-        if (fl != 1 || (line[st] != 'w' && line[st] != 'b' && line[st] != '-')) {
-            return cr_error_set(err, CR_EFEED, 0, (int)st + 1, "clock: running side must be w, b or -");
-        }
-        ev->u.clock.running = line[st] == 'w' ? CR_WHITE : line[st] == 'b' ? CR_BLACK : CR_CLOCK_STOPPED;
-        if (pos < len) {
-            return cr_error_set(err, CR_EFEED, 0, (int)pos + 1, "clock: unexpected text after the running side");
-        }
-        return 1;
+        return parse_clock_event(&l, ev, err);
     }
     if (KIND_IS("raw")) {
-        ev->kind = CR_FEED_RAW;
-        fl = next_field(line, len, &pos, &st);
-        if (fl == 0 || fl % 2 != 0) {
-            return cr_error_set(err, CR_EFEED, 0, (int)st + 1, "raw: expected an even number of hex digits");
-        }
-        if (!scratch || scratch_size < fl / 2) {
-            return cr_error_set(err, CR_ENOSPC, 0, (int)st + 1, "raw: scratch buffer too small");
-        }
-        for (size_t i = 0; i < fl; i += 2) {
-            int hi = hexval(line[st + i]), lo = hexval(line[st + i + 1]);
-            if (hi < 0 || lo < 0) {
-                return cr_error_set(err, CR_EFEED, 0, (int)(st + i) + 1 + (hi >= 0),
-                                    "raw: not a lowercase hex digit");
-            }
-            scratch[i / 2] = (char)(hi << 4 | lo);
-        }
-        if (pos < len) {
-            return cr_error_set(err, CR_EFEED, 0, (int)pos + 1, "raw: unexpected text after the bytes");
-        }
-        ev->u.raw.bytes = (const uint8_t *)scratch;
-        ev->u.raw.len = fl / 2;
-        return 1;
+        return parse_raw(&l, ev, scratch, scratch_size, err);
     }
     if (KIND_IS("meta")) {
-        ev->kind = CR_FEED_META;
-        fl = next_field(line, len, &pos, &st);
-        if (fl == 0) {
-            return cr_error_set(err, CR_EFEED, 0, (int)st + 1, "meta: missing key");
-        }
-        for (size_t i = 0; i < fl; i++) {
-            char c = line[st + i];
-            if (!((c >= 'A' && c <= 'Z') || (c >= 'a' && c <= 'z') || (c >= '0' && c <= '9') || c == '_')) {
-                return cr_error_set(err, CR_EFEED, 0, (int)(st + i) + 1,
-                                    "meta: key must be a tag name (A-Z a-z 0-9 _)");
-            }
-        }
-        size_t vlen = len - pos;
-        while (vlen > 0 && is_sep(line[pos + vlen - 1])) {
-            vlen--;
-        }
-        if (!scratch || scratch_size < fl + vlen + 2) {
-            return cr_error_set(err, CR_ENOSPC, 0, (int)st + 1, "meta: scratch buffer too small");
-        }
-        memcpy(scratch, line + st, fl);
-        scratch[fl] = '\0';
-        memcpy(scratch + fl + 1, line + pos, vlen);
-        scratch[fl + 1 + vlen] = '\0';
-        ev->u.meta.key = scratch;
-        ev->u.meta.value = scratch + fl + 1;
-        return 1;
+        return parse_meta(&l, ev, scratch, scratch_size, err);
     }
     if (KIND_IS("connect") || KIND_IS("disconnect")) {
         ev->kind = KIND_IS("connect") ? CR_FEED_CONNECT : CR_FEED_DISCONNECT;
-        if (pos < len) {
-            return cr_error_set(err, CR_EFEED, 0, (int)pos + 1, "%s takes no arguments",
+        if (l.pos < len) {
+            return cr_error_set(err, CR_EFEED, 0, (int)l.pos + 1, "%s takes no arguments",
                                 ev->kind == CR_FEED_CONNECT ? "connect" : "disconnect");
         }
         return 1;
     }
 #undef KIND_IS
-    return cr_error_set(err, CR_EFEED, 0, (int)kst + 1,
+    return cr_error_set(err, CR_EFEED, 0, (int)st + 1,
                         "unknown kind '%.*s' (pos, clock, raw, meta, connect, disconnect)",
                         (int)(fl > 20 ? 20 : fl), k);
 }

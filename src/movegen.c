@@ -44,191 +44,226 @@ static inline int pawn_count(cr_bb targets, cr_bb promo_rank)
 
 static inline cr_bb shift_up(cr_bb b, int us) { return us == CR_WHITE ? b << 8 : b >> 8; }
 
-__attribute__((always_inline)) static inline int generate(const cr_position *pos, cr_move *out,
-                                                          const bool count_only)
+/* The parts of generate() below are forced inline into it, so that each
+ * copy (listing, counting) keeps its locals in registers. */
+#define GEN_INLINE __attribute__((always_inline)) static inline
+
+/* What every part of the generator reads. */
+typedef struct gen_ctx {
+    const cr_position *pos;
+    int us, them, ksq;
+    cr_bb ours, theirs, occ;
+    cr_bb target; /* squares a non-king move may reach: all but ours, or block/capture a check */
+    cr_bb pinned;
+} gen_ctx;
+
+/* Moves out, or only their number: the one choice each part makes. */
+typedef struct gen_out {
+    cr_move *out;
+    int count;
+} gen_out;
+
+GEN_INLINE void emit_targets(gen_out *o, int from, cr_bb t, const bool count_only)
 {
-    const int us = pos->side, them = us ^ 1;
-    const cr_bb ours = pos->by_color[us], theirs = pos->by_color[them];
-    const cr_bb occ = pos->occupied;
-    const cr_bb kbb = cr_pieces_(pos, us, CR_KING);
-    cr_move *const start = out;
-    int count = 0;
+    if (count_only) {
+        o->count += cr_popcount_(t);
+    } else {
+        o->out = add_targets(o->out, from, t);
+    }
+}
+
+GEN_INLINE void emit_one(gen_out *o, cr_move m, const bool count_only)
+{
+    if (count_only) {
+        o->count++;
+    } else {
+        *o->out++ = m;
+    }
+}
+
+/* King steps: attacks computed without the king so it cannot hide behind
+ * itself along a checking ray. */
+GEN_INLINE void gen_king(const gen_ctx *g, gen_out *o, const bool count_only)
+{
+    cr_bb targets = cr_king_att_[g->ksq] & ~g->ours;
+    const cr_bb occ_nok = g->occ ^ CR_BB(g->ksq);
+    cr_bb ok = 0;
+    while (targets) {
+        int to = cr_pop_lsb_(&targets);
+        if (!(cr_attackers_(g->pos, to, occ_nok) & g->theirs)) {
+            ok |= CR_BB(to);
+        }
+    }
+    emit_targets(o, g->ksq, ok, count_only);
+}
+
+/* Our pieces standing alone between our king and an enemy slider. */
+GEN_INLINE cr_bb pinned_pieces(const gen_ctx *g)
+{
+    const cr_position *pos = g->pos;
+    const cr_bb their_rq = cr_pieces_(pos, g->them, CR_ROOK) | cr_pieces_(pos, g->them, CR_QUEEN);
+    const cr_bb their_bq =
+        cr_pieces_(pos, g->them, CR_BISHOP) | cr_pieces_(pos, g->them, CR_QUEEN);
+    cr_bb pinned = 0;
+    cr_bb snipers = (cr_rook_att_(g->ksq, 0) & their_rq) | (cr_bishop_att_(g->ksq, 0) & their_bq);
+    while (snipers) {
+        int s = cr_pop_lsb_(&snipers);
+        cr_bb b = cr_between_bb_(g->ksq, s) & g->occ;
+        if (b && !cr_more_than_one_(b)) {
+            pinned |= b & g->ours;
+        }
+    }
+    return pinned;
+}
+
+/* Knights (a pinned knight never moves) and sliders (a pinned one along
+ * its pin line only). */
+GEN_INLINE void gen_pieces(const gen_ctx *g, gen_out *o, const bool count_only)
+{
+    const cr_position *pos = g->pos;
+    cr_bb b = cr_pieces_(pos, g->us, CR_KNIGHT) & ~g->pinned;
+    while (b) {
+        int from = cr_pop_lsb_(&b);
+        emit_targets(o, from, cr_knight_att_[from] & g->target, count_only);
+    }
+    const cr_bb queens = cr_pieces_(pos, g->us, CR_QUEEN);
+    b = cr_pieces_(pos, g->us, CR_BISHOP) | queens;
+    while (b) {
+        int from = cr_pop_lsb_(&b);
+        cr_bb t = cr_bishop_att_(from, g->occ) & g->target;
+        if (g->pinned & CR_BB(from)) {
+            t &= cr_line_bb_(g->ksq, from);
+        }
+        emit_targets(o, from, t, count_only);
+    }
+    b = cr_pieces_(pos, g->us, CR_ROOK) | queens;
+    while (b) {
+        int from = cr_pop_lsb_(&b);
+        cr_bb t = cr_rook_att_(from, g->occ) & g->target;
+        if (g->pinned & CR_BB(from)) {
+            t &= cr_line_bb_(g->ksq, from);
+        }
+        emit_targets(o, from, t, count_only);
+    }
+}
+
+/* Pinned pawns, one by one, along their pin line. */
+GEN_INLINE void gen_pinned_pawns(const gen_ctx *g, gen_out *o, cr_bb pp, cr_bb promo_rank,
+                                 cr_bb third, const bool count_only)
+{
+    const cr_bb empty = ~g->occ;
+    while (pp) {
+        int from = cr_pop_lsb_(&pp);
+        cr_bb p1 = shift_up(CR_BB(from), g->us) & empty;
+        cr_bb t = p1 | (shift_up(p1 & third, g->us) & empty);
+        t |= cr_pawn_att_[g->us * 64 + from] & g->theirs;
+        t &= cr_line_bb_(g->ksq, from) & g->target;
+        while (t) {
+            int to = cr_pop_lsb_(&t);
+            if (!(CR_BB(to) & promo_rank)) {
+                emit_one(o, cr_move_make(from, to, CR_MOVE_NORMAL, 0), count_only);
+            } else if (count_only) {
+                o->count += 4;
+            } else {
+                for (int pt = CR_QUEEN; pt >= CR_KNIGHT; pt--) {
+                    *o->out++ = cr_move_make(from, to, CR_MOVE_PROMOTION, pt);
+                }
+            }
+        }
+    }
+}
+
+/* En passant: try the resulting occupancy against the king. */
+GEN_INLINE void gen_en_passant(const gen_ctx *g, gen_out *o, cr_bb pawns, int up,
+                               const bool count_only)
+{
+    const int ep = g->pos->ep;
+    const int capsq = ep - up;
+    cr_bb cand = cr_pawn_att_[g->them * 64 + ep] & pawns;
+    while (cand) {
+        int from = cr_pop_lsb_(&cand);
+        cr_bb occ = (g->occ ^ CR_BB(from) ^ CR_BB(capsq)) | CR_BB(ep);
+        if (!(cr_attackers_(g->pos, g->ksq, occ) & g->theirs & ~CR_BB(capsq))) {
+            emit_one(o, cr_move_make(from, ep, CR_MOVE_EN_PASSANT, 0), count_only);
+        }
+    }
+}
+
+/* Pawns: unpinned ones in bulk by shifts, pinned ones one by one. */
+GEN_INLINE void gen_pawns(const gen_ctx *g, gen_out *o, const bool count_only)
+{
+    const int us = g->us;
+    const cr_bb pawns = cr_pieces_(g->pos, us, CR_PAWN);
+    const cr_bb free_pawns = pawns & ~g->pinned;
+    const cr_bb empty = ~g->occ;
+    const cr_bb promo_rank = us == CR_WHITE ? CR_RANK_8 : CR_RANK_1;
+    const cr_bb third = us == CR_WHITE ? CR_RANK_3 : CR_RANK_6;
+    const int up = us == CR_WHITE ? 8 : -8;
+    cr_bb push1 = shift_up(free_pawns, us) & empty;
+    cr_bb push2 = shift_up(push1 & third, us) & empty & g->target;
+    push1 &= g->target;
+    cr_bb capl, capr; /* towards file a / file h */
+    if (us == CR_WHITE) {
+        capl = ((free_pawns & ~CR_FILE_A) << 7) & g->theirs & g->target;
+        capr = ((free_pawns & ~CR_FILE_H) << 9) & g->theirs & g->target;
+    } else {
+        capl = ((free_pawns & ~CR_FILE_A) >> 9) & g->theirs & g->target;
+        capr = ((free_pawns & ~CR_FILE_H) >> 7) & g->theirs & g->target;
+    }
+    if (count_only) {
+        o->count += pawn_count(push1, promo_rank) + cr_popcount_(push2) +
+                    pawn_count(capl, promo_rank) + pawn_count(capr, promo_rank);
+    } else {
+        o->out = add_pawn_moves(o->out, push1, up, promo_rank);
+        o->out = add_pawn_moves(o->out, push2, 2 * up, 0);
+        o->out = add_pawn_moves(o->out, capl, us == CR_WHITE ? 7 : -9, promo_rank);
+        o->out = add_pawn_moves(o->out, capr, us == CR_WHITE ? 9 : -7, promo_rank);
+    }
+    gen_pinned_pawns(g, o, pawns & g->pinned, promo_rank, third, count_only);
+    if (g->pos->ep < 64) {
+        gen_en_passant(g, o, pawns, up, count_only);
+    }
+}
+
+/* Castling (king takes rook), never out of check: the rest in
+ * cr_castle_ok_, shared with cr_is_legal. */
+GEN_INLINE void gen_castles(const gen_ctx *g, gen_out *o, const bool count_only)
+{
+    for (int s = 0; s < 2; s++) {
+        int rsq = g->pos->castle_rook[g->us][s];
+        if (rsq < 64 && cr_castle_ok_(g->pos, g->ksq, rsq, s)) {
+            emit_one(o, cr_move_make(g->ksq, rsq, CR_MOVE_CASTLE, 0), count_only);
+        }
+    }
+}
+
+GEN_INLINE int generate(const cr_position *pos, cr_move *out, const bool count_only)
+{
+    gen_ctx g;
+    g.pos = pos;
+    g.us = pos->side;
+    g.them = g.us ^ 1;
+    g.ours = pos->by_color[g.us];
+    g.theirs = pos->by_color[g.them];
+    g.occ = pos->occupied;
+    const cr_bb kbb = cr_pieces_(pos, g.us, CR_KING);
     if (!kbb) {
         return 0;
     }
-    const int ksq = cr_lsb_(kbb);
-    const cr_bb their_rq = cr_pieces_(pos, them, CR_ROOK) | cr_pieces_(pos, them, CR_QUEEN);
-    const cr_bb their_bq = cr_pieces_(pos, them, CR_BISHOP) | cr_pieces_(pos, them, CR_QUEEN);
-    const cr_bb checkers = cr_attackers_(pos, ksq, occ) & theirs;
-
-    /* King steps: attacks computed without the king so it cannot hide
-     * behind itself along a checking ray. */
-    {
-        cr_bb targets = cr_king_att_[ksq] & ~ours;
-        const cr_bb occ_nok = occ ^ kbb;
-        cr_bb ok = 0;
-        while (targets) {
-            int to = cr_pop_lsb_(&targets);
-            if (!(cr_attackers_(pos, to, occ_nok) & theirs)) {
-                ok |= CR_BB(to);
-            }
-        }
-        if (count_only) {
-            count += cr_popcount_(ok);
-        } else {
-            out = add_targets(out, ksq, ok);
+    g.ksq = cr_lsb_(kbb);
+    gen_out o = {out, 0};
+    const cr_bb checkers = cr_attackers_(pos, g.ksq, g.occ) & g.theirs;
+    gen_king(&g, &o, count_only);
+    if (!cr_more_than_one_(checkers)) {
+        g.target = checkers ? cr_between_bb_(g.ksq, cr_lsb_(checkers)) | checkers : ~g.ours;
+        g.pinned = pinned_pieces(&g);
+        gen_pieces(&g, &o, count_only);
+        gen_pawns(&g, &o, count_only);
+        if (!checkers) {
+            gen_castles(&g, &o, count_only);
         }
     }
-    if (cr_more_than_one_(checkers)) {
-        return count_only ? count : (int)(out - start);
-    }
-
-    cr_bb target = ~ours;
-    if (checkers) {
-        target = cr_between_bb_(ksq, cr_lsb_(checkers)) | checkers;
-    }
-
-    cr_bb pinned = 0;
-    {
-        cr_bb snipers = (cr_rook_att_(ksq, 0) & their_rq) | (cr_bishop_att_(ksq, 0) & their_bq);
-        while (snipers) {
-            int s = cr_pop_lsb_(&snipers);
-            cr_bb b = cr_between_bb_(ksq, s) & occ;
-            if (b && !cr_more_than_one_(b)) {
-                pinned |= b & ours;
-            }
-        }
-    }
-
-    /* Knights: a pinned knight never moves. */
-    {
-        cr_bb b = cr_pieces_(pos, us, CR_KNIGHT) & ~pinned;
-        while (b) {
-            int from = cr_pop_lsb_(&b);
-            cr_bb t = cr_knight_att_[from] & target;
-            if (count_only) {
-                count += cr_popcount_(t);
-            } else {
-                out = add_targets(out, from, t);
-            }
-        }
-    }
-    /* Sliders. */
-    {
-        const cr_bb queens = cr_pieces_(pos, us, CR_QUEEN);
-        cr_bb b = cr_pieces_(pos, us, CR_BISHOP) | queens;
-        while (b) {
-            int from = cr_pop_lsb_(&b);
-            cr_bb t = cr_bishop_att_(from, occ) & target;
-            if (pinned & CR_BB(from)) {
-                t &= cr_line_bb_(ksq, from);
-            }
-            if (count_only) {
-                count += cr_popcount_(t);
-            } else {
-                out = add_targets(out, from, t);
-            }
-        }
-        b = cr_pieces_(pos, us, CR_ROOK) | queens;
-        while (b) {
-            int from = cr_pop_lsb_(&b);
-            cr_bb t = cr_rook_att_(from, occ) & target;
-            if (pinned & CR_BB(from)) {
-                t &= cr_line_bb_(ksq, from);
-            }
-            if (count_only) {
-                count += cr_popcount_(t);
-            } else {
-                out = add_targets(out, from, t);
-            }
-        }
-    }
-    /* Pawns: unpinned ones in bulk by shifts, pinned ones one by one. */
-    {
-        const cr_bb pawns = cr_pieces_(pos, us, CR_PAWN);
-        const cr_bb free_pawns = pawns & ~pinned;
-        const cr_bb empty = ~occ;
-        const cr_bb promo_rank = us == CR_WHITE ? CR_RANK_8 : CR_RANK_1;
-        const cr_bb third = us == CR_WHITE ? CR_RANK_3 : CR_RANK_6;
-        const int up = us == CR_WHITE ? 8 : -8;
-        cr_bb push1 = shift_up(free_pawns, us) & empty;
-        cr_bb push2 = shift_up(push1 & third, us) & empty & target;
-        push1 &= target;
-        cr_bb capl, capr; /* towards file a / file h */
-        if (us == CR_WHITE) {
-            capl = ((free_pawns & ~CR_FILE_A) << 7) & theirs & target;
-            capr = ((free_pawns & ~CR_FILE_H) << 9) & theirs & target;
-        } else {
-            capl = ((free_pawns & ~CR_FILE_A) >> 9) & theirs & target;
-            capr = ((free_pawns & ~CR_FILE_H) >> 7) & theirs & target;
-        }
-        if (count_only) {
-            count += pawn_count(push1, promo_rank) + cr_popcount_(push2) +
-                     pawn_count(capl, promo_rank) + pawn_count(capr, promo_rank);
-        } else {
-            out = add_pawn_moves(out, push1, up, promo_rank);
-            out = add_pawn_moves(out, push2, 2 * up, 0);
-            out = add_pawn_moves(out, capl, us == CR_WHITE ? 7 : -9, promo_rank);
-            out = add_pawn_moves(out, capr, us == CR_WHITE ? 9 : -7, promo_rank);
-        }
-        cr_bb pp = pawns & pinned;
-        while (pp) {
-            int from = cr_pop_lsb_(&pp);
-            cr_bb line = cr_line_bb_(ksq, from);
-            cr_bb p1 = shift_up(CR_BB(from), us) & empty;
-            cr_bb t = p1 | (shift_up(p1 & third, us) & empty);
-            t |= cr_pawn_att_[us * 64 + from] & theirs;
-            t &= line & target;
-            while (t) {
-                int to = cr_pop_lsb_(&t);
-                if (CR_BB(to) & promo_rank) {
-                    if (count_only) {
-                        count += 4;
-                    } else {
-                        for (int pt = CR_QUEEN; pt >= CR_KNIGHT; pt--) {
-                            *out++ = cr_move_make(from, to, CR_MOVE_PROMOTION, pt);
-                        }
-                    }
-                } else if (count_only) {
-                    count++;
-                } else {
-                    *out++ = cr_move_make(from, to, CR_MOVE_NORMAL, 0);
-                }
-            }
-        }
-        /* En passant: try the resulting occupancy against the king. */
-        if (pos->ep < 64) {
-            const int ep = pos->ep;
-            const int capsq = ep - up;
-            cr_bb cand = cr_pawn_att_[them * 64 + ep] & pawns;
-            while (cand) {
-                int from = cr_pop_lsb_(&cand);
-                cr_bb o = (occ ^ CR_BB(from) ^ CR_BB(capsq)) | CR_BB(ep);
-                if (!(cr_attackers_(pos, ksq, o) & theirs & ~CR_BB(capsq))) {
-                    if (count_only) {
-                        count++;
-                    } else {
-                        *out++ = cr_move_make(from, ep, CR_MOVE_EN_PASSANT, 0);
-                    }
-                }
-            }
-        }
-    }
-    /* Castling (king takes rook): never out of check; the rest in
-     * cr_castle_ok_, shared with cr_is_legal. */
-    if (!checkers) {
-        for (int s = 0; s < 2; s++) {
-            int rsq = pos->castle_rook[us][s];
-            if (rsq < 64 && cr_castle_ok_(pos, ksq, rsq, s)) {
-                if (count_only) {
-                    count++;
-                } else {
-                    *out++ = cr_move_make(ksq, rsq, CR_MOVE_CASTLE, 0);
-                }
-            }
-        }
-    }
-    return count_only ? count : (int)(out - start);
+    return count_only ? o.count : (int)(o.out - out);
 }
 
 int cr_generate_legal(const cr_position *pos, cr_movelist *list)

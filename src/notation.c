@@ -423,146 +423,177 @@ static int unreadable(cr_error *err, const char *what, const char *s, int at)
     return cr_error_set(err, CR_EMOVE, 0, 0, "%s at '%.*s' (character %d)", what, l, s + at, at + 1);
 }
 
-/* Parses one move token for a language. Returns 0 or CR_EMOVE (err filled). */
-static int parse_move(int lang, const char *s, parsed *p, cr_error *err)
+/* Castling: "O-O", "0-0-0", "OO" and look-alikes; *i gets past it. */
+static int parse_castle(const char *s, parsed *p, int *i, cr_error *err)
 {
-    memset(p, 0, sizeof *p);
-    p->from_file = p->from_rank = p->to_file = p->to_rank = -1;
-    int i = 0, l;
-    uint32_t c = utf8_at(s, &l);
-
-    if (is_castle_letter(c)) {
-        int n = 0, j = 0;
-        for (;;) {
-            uint32_t d = utf8_at(s + j, &l);
-            if (!is_castle_letter(d)) {
-                break;
-            }
-            n++;
+    int n = 0, j = 0, l;
+    for (;;) {
+        uint32_t d = utf8_at(s + j, &l);
+        if (!is_castle_letter(d)) {
+            break;
+        }
+        n++;
+        j += l;
+        d = utf8_at(s + j, &l);
+        if (is_hyphen(d) && is_castle_letter(utf8_at(s + j + l, &(int){0}))) {
             j += l;
-            d = utf8_at(s + j, &l);
-            if (is_hyphen(d) && is_castle_letter(utf8_at(s + j + l, &(int){0}))) {
-                j += l;
-            }
-        }
-        if (n != 2 && n != 3) {
-            return unreadable(err, "cannot read castling", s, j);
-        }
-        p->castle = n - 1;
-        p->type = CR_KING;
-        i = j;
-    } else {
-        int t = read_piece(lang, s, &l, &p->folded);
-        p->folded &= t > 0;
-        if (t < 0) {
-            return cr_error_set(err, CR_EMOVE, 0, 0, "'%.*s' is no piece letter in %s", l, s,
-                                lang_names[lang]);
-        }
-        p->type = t ? t : CR_PAWN;
-        p->letter = t != 0;
-        if (t) {
-            i += l;
-        }
-        /* coordinates: pattern letters 'f' (file) and 'r' (rank) */
-        char pat[6];
-        int val[6], n = 0;
-        for (;;) {
-            c = utf8_at(s + i, &l);
-            int f = file_of_cp(c);
-            if (f >= 0) {
-                /* A file right after a full square that is not followed by a
-                 * rank is a lower-case promotion letter (UCI "e7e8b"). */
-                int l2;
-                uint32_t nx = utf8_at(s + i + l, &l2);
-                if (n > 0 && pat[n - 1] == 'r' && !(nx >= '1' && nx <= '8')) {
-                    break;
-                }
-                if (n == 5) {
-                    return unreadable(err, "too many coordinates", s, i);
-                }
-                pat[n] = 'f';
-                val[n++] = f;
-            } else if (c >= '1' && c <= '8') {
-                if (n == 5) {
-                    return unreadable(err, "too many coordinates", s, i);
-                }
-                pat[n] = 'r';
-                val[n++] = (int)(c - '1');
-            } else if (is_capture_mark(c)) {
-                if (c == 0x425 && n == 0 && t == 0) {
-                    break; /* a capital Х alone is no capture mark */
-                }
-                p->capture = true;
-            } else if (is_hyphen(c) && n > 0) {
-                /* e2-e4, Ng1-f3 */
-            } else {
-                break;
-            }
-            i += l;
-        }
-        pat[n] = '\0';
-        if (strcmp(pat, "frfr") == 0) {
-            p->from_file = val[0];
-            p->from_rank = val[1];
-            p->to_file = val[2];
-            p->to_rank = val[3];
-            p->flags |= CR_SANF_LONG;
-        } else if (strcmp(pat, "ffr") == 0) {
-            p->from_file = val[0];
-            p->to_file = val[1];
-            p->to_rank = val[2];
-        } else if (strcmp(pat, "rfr") == 0) {
-            p->from_rank = val[0];
-            p->to_file = val[1];
-            p->to_rank = val[2];
-        } else if (strcmp(pat, "fr") == 0) {
-            p->to_file = val[0];
-            p->to_rank = val[1];
-        } else if (strcmp(pat, "ff") == 0 && p->type == CR_PAWN) {
-            p->from_file = val[0];
-            p->to_file = val[1];
-            p->capture = true;
-        } else if (n == 0) {
-            return unreadable(err, t ? "no square after the piece letter" : "cannot read a move", s, i);
-        } else {
-            return unreadable(err, "cannot read the squares", s, i);
-        }
-
-        /* promotion: =Q Q (Q) /Q, any language's letter or lower-case UCI */
-        c = utf8_at(s + i, &l);
-        int j = i;
-        bool paren = false;
-        if (c == '=' || c == '/' || c == '(') {
-            paren = c == '(';
-            j += l;
-        }
-        int pl;
-        bool pfold;
-        int pt = read_piece(lang, s + j, &pl, &pfold);
-        if (pt <= 0) {
-            uint32_t lc = utf8_at(s + j, &pl);
-            pt = lc == 'q' ? CR_QUEEN : lc == 'r' ? CR_ROOK : lc == 'b' ? CR_BISHOP : lc == 'n' ? CR_KNIGHT : 0;
-            if (pt && !(p->type == CR_PAWN && p->to_rank >= 0)) {
-                pt = 0;
-            }
-        }
-        if (pt > 0) {
-            if (pt == CR_PAWN || pt == CR_KING) {
-                return unreadable(err, "cannot promote to that piece", s, j);
-            }
-            j += pl;
-            if (paren) {
-                if (s[j] != ')') {
-                    return unreadable(err, "')' expected after the promotion piece", s, j);
-                }
-                j++;
-            }
-            p->promo = pt;
-            i = j;
         }
     }
+    if (n != 2 && n != 3) {
+        return unreadable(err, "cannot read castling", s, j);
+    }
+    p->castle = n - 1;
+    p->type = CR_KING;
+    *i = j;
+    return 0;
+}
 
-    /* suffixes */
+/* The squares after the piece letter (t: its type, 0 for none) from s + *i:
+ * files and ranks as a pattern ("frfr" long, "ffr", "rfr", "fr", pawn "ff"),
+ * capture marks and hyphens between them. */
+static int parse_squares(const char *s, int t, parsed *p, int *at, cr_error *err)
+{
+    int i = *at, l;
+    char pat[6];
+    int val[6], n = 0;
+    for (;;) {
+        uint32_t c = utf8_at(s + i, &l);
+        int f = file_of_cp(c);
+        if (f >= 0) {
+            /* A file right after a full square that is not followed by a
+             * rank is a lower-case promotion letter (UCI "e7e8b"). */
+            int l2;
+            uint32_t nx = utf8_at(s + i + l, &l2);
+            if (n > 0 && pat[n - 1] == 'r' && !(nx >= '1' && nx <= '8')) {
+                break;
+            }
+            if (n == 5) {
+                return unreadable(err, "too many coordinates", s, i);
+            }
+            pat[n] = 'f';
+            val[n++] = f;
+        } else if (c >= '1' && c <= '8') {
+            if (n == 5) {
+                return unreadable(err, "too many coordinates", s, i);
+            }
+            pat[n] = 'r';
+            val[n++] = (int)(c - '1');
+        } else if (is_capture_mark(c)) {
+            if (c == 0x425 && n == 0 && t == 0) {
+                break; /* a capital Х alone is no capture mark */
+            }
+            p->capture = true;
+        } else if (is_hyphen(c) && n > 0) {
+            /* e2-e4, Ng1-f3 */
+        } else {
+            break;
+        }
+        i += l;
+    }
+    *at = i;
+    pat[n] = '\0';
+    if (strcmp(pat, "frfr") == 0) {
+        p->from_file = val[0];
+        p->from_rank = val[1];
+        p->to_file = val[2];
+        p->to_rank = val[3];
+        p->flags |= CR_SANF_LONG;
+    } else if (strcmp(pat, "ffr") == 0) {
+        p->from_file = val[0];
+        p->to_file = val[1];
+        p->to_rank = val[2];
+    } else if (strcmp(pat, "rfr") == 0) {
+        p->from_rank = val[0];
+        p->to_file = val[1];
+        p->to_rank = val[2];
+    } else if (strcmp(pat, "fr") == 0) {
+        p->to_file = val[0];
+        p->to_rank = val[1];
+    } else if (strcmp(pat, "ff") == 0 && p->type == CR_PAWN) {
+        p->from_file = val[0];
+        p->to_file = val[1];
+        p->capture = true;
+    } else if (n == 0) {
+        return unreadable(err, t ? "no square after the piece letter" : "cannot read a move", s, i);
+    } else {
+        return unreadable(err, "cannot read the squares", s, i);
+    }
+    return 0;
+}
+
+/* Promotion from s + *i: =Q Q (Q) /Q, any language's letter or lower-case UCI. */
+static int parse_promotion(int lang, const char *s, parsed *p, int *i, cr_error *err)
+{
+    int l;
+    uint32_t c = utf8_at(s + *i, &l);
+    int j = *i;
+    bool paren = false;
+    if (c == '=' || c == '/' || c == '(') {
+        paren = c == '(';
+        j += l;
+    }
+    int pl;
+    bool pfold;
+    int pt = read_piece(lang, s + j, &pl, &pfold);
+    if (pt <= 0) {
+        uint32_t lc = utf8_at(s + j, &pl);
+        pt = lc == 'q' ? CR_QUEEN : lc == 'r' ? CR_ROOK : lc == 'b' ? CR_BISHOP : lc == 'n' ? CR_KNIGHT : 0;
+        if (pt && !(p->type == CR_PAWN && p->to_rank >= 0)) {
+            pt = 0;
+        }
+    }
+    if (pt > 0) {
+        if (pt == CR_PAWN || pt == CR_KING) {
+            return unreadable(err, "cannot promote to that piece", s, j);
+        }
+        j += pl;
+        if (paren) {
+            if (s[j] != ')') {
+                return unreadable(err, "')' expected after the promotion piece", s, j);
+            }
+            j++;
+        }
+        p->promo = pt;
+        *i = j;
+    }
+    return 0;
+}
+
+/* "!", "?", "!!", "??", "!?", "?!" at s + *i as a NAG. */
+static int parse_annotation(const char *s, parsed *p, int *i, cr_error *err)
+{
+    int j = *i;
+    char a[3] = {0};
+    int k = 0;
+    while ((s[j] == '!' || s[j] == '?') && k < 3) {
+        a[k < 2 ? k : 2] = s[j];
+        j++;
+        k++;
+    }
+    if (k == 0) {
+        /* a look-alike that is not an ASCII ! or ?: never loop on it */
+        return unreadable(err, "unexpected character", s, *i);
+    }
+    if (k > 2) {
+        return unreadable(err, "cannot read the annotation", s, *i);
+    }
+    static const char *const nags[7] = {"", "!", "?", "!!", "??", "!?", "?!"};
+    a[2] = 0;
+    for (int q = 1; q <= 6; q++) {
+        if (strcmp(a, nags[q]) == 0) {
+            p->nag = q;
+        }
+    }
+    *i = j;
+    return 0;
+}
+
+/* Suffixes right after the move: check, mate, annotation, e.p., draw offer;
+ * then the end of the token, and "exd6 e.p." and "Kb1 (=)" written apart. */
+static int parse_suffixes(const char *s, parsed *p, int *at, cr_error *err)
+{
+    int i = *at, l;
+    uint32_t c;
     for (;;) {
         c = utf8_at(s + i, &l);
         int el;
@@ -577,28 +608,10 @@ static int parse_move(int lang, const char *s, parsed *p, cr_error *err)
             p->flags |= CR_SANF_MATE;
             i += l;
         } else if (c == '!' || c == '?') {
-            int j = i;
-            char a[3] = {0};
-            int k = 0;
-            while ((s[j] == '!' || s[j] == '?') && k < 3) {
-                a[k < 2 ? k : 2] = s[j];
-                j++;
-                k++;
+            int rc = parse_annotation(s, p, &i, err);
+            if (rc) {
+                return rc;
             }
-            if (k == 0) {
-                break; /* a look-alike that is not an ASCII ! or ?: never loop on it */
-            }
-            if (k > 2) {
-                return unreadable(err, "cannot read the annotation", s, i);
-            }
-            static const char *const nags[7] = {"", "!", "?", "!!", "??", "!?", "?!"};
-            a[2] = 0;
-            for (int q = 1; q <= 6; q++) {
-                if (strcmp(a, nags[q]) == 0) {
-                    p->nag = q;
-                }
-            }
-            i = j;
         } else if (starts_ep(s + i, &el)) {
             p->flags |= CR_SANF_EP;
             i += el;
@@ -616,7 +629,6 @@ static int parse_move(int lang, const char *s, parsed *p, cr_error *err)
     if (!is_terminator(c)) {
         return unreadable(err, "unexpected character", s, i);
     }
-    /* "exd6 e.p." and "Kb1 (=)" are written apart from the move. */
     for (int round = 0; round < 2; round++) {
         int j = i, el;
         while (s[j] == ' ' || s[j] == '\t') {
@@ -633,8 +645,42 @@ static int parse_move(int lang, const char *s, parsed *p, cr_error *err)
             i = j + 1;
         }
     }
-    p->consumed = i;
+    *at = i;
     return 0;
+}
+
+/* Parses one move token for a language. Returns 0 or CR_EMOVE (err filled). */
+static int parse_move(int lang, const char *s, parsed *p, cr_error *err)
+{
+    memset(p, 0, sizeof *p);
+    p->from_file = p->from_rank = p->to_file = p->to_rank = -1;
+    int i = 0, l, rc;
+    if (is_castle_letter(utf8_at(s, &l))) {
+        rc = parse_castle(s, p, &i, err);
+    } else {
+        int t = read_piece(lang, s, &l, &p->folded);
+        p->folded &= t > 0;
+        if (t < 0) {
+            return cr_error_set(err, CR_EMOVE, 0, 0, "'%.*s' is no piece letter in %s", l, s,
+                                lang_names[lang]);
+        }
+        p->type = t ? t : CR_PAWN;
+        p->letter = t != 0;
+        if (t) {
+            i += l;
+        }
+        rc = parse_squares(s, t, p, &i, err);
+        if (rc == 0) {
+            rc = parse_promotion(lang, s, p, &i, err);
+        }
+    }
+    if (rc == 0) {
+        rc = parse_suffixes(s, p, &i, err);
+    }
+    if (rc == 0) {
+        p->consumed = i;
+    }
+    return rc;
 }
 
 /* Long text of a legal move for error messages: Qd4-a1, e5xd6, 0-0. */

@@ -1,5 +1,7 @@
 /* Export folder: layout, atomic replacement (no partial file, no temp file
- * left), change-only writes (inode and mtime kept), restart, errors. */
+ * left), change-only writes (inode and mtime kept), restart, errors, with
+ * the relay's file work (relay/export_files.c); and the core's decisions
+ * alone, with an in-memory io that records every call. */
 #include <setjmp.h>
 #include <stdarg.h>
 #include <stddef.h>
@@ -18,6 +20,7 @@
 #include <unistd.h>
 
 #include "cr/export.h"
+#include "export_files.h"
 
 typedef struct fixture {
     char dir[64];
@@ -126,7 +129,7 @@ static const char game_b[] =
 static void test_layout_and_callback(void **state)
 {
     fixture *f = *state;
-    cr_exporter *ex = cr_exporter_new(f->root);
+    cr_exporter *ex = cr_exporter_new(f->root, cr_export_files_io());
     assert_non_null(ex);
     calls c = {0};
     cr_exporter_set_callback(ex, on_written, &c);
@@ -162,7 +165,7 @@ static void test_layout_and_callback(void **state)
 
     /* A trailing slash names the same folder. */
     snprintf(buf, sizeof buf, "%s/", f->root);
-    ex = cr_exporter_new(buf);
+    ex = cr_exporter_new(buf, cr_export_files_io());
     assert_int_equal(cr_exporter_path(ex, 1, 3, buf, sizeof buf), (int)strlen(f->root) + 19);
     cr_exporter_free(ex);
 }
@@ -170,7 +173,7 @@ static void test_layout_and_callback(void **state)
 static void test_unchanged_not_rewritten(void **state)
 {
     fixture *f = *state;
-    cr_exporter *ex = cr_exporter_new(f->root);
+    cr_exporter *ex = cr_exporter_new(f->root, cr_export_files_io());
     calls c = {0};
     cr_exporter_set_callback(ex, on_written, &c);
     cr_error err;
@@ -212,7 +215,7 @@ static void test_unchanged_not_rewritten(void **state)
 
     /* A restarted relay compares with the disk: nothing rewritten. */
     assert_int_equal(stat(path, &before), 0);
-    ex = cr_exporter_new(f->root);
+    ex = cr_exporter_new(f->root, cr_export_files_io());
     assert_int_equal(cr_exporter_write_game(ex, 2, 1, game_a, &err), 0);
     assert_int_equal(stat(path, &after), 0);
     assert_int_equal(before.st_ino, after.st_ino);
@@ -234,7 +237,7 @@ static void test_many_files(void **state)
 {
     /* Enough files to grow the hash table a few times. */
     fixture *f = *state;
-    cr_exporter *ex = cr_exporter_new(f->root);
+    cr_exporter *ex = cr_exporter_new(f->root, cr_export_files_io());
     cr_error err;
     char text[64];
     for (int t = 1; t <= 150; t++) {
@@ -265,7 +268,7 @@ static void test_atomic_replace(void **state)
     memset(a, 'a', SIZE);
     memset(b, 'b', SIZE);
     a[SIZE] = b[SIZE] = '\0';
-    cr_exporter *ex = cr_exporter_new(f->root);
+    cr_exporter *ex = cr_exporter_new(f->root, cr_export_files_io());
     cr_error err;
     assert_int_equal(cr_exporter_write_round(ex, 4, a, &err), 0);
     char path[512], dir[512];
@@ -335,7 +338,7 @@ static void test_errors(void **state)
     assert_non_null(fp);
     fclose(fp);
     snprintf(root, sizeof root, "%s/export", file);
-    cr_exporter *ex = cr_exporter_new(root);
+    cr_exporter *ex = cr_exporter_new(root, cr_export_files_io());
     assert_non_null(ex);
     assert_int_equal(cr_exporter_write_game(ex, 1, 1, game_a, &err), CR_EIO);
     assert_int_equal(err.code, CR_EIO);
@@ -344,7 +347,7 @@ static void test_errors(void **state)
     cr_exporter_free(ex);
 
     /* The round folder name taken by a file. */
-    ex = cr_exporter_new(f->root);
+    ex = cr_exporter_new(f->root, cr_export_files_io());
     char path[512];
     assert_int_equal(cr_exporter_write_game(ex, 1, 1, game_a, &err), 0);
     snprintf(path, sizeof path, "%s/round-5", f->root);
@@ -369,9 +372,109 @@ static void test_errors(void **state)
     assert_int_equal(cr_exporter_write_round(ex, -1, game_a, NULL), CR_EINVAL);
     assert_int_equal(cr_exporter_write_game(NULL, 1, 1, game_a, &err), CR_EINVAL);
     cr_exporter_free(ex);
-    assert_null(cr_exporter_new(""));
-    assert_null(cr_exporter_new(NULL));
+    assert_null(cr_exporter_new("", cr_export_files_io()));
+    assert_null(cr_exporter_new(NULL, cr_export_files_io()));
+    assert_null(cr_exporter_new("x", NULL));
+    cr_export_io partial = *cr_export_files_io();
+    partial.remove = NULL;
+    assert_null(cr_exporter_new("x", &partial));
     cr_exporter_free(NULL);
+}
+
+/* An in-memory folder: one file, and a log of what the exporter asked. */
+typedef struct mem_io {
+    char path[256], text[256];
+    bool exists;
+    int reads, replaces, removes;
+    bool fail;
+    char dir[256], name[64];
+} mem_io;
+
+static int mem_read(void *data, const char *path, char **text, size_t *len)
+{
+    mem_io *m = data;
+    m->reads++;
+    if (!m->exists || strcmp(path, m->path) != 0) {
+        return -1;
+    }
+    *len = strlen(m->text);
+    *text = malloc(*len + 1);
+    assert_non_null(*text);
+    memcpy(*text, m->text, *len + 1);
+    return 0;
+}
+
+static int mem_replace(void *data, const char *dir, const char *name, const char *path,
+                       const char *text, size_t len, cr_error *err)
+{
+    mem_io *m = data;
+    m->replaces++;
+    if (m->fail) {
+        return cr_error_set(err, CR_EIO, 0, 0, "%s: disk full", path);
+    }
+    snprintf(m->dir, sizeof m->dir, "%s", dir);
+    snprintf(m->name, sizeof m->name, "%s", name);
+    snprintf(m->path, sizeof m->path, "%s", path);
+    snprintf(m->text, sizeof m->text, "%.*s", (int)len, text);
+    m->exists = true;
+    return 0;
+}
+
+static int mem_remove(void *data, const char *path, cr_error *err)
+{
+    (void)err;
+    mem_io *m = data;
+    m->removes++;
+    if (strcmp(path, m->path) == 0) {
+        m->exists = false;
+    }
+    return 0;
+}
+
+static void test_core_decides_io_writes(void **state)
+{
+    (void)state;
+    mem_io m = {0};
+    /* What a restarted relay finds: the file already holds game_a. */
+    snprintf(m.path, sizeof m.path, "out/round-2/game-7.pgn");
+    snprintf(m.text, sizeof m.text, "%s", game_a);
+    m.exists = true;
+    cr_export_io io = {mem_read, mem_replace, mem_remove, &m};
+    cr_exporter *ex = cr_exporter_new("out//", &io);
+    assert_non_null(ex);
+    cr_error err;
+    assert_int_equal(cr_exporter_write_game(ex, 2, 7, game_a, &err), 0);
+    assert_int_equal(m.reads, 1);
+    assert_int_equal(m.replaces, 0);
+    assert_int_equal(cr_exporter_files_unchanged(ex), 1);
+    /* Known now: no second read, and a change goes to io->replace. */
+    assert_int_equal(cr_exporter_write_game(ex, 2, 7, game_b, &err), 0);
+    assert_int_equal(m.reads, 1);
+    assert_int_equal(m.replaces, 1);
+    assert_string_equal(m.dir, "out/round-2");
+    assert_string_equal(m.name, "game-7.pgn");
+    assert_string_equal(m.text, game_b);
+    /* games.pgn of the round: never seen, nothing there, written. */
+    assert_int_equal(cr_exporter_write_round(ex, 2, game_a, &err), 0);
+    assert_int_equal(m.reads, 2);
+    assert_string_equal(m.path, "out/round-2/games.pgn");
+    assert_string_equal(m.name, "games.pgn");
+    /* A failed replace is the caller's error, and the hash is not kept. */
+    m.fail = true;
+    assert_int_equal(cr_exporter_write_round(ex, 2, game_b, &err), CR_EIO);
+    assert_string_equal(err.text, "out/round-2/games.pgn: disk full");
+    m.fail = false;
+    assert_int_equal(cr_exporter_write_round(ex, 2, game_b, &err), 0);
+    assert_int_equal(m.replaces, 4);
+    assert_int_equal(cr_exporter_files_written(ex), 3);
+    /* Removing goes to io->remove; the next write of the same text rewrites. */
+    assert_int_equal(cr_exporter_remove(ex, 2, 0, &err), 0);
+    assert_int_equal(m.removes, 1);
+    assert_false(m.exists);
+    assert_int_equal(cr_exporter_write_round(ex, 2, game_b, &err), 0);
+    assert_int_equal(m.replaces, 5);
+    assert_true(m.exists);
+    cr_exporter_free(ex);
 }
 
 int main(void)
@@ -384,6 +487,7 @@ int main(void)
         cmocka_unit_test_setup_teardown(test_many_files, setup, teardown),
         cmocka_unit_test_setup_teardown(test_atomic_replace, setup, teardown),
         cmocka_unit_test_setup_teardown(test_errors, setup, teardown),
+        cmocka_unit_test(test_core_decides_io_writes),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }

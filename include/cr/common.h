@@ -14,8 +14,12 @@
 
 #if defined(__GNUC__)
 #define CR_EXTERN __attribute__((visibility("default")))
+/* A printf-style function: fmt is argument number fmt_arg (1-based), its
+ * values start at number args_arg (0 for a va_list). */
+#define CR_PRINTF(fmt_arg, args_arg) __attribute__((format(printf, fmt_arg, args_arg)))
 #else
 #define CR_EXTERN
+#define CR_PRINTF(fmt_arg, args_arg)
 #endif
 
 /* One table for all error codes: name, value, text. */
@@ -58,9 +62,6 @@ CR_EXTERN void cr_error_clear(cr_error *err);
 /* Fills err (if not NULL) with code, position and a printf-style message, and
  * returns code, so that parsers can write `return cr_error_set(...)`. */
 CR_EXTERN int cr_error_set(cr_error *err, int code, int line, int column, const char *fmt, ...)
-#if defined(__GNUC__)
-    __attribute__((format(printf, 5, 6)))
-#endif
-    ;
+    CR_PRINTF(5, 6);
 
 #endif

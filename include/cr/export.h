@@ -9,18 +9,18 @@
  *
  * <n> and <table> are decimal without leading zeros, 1-based.
  *
- * Every file is replaced atomically: the text goes to a hidden temporary
- * file in the same directory (".<name>.XXXXXX", so watchers that pick up
- * "*.pgn" never see it), is fsync'ed, chmod'ed 0644 and renamed over the
- * target; the directory is then fsync'ed. A reader sees the old file or the
- * new one, never a part. A file is written only when its content changed:
- * the exporter keeps a hash (and the length) of what it last wrote to each
- * file; for a file it has not written yet in this process it hashes what is
- * on disk, so that a restarted relay does not touch unchanged files.
+ * The exporter decides what to write and names the files; it does no file
+ * work itself. The caller hands it a cr_export_io that reads, replaces and
+ * removes files (the relay's relay/export_files.c does it with POSIX calls:
+ * a hidden temporary ".<name>.XXXXXX" in the same folder, fsync, chmod 0644,
+ * rename over the target, fsync of the folder, so a reader sees the old file
+ * or the new one, never a part). A file is written only when its content
+ * changed: the exporter keeps a hash (and the length) of what it last wrote
+ * to each file; for a file it has not written yet it asks io->read for what
+ * is there, so that a restarted relay does not touch unchanged files.
  * Changes made to the files by someone else after that are not noticed.
  *
- * I/O is plain stdio/POSIX; no sockets. Not thread-safe: one exporter per
- * thread (the relay calls it from its loop).
+ * Not thread-safe: one exporter per thread (the relay calls it from its loop).
  *
  * Ownership: cr_exporter_new returns a new object, free it with
  * cr_exporter_free. The text arguments are read, not kept. */
@@ -31,9 +31,26 @@
 
 typedef struct cr_exporter cr_exporter;
 
-/* root: the export folder (copied). Nothing is created until the first
- * write. Returns NULL for an empty root or when out of memory. */
-CR_EXTERN cr_exporter *cr_exporter_new(const char *root);
+/* The file work, done by the caller. data is handed back to each function. */
+typedef struct cr_export_io {
+    /* Reads the whole file at path into *text (malloc'ed; the exporter frees
+     * it) and its length into *len. Returns 0, or non-zero when the file is
+     * missing or unreadable (the exporter then writes it). */
+    int (*read)(void *data, const char *path, char **text, size_t *len);
+    /* Replaces the file name (a base name) in folder dir, whose full path is
+     * path, by text (len bytes) whole or not at all, creating dir and its
+     * parents. Returns 0 or CR_EIO with err naming the path and the reason. */
+    int (*replace)(void *data, const char *dir, const char *name, const char *path,
+                   const char *text, size_t len, cr_error *err);
+    /* Removes path; a missing file is not an error. Returns 0 or CR_EIO. */
+    int (*remove)(void *data, const char *path, cr_error *err);
+    void *data;
+} cr_export_io;
+
+/* root: the export folder (copied); io: the file work (copied, every
+ * function set). Nothing is created until the first write. Returns NULL for
+ * an empty root, a missing io or when out of memory. */
+CR_EXTERN cr_exporter *cr_exporter_new(const char *root, const cr_export_io *io);
 CR_EXTERN void cr_exporter_free(cr_exporter *ex); /* accepts NULL */
 
 /* Called after a file was actually replaced (not when unchanged): path is

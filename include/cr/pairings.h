@@ -115,10 +115,11 @@ typedef struct cr_pairing_bye {
  * is an error. */
 CR_EXTERN cr_pairings *cr_pairings_parse(const char *text, size_t len, cr_pairings_format format,
                                          cr_error *err);
-/* Reads a whole file with stdio and parses it. Errors name the path:
- * CR_EIO (cannot open/read), CR_ERANGE (over 64 MB), or the parser's
- * "path:line: message". */
-CR_EXTERN cr_pairings *cr_pairings_load(const char *path, cr_pairings_format format, cr_error *err);
+/* cr_pairings_parse for the text of a file its caller read: on an error
+ * err->text becomes "name:line: message" (name: the file's path, or NULL
+ * for the parser's message alone). The library opens no file. */
+CR_EXTERN cr_pairings *cr_pairings_load(const char *text, size_t len, const char *name,
+                                        cr_pairings_format format, cr_error *err);
 CR_EXTERN void cr_pairings_free(cr_pairings *p); /* accepts NULL */
 
 /* Which format the set was read from (CR_PAIRINGS_TRF or _PGN). */

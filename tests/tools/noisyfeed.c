@@ -108,8 +108,7 @@ typedef struct feedgen {
 
 static void tag(feedgen *g, int t) { g->tags[t] = true; }
 
-static void line(feedgen *g, const char *fmt, ...)
-    __attribute__((format(printf, 2, 3)));
+static void line(feedgen *g, const char *fmt, ...) CR_PRINTF(2, 3);
 static void line(feedgen *g, const char *fmt, ...)
 {
     if (g->muted) {

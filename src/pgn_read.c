@@ -1,60 +1,12 @@
-/* PGN import and export (see include/cr/pgn.h for the format decisions). */
+/* PGN import (see include/cr/pgn.h for the format decisions; export is in
+ * pgn_write.c). */
 #include "cr/pgn.h"
 
 #include <stdarg.h>
 #include <stdlib.h>
 #include <string.h>
 
-/* ---------------------------------------------------------------- string builder */
-
-typedef struct sbuf {
-    char *p;
-    size_t n, cap;
-    bool oom;
-} sbuf;
-
-static void sb_add(sbuf *b, const char *s, size_t n)
-{
-    if (b->oom) {
-        return;
-    }
-    if (b->n + n + 1 > b->cap) {
-        size_t cap = b->cap ? b->cap : 256;
-        while (cap < b->n + n + 1) {
-            cap *= 2;
-        }
-        char *q = realloc(b->p, cap);
-        if (!q) {
-            b->oom = true;
-            return;
-        }
-        b->p = q;
-        b->cap = cap;
-    }
-    memcpy(b->p + b->n, s, n);
-    b->n += n;
-    b->p[b->n] = '\0';
-}
-
-static void sb_str(sbuf *b, const char *s) { sb_add(b, s, strlen(s)); }
-
-static void sb_fmt(sbuf *b, const char *fmt, ...)
-#if defined(__GNUC__)
-    __attribute__((format(printf, 2, 3)))
-#endif
-    ;
-
-static void sb_fmt(sbuf *b, const char *fmt, ...)
-{
-    char tmp[256];
-    va_list ap;
-    va_start(ap, fmt);
-    int n = vsnprintf(tmp, sizeof tmp, fmt, ap);
-    va_end(ap);
-    if (n > 0) {
-        sb_add(b, tmp, (size_t)n < sizeof tmp ? (size_t)n : sizeof tmp - 1);
-    }
-}
+#include "strbuf.h"
 
 /* ---------------------------------------------------------------- reader */
 
@@ -97,17 +49,17 @@ cr_pgn_reader *cr_pgn_reader_new(const char *data, size_t len)
 
 cr_pgn_reader *cr_pgn_reader_new_file(FILE *f)
 {
-    sbuf b = {0};
+    cr_sb b = {0};
     char chunk[65536];
     size_t n;
     while ((n = fread(chunk, 1, sizeof chunk, f)) > 0) {
-        sb_add(&b, chunk, n);
+        cr_sb_add(&b, chunk, n);
     }
-    if (ferror(f) || b.oom) {
+    if (ferror(f) || b.failed) {
         free(b.p);
         return NULL;
     }
-    cr_pgn_reader *r = cr_pgn_reader_new(b.p ? b.p : "", b.n);
+    cr_pgn_reader *r = cr_pgn_reader_new(b.p ? b.p : "", b.len);
     free(b.p);
     return r;
 }
@@ -155,11 +107,7 @@ static void where(const gctx *g, size_t off, int *line, int *col)
     *col = c;
 }
 
-static int fail_at(gctx *c, int code, size_t off, const char *fmt, ...)
-#if defined(__GNUC__)
-    __attribute__((format(printf, 4, 5)))
-#endif
-    ;
+static int fail_at(gctx *c, int code, size_t off, const char *fmt, ...) CR_PRINTF(4, 5);
 
 static int fail_at(gctx *c, int code, size_t off, const char *fmt, ...)
 {
@@ -238,10 +186,10 @@ static int64_t parse_clock(const char *s, size_t n)
 /* Appends text to the comment after ply `ply`, whitespace collapsed. */
 static int add_comment(gctx *c, int ply, const char *s, size_t n)
 {
-    sbuf b = {0};
+    cr_sb b = {0};
     const char *old = cr_game_comment(c->g, ply);
     if (old) {
-        sb_str(&b, old);
+        cr_sb_str(&b, old);
     }
     size_t i = 0;
     while (i < n) {
@@ -253,16 +201,16 @@ static int add_comment(gctx *c, int ply, const char *s, size_t n)
             i++;
         }
         if (i > st) {
-            if (b.n) {
-                sb_add(&b, " ", 1);
+            if (b.len) {
+                cr_sb_add(&b, " ", 1);
             }
-            sb_add(&b, s + st, i - st);
+            cr_sb_add(&b, s + st, i - st);
         }
     }
     int rc = 0;
-    if (b.oom) {
+    if (b.failed) {
         rc = CR_ENOMEM;
-    } else if (b.n) {
+    } else if (b.len) {
         rc = cr_game_set_comment(c->g, ply, b.p);
     }
     free(b.p);
@@ -502,6 +450,62 @@ static void set_draw_offer(gctx *c)
     }
 }
 
+/* A move number at *i ("12.", "12...", "12…", "12 "): moves *i past it and
+ * returns true; false when the digits start something else (a result). */
+static bool skip_move_number(const char *buf, size_t *i, size_t end)
+{
+    size_t e = *i;
+    while (e < end && buf[e] >= '0' && buf[e] <= '9') {
+        e++;
+    }
+    if (e >= end || buf[e] == '.' || is_space(buf[e])) {
+        while (e < end && buf[e] == '.') {
+            e++;
+        }
+        /* "1. 1. e4" happens on printed scoresheets: numbers are not checked */
+        *i = e;
+        return true;
+    }
+    if (buf[e] == '\xe2' && buf[e + 1] == '\x80' && buf[e + 2] == '\xa6') {
+        *i = e + 3; /* "12…" */
+        return true;
+    }
+    return false;
+}
+
+/* The move at *i, played on the game; *i moves past it. */
+static int read_move(gctx *c, size_t *at, size_t end)
+{
+    const char *buf = c->buf;
+    size_t i = *at;
+    const cr_position *pos = cr_game_position(c->g);
+    cr_san_info info;
+    cr_error e;
+    cr_error_clear(&e);
+    cr_move m = cr_move_from_text(pos, buf + i, c->lang, &info, &e);
+    if (m == CR_MOVE_NONE && c->auto_lang && c->lang >= 0) {
+        /* the guessed language does not fit this move: take a reading
+         * that no other language contradicts */
+        m = cr_move_from_text(pos, buf + i, -1, &info, NULL);
+    }
+    if (m == CR_MOVE_NONE) {
+        size_t te = i;
+        while (te < end && !is_space(buf[te]) && buf[te] != '{' && buf[te] != '(' && buf[te] != ')' &&
+               buf[te] != ';' && te - i < 24) {
+            te++;
+        }
+        return fail_at(c, e.code ? e.code : CR_EMOVE, i, "move %d (%s): %.*s: %s", pos->fullmove,
+                       pos->side == CR_WHITE ? "white" : "black", (int)(te - i), buf + i, e.text);
+    }
+    uint32_t flags = (info.flags & CR_SANF_DRAW_OFFER) ? CR_PLY_DRAW_OFFER : 0;
+    int rc = cr_game_push(c->g, m, CR_CLOCK_UNKNOWN, -1, flags);
+    if (rc) {
+        return fail_at(c, rc, i, "cannot store the move");
+    }
+    *at = i + (info.consumed > 0 ? (size_t)info.consumed : 1);
+    return 0;
+}
+
 /* Movetext in [i, end). cont: inside an %illegal continuation comment, where
  * `[%...]` stands for `{[%...]}`. Stops after a result, or (not cont) at a
  * '[' that starts a line (next game's tags). *stop gets where it stopped. */
@@ -611,50 +615,13 @@ static int parse_span(gctx *c, size_t i, size_t end, bool cont, size_t *stop)
             i += rn;
             break;
         }
-        if (ch >= '0' && ch <= '9') {
-            size_t e = i;
-            while (e < end && buf[e] >= '0' && buf[e] <= '9') {
-                e++;
-            }
-            if (e >= end || buf[e] == '.' || is_space(buf[e])) {
-                while (e < end && buf[e] == '.') {
-                    e++;
-                }
-                /* "1. 1. e4" happens on printed scoresheets: numbers are not checked */
-                i = e;
-                continue;
-            }
-            if (buf[e] == '\xe2' && buf[e + 1] == '\x80' && buf[e + 2] == '\xa6') {
-                i = e + 3; /* "12…" */
-                continue;
-            }
+        if (ch >= '0' && ch <= '9' && skip_move_number(buf, &i, end)) {
+            continue;
         }
-        /* a move */
-        const cr_position *pos = cr_game_position(c->g);
-        cr_san_info info;
-        cr_error e;
-        cr_error_clear(&e);
-        cr_move m = cr_move_from_text(pos, buf + i, c->lang, &info, &e);
-        if (m == CR_MOVE_NONE && c->auto_lang && c->lang >= 0) {
-            /* the guessed language does not fit this move: take a reading
-             * that no other language contradicts */
-            m = cr_move_from_text(pos, buf + i, -1, &info, NULL);
-        }
-        if (m == CR_MOVE_NONE) {
-            size_t te = i;
-            while (te < end && !is_space(buf[te]) && buf[te] != '{' && buf[te] != '(' && buf[te] != ')' &&
-                   buf[te] != ';' && te - i < 24) {
-                te++;
-            }
-            return fail_at(c, e.code ? e.code : CR_EMOVE, i, "move %d (%s): %.*s: %s", pos->fullmove,
-                           pos->side == CR_WHITE ? "white" : "black", (int)(te - i), buf + i, e.text);
-        }
-        uint32_t flags = (info.flags & CR_SANF_DRAW_OFFER) ? CR_PLY_DRAW_OFFER : 0;
-        int rc = cr_game_push(c->g, m, CR_CLOCK_UNKNOWN, -1, flags);
+        int rc = read_move(c, &i, end);
         if (rc) {
-            return fail_at(c, rc, i, "cannot store the move");
+            return rc;
         }
-        i += info.consumed > 0 ? (size_t)info.consumed : 1;
     }
     *stop = i;
     return 0;
@@ -690,6 +657,107 @@ static bool name_ieq_sub(const char *s, const char *sub)
     return false;
 }
 
+/* One tag pair at *at ('[' there): appended to *tags; *at moves past ']'. */
+static int read_tag(gctx *c, size_t *at, tag **tags, int *ntags, int *cap)
+{
+    const char *buf = c->buf;
+    size_t len = c->len, i = *at, open = i;
+    i++;
+    while (i < len && (buf[i] == ' ' || buf[i] == '\t')) {
+        i++;
+    }
+    size_t ns = i;
+    while (i < len && (((buf[i] | 32) >= 'a' && (buf[i] | 32) <= 'z') || (buf[i] >= '0' && buf[i] <= '9') ||
+                       buf[i] == '_' || buf[i] == '-')) {
+        i++;
+    }
+    if (i == ns) {
+        return fail_at(c, CR_EPGN, i, "tag name expected");
+    }
+    size_t ne = i;
+    while (i < len && (buf[i] == ' ' || buf[i] == '\t')) {
+        i++;
+    }
+    if (buf[i] != '"') {
+        return fail_at(c, CR_EPGN, i, "'\"' expected after the tag name");
+    }
+    size_t vs = ++i;
+    cr_sb v = {0};
+    cr_sb_add(&v, "", 0);
+    while (i < len && buf[i] != '"' && buf[i] != '\n') {
+        if (buf[i] == '\\' && (buf[i + 1] == '"' || buf[i + 1] == '\\')) {
+            i++;
+        }
+        cr_sb_add(&v, buf + i, 1);
+        i++;
+    }
+    if (buf[i] != '"') {
+        cr_sb_free(&v);
+        return fail_at(c, CR_EPGN, vs - 1, "unterminated tag value");
+    }
+    i++;
+    while (i < len && (buf[i] == ' ' || buf[i] == '\t')) {
+        i++;
+    }
+    if (buf[i] != ']') {
+        cr_sb_free(&v);
+        return fail_at(c, CR_EPGN, i, "']' expected to close the tag");
+    }
+    i++;
+    if (*ntags == *cap) {
+        int ncap = *cap ? *cap * 2 : 16;
+        tag *t = realloc(*tags, (size_t)ncap * sizeof *t);
+        if (!t) {
+            cr_sb_free(&v);
+            return fail_at(c, CR_ENOMEM, open, "out of memory");
+        }
+        *tags = t;
+        *cap = ncap;
+    }
+    tag *tg = &(*tags)[*ntags];
+    tg->name = malloc(ne - ns + 1);
+    tg->at = vs;
+    if (!tg->name || v.failed) {
+        free(tg->name);
+        cr_sb_free(&v);
+        return fail_at(c, CR_ENOMEM, open, "out of memory");
+    }
+    tg->value = v.p;
+    memcpy(tg->name, buf + ns, ne - ns);
+    tg->name[ne - ns] = '\0';
+    (*ntags)++;
+    *at = i;
+    return 0;
+}
+
+/* The game's start: the FEN tag's position (or the standard one), Chess960
+ * when a Variant tag says so. */
+static int start_position(gctx *c, const tag *tags, int ntags, cr_position *start)
+{
+    cr_position_init_start(start);
+    bool chess960 = false;
+    for (int k = 0; k < ntags; k++) {
+        if (strcmp(tags[k].name, "Variant") == 0 &&
+            (name_ieq_sub(tags[k].value, "960") || name_ieq_sub(tags[k].value, "fischer"))) {
+            chess960 = true;
+        }
+    }
+    for (int k = 0; k < ntags; k++) {
+        if (strcmp(tags[k].name, "FEN") == 0) {
+            cr_error fe;
+            cr_error_clear(&fe);
+            if (cr_position_from_fen(start, tags[k].value, &fe) < 0) {
+                return fail_at(c, CR_EFEN, tags[k].at + (size_t)(fe.column > 0 ? fe.column - 1 : 0),
+                               "FEN: %s", fe.text);
+            }
+        }
+    }
+    if (chess960) {
+        start->chess960 = 1;
+    }
+    return 0;
+}
+
 /* Reads one game starting at *pos in buf. */
 static int read_game(const char *buf, size_t len, size_t *pos, int lang, cr_game **out, cr_error *err,
                      bool *in_tags, size_t base, int base_line, size_t *err_off)
@@ -721,75 +789,10 @@ static int read_game(const char *buf, size_t len, size_t *pos, int lang, cr_game
         return CR_EEOF;
     }
     while (i < len && buf[i] == '[') {
-        size_t at = i;
-        i++;
-        while (i < len && (buf[i] == ' ' || buf[i] == '\t')) {
-            i++;
-        }
-        size_t ns = i;
-        while (i < len && (((buf[i] | 32) >= 'a' && (buf[i] | 32) <= 'z') || (buf[i] >= '0' && buf[i] <= '9') ||
-                           buf[i] == '_' || buf[i] == '-')) {
-            i++;
-        }
-        if (i == ns) {
-            rc = fail_at(&c, CR_EPGN, i, "tag name expected");
+        rc = read_tag(&c, &i, &tags, &ntags, &cap);
+        if (rc) {
             goto fail;
         }
-        size_t ne = i;
-        while (i < len && (buf[i] == ' ' || buf[i] == '\t')) {
-            i++;
-        }
-        if (buf[i] != '"') {
-            rc = fail_at(&c, CR_EPGN, i, "'\"' expected after the tag name");
-            goto fail;
-        }
-        size_t vs = ++i;
-        sbuf v = {0};
-        sb_add(&v, "", 0);
-        while (i < len && buf[i] != '"' && buf[i] != '\n') {
-            if (buf[i] == '\\' && (buf[i + 1] == '"' || buf[i + 1] == '\\')) {
-                i++;
-            }
-            sb_add(&v, buf + i, 1);
-            i++;
-        }
-        if (buf[i] != '"') {
-            free(v.p);
-            rc = fail_at(&c, CR_EPGN, vs - 1, "unterminated tag value");
-            goto fail;
-        }
-        i++;
-        while (i < len && (buf[i] == ' ' || buf[i] == '\t')) {
-            i++;
-        }
-        if (buf[i] != ']') {
-            free(v.p);
-            rc = fail_at(&c, CR_EPGN, i, "']' expected to close the tag");
-            goto fail;
-        }
-        i++;
-        if (ntags == cap) {
-            cap = cap ? cap * 2 : 16;
-            tag *t = realloc(tags, (size_t)cap * sizeof *t);
-            if (!t) {
-                free(v.p);
-                rc = fail_at(&c, CR_ENOMEM, at, "out of memory");
-                goto fail;
-            }
-            tags = t;
-        }
-        tags[ntags].name = malloc(ne - ns + 1);
-        tags[ntags].value = v.p;
-        tags[ntags].at = vs;
-        if (!tags[ntags].name || v.oom) {
-            free(tags[ntags].name);
-            free(v.p);
-            rc = fail_at(&c, CR_ENOMEM, at, "out of memory");
-            goto fail;
-        }
-        memcpy(tags[ntags].name, buf + ns, ne - ns);
-        tags[ntags].name[ne - ns] = '\0';
-        ntags++;
         while (i < len && is_space(buf[i])) {
             i++;
         }
@@ -797,27 +800,9 @@ static int read_game(const char *buf, size_t len, size_t *pos, int lang, cr_game
     *in_tags = false;
 
     cr_position start;
-    cr_position_init_start(&start);
-    bool chess960 = false;
-    for (int k = 0; k < ntags; k++) {
-        if (strcmp(tags[k].name, "Variant") == 0 &&
-            (name_ieq_sub(tags[k].value, "960") || name_ieq_sub(tags[k].value, "fischer"))) {
-            chess960 = true;
-        }
-    }
-    for (int k = 0; k < ntags; k++) {
-        if (strcmp(tags[k].name, "FEN") == 0) {
-            cr_error fe;
-            cr_error_clear(&fe);
-            if (cr_position_from_fen(&start, tags[k].value, &fe) < 0) {
-                rc = fail_at(&c, CR_EFEN, tags[k].at + (size_t)(fe.column > 0 ? fe.column - 1 : 0), "FEN: %s",
-                             fe.text);
-                goto fail;
-            }
-        }
-    }
-    if (chess960) {
-        start.chess960 = 1;
+    rc = start_position(&c, tags, ntags, &start);
+    if (rc) {
+        goto fail;
     }
     c.g = cr_game_new(&start);
     if (!c.g) {
@@ -932,385 +917,4 @@ int cr_pgn_parse(const char *text, size_t len, int lang, cr_game **game, cr_erro
     }
     cr_pgn_reader_free(r);
     return rc;
-}
-
-/* ---------------------------------------------------------------- writer */
-
-typedef struct wrap {
-    sbuf *b;
-    int width;
-    int col;
-} wrap;
-
-/* Appends one word (no spaces in it), breaking the line when needed. */
-static void put_word(wrap *w, const char *s, size_t n)
-{
-    int chars = 0;
-    for (size_t k = 0; k < n; k++) {
-        chars += ((unsigned char)s[k] & 0xc0) != 0x80;
-    }
-    if (w->col > 0 && w->col + 1 + chars > w->width) {
-        sb_add(w->b, "\n", 1);
-        w->col = 0;
-    } else if (w->col > 0) {
-        sb_add(w->b, " ", 1);
-        w->col++;
-    }
-    sb_add(w->b, s, n);
-    w->col += chars;
-}
-
-/* Appends text as words; a `[%...]` command is kept on one line. */
-static void put_words(wrap *w, const char *s)
-{
-    size_t i = 0, n = strlen(s);
-    while (i < n) {
-        while (i < n && s[i] == ' ') {
-            i++;
-        }
-        size_t st = i;
-        bool cmd = false;
-        while (i < n && (s[i] != ' ' || cmd)) {
-            if (s[i] == '[' && s[i + 1] == '%') {
-                cmd = true;
-            } else if (s[i] == ']') {
-                cmd = false;
-            }
-            i++;
-        }
-        if (i - st > 60) {
-            /* a long command ([%illegal ... FEN]) may be broken at its spaces */
-            i = st;
-            while (i < n && s[i] != ' ') {
-                i++;
-            }
-        }
-        if (i > st) {
-            put_word(w, s + st, i - st);
-        }
-    }
-}
-
-static void fmt_clock(sbuf *b, const char *name, int32_t ms)
-{
-    int s = ms / 1000, frac = ms % 1000;
-    sb_fmt(b, "[%%%s %d:%02d:%02d", name, s / 3600, s / 60 % 60, s % 60);
-    if (frac) {
-        char f[8];
-        snprintf(f, sizeof f, "%03d", frac);
-        int fl = 3;
-        while (f[fl - 1] == '0') {
-            fl--;
-        }
-        sb_fmt(b, ".%.*s", fl, f);
-    }
-    sb_add(b, "]", 1);
-}
-
-/* Comment text made safe for `{...}` (and, in_command, for `[%comment ...]`),
- * on one line. */
-static void clean_text(sbuf *b, const char *s, bool in_command)
-{
-    for (; *s; s++) {
-        char ch = *s;
-        if (ch == '}' || (in_command && ch == ']')) {
-            ch = ')';
-        } else if (ch == '\n' || ch == '\r' || ch == '\t') {
-            ch = ' ';
-        }
-        sb_add(b, &ch, 1);
-    }
-}
-
-/* The commands of a ply's comment, each preceded by a space when t is
- * not empty. */
-static void ply_commands(sbuf *t, const cr_ply *p, bool draw, bool relay)
-{
-#define SEP_() (t->n > 0 ? sb_add(t, " ", 1) : (void)0)
-    if (p->clock_ms >= 0) {
-        SEP_();
-        fmt_clock(t, "clk", p->clock_ms);
-    }
-    if (p->emt_ms >= 0) {
-        SEP_();
-        fmt_clock(t, "emt", p->emt_ms);
-    }
-    if (draw && (p->flags & CR_PLY_DRAW_OFFER)) {
-        SEP_();
-        sb_str(t, "[%draw offer]");
-    }
-    if (relay) {
-        if (p->ts >= 0) {
-            SEP_();
-            sb_fmt(t, "[%%ts %lld]", (long long)p->ts);
-        }
-        if (p->fits != 1) {
-            SEP_();
-            sb_fmt(t, "[%%fits %u]", (unsigned)p->fits);
-        }
-        if (p->flags & CR_PLY_RECONSTRUCTED) {
-            SEP_();
-            sb_str(t, "[%reconstructed]");
-        }
-        if (p->flags & CR_PLY_AMBIGUOUS) {
-            SEP_();
-            sb_str(t, "[%ambiguous]");
-        }
-    }
-#undef SEP_
-}
-
-static const char *const str_tags[7] = {"Event", "Site", "Date", "Round", "White", "Black", "Result"};
-
-static void put_tag(sbuf *b, const char *name, const char *value)
-{
-    sb_fmt(b, "[%s \"", name);
-    for (const char *s = value; *s; s++) {
-        if (*s == '"' || *s == '\\') {
-            sb_add(b, "\\", 1);
-        }
-        if (*s == '\n' || *s == '\r') {
-            sb_add(b, " ", 1);
-        } else {
-            sb_add(b, s, 1);
-        }
-    }
-    sb_str(b, "\"]\n");
-}
-
-/* Text of ply i's move in the chosen style. */
-static void move_text(const cr_game *g, int i, const cr_pgn_options *o, char *out, size_t size)
-{
-    const cr_ply *p = cr_game_ply(g, i);
-    if (o->style == CR_STYLE_SAN && o->lang == CR_LANG_EN) {
-        snprintf(out, size, "%s", p->san);
-        return;
-    }
-    unsigned fmt = o->style == CR_STYLE_FIDE ? CR_FMT_EP_SUFFIX : 0;
-    if (cr_move_format_ex(cr_game_position_at(g, i), p->move, o->style, o->lang, fmt, out, size) < 0) {
-        snprintf(out, size, "%s", p->san);
-    }
-}
-
-static void move_number(wrap *w, const cr_position *before, bool force)
-{
-    char num[16];
-    if (before->side == CR_WHITE) {
-        snprintf(num, sizeof num, "%d.", before->fullmove);
-    } else if (force) {
-        snprintf(num, sizeof num, "%d...", before->fullmove);
-    } else {
-        return;
-    }
-    put_word(w, num, strlen(num));
-}
-
-/* The continuation after the first illegal ply, as comment content. */
-static void write_continuation(const cr_game *g, int k, const cr_pgn_options *o, sbuf *b)
-{
-    bool need_number = true;
-    int n = cr_game_ply_count(g);
-    for (int i = k; i < n; i++) {
-        const cr_ply *p = cr_game_ply(g, i);
-        if (i > k) {
-            sb_add(b, " ", 1);
-        }
-        if (p->flags & CR_PLY_ILLEGAL) {
-            char fen[CR_FEN_MAX];
-            cr_position_to_fen(&p->after, fen, sizeof fen);
-            sb_str(b, "[%illegal ");
-            for (const char *s = p->san[0] ? p->san : "?"; *s; s++) {
-                sb_add(b, (*s == ' ' || *s == ']' || *s == '}') ? "_" : s, 1);
-            }
-            sb_fmt(b, " %s]", fen);
-            need_number = true;
-        } else {
-            const cr_position *before = cr_game_position_at(g, i);
-            if (before->side == CR_WHITE) {
-                sb_fmt(b, "%d. ", before->fullmove);
-            } else if (need_number) {
-                sb_fmt(b, "%d... ", before->fullmove);
-            }
-            char mv[CR_SAN_MAX + 8];
-            move_text(g, i, o, mv, sizeof mv);
-            sb_str(b, mv);
-            need_number = false;
-        }
-        ply_commands(b, p, true, o->flags & CR_PGN_RELAY_DATA);
-        const char *cm = cr_game_comment(g, i);
-        if (cm) {
-            sb_str(b, " [%comment ");
-            clean_text(b, cm, true);
-            sb_str(b, "]");
-            need_number = true;
-        }
-    }
-}
-
-static int write_all(const cr_game *g, const cr_pgn_options *opt, sbuf *b)
-{
-    cr_pgn_options o = {.style = CR_STYLE_SAN, .lang = CR_LANG_EN, .width = 80};
-    if (opt) {
-        o = *opt;
-    }
-    if (o.width <= 0) {
-        o.width = 80;
-    }
-    if ((unsigned)o.lang >= CR_LANG_NB || (unsigned)o.style > CR_STYLE_FIGURINE) {
-        return CR_EINVAL;
-    }
-    for (int k = 0; k < 7; k++) {
-        const char *v = cr_game_tag(g, str_tags[k]);
-        if (k == 6) {
-            v = cr_result_string(cr_game_result(g));
-        } else if (!v) {
-            v = k == 2 ? "????.??.??" : "?";
-        }
-        put_tag(b, str_tags[k], v);
-    }
-    const cr_position *start = cr_game_start(g);
-    char fen[CR_FEN_MAX], std_fen[CR_FEN_MAX];
-    cr_position std;
-    cr_position_init_start(&std);
-    cr_position_to_fen(start, fen, sizeof fen);
-    cr_position_to_fen(&std, std_fen, sizeof std_fen);
-    bool setup = strcmp(fen, std_fen) != 0;
-    if (start->chess960 && !cr_game_tag(g, "Variant")) {
-        put_tag(b, "Variant", "Chess960");
-    }
-    if (setup) {
-        put_tag(b, "SetUp", "1");
-        put_tag(b, "FEN", fen);
-    }
-    for (int k = 0; k < cr_game_tag_count(g); k++) {
-        const char *name, *value;
-        cr_game_tag_at(g, k, &name, &value);
-        bool skip = strcmp(name, "FEN") == 0 || strcmp(name, "SetUp") == 0;
-        for (int s = 0; s < 7; s++) {
-            skip |= strcmp(name, str_tags[s]) == 0;
-        }
-        if (!skip) {
-            put_tag(b, name, value);
-        }
-    }
-    sb_add(b, "\n", 1);
-
-    wrap w = {b, o.width, 0};
-    bool need_number = true;
-    const char *c0 = cr_game_comment(g, -1);
-    if (c0) {
-        sbuf t = {0};
-        sb_add(&t, "{", 1);
-        clean_text(&t, c0, false);
-        sb_add(&t, "}", 1);
-        if (t.oom) {
-            free(t.p);
-            return CR_ENOMEM;
-        }
-        put_words(&w, t.p);
-        free(t.p);
-    }
-    int n = cr_game_ply_count(g);
-    for (int i = 0; i < n; i++) {
-        const cr_ply *p = cr_game_ply(g, i);
-        if (p->flags & CR_PLY_ILLEGAL) {
-            sbuf t = {0};
-            sb_add(&t, "{", 1);
-            write_continuation(g, i, &o, &t);
-            sb_add(&t, "}", 1);
-            if (t.oom) {
-                free(t.p);
-                return CR_ENOMEM;
-            }
-            put_words(&w, t.p);
-            free(t.p);
-            break;
-        }
-        const cr_position *before = cr_game_position_at(g, i);
-        move_number(&w, before, need_number);
-        need_number = false;
-        char mv[CR_SAN_MAX + 8];
-        move_text(g, i, &o, mv, sizeof mv);
-        put_words(&w, mv);
-        bool fide_draw = o.style == CR_STYLE_FIDE && (p->flags & CR_PLY_DRAW_OFFER);
-        if (fide_draw) {
-            put_word(&w, "(=)", 3);
-        }
-        sbuf t = {0};
-        ply_commands(&t, p, !fide_draw, o.flags & CR_PGN_RELAY_DATA);
-        const char *cm = cr_game_comment(g, i);
-        if (cm) {
-            if (t.n) {
-                sb_add(&t, " ", 1);
-            }
-            clean_text(&t, cm, false);
-        }
-        if (t.n) {
-            sbuf u = {0};
-            sb_add(&u, "{", 1);
-            sb_add(&u, t.p, t.n);
-            sb_add(&u, "}", 1);
-            if (!u.oom) {
-                put_words(&w, u.p);
-            }
-            b->oom |= u.oom;
-            free(u.p);
-            need_number = true;
-        }
-        b->oom |= t.oom;
-        free(t.p);
-    }
-    const char *res = cr_result_string(cr_game_result(g));
-    put_word(&w, res, strlen(res));
-    sb_str(b, "\n\n");
-    return b->oom ? CR_ENOMEM : 0;
-}
-
-int cr_pgn_write(const cr_game *game, const cr_pgn_options *opt, char **out, size_t *len)
-{
-    if (!game || !out) {
-        return CR_EINVAL;
-    }
-    sbuf b = {0};
-    int rc = write_all(game, opt, &b);
-    if (rc) {
-        free(b.p);
-        *out = NULL;
-        return rc;
-    }
-    *out = b.p;
-    if (len) {
-        *len = b.n;
-    }
-    return 0;
-}
-
-int cr_pgn_write_buf(const cr_game *game, const cr_pgn_options *opt, char *buf, size_t size)
-{
-    char *s;
-    size_t n;
-    int rc = cr_pgn_write(game, opt, &s, &n);
-    if (rc) {
-        return rc;
-    }
-    if (n + 1 > size) {
-        free(s);
-        return CR_ENOSPC;
-    }
-    memcpy(buf, s, n + 1);
-    free(s);
-    return (int)n;
-}
-
-int cr_pgn_write_file(const cr_game *game, const cr_pgn_options *opt, FILE *f)
-{
-    char *s;
-    size_t n;
-    int rc = cr_pgn_write(game, opt, &s, &n);
-    if (rc) {
-        return rc;
-    }
-    size_t w = fwrite(s, 1, n, f);
-    free(s);
-    return w == n ? 0 : CR_EIO;
 }

@@ -1,0 +1,78 @@
+/* chessrelay core, private: the monitor's state and what the monitor
+ * (monitor.c) shares with the draw claims (claims.c). */
+#ifndef CR_ARBITER_PRIVATE_H
+#define CR_ARBITER_PRIVATE_H
+
+#include <inttypes.h>
+#include <stdio.h>
+
+#include "cr/arbiter.h"
+
+struct cr_monitor {
+    cr_monitor_config cfg;
+    cr_game *game;
+    cr_clock *clock;
+    int64_t wall;
+    int64_t t;
+    /* Incident log. */
+    cr_incident *log;
+    int count, cap;
+    /* Plies examined, and both clocks after each ply as seen then. */
+    int seen;
+    int32_t (*ply_clock)[CR_COLOR_NB];
+    int ply_cap;
+    /* Current state. */
+    int repetitions, halfmove;
+    bool threefold, fifty, fivefold, seventy_five, dead;
+    bool two_min_raised[CR_COLOR_NB];
+    bool flag_raised[CR_COLOR_NB];
+    bool online;
+    int illegal_completed[CR_COLOR_NB];
+    int pending_illegal;
+    int64_t pending_since;
+    int last_draw_offer;
+    /* Raise-once markers: the ply count (or run start) an alert was raised for. */
+    int threefold_at;
+    int fifty_run;
+    int ended_at;     /* ply count whose automatic end was judged, -1 */
+    int auto_end_ply; /* ply count at which the monitor ended the game by the position, -1 */
+    cr_result auto_end_result;
+    cr_result last_result; /* to notice results set by others */
+    /* Claims. */
+    cr_claim **claims;
+    int nclaims;
+    bool claim_open;
+    bool silent; /* examining a restarted game: markers only, no log */
+};
+
+static inline const char *color_name(int c)
+{
+    return c == CR_WHITE ? "White" : "Black";
+}
+
+/* "H:MM:SS" or "?" */
+static inline void fmt_ms(int64_t ms, char buf[24])
+{
+    if (ms < 0) {
+        snprintf(buf, 24, "?");
+        return;
+    }
+    int64_t s = ms / 1000;
+    snprintf(buf, 24, "%" PRId64 ":%02d:%02d", s / 3600, (int)(s / 60 % 60), (int)(s % 60));
+}
+
+static inline int32_t remaining(const cr_monitor *m, int c, int64_t t)
+{
+    return m->clock ? cr_clock_remaining(m->clock, c, t) : CR_CLOCK_UNKNOWN;
+}
+
+/* Appends an incident (unless the monitor is silent) and tells the
+ * callback: 0 or CR_ENOMEM. */
+int cr_monitor_log_incident(cr_monitor *m, cr_incident_kind kind, cr_urgency urg, int color,
+                            int64_t t, const char *fmt, ...) CR_PRINTF(6, 7);
+/* True once the game has a result. */
+bool cr_monitor_game_over(const cr_monitor *m);
+/* The clock alerts (two minutes, flag) at time t. */
+void cr_monitor_check_clock(cr_monitor *m, int64_t t);
+
+#endif

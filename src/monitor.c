@@ -1,0 +1,690 @@
+/* Arbiter monitoring of one game: alerts (raised once per occurrence), the
+ * append-only incident log and arbiter actions. Draw claims are in
+ * claims.c, the incidents' text form in incidents.c and the printable claim
+ * report in claim_report.c. */
+#include "cr/arbiter.h"
+
+#include <inttypes.h>
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "arbiter_private.h"
+
+/* ---------------------------------------------------------------- monitor */
+
+void cr_monitor_config_default(cr_monitor_config *cfg)
+{
+    memset(cfg, 0, sizeof *cfg);
+    cfg->two_minutes_ms = 120000;
+    cfg->claim_added_ms = 120000;
+    cfg->evidence_moves = 10;
+    cfg->quickplay_finish = true;
+    cfg->flag_ends_game = true;
+}
+
+static int append(cr_monitor *m, const cr_incident *inc, bool notify)
+{
+    if (m->count == m->cap) {
+        int cap = m->cap ? m->cap * 2 : 32;
+        cr_incident *l = realloc(m->log, (size_t)cap * sizeof *l);
+        if (!l) {
+            return CR_ENOMEM;
+        }
+        m->log = l;
+        m->cap = cap;
+    }
+    cr_incident *dst = &m->log[m->count];
+    *dst = *inc;
+    dst->seq = m->count + 1;
+    dst->text[sizeof dst->text - 1] = '\0';
+    m->count++;
+    if (notify && m->cfg.on_incident) {
+        m->cfg.on_incident(m->cfg.cb_data, dst);
+    }
+    return 0;
+}
+
+int cr_monitor_log_incident(cr_monitor *m, cr_incident_kind kind, cr_urgency urg, int color,
+                            int64_t t, const char *fmt, ...)
+{
+    if (m->silent) {
+        return 0;
+    }
+    cr_incident inc;
+    memset(&inc, 0, sizeof inc);
+    inc.kind = kind;
+    inc.urgency = urg;
+    inc.ply = cr_game_ply_count(m->game);
+    inc.color = color;
+    inc.white_ms = remaining(m, CR_WHITE, t);
+    inc.black_ms = remaining(m, CR_BLACK, t);
+    inc.t = t;
+    inc.wall = m->wall;
+    va_list ap;
+    va_start(ap, fmt);
+    vsnprintf(inc.text, sizeof inc.text, fmt, ap);
+    va_end(ap);
+    return append(m, &inc, true);
+}
+
+/* "23. Kd2" / "23... Kd7" for ply i. */
+static void ply_label(const cr_game *g, int i, char buf[40])
+{
+    const cr_ply *p = cr_game_ply(g, i);
+    const cr_position *before = cr_game_position_at(g, i);
+    if (!p) {
+        snprintf(buf, 40, "start");
+        return;
+    }
+    snprintf(buf, 40, "%d%s %s", before->fullmove, before->side == CR_WHITE ? "." : "...", p->san);
+}
+
+bool cr_monitor_game_over(const cr_monitor *m)
+{
+    return cr_game_result(m->game) != CR_RESULT_NONE;
+}
+
+/* Sets the result on behalf of the monitor (automatic end) with a result
+ * incident. positional: ended by the position (mate, repetition, ...), so a
+ * take-back before it reopens the game; a flag fall stays. */
+static void auto_result(cr_monitor *m, cr_result r, int64_t t, const char *why, bool positional)
+{
+    cr_game_set_result(m->game, r);
+    m->last_result = r;
+    m->ended_at = cr_game_ply_count(m->game);
+    if (positional) {
+        m->auto_end_ply = m->ended_at;
+        m->auto_end_result = r;
+    }
+    cr_monitor_log_incident(m, CR_INC_RESULT, CR_URGENCY_INFO, -1, t, "%s: %s", cr_result_string(r),
+                            why);
+}
+
+static int ensure_ply_clock(cr_monitor *m, int n)
+{
+    if (n <= m->ply_cap) {
+        return 0;
+    }
+    int cap = m->ply_cap ? m->ply_cap * 2 : 128;
+    while (cap < n) {
+        cap *= 2;
+    }
+    int32_t(*pc)[CR_COLOR_NB] = realloc(m->ply_clock, (size_t)cap * sizeof *pc);
+    if (!pc) {
+        return CR_ENOMEM;
+    }
+    m->ply_clock = pc;
+    m->ply_cap = cap;
+    return 0;
+}
+
+/* A completed illegal move: the mover pressed after it, or the opponent has
+ * moved since. */
+static void check_illegal(cr_monitor *m, int64_t t)
+{
+    int i = m->pending_illegal;
+    if (i < 0) {
+        return;
+    }
+    const cr_game *g = m->game;
+    int mover = cr_game_position_at(g, i)->side;
+    int64_t press = m->clock ? cr_clock_last_press(m->clock, mover) : -1;
+    bool completed = (press >= 0 && press >= m->pending_since) || cr_game_ply_count(g) > i + 1;
+    if (!completed) {
+        return;
+    }
+    m->pending_illegal = -1;
+    m->illegal_completed[mover]++;
+    char lab[40];
+    ply_label(g, i, lab);
+    cr_monitor_log_incident(
+        m, CR_INC_ILLEGAL_MOVE, CR_URGENCY_CRITICAL, mover, t,
+        "%s completed an illegal move %s (illegal move no. %d of %s): penalties apply, "
+        "arbiter decides",
+        color_name(mover), lab, m->illegal_completed[mover], color_name(mover));
+}
+
+/* Ply i is new: draw offer, illegal move, clock snapshot. */
+static void examine_ply(cr_monitor *m, int i, int64_t t)
+{
+    const cr_game *g = m->game;
+    const cr_ply *p = cr_game_ply(g, i);
+    int mover = cr_game_position_at(g, i)->side;
+    int64_t when = p->ts >= 0 ? p->ts : t;
+    char lab[40];
+    ply_label(g, i, lab);
+    if (m->clock && !(p->flags & CR_PLY_ILLEGAL)) {
+        cr_clock_move(m->clock, i, mover, when);
+    }
+    if (ensure_ply_clock(m, i + 1) == 0) {
+        for (int c = 0; c < CR_COLOR_NB; c++) {
+            m->ply_clock[i][c] = remaining(m, c, when);
+        }
+        if (p->clock_ms >= 0) {
+            m->ply_clock[i][mover] = p->clock_ms;
+        }
+    }
+    if (p->flags & CR_PLY_DRAW_OFFER) {
+        m->last_draw_offer = i;
+        cr_monitor_log_incident(m, CR_INC_DRAW_OFFER, CR_URGENCY_NOTICE, mover, t,
+                                "%s offers a draw after %s", color_name(mover), lab);
+    }
+    if (p->flags & CR_PLY_ILLEGAL) {
+        m->pending_illegal = i;
+        m->pending_since = when;
+    }
+}
+
+/* The current position: repetitions, counters, dead position, mate. */
+static void evaluate_position(cr_monitor *m, int64_t t)
+{
+    cr_game *g = m->game;
+    const cr_position *pos = cr_game_position(g);
+    int n = cr_game_ply_count(g);
+    m->repetitions = cr_game_repetitions(g);
+    m->halfmove = pos->halfmove;
+    m->threefold = m->repetitions >= 3;
+    m->fifty = m->halfmove >= 100;
+    m->fivefold = m->repetitions >= 5;
+    m->dead = cr_position_is_dead(pos);
+    cr_status st = cr_position_status(pos);
+    m->seventy_five = m->halfmove >= 150 && st != CR_STATUS_CHECKMATE;
+
+    if (cr_game_result(g) != m->last_result) {
+        /* Set by someone else (the inference, a PGN): record it. */
+        m->last_result = cr_game_result(g);
+        cr_monitor_log_incident(m, CR_INC_RESULT, CR_URGENCY_INFO, -1, t,
+                                "%s (from the game record)", cr_result_string(m->last_result));
+    }
+    if (m->ended_at == n) {
+        return; /* this position was judged already */
+    }
+    bool over = cr_monitor_game_over(m);
+    if (st == CR_STATUS_CHECKMATE && !over) {
+        cr_result winner = pos->side == CR_WHITE ? CR_RESULT_BLACK : CR_RESULT_WHITE;
+        auto_result(m, winner, t, "checkmate", true);
+        return;
+    }
+    if (st == CR_STATUS_STALEMATE && !over) {
+        auto_result(m, CR_RESULT_DRAW, t, "stalemate", true);
+        return;
+    }
+    if (m->dead) {
+        cr_monitor_log_incident(m, CR_INC_DEAD_POSITION, CR_URGENCY_WARNING, -1, t,
+                                "dead position: neither side can checkmate (5.2.2)%s",
+                                over ? "" : ": the game is drawn");
+        if (!over) {
+            auto_result(m, CR_RESULT_DRAW, t, "dead position", true);
+        }
+        m->ended_at = n;
+        return;
+    }
+    if (m->fivefold) {
+        cr_monitor_log_incident(m, CR_INC_FIVEFOLD, CR_URGENCY_WARNING, -1, t,
+                                "position repeated %d times (9.6.1)%s", m->repetitions,
+                                over ? "" : ": the game is drawn");
+        if (!over) {
+            auto_result(m, CR_RESULT_DRAW, t, "fivefold repetition", true);
+        }
+        m->ended_at = n;
+        return;
+    }
+    if (m->seventy_five) {
+        cr_monitor_log_incident(m, CR_INC_SEVENTY_FIVE_MOVES, CR_URGENCY_WARNING, -1, t,
+                                "75 moves by each side without a capture or pawn move (9.6.2)%s",
+                                over ? "" : ": the game is drawn");
+        if (!over) {
+            auto_result(m, CR_RESULT_DRAW, t, "75-move rule", true);
+        }
+        m->ended_at = n;
+        return;
+    }
+    if (m->threefold && m->threefold_at != n && !over) {
+        m->threefold_at = n;
+        cr_monitor_log_incident(
+            m, CR_INC_THREEFOLD, CR_URGENCY_NOTICE, -1, t,
+            "position stands for the %d%s time: a draw claim (9.2) would be correct",
+            m->repetitions, m->repetitions == 3 ? "rd" : "th");
+    }
+    int run = n - m->halfmove; /* ply count at the last capture or pawn move */
+    if (m->fifty && m->fifty_run != run && !over) {
+        m->fifty_run = run;
+        cr_monitor_log_incident(
+            m, CR_INC_FIFTY_MOVES, CR_URGENCY_NOTICE, -1, t,
+            "50 moves by each side without a capture or pawn move: a draw claim (9.3) "
+            "would be correct");
+    }
+}
+
+/* Flags and the two-minute windows at t. */
+void cr_monitor_check_clock(cr_monitor *m, int64_t t)
+{
+    if (!m->clock) {
+        check_illegal(m, t);
+        return;
+    }
+    int s;
+    while ((s = cr_clock_tick(m->clock, t)) >= 0) {
+        if (m->flag_raised[s]) {
+            continue;
+        }
+        m->flag_raised[s] = true;
+        int opp = s ^ 1;
+        char at[24];
+        fmt_ms(cr_clock_flag_time(m->clock) >= 0 ? cr_clock_flag_time(m->clock) : t, at);
+        if (cr_monitor_game_over(m)) {
+            cr_monitor_log_incident(m, CR_INC_FLAG, CR_URGENCY_INFO, s, t,
+                                    "%s's flag fell after the game ended (%s): the result stands",
+                                    color_name(s), cr_result_string(cr_game_result(m->game)));
+            continue;
+        }
+        bool can = cr_can_mate(cr_game_position(m->game), opp);
+        cr_monitor_log_incident(
+            m, CR_INC_FLAG, CR_URGENCY_CRITICAL, s, t, "%s's flag fell: %s", color_name(s),
+            can ? (opp == CR_WHITE ? "White wins (6.9)" : "Black wins (6.9)")
+                : (opp == CR_WHITE ? "White cannot checkmate by any legal sequence: draw (6.9)"
+                                   : "Black cannot checkmate by any legal sequence: draw (6.9)"));
+        if (m->cfg.flag_ends_game) {
+            cr_result r = !can              ? CR_RESULT_DRAW
+                          : opp == CR_WHITE ? CR_RESULT_WHITE
+                                            : CR_RESULT_BLACK;
+            auto_result(m, r, t, can ? "flag fall" : "flag fall, opponent cannot mate", false);
+        }
+    }
+    for (int c = 0; c < CR_COLOR_NB; c++) {
+        int32_t r = remaining(m, c, t);
+        if (r > 0 && r < m->cfg.two_minutes_ms && !m->two_min_raised[c] &&
+            !cr_monitor_game_over(m)) {
+            m->two_min_raised[c] = true;
+            char left[24];
+            fmt_ms(r, left);
+            cr_clock_mode mode = cr_clock_mode_of(m->clock);
+            bool window = m->cfg.quickplay_finish && mode != CR_CLOCK_MODE_INCREMENT &&
+                          mode != CR_CLOCK_MODE_DELAY_US && mode != CR_CLOCK_MODE_BRONSTEIN;
+            cr_monitor_log_incident(m, CR_INC_TWO_MINUTES, CR_URGENCY_NOTICE, c, t,
+                                    "%s has less than two minutes (%s)%s", color_name(c), left,
+                                    window ? ": draw claim window open (D1)" : "");
+        }
+    }
+    check_illegal(m, t);
+}
+
+/* Plies from n on are gone: their markers go, and a game the monitor ended
+ * by a position that no longer stands is open again. Returns true if so. */
+static bool forget_after(cr_monitor *m, int n)
+{
+    m->seen = n;
+    if (m->pending_illegal >= n) {
+        m->pending_illegal = -1;
+    }
+    if (m->last_draw_offer >= n) {
+        m->last_draw_offer = -1;
+    }
+    if (m->threefold_at > n) {
+        m->threefold_at = -1;
+    }
+    if (m->ended_at > n) {
+        m->ended_at = -1;
+    }
+    bool reopen = false;
+    if (m->auto_end_ply > n) {
+        reopen = cr_game_result(m->game) == m->auto_end_result;
+        if (reopen) {
+            cr_game_set_result(m->game, CR_RESULT_NONE);
+            m->last_result = CR_RESULT_NONE;
+        }
+        m->auto_end_ply = -1;
+    }
+    return reopen;
+}
+
+static void examine_new(cr_monitor *m, int64_t t)
+{
+    int n = cr_game_ply_count(m->game);
+    if (n < m->seen) {
+        /* Plies retracted by someone else (inference correction). */
+        int was = m->seen;
+        bool reopen = forget_after(m, n);
+        cr_monitor_log_incident(m, CR_INC_CORRECTION, CR_URGENCY_INFO, -1, t,
+                                "plies %d-%d retracted by the board reading%s", n + 1, was,
+                                reopen ? ", game reopened" : "");
+    }
+    for (int i = m->seen; i < n; i++) {
+        examine_ply(m, i, t);
+    }
+    m->seen = n;
+}
+
+cr_monitor *cr_monitor_new(cr_game *game, cr_clock *clock, const cr_monitor_config *cfg)
+{
+    if (!game) {
+        return NULL;
+    }
+    cr_monitor *m = calloc(1, sizeof *m);
+    if (!m) {
+        return NULL;
+    }
+    if (cfg) {
+        m->cfg = *cfg;
+    } else {
+        cr_monitor_config_default(&m->cfg);
+    }
+    if (m->cfg.evidence_moves < 1 || m->cfg.evidence_moves > CR_CLAIM_MOVES_MAX / 2) {
+        m->cfg.evidence_moves = 10;
+    }
+    m->wall = -1;
+    m->t = -1;
+    m->online = true;
+    m->game = game;
+    m->clock = clock;
+    m->pending_illegal = -1;
+    m->last_draw_offer = -1;
+    m->threefold_at = -1;
+    m->fifty_run = -1;
+    m->ended_at = -1;
+    m->auto_end_ply = -1;
+    m->last_result = cr_game_result(game);
+    m->silent = m->cfg.silent_start;
+    cr_monitor_update(m, -1);
+    m->silent = false;
+    return m;
+}
+
+static void claim_free(cr_claim *c)
+{
+    if (c) {
+        cr_game_free((cr_game *)c->frozen);
+        free(c);
+    }
+}
+
+void cr_monitor_free(cr_monitor *m)
+{
+    if (!m) {
+        return;
+    }
+    for (int i = 0; i < m->nclaims; i++) {
+        claim_free(m->claims[i]);
+    }
+    free(m->claims);
+    free(m->log);
+    free(m->ply_clock);
+    free(m);
+}
+
+void cr_monitor_attach(cr_monitor *m, cr_game *game, cr_clock *clock)
+{
+    if (!m || !game) {
+        return;
+    }
+    m->game = game;
+    m->clock = clock;
+    m->seen = 0;
+    m->pending_illegal = -1;
+    m->last_draw_offer = -1;
+    m->threefold_at = -1;
+    m->fifty_run = -1;
+    m->ended_at = -1;
+    m->auto_end_ply = -1;
+    m->last_result = cr_game_result(game);
+    cr_monitor_update(m, m->t);
+}
+
+void cr_monitor_set_wall(cr_monitor *m, int64_t wall)
+{
+    if (m) {
+        m->wall = wall;
+    }
+}
+
+int cr_monitor_update(cr_monitor *m, int64_t t)
+{
+    if (!m) {
+        return CR_EINVAL;
+    }
+    if (t >= 0) {
+        m->t = t;
+    }
+    examine_new(m, t);
+    evaluate_position(m, t);
+    cr_monitor_check_clock(m, t);
+    return ensure_ply_clock(m, cr_game_ply_count(m->game));
+}
+
+int cr_monitor_clock(cr_monitor *m, int64_t t, int32_t white_ms, int32_t black_ms, int running)
+{
+    if (!m) {
+        return CR_EINVAL;
+    }
+    m->t = t;
+    int rc = 0;
+    if (m->clock) {
+        rc = cr_clock_feed(m->clock, t, white_ms, black_ms, running);
+    }
+    cr_monitor_check_clock(m, t);
+    return rc;
+}
+
+void cr_monitor_tick(cr_monitor *m, int64_t t)
+{
+    if (!m) {
+        return;
+    }
+    m->t = t;
+    cr_monitor_check_clock(m, t);
+}
+
+void cr_monitor_board_link(cr_monitor *m, bool online, int64_t t)
+{
+    if (!m || m->online == online) {
+        return;
+    }
+    m->online = online;
+    m->t = t;
+    if (online) {
+        cr_monitor_log_incident(m, CR_INC_BOARD_ONLINE, CR_URGENCY_INFO, -1, t,
+                                "board back online");
+    } else {
+        cr_monitor_log_incident(m, CR_INC_BOARD_OFFLINE, CR_URGENCY_WARNING, -1, t,
+                                "board offline: moves and clock times are not being received");
+    }
+}
+
+void cr_monitor_get_state(const cr_monitor *m, cr_monitor_state *out)
+{
+    memset(out, 0, sizeof *out);
+    const cr_game *g = m->game;
+    out->ply_count = cr_game_ply_count(g);
+    out->side_to_move = cr_game_position(g)->side;
+    out->repetitions = m->repetitions;
+    out->halfmove = m->halfmove;
+    out->threefold = m->threefold;
+    out->fifty_moves = m->fifty;
+    out->fivefold = m->fivefold;
+    out->seventy_five = m->seventy_five;
+    out->dead = m->dead;
+    for (int c = 0; c < CR_COLOR_NB; c++) {
+        out->remaining_ms[c] = remaining(m, c, m->t);
+        out->under_two_minutes[c] =
+            out->remaining_ms[c] >= 0 && out->remaining_ms[c] < m->cfg.two_minutes_ms;
+        out->illegal_completed[c] = m->illegal_completed[c];
+    }
+    out->running = m->clock ? cr_clock_running(m->clock) : -1;
+    out->flagged = m->clock ? cr_clock_flagged(m->clock) : -1;
+    out->board_online = m->online;
+    out->pending_illegal = m->pending_illegal;
+    out->last_draw_offer = m->last_draw_offer;
+    out->result = cr_game_result(g);
+    out->claim_pending = m->claim_open;
+    out->clock_mode = m->clock ? cr_clock_mode_of(m->clock) : CR_CLOCK_MODE_UNKNOWN;
+    out->bonus_ms = m->clock ? cr_clock_bonus_ms(m->clock) : 0;
+    out->t = m->t;
+}
+
+int cr_monitor_incident_count(const cr_monitor *m)
+{
+    return m ? m->count : 0;
+}
+
+const cr_incident *cr_monitor_incident(const cr_monitor *m, int i)
+{
+    return (m && i >= 0 && i < m->count) ? &m->log[i] : NULL;
+}
+
+int cr_monitor_restore_incident(cr_monitor *m, const cr_incident *inc)
+{
+    if (!m || !inc || (int)inc->kind < 0 || inc->kind >= CR_INC_KIND_NB) {
+        return CR_EINVAL;
+    }
+    /* Alerts already raised before the restart are not raised again. */
+    int c = inc->color;
+    bool side = c == CR_WHITE || c == CR_BLACK;
+    switch (inc->kind) {
+    case CR_INC_TWO_MINUTES:
+        if (side) {
+            m->two_min_raised[c] = true;
+        }
+        break;
+    case CR_INC_FLAG:
+        if (side) {
+            m->flag_raised[c] = true;
+        }
+        break;
+    case CR_INC_BOARD_OFFLINE:
+    case CR_INC_BOARD_ONLINE:
+        m->online = inc->kind == CR_INC_BOARD_ONLINE;
+        break;
+    case CR_INC_THREEFOLD:
+        m->threefold_at = inc->ply;
+        break;
+    case CR_INC_FIFTY_MOVES:
+        if (inc->ply == cr_game_ply_count(m->game)) {
+            m->fifty_run = inc->ply - m->halfmove;
+        }
+        break;
+    case CR_INC_ILLEGAL_MOVE:
+        if (side) {
+            m->illegal_completed[c]++;
+        }
+        if (m->pending_illegal >= 0 && m->pending_illegal < inc->ply) {
+            m->pending_illegal = -1;
+        }
+        break;
+    case CR_INC_FIVEFOLD:
+    case CR_INC_SEVENTY_FIVE_MOVES:
+    case CR_INC_DEAD_POSITION:
+        m->ended_at = inc->ply;
+        break;
+    default:
+        break;
+    }
+    return append(m, inc, false);
+}
+
+/* ---------------------------------------------------------------- actions */
+
+int cr_monitor_set_result(cr_monitor *m, cr_result result, const char *reason, int64_t t)
+{
+    if (!m || (int)result < CR_RESULT_NONE || result > CR_RESULT_DRAW) {
+        return CR_EINVAL;
+    }
+    cr_result old = cr_game_result(m->game);
+    cr_game_set_result(m->game, result);
+    m->last_result = result;
+    m->auto_end_ply = -1; /* the arbiter's result is not undone by take-backs */
+    if (old != CR_RESULT_NONE && old != result) {
+        return cr_monitor_log_incident(m, CR_INC_CORRECTION, CR_URGENCY_INFO, -1, t,
+                                       "result changed from %s to %s by the arbiter%s%s",
+                                       cr_result_string(old), cr_result_string(result),
+                                       reason ? ": " : "", reason ? reason : "");
+    }
+    return cr_monitor_log_incident(m, CR_INC_RESULT, CR_URGENCY_INFO, -1, t,
+                                   "%s set by the arbiter%s%s", cr_result_string(result),
+                                   reason ? ": " : "", reason ? reason : "");
+}
+
+int cr_monitor_mark_draw_offer(cr_monitor *m, int ply, bool offered, int64_t t)
+{
+    if (!m) {
+        return CR_EINVAL;
+    }
+    if (ply == -1) {
+        ply = cr_game_ply_count(m->game) - 1;
+    }
+    cr_ply *p = cr_game_ply_mut(m->game, ply);
+    if (!p) {
+        return CR_EINVAL;
+    }
+    int mover = cr_game_position_at(m->game, ply)->side;
+    char lab[40];
+    ply_label(m->game, ply, lab);
+    if (offered) {
+        p->flags |= CR_PLY_DRAW_OFFER;
+        if (ply > m->last_draw_offer) {
+            m->last_draw_offer = ply;
+        }
+        return cr_monitor_log_incident(m, CR_INC_DRAW_OFFER, CR_URGENCY_NOTICE, mover, t,
+                                       "%s offers a draw after %s (entered by the arbiter)",
+                                       color_name(mover), lab);
+    }
+    p->flags &= ~(uint32_t)CR_PLY_DRAW_OFFER;
+    if (m->last_draw_offer == ply) {
+        m->last_draw_offer = -1;
+        for (int i = ply - 1; i >= 0; i--) {
+            if (cr_game_ply(m->game, i)->flags & CR_PLY_DRAW_OFFER) {
+                m->last_draw_offer = i;
+                break;
+            }
+        }
+    }
+    return cr_monitor_log_incident(m, CR_INC_CORRECTION, CR_URGENCY_INFO, mover, t,
+                                   "draw offer after %s removed by the arbiter", lab);
+}
+
+int cr_monitor_take_back(cr_monitor *m, int ply_count, const char *reason, int64_t t)
+{
+    if (!m) {
+        return CR_EINVAL;
+    }
+    int n = cr_game_ply_count(m->game);
+    if (ply_count < 0 || ply_count > n) {
+        return CR_EINVAL;
+    }
+    char first[40] = "", last[40] = "";
+    if (ply_count < n) {
+        ply_label(m->game, ply_count, first);
+        ply_label(m->game, n - 1, last);
+    }
+    cr_game_truncate(m->game, ply_count);
+    bool reopen = forget_after(m, ply_count);
+    int rc;
+    if (ply_count == n) {
+        rc = cr_monitor_log_incident(m, CR_INC_CORRECTION, CR_URGENCY_INFO, -1, t,
+                                     "take-back of nothing%s%s", reason ? ": " : "",
+                                     reason ? reason : "");
+    } else {
+        rc = cr_monitor_log_incident(
+            m, CR_INC_CORRECTION, CR_URGENCY_INFO, -1, t, "took back %d pl%s (%s .. %s)%s%s%s",
+            n - ply_count, n - ply_count == 1 ? "y" : "ies", first, last,
+            reopen ? ", game reopened" : "", reason ? ": " : "", reason ? reason : "");
+    }
+    evaluate_position(m, t);
+    return rc;
+}
+
+int cr_monitor_assign_players(cr_monitor *m, const char *white, const char *black, int64_t t)
+{
+    if (!m || (!white && !black)) {
+        return CR_EINVAL;
+    }
+    if ((white && cr_game_set_tag(m->game, "White", white) != 0) ||
+        (black && cr_game_set_tag(m->game, "Black", black) != 0)) {
+        return CR_ENOMEM;
+    }
+    const char *w = cr_game_tag(m->game, "White"), *b = cr_game_tag(m->game, "Black");
+    return cr_monitor_log_incident(m, CR_INC_CORRECTION, CR_URGENCY_INFO, -1, t,
+                                   "players assigned: White \"%.90s\", Black \"%.90s\"",
+                                   w ? w : "?", b ? b : "?");
+}

@@ -1,0 +1,385 @@
+/* PGN export (see include/cr/pgn.h for the format decisions; import is in
+ * pgn_read.c). */
+#include "cr/pgn.h"
+
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "pgn_private.h"
+
+typedef struct wrap {
+    cr_sb *b;
+    int width;
+    int col;
+} wrap;
+
+/* Appends one word (no spaces in it), breaking the line when needed. */
+static void put_word(wrap *w, const char *s, size_t n)
+{
+    int chars = 0;
+    for (size_t k = 0; k < n; k++) {
+        chars += ((unsigned char)s[k] & 0xc0) != 0x80;
+    }
+    if (w->col > 0 && w->col + 1 + chars > w->width) {
+        cr_sb_add(w->b, "\n", 1);
+        w->col = 0;
+    } else if (w->col > 0) {
+        cr_sb_add(w->b, " ", 1);
+        w->col++;
+    }
+    cr_sb_add(w->b, s, n);
+    w->col += chars;
+}
+
+/* Appends text as words; a `[%...]` command is kept on one line. */
+static void put_words(wrap *w, const char *s)
+{
+    size_t i = 0, n = strlen(s);
+    while (i < n) {
+        while (i < n && s[i] == ' ') {
+            i++;
+        }
+        size_t st = i;
+        bool cmd = false;
+        while (i < n && (s[i] != ' ' || cmd)) {
+            if (s[i] == '[' && s[i + 1] == '%') {
+                cmd = true;
+            } else if (s[i] == ']') {
+                cmd = false;
+            }
+            i++;
+        }
+        if (i - st > 60) {
+            /* a long command ([%illegal ... FEN]) may be broken at its spaces */
+            i = st;
+            while (i < n && s[i] != ' ') {
+                i++;
+            }
+        }
+        if (i > st) {
+            put_word(w, s + st, i - st);
+        }
+    }
+}
+
+static void fmt_clock(cr_sb *b, const char *name, int32_t ms)
+{
+    int s = ms / 1000, frac = ms % 1000;
+    cr_sb_fmt(b, "[%%%s %d:%02d:%02d", name, s / 3600, s / 60 % 60, s % 60);
+    if (frac) {
+        char f[8];
+        snprintf(f, sizeof f, "%03d", frac);
+        int fl = 3;
+        while (f[fl - 1] == '0') {
+            fl--;
+        }
+        cr_sb_fmt(b, ".%.*s", fl, f);
+    }
+    cr_sb_add(b, "]", 1);
+}
+
+/* Comment text made safe for `{...}` (and, in_command, for `[%comment ...]`),
+ * on one line. */
+static void clean_text(cr_sb *b, const char *s, bool in_command)
+{
+    for (; *s; s++) {
+        char ch = *s;
+        if (ch == '}' || (in_command && ch == ']')) {
+            ch = ')';
+        } else if (ch == '\n' || ch == '\r' || ch == '\t') {
+            ch = ' ';
+        }
+        cr_sb_add(b, &ch, 1);
+    }
+}
+
+/* The commands of a ply's comment, each preceded by a space when t is
+ * not empty. */
+static void ply_commands(cr_sb *t, const cr_ply *p, bool draw, bool relay)
+{
+#define SEP_() (t->len > 0 ? cr_sb_add(t, " ", 1) : (void)0)
+    if (p->clock_ms >= 0) {
+        SEP_();
+        fmt_clock(t, "clk", p->clock_ms);
+    }
+    if (p->emt_ms >= 0) {
+        SEP_();
+        fmt_clock(t, "emt", p->emt_ms);
+    }
+    if (draw && (p->flags & CR_PLY_DRAW_OFFER)) {
+        SEP_();
+        cr_sb_str(t, "[%draw offer]");
+    }
+    if (relay) {
+        if (p->ts >= 0) {
+            SEP_();
+            cr_sb_fmt(t, "[%%ts %lld]", (long long)p->ts);
+        }
+        if (p->fits != 1) {
+            SEP_();
+            cr_sb_fmt(t, "[%%fits %u]", (unsigned)p->fits);
+        }
+        if (p->flags & CR_PLY_RECONSTRUCTED) {
+            SEP_();
+            cr_sb_str(t, "[%reconstructed]");
+        }
+        if (p->flags & CR_PLY_AMBIGUOUS) {
+            SEP_();
+            cr_sb_str(t, "[%ambiguous]");
+        }
+    }
+#undef SEP_
+}
+
+static const char *const str_tags[7] = {"Event", "Site", "Date", "Round", "White", "Black", "Result"};
+
+void cr_pgn_put_tag(cr_sb *b, const char *name, const char *value)
+{
+    cr_sb_fmt(b, "[%s \"", name);
+    for (const char *s = value; *s; s++) {
+        if (*s == '"' || *s == '\\') {
+            cr_sb_add(b, "\\", 1);
+        }
+        if (*s == '\n' || *s == '\r') {
+            cr_sb_add(b, " ", 1);
+        } else {
+            cr_sb_add(b, s, 1);
+        }
+    }
+    cr_sb_str(b, "\"]\n");
+}
+
+/* Text of ply i's move in the chosen style. */
+static void move_text(const cr_game *g, int i, const cr_pgn_options *o, char *out, size_t size)
+{
+    const cr_ply *p = cr_game_ply(g, i);
+    if (o->style == CR_STYLE_SAN && o->lang == CR_LANG_EN) {
+        snprintf(out, size, "%s", p->san);
+        return;
+    }
+    unsigned fmt = o->style == CR_STYLE_FIDE ? CR_FMT_EP_SUFFIX : 0;
+    if (cr_move_format_ex(cr_game_position_at(g, i), p->move, o->style, o->lang, fmt, out, size) < 0) {
+        snprintf(out, size, "%s", p->san);
+    }
+}
+
+static void move_number(wrap *w, const cr_position *before, bool force)
+{
+    char num[16];
+    if (before->side == CR_WHITE) {
+        snprintf(num, sizeof num, "%d.", before->fullmove);
+    } else if (force) {
+        snprintf(num, sizeof num, "%d...", before->fullmove);
+    } else {
+        return;
+    }
+    put_word(w, num, strlen(num));
+}
+
+/* The continuation after the first illegal ply, as comment content. */
+static void write_continuation(const cr_game *g, int k, const cr_pgn_options *o, cr_sb *b)
+{
+    bool need_number = true;
+    int n = cr_game_ply_count(g);
+    for (int i = k; i < n; i++) {
+        const cr_ply *p = cr_game_ply(g, i);
+        if (i > k) {
+            cr_sb_add(b, " ", 1);
+        }
+        if (p->flags & CR_PLY_ILLEGAL) {
+            char fen[CR_FEN_MAX];
+            cr_position_to_fen(&p->after, fen, sizeof fen);
+            cr_sb_str(b, "[%illegal ");
+            for (const char *s = p->san[0] ? p->san : "?"; *s; s++) {
+                cr_sb_add(b, (*s == ' ' || *s == ']' || *s == '}') ? "_" : s, 1);
+            }
+            cr_sb_fmt(b, " %s]", fen);
+            need_number = true;
+        } else {
+            const cr_position *before = cr_game_position_at(g, i);
+            if (before->side == CR_WHITE) {
+                cr_sb_fmt(b, "%d. ", before->fullmove);
+            } else if (need_number) {
+                cr_sb_fmt(b, "%d... ", before->fullmove);
+            }
+            char mv[CR_SAN_MAX + 8];
+            move_text(g, i, o, mv, sizeof mv);
+            cr_sb_str(b, mv);
+            need_number = false;
+        }
+        ply_commands(b, p, true, o->flags & CR_PGN_RELAY_DATA);
+        const char *cm = cr_game_comment(g, i);
+        if (cm) {
+            cr_sb_str(b, " [%comment ");
+            clean_text(b, cm, true);
+            cr_sb_str(b, "]");
+            need_number = true;
+        }
+    }
+}
+
+static int write_all(const cr_game *g, const cr_pgn_options *opt, cr_sb *b)
+{
+    cr_pgn_options o = {.style = CR_STYLE_SAN, .lang = CR_LANG_EN, .width = 80};
+    if (opt) {
+        o = *opt;
+    }
+    if (o.width <= 0) {
+        o.width = 80;
+    }
+    if ((unsigned)o.lang >= CR_LANG_NB || (unsigned)o.style > CR_STYLE_FIGURINE) {
+        return CR_EINVAL;
+    }
+    for (int k = 0; k < 7; k++) {
+        const char *v = cr_game_tag(g, str_tags[k]);
+        if (k == 6) {
+            v = cr_result_string(cr_game_result(g));
+        } else if (!v) {
+            v = k == 2 ? "????.??.??" : "?";
+        }
+        cr_pgn_put_tag(b, str_tags[k], v);
+    }
+    const cr_position *start = cr_game_start(g);
+    char fen[CR_FEN_MAX], std_fen[CR_FEN_MAX];
+    cr_position std;
+    cr_position_init_start(&std);
+    cr_position_to_fen(start, fen, sizeof fen);
+    cr_position_to_fen(&std, std_fen, sizeof std_fen);
+    bool setup = strcmp(fen, std_fen) != 0;
+    if (start->chess960 && !cr_game_tag(g, "Variant")) {
+        cr_pgn_put_tag(b, "Variant", "Chess960");
+    }
+    if (setup) {
+        cr_pgn_put_tag(b, "SetUp", "1");
+        cr_pgn_put_tag(b, "FEN", fen);
+    }
+    for (int k = 0; k < cr_game_tag_count(g); k++) {
+        const char *name, *value;
+        cr_game_tag_at(g, k, &name, &value);
+        bool skip = strcmp(name, "FEN") == 0 || strcmp(name, "SetUp") == 0;
+        for (int s = 0; s < 7; s++) {
+            skip |= strcmp(name, str_tags[s]) == 0;
+        }
+        if (!skip) {
+            cr_pgn_put_tag(b, name, value);
+        }
+    }
+    cr_sb_add(b, "\n", 1);
+
+    wrap w = {b, o.width, 0};
+    bool need_number = true;
+    const char *c0 = cr_game_comment(g, -1);
+    if (c0) {
+        cr_sb t = {0};
+        cr_sb_add(&t, "{", 1);
+        clean_text(&t, c0, false);
+        cr_sb_add(&t, "}", 1);
+        if (t.failed) {
+            free(t.p);
+            return CR_ENOMEM;
+        }
+        put_words(&w, t.p);
+        free(t.p);
+    }
+    int n = cr_game_ply_count(g);
+    for (int i = 0; i < n; i++) {
+        const cr_ply *p = cr_game_ply(g, i);
+        if (p->flags & CR_PLY_ILLEGAL) {
+            cr_sb t = {0};
+            cr_sb_add(&t, "{", 1);
+            write_continuation(g, i, &o, &t);
+            cr_sb_add(&t, "}", 1);
+            if (t.failed) {
+                free(t.p);
+                return CR_ENOMEM;
+            }
+            put_words(&w, t.p);
+            free(t.p);
+            break;
+        }
+        const cr_position *before = cr_game_position_at(g, i);
+        move_number(&w, before, need_number);
+        need_number = false;
+        char mv[CR_SAN_MAX + 8];
+        move_text(g, i, &o, mv, sizeof mv);
+        put_words(&w, mv);
+        bool fide_draw = o.style == CR_STYLE_FIDE && (p->flags & CR_PLY_DRAW_OFFER);
+        if (fide_draw) {
+            put_word(&w, "(=)", 3);
+        }
+        cr_sb t = {0};
+        ply_commands(&t, p, !fide_draw, o.flags & CR_PGN_RELAY_DATA);
+        const char *cm = cr_game_comment(g, i);
+        if (cm) {
+            if (t.len) {
+                cr_sb_add(&t, " ", 1);
+            }
+            clean_text(&t, cm, false);
+        }
+        if (t.len) {
+            cr_sb u = {0};
+            cr_sb_add(&u, "{", 1);
+            cr_sb_add(&u, t.p, t.len);
+            cr_sb_add(&u, "}", 1);
+            if (!u.failed) {
+                put_words(&w, u.p);
+            }
+            b->failed |= u.failed;
+            free(u.p);
+            need_number = true;
+        }
+        b->failed |= t.failed;
+        free(t.p);
+    }
+    const char *res = cr_result_string(cr_game_result(g));
+    put_word(&w, res, strlen(res));
+    cr_sb_str(b, "\n\n");
+    return b->failed ? CR_ENOMEM : 0;
+}
+
+int cr_pgn_write(const cr_game *game, const cr_pgn_options *opt, char **out, size_t *len)
+{
+    if (!game || !out) {
+        return CR_EINVAL;
+    }
+    cr_sb b = {0};
+    int rc = write_all(game, opt, &b);
+    if (rc) {
+        free(b.p);
+        *out = NULL;
+        return rc;
+    }
+    *out = cr_sb_take(&b, len);
+    return *out ? 0 : CR_ENOMEM;
+}
+
+int cr_pgn_write_buf(const cr_game *game, const cr_pgn_options *opt, char *buf, size_t size)
+{
+    char *s;
+    size_t n;
+    int rc = cr_pgn_write(game, opt, &s, &n);
+    if (rc) {
+        return rc;
+    }
+    if (n + 1 > size) {
+        free(s);
+        return CR_ENOSPC;
+    }
+    memcpy(buf, s, n + 1);
+    free(s);
+    return (int)n;
+}
+
+int cr_pgn_write_file(const cr_game *game, const cr_pgn_options *opt, FILE *f)
+{
+    char *s;
+    size_t n;
+    int rc = cr_pgn_write(game, opt, &s, &n);
+    if (rc) {
+        return rc;
+    }
+    size_t w = fwrite(s, 1, n, f);
+    free(s);
+    return w == n ? 0 : CR_EIO;
+}
