@@ -118,6 +118,10 @@ class WS:
             pass
 
 
+_port_rng = random.Random(os.getpid() ^ time.time_ns())
+_ports_given = set()
+
+
 def unallocated_port():
     """A port for a server that must be named before it starts (cluster
     routes, a server that comes up after its clients): taken from below the
@@ -125,12 +129,14 @@ def unallocated_port():
     another test is ever given one, and checked free. Every other port here is
     chosen by the OS (-p -1 and the ports file)."""
     lo = int(open("/proc/sys/net/ipv4/ip_local_port_range").read().split()[0])
-    rng = random.Random(os.getpid() ^ int(time.time() * 1000))
     for _ in range(200):
-        port = rng.randrange(max(1024, lo - 12000), lo)
+        port = _port_rng.randrange(max(1024, lo - 12000), lo)
+        if port in _ports_given:
+            continue
         s = socket.socket()
         try:
             s.bind(("127.0.0.1", port))
+            _ports_given.add(port)
             return port
         except OSError:
             continue
