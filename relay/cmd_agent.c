@@ -13,7 +13,6 @@
  * come. The journal is shared under a mutex. */
 #include <errno.h>
 #include <event2/event.h>
-#include <event2/thread.h>
 #include <inttypes.h>
 #include <libwebsockets.h>
 #include <pthread.h>
@@ -33,6 +32,7 @@
 #include "dgt_serial.h"
 #include "dgt_usb.h"
 #include "log.h"
+#include "sigwatch.h"
 #include "ws_text.h"
 
 #define AGENT_MAX_LINKS 64
@@ -578,10 +578,10 @@ static void *service_thread(void *arg)
 
 /*----- the command -----*/
 
-static void on_signal(evutil_socket_t sig, short what, void *arg)
+/* The signal watcher (sigwatch.h): the link thread says bye and ends. */
+static void on_signal(void *data)
 {
-    agent *a = arg;
-    cr_log(CR_LOG_INFO, "agent: signal %d: stopping", (int)sig);
+    agent *a = data;
     atomic_store(&a->stop, true);
     if (a->ctx) {
         lws_cancel_service(a->ctx);
@@ -762,13 +762,14 @@ int cr_cmd_agent(int argc, char **argv)
         a->wm = strtoll(last_line, NULL, 10);
     }
     pthread_mutex_init(&a->lock, NULL);
-    evthread_use_pthreads();
+    /* Before any thread is made (libusb's, the link's). */
+    cr_sigwatch *sw = cr_sigwatch_new(false);
     signal(SIGPIPE, SIG_IGN);
-    a->base = event_base_new();
+    a->base = sw ? event_base_new() : NULL;
     int status = 1;
-    struct event *sigint = NULL, *sigterm = NULL, *check = NULL;
+    struct event *check = NULL;
     bool thread_started = false;
-    if (!a->base) {
+    if (!a->base || cr_sigwatch_start(sw, a->base, on_signal, a, NULL)) {
         cr_log(CR_LOG_ERROR, "agent: cannot create the event loop");
         goto out;
     }
@@ -861,14 +862,13 @@ int cr_cmd_agent(int argc, char **argv)
     thread_started = true;
     cr_log(CR_LOG_INFO, "agent %s: forwarding to %s", a->id, a->url);
 
-    sigint = evsignal_new(a->base, SIGINT, on_signal, a);
-    sigterm = evsignal_new(a->base, SIGTERM, on_signal, a);
     check = event_new(a->base, -1, EV_PERSIST, on_check, a);
     struct timeval hundred = {0, 50 * 1000};
-    event_add(sigint, NULL);
-    event_add(sigterm, NULL);
     event_add(check, &hundred);
     event_base_dispatch(a->base);
+    if (cr_sigwatch_signal(sw)) {
+        cr_log(CR_LOG_INFO, "agent: signal %d: stopping", cr_sigwatch_signal(sw));
+    }
     status = atomic_load(&a->status);
 out:
     atomic_store(&a->stop, true);
@@ -890,7 +890,7 @@ out:
         }
         free(a->feeds[i].path);
     }
-    struct event *evs[] = {sigint, sigterm, check, a->feed_timer};
+    struct event *evs[] = {check, a->feed_timer};
     for (size_t i = 0; i < sizeof evs / sizeof evs[0]; i++) {
         if (evs[i]) {
             event_free(evs[i]);
@@ -910,6 +910,7 @@ out:
         }
     }
     cr_agent_journal_close(a->journal);
+    cr_sigwatch_free(sw); /* the other threads are stopped */
     pthread_mutex_destroy(&a->lock);
     free(a->line);
     return status;

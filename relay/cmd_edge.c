@@ -25,7 +25,6 @@
  * than show moves early. */
 #include <errno.h>
 #include <event2/event.h>
-#include <event2/thread.h>
 #include <inttypes.h>
 #include <pthread.h>
 #include <signal.h>
@@ -42,6 +41,7 @@
 #include "nats_pub.h"
 #include "queue.h"
 #include "server.h"
+#include "sigwatch.h"
 #include "store.h"
 #include "view.h"
 
@@ -96,7 +96,7 @@ typedef struct edge {
     FILE *state;
     int64_t done_seq; /* every seq up to this one is applied, refused or skipped */
     int64_t applied, refused, skipped, duplicates;
-    struct event *in_ev, *cmd_ev, *sub_ev, *tick_ev, *stats_ev, *sig_int, *sig_term;
+    struct event *in_ev, *cmd_ev, *sub_ev, *tick_ev, *stats_ev;
     int status;
 } edge;
 
@@ -650,11 +650,11 @@ static void on_stats(evutil_socket_t fd, short what, void *arg)
     publish_stats(arg);
 }
 
-static void on_signal(evutil_socket_t sig, short what, void *arg)
+/* The signal watcher (sigwatch.h): the loop may be waiting for room in the
+ * publication queue (a stalled server thread); closing it lets it return. */
+static void stop_publishing(void *data)
 {
-    edge *e = arg;
-    cr_log(CR_LOG_INFO, "signal %d: stopping", (int)sig);
-    event_base_loopexit(e->base, NULL);
+    cr_queue_close(data);
 }
 
 static void free_pub(void *p)
@@ -799,10 +799,10 @@ int cr_cmd_edge(int argc, char **argv)
     }
     e->delay_us = (int64_t)e->cfg->delay_s * 1000000;
 
-    /* libevent's locking before the base exists: the queues wake it from
-     * other threads. */
-    evthread_use_pthreads();
-    e->base = event_base_new();
+    /* Before any thread is made; it also turns on libevent's locking before
+     * the base exists (the queues wake it from other threads). */
+    cr_sigwatch *sw = cr_sigwatch_new(false);
+    e->base = sw ? event_base_new() : NULL;
     e->live = cr_store_new();
     e->pub = e->delay_us ? cr_store_new() : NULL;
     e->in = cr_queue_new(IN_QUEUE, NULL, NULL);
@@ -812,6 +812,10 @@ int cr_cmd_edge(int argc, char **argv)
     if (!e->base || !e->live || (e->delay_us && !e->pub) || !e->in || !e->pubs || !e->cmds ||
         !e->pending) {
         cr_log(CR_LOG_ERROR, "out of memory");
+        goto out;
+    }
+    if (cr_sigwatch_start(sw, e->base, stop_publishing, e->pubs, NULL)) {
+        cr_log(CR_LOG_ERROR, "edge: cannot start the signal thread");
         goto out;
     }
     e->in_ev = event_new(e->base, -1, 0, on_incoming, e);
@@ -871,17 +875,17 @@ int cr_cmd_edge(int argc, char **argv)
     e->sub_ev = event_new(e->base, -1, 0, on_subscribe, e);
     e->tick_ev = event_new(e->base, -1, EV_PERSIST, on_tick, e);
     e->stats_ev = event_new(e->base, -1, EV_PERSIST, on_stats, e);
-    e->sig_int = evsignal_new(e->base, SIGINT, on_signal, e);
-    e->sig_term = evsignal_new(e->base, SIGTERM, on_signal, e);
     event_active(e->sub_ev, EV_TIMEOUT, 0); /* once the loop runs */
     event_add(e->tick_ev, &tick);
     event_add(e->stats_ev, &second);
-    event_add(e->sig_int, NULL);
-    event_add(e->sig_term, NULL);
     signal(SIGPIPE, SIG_IGN);
     if (event_base_dispatch(e->base) < 0) {
         cr_log(CR_LOG_ERROR, "event loop failed");
         goto out;
+    }
+    if (cr_sigwatch_signal(sw)) {
+        cr_log(CR_LOG_INFO, "signal %d: stopping (a second one forces the exit)",
+               cr_sigwatch_signal(sw));
     }
     cr_log(CR_LOG_INFO,
            "edge: %" PRId64 " events applied, %" PRId64 " refused, %" PRId64 " missing, %" PRId64
@@ -911,8 +915,7 @@ out:
     if (e->server) {
         cr_server_stop(e->server);
     }
-    struct event *evs[] = {e->in_ev,    e->cmd_ev,  e->sub_ev,  e->tick_ev,
-                           e->stats_ev, e->sig_int, e->sig_term};
+    struct event *evs[] = {e->in_ev, e->cmd_ev, e->sub_ev, e->tick_ev, e->stats_ev};
     for (size_t i = 0; i < sizeof evs / sizeof evs[0]; i++) {
         if (evs[i]) {
             event_free(evs[i]);
@@ -941,6 +944,7 @@ out:
         event_base_free(e->base);
     }
     cr_config_free(e->cfg);
+    cr_sigwatch_free(sw); /* the other threads are stopped */
     pthread_mutex_destroy(&e->sub_mu);
     pthread_cond_destroy(&e->sub_cond);
     return status;

@@ -28,6 +28,7 @@
 #include "dgt_emu.h"
 #include "dgt_link.h"
 #include "dgt_serial.h"
+#include "sigwatch.h"
 
 typedef struct emu_event {
     int64_t t;     /* feed time */
@@ -530,13 +531,6 @@ static void on_timer(evutil_socket_t fd, short what, void *arg)
     schedule(em);
 }
 
-static void on_signal(evutil_socket_t sig, short what, void *arg)
-{
-    (void)sig;
-    (void)what;
-    event_base_loopexit(arg, NULL);
-}
-
 static int usage(void)
 {
     fprintf(stderr, "usage: chessrelay emulate FEED --pty [--link PATH] [--board ID] [--speed X]\n"
@@ -624,19 +618,20 @@ int cr_cmd_emulate(int argc, char **argv)
     cr_dgt_emu_config cfg = {.version_major = 1, .version_minor = 7, .white_side = side};
     cfg.serial = serial ? serial : em.evs.board; /* the recorder then names the board as the feed did */
     em.emu = cr_dgt_emu_new(&cfg);
-    em.base = event_base_new();
-    if (!em.emu || !em.base) {
+    cr_sigwatch *sw = cr_sigwatch_new(false);
+    em.base = sw ? event_base_new() : NULL;
+    if (!em.emu || !em.base || cr_sigwatch_start(sw, em.base, NULL, NULL, NULL)) {
         fprintf(stderr, "chessrelay emulate: out of memory\n");
         cr_dgt_emu_free(em.emu);
         free(em.evs.v);
+        if (em.base) {
+            event_base_free(em.base);
+        }
+        cr_sigwatch_free(sw);
         return 1;
     }
     signal(SIGPIPE, SIG_IGN);
     em.timer = evtimer_new(em.base, on_timer, &em);
-    struct event *sigint = evsignal_new(em.base, SIGINT, on_signal, em.base);
-    struct event *sigterm = evsignal_new(em.base, SIGTERM, on_signal, em.base);
-    event_add(sigint, NULL);
-    event_add(sigterm, NULL);
     if (make_pty(&em) < 0) {
         em.status = 1;
     } else {
@@ -667,9 +662,8 @@ int cr_cmd_emulate(int argc, char **argv)
         unlink(em.link);
     }
     event_free(em.timer);
-    event_free(sigint);
-    event_free(sigterm);
     event_base_free(em.base);
+    cr_sigwatch_free(sw);
     cr_dgt_emu_free(em.emu);
     free(em.evs.v);
     return em.status;

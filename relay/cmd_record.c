@@ -14,6 +14,7 @@
 #include "dgt_link.h"
 #include "dgt_serial.h"
 #include "dgt_usb.h"
+#include "sigwatch.h"
 
 #define RECORD_MAX_LINKS 64
 
@@ -120,13 +121,6 @@ static void on_usb(void *data, const cr_usb_board_desc *d, bool arrived)
     }
 }
 
-static void on_signal(evutil_socket_t sig, short what, void *arg)
-{
-    (void)sig;
-    (void)what;
-    event_base_loopexit(arg, NULL);
-}
-
 static void on_duration(evutil_socket_t fd, short what, void *arg)
 {
     (void)fd;
@@ -205,12 +199,17 @@ int cr_cmd_record(int argc, char **argv)
             return 1;
         }
     }
-    r.base = event_base_new();
-    if (!r.base) {
+    cr_sigwatch *sw = cr_sigwatch_new(false); /* before libusb's threads */
+    r.base = sw ? event_base_new() : NULL;
+    if (!r.base || cr_sigwatch_start(sw, r.base, NULL, NULL, NULL)) {
         fprintf(stderr, "chessrelay record: cannot create the event loop\n");
         if (r.out != stdout) {
             fclose(r.out);
         }
+        if (r.base) {
+            event_base_free(r.base);
+        }
+        cr_sigwatch_free(sw);
         return 1;
     }
     signal(SIGPIPE, SIG_IGN);
@@ -257,11 +256,7 @@ int cr_cmd_record(int argc, char **argv)
             }
         }
     }
-    struct event *sigint = evsignal_new(r.base, SIGINT, on_signal, r.base);
-    struct event *sigterm = evsignal_new(r.base, SIGTERM, on_signal, r.base);
     struct event *dur = evtimer_new(r.base, on_duration, r.base);
-    event_add(sigint, NULL);
-    event_add(sigterm, NULL);
     if (duration > 0) {
         struct timeval tv = {duration / 1000, (duration % 1000) * 1000};
         event_add(dur, &tv);
@@ -273,10 +268,9 @@ int cr_cmd_record(int argc, char **argv)
         cr_dgt_link_free(r.links[i]);
     }
     cr_usb_free(r.usb);
-    event_free(sigint);
-    event_free(sigterm);
     event_free(dur);
     event_base_free(r.base);
+    cr_sigwatch_free(sw);
     if (r.failed) {
         status = 1;
     }

@@ -3,11 +3,8 @@
 
 #include <errno.h>
 #include <event2/event.h>
-#include <event2/thread.h>
 #include <inttypes.h>
-#include <pthread.h>
 #include <signal.h>
-#include <stdatomic.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -24,6 +21,7 @@
 #include "pairings_link.h"
 #include "queue.h"
 #include "server.h"
+#include "sigwatch.h"
 #include "source_boards.h"
 #include "store.h"
 #include "view.h"
@@ -1307,76 +1305,12 @@ static void on_stats(evutil_socket_t fd, short what, void *arg)
     publish_stats(arg);
 }
 
-/* SIGINT and SIGTERM are blocked in every thread (from the start of
- * cr_loop_run, so the lws thread and any other one inherit it) and taken by
- * this thread alone with sigwait. The first stops the loop, and closes the
- * publication queue so that a loop thread waiting there for room (a stalled
- * server thread) returns to its loop; a second one exits at once, whatever
- * is stuck. A handler in the loop (evsignal) could do neither while the
- * loop thread is blocked. */
-typedef struct sig_watch {
-    pthread_t thread;
-    bool started;
-    sigset_t set;
-    struct event_base *base;
-    cr_queue *pubs;
-    struct event *hup; /* SIGHUP re-reads the pairings file (only then in the set) */
-    atomic_bool done;
-    atomic_int count, first; /* signals taken; the first one */
-} sig_watch;
-
-static void *signal_thread(void *arg)
+/* The signal watcher (sigwatch.h) closes the publication queue first, so
+ * that a loop thread waiting there for room (a stalled server thread)
+ * returns to its loop. */
+static void stop_publishing(void *data)
 {
-    sig_watch *w = arg;
-    for (;;) {
-        int sig;
-        if (sigwait(&w->set, &sig) != 0 || atomic_load(&w->done)) {
-            return NULL;
-        }
-        /* No logging here: this thread must never block (stderr may be a
-         * full pipe); the loop logs the signal once it is out. */
-        if (sig == SIGHUP) {
-            event_active(w->hup, EV_READ, 0);
-            continue;
-        }
-        if (atomic_fetch_add(&w->count, 1) == 0) {
-            atomic_store(&w->first, sig);
-            cr_queue_close(w->pubs);
-            event_base_loopexit(w->base, NULL);
-        } else {
-            _exit(1);
-        }
-    }
-}
-
-static void forced_exit(int sig)
-{
-    (void)sig;
-    _exit(1);
-}
-
-static void stop_signal_thread(sig_watch *w, const sigset_t *old_mask)
-{
-    if (w->started) {
-        atomic_store(&w->done, true);
-        pthread_kill(w->thread, SIGTERM); /* blocked: pending for its sigwait */
-        pthread_join(w->thread, NULL);
-        w->started = false;
-    }
-    /* Signals that came after the watcher stopped: consumed, not fatal. */
-    struct timespec zero = {0, 0};
-    while (sigtimedwait(&w->set, NULL, &zero) > 0) {
-    }
-    if (atomic_load(&w->count)) {
-        /* Stopping on a signal: one more, even now, forces the exit (status
-         * 1) as it did while the watcher ran, rather than killing us. */
-        struct sigaction sa;
-        memset(&sa, 0, sizeof sa);
-        sa.sa_handler = forced_exit;
-        sigaction(SIGINT, &sa, NULL);
-        sigaction(SIGTERM, &sa, NULL);
-    }
-    pthread_sigmask(SIG_SETMASK, old_mask, NULL);
+    cr_queue_close(data);
 }
 
 static void free_pub(void *p)
@@ -1439,18 +1373,13 @@ int cr_loop_run(const cr_loop_config *cfg)
     r->speed = cfg->speed > 0 ? cfg->speed : 1.0;
     r->delay_us = (int64_t)r->t->delay_s * 1000000;
     int status = 1;
-    sig_watch sw;
-    memset(&sw, 0, sizeof sw);
-    sigset_t old_mask;
-    sigemptyset(&sw.set);
-    sigaddset(&sw.set, SIGINT);
-    sigaddset(&sw.set, SIGTERM);
-    if (r->t->pairings) {
-        sigaddset(&sw.set, SIGHUP); /* re-reads the pairings file; else it ends the relay as ever */
+    /* Before any thread is made; SIGHUP re-reads the pairings file, else
+     * it ends the relay as ever. */
+    cr_sigwatch *sw = cr_sigwatch_new(r->t->pairings != NULL);
+    if (!sw) {
+        cr_log(CR_LOG_ERROR, "out of memory");
+        return 1;
     }
-    pthread_sigmask(SIG_BLOCK, &sw.set, &old_mask); /* before any thread is made */
-
-    evthread_use_pthreads();
     r->base = event_base_new();
     r->live = cr_store_new();
     r->pub = r->delay_us ? cr_store_new() : NULL;
@@ -1486,15 +1415,11 @@ int cr_loop_run(const cr_loop_config *cfg)
         if (!r->pairings || !r->reload_ev) {
             goto out;
         }
-        sw.hup = r->reload_ev;
     }
-    sw.base = r->base;
-    sw.pubs = r->pubs;
-    if (pthread_create(&sw.thread, NULL, signal_thread, &sw)) {
+    if (cr_sigwatch_start(sw, r->base, stop_publishing, r->pubs, r->reload_ev)) {
         cr_log(CR_LOG_ERROR, "cannot start the signal thread");
         goto out;
     }
-    sw.started = true;
 
     /* The server first, so that /healthz answers (503) during the rebuild. */
     cr_server_config scfg;
@@ -1631,8 +1556,9 @@ int cr_loop_run(const cr_loop_config *cfg)
         cr_log(CR_LOG_ERROR, "event loop failed");
         goto out;
     }
-    if (atomic_load(&sw.count)) {
-        cr_log(CR_LOG_INFO, "signal %d: stopping (a second one forces the exit)", atomic_load(&sw.first));
+    if (cr_sigwatch_signal(sw)) {
+        cr_log(CR_LOG_INFO, "signal %d: stopping (a second one forces the exit)",
+               cr_sigwatch_signal(sw));
     }
     status = r->status;
 out:
@@ -1655,7 +1581,7 @@ out:
         cr_server_stop(r->server);
     }
     cr_agent_link_free(r->agents); /* before its event's base */
-    stop_signal_thread(&sw, &old_mask); /* a second signal forces the exit until here */
+    cr_sigwatch_free(sw); /* a second signal forces the exit until here */
     cr_queue_free(r->pubs, free_pub);
     cr_queue_free(r->cmds, free);
     free_relay(r);

@@ -9,6 +9,7 @@
 #include <string.h>
 #include <sys/stat.h>
 
+#include "fileio.h"
 #include "log.h"
 #include "prom.h"
 
@@ -555,46 +556,6 @@ static bool same_stamp(const stamp *a, const stamp *b)
             a->ctime.tv_sec == b->ctime.tv_sec && a->ctime.tv_nsec == b->ctime.tv_nsec);
 }
 
-static int read_file(const char *path, char **out, size_t *out_len, cr_error *err)
-{
-    FILE *f = fopen(path, "rb");
-    if (!f) {
-        return cr_error_set(err, CR_EIO, 0, 0, "%s: %s", path, strerror(errno));
-    }
-    char *buf = NULL;
-    size_t len = 0, cap = 0;
-    for (;;) {
-        if (len + 65536 + 1 > cap) {
-            size_t ncap = cap ? 2 * cap : 65536 * 2;
-            char *b = ncap <= (size_t)FILE_MAX + 65536 * 2 ? realloc(buf, ncap) : NULL;
-            if (!b) {
-                free(buf);
-                fclose(f);
-                return cr_error_set(
-                    err, ncap > (size_t)FILE_MAX ? CR_ERANGE : CR_ENOMEM, 0, 0, "%s: %s", path,
-                    ncap > (size_t)FILE_MAX ? "larger than 64 MB" : "out of memory");
-            }
-            buf = b;
-            cap = ncap;
-        }
-        size_t n = fread(buf + len, 1, 65536, f);
-        len += n;
-        if (n < 65536) {
-            break;
-        }
-    }
-    bool bad = ferror(f) != 0;
-    fclose(f);
-    if (bad) {
-        free(buf);
-        return cr_error_set(err, CR_EIO, 0, 0, "%s: read error", path);
-    }
-    buf[len] = '\0';
-    *out = buf;
-    *out_len = len;
-    return 0;
-}
-
 static int failed(cr_pairings_link *l, int rc, cr_error *err)
 {
     l->st.failed++;
@@ -609,7 +570,7 @@ int cr_pairings_link_import(cr_pairings_link *l, cr_error *err)
     take_stamp(l->path, &l->tried);
     char *text = NULL;
     size_t len = 0;
-    int rc = read_file(l->path, &text, &len, err);
+    int rc = cr_read_file(l->path, FILE_MAX, &text, &len, err);
     if (rc) {
         return failed(l, rc, err);
     }
