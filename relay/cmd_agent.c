@@ -28,9 +28,8 @@
 #include "agent_msg.h"
 #include "commands.h"
 #include "cr/feed.h"
-#include "dgt_link.h"
-#include "dgt_serial.h"
-#include "dgt_usb.h"
+#include "dgt_boardset.h"
+#include "feed_source.h"
 #include "log.h"
 #include "sigwatch.h"
 #include "ws_text.h"
@@ -39,14 +38,6 @@
 #define AGENT_MAX_FEEDS 64
 
 enum { TICK_US = 250 * 1000, BACKOFF_MIN_US = 100 * 1000, BACKOFF_MAX_US = 5 * 1000 * 1000 };
-
-typedef struct feed_src {
-    char *path;
-    FILE *f;
-    cr_feed_reader *rd;
-    cr_feed_event ev;
-    bool have;
-} feed_src;
 
 typedef struct agent {
     /* configuration */
@@ -57,7 +48,7 @@ typedef struct agent {
     char path[1024];
     int port;
     bool tls, insecure, exit_at_end;
-    double speed;
+    cr_feed_clock clock; /* the journal's epoch, advancing at --speed */
     /* shared, under lock */
     pthread_mutex_t lock;
     cr_agent_journal *journal;
@@ -65,14 +56,9 @@ typedef struct agent {
     int64_t wm; /* watermark: every event up to this agent time is in the journal */
     /* main thread */
     struct event_base *base;
-    feed_src feeds[AGENT_MAX_FEEDS];
-    int nfeeds;
+    cr_feed_source *feeds; /* NULL without --feed */
     int64_t skip; /* feed events already journaled by an earlier run */
-    struct event *feed_timer;
-    cr_dgt_link *links[AGENT_MAX_LINKS];
-    int nlinks;
-    cr_usb *usb;
-    cr_dgt_link_config link_cfg;
+    cr_dgt_boardset *boards;
     char *line;
     size_t line_cap;
     /* lws thread */
@@ -94,11 +80,9 @@ static int64_t wall_ms(void)
     return cr_now_us() / 1000;
 }
 
-/* The agent's feed clock: the journal's epoch, advancing at `speed`. */
 static int64_t agent_clock(agent *a)
 {
-    int64_t e = cr_agent_journal_epoch(a->journal);
-    return e + (int64_t)((double)(wall_ms() - e) * a->speed);
+    return cr_feed_clock_now(&a->clock);
 }
 
 static int64_t link_clock(void *data)
@@ -159,81 +143,14 @@ static void on_link_state(void *data, cr_dgt_link *link, cr_dgt_link_state st)
            cr_dgt_link_state_name(st), st == CR_LINK_LOST && *err ? ": " : "", err);
 }
 
-static int add_link(agent *a, cr_dgt_transport *tr)
-{
-    if (a->nlinks >= AGENT_MAX_LINKS) {
-        if (tr->free) {
-            tr->free(tr->impl);
-        }
-        cr_log(CR_LOG_ERROR, "agent: too many boards (at most %d)", AGENT_MAX_LINKS);
-        return 1;
-    }
-    cr_dgt_link_callbacks cbs = {.event = on_board_event, .state = on_link_state, .data = a};
-    cr_dgt_link *l = cr_dgt_link_new(a->base, tr, &a->link_cfg, &cbs);
-    if (!l) {
-        cr_log(CR_LOG_ERROR, "agent: out of memory");
-        return 1;
-    }
-    a->links[a->nlinks++] = l;
-    cr_dgt_link_start(l);
-    return 0;
-}
-
-static void on_usb(void *data, const cr_usb_board_desc *d, bool arrived)
-{
-    agent *a = data;
-    if (!arrived) {
-        return; /* its link notices and reopens when it is back */
-    }
-    for (int i = 0; i < a->nlinks; i++) {
-        if (strcmp(cr_dgt_link_name(a->links[i]), d->name) == 0) {
-            return;
-        }
-    }
-    cr_dgt_transport tr;
-    if (cr_usb_transport_new(a->usb, d, &tr) == 0) {
-        (void)add_link(a, &tr);
-    }
-}
-
 /*----- main thread: feed files on the agent's feed clock -----*/
 
-static bool feed_read(feed_src *s)
-{
-    for (;;) {
-        cr_error err;
-        int rc = cr_feed_reader_next(s->rd, &s->ev, &err);
-        if (rc == 0) {
-            s->have = false;
-            return false;
-        }
-        if (rc < 0) {
-            cr_log(CR_LOG_WARN, "agent: %s (line skipped)", err.text);
-            if (rc != CR_EFEED) {
-                s->have = false;
-                return false;
-            }
-            continue;
-        }
-        s->have = true;
-        return true;
-    }
-}
+static void update_watermark(agent *a);
 
-/* The source whose event comes first (ties: the first file), or NULL. */
-static feed_src *feed_next(agent *a)
+static void feeds_done(void *data)
 {
-    feed_src *best = NULL;
-    for (int i = 0; i < a->nfeeds; i++) {
-        if (a->feeds[i].have && (!best || a->feeds[i].ev.t < best->ev.t)) {
-            best = &a->feeds[i];
-        }
-    }
-    return best;
-}
-
-static void feeds_done(agent *a)
-{
+    agent *a = data;
+    update_watermark(a);
     cr_log(CR_LOG_INFO, "agent: feeds played to the end");
     pthread_mutex_lock(&a->lock);
     a->sources_done = true;
@@ -248,14 +165,13 @@ static void feeds_done(agent *a)
 static void update_watermark(agent *a)
 {
     int64_t wm = agent_clock(a);
-    if (a->nfeeds && a->feed_timer) {
-        feed_src *s = feed_next(a);
+    if (a->feeds) {
         if (a->skip > 0) {
             return; /* the earlier run's events are not skipped yet */
         }
-        int64_t e = cr_agent_journal_epoch(a->journal);
-        if (s && e + s->ev.t - 1 < wm) {
-            wm = e + s->ev.t - 1; /* that event is due but not recorded yet */
+        int64_t next = cr_feed_source_next_t(a->feeds);
+        if (next != INT64_MAX && next - 1 < wm) {
+            wm = next - 1; /* that event is due but not recorded yet */
         }
     }
     pthread_mutex_lock(&a->lock);
@@ -265,35 +181,15 @@ static void update_watermark(agent *a)
     pthread_mutex_unlock(&a->lock);
 }
 
-static void on_feed_timer(evutil_socket_t fd, short what, void *arg)
+static bool feed_skip(void *data, const cr_feed_event *ev)
 {
-    agent *a = arg;
-    int64_t e = cr_agent_journal_epoch(a->journal);
-    int64_t now = agent_clock(a);
-    feed_src *s;
-    int n = 0;
-    while ((s = feed_next(a)) != NULL && (e + s->ev.t <= now || a->skip > 0) && n++ < 2000) {
-        if (a->skip > 0) {
-            a->skip--; /* journaled by an earlier run of this agent */
-        } else {
-            cr_feed_event ev = s->ev;
-            ev.t += e;
-            record(a, &ev);
-        }
-        feed_read(s);
+    agent *a = data;
+    (void)ev;
+    if (a->skip > 0) {
+        a->skip--; /* journaled by an earlier run of this agent */
+        return true;
     }
-    update_watermark(a);
-    if (!s) {
-        feeds_done(a);
-        return;
-    }
-    int64_t due_wall = e + (int64_t)((double)s->ev.t / a->speed);
-    int64_t wait = n >= 2000 ? 0 : due_wall - wall_ms();
-    if (wait < 0) {
-        wait = 0;
-    }
-    struct timeval tv = {(time_t)(wait / 1000), (suseconds_t)(wait % 1000) * 1000};
-    evtimer_add(a->feed_timer, &tv);
+    return false;
 }
 
 /*----- the lws thread: the link -----*/
@@ -661,7 +557,7 @@ int cr_cmd_agent(int argc, char **argv)
     static agent ag;
     agent *a = &ag;
     memset(a, 0, sizeof *a);
-    a->speed = 1.0;
+    a->clock.speed = 1.0;
     a->backoff_us = BACKOFF_MIN_US;
     const char *to = NULL, *state = NULL;
     const char *serials[AGENT_MAX_LINKS];
@@ -705,8 +601,8 @@ int cr_cmd_agent(int argc, char **argv)
                 feeds[nfeeds++] = v;
             } else if (strcmp(o, "--speed") == 0) {
                 char *end;
-                a->speed = strtod(v, &end);
-                if (*end || !(a->speed > 0 && a->speed <= 1e6)) {
+                a->clock.speed = strtod(v, &end);
+                if (*end || !(a->clock.speed > 0 && a->clock.speed <= 1e6)) {
                     fprintf(stderr, "chessrelay agent: --speed: expected a number > 0, got '%s'\n", v);
                     return 2;
                 }
@@ -732,7 +628,7 @@ int cr_cmd_agent(int argc, char **argv)
     if (nfeeds == 0 && nserial == 0) {
         usb = true;
     }
-    if (nfeeds == 0 && a->speed != 1.0) {
+    if (nfeeds == 0 && a->clock.speed != 1.0) {
         fprintf(stderr, "chessrelay agent: --speed applies to --feed only\n");
         return 2;
     }
@@ -756,6 +652,7 @@ int cr_cmd_agent(int argc, char **argv)
     cr_log(CR_LOG_INFO, "agent %s: state %s: events up to %" PRId64 ", acknowledged up to %" PRId64,
            a->id, state, cr_agent_journal_last(a->journal), cr_agent_journal_acked(a->journal));
     a->wm = cr_agent_journal_epoch(a->journal);
+    a->clock.epoch_ms = a->wm;
     const char *last_line =
         cr_agent_journal_line(a->journal, cr_agent_journal_last(a->journal), NULL);
     if (last_line) {
@@ -775,64 +672,46 @@ int cr_cmd_agent(int argc, char **argv)
     }
 
     /* Sources. */
-    for (int i = 0; i < nfeeds; i++) {
-        feed_src *s = &a->feeds[a->nfeeds++];
-        s->path = strdup(feeds[i]);
-        s->f = fopen(feeds[i], "r");
-        if (!s->f || !s->path) {
-            cr_log(CR_LOG_ERROR, "agent: %s: %s", feeds[i], strerror(errno));
-            status = 2;
-            goto out;
-        }
-        s->rd = cr_feed_reader_new(s->f, feeds[i]);
-        if (!s->rd) {
-            goto out;
-        }
-        cr_feed_reader_set_keep_going(s->rd, true);
-        feed_read(s);
-    }
     if (nfeeds) {
         /* Feed files restart where the journal ends: its events are the
          * first `last` of the merged feeds. */
         a->skip = cr_agent_journal_last(a->journal);
-        a->feed_timer = evtimer_new(a->base, on_feed_timer, a);
-        if (!a->feed_timer) {
+        cr_feed_source_config fcfg = {.clock = &a->clock, .skip = feed_skip,
+                                      .event = on_board_event, .done = feeds_done, .data = a,
+                                      .batch = 2000, .log_prefix = "agent: "};
+        a->feeds = cr_feed_source_new(a->base, feeds, nfeeds, &fcfg, &err);
+        if (!a->feeds) {
+            cr_log(CR_LOG_ERROR, "agent: %s", err.text);
+            status = err.code == CR_EIO ? 2 : 1;
             goto out;
         }
-        struct timeval zero = {0, 0};
-        evtimer_add(a->feed_timer, &zero);
+        cr_feed_source_start(a->feeds);
     }
-    cr_dgt_link_config_default(&a->link_cfg);
-    a->link_cfg.board.emit_raw = false;
-    a->link_cfg.clock = link_clock;
-    a->link_cfg.clock_data = a;
+    cr_dgt_boardset_config bcfg = {.max_links = AGENT_MAX_LINKS, .event = on_board_event,
+                                   .state = on_link_state, .data = a};
+    cr_dgt_link_config_default(&bcfg.link);
+    bcfg.link.board.emit_raw = false;
+    bcfg.link.clock = link_clock;
+    bcfg.link.clock_data = a;
+    a->boards = cr_dgt_boardset_new(a->base, &bcfg);
+    if (!a->boards) {
+        cr_log(CR_LOG_ERROR, "agent: out of memory");
+        goto out;
+    }
     for (int i = 0; i < nserial; i++) {
-        cr_dgt_transport tr;
-        if (cr_serial_transport_new(a->base, serials[i], &tr) != 0) {
-            cr_log(CR_LOG_ERROR, "agent: %s: bad device", serials[i]);
-            status = 2;
-            goto out;
-        }
-        if (add_link(a, &tr)) {
+        if (cr_dgt_boardset_add_serial(a->boards, serials[i], &err)) {
+            cr_log(CR_LOG_ERROR, "agent: %s", err.text);
+            status = err.code == CR_EINVAL ? 2 : 1;
             goto out;
         }
     }
     if (usb) {
-        cr_usb_config ucfg;
-        cr_usb_config_default(&ucfg);
-        cr_error_clear(&err);
-        a->usb = cr_usb_new(a->base, &ucfg, &err);
-        if (!a->usb) {
-            cr_log(CR_LOG_ERROR, "agent: USB unavailable: %s", err.text);
+        int n = cr_dgt_boardset_add_usb(a->boards, true, &err);
+        if (n < 0) {
+            cr_log(CR_LOG_ERROR, "agent: %s", err.text);
             goto out;
         }
-        cr_usb_board_desc d[AGENT_MAX_LINKS];
-        int n = cr_usb_scan(a->usb, d, AGENT_MAX_LINKS);
-        for (int i = 0; i < n; i++) {
-            on_usb(a, &d[i], true);
-        }
-        cr_usb_watch(a->usb, on_usb, a);
-        if (n <= 0) {
+        if (n == 0) {
             cr_log(CR_LOG_INFO, "agent: no USB boards yet; waiting for one");
         }
     }
@@ -879,18 +758,9 @@ out:
     if (a->ctx) {
         lws_context_destroy(a->ctx);
     }
-    for (int i = 0; i < a->nlinks; i++) {
-        cr_dgt_link_free(a->links[i]);
-    }
-    cr_usb_free(a->usb);
-    for (int i = 0; i < a->nfeeds; i++) {
-        cr_feed_reader_free(a->feeds[i].rd);
-        if (a->feeds[i].f) {
-            fclose(a->feeds[i].f);
-        }
-        free(a->feeds[i].path);
-    }
-    struct event *evs[] = {check, a->feed_timer};
+    cr_dgt_boardset_free(a->boards);
+    cr_feed_source_free(a->feeds);
+    struct event *evs[] = {check};
     for (size_t i = 0; i < sizeof evs / sizeof evs[0]; i++) {
         if (evs[i]) {
             event_free(evs[i]);

@@ -14,6 +14,7 @@
 #include "agent_link.h"
 #include "cr/infer.h"
 #include "dgt_board.h"
+#include "feed_source.h"
 #include "journal.h"
 #include "log.h"
 #include "nats_pub.h"
@@ -45,16 +46,6 @@ typedef struct board {
     long skip;       /* restart: events of this board already in the journal */
 } board;
 
-typedef struct source {
-    relay *r;
-    char *path;
-    FILE *f;
-    cr_feed_reader *rd;
-    cr_feed_event ev;
-    bool have, done;
-    struct event *timer;
-} source;
-
 typedef struct delayed {
     struct delayed *next;
     cr_store_event *ev;
@@ -67,8 +58,7 @@ struct relay {
     struct event_base *base;
     board **boards;
     int nboards, capboards;
-    source *sources;
-    int nsources, sources_done;
+    cr_feed_source *feeds; /* the feed files, NULL without */
     cr_store *live, *pub; /* pub: NULL without a public delay */
     cr_outputs *outputs;  /* H8b: round PGN pushes and export folder, fed from the public store */
     delayed *dhead, *dtail;
@@ -77,9 +67,8 @@ struct relay {
     int next_game;
     cr_journal *journal;
     bool rebuilding;
-    int64_t epoch_ms;   /* feed clock origin */
+    cr_feed_clock clock; /* epoch_ms: from the journal, else this start */
     int64_t last_tick, tick_limit; /* feed ms: see run_ticks */
-    double speed;
     int64_t cur_ts;     /* wall time (us) of the event being processed */
     int emitted;        /* store events emitted */
     bool finished;
@@ -100,11 +89,9 @@ static int64_t wall_ms(void)
     return cr_now_us() / 1000;
 }
 
-/* The feed clock now: epoch + (wall - epoch) * speed. */
 static int64_t feed_now(const relay *r)
 {
-    int64_t w = wall_ms();
-    return r->epoch_ms + (int64_t)((double)(w - r->epoch_ms) * r->speed);
+    return cr_feed_clock_now(&r->clock);
 }
 
 /*----- publishing -----*/
@@ -981,45 +968,34 @@ static void on_reload(evutil_socket_t fd, short what, void *arg)
 
 /*----- sources: feed files on the feed clock -----*/
 
-static void schedule_source(source *s);
-
-static bool read_next(source *s)
+/* Restart: a board's first events are in the journal already. */
+static bool feed_skip(void *data, const cr_feed_event *ev)
 {
-    for (;;) {
-        cr_error err;
-        int rc = cr_feed_reader_next(s->rd, &s->ev, &err);
-        if (rc == 0) {
-            s->have = false;
-            return false;
-        }
-        if (rc < 0) {
-            cr_log(CR_LOG_WARN, "%s (line skipped)", err.text);
-            if (rc != CR_EFEED) {
-                s->have = false;
-                return false;
-            }
-            continue;
-        }
-        if (err.code) {
-            cr_log(CR_LOG_WARN, "%s", err.text);
-        }
-        board *b = get_board(s->r, s->ev.board);
-        if (b && b->skip > 0) {
-            b->skip--; /* already in the journal */
-            continue;
-        }
-        s->have = true;
+    board *b = get_board(data, ev->board);
+    if (b && b->skip > 0) {
+        b->skip--;
         return true;
     }
+    return false;
 }
 
-static void source_done(source *s)
+static void feed_file_event(void *data, const cr_feed_event *ev)
 {
-    relay *r = s->r;
-    s->done = true;
-    r->sources_done++;
-    cr_log(CR_LOG_INFO, "%s: played to the end", s->path);
-    if (r->sources_done == r->nsources && !r->live_boards) { /* live boards never end */
+    relay *r = data;
+    r->cur_ts = cr_now_us();
+    feed_event(r, ev, NULL, 0);
+}
+
+static void feed_file_done(void *data, const char *path)
+{
+    (void)data;
+    cr_log(CR_LOG_INFO, "%s: played to the end", path);
+}
+
+static void feeds_done(void *data)
+{
+    relay *r = data;
+    if (!r->live_boards) { /* live boards never end */
         r->cur_ts = cr_now_us();
         finish_all(r, feed_now(r));
         r->finished = true;
@@ -1029,54 +1005,29 @@ static void source_done(source *s)
     }
 }
 
-static void on_source(evutil_socket_t fd, short what, void *arg)
+static int open_feeds(relay *r)
 {
-    source *s = arg;
-    relay *r = s->r;
-    int64_t now = feed_now(r);
-    int n = 0;
-    /* Everything due now (a burst after a restart), at most a slice at a time. */
-    while (s->have && r->epoch_ms + s->ev.t <= now && n++ < 1000) {
-        cr_feed_event ev = s->ev;
-        ev.t += r->epoch_ms;
-        r->cur_ts = cr_now_us();
-        feed_event(r, &ev, NULL, 0);
-        read_next(s);
+    const cr_loop_config *cfg = r->cfg;
+    int n = cfg->feed_count + r->t->feed_count;
+    if (n == 0) {
+        return 0;
     }
-    if (!s->have) {
-        source_done(s);
-        return;
-    }
-    schedule_source(s);
-}
-
-static void schedule_source(source *s)
-{
-    relay *r = s->r;
-    int64_t due_wall = r->epoch_ms + (int64_t)((double)s->ev.t / r->speed);
-    int64_t wait = due_wall - wall_ms();
-    if (wait < 0) {
-        wait = 0;
-    }
-    struct timeval tv = {(time_t)(wait / 1000), (suseconds_t)(wait % 1000) * 1000};
-    evtimer_add(s->timer, &tv);
-}
-
-static int open_source(relay *r, source *s, const char *path)
-{
-    s->r = r;
-    s->path = strdup(path);
-    s->f = fopen(path, "r");
-    if (!s->f || !s->path) {
-        cr_log(CR_LOG_ERROR, "%s: %s", path, strerror(errno));
+    const char **paths = calloc((size_t)n, sizeof *paths);
+    if (!paths) {
         return -1;
     }
-    s->rd = cr_feed_reader_new(s->f, path);
-    s->timer = evtimer_new(r->base, on_source, s);
-    if (!s->rd || !s->timer) {
+    for (int i = 0; i < n; i++) {
+        paths[i] = i < cfg->feed_count ? cfg->feeds[i] : r->t->feeds[i - cfg->feed_count];
+    }
+    cr_feed_source_config fc = {.clock = &r->clock, .skip = feed_skip, .event = feed_file_event,
+                                .file_done = feed_file_done, .done = feeds_done, .data = r};
+    cr_error err;
+    r->feeds = cr_feed_source_new(r->base, paths, n, &fc, &err);
+    free(paths);
+    if (!r->feeds) {
+        cr_log(CR_LOG_ERROR, "%s", err.text);
         return -1;
     }
-    cr_feed_reader_set_keep_going(s->rd, true);
     return 0;
 }
 
@@ -1183,8 +1134,8 @@ static int on_journal_line(void *data, const char *line, size_t len, const char 
         char copy[512];
         snprintf(copy, sizeof copy, "%.*s", (int)(len < sizeof copy ? len : sizeof copy - 1), line);
         if (sscanf(copy, "# epoch %lld", &a) == 1) {
-            if (!r->epoch_ms) {
-                r->epoch_ms = a;
+            if (!r->clock.epoch_ms) {
+                r->clock.epoch_ms = a;
             }
         } else if (sscanf(copy, "# finish %lld", &a) == 1) {
             r->cur_ts = a * 1000;
@@ -1270,11 +1221,9 @@ static void on_tick(evutil_socket_t fd, short what, void *arg)
     if (!r->finished) {
         /* never past a source's next event: ticks at t come before it */
         int64_t bound = feed_now(r);
-        for (int i = 0; i < r->nsources; i++) {
-            source *s = &r->sources[i];
-            if (s->have && r->epoch_ms + s->ev.t < bound) {
-                bound = r->epoch_ms + s->ev.t;
-            }
+        int64_t next = cr_feed_source_next_t(r->feeds);
+        if (next < bound) {
+            bound = next;
         }
         if (r->agents) {
             bound = cr_agent_link_tick_bound(r->agents, bound); /* agents' watermarks */
@@ -1328,18 +1277,7 @@ static void free_relay(relay *r)
             event_free(evs[i]);
         }
     }
-    for (int i = 0; i < r->nsources; i++) {
-        source *s = &r->sources[i];
-        if (s->timer) {
-            event_free(s->timer);
-        }
-        cr_feed_reader_free(s->rd);
-        if (s->f) {
-            fclose(s->f);
-        }
-        free(s->path);
-    }
-    free(r->sources);
+    cr_feed_source_free(r->feeds);
     for (int i = 0; i < r->nboards; i++) {
         cr_infer_free(r->boards[i]->inf);
         cr_dgt_board_free(r->boards[i]->dgt);
@@ -1370,7 +1308,7 @@ int cr_loop_run(const cr_loop_config *cfg)
     memset(r, 0, sizeof *r);
     r->cfg = cfg;
     r->t = cfg->tournament;
-    r->speed = cfg->speed > 0 ? cfg->speed : 1.0;
+    r->clock.speed = cfg->speed > 0 ? cfg->speed : 1.0;
     r->delay_us = (int64_t)r->t->delay_s * 1000000;
     int status = 1;
     /* Before any thread is made; SIGHUP re-reads the pairings file, else
@@ -1446,7 +1384,7 @@ int cr_loop_run(const cr_loop_config *cfg)
     }
     cr_error err;
     if (wants_agents(cfg)) {
-        cr_agent_link_config acfg = {cfg->agent_token, r->t, cfg->state_dir, r->speed};
+        cr_agent_link_config acfg = {cfg->agent_token, r->t, cfg->state_dir, r->clock.speed};
         r->agents = cr_agent_link_new(&acfg, &err);
         if (!r->agents) {
             cr_log(CR_LOG_ERROR, "agents: %s", err.text);
@@ -1492,8 +1430,8 @@ int cr_loop_run(const cr_loop_config *cfg)
         }
         cr_log(CR_LOG_INFO, "journal: writing %s", cr_journal_path(r->journal));
     }
-    if (!r->epoch_ms) {
-        r->epoch_ms = wall_ms();
+    if (!r->clock.epoch_ms) {
+        r->clock.epoch_ms = wall_ms();
     }
     if (r->arb && cr_arbiter_link_start(r->arb, feed_now(r), wall_ms(), &err)) {
         cr_log(CR_LOG_ERROR, "%s", err.text); /* arbiter monitoring (arbiter_link.h) */
@@ -1501,7 +1439,7 @@ int cr_loop_run(const cr_loop_config *cfg)
     }
     if (r->journal) {
         char line[64];
-        int n = snprintf(line, sizeof line, "# epoch %" PRId64 "\n", r->epoch_ms);
+        int n = snprintf(line, sizeof line, "# epoch %" PRId64 "\n", r->clock.epoch_ms);
         cr_journal_append(r->journal, line, (size_t)n);
     }
     /* The pairings before any board: their games are there when viewers come. */
@@ -1517,27 +1455,14 @@ int cr_loop_run(const cr_loop_config *cfg)
         goto out;
     }
 
-    int nfeeds = cfg->feed_count + r->t->feed_count;
-    r->sources = calloc((size_t)(nfeeds ? nfeeds : 1), sizeof *r->sources);
-    if (!r->sources) {
+    if (open_feeds(r)) {
         goto out;
-    }
-    for (int i = 0; i < nfeeds; i++) {
-        const char *path = i < cfg->feed_count ? cfg->feeds[i] : r->t->feeds[i - cfg->feed_count];
-        source *s = &r->sources[r->nsources++];
-        if (open_source(r, s, path)) {
-            goto out;
-        }
     }
     if (start_live_boards(r)) { /* first: a file source done at once must not finish them */
         goto out;
     }
-    for (int i = 0; i < r->nsources; i++) {
-        if (read_next(&r->sources[i])) {
-            schedule_source(&r->sources[i]);
-        } else {
-            source_done(&r->sources[i]);
-        }
+    if (r->feeds) {
+        cr_feed_source_start(r->feeds);
     }
 
     struct timeval tick = {0, TICK_MS * 1000};
@@ -1570,11 +1495,7 @@ out:
                 event_del(evs[i]);
             }
         }
-        for (int i = 0; i < r->nsources; i++) {
-            if (r->sources[i].timer) {
-                event_del(r->sources[i].timer);
-            }
-        }
+        cr_feed_source_stop(r->feeds);
     }
     cr_nats_pub_stop(r->nats); /* runs the loop a while for the last acks */
     if (r->server) {

@@ -30,6 +30,7 @@
 #include "agent_link.h"
 #include "log.h"
 #include "view.h"
+#include "ws_text.h"
 
 _Static_assert(LWS_PRE <= CR_BUF_PRE, "cr_buf headroom must hold the WebSocket frame header");
 
@@ -82,9 +83,7 @@ typedef struct pss {
     rsub *rsubs;
     outq *qtail;
     int qlen;
-    char *rx;
-    size_t rxlen;
-    bool rx_too_big;
+    cr_ws_rx rx;
     double tokens;
     int64_t refill_us;
     int faults;
@@ -246,10 +245,9 @@ static void free_viewer(pss *p)
     }
     free(p->subs);
     free(p->rsubs);
-    free(p->rx);
+    cr_ws_rx_reset(&p->rx);
     p->subs = NULL;
     p->rsubs = NULL;
-    p->rx = NULL;
     p->nsubs = p->nrsubs = p->capsubs = 0;
 }
 
@@ -797,48 +795,27 @@ static int viewer_receive(cr_server *s, pss *p, const char *in, size_t len)
     if (p->closing) {
         return 0; /* nothing more is read from a client being closed */
     }
-    bool final = lws_is_final_fragment(p->wsi) && lws_remaining_packet_payload(p->wsi) == 0;
-    if (!p->rx_too_big && p->rxlen + len > s->cfg.max_message) {
-        p->rx_too_big = true;
-        free(p->rx);
-        p->rx = NULL;
-        p->rxlen = 0;
-    }
-    if (p->rx_too_big) {
-        if (final) {
-            p->rx_too_big = false;
-            s->refused_message++;
-            fault(s, p, "message too large", "message");
-        }
-    } else if (final && !p->rx) {
+    const char *msg;
+    size_t msg_len;
+    switch (cr_ws_rx_add(&p->rx, p->wsi, in, len, s->cfg.max_message, &msg, &msg_len)) {
+    case CR_WS_RX_NOMEM:
+        return -1;
+    case CR_WS_RX_TOO_BIG:
+        s->refused_message++;
+        fault(s, p, "message too large", "message");
+        break;
+    case CR_WS_RX_MESSAGE:
         s->messages_in++;
         if (!rate_ok(s, p)) {
             s->refused_rate++;
             fault(s, p, "rate limit exceeded", "message");
         } else {
-            handle_message(s, p, in, len);
+            handle_message(s, p, msg, msg_len);
         }
-    } else {
-        /* A message in several pieces: collect it (only then is memory used). */
-        char *n = realloc(p->rx, p->rxlen + len + 1);
-        if (!n) {
-            return -1;
-        }
-        p->rx = n;
-        memcpy(p->rx + p->rxlen, in, len);
-        p->rxlen += len;
-        if (final) {
-            s->messages_in++;
-            if (!rate_ok(s, p)) {
-                s->refused_rate++;
-                fault(s, p, "rate limit exceeded", "message");
-            } else {
-                handle_message(s, p, p->rx, p->rxlen);
-            }
-            free(p->rx);
-            p->rx = NULL;
-            p->rxlen = 0;
-        }
+        cr_ws_rx_reset(&p->rx);
+        break;
+    case CR_WS_RX_MORE:
+        break;
     }
     if (p->faults >= MAX_FAULTS && !p->closing) {
         char peer[64];
