@@ -12,8 +12,8 @@
 
 #include "arbiter_link.h" /* arbiter monitoring (arbiter_link.h) */
 #include "agent_link.h"
-#include "cr/infer.h"
-#include "dgt_board.h"
+#include "board_games.h"
+#include "board_infer.h"
 #include "feed_source.h"
 #include "journal.h"
 #include "log.h"
@@ -33,16 +33,8 @@ typedef struct relay relay;
 
 typedef struct board {
     char id[CR_BOARD_ID_MAX + 1];
-    relay *r;
-    cr_infer *inf;
-    cr_dgt_board *dgt;
-    int games_seen;  /* games started on this board (config entries taken) */
-    int game_number; /* the inference's number of the current game */
-    int game_id;     /* its id in the store, 0 before the first */
-    int table;       /* 1, 2, ... in order of appearance (when the config has none) */
-    bool online;
-    const cr_config_board *entry;
-    bool paired;     /* its game came from the pairings: they own the players */
+    cr_board_infer *infer;  /* feed events -> inference events */
+    cr_board_games *games;  /* inference events -> store events */
     long skip;       /* restart: events of this board already in the journal */
 } board;
 
@@ -60,6 +52,7 @@ struct relay {
     int nboards, capboards;
     cr_feed_source *feeds; /* the feed files, NULL without */
     cr_store *live, *pub; /* pub: NULL without a public delay */
+    cr_board_games_config games_cfg; /* for every board */
     cr_outputs *outputs;  /* H8b: round PGN pushes and export folder, fed from the public store */
     delayed *dhead, *dtail;
     int64_t delay_us;
@@ -188,7 +181,7 @@ static void publish_stats(relay *r)
     }
     p->ready = !r->rebuilding;
     for (int i = 0; i < r->nboards; i++) {
-        p->boards_online += r->boards[i]->online;
+        p->boards_online += cr_board_games_online(r->boards[i]->games);
     }
     p->boards_known = r->nboards;
     p->journal_syncs = r->journal ? (int64_t)cr_journal_syncs(r->journal) : 0;
@@ -276,280 +269,40 @@ static void emit(relay *r, cr_store_event *ev)
     cr_store_event_free(ev);
 }
 
-/*----- from inference events to store events -----*/
+/*----- from inference events to store events (board_games.h) -----*/
 
-static const cr_game *store_game(relay *r, int id)
+static int new_game_id(void *data)
 {
-    const cr_store_game *g = cr_store_find(r->live, id);
-    return g ? g->game : NULL;
+    relay *r = data;
+    return ++r->next_game;
 }
 
-static void add_tag(cr_store_event *ev, const char *name, const char *value)
+static int take_pairing(void *data, const char *board_id)
 {
-    if (value && value[0]) {
-        for (int i = 0; i < ev->tag_count; i++) {
-            if (strcmp(ev->tags[i].name, name) == 0) {
-                snprintf(ev->tags[i].value, sizeof ev->tags[i].value, "%s", value);
-                return;
-            }
-        }
-        cr_store_event_add_tag(ev, name, value);
-    }
+    relay *r = data;
+    return r->pairings ? cr_pairings_link_take(r->pairings, board_id) : 0;
 }
 
-static void add_int_tag(cr_store_event *ev, const char *name, int v)
+static void games_emit(void *data, cr_store_event *ev)
 {
-    if (v > 0) {
-        char s[16];
-        snprintf(s, sizeof s, "%d", v);
-        add_tag(ev, name, s);
-    }
+    emit(data, ev);
 }
 
-/* Tags the tournament file decides (the board's own meta tags yield). */
-static bool config_owns(const board *b, const char *name)
+static void games_config(relay *r)
 {
-    if (!b->entry && !b->paired) {
-        return false;
-    }
-    static const char *const owned[] = {"White", "Black", "WhiteElo", "BlackElo", "WhiteTitle",
-                                        "BlackTitle", "WhiteFed", "BlackFed", "Round"};
-    for (size_t i = 0; i < sizeof owned / sizeof owned[0]; i++) {
-        if (strcmp(name, owned[i]) == 0) {
-            return true;
-        }
-    }
-    return false;
-}
-
-static bool standard_start(const cr_game *g)
-{
-    const cr_position *start = cr_game_start(g);
-    cr_position std;
-    cr_position_init_start(&std);
-    return start->key == std.key && memcmp(start->board, std.board, sizeof std.board) == 0;
-}
-
-static void sync_tags(board *b, const cr_game *g);
-static void set_status(board *b, bool attention, const char *reason);
-
-/* The board takes the game the pairings made for it (pairings_link.h). */
-static void take_pairing(board *b, int game, const cr_game *g)
-{
-    b->game_id = game;
-    b->paired = true;
-    cr_log(CR_LOG_INFO, "board %s: plays game %d of the pairings", b->id, game);
-    const cr_store_game *sg = cr_store_find(b->r->live, game);
-    set_status(b, sg ? sg->attention : false, NULL); /* online now, if the board is */
-    sync_tags(b, g);
-}
-
-static void start_game(board *b, const cr_game *g)
-{
-    relay *r = b->r;
-    const cr_config *t = r->t;
-    b->entry = cr_config_board_for(t, b->id, b->games_seen++);
-    int paired = 0;
-    if (r->pairings && (!g || standard_start(g))) {
-        paired = cr_pairings_link_take(r->pairings, b->id);
-    }
-    if (paired) {
-        take_pairing(b, paired, g);
-        return;
-    }
-    b->paired = false;
-    cr_store_event *ev = cr_store_event_new(CR_SEV_GAME);
-    if (!ev) {
-        r->status = 1;
-        return;
-    }
-    ev->game = ++r->next_game;
-    snprintf(ev->board, sizeof ev->board, "%s", b->id);
-    const char *round = b->entry ? b->entry->round : g ? cr_game_tag(g, "Round") : NULL;
-    snprintf(ev->round, sizeof ev->round, "%s", round && round[0] && strcmp(round, "?") ? round : "1");
-    ev->table = b->entry && b->entry->table ? b->entry->table : b->table;
-    add_tag(ev, "Event", t->event);
-    add_tag(ev, "Site", t->site);
-    add_tag(ev, "Date", t->date);
-    if (g) {
-        if (!standard_start(g)) {
-            ev->has_start = true;
-            ev->start = *cr_game_start(g);
-        }
-        for (int i = 0; i < cr_game_tag_count(g); i++) {
-            const char *name, *value;
-            cr_game_tag_at(g, i, &name, &value);
-            if (!config_owns(b, name)) {
-                add_tag(ev, name, value);
-            }
-        }
-    }
-    add_tag(ev, "Round", ev->round);
-    add_tag(ev, "TimeControl", t->time_control);
-    if (b->entry) {
-        const cr_config_board *e = b->entry;
-        add_tag(ev, "White", e->white);
-        add_tag(ev, "Black", e->black);
-        add_int_tag(ev, "WhiteElo", e->white_elo);
-        add_int_tag(ev, "BlackElo", e->black_elo);
-        add_tag(ev, "WhiteTitle", e->white_title);
-        add_tag(ev, "BlackTitle", e->black_title);
-        add_tag(ev, "WhiteFed", e->white_fed);
-        add_tag(ev, "BlackFed", e->black_fed);
-    }
-    add_tag(ev, "Board", b->id);
-    b->game_id = ev->game;
-    emit(r, ev);
-    if (!b->online) {
-        cr_store_event *st = cr_store_event_new(CR_SEV_STATUS);
-        if (st) {
-            st->game = b->game_id;
-        }
-        emit(r, st);
-    }
-}
-
-static bool same_ply(const cr_ply *a, const cr_ply *b)
-{
-    return a->move == b->move && strcmp(a->san, b->san) == 0 &&
-           (a->flags & CR_PLY_ILLEGAL) == (b->flags & CR_PLY_ILLEGAL);
-}
-
-/* Brings the store's game to the inference's: retracts from the first ply
- * that differs, then appends the rest. Whatever the inference reported, the
- * store ends up equal to it. */
-static void sync_moves(board *b, const cr_game *g)
-{
-    relay *r = b->r;
-    const cr_game *sg = store_game(r, b->game_id);
-    if (!sg || !g) {
-        return;
-    }
-    int n = cr_game_ply_count(g), sn = cr_game_ply_count(sg), k = 0;
-    while (k < n && k < sn && same_ply(cr_game_ply(g, k), cr_game_ply(sg, k))) {
-        k++;
-    }
-    if (k < sn) {
-        cr_store_event *ev = cr_store_event_new(CR_SEV_CORRECTION);
-        if (ev) {
-            ev->game = b->game_id;
-            ev->ply = k;
-            ev->retracted = sn - k;
-        }
-        emit(r, ev);
-    }
-    for (int i = k; i < n; i++) {
-        cr_store_event *ev = cr_store_event_new(CR_SEV_MOVE);
-        if (ev) {
-            ev->game = b->game_id;
-            ev->ply = i;
-            ev->move = *cr_game_ply(g, i);
-        }
-        emit(r, ev);
-    }
-}
-
-static void sync_tags(board *b, const cr_game *g)
-{
-    relay *r = b->r;
-    const cr_game *sg = store_game(r, b->game_id);
-    if (!sg || !g) {
-        return;
-    }
-    for (int i = 0; i < cr_game_tag_count(g); i++) {
-        const char *name, *value;
-        cr_game_tag_at(g, i, &name, &value);
-        const char *have = cr_game_tag(sg, name);
-        if (config_owns(b, name) || strcmp(name, "FEN") == 0 || strcmp(name, "SetUp") == 0 ||
-            strcmp(name, "Result") == 0 || (have && strcmp(have, value) == 0) ||
-            strlen(name) >= CR_TAG_NAME_MAX) {
-            continue;
-        }
-        cr_store_event *ev = cr_store_event_new(CR_SEV_TAG);
-        if (ev) {
-            ev->game = b->game_id;
-            snprintf(ev->tag.name, sizeof ev->tag.name, "%s", name);
-            snprintf(ev->tag.value, sizeof ev->tag.value, "%s", value);
-        }
-        emit(r, ev);
-        sg = store_game(r, b->game_id);
-    }
-}
-
-static void set_status(board *b, bool attention, const char *reason)
-{
-    if (!b->game_id) {
-        return;
-    }
-    const cr_store_game *g = cr_store_find(b->r->live, b->game_id);
-    if (g && g->online == b->online && g->attention == attention) {
-        return;
-    }
-    cr_store_event *ev = cr_store_event_new(CR_SEV_STATUS);
-    if (ev) {
-        ev->game = b->game_id;
-        ev->online = b->online;
-        ev->attention = attention;
-        snprintf(ev->reason, sizeof ev->reason, "%s", reason ? reason : "");
-    }
-    emit(b->r, ev);
+    cr_board_games_config *c = &r->games_cfg;
+    c->tournament = r->t;
+    c->store = r->live;
+    c->new_game = new_game_id;
+    c->take_pairing = take_pairing;
+    c->emit = games_emit;
+    c->data = r;
 }
 
 static void on_infer(void *data, const cr_infer_event *ev)
 {
     board *b = data;
-    relay *r = b->r;
-    if (ev->kind == CR_INFER_GAME_STARTED || (ev->game && ev->game_number != b->game_number)) {
-        b->game_number = ev->game_number;
-        start_game(b, ev->game);
-        sync_moves(b, ev->game);
-        if (ev->kind == CR_INFER_GAME_STARTED) {
-            return;
-        }
-    }
-    switch (ev->kind) {
-    case CR_INFER_MOVE:
-    case CR_INFER_CORRECTION:
-        sync_moves(b, ev->game);
-        break;
-    case CR_INFER_GAME_ENDED: {
-        sync_moves(b, ev->game);
-        const cr_game *sg = store_game(r, b->game_id);
-        if (sg && cr_game_result(sg) != ev->result) {
-            cr_store_event *e = cr_store_event_new(CR_SEV_RESULT);
-            if (e) {
-                e->game = b->game_id;
-                e->result = ev->result;
-                snprintf(e->reason, sizeof e->reason, "%s", ev->reason ? ev->reason : "");
-            }
-            emit(r, e);
-        }
-        break;
-    }
-    case CR_INFER_ATTENTION:
-        set_status(b, true, ev->reason);
-        break;
-    case CR_INFER_RESYNCED:
-        set_status(b, false, NULL);
-        break;
-    case CR_INFER_CLOCK:
-        if (b->game_id) {
-            cr_store_event *e = cr_store_event_new(CR_SEV_CLOCK);
-            if (e) {
-                e->game = b->game_id;
-                e->white_ms = ev->white_ms;
-                e->black_ms = ev->black_ms;
-                e->running = ev->running;
-            }
-            emit(r, e);
-        }
-        break;
-    case CR_INFER_META:
-        sync_tags(b, ev->game);
-        break;
-    default:
-        break;
-    }
+    cr_board_games_on_infer(b->games, ev);
 }
 
 /*----- boards and feed events -----*/
@@ -578,24 +331,16 @@ static board *get_board(relay *r, const char *id)
         return NULL;
     }
     snprintf(b->id, sizeof b->id, "%s", id);
-    b->r = r;
-    b->table = r->nboards + 1;
-    b->online = true;
-    b->inf = cr_infer_new(id, NULL, on_infer, b);
-    if (!b->inf) {
+    b->infer = cr_board_infer_new(id, NULL, on_infer, b);
+    b->games = cr_board_games_new(&r->games_cfg, id, r->nboards + 1);
+    if (!b->infer || !b->games) {
+        cr_board_infer_free(b->infer);
+        cr_board_games_free(b->games);
         free(b);
         return NULL;
     }
     r->boards[r->nboards++] = b;
     return b;
-}
-
-static void on_decoded(void *data, const cr_feed_event *ev)
-{
-    board *b = data;
-    if (ev->kind == CR_FEED_POS || ev->kind == CR_FEED_CLOCK) {
-        cr_infer_feed(b->inf, ev);
-    }
 }
 
 /* One feed event into its board: journal first (unless rebuilding), then the
@@ -632,30 +377,16 @@ static void feed_event(relay *r, const cr_feed_event *ev, const char *line, size
         }
         free(big);
     }
-    switch (ev->kind) {
-    case CR_FEED_RAW:
-        if (!b->dgt) {
-            b->dgt = cr_dgt_board_new(b->id, NULL);
-        }
-        if (b->dgt) {
-            cr_dgt_board_feed_raw(b->dgt, ev->t, ev->u.raw.bytes, ev->u.raw.len, on_decoded, b);
-        }
-        return;
-    case CR_FEED_CONNECT:
-    case CR_FEED_DISCONNECT:
-        b->online = ev->kind == CR_FEED_CONNECT;
-        if (!b->online && b->dgt) {
-            cr_dgt_board_reset_stream(b->dgt);
-        }
-        cr_infer_feed(b->inf, ev);
-        if (b->game_id) {
-            const cr_store_game *g = cr_store_find(r->live, b->game_id);
-            set_status(b, g ? g->attention : false, NULL);
-        }
-        return;
-    default:
-        cr_infer_feed(b->inf, ev);
-        return;
+    bool link = ev->kind == CR_FEED_CONNECT || ev->kind == CR_FEED_DISCONNECT;
+    if (link) {
+        cr_board_games_set_online(b->games, ev->kind == CR_FEED_CONNECT);
+    }
+    if (cr_board_infer_feed(b->infer, ev)) {
+        cr_log(CR_LOG_ERROR, "out of memory");
+        r->status = 1;
+    }
+    if (link) {
+        cr_board_games_link_status(b->games);
     }
 }
 
@@ -670,7 +401,7 @@ static void run_ticks(relay *r, int64_t upto)
     int64_t end = upto < r->tick_limit ? upto : r->tick_limit;
     for (int64_t k = (r->last_tick / TICK_MS + 1) * TICK_MS; k <= end; k += TICK_MS) {
         for (int i = 0; i < r->nboards; i++) {
-            cr_infer_tick(r->boards[i]->inf, k);
+            cr_infer_tick(cr_board_infer_engine(r->boards[i]->infer), k);
         }
         r->last_tick = k;
     }
@@ -693,7 +424,7 @@ static void finish_all(relay *r, int64_t t)
 {
     run_ticks(r, t);
     for (int i = 0; i < r->nboards; i++) {
-        cr_infer_finish(r->boards[i]->inf, t);
+        cr_infer_finish(cr_board_infer_engine(r->boards[i]->infer), t);
     }
     if (!r->rebuilding && r->journal) {
         char line[64];
@@ -821,12 +552,6 @@ static board *find_board(relay *r, const char *id)
     return NULL;
 }
 
-static int pairings_new_game(void *data)
-{
-    relay *r = data;
-    return ++r->next_game;
-}
-
 static void pairings_emit(void *data, cr_store_event *ev)
 {
     emit(data, ev);
@@ -838,25 +563,10 @@ static void pairings_emit(void *data, cr_store_event *ev)
  * the journal, so a rebuild does the same. */
 static void pairings_created(void *data, int game, const char *board_id)
 {
-    relay *r = data;
-    board *b = find_board(r, board_id);
-    if (!b || !b->game_id || b->game_id == game) {
-        return;
+    board *b = find_board(data, board_id);
+    if (b) {
+        cr_board_games_paired(b->games, game);
     }
-    int was = b->game_id;
-    const cr_store_game *g = cr_store_find(r->live, was);
-    if (!g || cr_game_ply_count(g->game) > 0 || cr_game_result(g->game) != CR_RESULT_NONE ||
-        !standard_start(g->game) || cr_pairings_link_take(r->pairings, b->id) != game) {
-        return;
-    }
-    take_pairing(b, game, NULL);
-    cr_store_event *st = cr_store_event_new(CR_SEV_STATUS); /* offline: no board on it now */
-    if (st) {
-        st->game = was;
-    }
-    emit(r, st);
-    cr_log(CR_LOG_INFO, "board %s: game %d (not started) left for game %d of the pairings", b->id,
-           was, game);
 }
 
 /* "# pairings <ts us> <feed ms ticked> <the link's line>": when the import
@@ -895,7 +605,7 @@ static cr_pairings_link *new_pairings_link(relay *r, const char *path)
     pc.round = r->t->pairings_round;
     pc.tournament = r->t;
     pc.store = r->live;
-    pc.new_game = pairings_new_game;
+    pc.new_game = new_game_id;
     pc.emit = pairings_emit;
     pc.created = pairings_created;
     pc.journal = pairings_journal;
@@ -1279,8 +989,8 @@ static void free_relay(relay *r)
     }
     cr_feed_source_free(r->feeds);
     for (int i = 0; i < r->nboards; i++) {
-        cr_infer_free(r->boards[i]->inf);
-        cr_dgt_board_free(r->boards[i]->dgt);
+        cr_board_infer_free(r->boards[i]->infer);
+        cr_board_games_free(r->boards[i]->games);
         free(r->boards[i]);
     }
     free(r->boards);
@@ -1320,6 +1030,7 @@ int cr_loop_run(const cr_loop_config *cfg)
     }
     r->base = event_base_new();
     r->live = cr_store_new();
+    games_config(r);
     r->pub = r->delay_us ? cr_store_new() : NULL;
     r->pubs = cr_queue_new(PUB_QUEUE, NULL, NULL);
     r->cmds = cr_queue_new(CMD_QUEUE, NULL, NULL);
