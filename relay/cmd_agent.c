@@ -31,6 +31,7 @@
 #include "dgt_boardset.h"
 #include "feed_source.h"
 #include "log.h"
+#include "opts.h"
 #include "sigwatch.h"
 #include "ws_text.h"
 
@@ -600,10 +601,7 @@ int cr_cmd_agent(int argc, char **argv)
             } else if (strcmp(o, "--feed") == 0 && nfeeds < AGENT_MAX_FEEDS) {
                 feeds[nfeeds++] = v;
             } else if (strcmp(o, "--speed") == 0) {
-                char *end;
-                a->clock.speed = strtod(v, &end);
-                if (*end || !(a->clock.speed > 0 && a->clock.speed <= 1e6)) {
-                    fprintf(stderr, "chessrelay agent: --speed: expected a number > 0, got '%s'\n", v);
+                if (!cr_opt_number("agent", o, v, 1e-6, 1e6, "a number > 0", &a->clock.speed)) {
                     return 2;
                 }
             } else {

@@ -10,6 +10,7 @@
 #include "commands.h"
 #include "dgt_boardset.h"
 #include "dgt_serial.h"
+#include "opts.h"
 
 #define BOARDS_MAX 64
 
@@ -48,7 +49,7 @@ int cr_cmd_boards(int argc, char **argv)
     const char *serials[BOARDS_MAX];
     int nserial = 0;
     bool usb = false;
-    long timeout = 3000;
+    long long timeout = 3000;
     for (int i = 1; i < argc; i++) {
         const char *v = i + 1 < argc ? argv[i + 1] : NULL;
         if (strcmp(argv[i], "--serial") == 0 && v && nserial < BOARDS_MAX) {
@@ -57,7 +58,10 @@ int cr_cmd_boards(int argc, char **argv)
         } else if (strcmp(argv[i], "--usb") == 0) {
             usb = true;
         } else if (strcmp(argv[i], "--timeout") == 0 && v) {
-            timeout = strtol(v, NULL, 10);
+            if (!cr_opt_int("boards", argv[i], v, 0, 3600000, "milliseconds (0..3600000)",
+                            &timeout)) {
+                return 2;
+            }
             i++;
         } else {
             fprintf(stderr, "chessrelay boards: unknown or incomplete option '%s'\n", argv[i]);

@@ -39,6 +39,7 @@
 #include "event_decode.h"
 #include "log.h"
 #include "nats_pub.h"
+#include "opts.h"
 #include "queue.h"
 #include "server.h"
 #include "sigwatch.h"
@@ -689,7 +690,6 @@ int cr_cmd_edge(int argc, char **argv)
             return usage();
         }
         i++;
-        char *end = NULL;
         if (strcmp(o, "--from") == 0) {
             from = v;
         } else if (strcmp(o, "--tournament") == 0) {
@@ -709,17 +709,11 @@ int cr_cmd_edge(int argc, char **argv)
         } else if (strcmp(o, "--web-root") == 0) {
             web_root = v;
         } else if (strcmp(o, "--delay") == 0) {
-            delay_min = strtod(v, &end);
-            if (!*v || *end || !(delay_min >= 0 && delay_min <= 24 * 60)) {
-                fprintf(stderr, "chessrelay edge: --delay: expected minutes (0..1440), got '%s'\n",
-                        v);
+            if (!cr_opt_number("edge", o, v, 0, 24 * 60, "minutes (0..1440)", &delay_min)) {
                 return 2;
             }
         } else if (strcmp(o, "--gap-wait") == 0) {
-            gap_wait = strtod(v, &end);
-            if (!*v || *end || !(gap_wait >= 0 && gap_wait <= 3600)) {
-                fprintf(stderr,
-                        "chessrelay edge: --gap-wait: expected seconds (0..3600), got '%s'\n", v);
+            if (!cr_opt_number("edge", o, v, 0, 3600, "seconds (0..3600)", &gap_wait)) {
                 return 2;
             }
         } else {

@@ -28,6 +28,7 @@
 #include "dgt_emu.h"
 #include "dgt_link.h"
 #include "dgt_serial.h"
+#include "opts.h"
 #include "sigwatch.h"
 
 typedef struct emu_event {
@@ -556,13 +557,19 @@ int cr_cmd_emulate(int argc, char **argv)
         if (strcmp(a, "--pty") == 0) {
             pty = true;
         } else if (strcmp(a, "--speed") == 0 && v) {
-            em.speed = strtod(v, NULL);
+            if (!cr_opt_number("emulate", a, v, 1e-6, 1e6, "a number > 0", &em.speed)) {
+                return 2;
+            }
             i++;
         } else if (strcmp(a, "--faults") == 0 && v) {
             faults = v;
             i++;
         } else if (strcmp(a, "--seed") == 0 && v) {
-            em.rng = strtoull(v, NULL, 10) * 2654435761u + 1;
+            uint64_t seed;
+            if (!cr_opt_u64("emulate", a, v, "a whole number", &seed)) {
+                return 2;
+            }
+            em.rng = seed * 2654435761u + 1;
             i++;
         } else if (strcmp(a, "--board") == 0 && v) {
             board = v;
@@ -571,7 +578,11 @@ int cr_cmd_emulate(int argc, char **argv)
             em.link = v;
             i++;
         } else if (strcmp(a, "--max-gap") == 0 && v) {
-            max_gap = strtoll(v, NULL, 10);
+            long long gap;
+            if (!cr_opt_int("emulate", a, v, 0, INT64_MAX / 2, "milliseconds (0 or more)", &gap)) {
+                return 2;
+            }
+            max_gap = gap;
             i++;
         } else if (strcmp(a, "--serial-number") == 0 && v) {
             serial = v;

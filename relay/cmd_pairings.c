@@ -10,6 +10,7 @@
 #include <string.h>
 
 #include "commands.h"
+#include "opts.h"
 #include "cr/pairings.h"
 
 static int usage(void)
@@ -228,10 +229,8 @@ int cr_cmd_pairings(int argc, char **argv)
         const char *a = argv[i];
         const char *v = i + 1 < argc ? argv[i + 1] : NULL;
         if (strcmp(a, "--round") == 0) {
-            char *end = NULL;
-            long n = v ? strtol(v, &end, 10) : 0;
-            if (!v || *end || n < 1 || n > 10000) {
-                fprintf(stderr, "pairings: --round needs a round number, got '%s'\n", v ? v : "");
+            long long n;
+            if (!cr_opt_int("pairings", a, v, 1, 10000, "a round number", &n)) {
                 return 2;
             }
             only = (int)n;

@@ -13,6 +13,7 @@
 #include "cr/feed.h"
 #include "dgt_boardset.h"
 #include "dgt_serial.h"
+#include "opts.h"
 #include "sigwatch.h"
 
 #define RECORD_MAX_LINKS 64
@@ -113,7 +114,7 @@ int cr_cmd_record(int argc, char **argv)
     const char *serials[RECORD_MAX_LINKS];
     int nserial = 0;
     bool usb = false;
-    long duration = 0;
+    long long duration = 0;
     for (int i = 1; i < argc; i++) {
         const char *a = argv[i];
         const char *v = i + 1 < argc ? argv[i + 1] : NULL;
@@ -129,7 +130,9 @@ int cr_cmd_record(int argc, char **argv)
             r.out_name = v;
             i++;
         } else if (strcmp(a, "--time-scale") == 0 && v) {
-            r.scale = strtod(v, NULL);
+            if (!cr_opt_number("record", a, v, 1e-6, 1e6, "a number > 0", &r.scale)) {
+                return 2;
+            }
             i++;
         } else if (strcmp(a, "--clock-white") == 0 && v) {
             r.cfg.link.board.white_side = strcmp(v, "left") == 0    ? CR_DGT_WHITE_LEFT
@@ -141,7 +144,10 @@ int cr_cmd_record(int argc, char **argv)
         } else if (strcmp(a, "--update") == 0) {
             r.cfg.link.update_plain = true;
         } else if (strcmp(a, "--duration") == 0 && v) {
-            duration = strtol(v, NULL, 10);
+            if (!cr_opt_int("record", a, v, 0, INT64_MAX / 2, "milliseconds (0 or more)",
+                            &duration)) {
+                return 2;
+            }
             i++;
         } else if (strcmp(a, "--quiet") == 0) {
             r.quiet = true;

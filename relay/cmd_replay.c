@@ -7,6 +7,7 @@
 #include <string.h>
 
 #include "commands.h"
+#include "opts.h"
 #include "cr/feed.h"
 #include "cr/infer.h"
 #include "cr/pgn.h"
@@ -317,10 +318,8 @@ int cr_cmd_replay(int argc, char **argv)
         } else if (strcmp(a, "--stats") == 0) {
             stats = true;
         } else if (strcmp(a, "--settle") == 0 && i + 1 < argc) {
-            char *end;
-            long v = strtol(argv[++i], &end, 10);
-            if (*end || v < 0 || v > 600000) {
-                fprintf(stderr, "chessrelay replay: bad --settle value '%s'\n", argv[i]);
+            long long v;
+            if (!cr_opt_int("replay", a, argv[++i], 0, 600000, "milliseconds (0..600000)", &v)) {
                 free(feeds);
                 return 2;
             }
