@@ -37,6 +37,7 @@
 #include "commands.h"
 #include "config.h"
 #include "event_decode.h"
+#include "lanes.h"
 #include "log.h"
 #include "nats_pub.h"
 #include "opts.h"
@@ -63,21 +64,15 @@ typedef struct item {
     char data[];
 } item;
 
-typedef struct delayed {
-    struct delayed *next;
-    cr_store_event *ev;
-    cr_buf *json;
-} delayed;
-
 typedef struct edge {
     const char *from, *stream;
     char tournament[CR_NATS_TOKEN_MAX]; /* "" until the first message */
     bool fixed_tournament;
     cr_config *cfg;
-    int64_t delay_us, gap_wait_us;
+    int64_t gap_wait_us;
     struct event_base *base;
-    cr_store *live, *pub;
-    delayed *dhead, *dtail;
+    cr_lanes *lanes; /* the live and public stores, the delay line (lanes.h) */
+    cr_store *live;  /* the live lane's store */
     cr_queue *in, *pubs, *cmds;
     cr_server *server;
     natsConnection *nc;
@@ -101,39 +96,12 @@ typedef struct edge {
     int status;
 } edge;
 
-/*----- publishing to the server (as loop.c does) -----*/
+/*----- publishing to the server (lanes.h) -----*/
 
-static void publish(edge *e, unsigned lanes, const cr_store *store, const cr_store_event *ev,
-                    cr_buf *json)
+static void set_restoring(edge *e, bool on)
 {
-    int delay_s = (lanes & CR_LANE_PUBLIC) ? (int)(e->delay_us / 1000000) : 0;
-    cr_pub *p = cr_pub_for_event(store, ev, json, lanes, delay_s);
-    if (p && !cr_queue_push(e->pubs, p, true)) {
-        cr_pub_free(p);
-    }
-}
-
-static void publish_states(edge *e, unsigned lanes, const cr_store *store)
-{
-    int delay_s = (lanes & CR_LANE_PUBLIC) ? (int)(e->delay_us / 1000000) : 0;
-    for (int i = 0; i < cr_store_game_count(store); i++) {
-        const cr_store_game *g = cr_store_game_at(store, i);
-        cr_pub *p = cr_pub_for_game(store, g, lanes, delay_s);
-        if (!p) {
-            return;
-        }
-        if (!cr_queue_push(e->pubs, p, true)) {
-            cr_pub_free(p);
-        }
-    }
-    cr_pub *m = cr_pub_new(CR_PUB_MARK);
-    if (m) {
-        m->lanes = lanes;
-        m->seq = cr_store_last_seq(store);
-        if (!cr_queue_push(e->pubs, m, true)) {
-            cr_pub_free(m);
-        }
-    }
+    e->restoring = on;
+    cr_lanes_set_quiet(e->lanes, on);
 }
 
 static void publish_stats(edge *e)
@@ -151,31 +119,7 @@ static void publish_stats(edge *e)
             p->boards_online += g->online;
         }
     }
-    if (!cr_queue_push(e->pubs, p, true)) {
-        cr_pub_free(p);
-    }
-}
-
-static void run_delay_line(edge *e, int64_t now_us)
-{
-    while (e->dhead && e->dhead->ev->ts + e->delay_us <= now_us) {
-        delayed *d = e->dhead;
-        e->dhead = d->next;
-        if (!e->dhead) {
-            e->dtail = NULL;
-        }
-        cr_error err;
-        if (cr_store_apply(e->pub, d->ev, &err) == 0) {
-            if (!e->restoring) {
-                publish(e, CR_LANE_PUBLIC, e->pub, d->ev, d->json);
-            }
-        } else {
-            cr_log(CR_LOG_WARN, "edge: public store: %s", err.text);
-        }
-        cr_store_event_free(d->ev);
-        cr_buf_unref(d->json);
-        free(d);
-    }
+    cr_lanes_publish(e->lanes, p);
 }
 
 /*----- applying events in seq order -----*/
@@ -201,10 +145,13 @@ static void apply_item(edge *e, const item *it)
         rc = g ? cr_event_resolve_move(ev, cr_game_position(g->game), &err)
                : cr_error_set(&err, CR_EINVAL, 0, 0, "unknown game %d", ev->game);
     }
+    cr_buf *json = rc == 0 ? cr_buf_new(it->data, it->len) : NULL;
     if (rc == 0) {
-        rc = cr_store_apply(e->live, ev, &err);
+        rc = json ? cr_lanes_add(e->lanes, ev, json, &err)
+                  : cr_error_set(&err, CR_ENOMEM, 0, 0, "out of memory");
     }
     if (rc) {
+        cr_buf_unref(json);
         e->refused++;
         cr_log(CR_LOG_WARN, "edge: stream message %" PRIu64 " (seq %" PRId64 ") refused: %s",
                it->sseq, it->seq, err.text);
@@ -212,27 +159,6 @@ static void apply_item(edge *e, const item *it)
         return;
     }
     e->applied++;
-    cr_buf *json = cr_buf_new(it->data, it->len);
-    if (!e->restoring) {
-        publish(e, e->pub ? CR_LANE_LIVE : CR_LANE_LIVE | CR_LANE_PUBLIC, e->live, ev, json);
-    }
-    if (e->pub) {
-        delayed *d = malloc(sizeof *d);
-        if (d) {
-            d->next = NULL;
-            d->ev = ev;
-            d->json = json;
-            if (e->dtail) {
-                e->dtail->next = d;
-            } else {
-                e->dhead = d;
-            }
-            e->dtail = d;
-            return;
-        }
-    }
-    cr_buf_unref(json);
-    cr_store_event_free(ev);
 }
 
 /* Applies the pending events that are next in seq order. */
@@ -424,7 +350,7 @@ static int state_open(edge *e, const char *dir)
     FILE *f = fopen(path, "r");
     long lines = 0, bad = 0;
     if (f) {
-        e->restoring = true;
+        set_restoring(e, true);
         char *line = NULL;
         size_t cap = 0;
         ssize_t n;
@@ -447,10 +373,8 @@ static int state_open(edge *e, const char *dir)
         if (truncate(path, good_end)) {
             cr_log(CR_LOG_WARN, "edge: %s: %s", path, strerror(errno));
         }
-        e->restoring = false;
-        if (e->pub) {
-            run_delay_line(e, cr_now_us());
-        }
+        set_restoring(e, false);
+        cr_lanes_tick(e->lanes, cr_now_us());
         cr_log(CR_LOG_INFO,
                "edge: %s: %ld messages (%ld unreadable), %d games, seq %" PRId64
                ", resuming after stream message %" PRIu64,
@@ -641,9 +565,7 @@ static void on_tick(evutil_socket_t fd, short what, void *arg)
     if (e->npending && e->gap_since && cr_mono_us() - e->gap_since > e->gap_wait_us) {
         skip_gap(e);
     }
-    if (e->pub) {
-        run_delay_line(e, cr_now_us());
-    }
+    cr_lanes_tick(e->lanes, cr_now_us());
 }
 
 static void on_stats(evutil_socket_t fd, short what, void *arg)
@@ -791,20 +713,21 @@ int cr_cmd_edge(int argc, char **argv)
         snprintf(t[e->cfg->token_count].token, sizeof t->token, "%s", token);
         e->cfg->token_count++;
     }
-    e->delay_us = (int64_t)e->cfg->delay_s * 1000000;
 
     /* Before any thread is made; it also turns on libevent's locking before
      * the base exists (the queues wake it from other threads). */
     cr_sigwatch *sw = cr_sigwatch_new(false);
     e->base = sw ? event_base_new() : NULL;
-    e->live = cr_store_new();
-    e->pub = e->delay_us ? cr_store_new() : NULL;
     e->in = cr_queue_new(IN_QUEUE, NULL, NULL);
     e->pubs = cr_queue_new(PUB_QUEUE, NULL, NULL);
     e->cmds = cr_queue_new(CMD_QUEUE, NULL, NULL);
     e->pending = calloc(PENDING_MAX, sizeof *e->pending);
-    if (!e->base || !e->live || (e->delay_us && !e->pub) || !e->in || !e->pubs || !e->cmds ||
-        !e->pending) {
+    if (e->base && e->pubs) {
+        cr_lanes_config lc = {.delay_s = e->cfg->delay_s, .pubs = e->pubs, .base = e->base};
+        e->lanes = cr_lanes_new(&lc);
+        e->live = e->lanes ? cr_lanes_live(e->lanes) : NULL;
+    }
+    if (!e->base || !e->lanes || !e->in || !e->pubs || !e->cmds || !e->pending) {
         cr_log(CR_LOG_ERROR, "out of memory");
         goto out;
     }
@@ -845,12 +768,7 @@ int cr_cmd_edge(int argc, char **argv)
     if (state && state_open(e, state)) {
         goto out;
     }
-    if (e->pub) {
-        publish_states(e, CR_LANE_LIVE, e->live);
-        publish_states(e, CR_LANE_PUBLIC, e->pub);
-    } else {
-        publish_states(e, CR_LANE_LIVE | CR_LANE_PUBLIC, e->live);
-    }
+    cr_lanes_publish_states(e->lanes);
 
     e->nc = cr_nats_connect(from, "chessrelay edge", e->base, NULL, NULL, &err);
     if (!e->nc) {
@@ -922,18 +840,10 @@ out:
         free(e->pending[i]);
     }
     free(e->pending);
-    while (e->dhead) {
-        delayed *d = e->dhead;
-        e->dhead = d->next;
-        cr_store_event_free(d->ev);
-        cr_buf_unref(d->json);
-        free(d);
-    }
     if (e->state) {
         fclose(e->state);
     }
-    cr_store_free(e->live);
-    cr_store_free(e->pub);
+    cr_lanes_free(e->lanes);
     if (e->base) {
         event_base_free(e->base);
     }

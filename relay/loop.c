@@ -16,6 +16,7 @@
 #include "board_infer.h"
 #include "feed_source.h"
 #include "journal.h"
+#include "lanes.h"
 #include "log.h"
 #include "nats_pub.h"
 #include "outputs.h" /* H8b: pushes to broadcast hosts, export folder */
@@ -38,12 +39,6 @@ typedef struct board {
     long skip;       /* restart: events of this board already in the journal */
 } board;
 
-typedef struct delayed {
-    struct delayed *next;
-    cr_store_event *ev;
-    cr_buf *json;
-} delayed;
-
 struct relay {
     const cr_loop_config *cfg;
     const cr_config *t;
@@ -51,11 +46,10 @@ struct relay {
     board **boards;
     int nboards, capboards;
     cr_feed_source *feeds; /* the feed files, NULL without */
-    cr_store *live, *pub; /* pub: NULL without a public delay */
+    cr_lanes *lanes;   /* the live and public stores, the delay line (lanes.h) */
+    cr_store *live;    /* the live lane's store */
     cr_board_games_config games_cfg; /* for every board */
     cr_outputs *outputs;  /* H8b: round PGN pushes and export folder, fed from the public store */
-    delayed *dhead, *dtail;
-    int64_t delay_us;
     int64_t seq;
     int next_game;
     cr_journal *journal;
@@ -66,7 +60,6 @@ struct relay {
     int emitted;        /* store events emitted */
     bool finished;
     cr_queue *pubs, *cmds;
-    struct event *flush_ev; /* wakes the server once per batch of publications */
     cr_board_sources *live_boards; /* NULL without live boards */
     cr_server *server;
     cr_agent_link *agents; /* venue agents, or NULL */
@@ -87,60 +80,12 @@ static int64_t feed_now(const relay *r)
     return cr_feed_clock_now(&r->clock);
 }
 
-/*----- publishing -----*/
+/*----- publishing (lanes.h) -----*/
 
-/* Publications are pushed without waking the server thread; flush_ev, run
- * once the current callback is done, wakes it for all of them: the events
- * of one feed event (a move, its clock...) go out in one service round. */
-static bool queue_pub(relay *r, cr_pub *p)
+static void set_rebuilding(relay *r, bool on)
 {
-    if (!cr_queue_push_quiet(r->pubs, p, true)) {
-        return false;
-    }
-    if (r->flush_ev) {
-        event_active(r->flush_ev, EV_READ, 0);
-    }
-    return true;
-}
-
-static void on_flush(evutil_socket_t fd, short what, void *arg)
-{
-    relay *r = arg;
-    cr_queue_wake(r->pubs);
-}
-
-static void publish(relay *r, unsigned lanes, const cr_store *store, const cr_store_event *ev,
-                    cr_buf *json)
-{
-    int delay_s = (lanes & CR_LANE_PUBLIC) ? (int)(r->delay_us / 1000000) : 0;
-    cr_pub *p = cr_pub_for_event(store, ev, json, lanes, delay_s);
-    if (p && !queue_pub(r, p)) {
-        cr_pub_free(p);
-    }
-}
-
-/* Publishes every game's state of a store (after the rebuild). */
-static void publish_states(relay *r, unsigned lanes, const cr_store *store)
-{
-    int delay_s = (lanes & CR_LANE_PUBLIC) ? (int)(r->delay_us / 1000000) : 0;
-    for (int i = 0; i < cr_store_game_count(store); i++) {
-        const cr_store_game *g = cr_store_game_at(store, i);
-        cr_pub *p = cr_pub_for_game(store, g, lanes, delay_s);
-        if (!p) {
-            return;
-        }
-        if (!queue_pub(r, p)) {
-            cr_pub_free(p);
-        }
-    }
-    cr_pub *m = cr_pub_new(CR_PUB_MARK);
-    if (m) {
-        m->lanes = lanes;
-        m->seq = cr_store_last_seq(store);
-        if (!queue_pub(r, m)) {
-            cr_pub_free(m);
-        }
-    }
+    r->rebuilding = on;
+    cr_lanes_set_quiet(r->lanes, on);
 }
 
 /* Prometheus text of the pushes, the pairings file and the NATS
@@ -190,37 +135,29 @@ static void publish_stats(relay *r)
         p->boards_json = cr_buf_take_str(cr_board_sources_json(r->live_boards));
     }
     p->loop_metrics = loop_metrics(r);
-    if (!queue_pub(r, p)) {
-        cr_pub_free(p);
-    }
+    cr_lanes_publish(r->lanes, p);
 }
 
-/* Moves due events from the delay line to the public store. */
-static void run_delay_line(relay *r, int64_t now_us)
+/* An event of the live lane, before it is published. */
+static void on_live_event(void *data, const cr_store *live, const cr_store_event *ev,
+                          cr_buf *json)
 {
-    while (r->dhead && r->dhead->ev->ts + r->delay_us <= now_us) {
-        delayed *d = r->dhead;
-        r->dhead = d->next;
-        if (!r->dhead) {
-            r->dtail = NULL;
-        }
-        cr_error err;
-        if (cr_store_apply(r->pub, d->ev, &err) == 0) {
-            cr_outputs_changed(r->outputs, r->pub, d->ev); /* H8b */
-            if (!r->rebuilding) {
-                publish(r, CR_LANE_PUBLIC, r->pub, d->ev, d->json);
-            }
-        } else {
-            cr_log(CR_LOG_WARN, "public store: %s", err.text);
-        }
-        cr_store_event_free(d->ev);
-        cr_buf_unref(d->json);
-        free(d);
-    }
+    relay *r = data;
+    cr_arbiter_link_on_store_event(r->arb, ev, feed_now(r), wall_ms()); /* never emits */
+    cr_log(CR_LOG_DEBUG, "event %" PRId64 ": kind %d game %d ply %d%s", ev->seq, (int)ev->kind,
+           ev->game, ev->ply, r->rebuilding ? " (rebuild)" : "");
+    /* NATS: every live event, rebuild included */
+    cr_nats_pub_event(r->nats, live, ev, json);
 }
 
-/* Gives an event its seq and ts, applies it to the live store, publishes it
- * and queues it for the public lane. Takes ev. */
+/* An event of the public lane: the round's PGN pushed and exported. */
+static void on_public_event(void *data, const cr_store *pub, const cr_store_event *ev)
+{
+    relay *r = data;
+    cr_outputs_changed(r->outputs, pub, ev);
+}
+
+/* Gives an event its seq and ts and adds it to the lanes. Takes ev. */
 static void emit(relay *r, cr_store_event *ev)
 {
     if (!ev) {
@@ -230,43 +167,13 @@ static void emit(relay *r, cr_store_event *ev)
     ev->seq = r->seq + 1;
     ev->ts = r->cur_ts;
     cr_error err;
-    cr_error_clear(&err);
-    if (cr_store_apply(r->live, ev, &err)) {
+    if (cr_lanes_add(r->lanes, ev, NULL, &err)) {
         cr_log(CR_LOG_WARN, "store: %s", err.text);
         cr_store_event_free(ev);
         return;
     }
     r->seq++;
     r->emitted++;
-    cr_arbiter_link_on_store_event(r->arb, ev, feed_now(r), wall_ms()); /* never emits */
-    if (!r->pub) {
-        cr_outputs_changed(r->outputs, r->live, ev); /* H8b: no delay: live is public */
-    }
-    cr_log(CR_LOG_DEBUG, "event %" PRId64 ": kind %d game %d ply %d%s", ev->seq, (int)ev->kind, ev->game,
-           ev->ply, r->rebuilding ? " (rebuild)" : "");
-    bool need_json = !r->rebuilding || r->pub;
-    cr_buf *json = need_json ? cr_store_event_json(ev) : NULL;
-    cr_nats_pub_event(r->nats, r->live, ev, json); /* NATS: every live event, rebuild included */
-    if (!r->rebuilding) {
-        publish(r, r->pub ? CR_LANE_LIVE : CR_LANE_LIVE | CR_LANE_PUBLIC, r->live, ev, json);
-    }
-    if (r->pub) {
-        delayed *d = malloc(sizeof *d);
-        if (d) {
-            d->next = NULL;
-            d->ev = ev;
-            d->json = json;
-            if (r->dtail) {
-                r->dtail->next = d;
-            } else {
-                r->dhead = d;
-            }
-            r->dtail = d;
-            return;
-        }
-    }
-    cr_buf_unref(json);
-    cr_store_event_free(ev);
 }
 
 /*----- from inference events to store events (board_games.h) -----*/
@@ -895,17 +802,15 @@ static int rebuild(relay *r)
 {
     cr_journal_stats st;
     cr_error err;
-    r->rebuilding = true;
+    set_rebuilding(r, true);
     int64_t t0 = cr_mono_us();
     int rc = cr_journal_replay(r->cfg->state_dir, on_journal_line, r, &st, &err);
     if (rc) {
         cr_log(CR_LOG_ERROR, "journal: %s", rc == CR_EIO ? err.text : cr_strerror(rc));
         return -1;
     }
-    if (r->pub) {
-        run_delay_line(r, cr_now_us());
-    }
-    r->rebuilding = false;
+    cr_lanes_tick(r->lanes, cr_now_us());
+    set_rebuilding(r, false);
     if (st.files) {
         cr_log(CR_LOG_INFO,
                "journal: %d file(s), %ld lines, %d torn line(s) dropped: %d games, seq %" PRId64
@@ -913,12 +818,7 @@ static int rebuild(relay *r)
                st.files, st.lines, st.torn, cr_store_game_count(r->live), r->seq,
                (double)(cr_mono_us() - t0) / 1000.0);
     }
-    if (r->pub) {
-        publish_states(r, CR_LANE_LIVE, r->live);
-        publish_states(r, CR_LANE_PUBLIC, r->pub);
-    } else {
-        publish_states(r, CR_LANE_LIVE | CR_LANE_PUBLIC, r->live);
-    }
+    cr_lanes_publish_states(r->lanes);
     return 0;
 }
 
@@ -941,10 +841,8 @@ static void on_tick(evutil_socket_t fd, short what, void *arg)
         run_ticks(r, bound);
     }
     cr_arbiter_link_tick(r->arb, feed_now(r), wall_ms()); /* arbiter monitoring (arbiter_link.h) */
-    if (r->pub) {
-        run_delay_line(r, cr_now_us());
-    }
-    cr_outputs_flush(r->outputs, r->pub ? r->pub : r->live); /* H8b */
+    cr_lanes_tick(r->lanes, cr_now_us());
+    cr_outputs_flush(r->outputs, cr_lanes_public(r->lanes)); /* H8b */
 }
 
 static void on_sync(evutil_socket_t fd, short what, void *arg)
@@ -981,7 +879,7 @@ static void free_relay(relay *r)
 {
     cr_board_sources_free(r->live_boards); /* before the boards and the base it uses */
     struct event *evs[] = {r->tick_ev,  r->sync_ev,  r->stats_ev,
-                           r->cmd_ev,   r->flush_ev, r->reload_ev};
+                           r->cmd_ev,   r->reload_ev};
     for (size_t i = 0; i < sizeof evs / sizeof evs[0]; i++) {
         if (evs[i]) {
             event_free(evs[i]);
@@ -994,18 +892,10 @@ static void free_relay(relay *r)
         free(r->boards[i]);
     }
     free(r->boards);
-    while (r->dhead) {
-        delayed *d = r->dhead;
-        r->dhead = d->next;
-        cr_store_event_free(d->ev);
-        cr_buf_unref(d->json);
-        free(d);
-    }
     cr_outputs_free(r->outputs); /* H8b: before the event_base */
     cr_pairings_link_free(r->pairings);
     cr_arbiter_link_free(r->arb); /* after the server: its HTTP thread reads the link */
-    cr_store_free(r->live);
-    cr_store_free(r->pub);
+    cr_lanes_free(r->lanes); /* after the arbiter link, which reads its live store */
     cr_journal_close(r->journal);
     if (r->base) {
         event_base_free(r->base);
@@ -1019,7 +909,6 @@ int cr_loop_run(const cr_loop_config *cfg)
     r->cfg = cfg;
     r->t = cfg->tournament;
     r->clock.speed = cfg->speed > 0 ? cfg->speed : 1.0;
-    r->delay_us = (int64_t)r->t->delay_s * 1000000;
     int status = 1;
     /* Before any thread is made; SIGHUP re-reads the pairings file, else
      * it ends the relay as ever. */
@@ -1029,15 +918,20 @@ int cr_loop_run(const cr_loop_config *cfg)
         return 1;
     }
     r->base = event_base_new();
-    r->live = cr_store_new();
-    games_config(r);
-    r->pub = r->delay_us ? cr_store_new() : NULL;
     r->pubs = cr_queue_new(PUB_QUEUE, NULL, NULL);
     r->cmds = cr_queue_new(CMD_QUEUE, NULL, NULL);
-    if (!r->base || !r->live || (r->delay_us && !r->pub) || !r->pubs || !r->cmds) {
+    if (r->base && r->pubs) {
+        cr_lanes_config lc = {.delay_s = r->t->delay_s, .pubs = r->pubs, .base = r->base,
+                              .live_event = on_live_event, .public_event = on_public_event,
+                              .data = r};
+        r->lanes = cr_lanes_new(&lc);
+    }
+    if (!r->base || !r->lanes || !r->pubs || !r->cmds) {
         cr_log(CR_LOG_ERROR, "out of memory");
         goto out;
     }
+    r->live = cr_lanes_live(r->lanes);
+    games_config(r);
     r->cmd_ev = event_new(r->base, -1, 0, on_commands, r);
     cr_queue_set_wake(r->cmds, wake_loop, r->cmd_ev);
 
@@ -1057,7 +951,6 @@ int cr_loop_run(const cr_loop_config *cfg)
     if (r->t->export_dir) {
         cr_log(CR_LOG_INFO, "export folder %s", r->t->export_dir);
     }
-    r->flush_ev = event_new(r->base, -1, 0, on_flush, r);
     if (r->t->pairings) {
         r->pairings = new_pairings_link(r, r->t->pairings);
         r->reload_ev = event_new(r->base, -1, 0, on_reload, r);
@@ -1119,9 +1012,9 @@ int cr_loop_run(const cr_loop_config *cfg)
         }
     }
     /* Not ready (503 on /healthz) until the journals are read. */
-    r->rebuilding = true;
+    set_rebuilding(r, true);
     publish_stats(r);
-    r->rebuilding = false;
+    set_rebuilding(r, false);
 
     if (cfg->publish && cfg->publish->url) {
         r->nats = cr_nats_pub_start(cfg->publish, r->base, r->t->event, r->t->delay_s, &err);
