@@ -63,9 +63,11 @@ typedef struct agent {
     char *line;
     size_t line_cap;
     /* lws thread */
+    struct event *check; /* watermark, and the end of the link thread */
     struct lws_context *ctx;
     struct lws *wsi;
     pthread_t thread;
+    bool thread_started;
     lws_sorted_usec_list_t sul_connect, sul_tick;
     int64_t backoff_us;
     bool hello_sent, welcomed, tick_due, bye_sent;
@@ -553,25 +555,56 @@ static void lws_log_line(int level, const char *line)
     cr_log(level == LLL_ERR ? CR_LOG_ERROR : CR_LOG_WARN, "lws: %.*s", (int)n, line);
 }
 
-int cr_cmd_agent(int argc, char **argv)
-{
-    static agent ag;
-    agent *a = &ag;
-    memset(a, 0, sizeof *a);
-    a->clock.speed = 1.0;
-    a->backoff_us = BACKOFF_MIN_US;
-    const char *to = NULL, *state = NULL;
+typedef struct agent_args {
+    const char *to, *state;
     const char *serials[AGENT_MAX_LINKS];
-    int nserial = 0;
-    bool usb = false;
+    int nserial;
     const char *feeds[AGENT_MAX_FEEDS];
-    int nfeeds = 0;
+    int nfeeds;
+    bool usb;
+} agent_args;
+
+/* An option with a value; returns 0, or 2 after a usage error. */
+static int parse_value(agent *a, agent_args *g, const char *o, const char *v)
+{
+    if (strcmp(o, "--to") == 0) {
+        g->to = v;
+    } else if (strcmp(o, "--token") == 0) {
+        a->token = v;
+    } else if (strcmp(o, "--id") == 0) {
+        if (!cr_agent_id_valid(v)) {
+            fprintf(stderr, "chessrelay agent: --id: expected 1..%d of A-Z a-z 0-9 . _ -\n",
+                    CR_AGENT_ID_MAX);
+            return 2;
+        }
+        snprintf(a->id, sizeof a->id, "%s", v);
+    } else if (strcmp(o, "--state") == 0) {
+        g->state = v;
+    } else if (strcmp(o, "--serial") == 0 && g->nserial < AGENT_MAX_LINKS) {
+        g->serials[g->nserial++] = v;
+    } else if (strcmp(o, "--feed") == 0 && g->nfeeds < AGENT_MAX_FEEDS) {
+        g->feeds[g->nfeeds++] = v;
+    } else if (strcmp(o, "--speed") == 0) {
+        if (!cr_opt_number("agent", o, v, 1e-6, 1e6, "a number > 0", &a->clock.speed)) {
+            return 2;
+        }
+    } else {
+        fprintf(stderr, "chessrelay agent: unknown option '%s'\n", o);
+        return usage();
+    }
+    return 0;
+}
+
+/* Returns 0, or 2 after a usage error. */
+static int parse_args(agent *a, agent_args *g, int argc, char **argv)
+{
+    memset(g, 0, sizeof *g);
     a->token = getenv("CHESSRELAY_AGENT_TOKEN");
     for (int i = 1; i < argc; i++) {
         const char *o = argv[i];
         const char *v = i + 1 < argc ? argv[i + 1] : NULL;
         if (strcmp(o, "--usb") == 0) {
-            usb = true;
+            g->usb = true;
         } else if (strcmp(o, "--insecure") == 0) {
             a->insecure = true;
         } else if (strcmp(o, "--exit-at-end") == 0) {
@@ -581,58 +614,40 @@ int cr_cmd_agent(int argc, char **argv)
         } else if (!v) {
             fprintf(stderr, "chessrelay agent: unknown or incomplete option '%s'\n", o);
             return usage();
-        } else {
-            i++;
-            if (strcmp(o, "--to") == 0) {
-                to = v;
-            } else if (strcmp(o, "--token") == 0) {
-                a->token = v;
-            } else if (strcmp(o, "--id") == 0) {
-                if (!cr_agent_id_valid(v)) {
-                    fprintf(stderr, "chessrelay agent: --id: expected 1..%d of A-Z a-z 0-9 . _ -\n",
-                            CR_AGENT_ID_MAX);
-                    return 2;
-                }
-                snprintf(a->id, sizeof a->id, "%s", v);
-            } else if (strcmp(o, "--state") == 0) {
-                state = v;
-            } else if (strcmp(o, "--serial") == 0 && nserial < AGENT_MAX_LINKS) {
-                serials[nserial++] = v;
-            } else if (strcmp(o, "--feed") == 0 && nfeeds < AGENT_MAX_FEEDS) {
-                feeds[nfeeds++] = v;
-            } else if (strcmp(o, "--speed") == 0) {
-                if (!cr_opt_number("agent", o, v, 1e-6, 1e6, "a number > 0", &a->clock.speed)) {
-                    return 2;
-                }
-            } else {
-                fprintf(stderr, "chessrelay agent: unknown option '%s'\n", o);
-                return usage();
-            }
+        } else if (parse_value(a, g, o, argv[++i])) {
+            return 2;
         }
     }
-    if (!to || !a->token || !a->token[0]) {
+    if (!g->to || !a->token || !a->token[0]) {
         fprintf(stderr, "chessrelay agent: --to and --token are required\n");
         return usage();
     }
-    if (parse_url(a, to)) {
-        fprintf(stderr, "chessrelay agent: --to: expected ws://HOST:PORT/agent or wss://..., got '%s'\n",
-                to);
+    if (parse_url(a, g->to)) {
+        fprintf(stderr,
+                "chessrelay agent: --to: expected ws://HOST:PORT/agent or wss://..., got '%s'\n",
+                g->to);
         return 2;
     }
-    if ((nfeeds > 0) + (nserial > 0) + usb > 1) {
+    if ((g->nfeeds > 0) + (g->nserial > 0) + g->usb > 1) {
         fprintf(stderr, "chessrelay agent: give one of --usb, --serial or --feed\n");
         return 2;
     }
-    if (nfeeds == 0 && nserial == 0) {
-        usb = true;
+    if (g->nfeeds == 0 && g->nserial == 0) {
+        g->usb = true;
     }
-    if (nfeeds == 0 && a->clock.speed != 1.0) {
+    if (g->nfeeds == 0 && a->clock.speed != 1.0) {
         fprintf(stderr, "chessrelay agent: --speed applies to --feed only\n");
         return 2;
     }
     if (!a->id[0]) {
         default_id(a->id, sizeof a->id);
     }
+    return 0;
+}
+
+/* The agent's journal: where the feed clock starts and what is sent. */
+static int open_journal(agent *a, const char *state)
+{
     char state_buf[512];
     if (!state) {
         snprintf(state_buf, sizeof state_buf, "chessrelay-agent-%.64s", a->id);
@@ -656,32 +671,24 @@ int cr_cmd_agent(int argc, char **argv)
     if (last_line) {
         a->wm = strtoll(last_line, NULL, 10);
     }
-    pthread_mutex_init(&a->lock, NULL);
-    /* Before any thread is made (libusb's, the link's). */
-    cr_sigwatch *sw = cr_sigwatch_new(false);
-    signal(SIGPIPE, SIG_IGN);
-    a->base = sw ? event_base_new() : NULL;
-    int status = 1;
-    struct event *check = NULL;
-    bool thread_started = false;
-    if (!a->base || cr_sigwatch_start(sw, a->base, on_signal, a, NULL)) {
-        cr_log(CR_LOG_ERROR, "agent: cannot create the event loop");
-        goto out;
-    }
+    return 0;
+}
 
-    /* Sources. */
-    if (nfeeds) {
+/* Feed files or boards. Returns 0 or an exit status (logged). */
+static int start_sources(agent *a, const agent_args *g)
+{
+    cr_error err;
+    if (g->nfeeds) {
         /* Feed files restart where the journal ends: its events are the
          * first `last` of the merged feeds. */
         a->skip = cr_agent_journal_last(a->journal);
         cr_feed_source_config fcfg = {.clock = &a->clock, .skip = feed_skip,
                                       .event = on_board_event, .done = feeds_done, .data = a,
                                       .batch = 2000, .log_prefix = "agent: "};
-        a->feeds = cr_feed_source_new(a->base, feeds, nfeeds, &fcfg, &err);
+        a->feeds = cr_feed_source_new(a->base, g->feeds, g->nfeeds, &fcfg, &err);
         if (!a->feeds) {
             cr_log(CR_LOG_ERROR, "agent: %s", err.text);
-            status = err.code == CR_EIO ? 2 : 1;
-            goto out;
+            return err.code == CR_EIO ? 2 : 1;
         }
         cr_feed_source_start(a->feeds);
     }
@@ -694,27 +701,30 @@ int cr_cmd_agent(int argc, char **argv)
     a->boards = cr_dgt_boardset_new(a->base, &bcfg);
     if (!a->boards) {
         cr_log(CR_LOG_ERROR, "agent: out of memory");
-        goto out;
+        return 1;
     }
-    for (int i = 0; i < nserial; i++) {
-        if (cr_dgt_boardset_add_serial(a->boards, serials[i], &err)) {
+    for (int i = 0; i < g->nserial; i++) {
+        if (cr_dgt_boardset_add_serial(a->boards, g->serials[i], &err)) {
             cr_log(CR_LOG_ERROR, "agent: %s", err.text);
-            status = err.code == CR_EINVAL ? 2 : 1;
-            goto out;
+            return err.code == CR_EINVAL ? 2 : 1;
         }
     }
-    if (usb) {
+    if (g->usb) {
         int n = cr_dgt_boardset_add_usb(a->boards, true, &err);
         if (n < 0) {
             cr_log(CR_LOG_ERROR, "agent: %s", err.text);
-            goto out;
+            return 1;
         }
         if (n == 0) {
             cr_log(CR_LOG_INFO, "agent: no USB boards yet; waiting for one");
         }
     }
+    return 0;
+}
 
-    /* The link. */
+/* The WebSocket client and its thread. Returns 0 or -1 (logged). */
+static int start_link(agent *a)
+{
     lws_set_log_level(LLL_ERR, lws_log_line);
     static const struct lws_protocols protocols[] = {
         {"chessrelay-agent-client", client_callback, 0, CR_AGENT_MESSAGE_MAX, 0, NULL, 0},
@@ -728,28 +738,24 @@ int cr_cmd_agent(int argc, char **argv)
     a->ctx = lws_create_context(&info);
     if (!a->ctx) {
         cr_log(CR_LOG_ERROR, "agent: cannot create the WebSocket client");
-        goto out;
+        return -1;
     }
     lws_sul_schedule(a->ctx, 0, &a->sul_connect, do_connect, 1);
     lws_sul_schedule(a->ctx, 0, &a->sul_tick, on_tick, TICK_US);
     if (pthread_create(&a->thread, NULL, service_thread, a)) {
         cr_log(CR_LOG_ERROR, "agent: cannot start the link thread");
-        goto out;
+        return -1;
     }
-    thread_started = true;
+    a->thread_started = true;
     cr_log(CR_LOG_INFO, "agent %s: forwarding to %s", a->id, a->url);
+    return 0;
+}
 
-    check = event_new(a->base, -1, EV_PERSIST, on_check, a);
-    struct timeval hundred = {0, 50 * 1000};
-    event_add(check, &hundred);
-    event_base_dispatch(a->base);
-    if (cr_sigwatch_signal(sw)) {
-        cr_log(CR_LOG_INFO, "agent: signal %d: stopping", cr_sigwatch_signal(sw));
-    }
-    status = atomic_load(&a->status);
-out:
+/* Stops the link (after a bye, if it is up) and frees the sources. */
+static int stop_agent(agent *a, int status)
+{
     atomic_store(&a->stop, true);
-    if (thread_started) {
+    if (a->thread_started) {
         lws_cancel_service(a->ctx);
         pthread_join(a->thread, NULL);
     }
@@ -758,11 +764,8 @@ out:
     }
     cr_dgt_boardset_free(a->boards);
     cr_feed_source_free(a->feeds);
-    struct event *evs[] = {check};
-    for (size_t i = 0; i < sizeof evs / sizeof evs[0]; i++) {
-        if (evs[i]) {
-            event_free(evs[i]);
-        }
+    if (a->check) {
+        event_free(a->check);
     }
     if (a->base) {
         event_base_free(a->base);
@@ -777,6 +780,42 @@ out:
             status = 1;
         }
     }
+    return status;
+}
+
+int cr_cmd_agent(int argc, char **argv)
+{
+    static agent ag;
+    agent *a = &ag;
+    memset(a, 0, sizeof *a);
+    a->clock.speed = 1.0;
+    a->backoff_us = BACKOFF_MIN_US;
+    agent_args g;
+    int status = parse_args(a, &g, argc, argv);
+    if (status || (status = open_journal(a, g.state)) != 0) {
+        return status;
+    }
+    pthread_mutex_init(&a->lock, NULL);
+    /* Before any thread is made (libusb's, the link's). */
+    cr_sigwatch *sw = cr_sigwatch_new(false);
+    signal(SIGPIPE, SIG_IGN);
+    a->base = sw ? event_base_new() : NULL;
+    status = 1;
+    if (!a->base || cr_sigwatch_start(sw, a->base, on_signal, a, NULL)) {
+        cr_log(CR_LOG_ERROR, "agent: cannot create the event loop");
+    } else if ((status = start_sources(a, &g)) == 0 && (status = start_link(a)) == 0) {
+        a->check = event_new(a->base, -1, EV_PERSIST, on_check, a);
+        struct timeval fifty = {0, 50 * 1000};
+        event_add(a->check, &fifty);
+        event_base_dispatch(a->base);
+        if (cr_sigwatch_signal(sw)) {
+            cr_log(CR_LOG_INFO, "agent: signal %d: stopping", cr_sigwatch_signal(sw));
+        }
+        status = atomic_load(&a->status);
+    } else if (status < 0) {
+        status = 1;
+    }
+    status = stop_agent(a, status);
     cr_agent_journal_close(a->journal);
     cr_sigwatch_free(sw); /* the other threads are stopped */
     pthread_mutex_destroy(&a->lock);

@@ -28,6 +28,7 @@
 #include <inttypes.h>
 #include <pthread.h>
 #include <signal.h>
+#include <stddef.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -596,11 +597,33 @@ static int usage(void)
     return 2;
 }
 
-int cr_cmd_edge(int argc, char **argv)
+typedef struct edge_args {
+    const char *from, *tournament, *listen, *config, *state, *stream, *token, *port_file,
+        *web_root;
+    double delay_min, gap_wait;
+} edge_args;
+
+/* Returns 0, or 2 after a usage error. */
+static int parse_args(int argc, char **argv, edge_args *a)
 {
-    const char *from = NULL, *tournament = NULL, *listen = NULL, *config = NULL, *state = NULL,
-               *stream = CR_NATS_STREAM, *token = NULL, *port_file = NULL, *web_root = NULL;
-    double delay_min = -1, gap_wait = 10;
+    memset(a, 0, sizeof *a);
+    a->stream = CR_NATS_STREAM;
+    a->delay_min = -1;
+    a->gap_wait = 10;
+    static const struct {
+        const char *name;
+        size_t field;
+    } strs[] = {
+        {"--from", offsetof(edge_args, from)},
+        {"--tournament", offsetof(edge_args, tournament)},
+        {"--listen", offsetof(edge_args, listen)},
+        {"--config", offsetof(edge_args, config)},
+        {"--state", offsetof(edge_args, state)},
+        {"--stream", offsetof(edge_args, stream)},
+        {"--arbiter-token", offsetof(edge_args, token)},
+        {"--port-file", offsetof(edge_args, port_file)},
+        {"--web-root", offsetof(edge_args, web_root)},
+    };
     for (int i = 1; i < argc; i++) {
         const char *o = argv[i], *v = i + 1 < argc ? argv[i + 1] : NULL;
         if (strcmp(o, "--quiet") == 0) {
@@ -612,30 +635,18 @@ int cr_cmd_edge(int argc, char **argv)
             return usage();
         }
         i++;
-        if (strcmp(o, "--from") == 0) {
-            from = v;
-        } else if (strcmp(o, "--tournament") == 0) {
-            tournament = v;
-        } else if (strcmp(o, "--listen") == 0) {
-            listen = v;
-        } else if (strcmp(o, "--config") == 0) {
-            config = v;
-        } else if (strcmp(o, "--state") == 0) {
-            state = v;
-        } else if (strcmp(o, "--stream") == 0) {
-            stream = v;
-        } else if (strcmp(o, "--arbiter-token") == 0) {
-            token = v;
-        } else if (strcmp(o, "--port-file") == 0) {
-            port_file = v;
-        } else if (strcmp(o, "--web-root") == 0) {
-            web_root = v;
+        size_t k = 0;
+        while (k < sizeof strs / sizeof strs[0] && strcmp(o, strs[k].name) != 0) {
+            k++;
+        }
+        if (k < sizeof strs / sizeof strs[0]) {
+            *(const char **)((char *)a + strs[k].field) = v;
         } else if (strcmp(o, "--delay") == 0) {
-            if (!cr_opt_number("edge", o, v, 0, 24 * 60, "minutes (0..1440)", &delay_min)) {
+            if (!cr_opt_number("edge", o, v, 0, 24 * 60, "minutes (0..1440)", &a->delay_min)) {
                 return 2;
             }
         } else if (strcmp(o, "--gap-wait") == 0) {
-            if (!cr_opt_number("edge", o, v, 0, 3600, "seconds (0..3600)", &gap_wait)) {
+            if (!cr_opt_number("edge", o, v, 0, 3600, "seconds (0..3600)", &a->gap_wait)) {
                 return 2;
             }
         } else {
@@ -643,80 +654,65 @@ int cr_cmd_edge(int argc, char **argv)
             return usage();
         }
     }
-    if (!from) {
+    if (!a->from) {
         return usage();
     }
     char tok[CR_NATS_TOKEN_MAX];
-    if (tournament) {
-        cr_nats_token(tournament, tok);
-        if (strcmp(tok, tournament) != 0) {
+    if (a->tournament) {
+        cr_nats_token(a->tournament, tok);
+        if (strcmp(tok, a->tournament) != 0) {
             fprintf(stderr,
                     "chessrelay edge: --tournament: a subject token (letters, digits, _ -), "
                     "got '%s' (as published: '%s')\n",
-                    tournament, tok);
+                    a->tournament, tok);
             return 2;
         }
     }
-    cr_nats_token(stream, tok);
-    if (strcmp(tok, stream) != 0) {
+    cr_nats_token(a->stream, tok);
+    if (strcmp(tok, a->stream) != 0) {
         fprintf(stderr, "chessrelay edge: --stream: letters, digits, _ and - only, got '%s'\n",
-                stream);
+                a->stream);
         return 2;
     }
+    return 0;
+}
 
-    edge es, *e = &es;
-    memset(e, 0, sizeof *e);
-    pthread_mutex_init(&e->sub_mu, NULL);
-    pthread_cond_init(&e->sub_cond, NULL);
-    e->from = from;
-    e->stream = stream;
-    if (tournament) {
-        snprintf(e->tournament, sizeof e->tournament, "%s", tournament);
-        e->fixed_tournament = true;
-    }
-    e->gap_wait_us = (int64_t)(gap_wait * 1e6);
+/* The tournament file (or none) with the command line over it. Returns 0,
+ * 1 or 2 (usage). */
+static int load_config(edge *e, const edge_args *a)
+{
     cr_error err;
-    e->cfg = config ? cr_config_load(config, &err) : cr_config_new();
+    e->cfg = a->config ? cr_config_load(a->config, &err) : cr_config_new();
     if (!e->cfg) {
-        fprintf(stderr, "chessrelay edge: %s\n", config ? err.text : "out of memory");
+        fprintf(stderr, "chessrelay edge: %s\n", a->config ? err.text : "out of memory");
         return 1;
     }
-    int status = 1;
-    if (listen && cr_parse_listen(listen, e->cfg->listen_host, sizeof e->cfg->listen_host,
-                                  &e->cfg->listen_port)) {
-        fprintf(stderr, "chessrelay edge: --listen: expected ADDR:PORT, got '%s'\n", listen);
-        cr_config_free(e->cfg);
+    cr_config *c = e->cfg;
+    if (a->listen &&
+        cr_parse_listen(a->listen, c->listen_host, sizeof c->listen_host, &c->listen_port)) {
+        fprintf(stderr, "chessrelay edge: --listen: expected ADDR:PORT, got '%s'\n", a->listen);
         return 2;
     }
-    if (delay_min >= 0) {
-        e->cfg->delay_s = (int)(delay_min * 60 + 0.5);
+    if (a->delay_min >= 0) {
+        c->delay_s = (int)(a->delay_min * 60 + 0.5);
     }
-    if (web_root) {
-        free(e->cfg->web_root);
-        e->cfg->web_root = strdup(web_root);
+    if (a->web_root) {
+        free(c->web_root);
+        c->web_root = strdup(a->web_root);
     }
-    if (token) {
-        cr_config_token *t = realloc(e->cfg->tokens, (size_t)(e->cfg->token_count + 1) * sizeof *t);
-        if (!t || !token[0]) {
-            fprintf(stderr, "chessrelay edge: --arbiter-token: %s\n",
-                    t ? "empty" : "out of memory");
-            if (t) {
-                e->cfg->tokens = t;
-            }
-            cr_config_free(e->cfg);
-            return t ? 2 : 1;
-        }
-        e->cfg->tokens = t;
-        memset(&t[e->cfg->token_count], 0, sizeof *t);
-        snprintf(t[e->cfg->token_count].name, sizeof t->name, "command line");
-        snprintf(t[e->cfg->token_count].role, sizeof t->role, "arbiter");
-        snprintf(t[e->cfg->token_count].token, sizeof t->token, "%s", token);
-        e->cfg->token_count++;
+    int rc = a->token ? cr_config_add_token(c, "command line", "arbiter", a->token) : 0;
+    if (rc) {
+        fprintf(stderr, "chessrelay edge: --arbiter-token: %s\n",
+                rc == CR_EINVAL ? "empty" : "out of memory");
+        return rc == CR_EINVAL ? 2 : 1;
     }
+    return 0;
+}
 
-    /* Before any thread is made; it also turns on libevent's locking before
-     * the base exists (the queues wake it from other threads). */
-    cr_sigwatch *sw = cr_sigwatch_new(false);
+/* The loop, queues and lanes, the server, the state file, the NATS
+ * connection and the timers. Returns 0 or -1 (logged). */
+static int start_edge(edge *e, cr_sigwatch *sw, const edge_args *a)
+{
     e->base = sw ? event_base_new() : NULL;
     e->in = cr_queue_new(IN_QUEUE, NULL, NULL);
     e->pubs = cr_queue_new(PUB_QUEUE, NULL, NULL);
@@ -729,60 +725,42 @@ int cr_cmd_edge(int argc, char **argv)
     }
     if (!e->base || !e->lanes || !e->in || !e->pubs || !e->cmds || !e->pending) {
         cr_log(CR_LOG_ERROR, "out of memory");
-        goto out;
+        return -1;
     }
     if (cr_sigwatch_start(sw, e->base, stop_publishing, e->pubs, NULL)) {
         cr_log(CR_LOG_ERROR, "edge: cannot start the signal thread");
-        goto out;
+        return -1;
     }
     e->in_ev = event_new(e->base, -1, 0, on_incoming, e);
     e->cmd_ev = event_new(e->base, -1, 0, on_commands, e);
     cr_queue_set_wake(e->in, wake, e->in_ev);
     cr_queue_set_wake(e->cmds, wake, e->cmd_ev);
-
     cr_server_config scfg;
-    memset(&scfg, 0, sizeof scfg);
-    scfg.host = e->cfg->listen_host;
-    scfg.port = e->cfg->listen_port;
-    scfg.web_root = e->cfg->web_root;
-    scfg.tls_cert = e->cfg->tls_cert;
-    scfg.tls_key = e->cfg->tls_key;
-    scfg.tournament = e->cfg;
-    scfg.delay_s = e->cfg->delay_s;
+    cr_server_config_from(&scfg, e->cfg);
+    cr_error err;
     e->server = cr_server_start(&scfg, e->pubs, e->cmds, &err);
     if (!e->server) {
         cr_log(CR_LOG_ERROR, "%s", err.text);
-        goto out;
+        return -1;
     }
-    int port = cr_server_port(e->server);
-    cr_log(CR_LOG_INFO, "edge: listening on %s://%s:%d (public delay %d s)",
-           e->cfg->tls_cert ? "https" : "http", e->cfg->listen_host, port, e->cfg->delay_s);
-    if (port_file) {
-        FILE *f = fopen(port_file, "w");
-        if (f) {
-            fprintf(f, "%d\n", port);
-            fclose(f);
-        }
-    }
+    cr_server_announce(e->server, "edge: ", a->port_file);
     publish_stats(e);
-    if (state && state_open(e, state)) {
-        goto out;
+    if (a->state && state_open(e, a->state)) {
+        return -1;
     }
     cr_lanes_publish_states(e->lanes);
-
-    e->nc = cr_nats_connect(from, "chessrelay edge", e->base, NULL, NULL, &err);
+    e->nc = cr_nats_connect(a->from, "chessrelay edge", e->base, NULL, NULL, &err);
     if (!e->nc) {
         cr_log(CR_LOG_ERROR, "%s", err.text);
-        goto out;
+        return -1;
     }
     jsOptions jo;
     jsOptions_Init(&jo);
     jo.Wait = 2000;
     if (natsConnection_JetStream(&e->js, e->nc, &jo) != NATS_OK) {
         cr_log(CR_LOG_ERROR, "edge: no JetStream context");
-        goto out;
+        return -1;
     }
-
     struct timeval tick = {0, 100000}, second = {1, 0};
     e->sub_ev = event_new(e->base, -1, 0, on_subscribe, e);
     e->tick_ev = event_new(e->base, -1, EV_PERSIST, on_tick, e);
@@ -790,21 +768,11 @@ int cr_cmd_edge(int argc, char **argv)
     event_active(e->sub_ev, EV_TIMEOUT, 0); /* once the loop runs */
     event_add(e->tick_ev, &tick);
     event_add(e->stats_ev, &second);
-    signal(SIGPIPE, SIG_IGN);
-    if (event_base_dispatch(e->base) < 0) {
-        cr_log(CR_LOG_ERROR, "event loop failed");
-        goto out;
-    }
-    if (cr_sigwatch_signal(sw)) {
-        cr_log(CR_LOG_INFO, "signal %d: stopping (a second one forces the exit)",
-               cr_sigwatch_signal(sw));
-    }
-    cr_log(CR_LOG_INFO,
-           "edge: %" PRId64 " events applied, %" PRId64 " refused, %" PRId64 " missing, %" PRId64
-           " duplicates",
-           e->applied, e->refused, e->skipped, e->duplicates);
-    status = e->status;
-out:
+    return 0;
+}
+
+static void stop_edge(edge *e)
+{
     if (e->in) {
         cr_queue_close(e->in); /* a libnats thread may wait in a push */
     }
@@ -847,6 +815,52 @@ out:
     if (e->base) {
         event_base_free(e->base);
     }
+}
+
+int cr_cmd_edge(int argc, char **argv)
+{
+    edge_args a;
+    int rc = parse_args(argc, argv, &a);
+    if (rc) {
+        return rc;
+    }
+    edge es, *e = &es;
+    memset(e, 0, sizeof *e);
+    e->from = a.from;
+    e->stream = a.stream;
+    if (a.tournament) {
+        snprintf(e->tournament, sizeof e->tournament, "%s", a.tournament);
+        e->fixed_tournament = true;
+    }
+    e->gap_wait_us = (int64_t)(a.gap_wait * 1e6);
+    rc = load_config(e, &a);
+    if (rc) {
+        cr_config_free(e->cfg);
+        return rc;
+    }
+    pthread_mutex_init(&e->sub_mu, NULL);
+    pthread_cond_init(&e->sub_cond, NULL);
+    /* Before any thread is made; it also turns on libevent's locking before
+     * the base exists (the queues wake it from other threads). */
+    cr_sigwatch *sw = cr_sigwatch_new(false);
+    int status = 1;
+    if (start_edge(e, sw, &a) == 0) {
+        signal(SIGPIPE, SIG_IGN);
+        if (event_base_dispatch(e->base) < 0) {
+            cr_log(CR_LOG_ERROR, "event loop failed");
+        } else {
+            if (cr_sigwatch_signal(sw)) {
+                cr_log(CR_LOG_INFO, "signal %d: stopping (a second one forces the exit)",
+                       cr_sigwatch_signal(sw));
+            }
+            cr_log(CR_LOG_INFO,
+                   "edge: %" PRId64 " events applied, %" PRId64 " refused, %" PRId64
+                   " missing, %" PRId64 " duplicates",
+                   e->applied, e->refused, e->skipped, e->duplicates);
+            status = e->status;
+        }
+    }
+    stop_edge(e);
     cr_config_free(e->cfg);
     cr_sigwatch_free(sw); /* the other threads are stopped */
     pthread_mutex_destroy(&e->sub_mu);

@@ -170,21 +170,11 @@ static int run(const char *who, serve_args *a, cr_config *cfg, const char *state
         }
         cfg->pairings_round = a->round;
     }
-    if (a->token) {
-        if (!a->token[0]) {
-            fprintf(stderr, "chessrelay %s: --arbiter-token: empty\n", who);
-            return 2;
-        }
-        cr_config_token *t = realloc(cfg->tokens, (size_t)(cfg->token_count + 1) * sizeof *t);
-        if (!t) {
-            return 1;
-        }
-        cfg->tokens = t;
-        memset(&t[cfg->token_count], 0, sizeof *t);
-        snprintf(t[cfg->token_count].name, sizeof t->name, "command line");
-        snprintf(t[cfg->token_count].role, sizeof t->role, "arbiter");
-        snprintf(t[cfg->token_count].token, sizeof t->token, "%s", a->token);
-        cfg->token_count++;
+    int rc = a->token ? cr_config_add_token(cfg, "command line", "arbiter", a->token) : 0;
+    if (rc) {
+        fprintf(stderr, "chessrelay %s: --arbiter-token: %s\n", who,
+                rc == CR_EINVAL ? "empty" : "out of memory");
+        return rc == CR_EINVAL ? 2 : 1;
     }
     cr_loop_config lc;
     memset(&lc, 0, sizeof lc);

@@ -630,3 +630,22 @@ const char *cr_config_check_token(const cr_config *cfg, const char *token)
     }
     return role;
 }
+
+int cr_config_add_token(cr_config *cfg, const char *name, const char *role, const char *token)
+{
+    if (!token || !token[0]) {
+        return CR_EINVAL;
+    }
+    cr_config_token *t = realloc(cfg->tokens, (size_t)(cfg->token_count + 1) * sizeof *t);
+    if (!t) {
+        return CR_ENOMEM;
+    }
+    cfg->tokens = t;
+    t += cfg->token_count;
+    memset(t, 0, sizeof *t);
+    snprintf(t->name, sizeof t->name, "%s", name);
+    snprintf(t->role, sizeof t->role, "%s", role);
+    snprintf(t->token, sizeof t->token, "%s", token);
+    cfg->token_count++;
+    return 0;
+}

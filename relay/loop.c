@@ -902,21 +902,10 @@ static void free_relay(relay *r)
     }
 }
 
-int cr_loop_run(const cr_loop_config *cfg)
+/* The loop's base, queues, lanes, outputs and pairings link, and the
+ * signal watcher started. Returns 0 or -1 (logged). */
+static int loop_init(relay *r, cr_sigwatch *sw)
 {
-    relay rs, *r = &rs;
-    memset(r, 0, sizeof *r);
-    r->cfg = cfg;
-    r->t = cfg->tournament;
-    r->clock.speed = cfg->speed > 0 ? cfg->speed : 1.0;
-    int status = 1;
-    /* Before any thread is made; SIGHUP re-reads the pairings file, else
-     * it ends the relay as ever. */
-    cr_sigwatch *sw = cr_sigwatch_new(r->t->pairings != NULL);
-    if (!sw) {
-        cr_log(CR_LOG_ERROR, "out of memory");
-        return 1;
-    }
     r->base = event_base_new();
     r->pubs = cr_queue_new(PUB_QUEUE, NULL, NULL);
     r->cmds = cr_queue_new(CMD_QUEUE, NULL, NULL);
@@ -928,7 +917,7 @@ int cr_loop_run(const cr_loop_config *cfg)
     }
     if (!r->base || !r->lanes || !r->pubs || !r->cmds) {
         cr_log(CR_LOG_ERROR, "out of memory");
-        goto out;
+        return -1;
     }
     r->live = cr_lanes_live(r->lanes);
     games_config(r);
@@ -939,12 +928,12 @@ int cr_loop_run(const cr_loop_config *cfg)
     r->outputs = cr_outputs_new(r->base, r->t->export_dir, NULL);
     if (!r->outputs) {
         cr_log(CR_LOG_ERROR, "out of memory");
-        goto out;
+        return -1;
     }
     for (int i = 0; i < r->t->push_count; i++) {
         const cr_config_push *pu = &r->t->pushes[i];
         if (cr_outputs_set_push(r->outputs, pu->round, pu->url, pu->token)) {
-            goto out; /* logged by the pusher */
+            return -1; /* logged by the pusher */
         }
         cr_log(CR_LOG_INFO, "round %s: pushing to %s", pu->round, pu->url);
     }
@@ -955,82 +944,78 @@ int cr_loop_run(const cr_loop_config *cfg)
         r->pairings = new_pairings_link(r, r->t->pairings);
         r->reload_ev = event_new(r->base, -1, 0, on_reload, r);
         if (!r->pairings || !r->reload_ev) {
-            goto out;
+            return -1;
         }
     }
     if (cr_sigwatch_start(sw, r->base, stop_publishing, r->pubs, r->reload_ev)) {
         cr_log(CR_LOG_ERROR, "cannot start the signal thread");
-        goto out;
+        return -1;
     }
+    return 0;
+}
 
-    /* The server first, so that /healthz answers (503) during the rebuild. */
+/* The server (with the arbiter link and the agents' link), first, so that
+ * /healthz answers (503) during the rebuild. */
+static int start_server(relay *r)
+{
+    const cr_loop_config *cfg = r->cfg;
     cr_server_config scfg;
-    memset(&scfg, 0, sizeof scfg);
-    scfg.host = r->t->listen_host;
-    scfg.port = r->t->listen_port;
-    scfg.web_root = r->t->web_root;
-    scfg.tls_cert = r->t->tls_cert;
-    scfg.tls_key = r->t->tls_key;
-    scfg.tournament = r->t;
-    scfg.delay_s = r->t->delay_s;
-    {
-        /* arbiter monitoring (arbiter_link.h): one monitor per game of the live store */
-        cr_arbiter_link_config acfg;
-        memset(&acfg, 0, sizeof acfg);
-        acfg.store = r->live;
-        acfg.state_dir = cfg->state_dir;
-        acfg.time_control = r->t->time_control;
-        acfg.emit = arb_emit;
-        acfg.publish = arb_publish;
-        acfg.data = r;
-        r->arb = cr_arbiter_link_new(&acfg);
-        scfg.arbiter = r->arb;
-    }
+    cr_server_config_from(&scfg, r->t);
+    /* arbiter monitoring (arbiter_link.h): one monitor per game of the live store */
+    cr_arbiter_link_config acfg;
+    memset(&acfg, 0, sizeof acfg);
+    acfg.store = r->live;
+    acfg.state_dir = cfg->state_dir;
+    acfg.time_control = r->t->time_control;
+    acfg.emit = arb_emit;
+    acfg.publish = arb_publish;
+    acfg.data = r;
+    r->arb = cr_arbiter_link_new(&acfg);
+    scfg.arbiter = r->arb;
     cr_error err;
     if (wants_agents(cfg)) {
-        cr_agent_link_config acfg = {cfg->agent_token, r->t, cfg->state_dir, r->clock.speed};
-        r->agents = cr_agent_link_new(&acfg, &err);
+        cr_agent_link_config gcfg = {cfg->agent_token, r->t, cfg->state_dir, r->clock.speed};
+        r->agents = cr_agent_link_new(&gcfg, &err);
         if (!r->agents) {
             cr_log(CR_LOG_ERROR, "agents: %s", err.text);
-            goto out;
+            return -1;
         }
         scfg.agents = r->agents;
     }
     r->server = cr_server_start(&scfg, r->pubs, r->cmds, &err);
     if (!r->server) {
         cr_log(CR_LOG_ERROR, "%s", err.text);
-        goto out;
+        return -1;
     }
-    int port = cr_server_port(r->server);
-    cr_log(CR_LOG_INFO, "listening on %s://%s:%d (public delay %d s)",
-           r->t->tls_cert ? "https" : "http", r->t->listen_host, port, r->t->delay_s);
-    if (cfg->port_file) {
-        FILE *f = fopen(cfg->port_file, "w");
-        if (f) {
-            fprintf(f, "%d\n", port);
-            fclose(f);
-        }
-    }
+    cr_server_announce(r->server, "", cfg->port_file);
     /* Not ready (503 on /healthz) until the journals are read. */
     set_rebuilding(r, true);
     publish_stats(r);
     set_rebuilding(r, false);
+    return 0;
+}
 
+/* NATS, the journal read back and a new one opened, the feed clock's
+ * epoch, the arbiter monitors, the pairings. */
+static int start_state(relay *r)
+{
+    const cr_loop_config *cfg = r->cfg;
+    cr_error err;
     if (cfg->publish && cfg->publish->url) {
         r->nats = cr_nats_pub_start(cfg->publish, r->base, r->t->event, r->t->delay_s, &err);
         if (!r->nats) {
             cr_log(CR_LOG_ERROR, "%s", err.text);
-            goto out;
+            return -1;
         }
     }
     if (cfg->state_dir) {
         if (rebuild(r)) {
-            goto out;
+            return -1;
         }
         r->journal = cr_journal_open(cfg->state_dir, &err);
         if (!r->journal) {
             cr_log(CR_LOG_ERROR, "%s", err.text);
-            goto out;
+            return -1;
         }
         cr_log(CR_LOG_INFO, "journal: writing %s", cr_journal_path(r->journal));
     }
@@ -1039,7 +1024,7 @@ int cr_loop_run(const cr_loop_config *cfg)
     }
     if (r->arb && cr_arbiter_link_start(r->arb, feed_now(r), wall_ms(), &err)) {
         cr_log(CR_LOG_ERROR, "%s", err.text); /* arbiter monitoring (arbiter_link.h) */
-        goto out;
+        return -1;
     }
     if (r->journal) {
         char line[64];
@@ -1051,24 +1036,28 @@ int cr_loop_run(const cr_loop_config *cfg)
         !cr_pairings_link_current(r->pairings)) {
         cr_log(CR_LOG_ERROR, "pairings: no pairings to start with (fix %s, or start without it)",
                r->t->pairings);
-        goto out;
+        return -1;
     }
     publish_stats(r);
+    return 0;
+}
+
+/* Agents, feed files and live boards, then the timers. */
+static int start_sources(relay *r)
+{
     if (r->agents && cr_agent_link_attach(r->agents, r->base, agent_feed, agent_clock, r,
                                           r->journal != NULL)) {
-        goto out;
+        return -1;
     }
-
     if (open_feeds(r)) {
-        goto out;
+        return -1;
     }
     if (start_live_boards(r)) { /* first: a file source done at once must not finish them */
-        goto out;
+        return -1;
     }
     if (r->feeds) {
         cr_feed_source_start(r->feeds);
     }
-
     struct timeval tick = {0, TICK_MS * 1000};
     int fsync_ms = r->t->fsync_ms > 0 ? r->t->fsync_ms : 100;
     struct timeval sync = {fsync_ms / 1000, (fsync_ms % 1000) * 1000};
@@ -1079,18 +1068,12 @@ int cr_loop_run(const cr_loop_config *cfg)
     event_add(r->tick_ev, &tick);
     event_add(r->sync_ev, &sync);
     event_add(r->stats_ev, &second);
-    signal(SIGPIPE, SIG_IGN);
+    return 0;
+}
 
-    if (event_base_dispatch(r->base) < 0) {
-        cr_log(CR_LOG_ERROR, "event loop failed");
-        goto out;
-    }
-    if (cr_sigwatch_signal(sw)) {
-        cr_log(CR_LOG_INFO, "signal %d: stopping (a second one forces the exit)",
-               cr_sigwatch_signal(sw));
-    }
-    status = r->status;
-out:
+/* Stops everything in order and frees it. */
+static void stop_relay(relay *r, cr_sigwatch *sw)
+{
     if (r->nats) {
         /* The drain runs the loop once more: no feed input, ticks or stats. */
         struct event *evs[] = {r->tick_ev, r->stats_ev};
@@ -1110,5 +1093,36 @@ out:
     cr_queue_free(r->pubs, free_pub);
     cr_queue_free(r->cmds, free);
     free_relay(r);
+}
+
+int cr_loop_run(const cr_loop_config *cfg)
+{
+    relay rs, *r = &rs;
+    memset(r, 0, sizeof *r);
+    r->cfg = cfg;
+    r->t = cfg->tournament;
+    r->clock.speed = cfg->speed > 0 ? cfg->speed : 1.0;
+    /* Before any thread is made; SIGHUP re-reads the pairings file, else
+     * it ends the relay as ever. */
+    cr_sigwatch *sw = cr_sigwatch_new(r->t->pairings != NULL);
+    if (!sw) {
+        cr_log(CR_LOG_ERROR, "out of memory");
+        return 1;
+    }
+    int status = 1;
+    if (loop_init(r, sw) == 0 && start_server(r) == 0 && start_state(r) == 0 &&
+        start_sources(r) == 0) {
+        signal(SIGPIPE, SIG_IGN);
+        if (event_base_dispatch(r->base) < 0) {
+            cr_log(CR_LOG_ERROR, "event loop failed");
+        } else {
+            if (cr_sigwatch_signal(sw)) {
+                cr_log(CR_LOG_INFO, "signal %d: stopping (a second one forces the exit)",
+                       cr_sigwatch_signal(sw));
+            }
+            status = r->status;
+        }
+    }
+    stop_relay(r, sw);
     return status;
 }

@@ -319,6 +319,33 @@ fail:
     return NULL;
 }
 
+void cr_server_config_from(cr_server_config *scfg, const cr_config *t)
+{
+    memset(scfg, 0, sizeof *scfg);
+    scfg->host = t->listen_host;
+    scfg->port = t->listen_port;
+    scfg->web_root = t->web_root;
+    scfg->tls_cert = t->tls_cert;
+    scfg->tls_key = t->tls_key;
+    scfg->tournament = t;
+    scfg->delay_s = t->delay_s;
+}
+
+void cr_server_announce(const cr_server *s, const char *who, const char *port_file)
+{
+    const cr_config *t = s->cfg.tournament;
+    int port = cr_server_port(s);
+    cr_log(CR_LOG_INFO, "%slistening on %s://%s:%d (public delay %d s)", who,
+           t->tls_cert ? "https" : "http", t->listen_host, port, t->delay_s);
+    if (port_file) {
+        FILE *f = fopen(port_file, "w");
+        if (f) {
+            fprintf(f, "%d\n", port);
+            fclose(f);
+        }
+    }
+}
+
 int cr_server_port(const cr_server *s)
 {
     return s->port;
