@@ -87,8 +87,9 @@ static bool config_owns(const cr_board_games *b, const char *name)
     if (!b->entry && !b->paired) {
         return false;
     }
-    static const char *const owned[] = {"White", "Black", "WhiteElo", "BlackElo", "WhiteTitle",
-                                        "BlackTitle", "WhiteFed", "BlackFed", "Round"};
+    static const char *const owned[] = {"White",    "Black",      "WhiteElo",
+                                        "BlackElo", "WhiteTitle", "BlackTitle",
+                                        "WhiteFed", "BlackFed",   "Round"};
     for (size_t i = 0; i < sizeof owned / sizeof owned[0]; i++) {
         if (strcmp(name, owned[i]) == 0) {
             return true;
@@ -218,7 +219,8 @@ static void start_game(cr_board_games *b, const cr_game *g)
     ev->game = cfg->new_game(cfg->data);
     snprintf(ev->board, sizeof ev->board, "%s", b->id);
     const char *round = b->entry ? b->entry->round : g ? cr_game_tag(g, "Round") : NULL;
-    snprintf(ev->round, sizeof ev->round, "%s", round && round[0] && strcmp(round, "?") ? round : "1");
+    snprintf(ev->round, sizeof ev->round, "%s",
+             round && round[0] && strcmp(round, "?") ? round : "1");
     ev->table = b->entry && b->entry->table ? b->entry->table : b->table;
     game_tags(b, ev, g);
     b->game_id = ev->game;

@@ -34,8 +34,7 @@ typedef struct cr_lanes_config {
     /* An event was applied to the live store (may be NULL): before it is
      * published. json (borrowed): its JSON, NULL while quiet without a
      * delay. */
-    void (*live_event)(void *data, const cr_store *live, const cr_store_event *ev,
-                       cr_buf *json);
+    void (*live_event)(void *data, const cr_store *live, const cr_store_event *ev, cr_buf *json);
     /* An event reached the public store (the live one without a delay; may
      * be NULL). */
     void (*public_event)(void *data, const cr_store *pub, const cr_store_event *ev);

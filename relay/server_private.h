@@ -101,8 +101,8 @@ struct cr_server {
     cr_buf *boards_metrics; /* the loop's last health text of the live boards */
     cr_buf *boards_json;    /* and as JSON */
     cr_buf *loop_metrics;   /* the loop's pushes and pairings figures */
-    uint64_t events_total, messages_sent, messages_in, refused_token, refused_message,
-        refused_rate, resnapshots, http_requests, commands;
+    uint64_t events_total, messages_sent, messages_in, refused_token, refused_message, refused_rate,
+        resnapshots, http_requests, commands;
     uint64_t latency_buckets[LATENCY_NB + 1];
     double latency_sum;
     uint64_t latency_count;

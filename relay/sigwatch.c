@@ -68,8 +68,8 @@ static void *watch(void *arg)
     }
 }
 
-int cr_sigwatch_start(cr_sigwatch *w, struct event_base *base, void (*stop)(void *data),
-                      void *data, struct event *hup)
+int cr_sigwatch_start(cr_sigwatch *w, struct event_base *base, void (*stop)(void *data), void *data,
+                      struct event *hup)
 {
     w->base = base;
     w->stop = stop;

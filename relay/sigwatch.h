@@ -34,8 +34,8 @@ cr_sigwatch *cr_sigwatch_new(bool hup);
  * stop, data: see above (stop may be NULL); hup: the event SIGHUP activates
  * (NULL unless cr_sigwatch_new(true)). Returns 0, or -1 if the thread could
  * not start. */
-int cr_sigwatch_start(cr_sigwatch *w, struct event_base *base, void (*stop)(void *data),
-                      void *data, struct event *hup);
+int cr_sigwatch_start(cr_sigwatch *w, struct event_base *base, void (*stop)(void *data), void *data,
+                      struct event *hup);
 
 /* The first SIGINT/SIGTERM taken, 0 if none (yet). */
 int cr_sigwatch_signal(const cr_sigwatch *w);

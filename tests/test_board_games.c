@@ -231,7 +231,7 @@ static void test_meta_tags(void **state)
     cr_board_games *b = cr_board_games_new(&r->gc, "B1", 1);
     cr_game *g = game_of(NULL, 0);
     infer(b, CR_INFER_GAME_STARTED, g, 1);
-    cr_game_set_tag(g, "Black", "Nobody");   /* owned by the tournament file */
+    cr_game_set_tag(g, "Black", "Nobody"); /* owned by the tournament file */
     cr_game_set_tag(g, "Opening", "Sicilian");
     int before = r->emitted;
     infer(b, CR_INFER_META, g, 1);
@@ -269,7 +269,7 @@ static void test_pairings(void **state)
     assert_true(cr_board_games_paired(b, 2));
     assert_int_equal(cr_board_games_game(b), 2);
     assert_false(cr_store_find(r->store, 1)->online); /* left: no board on it */
-    assert_false(cr_board_games_paired(b, 2));       /* already its game */
+    assert_false(cr_board_games_paired(b, 2));        /* already its game */
     /* a game with moves stays */
     static const char *const line[] = {"d2d4"};
     cr_game *g1 = game_of(line, 1);
