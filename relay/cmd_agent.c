@@ -682,9 +682,13 @@ static int start_sources(agent *a, const agent_args *g)
         /* Feed files restart where the journal ends: its events are the
          * first `last` of the merged feeds. */
         a->skip = cr_agent_journal_last(a->journal);
-        cr_feed_source_config fcfg = {.clock = &a->clock, .skip = feed_skip,
-                                      .event = on_board_event, .done = feeds_done, .data = a,
-                                      .batch = 2000, .log_prefix = "agent: "};
+        cr_feed_source_config fcfg = {.clock = &a->clock,
+                                      .skip = feed_skip,
+                                      .event = on_board_event,
+                                      .done = feeds_done,
+                                      .data = a,
+                                      .batch = 2000,
+                                      .log_prefix = "agent: "};
         a->feeds = cr_feed_source_new(a->base, g->feeds, g->nfeeds, &fcfg, &err);
         if (!a->feeds) {
             cr_log(CR_LOG_ERROR, "agent: %s", err.text);
@@ -692,8 +696,8 @@ static int start_sources(agent *a, const agent_args *g)
         }
         cr_feed_source_start(a->feeds);
     }
-    cr_dgt_boardset_config bcfg = {.max_links = AGENT_MAX_LINKS, .event = on_board_event,
-                                   .state = on_link_state, .data = a};
+    cr_dgt_boardset_config bcfg = {
+        .max_links = AGENT_MAX_LINKS, .event = on_board_event, .state = on_link_state, .data = a};
     cr_dgt_link_config_default(&bcfg.link);
     bcfg.link.board.emit_raw = false;
     bcfg.link.clock = link_clock;

@@ -598,8 +598,7 @@ static int usage(void)
 }
 
 typedef struct edge_args {
-    const char *from, *tournament, *listen, *config, *state, *stream, *token, *port_file,
-        *web_root;
+    const char *from, *tournament, *listen, *config, *state, *stream, *token, *port_file, *web_root;
     double delay_min, gap_wait;
 } edge_args;
 

@@ -136,8 +136,8 @@ int cr_cmd_record(int argc, char **argv)
             i++;
         } else if (strcmp(a, "--clock-white") == 0 && v) {
             r.cfg.link.board.white_side = strcmp(v, "left") == 0    ? CR_DGT_WHITE_LEFT
-                                     : strcmp(v, "right") == 0 ? CR_DGT_WHITE_RIGHT
-                                                               : CR_DGT_WHITE_AUTO;
+                                          : strcmp(v, "right") == 0 ? CR_DGT_WHITE_RIGHT
+                                                                    : CR_DGT_WHITE_AUTO;
             i++;
         } else if (strcmp(a, "--no-raw") == 0) {
             r.cfg.link.board.emit_raw = false;

@@ -34,8 +34,8 @@ typedef struct relay relay;
 
 typedef struct board {
     char id[CR_BOARD_ID_MAX + 1];
-    cr_board_infer *infer;  /* feed events -> inference events */
-    cr_board_games *games;  /* inference events -> store events */
+    cr_board_infer *infer; /* feed events -> inference events */
+    cr_board_games *games; /* inference events -> store events */
     long skip;       /* restart: events of this board already in the journal */
 } board;
 
@@ -45,16 +45,16 @@ struct relay {
     struct event_base *base;
     board **boards;
     int nboards, capboards;
-    cr_feed_source *feeds; /* the feed files, NULL without */
-    cr_lanes *lanes;   /* the live and public stores, the delay line (lanes.h) */
-    cr_store *live;    /* the live lane's store */
+    cr_feed_source *feeds;           /* the feed files, NULL without */
+    cr_lanes *lanes;                 /* the live and public stores, the delay line (lanes.h) */
+    cr_store *live;                  /* the live lane's store */
     cr_board_games_config games_cfg; /* for every board */
-    cr_outputs *outputs;  /* H8b: round PGN pushes and export folder, fed from the public store */
+    cr_outputs *outputs; /* H8b: round PGN pushes and export folder, fed from the public store */
     int64_t seq;
     int next_game;
     cr_journal *journal;
     bool rebuilding;
-    cr_feed_clock clock; /* epoch_ms: from the journal, else this start */
+    cr_feed_clock clock;           /* epoch_ms: from the journal, else this start */
     int64_t last_tick, tick_limit; /* feed ms: see run_ticks */
     int64_t cur_ts;     /* wall time (us) of the event being processed */
     int emitted;        /* store events emitted */
@@ -139,8 +139,7 @@ static void publish_stats(relay *r)
 }
 
 /* An event of the live lane, before it is published. */
-static void on_live_event(void *data, const cr_store *live, const cr_store_event *ev,
-                          cr_buf *json)
+static void on_live_event(void *data, const cr_store *live, const cr_store_event *ev, cr_buf *json)
 {
     relay *r = data;
     cr_arbiter_link_on_store_event(r->arb, ev, feed_now(r), wall_ms()); /* never emits */
@@ -636,8 +635,12 @@ static int open_feeds(relay *r)
     for (int i = 0; i < n; i++) {
         paths[i] = i < cfg->feed_count ? cfg->feeds[i] : r->t->feeds[i - cfg->feed_count];
     }
-    cr_feed_source_config fc = {.clock = &r->clock, .skip = feed_skip, .event = feed_file_event,
-                                .file_done = feed_file_done, .done = feeds_done, .data = r};
+    cr_feed_source_config fc = {.clock = &r->clock,
+                                .skip = feed_skip,
+                                .event = feed_file_event,
+                                .file_done = feed_file_done,
+                                .done = feeds_done,
+                                .data = r};
     cr_error err;
     r->feeds = cr_feed_source_new(r->base, paths, n, &fc, &err);
     free(paths);
@@ -878,8 +881,7 @@ static void free_pub(void *p)
 static void free_relay(relay *r)
 {
     cr_board_sources_free(r->live_boards); /* before the boards and the base it uses */
-    struct event *evs[] = {r->tick_ev,  r->sync_ev,  r->stats_ev,
-                           r->cmd_ev,   r->reload_ev};
+    struct event *evs[] = {r->tick_ev, r->sync_ev, r->stats_ev, r->cmd_ev, r->reload_ev};
     for (size_t i = 0; i < sizeof evs / sizeof evs[0]; i++) {
         if (evs[i]) {
             event_free(evs[i]);
@@ -895,7 +897,7 @@ static void free_relay(relay *r)
     cr_outputs_free(r->outputs); /* H8b: before the event_base */
     cr_pairings_link_free(r->pairings);
     cr_arbiter_link_free(r->arb); /* after the server: its HTTP thread reads the link */
-    cr_lanes_free(r->lanes); /* after the arbiter link, which reads its live store */
+    cr_lanes_free(r->lanes);      /* after the arbiter link, which reads its live store */
     cr_journal_close(r->journal);
     if (r->base) {
         event_base_free(r->base);
@@ -910,8 +912,11 @@ static int loop_init(relay *r, cr_sigwatch *sw)
     r->pubs = cr_queue_new(PUB_QUEUE, NULL, NULL);
     r->cmds = cr_queue_new(CMD_QUEUE, NULL, NULL);
     if (r->base && r->pubs) {
-        cr_lanes_config lc = {.delay_s = r->t->delay_s, .pubs = r->pubs, .base = r->base,
-                              .live_event = on_live_event, .public_event = on_public_event,
+        cr_lanes_config lc = {.delay_s = r->t->delay_s,
+                              .pubs = r->pubs,
+                              .base = r->base,
+                              .live_event = on_live_event,
+                              .public_event = on_public_event,
                               .data = r};
         r->lanes = cr_lanes_new(&lc);
     }
@@ -1089,7 +1094,7 @@ static void stop_relay(relay *r, cr_sigwatch *sw)
         cr_server_stop(r->server);
     }
     cr_agent_link_free(r->agents); /* before its event's base */
-    cr_sigwatch_free(sw); /* a second signal forces the exit until here */
+    cr_sigwatch_free(sw);          /* a second signal forces the exit until here */
     cr_queue_free(r->pubs, free_pub);
     cr_queue_free(r->cmds, free);
     free_relay(r);

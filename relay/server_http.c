@@ -24,7 +24,6 @@
 #include "log.h"
 #include "view.h"
 
-
 /*----- HTTP -----*/
 
 static const char builtin_page[] =
@@ -71,10 +70,9 @@ static int http_respond(cr_server *s, struct lws *wsi, pss *p, unsigned status, 
             len = 0;
         }
     }
-    if (lws_add_http_common_headers(wsi, status, ctype,
-                                    status == HTTP_STATUS_NOT_MODIFIED ? LWS_ILLEGAL_HTTP_CONTENT_LEN
-                                                                       : len,
-                                    &q, end)) {
+    if (lws_add_http_common_headers(
+            wsi, status, ctype,
+            status == HTTP_STATUS_NOT_MODIFIED ? LWS_ILLEGAL_HTTP_CONTENT_LEN : len, &q, end)) {
         cr_buf_unref(body);
         return 1;
     }
@@ -94,8 +92,9 @@ static int http_respond(cr_server *s, struct lws *wsi, pss *p, unsigned status, 
     }
     static const char nocache[] = "no-cache";
     static const char any[] = "*";
-    if (lws_add_http_header_by_token(wsi, WSI_TOKEN_HTTP_CACHE_CONTROL, (const unsigned char *)nocache,
-                                     (int)strlen(nocache), &q, end) ||
+    if (lws_add_http_header_by_token(wsi, WSI_TOKEN_HTTP_CACHE_CONTROL,
+                                     (const unsigned char *)nocache, (int)strlen(nocache), &q,
+                                     end) ||
         lws_add_http_header_by_name(wsi, (const unsigned char *)"access-control-allow-origin:",
                                     (const unsigned char *)any, 1, &q, end) ||
         lws_finalize_write_http_header(wsi, start, &q, end)) {
@@ -166,7 +165,8 @@ static cr_buf *metrics_text(cr_server *s)
             "# HELP chessrelay_events_per_second Events broadcast per second (last second).\n"
             "# TYPE chessrelay_events_per_second gauge\nchessrelay_events_per_second %.2f\n"
             "# HELP chessrelay_messages_sent_total WebSocket messages sent.\n"
-            "# TYPE chessrelay_messages_sent_total counter\nchessrelay_messages_sent_total %" PRIu64 "\n"
+            "# TYPE chessrelay_messages_sent_total counter\nchessrelay_messages_sent_total %" PRIu64
+            "\n"
             "# HELP chessrelay_messages_received_total WebSocket messages received.\n"
             "# TYPE chessrelay_messages_received_total counter\n"
             "chessrelay_messages_received_total %" PRIu64 "\n"
@@ -176,13 +176,16 @@ static cr_buf *metrics_text(cr_server *s)
             "chessrelay_refused_total{reason=\"message\"} %" PRIu64 "\n"
             "chessrelay_refused_total{reason=\"rate\"} %" PRIu64 "\n"
             "# HELP chessrelay_resnapshots_total Slow viewers sent fresh snapshots.\n"
-            "# TYPE chessrelay_resnapshots_total counter\nchessrelay_resnapshots_total %" PRIu64 "\n"
+            "# TYPE chessrelay_resnapshots_total counter\nchessrelay_resnapshots_total %" PRIu64
+            "\n"
             "# HELP chessrelay_commands_total Arbiter/agent commands passed to the loop.\n"
             "# TYPE chessrelay_commands_total counter\nchessrelay_commands_total %" PRIu64 "\n"
             "# HELP chessrelay_http_requests_total HTTP requests.\n"
-            "# TYPE chessrelay_http_requests_total counter\nchessrelay_http_requests_total %" PRIu64 "\n"
+            "# TYPE chessrelay_http_requests_total counter\nchessrelay_http_requests_total %" PRIu64
+            "\n"
             "# HELP chessrelay_journal_syncs_total Journal fsyncs (group commits).\n"
-            "# TYPE chessrelay_journal_syncs_total counter\nchessrelay_journal_syncs_total %" PRId64 "\n",
+            "# TYPE chessrelay_journal_syncs_total counter\nchessrelay_journal_syncs_total %" PRId64
+            "\n",
             s->boards_online, s->boards_known, s->nviewers, s->ntrusted,
             cr_view_game_count(s->views[LANE_LIVE]), s->events_total, s->events_per_s,
             s->messages_sent, s->messages_in, s->refused_token, s->refused_message, s->refused_rate,
@@ -197,7 +200,8 @@ static cr_buf *metrics_text(cr_server *s)
             fprintf(f, "chessrelay_delivery_latency_seconds_bucket{le=\"%g\"} %" PRIu64 "\n",
                     cr_srv_latency_bounds[i], cum);
         } else {
-            fprintf(f, "chessrelay_delivery_latency_seconds_bucket{le=\"+Inf\"} %" PRIu64 "\n", cum);
+            fprintf(f, "chessrelay_delivery_latency_seconds_bucket{le=\"+Inf\"} %" PRIu64 "\n",
+                    cum);
         }
     }
     fprintf(f, "chessrelay_delivery_latency_seconds_sum %.6f\n", s->latency_sum);
@@ -214,15 +218,22 @@ static cr_buf *metrics_text(cr_server *s)
 
 static const char *mime_of(const char *path)
 {
-    static const char *const map[][2] = {
-        {".html", "text/html; charset=utf-8"}, {".js", "text/javascript"},
-        {".mjs", "text/javascript"},           {".css", "text/css"},
-        {".json", "application/json"},         {".svg", "image/svg+xml"},
-        {".png", "image/png"},                 {".ico", "image/x-icon"},
-        {".woff2", "font/woff2"},              {".woff", "font/woff"},
-        {".txt", "text/plain; charset=utf-8"}, {".map", "application/json"},
-        {".wasm", "application/wasm"},         {".webmanifest", "application/manifest+json"},
-        {".pgn", "application/x-chess-pgn"},   {".jpg", "image/jpeg"}};
+    static const char *const map[][2] = {{".html", "text/html; charset=utf-8"},
+                                         {".js", "text/javascript"},
+                                         {".mjs", "text/javascript"},
+                                         {".css", "text/css"},
+                                         {".json", "application/json"},
+                                         {".svg", "image/svg+xml"},
+                                         {".png", "image/png"},
+                                         {".ico", "image/x-icon"},
+                                         {".woff2", "font/woff2"},
+                                         {".woff", "font/woff"},
+                                         {".txt", "text/plain; charset=utf-8"},
+                                         {".map", "application/json"},
+                                         {".wasm", "application/wasm"},
+                                         {".webmanifest", "application/manifest+json"},
+                                         {".pgn", "application/x-chess-pgn"},
+                                         {".jpg", "image/jpeg"}};
     const char *dot = strrchr(path, '.');
     for (size_t i = 0; dot && i < sizeof map / sizeof map[0]; i++) {
         if (strcmp(dot, map[i][0]) == 0) {
@@ -347,8 +358,8 @@ int cr_srv_http_request(cr_server *s, struct lws *wsi, pss *p, const char *uri)
     if (strncmp(uri, "/game/", 6) == 0 && n > 10 && strcmp(uri + n - 4, ".pgn") == 0) {
         char *end;
         long id = strtol(uri + 6, &end, 10);
-        const cr_view_game *g = end == uri + n - 4 && id > 0 && id < INT_MAX ? cr_view_find(v, (int)id)
-                                                                            : NULL;
+        const cr_view_game *g =
+            end == uri + n - 4 && id > 0 && id < INT_MAX ? cr_view_find(v, (int)id) : NULL;
         if (!g || !g->pgn) {
             return http_text(s, wsi, p, HTTP_STATUS_NOT_FOUND, "no such game\n");
         }
@@ -364,4 +375,3 @@ int cr_srv_http_request(cr_server *s, struct lws *wsi, pss *p, const char *uri)
     }
     return serve_static(s, wsi, p, uri);
 }
-

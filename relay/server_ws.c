@@ -32,7 +32,6 @@
 #include "log.h"
 #include "view.h"
 
-
 const double cr_srv_latency_bounds[LATENCY_NB] = {0.0005, 0.001, 0.0025, 0.005, 0.01, 0.025,
                                                   0.05,   0.1,   0.25,   0.5,   1.0,  2.5};
 
@@ -347,7 +346,6 @@ static size_t frame_header(unsigned char *h, size_t len)
     return 10;
 }
 
-
 /* Publications pushed since the last drain, if any, applied now: an event
  * that comes while a broadcast round is under way (a clock press a few ms
  * after its move) goes out in the same round, in the same send as the
@@ -385,8 +383,8 @@ int cr_srv_viewer_writeable(cr_server *s, pss *p)
         total += b->len + 10;
     }
     if (n == 0 && p->closing && !p->qhead) {
-        lws_close_reason(p->wsi, LWS_CLOSE_STATUS_POLICY_VIOLATION, (unsigned char *)"too many faults",
-                         15);
+        lws_close_reason(p->wsi, LWS_CLOSE_STATUS_POLICY_VIOLATION,
+                         (unsigned char *)"too many faults", 15);
         return -1;
     }
     int rc = 0;
@@ -706,10 +704,15 @@ static const struct {
     const char *name;
     void (*run)(cr_server *s, pss *p, const ws_msg *m);
 } ops[] = {
-    {"ping", op_ping},           {"hello", op_hello},   {"list", op_list},
-    {"subscribe", op_subscribe}, {"unsubscribe", op_subscribe},
-    {"arbiter", op_arbiter},     {"arbiter-action", op_arbiter},
-    {"result", op_command},      {"tag", op_command},
+    {"ping", op_ping},
+    {"hello", op_hello},
+    {"list", op_list},
+    {"subscribe", op_subscribe},
+    {"unsubscribe", op_subscribe},
+    {"arbiter", op_arbiter},
+    {"arbiter-action", op_arbiter},
+    {"result", op_command},
+    {"tag", op_command},
 };
 
 static void handle_message(cr_server *s, pss *p, const char *text, size_t len)
@@ -848,7 +851,8 @@ void cr_srv_drain_pubs(cr_server *s)
     }
     int64_t mono = cr_mono_us();
     if (mono - s->rate_window_start >= 1000000) {
-        s->events_per_s = (double)s->rate_window_events * 1e6 / (double)(mono - s->rate_window_start);
+        s->events_per_s =
+            (double)s->rate_window_events * 1e6 / (double)(mono - s->rate_window_start);
         s->rate_window_start = mono;
         s->rate_window_events = 0;
     }
@@ -861,4 +865,3 @@ void cr_srv_drain_pubs(cr_server *s)
         }
     }
 }
-

@@ -55,8 +55,8 @@ cr_board_sources *cr_board_sources_start(struct event_base *base, const cr_board
         return NULL;
     }
     cr_board_sources *s = calloc(1, sizeof *s);
-    cr_dgt_boardset_config bc = {.event = on_link_event, .state = on_link_state, .usb = on_usb,
-                                 .data = s};
+    cr_dgt_boardset_config bc = {
+        .event = on_link_event, .state = on_link_state, .usb = on_usb, .data = s};
     cr_dgt_link_config_default(&bc.link);
     bc.link.board.emit_raw = true; /* the journal keeps the bytes as received */
     bc.link.clock = cfg->clock;

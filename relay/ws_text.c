@@ -29,8 +29,8 @@ void cr_ws_rx_reset(cr_ws_rx *rx)
     rx->len = 0;
 }
 
-cr_ws_rx_result cr_ws_rx_add(cr_ws_rx *rx, struct lws *wsi, const char *in, size_t len,
-                             size_t max, const char **msg, size_t *msg_len)
+cr_ws_rx_result cr_ws_rx_add(cr_ws_rx *rx, struct lws *wsi, const char *in, size_t len, size_t max,
+                             const char **msg, size_t *msg_len)
 {
     bool final = lws_is_final_fragment(wsi) && lws_remaining_packet_payload(wsi) == 0;
     if (!rx->too_big && rx->len + len > max) {

@@ -34,8 +34,8 @@ typedef enum cr_ws_rx_result {
 /* Takes a fragment received on wsi (LWS_CALLBACK_RECEIVE). After
  * CR_WS_RX_MESSAGE the caller handles the message, then calls
  * cr_ws_rx_reset. */
-cr_ws_rx_result cr_ws_rx_add(cr_ws_rx *rx, struct lws *wsi, const char *in, size_t len,
-                             size_t max, const char **msg, size_t *msg_len);
+cr_ws_rx_result cr_ws_rx_add(cr_ws_rx *rx, struct lws *wsi, const char *in, size_t len, size_t max,
+                             const char **msg, size_t *msg_len);
 
 /* Frees what was collected (after a message, or when the connection
  * closes). */
