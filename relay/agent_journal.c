@@ -4,11 +4,14 @@
 #include <errno.h>
 #include <fcntl.h>
 #include <inttypes.h>
+#include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
 #include <unistd.h>
+
+#include "fileio.h"
 
 #define HEADER_FMT "# chessrelay agent journal v1 base %" PRId64 " epoch %" PRId64 "\n"
 enum { COMPACT_EVERY = 4096 }; /* acknowledged events that force a compaction */
@@ -33,41 +36,6 @@ static char *join(const char *dir, const char *name)
         snprintf(p, n, "%s/%s", dir, name);
     }
     return p;
-}
-
-static int mkdir_p(const char *dir)
-{
-    char tmp[4096];
-    if (snprintf(tmp, sizeof tmp, "%s", dir) >= (int)sizeof tmp) {
-        errno = ENAMETOOLONG;
-        return -1;
-    }
-    for (char *p = tmp + 1; *p; p++) {
-        if (*p == '/') {
-            *p = '\0';
-            if (mkdir(tmp, 0755) && errno != EEXIST) {
-                return -1;
-            }
-            *p = '/';
-        }
-    }
-    return mkdir(tmp, 0755) && errno != EEXIST ? -1 : 0;
-}
-
-static int write_all(int fd, const char *p, size_t n)
-{
-    while (n) {
-        ssize_t w = write(fd, p, n);
-        if (w < 0) {
-            if (errno == EINTR) {
-                continue;
-            }
-            return CR_EIO;
-        }
-        p += w;
-        n -= (size_t)w;
-    }
-    return 0;
 }
 
 static void sync_dir(const char *dir)
@@ -97,7 +65,7 @@ static int write_atomic(const char *dir, const char *name, const char *const *pa
         goto out;
     }
     for (size_t i = 0; i < nparts; i++) {
-        if (write_all(fd, parts[i], lens[i])) {
+        if (cr_write_all(fd, parts[i], lens[i])) {
             goto out;
         }
     }
@@ -212,49 +180,16 @@ static int push_line(cr_agent_journal *j, const char *line, size_t len)
     return 0;
 }
 
-static char *read_file(const char *path, size_t *len)
-{
-    FILE *f = fopen(path, "rb");
-    if (!f) {
-        return NULL;
-    }
-    size_t cap = 4096, n = 0;
-    char *buf = malloc(cap + 1);
-    while (buf) {
-        size_t got = fread(buf + n, 1, cap - n, f);
-        n += got;
-        if (n < cap) {
-            break;
-        }
-        cap *= 2;
-        char *nb = realloc(buf, cap + 1);
-        if (!nb) {
-            free(buf);
-            buf = NULL;
-        }
-        buf = nb;
-    }
-    if (buf && ferror(f)) {
-        free(buf);
-        buf = NULL;
-    }
-    fclose(f);
-    if (buf) {
-        buf[n] = '\0';
-        *len = n;
-    }
-    return buf;
-}
-
 /* Reads events.feed into j; cuts a torn last line off the file. */
 static int load(cr_agent_journal *j, cr_error *err)
 {
     size_t len = 0;
-    char *text = read_file(j->path, &len);
-    if (!text) {
-        return cr_error_set(err, CR_EIO, 0, 0, "%s: %s", j->path, strerror(errno));
+    char *text = NULL;
+    int rc = cr_read_file(j->path, SIZE_MAX / 2, &text, &len, err);
+    if (rc) {
+        return rc;
     }
-    int rc = 0;
+    rc = 0;
     char *nl = memchr(text, '\n', len);
     long long base, epoch;
     int used = 0;
@@ -303,7 +238,10 @@ static void load_acked(cr_agent_journal *j)
 {
     char *path = join(j->dir, "acked");
     size_t len = 0;
-    char *text = path ? read_file(path, &len) : NULL;
+    char *text = NULL;
+    if (path) {
+        (void)cr_read_file(path, 4096, &text, &len, NULL); /* none yet: nothing acked */
+    }
     long long v;
     if (text && sscanf(text, "%lld", &v) == 1) {
         int64_t last = j->base + (int64_t)j->count;
@@ -319,7 +257,7 @@ cr_agent_journal *cr_agent_journal_open(const char *dir, int64_t now_ms, cr_erro
         cr_error_set(err, CR_EINVAL, 0, 0, "agent state folder: empty path");
         return NULL;
     }
-    if (mkdir_p(dir)) {
+    if (cr_mkdir_p(dir)) {
         cr_error_set(err, CR_EIO, 0, 0, "%s: cannot create: %s", dir, strerror(errno));
         return NULL;
     }
@@ -426,7 +364,7 @@ int cr_agent_journal_append(cr_agent_journal *j, const char *line, size_t len, i
     }
     memcpy(b, line, len);
     b[len] = '\n';
-    int rc = write_all(j->fd, b, len + 1);
+    int rc = cr_write_all(j->fd, b, len + 1);
     if (b != stackbuf) {
         free(b);
     }

@@ -87,9 +87,7 @@ typedef struct apss {
     int64_t acked; /* last ack sent */
     char *out;     /* an error to send, then close */
     bool closing;
-    char *rx;
-    size_t rxlen;
-    bool rx_too_big;
+    cr_ws_rx rx;
     int faults;
 } apss;
 
@@ -679,34 +677,20 @@ static void handle(cr_agent_link *l, apss *p, const char *text, size_t len)
 
 static int receive(cr_agent_link *l, apss *p, const char *in, size_t len)
 {
-    bool final = lws_is_final_fragment(p->wsi) && lws_remaining_packet_payload(p->wsi) == 0;
-    if (!p->rx_too_big && p->rxlen + len > CR_AGENT_MESSAGE_MAX) {
-        p->rx_too_big = true;
-        free(p->rx);
-        p->rx = NULL;
-        p->rxlen = 0;
-    }
-    if (p->rx_too_big) {
-        if (final) {
-            p->rx_too_big = false;
-            queue_error(p, "message too large", "message", false);
-        }
-    } else if (final && !p->rx) {
-        handle(l, p, in, len);
-    } else {
-        char *n = realloc(p->rx, p->rxlen + len + 1);
-        if (!n) {
-            return -1;
-        }
-        p->rx = n;
-        memcpy(p->rx + p->rxlen, in, len);
-        p->rxlen += len;
-        if (final) {
-            handle(l, p, p->rx, p->rxlen);
-            free(p->rx);
-            p->rx = NULL;
-            p->rxlen = 0;
-        }
+    const char *msg;
+    size_t msg_len;
+    switch (cr_ws_rx_add(&p->rx, p->wsi, in, len, CR_AGENT_MESSAGE_MAX, &msg, &msg_len)) {
+    case CR_WS_RX_NOMEM:
+        return -1;
+    case CR_WS_RX_TOO_BIG:
+        queue_error(p, "message too large", "message", false);
+        break;
+    case CR_WS_RX_MESSAGE:
+        handle(l, p, msg, msg_len);
+        cr_ws_rx_reset(&p->rx);
+        break;
+    case CR_WS_RX_MORE:
+        break;
     }
     if (p->faults >= MAX_FAULTS && !p->closing) {
         p->closing = true;
@@ -817,7 +801,7 @@ static int callback(struct lws *wsi, enum lws_callback_reasons reason, void *use
                 }
                 pthread_mutex_unlock(&l->lock);
             }
-            free(p->rx);
+            cr_ws_rx_reset(&p->rx);
             free(p->out);
             memset(p, 0, sizeof *p);
         }

@@ -13,7 +13,6 @@
  * come. The journal is shared under a mutex. */
 #include <errno.h>
 #include <event2/event.h>
-#include <event2/thread.h>
 #include <inttypes.h>
 #include <libwebsockets.h>
 #include <pthread.h>
@@ -29,24 +28,17 @@
 #include "agent_msg.h"
 #include "commands.h"
 #include "cr/feed.h"
-#include "dgt_link.h"
-#include "dgt_serial.h"
-#include "dgt_usb.h"
+#include "dgt_boardset.h"
+#include "feed_source.h"
 #include "log.h"
+#include "opts.h"
+#include "sigwatch.h"
 #include "ws_text.h"
 
 #define AGENT_MAX_LINKS 64
 #define AGENT_MAX_FEEDS 64
 
 enum { TICK_US = 250 * 1000, BACKOFF_MIN_US = 100 * 1000, BACKOFF_MAX_US = 5 * 1000 * 1000 };
-
-typedef struct feed_src {
-    char *path;
-    FILE *f;
-    cr_feed_reader *rd;
-    cr_feed_event ev;
-    bool have;
-} feed_src;
 
 typedef struct agent {
     /* configuration */
@@ -57,7 +49,7 @@ typedef struct agent {
     char path[1024];
     int port;
     bool tls, insecure, exit_at_end;
-    double speed;
+    cr_feed_clock clock; /* the journal's epoch, advancing at --speed */
     /* shared, under lock */
     pthread_mutex_t lock;
     cr_agent_journal *journal;
@@ -65,20 +57,17 @@ typedef struct agent {
     int64_t wm; /* watermark: every event up to this agent time is in the journal */
     /* main thread */
     struct event_base *base;
-    feed_src feeds[AGENT_MAX_FEEDS];
-    int nfeeds;
+    cr_feed_source *feeds; /* NULL without --feed */
     int64_t skip; /* feed events already journaled by an earlier run */
-    struct event *feed_timer;
-    cr_dgt_link *links[AGENT_MAX_LINKS];
-    int nlinks;
-    cr_usb *usb;
-    cr_dgt_link_config link_cfg;
+    cr_dgt_boardset *boards;
     char *line;
     size_t line_cap;
     /* lws thread */
+    struct event *check; /* watermark, and the end of the link thread */
     struct lws_context *ctx;
     struct lws *wsi;
     pthread_t thread;
+    bool thread_started;
     lws_sorted_usec_list_t sul_connect, sul_tick;
     int64_t backoff_us;
     bool hello_sent, welcomed, tick_due, bye_sent;
@@ -94,11 +83,9 @@ static int64_t wall_ms(void)
     return cr_now_us() / 1000;
 }
 
-/* The agent's feed clock: the journal's epoch, advancing at `speed`. */
 static int64_t agent_clock(agent *a)
 {
-    int64_t e = cr_agent_journal_epoch(a->journal);
-    return e + (int64_t)((double)(wall_ms() - e) * a->speed);
+    return cr_feed_clock_now(&a->clock);
 }
 
 static int64_t link_clock(void *data)
@@ -159,81 +146,14 @@ static void on_link_state(void *data, cr_dgt_link *link, cr_dgt_link_state st)
            cr_dgt_link_state_name(st), st == CR_LINK_LOST && *err ? ": " : "", err);
 }
 
-static int add_link(agent *a, cr_dgt_transport *tr)
-{
-    if (a->nlinks >= AGENT_MAX_LINKS) {
-        if (tr->free) {
-            tr->free(tr->impl);
-        }
-        cr_log(CR_LOG_ERROR, "agent: too many boards (at most %d)", AGENT_MAX_LINKS);
-        return 1;
-    }
-    cr_dgt_link_callbacks cbs = {.event = on_board_event, .state = on_link_state, .data = a};
-    cr_dgt_link *l = cr_dgt_link_new(a->base, tr, &a->link_cfg, &cbs);
-    if (!l) {
-        cr_log(CR_LOG_ERROR, "agent: out of memory");
-        return 1;
-    }
-    a->links[a->nlinks++] = l;
-    cr_dgt_link_start(l);
-    return 0;
-}
-
-static void on_usb(void *data, const cr_usb_board_desc *d, bool arrived)
-{
-    agent *a = data;
-    if (!arrived) {
-        return; /* its link notices and reopens when it is back */
-    }
-    for (int i = 0; i < a->nlinks; i++) {
-        if (strcmp(cr_dgt_link_name(a->links[i]), d->name) == 0) {
-            return;
-        }
-    }
-    cr_dgt_transport tr;
-    if (cr_usb_transport_new(a->usb, d, &tr) == 0) {
-        (void)add_link(a, &tr);
-    }
-}
-
 /*----- main thread: feed files on the agent's feed clock -----*/
 
-static bool feed_read(feed_src *s)
-{
-    for (;;) {
-        cr_error err;
-        int rc = cr_feed_reader_next(s->rd, &s->ev, &err);
-        if (rc == 0) {
-            s->have = false;
-            return false;
-        }
-        if (rc < 0) {
-            cr_log(CR_LOG_WARN, "agent: %s (line skipped)", err.text);
-            if (rc != CR_EFEED) {
-                s->have = false;
-                return false;
-            }
-            continue;
-        }
-        s->have = true;
-        return true;
-    }
-}
+static void update_watermark(agent *a);
 
-/* The source whose event comes first (ties: the first file), or NULL. */
-static feed_src *feed_next(agent *a)
+static void feeds_done(void *data)
 {
-    feed_src *best = NULL;
-    for (int i = 0; i < a->nfeeds; i++) {
-        if (a->feeds[i].have && (!best || a->feeds[i].ev.t < best->ev.t)) {
-            best = &a->feeds[i];
-        }
-    }
-    return best;
-}
-
-static void feeds_done(agent *a)
-{
+    agent *a = data;
+    update_watermark(a);
     cr_log(CR_LOG_INFO, "agent: feeds played to the end");
     pthread_mutex_lock(&a->lock);
     a->sources_done = true;
@@ -248,14 +168,13 @@ static void feeds_done(agent *a)
 static void update_watermark(agent *a)
 {
     int64_t wm = agent_clock(a);
-    if (a->nfeeds && a->feed_timer) {
-        feed_src *s = feed_next(a);
+    if (a->feeds) {
         if (a->skip > 0) {
             return; /* the earlier run's events are not skipped yet */
         }
-        int64_t e = cr_agent_journal_epoch(a->journal);
-        if (s && e + s->ev.t - 1 < wm) {
-            wm = e + s->ev.t - 1; /* that event is due but not recorded yet */
+        int64_t next = cr_feed_source_next_t(a->feeds);
+        if (next != INT64_MAX && next - 1 < wm) {
+            wm = next - 1; /* that event is due but not recorded yet */
         }
     }
     pthread_mutex_lock(&a->lock);
@@ -265,35 +184,15 @@ static void update_watermark(agent *a)
     pthread_mutex_unlock(&a->lock);
 }
 
-static void on_feed_timer(evutil_socket_t fd, short what, void *arg)
+static bool feed_skip(void *data, const cr_feed_event *ev)
 {
-    agent *a = arg;
-    int64_t e = cr_agent_journal_epoch(a->journal);
-    int64_t now = agent_clock(a);
-    feed_src *s;
-    int n = 0;
-    while ((s = feed_next(a)) != NULL && (e + s->ev.t <= now || a->skip > 0) && n++ < 2000) {
-        if (a->skip > 0) {
-            a->skip--; /* journaled by an earlier run of this agent */
-        } else {
-            cr_feed_event ev = s->ev;
-            ev.t += e;
-            record(a, &ev);
-        }
-        feed_read(s);
+    agent *a = data;
+    (void)ev;
+    if (a->skip > 0) {
+        a->skip--; /* journaled by an earlier run of this agent */
+        return true;
     }
-    update_watermark(a);
-    if (!s) {
-        feeds_done(a);
-        return;
-    }
-    int64_t due_wall = e + (int64_t)((double)s->ev.t / a->speed);
-    int64_t wait = n >= 2000 ? 0 : due_wall - wall_ms();
-    if (wait < 0) {
-        wait = 0;
-    }
-    struct timeval tv = {(time_t)(wait / 1000), (suseconds_t)(wait % 1000) * 1000};
-    evtimer_add(a->feed_timer, &tv);
+    return false;
 }
 
 /*----- the lws thread: the link -----*/
@@ -578,10 +477,10 @@ static void *service_thread(void *arg)
 
 /*----- the command -----*/
 
-static void on_signal(evutil_socket_t sig, short what, void *arg)
+/* The signal watcher (sigwatch.h): the link thread says bye and ends. */
+static void on_signal(void *data)
 {
-    agent *a = arg;
-    cr_log(CR_LOG_INFO, "agent: signal %d: stopping", (int)sig);
+    agent *a = data;
     atomic_store(&a->stop, true);
     if (a->ctx) {
         lws_cancel_service(a->ctx);
@@ -656,25 +555,56 @@ static void lws_log_line(int level, const char *line)
     cr_log(level == LLL_ERR ? CR_LOG_ERROR : CR_LOG_WARN, "lws: %.*s", (int)n, line);
 }
 
-int cr_cmd_agent(int argc, char **argv)
-{
-    static agent ag;
-    agent *a = &ag;
-    memset(a, 0, sizeof *a);
-    a->speed = 1.0;
-    a->backoff_us = BACKOFF_MIN_US;
-    const char *to = NULL, *state = NULL;
+typedef struct agent_args {
+    const char *to, *state;
     const char *serials[AGENT_MAX_LINKS];
-    int nserial = 0;
-    bool usb = false;
+    int nserial;
     const char *feeds[AGENT_MAX_FEEDS];
-    int nfeeds = 0;
+    int nfeeds;
+    bool usb;
+} agent_args;
+
+/* An option with a value; returns 0, or 2 after a usage error. */
+static int parse_value(agent *a, agent_args *g, const char *o, const char *v)
+{
+    if (strcmp(o, "--to") == 0) {
+        g->to = v;
+    } else if (strcmp(o, "--token") == 0) {
+        a->token = v;
+    } else if (strcmp(o, "--id") == 0) {
+        if (!cr_agent_id_valid(v)) {
+            fprintf(stderr, "chessrelay agent: --id: expected 1..%d of A-Z a-z 0-9 . _ -\n",
+                    CR_AGENT_ID_MAX);
+            return 2;
+        }
+        snprintf(a->id, sizeof a->id, "%s", v);
+    } else if (strcmp(o, "--state") == 0) {
+        g->state = v;
+    } else if (strcmp(o, "--serial") == 0 && g->nserial < AGENT_MAX_LINKS) {
+        g->serials[g->nserial++] = v;
+    } else if (strcmp(o, "--feed") == 0 && g->nfeeds < AGENT_MAX_FEEDS) {
+        g->feeds[g->nfeeds++] = v;
+    } else if (strcmp(o, "--speed") == 0) {
+        if (!cr_opt_number("agent", o, v, 1e-6, 1e6, "a number > 0", &a->clock.speed)) {
+            return 2;
+        }
+    } else {
+        fprintf(stderr, "chessrelay agent: unknown option '%s'\n", o);
+        return usage();
+    }
+    return 0;
+}
+
+/* Returns 0, or 2 after a usage error. */
+static int parse_args(agent *a, agent_args *g, int argc, char **argv)
+{
+    memset(g, 0, sizeof *g);
     a->token = getenv("CHESSRELAY_AGENT_TOKEN");
     for (int i = 1; i < argc; i++) {
         const char *o = argv[i];
         const char *v = i + 1 < argc ? argv[i + 1] : NULL;
         if (strcmp(o, "--usb") == 0) {
-            usb = true;
+            g->usb = true;
         } else if (strcmp(o, "--insecure") == 0) {
             a->insecure = true;
         } else if (strcmp(o, "--exit-at-end") == 0) {
@@ -684,61 +614,40 @@ int cr_cmd_agent(int argc, char **argv)
         } else if (!v) {
             fprintf(stderr, "chessrelay agent: unknown or incomplete option '%s'\n", o);
             return usage();
-        } else {
-            i++;
-            if (strcmp(o, "--to") == 0) {
-                to = v;
-            } else if (strcmp(o, "--token") == 0) {
-                a->token = v;
-            } else if (strcmp(o, "--id") == 0) {
-                if (!cr_agent_id_valid(v)) {
-                    fprintf(stderr, "chessrelay agent: --id: expected 1..%d of A-Z a-z 0-9 . _ -\n",
-                            CR_AGENT_ID_MAX);
-                    return 2;
-                }
-                snprintf(a->id, sizeof a->id, "%s", v);
-            } else if (strcmp(o, "--state") == 0) {
-                state = v;
-            } else if (strcmp(o, "--serial") == 0 && nserial < AGENT_MAX_LINKS) {
-                serials[nserial++] = v;
-            } else if (strcmp(o, "--feed") == 0 && nfeeds < AGENT_MAX_FEEDS) {
-                feeds[nfeeds++] = v;
-            } else if (strcmp(o, "--speed") == 0) {
-                char *end;
-                a->speed = strtod(v, &end);
-                if (*end || !(a->speed > 0 && a->speed <= 1e6)) {
-                    fprintf(stderr, "chessrelay agent: --speed: expected a number > 0, got '%s'\n", v);
-                    return 2;
-                }
-            } else {
-                fprintf(stderr, "chessrelay agent: unknown option '%s'\n", o);
-                return usage();
-            }
+        } else if (parse_value(a, g, o, argv[++i])) {
+            return 2;
         }
     }
-    if (!to || !a->token || !a->token[0]) {
+    if (!g->to || !a->token || !a->token[0]) {
         fprintf(stderr, "chessrelay agent: --to and --token are required\n");
         return usage();
     }
-    if (parse_url(a, to)) {
-        fprintf(stderr, "chessrelay agent: --to: expected ws://HOST:PORT/agent or wss://..., got '%s'\n",
-                to);
+    if (parse_url(a, g->to)) {
+        fprintf(stderr,
+                "chessrelay agent: --to: expected ws://HOST:PORT/agent or wss://..., got '%s'\n",
+                g->to);
         return 2;
     }
-    if ((nfeeds > 0) + (nserial > 0) + usb > 1) {
+    if ((g->nfeeds > 0) + (g->nserial > 0) + g->usb > 1) {
         fprintf(stderr, "chessrelay agent: give one of --usb, --serial or --feed\n");
         return 2;
     }
-    if (nfeeds == 0 && nserial == 0) {
-        usb = true;
+    if (g->nfeeds == 0 && g->nserial == 0) {
+        g->usb = true;
     }
-    if (nfeeds == 0 && a->speed != 1.0) {
+    if (g->nfeeds == 0 && a->clock.speed != 1.0) {
         fprintf(stderr, "chessrelay agent: --speed applies to --feed only\n");
         return 2;
     }
     if (!a->id[0]) {
         default_id(a->id, sizeof a->id);
     }
+    return 0;
+}
+
+/* The agent's journal: where the feed clock starts and what is sent. */
+static int open_journal(agent *a, const char *state)
+{
     char state_buf[512];
     if (!state) {
         snprintf(state_buf, sizeof state_buf, "chessrelay-agent-%.64s", a->id);
@@ -756,87 +665,70 @@ int cr_cmd_agent(int argc, char **argv)
     cr_log(CR_LOG_INFO, "agent %s: state %s: events up to %" PRId64 ", acknowledged up to %" PRId64,
            a->id, state, cr_agent_journal_last(a->journal), cr_agent_journal_acked(a->journal));
     a->wm = cr_agent_journal_epoch(a->journal);
+    a->clock.epoch_ms = a->wm;
     const char *last_line =
         cr_agent_journal_line(a->journal, cr_agent_journal_last(a->journal), NULL);
     if (last_line) {
         a->wm = strtoll(last_line, NULL, 10);
     }
-    pthread_mutex_init(&a->lock, NULL);
-    evthread_use_pthreads();
-    signal(SIGPIPE, SIG_IGN);
-    a->base = event_base_new();
-    int status = 1;
-    struct event *sigint = NULL, *sigterm = NULL, *check = NULL;
-    bool thread_started = false;
-    if (!a->base) {
-        cr_log(CR_LOG_ERROR, "agent: cannot create the event loop");
-        goto out;
-    }
+    return 0;
+}
 
-    /* Sources. */
-    for (int i = 0; i < nfeeds; i++) {
-        feed_src *s = &a->feeds[a->nfeeds++];
-        s->path = strdup(feeds[i]);
-        s->f = fopen(feeds[i], "r");
-        if (!s->f || !s->path) {
-            cr_log(CR_LOG_ERROR, "agent: %s: %s", feeds[i], strerror(errno));
-            status = 2;
-            goto out;
-        }
-        s->rd = cr_feed_reader_new(s->f, feeds[i]);
-        if (!s->rd) {
-            goto out;
-        }
-        cr_feed_reader_set_keep_going(s->rd, true);
-        feed_read(s);
-    }
-    if (nfeeds) {
+/* Feed files or boards. Returns 0 or an exit status (logged). */
+static int start_sources(agent *a, const agent_args *g)
+{
+    cr_error err;
+    if (g->nfeeds) {
         /* Feed files restart where the journal ends: its events are the
          * first `last` of the merged feeds. */
         a->skip = cr_agent_journal_last(a->journal);
-        a->feed_timer = evtimer_new(a->base, on_feed_timer, a);
-        if (!a->feed_timer) {
-            goto out;
+        cr_feed_source_config fcfg = {.clock = &a->clock,
+                                      .skip = feed_skip,
+                                      .event = on_board_event,
+                                      .done = feeds_done,
+                                      .data = a,
+                                      .batch = 2000,
+                                      .log_prefix = "agent: "};
+        a->feeds = cr_feed_source_new(a->base, g->feeds, g->nfeeds, &fcfg, &err);
+        if (!a->feeds) {
+            cr_log(CR_LOG_ERROR, "agent: %s", err.text);
+            return err.code == CR_EIO ? 2 : 1;
         }
-        struct timeval zero = {0, 0};
-        evtimer_add(a->feed_timer, &zero);
+        cr_feed_source_start(a->feeds);
     }
-    cr_dgt_link_config_default(&a->link_cfg);
-    a->link_cfg.board.emit_raw = false;
-    a->link_cfg.clock = link_clock;
-    a->link_cfg.clock_data = a;
-    for (int i = 0; i < nserial; i++) {
-        cr_dgt_transport tr;
-        if (cr_serial_transport_new(a->base, serials[i], &tr) != 0) {
-            cr_log(CR_LOG_ERROR, "agent: %s: bad device", serials[i]);
-            status = 2;
-            goto out;
-        }
-        if (add_link(a, &tr)) {
-            goto out;
+    cr_dgt_boardset_config bcfg = {
+        .max_links = AGENT_MAX_LINKS, .event = on_board_event, .state = on_link_state, .data = a};
+    cr_dgt_link_config_default(&bcfg.link);
+    bcfg.link.board.emit_raw = false;
+    bcfg.link.clock = link_clock;
+    bcfg.link.clock_data = a;
+    a->boards = cr_dgt_boardset_new(a->base, &bcfg);
+    if (!a->boards) {
+        cr_log(CR_LOG_ERROR, "agent: out of memory");
+        return 1;
+    }
+    for (int i = 0; i < g->nserial; i++) {
+        if (cr_dgt_boardset_add_serial(a->boards, g->serials[i], &err)) {
+            cr_log(CR_LOG_ERROR, "agent: %s", err.text);
+            return err.code == CR_EINVAL ? 2 : 1;
         }
     }
-    if (usb) {
-        cr_usb_config ucfg;
-        cr_usb_config_default(&ucfg);
-        cr_error_clear(&err);
-        a->usb = cr_usb_new(a->base, &ucfg, &err);
-        if (!a->usb) {
-            cr_log(CR_LOG_ERROR, "agent: USB unavailable: %s", err.text);
-            goto out;
+    if (g->usb) {
+        int n = cr_dgt_boardset_add_usb(a->boards, true, &err);
+        if (n < 0) {
+            cr_log(CR_LOG_ERROR, "agent: %s", err.text);
+            return 1;
         }
-        cr_usb_board_desc d[AGENT_MAX_LINKS];
-        int n = cr_usb_scan(a->usb, d, AGENT_MAX_LINKS);
-        for (int i = 0; i < n; i++) {
-            on_usb(a, &d[i], true);
-        }
-        cr_usb_watch(a->usb, on_usb, a);
-        if (n <= 0) {
+        if (n == 0) {
             cr_log(CR_LOG_INFO, "agent: no USB boards yet; waiting for one");
         }
     }
+    return 0;
+}
 
-    /* The link. */
+/* The WebSocket client and its thread. Returns 0 or -1 (logged). */
+static int start_link(agent *a)
+{
     lws_set_log_level(LLL_ERR, lws_log_line);
     static const struct lws_protocols protocols[] = {
         {"chessrelay-agent-client", client_callback, 0, CR_AGENT_MESSAGE_MAX, 0, NULL, 0},
@@ -850,51 +742,34 @@ int cr_cmd_agent(int argc, char **argv)
     a->ctx = lws_create_context(&info);
     if (!a->ctx) {
         cr_log(CR_LOG_ERROR, "agent: cannot create the WebSocket client");
-        goto out;
+        return -1;
     }
     lws_sul_schedule(a->ctx, 0, &a->sul_connect, do_connect, 1);
     lws_sul_schedule(a->ctx, 0, &a->sul_tick, on_tick, TICK_US);
     if (pthread_create(&a->thread, NULL, service_thread, a)) {
         cr_log(CR_LOG_ERROR, "agent: cannot start the link thread");
-        goto out;
+        return -1;
     }
-    thread_started = true;
+    a->thread_started = true;
     cr_log(CR_LOG_INFO, "agent %s: forwarding to %s", a->id, a->url);
+    return 0;
+}
 
-    sigint = evsignal_new(a->base, SIGINT, on_signal, a);
-    sigterm = evsignal_new(a->base, SIGTERM, on_signal, a);
-    check = event_new(a->base, -1, EV_PERSIST, on_check, a);
-    struct timeval hundred = {0, 50 * 1000};
-    event_add(sigint, NULL);
-    event_add(sigterm, NULL);
-    event_add(check, &hundred);
-    event_base_dispatch(a->base);
-    status = atomic_load(&a->status);
-out:
+/* Stops the link (after a bye, if it is up) and frees the sources. */
+static int stop_agent(agent *a, int status)
+{
     atomic_store(&a->stop, true);
-    if (thread_started) {
+    if (a->thread_started) {
         lws_cancel_service(a->ctx);
         pthread_join(a->thread, NULL);
     }
     if (a->ctx) {
         lws_context_destroy(a->ctx);
     }
-    for (int i = 0; i < a->nlinks; i++) {
-        cr_dgt_link_free(a->links[i]);
-    }
-    cr_usb_free(a->usb);
-    for (int i = 0; i < a->nfeeds; i++) {
-        cr_feed_reader_free(a->feeds[i].rd);
-        if (a->feeds[i].f) {
-            fclose(a->feeds[i].f);
-        }
-        free(a->feeds[i].path);
-    }
-    struct event *evs[] = {sigint, sigterm, check, a->feed_timer};
-    for (size_t i = 0; i < sizeof evs / sizeof evs[0]; i++) {
-        if (evs[i]) {
-            event_free(evs[i]);
-        }
+    cr_dgt_boardset_free(a->boards);
+    cr_feed_source_free(a->feeds);
+    if (a->check) {
+        event_free(a->check);
     }
     if (a->base) {
         event_base_free(a->base);
@@ -909,7 +784,44 @@ out:
             status = 1;
         }
     }
+    return status;
+}
+
+int cr_cmd_agent(int argc, char **argv)
+{
+    static agent ag;
+    agent *a = &ag;
+    memset(a, 0, sizeof *a);
+    a->clock.speed = 1.0;
+    a->backoff_us = BACKOFF_MIN_US;
+    agent_args g;
+    int status = parse_args(a, &g, argc, argv);
+    if (status || (status = open_journal(a, g.state)) != 0) {
+        return status;
+    }
+    pthread_mutex_init(&a->lock, NULL);
+    /* Before any thread is made (libusb's, the link's). */
+    cr_sigwatch *sw = cr_sigwatch_new(false);
+    signal(SIGPIPE, SIG_IGN);
+    a->base = sw ? event_base_new() : NULL;
+    status = 1;
+    if (!a->base || cr_sigwatch_start(sw, a->base, on_signal, a, NULL)) {
+        cr_log(CR_LOG_ERROR, "agent: cannot create the event loop");
+    } else if ((status = start_sources(a, &g)) == 0 && (status = start_link(a)) == 0) {
+        a->check = event_new(a->base, -1, EV_PERSIST, on_check, a);
+        struct timeval fifty = {0, 50 * 1000};
+        event_add(a->check, &fifty);
+        event_base_dispatch(a->base);
+        if (cr_sigwatch_signal(sw)) {
+            cr_log(CR_LOG_INFO, "agent: signal %d: stopping", cr_sigwatch_signal(sw));
+        }
+        status = atomic_load(&a->status);
+    } else if (status < 0) {
+        status = 1;
+    }
+    status = stop_agent(a, status);
     cr_agent_journal_close(a->journal);
+    cr_sigwatch_free(sw); /* the other threads are stopped */
     pthread_mutex_destroy(&a->lock);
     free(a->line);
     return status;

@@ -8,16 +8,15 @@
 #include <event2/event.h>
 
 #include "commands.h"
-#include "dgt_link.h"
+#include "dgt_boardset.h"
 #include "dgt_serial.h"
-#include "dgt_usb.h"
+#include "opts.h"
 
 #define BOARDS_MAX 64
 
 typedef struct lister {
     struct event_base *base;
-    cr_dgt_link *links[BOARDS_MAX];
-    int n;
+    cr_dgt_boardset *set;
     int64_t deadline;
 } lister;
 
@@ -28,9 +27,10 @@ static void on_check(evutil_socket_t fd, short what, void *arg)
     (void)what;
     lister *ls = arg;
     bool all = true;
-    for (int i = 0; i < ls->n; i++) {
-        const cr_dgt_board_info *in = cr_dgt_link_info(ls->links[i]);
-        cr_dgt_health h = cr_dgt_link_health(ls->links[i]);
+    for (int i = 0; i < cr_dgt_boardset_count(ls->set); i++) {
+        cr_dgt_link *l = cr_dgt_boardset_link(ls->set, i);
+        const cr_dgt_board_info *in = cr_dgt_link_info(l);
+        cr_dgt_health h = cr_dgt_link_health(l);
         all = all && h.identified && in->version_major >= 0;
     }
     if (all || cr_dgt_now_ms() >= ls->deadline) {
@@ -49,7 +49,7 @@ int cr_cmd_boards(int argc, char **argv)
     const char *serials[BOARDS_MAX];
     int nserial = 0;
     bool usb = false;
-    long timeout = 3000;
+    long long timeout = 3000;
     for (int i = 1; i < argc; i++) {
         const char *v = i + 1 < argc ? argv[i + 1] : NULL;
         if (strcmp(argv[i], "--serial") == 0 && v && nserial < BOARDS_MAX) {
@@ -58,7 +58,10 @@ int cr_cmd_boards(int argc, char **argv)
         } else if (strcmp(argv[i], "--usb") == 0) {
             usb = true;
         } else if (strcmp(argv[i], "--timeout") == 0 && v) {
-            timeout = strtol(v, NULL, 10);
+            if (!cr_opt_int("boards", argv[i], v, 0, 3600000, "milliseconds (0..3600000)",
+                            &timeout)) {
+                return 2;
+            }
             i++;
         } else {
             fprintf(stderr, "chessrelay boards: unknown or incomplete option '%s'\n", argv[i]);
@@ -75,10 +78,16 @@ int cr_cmd_boards(int argc, char **argv)
         fprintf(stderr, "chessrelay boards: cannot create the event loop\n");
         return 1;
     }
-    cr_dgt_link_config cfg;
-    cr_dgt_link_config_default(&cfg);
-    cfg.reopen_ms = 250;
-    cfg.identify_only = true; /* leave the board as it was: no update mode */
+    cr_dgt_boardset_config cfg = {.max_links = BOARDS_MAX};
+    cr_dgt_link_config_default(&cfg.link);
+    cfg.link.reopen_ms = 250;
+    cfg.link.identify_only = true; /* leave the board as it was: no update mode */
+    ls.set = cr_dgt_boardset_new(ls.base, &cfg);
+    if (!ls.set) {
+        fprintf(stderr, "chessrelay boards: out of memory\n");
+        event_base_free(ls.base);
+        return 1;
+    }
     int status = 0;
     for (int i = 0; i < nserial; i++) {
         cr_error err;
@@ -89,41 +98,19 @@ int cr_cmd_boards(int argc, char **argv)
             continue;
         }
         close(fd);
-        cr_dgt_transport tr;
-        if (cr_serial_transport_new(ls.base, serials[i], &tr) == 0) {
-            cr_dgt_link *l = cr_dgt_link_new(ls.base, &tr, &cfg, NULL);
-            if (l) {
-                ls.links[ls.n++] = l;
-            }
+        if (cr_dgt_boardset_add_serial(ls.set, serials[i], &err)) {
+            fprintf(stderr, "chessrelay boards: %s\n", err.text);
+            status = 1;
         }
     }
-    cr_usb *u = NULL;
     if (usb) {
         cr_error err;
-        cr_error_clear(&err);
-        cr_usb_config ucfg;
-        cr_usb_config_default(&ucfg);
-        u = cr_usb_new(ls.base, &ucfg, &err);
-        if (!u) {
-            fprintf(stderr, "chessrelay boards: USB unavailable: %s\n", err.text);
-        } else {
-            cr_usb_board_desc d[BOARDS_MAX];
-            int n = cr_usb_scan(u, d, BOARDS_MAX);
-            for (int i = 0; i < n && ls.n < BOARDS_MAX; i++) {
-                cr_dgt_transport tr;
-                if (cr_usb_transport_new(u, &d[i], &tr) == 0) {
-                    cr_dgt_link *l = cr_dgt_link_new(ls.base, &tr, &cfg, NULL);
-                    if (l) {
-                        ls.links[ls.n++] = l;
-                    }
-                }
-            }
+        if (cr_dgt_boardset_add_usb(ls.set, false, &err) < 0) {
+            fprintf(stderr, "chessrelay boards: %s\n", err.text);
         }
     }
-    if (ls.n > 0) {
-        for (int i = 0; i < ls.n; i++) {
-            cr_dgt_link_start(ls.links[i]);
-        }
+    int n = cr_dgt_boardset_count(ls.set);
+    if (n > 0) {
         ls.deadline = cr_dgt_now_ms() + timeout;
         struct event *check = event_new(ls.base, -1, EV_PERSIST, on_check, &ls);
         struct timeval tv = {0, 50000};
@@ -132,11 +119,12 @@ int cr_cmd_boards(int argc, char **argv)
         event_free(check);
     }
     int found = 0;
-    for (int i = 0; i < ls.n; i++) {
-        cr_dgt_health h = cr_dgt_link_health(ls.links[i]);
-        const cr_dgt_board_info *in = cr_dgt_link_info(ls.links[i]);
+    for (int i = 0; i < n; i++) {
+        cr_dgt_link *l = cr_dgt_boardset_link(ls.set, i);
+        cr_dgt_health h = cr_dgt_link_health(l);
+        const cr_dgt_board_info *in = cr_dgt_link_info(l);
         if (!h.identified) {
-            fprintf(stderr, "chessrelay boards: %s: no DGT board answered\n", cr_dgt_link_name(ls.links[i]));
+            fprintf(stderr, "chessrelay boards: %s: no DGT board answered\n", cr_dgt_link_name(l));
             status = 1;
             continue;
         }
@@ -145,16 +133,13 @@ int cr_cmd_boards(int argc, char **argv)
         if (in->version_major >= 0) {
             snprintf(version, sizeof version, "%d.%02d", in->version_major, in->version_minor);
         }
-        printf("%s\t%s\tversion %s\n", cr_dgt_link_name(ls.links[i]), in->serial[0] ? in->serial : "-",
+        printf("%s\t%s\tversion %s\n", cr_dgt_link_name(l), in->serial[0] ? in->serial : "-",
                version);
     }
     if (found == 0 && status == 0) {
         printf("no boards found\n");
     }
-    for (int i = 0; i < ls.n; i++) {
-        cr_dgt_link_free(ls.links[i]);
-    }
-    cr_usb_free(u);
+    cr_dgt_boardset_free(ls.set);
     event_base_free(ls.base);
     return status;
 }

@@ -17,6 +17,7 @@
 
 #include "commands.h"
 #include "datadir.h"
+#include "opts.h"
 #include "cr/feed.h"
 #include "cr/pgn.h"
 
@@ -217,7 +218,9 @@ int cr_cmd_demo(int argc, char **argv)
     if (argc >= 3 && strcmp(argv[1], "--make-feed") == 0) {
         uint64_t seed = 1858;
         if (argc >= 5 && strcmp(argv[3], "--seed") == 0) {
-            seed = strtoull(argv[4], NULL, 10);
+            if (!cr_opt_u64("demo", argv[3], argv[4], "a whole number", &seed)) {
+                return 2;
+            }
         }
         return make_feed(argv[2], seed);
     }

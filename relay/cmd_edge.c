@@ -25,10 +25,10 @@
  * than show moves early. */
 #include <errno.h>
 #include <event2/event.h>
-#include <event2/thread.h>
 #include <inttypes.h>
 #include <pthread.h>
 #include <signal.h>
+#include <stddef.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -38,10 +38,13 @@
 #include "commands.h"
 #include "config.h"
 #include "event_decode.h"
+#include "lanes.h"
 #include "log.h"
 #include "nats_pub.h"
+#include "opts.h"
 #include "queue.h"
 #include "server.h"
+#include "sigwatch.h"
 #include "store.h"
 #include "view.h"
 
@@ -62,21 +65,15 @@ typedef struct item {
     char data[];
 } item;
 
-typedef struct delayed {
-    struct delayed *next;
-    cr_store_event *ev;
-    cr_buf *json;
-} delayed;
-
 typedef struct edge {
     const char *from, *stream;
     char tournament[CR_NATS_TOKEN_MAX]; /* "" until the first message */
     bool fixed_tournament;
     cr_config *cfg;
-    int64_t delay_us, gap_wait_us;
+    int64_t gap_wait_us;
     struct event_base *base;
-    cr_store *live, *pub;
-    delayed *dhead, *dtail;
+    cr_lanes *lanes; /* the live and public stores, the delay line (lanes.h) */
+    cr_store *live;  /* the live lane's store */
     cr_queue *in, *pubs, *cmds;
     cr_server *server;
     natsConnection *nc;
@@ -96,43 +93,16 @@ typedef struct edge {
     FILE *state;
     int64_t done_seq; /* every seq up to this one is applied, refused or skipped */
     int64_t applied, refused, skipped, duplicates;
-    struct event *in_ev, *cmd_ev, *sub_ev, *tick_ev, *stats_ev, *sig_int, *sig_term;
+    struct event *in_ev, *cmd_ev, *sub_ev, *tick_ev, *stats_ev;
     int status;
 } edge;
 
-/*----- publishing to the server (as loop.c does) -----*/
+/*----- publishing to the server (lanes.h) -----*/
 
-static void publish(edge *e, unsigned lanes, const cr_store *store, const cr_store_event *ev,
-                    cr_buf *json)
+static void set_restoring(edge *e, bool on)
 {
-    int delay_s = (lanes & CR_LANE_PUBLIC) ? (int)(e->delay_us / 1000000) : 0;
-    cr_pub *p = cr_pub_for_event(store, ev, json, lanes, delay_s);
-    if (p && !cr_queue_push(e->pubs, p, true)) {
-        cr_pub_free(p);
-    }
-}
-
-static void publish_states(edge *e, unsigned lanes, const cr_store *store)
-{
-    int delay_s = (lanes & CR_LANE_PUBLIC) ? (int)(e->delay_us / 1000000) : 0;
-    for (int i = 0; i < cr_store_game_count(store); i++) {
-        const cr_store_game *g = cr_store_game_at(store, i);
-        cr_pub *p = cr_pub_for_game(store, g, lanes, delay_s);
-        if (!p) {
-            return;
-        }
-        if (!cr_queue_push(e->pubs, p, true)) {
-            cr_pub_free(p);
-        }
-    }
-    cr_pub *m = cr_pub_new(CR_PUB_MARK);
-    if (m) {
-        m->lanes = lanes;
-        m->seq = cr_store_last_seq(store);
-        if (!cr_queue_push(e->pubs, m, true)) {
-            cr_pub_free(m);
-        }
-    }
+    e->restoring = on;
+    cr_lanes_set_quiet(e->lanes, on);
 }
 
 static void publish_stats(edge *e)
@@ -150,31 +120,7 @@ static void publish_stats(edge *e)
             p->boards_online += g->online;
         }
     }
-    if (!cr_queue_push(e->pubs, p, true)) {
-        cr_pub_free(p);
-    }
-}
-
-static void run_delay_line(edge *e, int64_t now_us)
-{
-    while (e->dhead && e->dhead->ev->ts + e->delay_us <= now_us) {
-        delayed *d = e->dhead;
-        e->dhead = d->next;
-        if (!e->dhead) {
-            e->dtail = NULL;
-        }
-        cr_error err;
-        if (cr_store_apply(e->pub, d->ev, &err) == 0) {
-            if (!e->restoring) {
-                publish(e, CR_LANE_PUBLIC, e->pub, d->ev, d->json);
-            }
-        } else {
-            cr_log(CR_LOG_WARN, "edge: public store: %s", err.text);
-        }
-        cr_store_event_free(d->ev);
-        cr_buf_unref(d->json);
-        free(d);
-    }
+    cr_lanes_publish(e->lanes, p);
 }
 
 /*----- applying events in seq order -----*/
@@ -200,10 +146,13 @@ static void apply_item(edge *e, const item *it)
         rc = g ? cr_event_resolve_move(ev, cr_game_position(g->game), &err)
                : cr_error_set(&err, CR_EINVAL, 0, 0, "unknown game %d", ev->game);
     }
+    cr_buf *json = rc == 0 ? cr_buf_new(it->data, it->len) : NULL;
     if (rc == 0) {
-        rc = cr_store_apply(e->live, ev, &err);
+        rc = json ? cr_lanes_add(e->lanes, ev, json, &err)
+                  : cr_error_set(&err, CR_ENOMEM, 0, 0, "out of memory");
     }
     if (rc) {
+        cr_buf_unref(json);
         e->refused++;
         cr_log(CR_LOG_WARN, "edge: stream message %" PRIu64 " (seq %" PRId64 ") refused: %s",
                it->sseq, it->seq, err.text);
@@ -211,27 +160,6 @@ static void apply_item(edge *e, const item *it)
         return;
     }
     e->applied++;
-    cr_buf *json = cr_buf_new(it->data, it->len);
-    if (!e->restoring) {
-        publish(e, e->pub ? CR_LANE_LIVE : CR_LANE_LIVE | CR_LANE_PUBLIC, e->live, ev, json);
-    }
-    if (e->pub) {
-        delayed *d = malloc(sizeof *d);
-        if (d) {
-            d->next = NULL;
-            d->ev = ev;
-            d->json = json;
-            if (e->dtail) {
-                e->dtail->next = d;
-            } else {
-                e->dhead = d;
-            }
-            e->dtail = d;
-            return;
-        }
-    }
-    cr_buf_unref(json);
-    cr_store_event_free(ev);
 }
 
 /* Applies the pending events that are next in seq order. */
@@ -423,7 +351,7 @@ static int state_open(edge *e, const char *dir)
     FILE *f = fopen(path, "r");
     long lines = 0, bad = 0;
     if (f) {
-        e->restoring = true;
+        set_restoring(e, true);
         char *line = NULL;
         size_t cap = 0;
         ssize_t n;
@@ -446,10 +374,8 @@ static int state_open(edge *e, const char *dir)
         if (truncate(path, good_end)) {
             cr_log(CR_LOG_WARN, "edge: %s: %s", path, strerror(errno));
         }
-        e->restoring = false;
-        if (e->pub) {
-            run_delay_line(e, cr_now_us());
-        }
+        set_restoring(e, false);
+        cr_lanes_tick(e->lanes, cr_now_us());
         cr_log(CR_LOG_INFO,
                "edge: %s: %ld messages (%ld unreadable), %d games, seq %" PRId64
                ", resuming after stream message %" PRIu64,
@@ -640,9 +566,7 @@ static void on_tick(evutil_socket_t fd, short what, void *arg)
     if (e->npending && e->gap_since && cr_mono_us() - e->gap_since > e->gap_wait_us) {
         skip_gap(e);
     }
-    if (e->pub) {
-        run_delay_line(e, cr_now_us());
-    }
+    cr_lanes_tick(e->lanes, cr_now_us());
 }
 
 static void on_stats(evutil_socket_t fd, short what, void *arg)
@@ -650,11 +574,11 @@ static void on_stats(evutil_socket_t fd, short what, void *arg)
     publish_stats(arg);
 }
 
-static void on_signal(evutil_socket_t sig, short what, void *arg)
+/* The signal watcher (sigwatch.h): the loop may be waiting for room in the
+ * publication queue (a stalled server thread); closing it lets it return. */
+static void stop_publishing(void *data)
 {
-    edge *e = arg;
-    cr_log(CR_LOG_INFO, "signal %d: stopping", (int)sig);
-    event_base_loopexit(e->base, NULL);
+    cr_queue_close(data);
 }
 
 static void free_pub(void *p)
@@ -673,11 +597,32 @@ static int usage(void)
     return 2;
 }
 
-int cr_cmd_edge(int argc, char **argv)
+typedef struct edge_args {
+    const char *from, *tournament, *listen, *config, *state, *stream, *token, *port_file, *web_root;
+    double delay_min, gap_wait;
+} edge_args;
+
+/* Returns 0, or 2 after a usage error. */
+static int parse_args(int argc, char **argv, edge_args *a)
 {
-    const char *from = NULL, *tournament = NULL, *listen = NULL, *config = NULL, *state = NULL,
-               *stream = CR_NATS_STREAM, *token = NULL, *port_file = NULL, *web_root = NULL;
-    double delay_min = -1, gap_wait = 10;
+    memset(a, 0, sizeof *a);
+    a->stream = CR_NATS_STREAM;
+    a->delay_min = -1;
+    a->gap_wait = 10;
+    static const struct {
+        const char *name;
+        size_t field;
+    } strs[] = {
+        {"--from", offsetof(edge_args, from)},
+        {"--tournament", offsetof(edge_args, tournament)},
+        {"--listen", offsetof(edge_args, listen)},
+        {"--config", offsetof(edge_args, config)},
+        {"--state", offsetof(edge_args, state)},
+        {"--stream", offsetof(edge_args, stream)},
+        {"--arbiter-token", offsetof(edge_args, token)},
+        {"--port-file", offsetof(edge_args, port_file)},
+        {"--web-root", offsetof(edge_args, web_root)},
+    };
     for (int i = 1; i < argc; i++) {
         const char *o = argv[i], *v = i + 1 < argc ? argv[i + 1] : NULL;
         if (strcmp(o, "--quiet") == 0) {
@@ -689,37 +634,18 @@ int cr_cmd_edge(int argc, char **argv)
             return usage();
         }
         i++;
-        char *end = NULL;
-        if (strcmp(o, "--from") == 0) {
-            from = v;
-        } else if (strcmp(o, "--tournament") == 0) {
-            tournament = v;
-        } else if (strcmp(o, "--listen") == 0) {
-            listen = v;
-        } else if (strcmp(o, "--config") == 0) {
-            config = v;
-        } else if (strcmp(o, "--state") == 0) {
-            state = v;
-        } else if (strcmp(o, "--stream") == 0) {
-            stream = v;
-        } else if (strcmp(o, "--arbiter-token") == 0) {
-            token = v;
-        } else if (strcmp(o, "--port-file") == 0) {
-            port_file = v;
-        } else if (strcmp(o, "--web-root") == 0) {
-            web_root = v;
+        size_t k = 0;
+        while (k < sizeof strs / sizeof strs[0] && strcmp(o, strs[k].name) != 0) {
+            k++;
+        }
+        if (k < sizeof strs / sizeof strs[0]) {
+            *(const char **)((char *)a + strs[k].field) = v;
         } else if (strcmp(o, "--delay") == 0) {
-            delay_min = strtod(v, &end);
-            if (!*v || *end || !(delay_min >= 0 && delay_min <= 24 * 60)) {
-                fprintf(stderr, "chessrelay edge: --delay: expected minutes (0..1440), got '%s'\n",
-                        v);
+            if (!cr_opt_number("edge", o, v, 0, 24 * 60, "minutes (0..1440)", &a->delay_min)) {
                 return 2;
             }
         } else if (strcmp(o, "--gap-wait") == 0) {
-            gap_wait = strtod(v, &end);
-            if (!*v || *end || !(gap_wait >= 0 && gap_wait <= 3600)) {
-                fprintf(stderr,
-                        "chessrelay edge: --gap-wait: expected seconds (0..3600), got '%s'\n", v);
+            if (!cr_opt_number("edge", o, v, 0, 3600, "seconds (0..3600)", &a->gap_wait)) {
                 return 2;
             }
         } else {
@@ -727,168 +653,125 @@ int cr_cmd_edge(int argc, char **argv)
             return usage();
         }
     }
-    if (!from) {
+    if (!a->from) {
         return usage();
     }
     char tok[CR_NATS_TOKEN_MAX];
-    if (tournament) {
-        cr_nats_token(tournament, tok);
-        if (strcmp(tok, tournament) != 0) {
+    if (a->tournament) {
+        cr_nats_token(a->tournament, tok);
+        if (strcmp(tok, a->tournament) != 0) {
             fprintf(stderr,
                     "chessrelay edge: --tournament: a subject token (letters, digits, _ -), "
                     "got '%s' (as published: '%s')\n",
-                    tournament, tok);
+                    a->tournament, tok);
             return 2;
         }
     }
-    cr_nats_token(stream, tok);
-    if (strcmp(tok, stream) != 0) {
+    cr_nats_token(a->stream, tok);
+    if (strcmp(tok, a->stream) != 0) {
         fprintf(stderr, "chessrelay edge: --stream: letters, digits, _ and - only, got '%s'\n",
-                stream);
+                a->stream);
         return 2;
     }
+    return 0;
+}
 
-    edge es, *e = &es;
-    memset(e, 0, sizeof *e);
-    pthread_mutex_init(&e->sub_mu, NULL);
-    pthread_cond_init(&e->sub_cond, NULL);
-    e->from = from;
-    e->stream = stream;
-    if (tournament) {
-        snprintf(e->tournament, sizeof e->tournament, "%s", tournament);
-        e->fixed_tournament = true;
-    }
-    e->gap_wait_us = (int64_t)(gap_wait * 1e6);
+/* The tournament file (or none) with the command line over it. Returns 0,
+ * 1 or 2 (usage). */
+static int load_config(edge *e, const edge_args *a)
+{
     cr_error err;
-    e->cfg = config ? cr_config_load(config, &err) : cr_config_new();
+    e->cfg = a->config ? cr_config_load(a->config, &err) : cr_config_new();
     if (!e->cfg) {
-        fprintf(stderr, "chessrelay edge: %s\n", config ? err.text : "out of memory");
+        fprintf(stderr, "chessrelay edge: %s\n", a->config ? err.text : "out of memory");
         return 1;
     }
-    int status = 1;
-    if (listen && cr_parse_listen(listen, e->cfg->listen_host, sizeof e->cfg->listen_host,
-                                  &e->cfg->listen_port)) {
-        fprintf(stderr, "chessrelay edge: --listen: expected ADDR:PORT, got '%s'\n", listen);
-        cr_config_free(e->cfg);
+    cr_config *c = e->cfg;
+    if (a->listen &&
+        cr_parse_listen(a->listen, c->listen_host, sizeof c->listen_host, &c->listen_port)) {
+        fprintf(stderr, "chessrelay edge: --listen: expected ADDR:PORT, got '%s'\n", a->listen);
         return 2;
     }
-    if (delay_min >= 0) {
-        e->cfg->delay_s = (int)(delay_min * 60 + 0.5);
+    if (a->delay_min >= 0) {
+        c->delay_s = (int)(a->delay_min * 60 + 0.5);
     }
-    if (web_root) {
-        free(e->cfg->web_root);
-        e->cfg->web_root = strdup(web_root);
+    if (a->web_root) {
+        free(c->web_root);
+        c->web_root = strdup(a->web_root);
     }
-    if (token) {
-        cr_config_token *t = realloc(e->cfg->tokens, (size_t)(e->cfg->token_count + 1) * sizeof *t);
-        if (!t || !token[0]) {
-            fprintf(stderr, "chessrelay edge: --arbiter-token: %s\n",
-                    t ? "empty" : "out of memory");
-            if (t) {
-                e->cfg->tokens = t;
-            }
-            cr_config_free(e->cfg);
-            return t ? 2 : 1;
-        }
-        e->cfg->tokens = t;
-        memset(&t[e->cfg->token_count], 0, sizeof *t);
-        snprintf(t[e->cfg->token_count].name, sizeof t->name, "command line");
-        snprintf(t[e->cfg->token_count].role, sizeof t->role, "arbiter");
-        snprintf(t[e->cfg->token_count].token, sizeof t->token, "%s", token);
-        e->cfg->token_count++;
+    int rc = a->token ? cr_config_add_token(c, "command line", "arbiter", a->token) : 0;
+    if (rc) {
+        fprintf(stderr, "chessrelay edge: --arbiter-token: %s\n",
+                rc == CR_EINVAL ? "empty" : "out of memory");
+        return rc == CR_EINVAL ? 2 : 1;
     }
-    e->delay_us = (int64_t)e->cfg->delay_s * 1000000;
+    return 0;
+}
 
-    /* libevent's locking before the base exists: the queues wake it from
-     * other threads. */
-    evthread_use_pthreads();
-    e->base = event_base_new();
-    e->live = cr_store_new();
-    e->pub = e->delay_us ? cr_store_new() : NULL;
+/* The loop, queues and lanes, the server, the state file, the NATS
+ * connection and the timers. Returns 0 or -1 (logged). */
+static int start_edge(edge *e, cr_sigwatch *sw, const edge_args *a)
+{
+    e->base = sw ? event_base_new() : NULL;
     e->in = cr_queue_new(IN_QUEUE, NULL, NULL);
     e->pubs = cr_queue_new(PUB_QUEUE, NULL, NULL);
     e->cmds = cr_queue_new(CMD_QUEUE, NULL, NULL);
     e->pending = calloc(PENDING_MAX, sizeof *e->pending);
-    if (!e->base || !e->live || (e->delay_us && !e->pub) || !e->in || !e->pubs || !e->cmds ||
-        !e->pending) {
+    if (e->base && e->pubs) {
+        cr_lanes_config lc = {.delay_s = e->cfg->delay_s, .pubs = e->pubs, .base = e->base};
+        e->lanes = cr_lanes_new(&lc);
+        e->live = e->lanes ? cr_lanes_live(e->lanes) : NULL;
+    }
+    if (!e->base || !e->lanes || !e->in || !e->pubs || !e->cmds || !e->pending) {
         cr_log(CR_LOG_ERROR, "out of memory");
-        goto out;
+        return -1;
+    }
+    if (cr_sigwatch_start(sw, e->base, stop_publishing, e->pubs, NULL)) {
+        cr_log(CR_LOG_ERROR, "edge: cannot start the signal thread");
+        return -1;
     }
     e->in_ev = event_new(e->base, -1, 0, on_incoming, e);
     e->cmd_ev = event_new(e->base, -1, 0, on_commands, e);
     cr_queue_set_wake(e->in, wake, e->in_ev);
     cr_queue_set_wake(e->cmds, wake, e->cmd_ev);
-
     cr_server_config scfg;
-    memset(&scfg, 0, sizeof scfg);
-    scfg.host = e->cfg->listen_host;
-    scfg.port = e->cfg->listen_port;
-    scfg.web_root = e->cfg->web_root;
-    scfg.tls_cert = e->cfg->tls_cert;
-    scfg.tls_key = e->cfg->tls_key;
-    scfg.tournament = e->cfg;
-    scfg.delay_s = e->cfg->delay_s;
+    cr_server_config_from(&scfg, e->cfg);
+    cr_error err;
     e->server = cr_server_start(&scfg, e->pubs, e->cmds, &err);
     if (!e->server) {
         cr_log(CR_LOG_ERROR, "%s", err.text);
-        goto out;
+        return -1;
     }
-    int port = cr_server_port(e->server);
-    cr_log(CR_LOG_INFO, "edge: listening on %s://%s:%d (public delay %d s)",
-           e->cfg->tls_cert ? "https" : "http", e->cfg->listen_host, port, e->cfg->delay_s);
-    if (port_file) {
-        FILE *f = fopen(port_file, "w");
-        if (f) {
-            fprintf(f, "%d\n", port);
-            fclose(f);
-        }
-    }
+    cr_server_announce(e->server, "edge: ", a->port_file);
     publish_stats(e);
-    if (state && state_open(e, state)) {
-        goto out;
+    if (a->state && state_open(e, a->state)) {
+        return -1;
     }
-    if (e->pub) {
-        publish_states(e, CR_LANE_LIVE, e->live);
-        publish_states(e, CR_LANE_PUBLIC, e->pub);
-    } else {
-        publish_states(e, CR_LANE_LIVE | CR_LANE_PUBLIC, e->live);
-    }
-
-    e->nc = cr_nats_connect(from, "chessrelay edge", e->base, NULL, NULL, &err);
+    cr_lanes_publish_states(e->lanes);
+    e->nc = cr_nats_connect(a->from, "chessrelay edge", e->base, NULL, NULL, &err);
     if (!e->nc) {
         cr_log(CR_LOG_ERROR, "%s", err.text);
-        goto out;
+        return -1;
     }
     jsOptions jo;
     jsOptions_Init(&jo);
     jo.Wait = 2000;
     if (natsConnection_JetStream(&e->js, e->nc, &jo) != NATS_OK) {
         cr_log(CR_LOG_ERROR, "edge: no JetStream context");
-        goto out;
+        return -1;
     }
-
     struct timeval tick = {0, 100000}, second = {1, 0};
     e->sub_ev = event_new(e->base, -1, 0, on_subscribe, e);
     e->tick_ev = event_new(e->base, -1, EV_PERSIST, on_tick, e);
     e->stats_ev = event_new(e->base, -1, EV_PERSIST, on_stats, e);
-    e->sig_int = evsignal_new(e->base, SIGINT, on_signal, e);
-    e->sig_term = evsignal_new(e->base, SIGTERM, on_signal, e);
     event_active(e->sub_ev, EV_TIMEOUT, 0); /* once the loop runs */
     event_add(e->tick_ev, &tick);
     event_add(e->stats_ev, &second);
-    event_add(e->sig_int, NULL);
-    event_add(e->sig_term, NULL);
-    signal(SIGPIPE, SIG_IGN);
-    if (event_base_dispatch(e->base) < 0) {
-        cr_log(CR_LOG_ERROR, "event loop failed");
-        goto out;
-    }
-    cr_log(CR_LOG_INFO,
-           "edge: %" PRId64 " events applied, %" PRId64 " refused, %" PRId64 " missing, %" PRId64
-           " duplicates",
-           e->applied, e->refused, e->skipped, e->duplicates);
-    status = e->status;
-out:
+    return 0;
+}
+
+static void stop_edge(edge *e)
+{
     if (e->in) {
         cr_queue_close(e->in); /* a libnats thread may wait in a push */
     }
@@ -911,8 +794,7 @@ out:
     if (e->server) {
         cr_server_stop(e->server);
     }
-    struct event *evs[] = {e->in_ev,    e->cmd_ev,  e->sub_ev,  e->tick_ev,
-                           e->stats_ev, e->sig_int, e->sig_term};
+    struct event *evs[] = {e->in_ev, e->cmd_ev, e->sub_ev, e->tick_ev, e->stats_ev};
     for (size_t i = 0; i < sizeof evs / sizeof evs[0]; i++) {
         if (evs[i]) {
             event_free(evs[i]);
@@ -925,22 +807,61 @@ out:
         free(e->pending[i]);
     }
     free(e->pending);
-    while (e->dhead) {
-        delayed *d = e->dhead;
-        e->dhead = d->next;
-        cr_store_event_free(d->ev);
-        cr_buf_unref(d->json);
-        free(d);
-    }
     if (e->state) {
         fclose(e->state);
     }
-    cr_store_free(e->live);
-    cr_store_free(e->pub);
+    cr_lanes_free(e->lanes);
     if (e->base) {
         event_base_free(e->base);
     }
+}
+
+int cr_cmd_edge(int argc, char **argv)
+{
+    edge_args a;
+    int rc = parse_args(argc, argv, &a);
+    if (rc) {
+        return rc;
+    }
+    edge es, *e = &es;
+    memset(e, 0, sizeof *e);
+    e->from = a.from;
+    e->stream = a.stream;
+    if (a.tournament) {
+        snprintf(e->tournament, sizeof e->tournament, "%s", a.tournament);
+        e->fixed_tournament = true;
+    }
+    e->gap_wait_us = (int64_t)(a.gap_wait * 1e6);
+    rc = load_config(e, &a);
+    if (rc) {
+        cr_config_free(e->cfg);
+        return rc;
+    }
+    pthread_mutex_init(&e->sub_mu, NULL);
+    pthread_cond_init(&e->sub_cond, NULL);
+    /* Before any thread is made; it also turns on libevent's locking before
+     * the base exists (the queues wake it from other threads). */
+    cr_sigwatch *sw = cr_sigwatch_new(false);
+    int status = 1;
+    if (start_edge(e, sw, &a) == 0) {
+        signal(SIGPIPE, SIG_IGN);
+        if (event_base_dispatch(e->base) < 0) {
+            cr_log(CR_LOG_ERROR, "event loop failed");
+        } else {
+            if (cr_sigwatch_signal(sw)) {
+                cr_log(CR_LOG_INFO, "signal %d: stopping (a second one forces the exit)",
+                       cr_sigwatch_signal(sw));
+            }
+            cr_log(CR_LOG_INFO,
+                   "edge: %" PRId64 " events applied, %" PRId64 " refused, %" PRId64
+                   " missing, %" PRId64 " duplicates",
+                   e->applied, e->refused, e->skipped, e->duplicates);
+            status = e->status;
+        }
+    }
+    stop_edge(e);
     cr_config_free(e->cfg);
+    cr_sigwatch_free(sw); /* the other threads are stopped */
     pthread_mutex_destroy(&e->sub_mu);
     pthread_cond_destroy(&e->sub_cond);
     return status;

@@ -28,6 +28,8 @@
 #include "dgt_emu.h"
 #include "dgt_link.h"
 #include "dgt_serial.h"
+#include "opts.h"
+#include "sigwatch.h"
 
 typedef struct emu_event {
     int64_t t;     /* feed time */
@@ -530,13 +532,6 @@ static void on_timer(evutil_socket_t fd, short what, void *arg)
     schedule(em);
 }
 
-static void on_signal(evutil_socket_t sig, short what, void *arg)
-{
-    (void)sig;
-    (void)what;
-    event_base_loopexit(arg, NULL);
-}
-
 static int usage(void)
 {
     fprintf(stderr, "usage: chessrelay emulate FEED --pty [--link PATH] [--board ID] [--speed X]\n"
@@ -562,13 +557,19 @@ int cr_cmd_emulate(int argc, char **argv)
         if (strcmp(a, "--pty") == 0) {
             pty = true;
         } else if (strcmp(a, "--speed") == 0 && v) {
-            em.speed = strtod(v, NULL);
+            if (!cr_opt_number("emulate", a, v, 1e-6, 1e6, "a number > 0", &em.speed)) {
+                return 2;
+            }
             i++;
         } else if (strcmp(a, "--faults") == 0 && v) {
             faults = v;
             i++;
         } else if (strcmp(a, "--seed") == 0 && v) {
-            em.rng = strtoull(v, NULL, 10) * 2654435761u + 1;
+            uint64_t seed;
+            if (!cr_opt_u64("emulate", a, v, "a whole number", &seed)) {
+                return 2;
+            }
+            em.rng = seed * 2654435761u + 1;
             i++;
         } else if (strcmp(a, "--board") == 0 && v) {
             board = v;
@@ -577,7 +578,11 @@ int cr_cmd_emulate(int argc, char **argv)
             em.link = v;
             i++;
         } else if (strcmp(a, "--max-gap") == 0 && v) {
-            max_gap = strtoll(v, NULL, 10);
+            long long gap;
+            if (!cr_opt_int("emulate", a, v, 0, INT64_MAX / 2, "milliseconds (0 or more)", &gap)) {
+                return 2;
+            }
+            max_gap = gap;
             i++;
         } else if (strcmp(a, "--serial-number") == 0 && v) {
             serial = v;
@@ -624,19 +629,20 @@ int cr_cmd_emulate(int argc, char **argv)
     cr_dgt_emu_config cfg = {.version_major = 1, .version_minor = 7, .white_side = side};
     cfg.serial = serial ? serial : em.evs.board; /* the recorder then names the board as the feed did */
     em.emu = cr_dgt_emu_new(&cfg);
-    em.base = event_base_new();
-    if (!em.emu || !em.base) {
+    cr_sigwatch *sw = cr_sigwatch_new(false);
+    em.base = sw ? event_base_new() : NULL;
+    if (!em.emu || !em.base || cr_sigwatch_start(sw, em.base, NULL, NULL, NULL)) {
         fprintf(stderr, "chessrelay emulate: out of memory\n");
         cr_dgt_emu_free(em.emu);
         free(em.evs.v);
+        if (em.base) {
+            event_base_free(em.base);
+        }
+        cr_sigwatch_free(sw);
         return 1;
     }
     signal(SIGPIPE, SIG_IGN);
     em.timer = evtimer_new(em.base, on_timer, &em);
-    struct event *sigint = evsignal_new(em.base, SIGINT, on_signal, em.base);
-    struct event *sigterm = evsignal_new(em.base, SIGTERM, on_signal, em.base);
-    event_add(sigint, NULL);
-    event_add(sigterm, NULL);
     if (make_pty(&em) < 0) {
         em.status = 1;
     } else {
@@ -667,9 +673,8 @@ int cr_cmd_emulate(int argc, char **argv)
         unlink(em.link);
     }
     event_free(em.timer);
-    event_free(sigint);
-    event_free(sigterm);
     event_base_free(em.base);
+    cr_sigwatch_free(sw);
     cr_dgt_emu_free(em.emu);
     free(em.evs.v);
     return em.status;

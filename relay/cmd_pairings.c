@@ -10,8 +10,9 @@
 #include <string.h>
 
 #include "commands.h"
+#include "opts.h"
 #include "cr/pairings.h"
-#include "export_files.h"
+#include "fileio.h"
 
 static int usage(void)
 {
@@ -229,10 +230,8 @@ int cr_cmd_pairings(int argc, char **argv)
         const char *a = argv[i];
         const char *v = i + 1 < argc ? argv[i + 1] : NULL;
         if (strcmp(a, "--round") == 0) {
-            char *end = NULL;
-            long n = v ? strtol(v, &end, 10) : 0;
-            if (!v || *end || n < 1 || n > 10000) {
-                fprintf(stderr, "pairings: --round needs a round number, got '%s'\n", v ? v : "");
+            long long n;
+            if (!cr_opt_int("pairings", a, v, 1, 10000, "a round number", &n)) {
                 return 2;
             }
             only = (int)n;
@@ -277,7 +276,7 @@ int cr_cmd_pairings(int argc, char **argv)
     char *text = NULL;
     size_t len = 0;
     cr_pairings *p = NULL;
-    if (cr_file_read_all(path, (size_t)64 << 20, &text, &len, &err) == 0) {
+    if (cr_read_file(path, (size_t)64 << 20, &text, &len, &err) == 0) {
         p = cr_pairings_load(text, len, path, format, &err);
         free(text);
     }

@@ -6,6 +6,7 @@
 #include <string.h>
 
 #include "commands.h"
+#include "opts.h"
 #include "cr/board.h"
 
 static int usage(void)
@@ -26,10 +27,8 @@ int cr_cmd_perft(int argc, char **argv)
         return usage();
     }
     const char *fen = argv[i];
-    char *end = NULL;
-    long depth = strtol(argv[i + 1], &end, 10);
-    if (!*argv[i + 1] || *end || depth < 0 || depth > 20) {
-        fprintf(stderr, "chessrelay perft: bad depth '%s' (0..20)\n", argv[i + 1]);
+    long long depth;
+    if (!cr_opt_int("perft", "depth", argv[i + 1], 0, 20, "0..20", &depth)) {
         return 2;
     }
     cr_position pos;

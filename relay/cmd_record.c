@@ -11,9 +11,10 @@
 
 #include "commands.h"
 #include "cr/feed.h"
-#include "dgt_link.h"
+#include "dgt_boardset.h"
 #include "dgt_serial.h"
-#include "dgt_usb.h"
+#include "opts.h"
+#include "sigwatch.h"
 
 #define RECORD_MAX_LINKS 64
 
@@ -21,10 +22,8 @@ typedef struct recorder {
     struct event_base *base;
     FILE *out;
     const char *out_name;
-    cr_dgt_link *links[RECORD_MAX_LINKS];
-    int nlinks;
-    cr_usb *usb;
-    cr_dgt_link_config cfg;
+    cr_dgt_boardset *boards;
+    cr_dgt_boardset_config cfg;
     int64_t t0;
     double scale;
     char *line;
@@ -83,50 +82,6 @@ static void on_state(void *data, cr_dgt_link *link, cr_dgt_link_state st)
             st == CR_LINK_LOST ? err : "");
 }
 
-static int add_link(recorder *r, cr_dgt_transport *tr)
-{
-    if (r->nlinks >= RECORD_MAX_LINKS) {
-        if (tr->free) {
-            tr->free(tr->impl);
-        }
-        fprintf(stderr, "chessrelay record: too many boards (at most %d)\n", RECORD_MAX_LINKS);
-        return 1;
-    }
-    cr_dgt_link_callbacks cbs = {.event = on_event, .state = on_state, .data = r};
-    cr_dgt_link *l = cr_dgt_link_new(r->base, tr, &r->cfg, &cbs);
-    if (!l) {
-        fprintf(stderr, "chessrelay record: out of memory\n");
-        return 1;
-    }
-    r->links[r->nlinks++] = l;
-    cr_dgt_link_start(l);
-    return 0;
-}
-
-static void on_usb(void *data, const cr_usb_board_desc *d, bool arrived)
-{
-    recorder *r = data;
-    if (!arrived) {
-        return; /* its link notices on its own and reopens when it is back */
-    }
-    for (int i = 0; i < r->nlinks; i++) {
-        if (strcmp(cr_dgt_link_name(r->links[i]), d->name) == 0) {
-            return;
-        }
-    }
-    cr_dgt_transport tr;
-    if (cr_usb_transport_new(r->usb, d, &tr) == 0) {
-        (void)add_link(r, &tr);
-    }
-}
-
-static void on_signal(evutil_socket_t sig, short what, void *arg)
-{
-    (void)sig;
-    (void)what;
-    event_base_loopexit(arg, NULL);
-}
-
 static void on_duration(evutil_socket_t fd, short what, void *arg)
 {
     (void)fd;
@@ -148,14 +103,18 @@ int cr_cmd_record(int argc, char **argv)
     r.scale = 1.0;
     r.out = stdout;
     r.out_name = "stdout";
-    cr_dgt_link_config_default(&r.cfg);
-    r.cfg.board.emit_raw = true;
-    r.cfg.clock = record_clock;
-    r.cfg.clock_data = &r;
+    r.cfg.max_links = RECORD_MAX_LINKS;
+    r.cfg.event = on_event;
+    r.cfg.state = on_state;
+    r.cfg.data = &r;
+    cr_dgt_link_config_default(&r.cfg.link);
+    r.cfg.link.board.emit_raw = true;
+    r.cfg.link.clock = record_clock;
+    r.cfg.link.clock_data = &r;
     const char *serials[RECORD_MAX_LINKS];
     int nserial = 0;
     bool usb = false;
-    long duration = 0;
+    long long duration = 0;
     for (int i = 1; i < argc; i++) {
         const char *a = argv[i];
         const char *v = i + 1 < argc ? argv[i + 1] : NULL;
@@ -171,19 +130,24 @@ int cr_cmd_record(int argc, char **argv)
             r.out_name = v;
             i++;
         } else if (strcmp(a, "--time-scale") == 0 && v) {
-            r.scale = strtod(v, NULL);
+            if (!cr_opt_number("record", a, v, 1e-6, 1e6, "a number > 0", &r.scale)) {
+                return 2;
+            }
             i++;
         } else if (strcmp(a, "--clock-white") == 0 && v) {
-            r.cfg.board.white_side = strcmp(v, "left") == 0    ? CR_DGT_WHITE_LEFT
-                                     : strcmp(v, "right") == 0 ? CR_DGT_WHITE_RIGHT
-                                                               : CR_DGT_WHITE_AUTO;
+            r.cfg.link.board.white_side = strcmp(v, "left") == 0    ? CR_DGT_WHITE_LEFT
+                                          : strcmp(v, "right") == 0 ? CR_DGT_WHITE_RIGHT
+                                                                    : CR_DGT_WHITE_AUTO;
             i++;
         } else if (strcmp(a, "--no-raw") == 0) {
-            r.cfg.board.emit_raw = false;
+            r.cfg.link.board.emit_raw = false;
         } else if (strcmp(a, "--update") == 0) {
-            r.cfg.update_plain = true;
+            r.cfg.link.update_plain = true;
         } else if (strcmp(a, "--duration") == 0 && v) {
-            duration = strtol(v, NULL, 10);
+            if (!cr_opt_int("record", a, v, 0, INT64_MAX / 2, "milliseconds (0 or more)",
+                            &duration)) {
+                return 2;
+            }
             i++;
         } else if (strcmp(a, "--quiet") == 0) {
             r.quiet = true;
@@ -205,12 +169,17 @@ int cr_cmd_record(int argc, char **argv)
             return 1;
         }
     }
-    r.base = event_base_new();
-    if (!r.base) {
+    cr_sigwatch *sw = cr_sigwatch_new(false); /* before libusb's threads */
+    r.base = sw ? event_base_new() : NULL;
+    if (!r.base || cr_sigwatch_start(sw, r.base, NULL, NULL, NULL)) {
         fprintf(stderr, "chessrelay record: cannot create the event loop\n");
         if (r.out != stdout) {
             fclose(r.out);
         }
+        if (r.base) {
+            event_base_free(r.base);
+        }
+        cr_sigwatch_free(sw);
         return 1;
     }
     signal(SIGPIPE, SIG_IGN);
@@ -218,13 +187,12 @@ int cr_cmd_record(int argc, char **argv)
     int status = 0;
     fprintf(r.out, "# chessrelay record: feed format v1\n");
     fflush(r.out);
+    r.boards = cr_dgt_boardset_new(r.base, &r.cfg);
+    if (!r.boards) {
+        fprintf(stderr, "chessrelay record: out of memory\n");
+        status = 1;
+    }
     for (int i = 0; i < nserial && status == 0; i++) {
-        cr_dgt_transport tr;
-        if (cr_serial_transport_new(r.base, serials[i], &tr) != 0) {
-            fprintf(stderr, "chessrelay record: %s: bad device\n", serials[i]);
-            status = 2;
-            break;
-        }
         cr_error err;
         int fd = cr_serial_open(serials[i], &err);
         if (fd < 0) {
@@ -232,36 +200,24 @@ int cr_cmd_record(int argc, char **argv)
         } else {
             close(fd);
         }
-        status = add_link(&r, &tr);
+        if (cr_dgt_boardset_add_serial(r.boards, serials[i], &err)) {
+            fprintf(stderr, "chessrelay record: %s\n", err.text);
+            status = err.code == CR_EINVAL ? 2 : 1;
+        }
     }
     if (status == 0 && usb) {
         cr_error err;
-        cr_error_clear(&err);
-        cr_usb_config ucfg;
-        cr_usb_config_default(&ucfg);
-        r.usb = cr_usb_new(r.base, &ucfg, &err);
-        if (!r.usb) {
-            fprintf(stderr, "chessrelay record: USB unavailable: %s\n", err.text);
+        int n = cr_dgt_boardset_add_usb(r.boards, true, &err);
+        if (n < 0) {
+            fprintf(stderr, "chessrelay record: %s\n", err.text);
             if (nserial == 0) {
                 status = 1;
             }
-        } else {
-            cr_usb_board_desc d[RECORD_MAX_LINKS];
-            int n = cr_usb_scan(r.usb, d, RECORD_MAX_LINKS);
-            for (int i = 0; i < n; i++) {
-                on_usb(&r, &d[i], true);
-            }
-            cr_usb_watch(r.usb, on_usb, &r);
-            if (n <= 0 && !r.quiet) {
-                fprintf(stderr, "chessrelay record: no USB boards yet; waiting for one\n");
-            }
+        } else if (n == 0 && !r.quiet) {
+            fprintf(stderr, "chessrelay record: no USB boards yet; waiting for one\n");
         }
     }
-    struct event *sigint = evsignal_new(r.base, SIGINT, on_signal, r.base);
-    struct event *sigterm = evsignal_new(r.base, SIGTERM, on_signal, r.base);
     struct event *dur = evtimer_new(r.base, on_duration, r.base);
-    event_add(sigint, NULL);
-    event_add(sigterm, NULL);
     if (duration > 0) {
         struct timeval tv = {duration / 1000, (duration % 1000) * 1000};
         event_add(dur, &tv);
@@ -269,14 +225,10 @@ int cr_cmd_record(int argc, char **argv)
     if (status == 0) {
         event_base_dispatch(r.base);
     }
-    for (int i = 0; i < r.nlinks; i++) {
-        cr_dgt_link_free(r.links[i]);
-    }
-    cr_usb_free(r.usb);
-    event_free(sigint);
-    event_free(sigterm);
+    cr_dgt_boardset_free(r.boards);
     event_free(dur);
     event_base_free(r.base);
+    cr_sigwatch_free(sw);
     if (r.failed) {
         status = 1;
     }

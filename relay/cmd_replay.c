@@ -7,10 +7,11 @@
 #include <string.h>
 
 #include "commands.h"
+#include "opts.h"
 #include "cr/feed.h"
 #include "cr/infer.h"
 #include "cr/pgn.h"
-#include "dgt_board.h"
+#include "board_infer.h"
 
 typedef struct saved_game {
     unsigned engine;       /* which engine (a board of one feed) played it */
@@ -35,8 +36,7 @@ typedef struct replay {
 
 struct replay_board {
     char id[CR_BOARD_ID_MAX + 1];
-    cr_infer *inf;
-    cr_dgt_board *dgt;     /* created on the first RAW line */
+    cr_board_infer *infer;
     int game_number;       /* of the engine's current game */
     unsigned serial;       /* engines are numbered across all feeds */
     replay *rp;
@@ -185,8 +185,8 @@ static replay_board *get_board(replay *rp, const char *id)
     snprintf(b->id, sizeof b->id, "%s", id);
     b->rp = rp;
     b->serial = ++rp->engines;
-    b->inf = cr_infer_new(id, &rp->cfg, on_event, b);
-    if (!b->inf) {
+    b->infer = cr_board_infer_new(id, &rp->cfg, on_event, b);
+    if (!b->infer) {
         free(b);
         return NULL;
     }
@@ -194,25 +194,17 @@ static replay_board *get_board(replay *rp, const char *id)
     return b;
 }
 
-static void on_decoded(void *data, const cr_feed_event *ev)
-{
-    replay_board *b = data;
-    if (ev->kind == CR_FEED_POS || ev->kind == CR_FEED_CLOCK) {
-        cr_infer_feed(b->inf, ev);
-    }
-}
-
 static void finish_boards(replay *rp)
 {
     for (size_t i = 0; i < rp->nboards; i++) {
         replay_board *b = rp->boards[i];
-        cr_infer_finish(b->inf, INT64_MAX / 4);
-        const cr_game *g = cr_infer_game(b->inf);
+        cr_infer *inf = cr_board_infer_engine(b->infer);
+        cr_infer_finish(inf, INT64_MAX / 4);
+        const cr_game *g = cr_infer_game(inf);
         if (g) {
             save_game(rp, b->serial, b->game_number, g); /* replaces a copy saved when it ended */
         }
-        cr_infer_free(b->inf);
-        cr_dgt_board_free(b->dgt);
+        cr_board_infer_free(b->infer);
         free(b);
     }
     rp->nboards = 0;
@@ -266,26 +258,15 @@ static int run_feed(replay *rp, const char *path, bool keep_going, cr_infer_stat
             status = 1;
             break;
         }
-        if (ev.kind == CR_FEED_RAW) {
-            if (!b->dgt) {
-                b->dgt = cr_dgt_board_new(b->id, NULL);
-                if (!b->dgt) {
-                    fprintf(stderr, "chessrelay replay: out of memory\n");
-                    status = 1;
-                    break;
-                }
-            }
-            cr_dgt_board_feed_raw(b->dgt, ev.t, ev.u.raw.bytes, ev.u.raw.len, on_decoded, b);
-            continue;
+        if (cr_board_infer_feed(b->infer, &ev)) {
+            fprintf(stderr, "chessrelay replay: out of memory\n");
+            status = 1;
+            break;
         }
-        if (ev.kind == CR_FEED_DISCONNECT && b->dgt) {
-            cr_dgt_board_reset_stream(b->dgt);
-        }
-        cr_infer_feed(b->inf, &ev);
     }
     for (size_t i = 0; i < rp->nboards; i++) {
         cr_infer_stats st;
-        cr_infer_get_stats(rp->boards[i]->inf, &st);
+        cr_infer_get_stats(cr_board_infer_engine(rp->boards[i]->infer), &st);
         total->snapshots += st.snapshots;
         total->moves += st.moves;
         total->corrections += st.corrections;
@@ -337,10 +318,8 @@ int cr_cmd_replay(int argc, char **argv)
         } else if (strcmp(a, "--stats") == 0) {
             stats = true;
         } else if (strcmp(a, "--settle") == 0 && i + 1 < argc) {
-            char *end;
-            long v = strtol(argv[++i], &end, 10);
-            if (*end || v < 0 || v > 600000) {
-                fprintf(stderr, "chessrelay replay: bad --settle value '%s'\n", argv[i]);
+            long long v;
+            if (!cr_opt_int("replay", a, argv[++i], 0, 600000, "milliseconds (0..600000)", &v)) {
                 free(feeds);
                 return 2;
             }

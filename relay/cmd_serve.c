@@ -21,6 +21,7 @@
 #include "log.h"
 #include "loop.h"
 #include "nats_pub.h"
+#include "opts.h"
 
 typedef struct serve_args {
     const char *config_path, *listen, *state_dir, *port_file, *web_root, *token;
@@ -37,18 +38,6 @@ typedef struct serve_args {
     bool usb;
     cr_nats_pub_config publish; /* --publish and its options (nats_pub.h) */
 } serve_args;
-
-static bool parse_number(const char *s, double lo, double hi, double *out)
-{
-    char *end;
-    errno = 0;
-    double v = strtod(s, &end);
-    if (!*s || *end || errno || !(v >= lo && v <= hi)) {
-        return false;
-    }
-    *out = v;
-    return true;
-}
 
 /* Returns 0, or 2 after printing a usage error. `who` names the command. */
 static int parse_args(const char *who, int argc, char **argv, bool feeds_allowed, serve_args *a)
@@ -124,22 +113,18 @@ static int parse_args(const char *who, int argc, char **argv, bool feeds_allowed
         } else if (strcmp(o, "--pairings") == 0 && v[0]) {
             a->pairings = v;
         } else if (strcmp(o, "--round") == 0) {
-            if (!parse_number(v, 1, 10000, &d) || d != (int)d) {
-                fprintf(stderr, "chessrelay %s: --round: expected a round number, got '%s'\n", who,
-                        v);
+            long long n;
+            if (!cr_opt_int(who, o, v, 1, 10000, "a round number", &n)) {
                 return 2;
             }
-            a->round = (int)d;
+            a->round = (int)n;
         } else if (strcmp(o, "--speed") == 0) {
-            if (!parse_number(v, 0.001, 1e6, &d)) {
-                fprintf(stderr, "chessrelay %s: --speed: expected a number > 0, got '%s'\n", who, v);
+            if (!cr_opt_number(who, o, v, 0.001, 1e6, "a number > 0", &d)) {
                 return 2;
             }
             a->speed = d;
         } else if (strcmp(o, "--delay") == 0) {
-            if (!parse_number(v, 0, 24 * 60, &d)) {
-                fprintf(stderr, "chessrelay %s: --delay: expected minutes (0..1440), got '%s'\n", who,
-                        v);
+            if (!cr_opt_number(who, o, v, 0, 24 * 60, "minutes (0..1440)", &d)) {
                 return 2;
             }
             a->delay_s = (int)(d * 60 + 0.5);
@@ -185,21 +170,11 @@ static int run(const char *who, serve_args *a, cr_config *cfg, const char *state
         }
         cfg->pairings_round = a->round;
     }
-    if (a->token) {
-        if (!a->token[0]) {
-            fprintf(stderr, "chessrelay %s: --arbiter-token: empty\n", who);
-            return 2;
-        }
-        cr_config_token *t = realloc(cfg->tokens, (size_t)(cfg->token_count + 1) * sizeof *t);
-        if (!t) {
-            return 1;
-        }
-        cfg->tokens = t;
-        memset(&t[cfg->token_count], 0, sizeof *t);
-        snprintf(t[cfg->token_count].name, sizeof t->name, "command line");
-        snprintf(t[cfg->token_count].role, sizeof t->role, "arbiter");
-        snprintf(t[cfg->token_count].token, sizeof t->token, "%s", a->token);
-        cfg->token_count++;
+    int rc = a->token ? cr_config_add_token(cfg, "command line", "arbiter", a->token) : 0;
+    if (rc) {
+        fprintf(stderr, "chessrelay %s: --arbiter-token: %s\n", who,
+                rc == CR_EINVAL ? "empty" : "out of memory");
+        return rc == CR_EINVAL ? 2 : 1;
     }
     cr_loop_config lc;
     memset(&lc, 0, sizeof lc);

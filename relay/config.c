@@ -8,6 +8,7 @@
 #include <string.h>
 
 #include "cr/pairings.h"
+#include "fileio.h"
 #include "push.h"
 
 cr_config *cr_config_new(void)
@@ -554,39 +555,11 @@ cr_config *cr_config_parse(const char *text, const char *name, const char *base_
 
 cr_config *cr_config_load(const char *path, cr_error *err)
 {
-    FILE *f = fopen(path, "rb");
-    if (!f) {
-        cr_error_set(err, CR_EIO, 0, 0, "%s: %s", path, strerror(errno));
-        return NULL;
-    }
     char *text = NULL;
-    size_t len = 0, cap = 0;
-    for (;;) {
-        if (len + 4096 + 1 > cap) {
-            cap = cap ? 2 * cap : 8192;
-            char *t = realloc(text, cap);
-            if (!t || cap > (64u << 20)) {
-                free(t ? t : text);
-                fclose(f);
-                cr_error_set(err, CR_ERANGE, 0, 0, "%s: too large", path);
-                return NULL;
-            }
-            text = t;
-        }
-        size_t n = fread(text + len, 1, 4096, f);
-        len += n;
-        if (n < 4096) {
-            break;
-        }
-    }
-    bool bad = ferror(f);
-    fclose(f);
-    if (bad) {
-        free(text);
-        cr_error_set(err, CR_EIO, 0, 0, "%s: read error", path);
+    size_t len = 0;
+    if (cr_read_file(path, 64u << 20, &text, &len, err)) {
         return NULL;
     }
-    text[len] = '\0';
     if (strlen(text) != len) {
         free(text);
         cr_error_set(err, CR_ECONFIG, 0, 0, "%s: contains a NUL byte", path);
@@ -656,4 +629,23 @@ const char *cr_config_check_token(const cr_config *cfg, const char *token)
         }
     }
     return role;
+}
+
+int cr_config_add_token(cr_config *cfg, const char *name, const char *role, const char *token)
+{
+    if (!token || !token[0]) {
+        return CR_EINVAL;
+    }
+    cr_config_token *t = realloc(cfg->tokens, (size_t)(cfg->token_count + 1) * sizeof *t);
+    if (!t) {
+        return CR_ENOMEM;
+    }
+    cfg->tokens = t;
+    t += cfg->token_count;
+    memset(t, 0, sizeof *t);
+    snprintf(t->name, sizeof t->name, "%s", name);
+    snprintf(t->role, sizeof t->role, "%s", role);
+    snprintf(t->token, sizeof t->token, "%s", token);
+    cfg->token_count++;
+    return 0;
 }

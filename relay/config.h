@@ -121,6 +121,10 @@ int cr_parse_listen(const char *s, char *host, size_t host_size, int *port);
  * matched by serial, else by table number. NULL if none. */
 const cr_config_board *cr_config_board_for(const cr_config *cfg, const char *board_id, int n);
 
+/* Adds a token (a command line's --arbiter-token) to cfg. Returns 0,
+ * CR_EINVAL (empty token) or CR_ENOMEM. */
+int cr_config_add_token(cr_config *cfg, const char *name, const char *role, const char *token);
+
 /* The role of a token ("arbiter"/"agent") or NULL; compares in constant
  * time over every configured token. */
 const char *cr_config_check_token(const cr_config *cfg, const char *token);

@@ -1,5 +1,5 @@
 /* chessrelay relay: the file work of the export folder (cr/export.h), which
- * the core leaves to its caller, and reading a whole file for the pairings.
+ * the core leaves to its caller.
  *
  * cr_export_files_io() is the cr_export_io that cr_exporter_new gets: files
  * are replaced through a hidden temporary ".<name>.XXXXXX" in the same
@@ -16,10 +16,5 @@
 
 /* A static io (data unused); never NULL. */
 const cr_export_io *cr_export_files_io(void);
-
-/* Reads the whole file at path into *text (malloc'ed, NUL-terminated beyond
- * *len; free it) and its length into *len. Returns 0, CR_EIO (cannot open or
- * read), CR_ERANGE (over max bytes) or CR_ENOMEM, with err naming the path. */
-int cr_file_read_all(const char *path, size_t max, char **text, size_t *len, cr_error *err);
 
 #endif

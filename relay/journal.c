@@ -10,6 +10,8 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
+#include "fileio.h"
+
 struct cr_journal {
     int fd;
     bool dirty;
@@ -68,25 +70,6 @@ static long *list_journals(const char *dir, int *count)
     return v;
 }
 
-static int mkdir_p(const char *dir)
-{
-    char tmp[4096];
-    snprintf(tmp, sizeof tmp, "%s", dir);
-    for (char *p = tmp + 1; *p; p++) {
-        if (*p == '/') {
-            *p = '\0';
-            if (mkdir(tmp, 0755) && errno != EEXIST) {
-                return -1;
-            }
-            *p = '/';
-        }
-    }
-    if (mkdir(tmp, 0755) && errno != EEXIST) {
-        return -1;
-    }
-    return 0;
-}
-
 static void sync_dir(const char *dir)
 {
     int fd = open(dir, O_RDONLY | O_DIRECTORY);
@@ -98,7 +81,7 @@ static void sync_dir(const char *dir)
 
 cr_journal *cr_journal_open(const char *dir, cr_error *err)
 {
-    if (mkdir_p(dir)) {
+    if (cr_mkdir_p(dir)) {
         cr_error_set(err, CR_EIO, 0, 0, "%s: cannot create: %s", dir, strerror(errno));
         return NULL;
     }
@@ -123,27 +106,11 @@ cr_journal *cr_journal_open(const char *dir, cr_error *err)
     return j;
 }
 
-static int write_all(int fd, const char *p, size_t n)
-{
-    while (n) {
-        ssize_t w = write(fd, p, n);
-        if (w < 0) {
-            if (errno == EINTR) {
-                continue;
-            }
-            return CR_EIO;
-        }
-        p += w;
-        n -= (size_t)w;
-    }
-    return 0;
-}
-
 int cr_journal_append(cr_journal *j, const char *line, size_t len)
 {
     int rc;
     if (len && line[len - 1] == '\n') {
-        rc = write_all(j->fd, line, len);
+        rc = cr_write_all(j->fd, line, len);
     } else {
         /* One write per line so that a line is torn only by a crash. */
         char stackbuf[1024];
@@ -153,7 +120,7 @@ int cr_journal_append(cr_journal *j, const char *line, size_t len)
         }
         memcpy(b, line, len);
         b[len] = '\n';
-        rc = write_all(j->fd, b, len + 1);
+        rc = cr_write_all(j->fd, b, len + 1);
         if (b != stackbuf) {
             free(b);
         }

@@ -3,11 +3,8 @@
 
 #include <errno.h>
 #include <event2/event.h>
-#include <event2/thread.h>
 #include <inttypes.h>
-#include <pthread.h>
 #include <signal.h>
-#include <stdatomic.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -15,15 +12,18 @@
 
 #include "arbiter_link.h" /* arbiter monitoring (arbiter_link.h) */
 #include "agent_link.h"
-#include "cr/infer.h"
-#include "dgt_board.h"
+#include "board_games.h"
+#include "board_infer.h"
+#include "feed_source.h"
 #include "journal.h"
+#include "lanes.h"
 #include "log.h"
 #include "nats_pub.h"
 #include "outputs.h" /* H8b: pushes to broadcast hosts, export folder */
 #include "pairings_link.h"
 #include "queue.h"
 #include "server.h"
+#include "sigwatch.h"
 #include "source_boards.h"
 #include "store.h"
 #include "view.h"
@@ -34,34 +34,10 @@ typedef struct relay relay;
 
 typedef struct board {
     char id[CR_BOARD_ID_MAX + 1];
-    relay *r;
-    cr_infer *inf;
-    cr_dgt_board *dgt;
-    int games_seen;  /* games started on this board (config entries taken) */
-    int game_number; /* the inference's number of the current game */
-    int game_id;     /* its id in the store, 0 before the first */
-    int table;       /* 1, 2, ... in order of appearance (when the config has none) */
-    bool online;
-    const cr_config_board *entry;
-    bool paired;     /* its game came from the pairings: they own the players */
+    cr_board_infer *infer; /* feed events -> inference events */
+    cr_board_games *games; /* inference events -> store events */
     long skip;       /* restart: events of this board already in the journal */
 } board;
-
-typedef struct source {
-    relay *r;
-    char *path;
-    FILE *f;
-    cr_feed_reader *rd;
-    cr_feed_event ev;
-    bool have, done;
-    struct event *timer;
-} source;
-
-typedef struct delayed {
-    struct delayed *next;
-    cr_store_event *ev;
-    cr_buf *json;
-} delayed;
 
 struct relay {
     const cr_loop_config *cfg;
@@ -69,24 +45,21 @@ struct relay {
     struct event_base *base;
     board **boards;
     int nboards, capboards;
-    source *sources;
-    int nsources, sources_done;
-    cr_store *live, *pub; /* pub: NULL without a public delay */
-    cr_outputs *outputs;  /* H8b: round PGN pushes and export folder, fed from the public store */
-    delayed *dhead, *dtail;
-    int64_t delay_us;
+    cr_feed_source *feeds;           /* the feed files, NULL without */
+    cr_lanes *lanes;                 /* the live and public stores, the delay line (lanes.h) */
+    cr_store *live;                  /* the live lane's store */
+    cr_board_games_config games_cfg; /* for every board */
+    cr_outputs *outputs; /* H8b: round PGN pushes and export folder, fed from the public store */
     int64_t seq;
     int next_game;
     cr_journal *journal;
     bool rebuilding;
-    int64_t epoch_ms;   /* feed clock origin */
+    cr_feed_clock clock;           /* epoch_ms: from the journal, else this start */
     int64_t last_tick, tick_limit; /* feed ms: see run_ticks */
-    double speed;
     int64_t cur_ts;     /* wall time (us) of the event being processed */
     int emitted;        /* store events emitted */
     bool finished;
     cr_queue *pubs, *cmds;
-    struct event *flush_ev; /* wakes the server once per batch of publications */
     cr_board_sources *live_boards; /* NULL without live boards */
     cr_server *server;
     cr_agent_link *agents; /* venue agents, or NULL */
@@ -102,67 +75,17 @@ static int64_t wall_ms(void)
     return cr_now_us() / 1000;
 }
 
-/* The feed clock now: epoch + (wall - epoch) * speed. */
 static int64_t feed_now(const relay *r)
 {
-    int64_t w = wall_ms();
-    return r->epoch_ms + (int64_t)((double)(w - r->epoch_ms) * r->speed);
+    return cr_feed_clock_now(&r->clock);
 }
 
-/*----- publishing -----*/
+/*----- publishing (lanes.h) -----*/
 
-/* Publications are pushed without waking the server thread; flush_ev, run
- * once the current callback is done, wakes it for all of them: the events
- * of one feed event (a move, its clock...) go out in one service round. */
-static bool queue_pub(relay *r, cr_pub *p)
+static void set_rebuilding(relay *r, bool on)
 {
-    if (!cr_queue_push_quiet(r->pubs, p, true)) {
-        return false;
-    }
-    if (r->flush_ev) {
-        event_active(r->flush_ev, EV_READ, 0);
-    }
-    return true;
-}
-
-static void on_flush(evutil_socket_t fd, short what, void *arg)
-{
-    relay *r = arg;
-    cr_queue_wake(r->pubs);
-}
-
-static void publish(relay *r, unsigned lanes, const cr_store *store, const cr_store_event *ev,
-                    cr_buf *json)
-{
-    int delay_s = (lanes & CR_LANE_PUBLIC) ? (int)(r->delay_us / 1000000) : 0;
-    cr_pub *p = cr_pub_for_event(store, ev, json, lanes, delay_s);
-    if (p && !queue_pub(r, p)) {
-        cr_pub_free(p);
-    }
-}
-
-/* Publishes every game's state of a store (after the rebuild). */
-static void publish_states(relay *r, unsigned lanes, const cr_store *store)
-{
-    int delay_s = (lanes & CR_LANE_PUBLIC) ? (int)(r->delay_us / 1000000) : 0;
-    for (int i = 0; i < cr_store_game_count(store); i++) {
-        const cr_store_game *g = cr_store_game_at(store, i);
-        cr_pub *p = cr_pub_for_game(store, g, lanes, delay_s);
-        if (!p) {
-            return;
-        }
-        if (!queue_pub(r, p)) {
-            cr_pub_free(p);
-        }
-    }
-    cr_pub *m = cr_pub_new(CR_PUB_MARK);
-    if (m) {
-        m->lanes = lanes;
-        m->seq = cr_store_last_seq(store);
-        if (!queue_pub(r, m)) {
-            cr_pub_free(m);
-        }
-    }
+    r->rebuilding = on;
+    cr_lanes_set_quiet(r->lanes, on);
 }
 
 /* Prometheus text of the pushes, the pairings file and the NATS
@@ -203,7 +126,7 @@ static void publish_stats(relay *r)
     }
     p->ready = !r->rebuilding;
     for (int i = 0; i < r->nboards; i++) {
-        p->boards_online += r->boards[i]->online;
+        p->boards_online += cr_board_games_online(r->boards[i]->games);
     }
     p->boards_known = r->nboards;
     p->journal_syncs = r->journal ? (int64_t)cr_journal_syncs(r->journal) : 0;
@@ -212,37 +135,28 @@ static void publish_stats(relay *r)
         p->boards_json = cr_buf_take_str(cr_board_sources_json(r->live_boards));
     }
     p->loop_metrics = loop_metrics(r);
-    if (!queue_pub(r, p)) {
-        cr_pub_free(p);
-    }
+    cr_lanes_publish(r->lanes, p);
 }
 
-/* Moves due events from the delay line to the public store. */
-static void run_delay_line(relay *r, int64_t now_us)
+/* An event of the live lane, before it is published. */
+static void on_live_event(void *data, const cr_store *live, const cr_store_event *ev, cr_buf *json)
 {
-    while (r->dhead && r->dhead->ev->ts + r->delay_us <= now_us) {
-        delayed *d = r->dhead;
-        r->dhead = d->next;
-        if (!r->dhead) {
-            r->dtail = NULL;
-        }
-        cr_error err;
-        if (cr_store_apply(r->pub, d->ev, &err) == 0) {
-            cr_outputs_changed(r->outputs, r->pub, d->ev); /* H8b */
-            if (!r->rebuilding) {
-                publish(r, CR_LANE_PUBLIC, r->pub, d->ev, d->json);
-            }
-        } else {
-            cr_log(CR_LOG_WARN, "public store: %s", err.text);
-        }
-        cr_store_event_free(d->ev);
-        cr_buf_unref(d->json);
-        free(d);
-    }
+    relay *r = data;
+    cr_arbiter_link_on_store_event(r->arb, ev, feed_now(r), wall_ms()); /* never emits */
+    cr_log(CR_LOG_DEBUG, "event %" PRId64 ": kind %d game %d ply %d%s", ev->seq, (int)ev->kind,
+           ev->game, ev->ply, r->rebuilding ? " (rebuild)" : "");
+    /* NATS: every live event, rebuild included */
+    cr_nats_pub_event(r->nats, live, ev, json);
 }
 
-/* Gives an event its seq and ts, applies it to the live store, publishes it
- * and queues it for the public lane. Takes ev. */
+/* An event of the public lane: the round's PGN pushed and exported. */
+static void on_public_event(void *data, const cr_store *pub, const cr_store_event *ev)
+{
+    relay *r = data;
+    cr_outputs_changed(r->outputs, pub, ev);
+}
+
+/* Gives an event its seq and ts and adds it to the lanes. Takes ev. */
 static void emit(relay *r, cr_store_event *ev)
 {
     if (!ev) {
@@ -252,319 +166,49 @@ static void emit(relay *r, cr_store_event *ev)
     ev->seq = r->seq + 1;
     ev->ts = r->cur_ts;
     cr_error err;
-    cr_error_clear(&err);
-    if (cr_store_apply(r->live, ev, &err)) {
+    if (cr_lanes_add(r->lanes, ev, NULL, &err)) {
         cr_log(CR_LOG_WARN, "store: %s", err.text);
         cr_store_event_free(ev);
         return;
     }
     r->seq++;
     r->emitted++;
-    cr_arbiter_link_on_store_event(r->arb, ev, feed_now(r), wall_ms()); /* never emits */
-    if (!r->pub) {
-        cr_outputs_changed(r->outputs, r->live, ev); /* H8b: no delay: live is public */
-    }
-    cr_log(CR_LOG_DEBUG, "event %" PRId64 ": kind %d game %d ply %d%s", ev->seq, (int)ev->kind, ev->game,
-           ev->ply, r->rebuilding ? " (rebuild)" : "");
-    bool need_json = !r->rebuilding || r->pub;
-    cr_buf *json = need_json ? cr_store_event_json(ev) : NULL;
-    cr_nats_pub_event(r->nats, r->live, ev, json); /* NATS: every live event, rebuild included */
-    if (!r->rebuilding) {
-        publish(r, r->pub ? CR_LANE_LIVE : CR_LANE_LIVE | CR_LANE_PUBLIC, r->live, ev, json);
-    }
-    if (r->pub) {
-        delayed *d = malloc(sizeof *d);
-        if (d) {
-            d->next = NULL;
-            d->ev = ev;
-            d->json = json;
-            if (r->dtail) {
-                r->dtail->next = d;
-            } else {
-                r->dhead = d;
-            }
-            r->dtail = d;
-            return;
-        }
-    }
-    cr_buf_unref(json);
-    cr_store_event_free(ev);
 }
 
-/*----- from inference events to store events -----*/
+/*----- from inference events to store events (board_games.h) -----*/
 
-static const cr_game *store_game(relay *r, int id)
+static int new_game_id(void *data)
 {
-    const cr_store_game *g = cr_store_find(r->live, id);
-    return g ? g->game : NULL;
+    relay *r = data;
+    return ++r->next_game;
 }
 
-static void add_tag(cr_store_event *ev, const char *name, const char *value)
+static int take_pairing(void *data, const char *board_id)
 {
-    if (value && value[0]) {
-        for (int i = 0; i < ev->tag_count; i++) {
-            if (strcmp(ev->tags[i].name, name) == 0) {
-                snprintf(ev->tags[i].value, sizeof ev->tags[i].value, "%s", value);
-                return;
-            }
-        }
-        cr_store_event_add_tag(ev, name, value);
-    }
+    relay *r = data;
+    return r->pairings ? cr_pairings_link_take(r->pairings, board_id) : 0;
 }
 
-static void add_int_tag(cr_store_event *ev, const char *name, int v)
+static void games_emit(void *data, cr_store_event *ev)
 {
-    if (v > 0) {
-        char s[16];
-        snprintf(s, sizeof s, "%d", v);
-        add_tag(ev, name, s);
-    }
+    emit(data, ev);
 }
 
-/* Tags the tournament file decides (the board's own meta tags yield). */
-static bool config_owns(const board *b, const char *name)
+static void games_config(relay *r)
 {
-    if (!b->entry && !b->paired) {
-        return false;
-    }
-    static const char *const owned[] = {"White", "Black", "WhiteElo", "BlackElo", "WhiteTitle",
-                                        "BlackTitle", "WhiteFed", "BlackFed", "Round"};
-    for (size_t i = 0; i < sizeof owned / sizeof owned[0]; i++) {
-        if (strcmp(name, owned[i]) == 0) {
-            return true;
-        }
-    }
-    return false;
-}
-
-static bool standard_start(const cr_game *g)
-{
-    const cr_position *start = cr_game_start(g);
-    cr_position std;
-    cr_position_init_start(&std);
-    return start->key == std.key && memcmp(start->board, std.board, sizeof std.board) == 0;
-}
-
-static void sync_tags(board *b, const cr_game *g);
-static void set_status(board *b, bool attention, const char *reason);
-
-/* The board takes the game the pairings made for it (pairings_link.h). */
-static void take_pairing(board *b, int game, const cr_game *g)
-{
-    b->game_id = game;
-    b->paired = true;
-    cr_log(CR_LOG_INFO, "board %s: plays game %d of the pairings", b->id, game);
-    const cr_store_game *sg = cr_store_find(b->r->live, game);
-    set_status(b, sg ? sg->attention : false, NULL); /* online now, if the board is */
-    sync_tags(b, g);
-}
-
-static void start_game(board *b, const cr_game *g)
-{
-    relay *r = b->r;
-    const cr_config *t = r->t;
-    b->entry = cr_config_board_for(t, b->id, b->games_seen++);
-    int paired = 0;
-    if (r->pairings && (!g || standard_start(g))) {
-        paired = cr_pairings_link_take(r->pairings, b->id);
-    }
-    if (paired) {
-        take_pairing(b, paired, g);
-        return;
-    }
-    b->paired = false;
-    cr_store_event *ev = cr_store_event_new(CR_SEV_GAME);
-    if (!ev) {
-        r->status = 1;
-        return;
-    }
-    ev->game = ++r->next_game;
-    snprintf(ev->board, sizeof ev->board, "%s", b->id);
-    const char *round = b->entry ? b->entry->round : g ? cr_game_tag(g, "Round") : NULL;
-    snprintf(ev->round, sizeof ev->round, "%s", round && round[0] && strcmp(round, "?") ? round : "1");
-    ev->table = b->entry && b->entry->table ? b->entry->table : b->table;
-    add_tag(ev, "Event", t->event);
-    add_tag(ev, "Site", t->site);
-    add_tag(ev, "Date", t->date);
-    if (g) {
-        if (!standard_start(g)) {
-            ev->has_start = true;
-            ev->start = *cr_game_start(g);
-        }
-        for (int i = 0; i < cr_game_tag_count(g); i++) {
-            const char *name, *value;
-            cr_game_tag_at(g, i, &name, &value);
-            if (!config_owns(b, name)) {
-                add_tag(ev, name, value);
-            }
-        }
-    }
-    add_tag(ev, "Round", ev->round);
-    add_tag(ev, "TimeControl", t->time_control);
-    if (b->entry) {
-        const cr_config_board *e = b->entry;
-        add_tag(ev, "White", e->white);
-        add_tag(ev, "Black", e->black);
-        add_int_tag(ev, "WhiteElo", e->white_elo);
-        add_int_tag(ev, "BlackElo", e->black_elo);
-        add_tag(ev, "WhiteTitle", e->white_title);
-        add_tag(ev, "BlackTitle", e->black_title);
-        add_tag(ev, "WhiteFed", e->white_fed);
-        add_tag(ev, "BlackFed", e->black_fed);
-    }
-    add_tag(ev, "Board", b->id);
-    b->game_id = ev->game;
-    emit(r, ev);
-    if (!b->online) {
-        cr_store_event *st = cr_store_event_new(CR_SEV_STATUS);
-        if (st) {
-            st->game = b->game_id;
-        }
-        emit(r, st);
-    }
-}
-
-static bool same_ply(const cr_ply *a, const cr_ply *b)
-{
-    return a->move == b->move && strcmp(a->san, b->san) == 0 &&
-           (a->flags & CR_PLY_ILLEGAL) == (b->flags & CR_PLY_ILLEGAL);
-}
-
-/* Brings the store's game to the inference's: retracts from the first ply
- * that differs, then appends the rest. Whatever the inference reported, the
- * store ends up equal to it. */
-static void sync_moves(board *b, const cr_game *g)
-{
-    relay *r = b->r;
-    const cr_game *sg = store_game(r, b->game_id);
-    if (!sg || !g) {
-        return;
-    }
-    int n = cr_game_ply_count(g), sn = cr_game_ply_count(sg), k = 0;
-    while (k < n && k < sn && same_ply(cr_game_ply(g, k), cr_game_ply(sg, k))) {
-        k++;
-    }
-    if (k < sn) {
-        cr_store_event *ev = cr_store_event_new(CR_SEV_CORRECTION);
-        if (ev) {
-            ev->game = b->game_id;
-            ev->ply = k;
-            ev->retracted = sn - k;
-        }
-        emit(r, ev);
-    }
-    for (int i = k; i < n; i++) {
-        cr_store_event *ev = cr_store_event_new(CR_SEV_MOVE);
-        if (ev) {
-            ev->game = b->game_id;
-            ev->ply = i;
-            ev->move = *cr_game_ply(g, i);
-        }
-        emit(r, ev);
-    }
-}
-
-static void sync_tags(board *b, const cr_game *g)
-{
-    relay *r = b->r;
-    const cr_game *sg = store_game(r, b->game_id);
-    if (!sg || !g) {
-        return;
-    }
-    for (int i = 0; i < cr_game_tag_count(g); i++) {
-        const char *name, *value;
-        cr_game_tag_at(g, i, &name, &value);
-        const char *have = cr_game_tag(sg, name);
-        if (config_owns(b, name) || strcmp(name, "FEN") == 0 || strcmp(name, "SetUp") == 0 ||
-            strcmp(name, "Result") == 0 || (have && strcmp(have, value) == 0) ||
-            strlen(name) >= CR_TAG_NAME_MAX) {
-            continue;
-        }
-        cr_store_event *ev = cr_store_event_new(CR_SEV_TAG);
-        if (ev) {
-            ev->game = b->game_id;
-            snprintf(ev->tag.name, sizeof ev->tag.name, "%s", name);
-            snprintf(ev->tag.value, sizeof ev->tag.value, "%s", value);
-        }
-        emit(r, ev);
-        sg = store_game(r, b->game_id);
-    }
-}
-
-static void set_status(board *b, bool attention, const char *reason)
-{
-    if (!b->game_id) {
-        return;
-    }
-    const cr_store_game *g = cr_store_find(b->r->live, b->game_id);
-    if (g && g->online == b->online && g->attention == attention) {
-        return;
-    }
-    cr_store_event *ev = cr_store_event_new(CR_SEV_STATUS);
-    if (ev) {
-        ev->game = b->game_id;
-        ev->online = b->online;
-        ev->attention = attention;
-        snprintf(ev->reason, sizeof ev->reason, "%s", reason ? reason : "");
-    }
-    emit(b->r, ev);
+    cr_board_games_config *c = &r->games_cfg;
+    c->tournament = r->t;
+    c->store = r->live;
+    c->new_game = new_game_id;
+    c->take_pairing = take_pairing;
+    c->emit = games_emit;
+    c->data = r;
 }
 
 static void on_infer(void *data, const cr_infer_event *ev)
 {
     board *b = data;
-    relay *r = b->r;
-    if (ev->kind == CR_INFER_GAME_STARTED || (ev->game && ev->game_number != b->game_number)) {
-        b->game_number = ev->game_number;
-        start_game(b, ev->game);
-        sync_moves(b, ev->game);
-        if (ev->kind == CR_INFER_GAME_STARTED) {
-            return;
-        }
-    }
-    switch (ev->kind) {
-    case CR_INFER_MOVE:
-    case CR_INFER_CORRECTION:
-        sync_moves(b, ev->game);
-        break;
-    case CR_INFER_GAME_ENDED: {
-        sync_moves(b, ev->game);
-        const cr_game *sg = store_game(r, b->game_id);
-        if (sg && cr_game_result(sg) != ev->result) {
-            cr_store_event *e = cr_store_event_new(CR_SEV_RESULT);
-            if (e) {
-                e->game = b->game_id;
-                e->result = ev->result;
-                snprintf(e->reason, sizeof e->reason, "%s", ev->reason ? ev->reason : "");
-            }
-            emit(r, e);
-        }
-        break;
-    }
-    case CR_INFER_ATTENTION:
-        set_status(b, true, ev->reason);
-        break;
-    case CR_INFER_RESYNCED:
-        set_status(b, false, NULL);
-        break;
-    case CR_INFER_CLOCK:
-        if (b->game_id) {
-            cr_store_event *e = cr_store_event_new(CR_SEV_CLOCK);
-            if (e) {
-                e->game = b->game_id;
-                e->white_ms = ev->white_ms;
-                e->black_ms = ev->black_ms;
-                e->running = ev->running;
-            }
-            emit(r, e);
-        }
-        break;
-    case CR_INFER_META:
-        sync_tags(b, ev->game);
-        break;
-    default:
-        break;
-    }
+    cr_board_games_on_infer(b->games, ev);
 }
 
 /*----- boards and feed events -----*/
@@ -593,24 +237,16 @@ static board *get_board(relay *r, const char *id)
         return NULL;
     }
     snprintf(b->id, sizeof b->id, "%s", id);
-    b->r = r;
-    b->table = r->nboards + 1;
-    b->online = true;
-    b->inf = cr_infer_new(id, NULL, on_infer, b);
-    if (!b->inf) {
+    b->infer = cr_board_infer_new(id, NULL, on_infer, b);
+    b->games = cr_board_games_new(&r->games_cfg, id, r->nboards + 1);
+    if (!b->infer || !b->games) {
+        cr_board_infer_free(b->infer);
+        cr_board_games_free(b->games);
         free(b);
         return NULL;
     }
     r->boards[r->nboards++] = b;
     return b;
-}
-
-static void on_decoded(void *data, const cr_feed_event *ev)
-{
-    board *b = data;
-    if (ev->kind == CR_FEED_POS || ev->kind == CR_FEED_CLOCK) {
-        cr_infer_feed(b->inf, ev);
-    }
 }
 
 /* One feed event into its board: journal first (unless rebuilding), then the
@@ -647,30 +283,16 @@ static void feed_event(relay *r, const cr_feed_event *ev, const char *line, size
         }
         free(big);
     }
-    switch (ev->kind) {
-    case CR_FEED_RAW:
-        if (!b->dgt) {
-            b->dgt = cr_dgt_board_new(b->id, NULL);
-        }
-        if (b->dgt) {
-            cr_dgt_board_feed_raw(b->dgt, ev->t, ev->u.raw.bytes, ev->u.raw.len, on_decoded, b);
-        }
-        return;
-    case CR_FEED_CONNECT:
-    case CR_FEED_DISCONNECT:
-        b->online = ev->kind == CR_FEED_CONNECT;
-        if (!b->online && b->dgt) {
-            cr_dgt_board_reset_stream(b->dgt);
-        }
-        cr_infer_feed(b->inf, ev);
-        if (b->game_id) {
-            const cr_store_game *g = cr_store_find(r->live, b->game_id);
-            set_status(b, g ? g->attention : false, NULL);
-        }
-        return;
-    default:
-        cr_infer_feed(b->inf, ev);
-        return;
+    bool link = ev->kind == CR_FEED_CONNECT || ev->kind == CR_FEED_DISCONNECT;
+    if (link) {
+        cr_board_games_set_online(b->games, ev->kind == CR_FEED_CONNECT);
+    }
+    if (cr_board_infer_feed(b->infer, ev)) {
+        cr_log(CR_LOG_ERROR, "out of memory");
+        r->status = 1;
+    }
+    if (link) {
+        cr_board_games_link_status(b->games);
     }
 }
 
@@ -685,7 +307,7 @@ static void run_ticks(relay *r, int64_t upto)
     int64_t end = upto < r->tick_limit ? upto : r->tick_limit;
     for (int64_t k = (r->last_tick / TICK_MS + 1) * TICK_MS; k <= end; k += TICK_MS) {
         for (int i = 0; i < r->nboards; i++) {
-            cr_infer_tick(r->boards[i]->inf, k);
+            cr_infer_tick(cr_board_infer_engine(r->boards[i]->infer), k);
         }
         r->last_tick = k;
     }
@@ -708,7 +330,7 @@ static void finish_all(relay *r, int64_t t)
 {
     run_ticks(r, t);
     for (int i = 0; i < r->nboards; i++) {
-        cr_infer_finish(r->boards[i]->inf, t);
+        cr_infer_finish(cr_board_infer_engine(r->boards[i]->infer), t);
     }
     if (!r->rebuilding && r->journal) {
         char line[64];
@@ -836,12 +458,6 @@ static board *find_board(relay *r, const char *id)
     return NULL;
 }
 
-static int pairings_new_game(void *data)
-{
-    relay *r = data;
-    return ++r->next_game;
-}
-
 static void pairings_emit(void *data, cr_store_event *ev)
 {
     emit(data, ev);
@@ -853,25 +469,10 @@ static void pairings_emit(void *data, cr_store_event *ev)
  * the journal, so a rebuild does the same. */
 static void pairings_created(void *data, int game, const char *board_id)
 {
-    relay *r = data;
-    board *b = find_board(r, board_id);
-    if (!b || !b->game_id || b->game_id == game) {
-        return;
+    board *b = find_board(data, board_id);
+    if (b) {
+        cr_board_games_paired(b->games, game);
     }
-    int was = b->game_id;
-    const cr_store_game *g = cr_store_find(r->live, was);
-    if (!g || cr_game_ply_count(g->game) > 0 || cr_game_result(g->game) != CR_RESULT_NONE ||
-        !standard_start(g->game) || cr_pairings_link_take(r->pairings, b->id) != game) {
-        return;
-    }
-    take_pairing(b, game, NULL);
-    cr_store_event *st = cr_store_event_new(CR_SEV_STATUS); /* offline: no board on it now */
-    if (st) {
-        st->game = was;
-    }
-    emit(r, st);
-    cr_log(CR_LOG_INFO, "board %s: game %d (not started) left for game %d of the pairings", b->id,
-           was, game);
 }
 
 /* "# pairings <ts us> <feed ms ticked> <the link's line>": when the import
@@ -910,7 +511,7 @@ static cr_pairings_link *new_pairings_link(relay *r, const char *path)
     pc.round = r->t->pairings_round;
     pc.tournament = r->t;
     pc.store = r->live;
-    pc.new_game = pairings_new_game;
+    pc.new_game = new_game_id;
     pc.emit = pairings_emit;
     pc.created = pairings_created;
     pc.journal = pairings_journal;
@@ -983,45 +584,34 @@ static void on_reload(evutil_socket_t fd, short what, void *arg)
 
 /*----- sources: feed files on the feed clock -----*/
 
-static void schedule_source(source *s);
-
-static bool read_next(source *s)
+/* Restart: a board's first events are in the journal already. */
+static bool feed_skip(void *data, const cr_feed_event *ev)
 {
-    for (;;) {
-        cr_error err;
-        int rc = cr_feed_reader_next(s->rd, &s->ev, &err);
-        if (rc == 0) {
-            s->have = false;
-            return false;
-        }
-        if (rc < 0) {
-            cr_log(CR_LOG_WARN, "%s (line skipped)", err.text);
-            if (rc != CR_EFEED) {
-                s->have = false;
-                return false;
-            }
-            continue;
-        }
-        if (err.code) {
-            cr_log(CR_LOG_WARN, "%s", err.text);
-        }
-        board *b = get_board(s->r, s->ev.board);
-        if (b && b->skip > 0) {
-            b->skip--; /* already in the journal */
-            continue;
-        }
-        s->have = true;
+    board *b = get_board(data, ev->board);
+    if (b && b->skip > 0) {
+        b->skip--;
         return true;
     }
+    return false;
 }
 
-static void source_done(source *s)
+static void feed_file_event(void *data, const cr_feed_event *ev)
 {
-    relay *r = s->r;
-    s->done = true;
-    r->sources_done++;
-    cr_log(CR_LOG_INFO, "%s: played to the end", s->path);
-    if (r->sources_done == r->nsources && !r->live_boards) { /* live boards never end */
+    relay *r = data;
+    r->cur_ts = cr_now_us();
+    feed_event(r, ev, NULL, 0);
+}
+
+static void feed_file_done(void *data, const char *path)
+{
+    (void)data;
+    cr_log(CR_LOG_INFO, "%s: played to the end", path);
+}
+
+static void feeds_done(void *data)
+{
+    relay *r = data;
+    if (!r->live_boards) { /* live boards never end */
         r->cur_ts = cr_now_us();
         finish_all(r, feed_now(r));
         r->finished = true;
@@ -1031,54 +621,33 @@ static void source_done(source *s)
     }
 }
 
-static void on_source(evutil_socket_t fd, short what, void *arg)
+static int open_feeds(relay *r)
 {
-    source *s = arg;
-    relay *r = s->r;
-    int64_t now = feed_now(r);
-    int n = 0;
-    /* Everything due now (a burst after a restart), at most a slice at a time. */
-    while (s->have && r->epoch_ms + s->ev.t <= now && n++ < 1000) {
-        cr_feed_event ev = s->ev;
-        ev.t += r->epoch_ms;
-        r->cur_ts = cr_now_us();
-        feed_event(r, &ev, NULL, 0);
-        read_next(s);
+    const cr_loop_config *cfg = r->cfg;
+    int n = cfg->feed_count + r->t->feed_count;
+    if (n == 0) {
+        return 0;
     }
-    if (!s->have) {
-        source_done(s);
-        return;
-    }
-    schedule_source(s);
-}
-
-static void schedule_source(source *s)
-{
-    relay *r = s->r;
-    int64_t due_wall = r->epoch_ms + (int64_t)((double)s->ev.t / r->speed);
-    int64_t wait = due_wall - wall_ms();
-    if (wait < 0) {
-        wait = 0;
-    }
-    struct timeval tv = {(time_t)(wait / 1000), (suseconds_t)(wait % 1000) * 1000};
-    evtimer_add(s->timer, &tv);
-}
-
-static int open_source(relay *r, source *s, const char *path)
-{
-    s->r = r;
-    s->path = strdup(path);
-    s->f = fopen(path, "r");
-    if (!s->f || !s->path) {
-        cr_log(CR_LOG_ERROR, "%s: %s", path, strerror(errno));
+    const char **paths = calloc((size_t)n, sizeof *paths);
+    if (!paths) {
         return -1;
     }
-    s->rd = cr_feed_reader_new(s->f, path);
-    s->timer = evtimer_new(r->base, on_source, s);
-    if (!s->rd || !s->timer) {
+    for (int i = 0; i < n; i++) {
+        paths[i] = i < cfg->feed_count ? cfg->feeds[i] : r->t->feeds[i - cfg->feed_count];
+    }
+    cr_feed_source_config fc = {.clock = &r->clock,
+                                .skip = feed_skip,
+                                .event = feed_file_event,
+                                .file_done = feed_file_done,
+                                .done = feeds_done,
+                                .data = r};
+    cr_error err;
+    r->feeds = cr_feed_source_new(r->base, paths, n, &fc, &err);
+    free(paths);
+    if (!r->feeds) {
+        cr_log(CR_LOG_ERROR, "%s", err.text);
         return -1;
     }
-    cr_feed_reader_set_keep_going(s->rd, true);
     return 0;
 }
 
@@ -1185,8 +754,8 @@ static int on_journal_line(void *data, const char *line, size_t len, const char 
         char copy[512];
         snprintf(copy, sizeof copy, "%.*s", (int)(len < sizeof copy ? len : sizeof copy - 1), line);
         if (sscanf(copy, "# epoch %lld", &a) == 1) {
-            if (!r->epoch_ms) {
-                r->epoch_ms = a;
+            if (!r->clock.epoch_ms) {
+                r->clock.epoch_ms = a;
             }
         } else if (sscanf(copy, "# finish %lld", &a) == 1) {
             r->cur_ts = a * 1000;
@@ -1236,17 +805,15 @@ static int rebuild(relay *r)
 {
     cr_journal_stats st;
     cr_error err;
-    r->rebuilding = true;
+    set_rebuilding(r, true);
     int64_t t0 = cr_mono_us();
     int rc = cr_journal_replay(r->cfg->state_dir, on_journal_line, r, &st, &err);
     if (rc) {
         cr_log(CR_LOG_ERROR, "journal: %s", rc == CR_EIO ? err.text : cr_strerror(rc));
         return -1;
     }
-    if (r->pub) {
-        run_delay_line(r, cr_now_us());
-    }
-    r->rebuilding = false;
+    cr_lanes_tick(r->lanes, cr_now_us());
+    set_rebuilding(r, false);
     if (st.files) {
         cr_log(CR_LOG_INFO,
                "journal: %d file(s), %ld lines, %d torn line(s) dropped: %d games, seq %" PRId64
@@ -1254,12 +821,7 @@ static int rebuild(relay *r)
                st.files, st.lines, st.torn, cr_store_game_count(r->live), r->seq,
                (double)(cr_mono_us() - t0) / 1000.0);
     }
-    if (r->pub) {
-        publish_states(r, CR_LANE_LIVE, r->live);
-        publish_states(r, CR_LANE_PUBLIC, r->pub);
-    } else {
-        publish_states(r, CR_LANE_LIVE | CR_LANE_PUBLIC, r->live);
-    }
+    cr_lanes_publish_states(r->lanes);
     return 0;
 }
 
@@ -1272,11 +834,9 @@ static void on_tick(evutil_socket_t fd, short what, void *arg)
     if (!r->finished) {
         /* never past a source's next event: ticks at t come before it */
         int64_t bound = feed_now(r);
-        for (int i = 0; i < r->nsources; i++) {
-            source *s = &r->sources[i];
-            if (s->have && r->epoch_ms + s->ev.t < bound) {
-                bound = r->epoch_ms + s->ev.t;
-            }
+        int64_t next = cr_feed_source_next_t(r->feeds);
+        if (next < bound) {
+            bound = next;
         }
         if (r->agents) {
             bound = cr_agent_link_tick_bound(r->agents, bound); /* agents' watermarks */
@@ -1284,10 +844,8 @@ static void on_tick(evutil_socket_t fd, short what, void *arg)
         run_ticks(r, bound);
     }
     cr_arbiter_link_tick(r->arb, feed_now(r), wall_ms()); /* arbiter monitoring (arbiter_link.h) */
-    if (r->pub) {
-        run_delay_line(r, cr_now_us());
-    }
-    cr_outputs_flush(r->outputs, r->pub ? r->pub : r->live); /* H8b */
+    cr_lanes_tick(r->lanes, cr_now_us());
+    cr_outputs_flush(r->outputs, cr_lanes_public(r->lanes)); /* H8b */
 }
 
 static void on_sync(evutil_socket_t fd, short what, void *arg)
@@ -1307,76 +865,12 @@ static void on_stats(evutil_socket_t fd, short what, void *arg)
     publish_stats(arg);
 }
 
-/* SIGINT and SIGTERM are blocked in every thread (from the start of
- * cr_loop_run, so the lws thread and any other one inherit it) and taken by
- * this thread alone with sigwait. The first stops the loop, and closes the
- * publication queue so that a loop thread waiting there for room (a stalled
- * server thread) returns to its loop; a second one exits at once, whatever
- * is stuck. A handler in the loop (evsignal) could do neither while the
- * loop thread is blocked. */
-typedef struct sig_watch {
-    pthread_t thread;
-    bool started;
-    sigset_t set;
-    struct event_base *base;
-    cr_queue *pubs;
-    struct event *hup; /* SIGHUP re-reads the pairings file (only then in the set) */
-    atomic_bool done;
-    atomic_int count, first; /* signals taken; the first one */
-} sig_watch;
-
-static void *signal_thread(void *arg)
+/* The signal watcher (sigwatch.h) closes the publication queue first, so
+ * that a loop thread waiting there for room (a stalled server thread)
+ * returns to its loop. */
+static void stop_publishing(void *data)
 {
-    sig_watch *w = arg;
-    for (;;) {
-        int sig;
-        if (sigwait(&w->set, &sig) != 0 || atomic_load(&w->done)) {
-            return NULL;
-        }
-        /* No logging here: this thread must never block (stderr may be a
-         * full pipe); the loop logs the signal once it is out. */
-        if (sig == SIGHUP) {
-            event_active(w->hup, EV_READ, 0);
-            continue;
-        }
-        if (atomic_fetch_add(&w->count, 1) == 0) {
-            atomic_store(&w->first, sig);
-            cr_queue_close(w->pubs);
-            event_base_loopexit(w->base, NULL);
-        } else {
-            _exit(1);
-        }
-    }
-}
-
-static void forced_exit(int sig)
-{
-    (void)sig;
-    _exit(1);
-}
-
-static void stop_signal_thread(sig_watch *w, const sigset_t *old_mask)
-{
-    if (w->started) {
-        atomic_store(&w->done, true);
-        pthread_kill(w->thread, SIGTERM); /* blocked: pending for its sigwait */
-        pthread_join(w->thread, NULL);
-        w->started = false;
-    }
-    /* Signals that came after the watcher stopped: consumed, not fatal. */
-    struct timespec zero = {0, 0};
-    while (sigtimedwait(&w->set, NULL, &zero) > 0) {
-    }
-    if (atomic_load(&w->count)) {
-        /* Stopping on a signal: one more, even now, forces the exit (status
-         * 1) as it did while the watcher ran, rather than killing us. */
-        struct sigaction sa;
-        memset(&sa, 0, sizeof sa);
-        sa.sa_handler = forced_exit;
-        sigaction(SIGINT, &sa, NULL);
-        sigaction(SIGTERM, &sa, NULL);
-    }
-    pthread_sigmask(SIG_SETMASK, old_mask, NULL);
+    cr_queue_close(data);
 }
 
 static void free_pub(void *p)
@@ -1387,79 +881,51 @@ static void free_pub(void *p)
 static void free_relay(relay *r)
 {
     cr_board_sources_free(r->live_boards); /* before the boards and the base it uses */
-    struct event *evs[] = {r->tick_ev,  r->sync_ev,  r->stats_ev,
-                           r->cmd_ev,   r->flush_ev, r->reload_ev};
+    struct event *evs[] = {r->tick_ev, r->sync_ev, r->stats_ev, r->cmd_ev, r->reload_ev};
     for (size_t i = 0; i < sizeof evs / sizeof evs[0]; i++) {
         if (evs[i]) {
             event_free(evs[i]);
         }
     }
-    for (int i = 0; i < r->nsources; i++) {
-        source *s = &r->sources[i];
-        if (s->timer) {
-            event_free(s->timer);
-        }
-        cr_feed_reader_free(s->rd);
-        if (s->f) {
-            fclose(s->f);
-        }
-        free(s->path);
-    }
-    free(r->sources);
+    cr_feed_source_free(r->feeds);
     for (int i = 0; i < r->nboards; i++) {
-        cr_infer_free(r->boards[i]->inf);
-        cr_dgt_board_free(r->boards[i]->dgt);
+        cr_board_infer_free(r->boards[i]->infer);
+        cr_board_games_free(r->boards[i]->games);
         free(r->boards[i]);
     }
     free(r->boards);
-    while (r->dhead) {
-        delayed *d = r->dhead;
-        r->dhead = d->next;
-        cr_store_event_free(d->ev);
-        cr_buf_unref(d->json);
-        free(d);
-    }
     cr_outputs_free(r->outputs); /* H8b: before the event_base */
     cr_pairings_link_free(r->pairings);
     cr_arbiter_link_free(r->arb); /* after the server: its HTTP thread reads the link */
-    cr_store_free(r->live);
-    cr_store_free(r->pub);
+    cr_lanes_free(r->lanes);      /* after the arbiter link, which reads its live store */
     cr_journal_close(r->journal);
     if (r->base) {
         event_base_free(r->base);
     }
 }
 
-int cr_loop_run(const cr_loop_config *cfg)
+/* The loop's base, queues, lanes, outputs and pairings link, and the
+ * signal watcher started. Returns 0 or -1 (logged). */
+static int loop_init(relay *r, cr_sigwatch *sw)
 {
-    relay rs, *r = &rs;
-    memset(r, 0, sizeof *r);
-    r->cfg = cfg;
-    r->t = cfg->tournament;
-    r->speed = cfg->speed > 0 ? cfg->speed : 1.0;
-    r->delay_us = (int64_t)r->t->delay_s * 1000000;
-    int status = 1;
-    sig_watch sw;
-    memset(&sw, 0, sizeof sw);
-    sigset_t old_mask;
-    sigemptyset(&sw.set);
-    sigaddset(&sw.set, SIGINT);
-    sigaddset(&sw.set, SIGTERM);
-    if (r->t->pairings) {
-        sigaddset(&sw.set, SIGHUP); /* re-reads the pairings file; else it ends the relay as ever */
-    }
-    pthread_sigmask(SIG_BLOCK, &sw.set, &old_mask); /* before any thread is made */
-
-    evthread_use_pthreads();
     r->base = event_base_new();
-    r->live = cr_store_new();
-    r->pub = r->delay_us ? cr_store_new() : NULL;
     r->pubs = cr_queue_new(PUB_QUEUE, NULL, NULL);
     r->cmds = cr_queue_new(CMD_QUEUE, NULL, NULL);
-    if (!r->base || !r->live || (r->delay_us && !r->pub) || !r->pubs || !r->cmds) {
-        cr_log(CR_LOG_ERROR, "out of memory");
-        goto out;
+    if (r->base && r->pubs) {
+        cr_lanes_config lc = {.delay_s = r->t->delay_s,
+                              .pubs = r->pubs,
+                              .base = r->base,
+                              .live_event = on_live_event,
+                              .public_event = on_public_event,
+                              .data = r};
+        r->lanes = cr_lanes_new(&lc);
     }
+    if (!r->base || !r->lanes || !r->pubs || !r->cmds) {
+        cr_log(CR_LOG_ERROR, "out of memory");
+        return -1;
+    }
+    r->live = cr_lanes_live(r->lanes);
+    games_config(r);
     r->cmd_ev = event_new(r->base, -1, 0, on_commands, r);
     cr_queue_set_wake(r->cmds, wake_loop, r->cmd_ev);
 
@@ -1467,116 +933,107 @@ int cr_loop_run(const cr_loop_config *cfg)
     r->outputs = cr_outputs_new(r->base, r->t->export_dir, NULL);
     if (!r->outputs) {
         cr_log(CR_LOG_ERROR, "out of memory");
-        goto out;
+        return -1;
     }
     for (int i = 0; i < r->t->push_count; i++) {
         const cr_config_push *pu = &r->t->pushes[i];
         if (cr_outputs_set_push(r->outputs, pu->round, pu->url, pu->token)) {
-            goto out; /* logged by the pusher */
+            return -1; /* logged by the pusher */
         }
         cr_log(CR_LOG_INFO, "round %s: pushing to %s", pu->round, pu->url);
     }
     if (r->t->export_dir) {
         cr_log(CR_LOG_INFO, "export folder %s", r->t->export_dir);
     }
-    r->flush_ev = event_new(r->base, -1, 0, on_flush, r);
     if (r->t->pairings) {
         r->pairings = new_pairings_link(r, r->t->pairings);
         r->reload_ev = event_new(r->base, -1, 0, on_reload, r);
         if (!r->pairings || !r->reload_ev) {
-            goto out;
+            return -1;
         }
-        sw.hup = r->reload_ev;
     }
-    sw.base = r->base;
-    sw.pubs = r->pubs;
-    if (pthread_create(&sw.thread, NULL, signal_thread, &sw)) {
+    if (cr_sigwatch_start(sw, r->base, stop_publishing, r->pubs, r->reload_ev)) {
         cr_log(CR_LOG_ERROR, "cannot start the signal thread");
-        goto out;
+        return -1;
     }
-    sw.started = true;
+    return 0;
+}
 
-    /* The server first, so that /healthz answers (503) during the rebuild. */
+/* The server (with the arbiter link and the agents' link), first, so that
+ * /healthz answers (503) during the rebuild. */
+static int start_server(relay *r)
+{
+    const cr_loop_config *cfg = r->cfg;
     cr_server_config scfg;
-    memset(&scfg, 0, sizeof scfg);
-    scfg.host = r->t->listen_host;
-    scfg.port = r->t->listen_port;
-    scfg.web_root = r->t->web_root;
-    scfg.tls_cert = r->t->tls_cert;
-    scfg.tls_key = r->t->tls_key;
-    scfg.tournament = r->t;
-    scfg.delay_s = r->t->delay_s;
-    {
-        /* arbiter monitoring (arbiter_link.h): one monitor per game of the live store */
-        cr_arbiter_link_config acfg;
-        memset(&acfg, 0, sizeof acfg);
-        acfg.store = r->live;
-        acfg.state_dir = cfg->state_dir;
-        acfg.time_control = r->t->time_control;
-        acfg.emit = arb_emit;
-        acfg.publish = arb_publish;
-        acfg.data = r;
-        r->arb = cr_arbiter_link_new(&acfg);
-        scfg.arbiter = r->arb;
-    }
+    cr_server_config_from(&scfg, r->t);
+    /* arbiter monitoring (arbiter_link.h): one monitor per game of the live store */
+    cr_arbiter_link_config acfg;
+    memset(&acfg, 0, sizeof acfg);
+    acfg.store = r->live;
+    acfg.state_dir = cfg->state_dir;
+    acfg.time_control = r->t->time_control;
+    acfg.emit = arb_emit;
+    acfg.publish = arb_publish;
+    acfg.data = r;
+    r->arb = cr_arbiter_link_new(&acfg);
+    scfg.arbiter = r->arb;
     cr_error err;
     if (wants_agents(cfg)) {
-        cr_agent_link_config acfg = {cfg->agent_token, r->t, cfg->state_dir, r->speed};
-        r->agents = cr_agent_link_new(&acfg, &err);
+        cr_agent_link_config gcfg = {cfg->agent_token, r->t, cfg->state_dir, r->clock.speed};
+        r->agents = cr_agent_link_new(&gcfg, &err);
         if (!r->agents) {
             cr_log(CR_LOG_ERROR, "agents: %s", err.text);
-            goto out;
+            return -1;
         }
         scfg.agents = r->agents;
     }
     r->server = cr_server_start(&scfg, r->pubs, r->cmds, &err);
     if (!r->server) {
         cr_log(CR_LOG_ERROR, "%s", err.text);
-        goto out;
+        return -1;
     }
-    int port = cr_server_port(r->server);
-    cr_log(CR_LOG_INFO, "listening on %s://%s:%d (public delay %d s)",
-           r->t->tls_cert ? "https" : "http", r->t->listen_host, port, r->t->delay_s);
-    if (cfg->port_file) {
-        FILE *f = fopen(cfg->port_file, "w");
-        if (f) {
-            fprintf(f, "%d\n", port);
-            fclose(f);
-        }
-    }
+    cr_server_announce(r->server, "", cfg->port_file);
     /* Not ready (503 on /healthz) until the journals are read. */
-    r->rebuilding = true;
+    set_rebuilding(r, true);
     publish_stats(r);
-    r->rebuilding = false;
+    set_rebuilding(r, false);
+    return 0;
+}
 
+/* NATS, the journal read back and a new one opened, the feed clock's
+ * epoch, the arbiter monitors, the pairings. */
+static int start_state(relay *r)
+{
+    const cr_loop_config *cfg = r->cfg;
+    cr_error err;
     if (cfg->publish && cfg->publish->url) {
         r->nats = cr_nats_pub_start(cfg->publish, r->base, r->t->event, r->t->delay_s, &err);
         if (!r->nats) {
             cr_log(CR_LOG_ERROR, "%s", err.text);
-            goto out;
+            return -1;
         }
     }
     if (cfg->state_dir) {
         if (rebuild(r)) {
-            goto out;
+            return -1;
         }
         r->journal = cr_journal_open(cfg->state_dir, &err);
         if (!r->journal) {
             cr_log(CR_LOG_ERROR, "%s", err.text);
-            goto out;
+            return -1;
         }
         cr_log(CR_LOG_INFO, "journal: writing %s", cr_journal_path(r->journal));
     }
-    if (!r->epoch_ms) {
-        r->epoch_ms = wall_ms();
+    if (!r->clock.epoch_ms) {
+        r->clock.epoch_ms = wall_ms();
     }
     if (r->arb && cr_arbiter_link_start(r->arb, feed_now(r), wall_ms(), &err)) {
         cr_log(CR_LOG_ERROR, "%s", err.text); /* arbiter monitoring (arbiter_link.h) */
-        goto out;
+        return -1;
     }
     if (r->journal) {
         char line[64];
-        int n = snprintf(line, sizeof line, "# epoch %" PRId64 "\n", r->epoch_ms);
+        int n = snprintf(line, sizeof line, "# epoch %" PRId64 "\n", r->clock.epoch_ms);
         cr_journal_append(r->journal, line, (size_t)n);
     }
     /* The pairings before any board: their games are there when viewers come. */
@@ -1584,37 +1041,28 @@ int cr_loop_run(const cr_loop_config *cfg)
         !cr_pairings_link_current(r->pairings)) {
         cr_log(CR_LOG_ERROR, "pairings: no pairings to start with (fix %s, or start without it)",
                r->t->pairings);
-        goto out;
+        return -1;
     }
     publish_stats(r);
+    return 0;
+}
+
+/* Agents, feed files and live boards, then the timers. */
+static int start_sources(relay *r)
+{
     if (r->agents && cr_agent_link_attach(r->agents, r->base, agent_feed, agent_clock, r,
                                           r->journal != NULL)) {
-        goto out;
+        return -1;
     }
-
-    int nfeeds = cfg->feed_count + r->t->feed_count;
-    r->sources = calloc((size_t)(nfeeds ? nfeeds : 1), sizeof *r->sources);
-    if (!r->sources) {
-        goto out;
-    }
-    for (int i = 0; i < nfeeds; i++) {
-        const char *path = i < cfg->feed_count ? cfg->feeds[i] : r->t->feeds[i - cfg->feed_count];
-        source *s = &r->sources[r->nsources++];
-        if (open_source(r, s, path)) {
-            goto out;
-        }
+    if (open_feeds(r)) {
+        return -1;
     }
     if (start_live_boards(r)) { /* first: a file source done at once must not finish them */
-        goto out;
+        return -1;
     }
-    for (int i = 0; i < r->nsources; i++) {
-        if (read_next(&r->sources[i])) {
-            schedule_source(&r->sources[i]);
-        } else {
-            source_done(&r->sources[i]);
-        }
+    if (r->feeds) {
+        cr_feed_source_start(r->feeds);
     }
-
     struct timeval tick = {0, TICK_MS * 1000};
     int fsync_ms = r->t->fsync_ms > 0 ? r->t->fsync_ms : 100;
     struct timeval sync = {fsync_ms / 1000, (fsync_ms % 1000) * 1000};
@@ -1625,17 +1073,12 @@ int cr_loop_run(const cr_loop_config *cfg)
     event_add(r->tick_ev, &tick);
     event_add(r->sync_ev, &sync);
     event_add(r->stats_ev, &second);
-    signal(SIGPIPE, SIG_IGN);
+    return 0;
+}
 
-    if (event_base_dispatch(r->base) < 0) {
-        cr_log(CR_LOG_ERROR, "event loop failed");
-        goto out;
-    }
-    if (atomic_load(&sw.count)) {
-        cr_log(CR_LOG_INFO, "signal %d: stopping (a second one forces the exit)", atomic_load(&sw.first));
-    }
-    status = r->status;
-out:
+/* Stops everything in order and frees it. */
+static void stop_relay(relay *r, cr_sigwatch *sw)
+{
     if (r->nats) {
         /* The drain runs the loop once more: no feed input, ticks or stats. */
         struct event *evs[] = {r->tick_ev, r->stats_ev};
@@ -1644,20 +1087,47 @@ out:
                 event_del(evs[i]);
             }
         }
-        for (int i = 0; i < r->nsources; i++) {
-            if (r->sources[i].timer) {
-                event_del(r->sources[i].timer);
-            }
-        }
+        cr_feed_source_stop(r->feeds);
     }
     cr_nats_pub_stop(r->nats); /* runs the loop a while for the last acks */
     if (r->server) {
         cr_server_stop(r->server);
     }
     cr_agent_link_free(r->agents); /* before its event's base */
-    stop_signal_thread(&sw, &old_mask); /* a second signal forces the exit until here */
+    cr_sigwatch_free(sw);          /* a second signal forces the exit until here */
     cr_queue_free(r->pubs, free_pub);
     cr_queue_free(r->cmds, free);
     free_relay(r);
+}
+
+int cr_loop_run(const cr_loop_config *cfg)
+{
+    relay rs, *r = &rs;
+    memset(r, 0, sizeof *r);
+    r->cfg = cfg;
+    r->t = cfg->tournament;
+    r->clock.speed = cfg->speed > 0 ? cfg->speed : 1.0;
+    /* Before any thread is made; SIGHUP re-reads the pairings file, else
+     * it ends the relay as ever. */
+    cr_sigwatch *sw = cr_sigwatch_new(r->t->pairings != NULL);
+    if (!sw) {
+        cr_log(CR_LOG_ERROR, "out of memory");
+        return 1;
+    }
+    int status = 1;
+    if (loop_init(r, sw) == 0 && start_server(r) == 0 && start_state(r) == 0 &&
+        start_sources(r) == 0) {
+        signal(SIGPIPE, SIG_IGN);
+        if (event_base_dispatch(r->base) < 0) {
+            cr_log(CR_LOG_ERROR, "event loop failed");
+        } else {
+            if (cr_sigwatch_signal(sw)) {
+                cr_log(CR_LOG_INFO, "signal %d: stopping (a second one forces the exit)",
+                       cr_sigwatch_signal(sw));
+            }
+            status = r->status;
+        }
+    }
+    stop_relay(r, sw);
     return status;
 }

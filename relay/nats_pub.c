@@ -21,6 +21,7 @@
 #pragma GCC diagnostic pop
 
 #include "log.h"
+#include "opts.h"
 
 enum {
     MAX_INFLIGHT = 4096, /* publishes awaiting their ack */
@@ -148,12 +149,8 @@ int cr_nats_pub_option(cr_nats_pub_config *cfg, const char *who, const char *opt
         return 1;
     }
     if (strcmp(opt, "--stream-replicas") == 0) {
-        char *end;
-        errno = 0;
-        long n = strtol(val, &end, 10);
-        if (!*val || *end || errno || n < 1 || n > 5) {
-            fprintf(stderr, "chessrelay %s: --stream-replicas: expected 1..5, got '%s'\n", who,
-                    val);
+        long long n;
+        if (!cr_opt_int(who, opt, val, 1, 5, "1..5", &n)) {
             return -1;
         }
         cfg->replicas = (int)n;

@@ -9,7 +9,7 @@
 #include <string.h>
 #include <sys/stat.h>
 
-#include "export_files.h"
+#include "fileio.h"
 #include "log.h"
 #include "prom.h"
 
@@ -570,7 +570,7 @@ int cr_pairings_link_import(cr_pairings_link *l, cr_error *err)
     take_stamp(l->path, &l->tried);
     char *text = NULL;
     size_t len = 0;
-    int rc = cr_file_read_all(l->path, FILE_MAX, &text, &len, err);
+    int rc = cr_read_file(l->path, FILE_MAX, &text, &len, err);
     if (rc) {
         return failed(l, rc, err);
     }

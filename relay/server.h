@@ -57,6 +57,14 @@ cr_server *cr_server_start(const cr_server_config *cfg, cr_queue *pubs, cr_queue
 /* The port actually bound. */
 int cr_server_port(const cr_server *s);
 
+/* The listen address, web root, TLS files, tokens and delay of a
+ * tournament file (the rest zero: defaults). */
+void cr_server_config_from(cr_server_config *scfg, const cr_config *t);
+
+/* Logs "<who>listening on ..." and writes the bound port to port_file (if
+ * not NULL), as tests and tools read it. */
+void cr_server_announce(const cr_server *s, const char *who, const char *port_file);
+
 /* Stops the thread, closes every connection and frees the server. */
 void cr_server_stop(cr_server *s);
 

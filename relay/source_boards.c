@@ -8,20 +8,13 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "dgt_serial.h"
-#include "dgt_usb.h"
+#include "dgt_boardset.h"
 #include "log.h"
 #include "prom.h"
 
-enum { MAX_LINKS = 256 };
-
 struct cr_board_sources {
-    struct event_base *base;
     cr_board_sources_config cfg;
-    cr_dgt_link_config lcfg;
-    cr_dgt_link **links;
-    int nlinks, cap;
-    cr_usb *usb;
+    cr_dgt_boardset *set;
 };
 
 static void on_link_event(void *data, const cr_feed_event *ev)
@@ -43,53 +36,13 @@ static void on_link_state(void *data, cr_dgt_link *link, cr_dgt_link_state st)
     }
 }
 
-/* Takes tr (freed on failure). */
-static int add_link(cr_board_sources *s, cr_dgt_transport *tr, cr_error *err)
+static void on_usb(void *data, const char *name, bool ok)
 {
-    if (s->nlinks == s->cap) {
-        int cap = s->cap ? 2 * s->cap : 8;
-        cr_dgt_link **n = cap <= MAX_LINKS ? realloc(s->links, (size_t)cap * sizeof *n) : NULL;
-        if (!n) {
-            if (tr->free) {
-                tr->free(tr->impl);
-            }
-            cr_error_set(err, CR_ENOMEM, 0, 0, "%s: too many boards (at most %d) or out of memory",
-                         tr->name, MAX_LINKS);
-            return CR_ENOMEM;
-        }
-        s->links = n;
-        s->cap = cap;
-    }
-    cr_dgt_link_callbacks cbs = {.event = on_link_event, .state = on_link_state, .data = s};
-    char name[sizeof tr->name];
-    snprintf(name, sizeof name, "%s", tr->name);
-    cr_dgt_link *l = cr_dgt_link_new(s->base, tr, &s->lcfg, &cbs);
-    if (!l) {
-        cr_error_set(err, CR_ENOMEM, 0, 0, "%s: out of memory", name);
-        return CR_ENOMEM;
-    }
-    s->links[s->nlinks++] = l;
-    cr_dgt_link_start(l);
-    return 0;
-}
-
-static void on_usb(void *data, const cr_usb_board_desc *d, bool arrived)
-{
-    cr_board_sources *s = data;
-    if (!arrived) {
-        return; /* its link notices on its own and reopens when the board is back */
-    }
-    for (int i = 0; i < s->nlinks; i++) {
-        if (strcmp(cr_dgt_link_name(s->links[i]), d->name) == 0) {
-            return;
-        }
-    }
-    cr_dgt_transport tr;
-    cr_error err;
-    if (cr_usb_transport_new(s->usb, d, &tr) == 0 && add_link(s, &tr, &err) == 0) {
-        cr_log(CR_LOG_INFO, "%s: USB board found", d->name);
+    (void)data;
+    if (ok) {
+        cr_log(CR_LOG_INFO, "%s: USB board found", name);
     } else {
-        cr_log(CR_LOG_WARN, "%s: cannot use this USB board", d->name);
+        cr_log(CR_LOG_WARN, "%s: cannot use this USB board", name);
     }
 }
 
@@ -102,52 +55,38 @@ cr_board_sources *cr_board_sources_start(struct event_base *base, const cr_board
         return NULL;
     }
     cr_board_sources *s = calloc(1, sizeof *s);
-    if (!s) {
+    cr_dgt_boardset_config bc = {
+        .event = on_link_event, .state = on_link_state, .usb = on_usb, .data = s};
+    cr_dgt_link_config_default(&bc.link);
+    bc.link.board.emit_raw = true; /* the journal keeps the bytes as received */
+    bc.link.clock = cfg->clock;
+    bc.link.clock_data = cfg->data;
+    if (!s || !(s->set = cr_dgt_boardset_new(base, &bc))) {
+        free(s);
         cr_error_set(err, CR_ENOMEM, 0, 0, "board sources: out of memory");
         return NULL;
     }
-    s->base = base;
     s->cfg = *cfg;
     s->cfg.serials = NULL;
-    cr_dgt_link_config_default(&s->lcfg);
-    s->lcfg.board.emit_raw = true; /* the journal keeps the bytes as received */
-    s->lcfg.clock = cfg->clock;
-    s->lcfg.clock_data = cfg->data;
     for (int i = 0; i < cfg->serial_count; i++) {
-        cr_dgt_transport tr;
-        const char *path = cfg->serials[i];
-        if (!path || !path[0] || cr_serial_transport_new(base, path, &tr) != 0) {
-            cr_error_set(err, CR_EINVAL, 0, 0, "board device '%s': bad path", path ? path : "");
-            cr_board_sources_free(s);
-            return NULL;
-        }
-        if (add_link(s, &tr, err)) {
+        if (cr_dgt_boardset_add_serial(s->set, cfg->serials[i], err)) {
             cr_board_sources_free(s);
             return NULL;
         }
     }
     if (cfg->usb) {
-        cr_usb_config ucfg;
-        cr_usb_config_default(&ucfg);
         cr_error uerr;
-        cr_error_clear(&uerr);
-        s->usb = cr_usb_new(base, &ucfg, &uerr);
-        if (!s->usb) {
-            if (cfg->serial_count == 0) {
-                cr_error_set(err, CR_EIO, 0, 0, "USB unavailable: %s", uerr.text);
-                cr_board_sources_free(s);
-                return NULL;
-            }
-            cr_log(CR_LOG_WARN, "USB unavailable: %s (serial boards only)", uerr.text);
+        int n = cr_dgt_boardset_add_usb(s->set, true, &uerr);
+        if (n < 0 && cfg->serial_count == 0) {
+            *err = uerr;
+            cr_board_sources_free(s);
+            return NULL;
+        }
+        if (n < 0) {
+            cr_log(CR_LOG_WARN, "%s (serial boards only)", uerr.text);
         } else {
-            cr_usb_board_desc d[64];
-            int n = cr_usb_scan(s->usb, d, 64);
-            for (int i = 0; i < n; i++) {
-                on_usb(s, &d[i], true);
-            }
-            cr_usb_watch(s->usb, on_usb, s);
-            cr_log(CR_LOG_INFO, "USB: %d board(s) now, %s", n > 0 ? n : 0,
-                   cr_usb_has_hotplug(s->usb) ? "hotplug" : "rescanning every second");
+            cr_log(CR_LOG_INFO, "USB: %d board(s) now, %s", n,
+                   cr_dgt_boardset_usb_hotplug(s->set) ? "hotplug" : "rescanning every second");
         }
     }
     return s;
@@ -158,17 +97,13 @@ void cr_board_sources_free(cr_board_sources *s)
     if (!s) {
         return;
     }
-    for (int i = 0; i < s->nlinks; i++) {
-        cr_dgt_link_free(s->links[i]);
-    }
-    free(s->links);
-    cr_usb_free(s->usb); /* after every link using it */
+    cr_dgt_boardset_free(s->set);
     free(s);
 }
 
 int cr_board_sources_count(const cr_board_sources *s)
 {
-    return s ? s->nlinks : 0;
+    return s ? cr_dgt_boardset_count(s->set) : 0;
 }
 
 cr_dgt_health cr_board_sources_health(const cr_board_sources *s, int i, const char **name)
@@ -177,16 +112,17 @@ cr_dgt_health cr_board_sources_health(const cr_board_sources *s, int i, const ch
     memset(&h, 0, sizeof h);
     h.battery_percent = -1;
     h.delay_ms = -1;
-    if (!s || i < 0 || i >= s->nlinks) {
+    cr_dgt_link *link = s ? cr_dgt_boardset_link(s->set, i) : NULL;
+    if (!link) {
         if (name) {
             *name = "";
         }
         return h;
     }
     if (name) {
-        *name = cr_dgt_link_name(s->links[i]);
+        *name = cr_dgt_link_name(link);
     }
-    return cr_dgt_link_health(s->links[i]);
+    return cr_dgt_link_health(link);
 }
 
 char *cr_board_sources_json(const cr_board_sources *s)

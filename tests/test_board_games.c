@@ -1,0 +1,295 @@
+/* Tests of relay/board_games: one board's inference events turned into
+ * store events, applied to a real store as the loop does. */
+#include <setjmp.h>
+#include <stdarg.h>
+#include <stddef.h>
+#include <stdint.h>
+
+#include <cmocka.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "board_games.h"
+
+typedef struct rig {
+    cr_config *cfg;
+    cr_store *store;
+    cr_board_games_config gc;
+    int next_game, pairing, emitted, refused;
+    int64_t seq;
+    cr_sev_kind kinds[64];
+} rig;
+
+static int new_game(void *data)
+{
+    rig *r = data;
+    return ++r->next_game;
+}
+
+static int take_pairing(void *data, const char *board_id)
+{
+    rig *r = data;
+    (void)board_id;
+    int g = r->pairing;
+    r->pairing = 0;
+    return g;
+}
+
+static void emit(void *data, cr_store_event *ev)
+{
+    rig *r = data;
+    assert_non_null(ev);
+    ev->seq = ++r->seq;
+    ev->ts = r->seq * 1000;
+    cr_error err;
+    if (cr_store_apply(r->store, ev, &err) == 0) {
+        if (r->emitted < 64) {
+            r->kinds[r->emitted] = ev->kind;
+        }
+        r->emitted++;
+    } else {
+        r->refused++;
+    }
+    cr_store_event_free(ev);
+}
+
+static const char *tournament =
+    "{\"event\":\"Club Championship\",\"site\":\"Oslo\",\"time_control\":\"40/5400+30\","
+    "\"boards\":[{\"board\":\"B1\",\"table\":7,\"round\":\"3\","
+    "             \"white\":\"Carlsen, Magnus\",\"black\":\"Caruana, Fabiano\","
+    "             \"white_elo\":2830}]}";
+
+static int setup(void **state)
+{
+    rig *r = calloc(1, sizeof *r);
+    cr_error err;
+    r->cfg = cr_config_parse(tournament, "t.json", "", &err);
+    r->store = cr_store_new();
+    assert_non_null(r->cfg);
+    assert_non_null(r->store);
+    r->gc.tournament = r->cfg;
+    r->gc.store = r->store;
+    r->gc.new_game = new_game;
+    r->gc.take_pairing = take_pairing;
+    r->gc.emit = emit;
+    r->gc.data = r;
+    *state = r;
+    return 0;
+}
+
+static int teardown(void **state)
+{
+    rig *r = *state;
+    cr_store_free(r->store);
+    cr_config_free(r->cfg);
+    free(r);
+    return 0;
+}
+
+/* game with the given UCI moves from the standard start */
+static cr_game *game_of(const char *const *uci, int n)
+{
+    cr_game *g = cr_game_new(NULL);
+    assert_non_null(g);
+    for (int i = 0; i < n; i++) {
+        cr_move m = cr_move_from_uci(cr_game_position(g), uci[i]);
+        assert_int_not_equal(m, CR_MOVE_NONE);
+        assert_int_equal(cr_game_push(g, m, -1, 0, 0), 0);
+    }
+    return g;
+}
+
+static void infer(cr_board_games *b, cr_infer_kind kind, const cr_game *g, int number)
+{
+    cr_infer_event ev;
+    memset(&ev, 0, sizeof ev);
+    ev.kind = kind;
+    ev.game = g;
+    ev.game_number = number;
+    ev.ply = g ? cr_game_ply_count(g) - 1 : 0;
+    cr_board_games_on_infer(b, &ev);
+}
+
+static void test_game_from_the_tournament_file(void **state)
+{
+    rig *r = *state;
+    cr_board_games *b = cr_board_games_new(&r->gc, "B1", 1);
+    cr_game *g = game_of(NULL, 0);
+    cr_game_set_tag(g, "White", "Someone Else"); /* the file owns the players */
+    cr_game_set_tag(g, "Annotator", "board");
+    infer(b, CR_INFER_GAME_STARTED, g, 1);
+    assert_int_equal(cr_board_games_game(b), 1);
+    const cr_store_game *sg = cr_store_find(r->store, 1);
+    assert_non_null(sg);
+    assert_string_equal(sg->board, "B1");
+    assert_string_equal(sg->round, "3");
+    assert_int_equal(sg->table, 7);
+    assert_string_equal(cr_game_tag(sg->game, "White"), "Carlsen, Magnus");
+    assert_string_equal(cr_game_tag(sg->game, "WhiteElo"), "2830");
+    assert_string_equal(cr_game_tag(sg->game, "Event"), "Club Championship");
+    assert_string_equal(cr_game_tag(sg->game, "TimeControl"), "40/5400+30");
+    assert_string_equal(cr_game_tag(sg->game, "Annotator"), "board");
+    assert_string_equal(cr_game_tag(sg->game, "Board"), "B1");
+    cr_game_free(g);
+    cr_board_games_free(b);
+}
+
+static void test_moves_follow_the_inference(void **state)
+{
+    rig *r = *state;
+    cr_board_games *b = cr_board_games_new(&r->gc, "X9", 4);
+    static const char *const line1[] = {"e2e4", "e7e5", "g1f3"};
+    static const char *const line2[] = {"e2e4", "c7c5"};
+    cr_game *g = game_of(NULL, 0);
+    infer(b, CR_INFER_GAME_STARTED, g, 1);
+    cr_game_free(g);
+    const cr_store_game *sg = cr_store_find(r->store, 1);
+    assert_int_equal(sg->table, 4); /* no entry for X9: its order of appearance */
+    assert_string_equal(sg->round, "1");
+    g = game_of(line1, 3);
+    infer(b, CR_INFER_MOVE, g, 1); /* three plies at once: three MOVE events */
+    cr_game_free(g);
+    sg = cr_store_find(r->store, 1);
+    assert_int_equal(cr_game_ply_count(sg->game), 3);
+    int before = r->emitted;
+    g = game_of(line2, 2);
+    infer(b, CR_INFER_CORRECTION, g, 1); /* retract 2 plies, then 1...c5 */
+    assert_int_equal(r->emitted - before, 2);
+    assert_int_equal(r->kinds[before], CR_SEV_CORRECTION);
+    assert_int_equal(r->kinds[before + 1], CR_SEV_MOVE);
+    sg = cr_store_find(r->store, 1);
+    assert_int_equal(cr_game_ply_count(sg->game), 2);
+    assert_string_equal(cr_game_ply(sg->game, 1)->san, "c5");
+    before = r->emitted;
+    infer(b, CR_INFER_MOVE, g, 1); /* nothing new: nothing emitted */
+    assert_int_equal(r->emitted, before);
+    cr_infer_event end;
+    memset(&end, 0, sizeof end);
+    end.kind = CR_INFER_GAME_ENDED;
+    end.game = g;
+    end.game_number = 1;
+    end.result = CR_RESULT_DRAW;
+    end.reason = "agreed";
+    cr_board_games_on_infer(b, &end);
+    sg = cr_store_find(r->store, 1);
+    assert_int_equal(cr_game_result(sg->game), CR_RESULT_DRAW);
+    /* the next game of the inference is a new store game */
+    cr_game *g2 = game_of(NULL, 0);
+    infer(b, CR_INFER_GAME_STARTED, g2, 2);
+    assert_int_equal(cr_board_games_game(b), 2);
+    assert_int_equal(r->refused, 0);
+    cr_game_free(g);
+    cr_game_free(g2);
+    cr_board_games_free(b);
+}
+
+static void test_clock_status_and_link(void **state)
+{
+    rig *r = *state;
+    cr_board_games *b = cr_board_games_new(&r->gc, "X1", 1);
+    cr_infer_event ev;
+    memset(&ev, 0, sizeof ev);
+    ev.kind = CR_INFER_CLOCK;
+    ev.white_ms = 60000;
+    cr_board_games_on_infer(b, &ev); /* no game yet: no event */
+    assert_int_equal(r->emitted, 0);
+    cr_game *g = game_of(NULL, 0);
+    infer(b, CR_INFER_GAME_STARTED, g, 1);
+    ev.game = g;
+    ev.game_number = 1;
+    ev.black_ms = 59000;
+    ev.running = CR_WHITE;
+    cr_board_games_on_infer(b, &ev);
+    const cr_store_game *sg = cr_store_find(r->store, 1);
+    assert_int_equal(sg->white_ms, 60000);
+    assert_int_equal(sg->black_ms, 59000);
+    ev.kind = CR_INFER_ATTENTION;
+    ev.reason = "kings on d5/e4";
+    cr_board_games_on_infer(b, &ev);
+    assert_true(cr_store_find(r->store, 1)->attention);
+    cr_board_games_set_online(b, false);
+    cr_board_games_link_status(b);
+    sg = cr_store_find(r->store, 1);
+    assert_false(sg->online);
+    assert_true(sg->attention); /* kept while offline */
+    int before = r->emitted;
+    cr_board_games_link_status(b); /* no change: no event */
+    assert_int_equal(r->emitted, before);
+    cr_board_games_set_online(b, true);
+    ev.kind = CR_INFER_RESYNCED;
+    cr_board_games_on_infer(b, &ev);
+    sg = cr_store_find(r->store, 1);
+    assert_true(sg->online);
+    assert_false(sg->attention);
+    cr_game_free(g);
+    cr_board_games_free(b);
+}
+
+static void test_meta_tags(void **state)
+{
+    rig *r = *state;
+    cr_board_games *b = cr_board_games_new(&r->gc, "B1", 1);
+    cr_game *g = game_of(NULL, 0);
+    infer(b, CR_INFER_GAME_STARTED, g, 1);
+    cr_game_set_tag(g, "Black", "Nobody"); /* owned by the tournament file */
+    cr_game_set_tag(g, "Opening", "Sicilian");
+    int before = r->emitted;
+    infer(b, CR_INFER_META, g, 1);
+    assert_int_equal(r->emitted - before, 1);
+    const cr_store_game *sg = cr_store_find(r->store, 1);
+    assert_string_equal(cr_game_tag(sg->game, "Opening"), "Sicilian");
+    assert_string_equal(cr_game_tag(sg->game, "Black"), "Caruana, Fabiano");
+    cr_game_free(g);
+    cr_board_games_free(b);
+}
+
+/* A board standing at the start takes the game the pairings made. */
+static void test_pairings(void **state)
+{
+    rig *r = *state;
+    cr_store_event *pg = cr_store_event_new(CR_SEV_GAME); /* as pairings_link makes it */
+    pg->game = ++r->next_game;
+    snprintf(pg->board, sizeof pg->board, "B1");
+    snprintf(pg->round, sizeof pg->round, "5");
+    cr_store_event_add_tag(pg, "White", "Paired, White");
+    emit(r, pg);
+    cr_board_games *b = cr_board_games_new(&r->gc, "B1", 1);
+    r->pairing = 1;
+    cr_game *g = game_of(NULL, 0);
+    infer(b, CR_INFER_GAME_STARTED, g, 1);
+    assert_int_equal(cr_board_games_game(b), 1); /* no new game */
+    assert_int_equal(r->next_game, 1);
+    /* later pairings: a board on an empty game moves over to them */
+    cr_store_event *pg2 = cr_store_event_new(CR_SEV_GAME);
+    pg2->game = ++r->next_game;
+    snprintf(pg2->board, sizeof pg2->board, "B1");
+    snprintf(pg2->round, sizeof pg2->round, "6");
+    emit(r, pg2);
+    r->pairing = 2;
+    assert_true(cr_board_games_paired(b, 2));
+    assert_int_equal(cr_board_games_game(b), 2);
+    assert_false(cr_store_find(r->store, 1)->online); /* left: no board on it */
+    assert_false(cr_board_games_paired(b, 2));        /* already its game */
+    /* a game with moves stays */
+    static const char *const line[] = {"d2d4"};
+    cr_game *g1 = game_of(line, 1);
+    infer(b, CR_INFER_MOVE, g1, 1);
+    r->pairing = 3;
+    assert_false(cr_board_games_paired(b, 3));
+    assert_int_equal(r->refused, 0);
+    cr_game_free(g);
+    cr_game_free(g1);
+    cr_board_games_free(b);
+}
+
+int main(void)
+{
+    const struct CMUnitTest tests[] = {
+        cmocka_unit_test_setup_teardown(test_game_from_the_tournament_file, setup, teardown),
+        cmocka_unit_test_setup_teardown(test_moves_follow_the_inference, setup, teardown),
+        cmocka_unit_test_setup_teardown(test_clock_status_and_link, setup, teardown),
+        cmocka_unit_test_setup_teardown(test_meta_tags, setup, teardown),
+        cmocka_unit_test_setup_teardown(test_pairings, setup, teardown),
+    };
+    return cmocka_run_group_tests(tests, NULL, NULL);
+}

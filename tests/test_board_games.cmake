@@ -1,0 +1,1 @@
+target_link_libraries(test_board_games PRIVATE cr_relay)
