@@ -17,8 +17,10 @@
 static int make_dirs(const char *path, cr_error *err)
 {
     if (cr_mkdir_p(path) != 0) {
-        return cr_error_set(err, CR_EIO, 0, 0, "%s: cannot create directory: %s", path,
-                            strerror(errno));
+        return errno == ENOTDIR
+                   ? cr_error_set(err, CR_EIO, 0, 0, "%s: a file where a folder must be: not a directory", path)
+                   : cr_error_set(err, CR_EIO, 0, 0, "%s: cannot create directory: %s", path,
+                                  strerror(errno));
     }
     return 0;
 }

@@ -25,6 +25,23 @@ int cr_write_all(int fd, const char *p, size_t n)
     return 0;
 }
 
+/* mkdir that is content with a folder already there, not with a file. */
+static int make_one(const char *path)
+{
+    if (mkdir(path, 0755) == 0) {
+        return 0;
+    }
+    struct stat st;
+    if (errno != EEXIST || stat(path, &st) != 0) {
+        return -1;
+    }
+    if (!S_ISDIR(st.st_mode)) {
+        errno = ENOTDIR;
+        return -1;
+    }
+    return 0;
+}
+
 int cr_mkdir_p(const char *dir)
 {
     char tmp[4096];
@@ -35,13 +52,13 @@ int cr_mkdir_p(const char *dir)
     for (char *p = tmp + 1; *p; p++) {
         if (*p == '/') {
             *p = '\0';
-            if (mkdir(tmp, 0755) && errno != EEXIST) {
+            if (make_one(tmp) != 0) {
                 return -1;
             }
             *p = '/';
         }
     }
-    return mkdir(tmp, 0755) && errno != EEXIST ? -1 : 0;
+    return make_one(tmp);
 }
 
 static int fail(cr_error *err, int code, const char *path, const char *what)

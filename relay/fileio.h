@@ -15,7 +15,8 @@
 int cr_write_all(int fd, const char *p, size_t n);
 
 /* Creates dir and every missing parent (mode 0755); an existing folder is
- * fine. Returns 0, or -1 with errno set (ENAMETOOLONG past 4095 bytes). */
+ * fine, an existing file in the way is ENOTDIR. Returns 0, or -1 with errno
+ * set (ENAMETOOLONG past 4095 bytes). */
 int cr_mkdir_p(const char *dir);
 
 /* Reads the whole file at path into a new malloc'ed buffer, NUL-terminated
