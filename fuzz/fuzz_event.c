@@ -7,8 +7,8 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "event_decode.h"
-#include "store.h"
+#include "edge/event_decode.h"
+#include "core/store.h"
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size);
 

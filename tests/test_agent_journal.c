@@ -16,7 +16,7 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
-#include "agent_journal.h"
+#include "agent/agent_journal.h"
 
 static char *slurp(const char *dir, const char *name)
 {

@@ -19,7 +19,7 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
-#include "agent_link.h"
+#include "agent/agent_link.h"
 
 static void write_file(const char *dir, const char *name, const char *text)
 {

@@ -9,7 +9,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "agent_msg.h"
+#include "agent/agent_msg.h"
 
 static void parse_ok(const char *text, cr_amsg *m)
 {

@@ -10,7 +10,7 @@
 #include <string.h>
 #include <unistd.h>
 
-#include "arbiter_link.h"
+#include "arbiter/arbiter_link.h"
 
 enum { MAX_MSGS = 512 };
 

@@ -9,7 +9,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "board_games.h"
+#include "core/board_games.h"
 
 typedef struct rig {
     cr_config *cfg;

@@ -11,8 +11,8 @@
 
 #include <cmocka.h>
 
-#include "event_decode.h"
-#include "store.h"
+#include "edge/event_decode.h"
+#include "core/store.h"
 
 /* Encodes ev, decodes the text, re-encodes the result: both texts must be
  * equal. Returns the decoded event (caller frees). */

@@ -20,7 +20,7 @@
 #include <unistd.h>
 
 #include "cr/export.h"
-#include "export_files.h"
+#include "out/export_files.h"
 
 typedef struct fixture {
     char dir[64];

@@ -14,7 +14,7 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
-#include "journal.h"
+#include "core/journal.h"
 
 typedef struct collected {
     char lines[32][128];

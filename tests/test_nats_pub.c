@@ -24,9 +24,9 @@
 
 #include <cmocka.h>
 
-#include "log.h"
-#include "nats_pub.h"
-#include "store.h"
+#include "util/log.h"
+#include "out/nats_pub.h"
+#include "core/store.h"
 
 static void test_token(void **state)
 {

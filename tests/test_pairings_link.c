@@ -14,9 +14,9 @@
 
 #include <cmocka.h>
 
-#include "config.h"
-#include "pairings_link.h"
-#include "store.h"
+#include "core/config.h"
+#include "core/pairings_link.h"
+#include "core/store.h"
 
 #define DATA CR_TEST_DATA_DIR "/pairings/"
 

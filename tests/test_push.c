@@ -26,10 +26,10 @@
 #include <openssl/ssl.h>
 #endif
 
-#include "config.h"
-#include "log.h"
-#include "outputs.h"
-#include "push.h"
+#include "core/config.h"
+#include "util/log.h"
+#include "out/outputs.h"
+#include "out/push.h"
 
 #define MAX_SEEN 16
 #define HOLD (-1) /* script entry: never answer */

@@ -10,7 +10,7 @@
 #include <stdatomic.h>
 #include <unistd.h>
 
-#include "queue.h"
+#include "net/queue.h"
 
 static atomic_int wakes;
 

@@ -16,10 +16,10 @@
 #include <string.h>
 #include <unistd.h>
 
-#include "config.h"
+#include "core/config.h"
 #include "dgt_emu.h"
-#include "log.h"
-#include "source_boards.h"
+#include "util/log.h"
+#include "core/source_boards.h"
 
 typedef struct rig {
     struct event_base *base;

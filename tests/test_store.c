@@ -9,7 +9,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "store.h"
+#include "core/store.h"
 
 /* Builds the MOVE event for `uci` in game `g` (as the loop does from the
  * inference: the ply is computed by a cr_game). */

@@ -8,7 +8,7 @@
 #include <stdio.h>
 #include <string.h>
 
-#include "view.h"
+#include "net/view.h"
 
 static cr_pub *event_pub(int64_t seq, int game, const char *round)
 {

@@ -1,0 +1,91 @@
+/* chessrelay relay: the relay's end of the venue agent link (WebSocket path
+ * /agent, messages in agent_msg.h, contract in docs/protocol.md "Agents").
+ *
+ * Threads: the lws protocol (cr_agent_link_protocol) runs in the server
+ * thread: it checks the token (constant time), drops events it already has
+ * (per agent, by event number) and hands the new ones to the loop thread
+ * through a cr_queue woken with event_active(). The loop thread maps each
+ * event onto its feed clock, journals it behind a "# agent ID N OFFSET"
+ * comment line (one write, so the pair is never split) and feeds it to the
+ * inference (the feed callback). After the journal's group commit the loop
+ * calls cr_agent_link_synced(), and the server thread sends the cumulative
+ * ack. On start the journals of the state folder are scanned for those
+ * comments, so the numbers (and the clock offsets) survive a restart: an
+ * event is dropped as a duplicate only if its feed line was journaled whole.
+ *
+ * Time: an agent stamps events with its own feed clock. The relay adds a
+ * per-agent offset, fixed at the agent's first message (relay clock - agent
+ * clock) and journaled with every event. Every message of an agent carries
+ * a watermark ("clock"): all its events up to that time have been sent. The
+ * loop must not tick past any agent's watermark (cr_agent_link_tick_bound),
+ * so a tick never overtakes an event still on the wire or waiting at the
+ * agent; the ticks then depend only on the event stream, live, after a cut
+ * and in a rebuild alike. An agent that is away holds the ticks for at most
+ * 10 s (none after it said bye).
+ *
+ * Ownership: cr_agent_link_new returns a new object; free it with
+ * cr_agent_link_free after the server has stopped. */
+#ifndef CR_RELAY_AGENT_LINK_H
+#define CR_RELAY_AGENT_LINK_H
+
+#include <event2/event.h>
+#include <libwebsockets.h>
+
+#include "net/buf.h"
+#include "core/config.h"
+#include "cr/feed.h"
+
+typedef struct cr_agent_link cr_agent_link;
+
+typedef struct cr_agent_link_config {
+    const char *token;           /* accepted agent token (e.g. --agent-token), or NULL */
+    const cr_config *tournament; /* its tokens with role "agent" are accepted too; may be NULL */
+    const char *state_dir;       /* the relay's journals (scanned at start), or NULL */
+    double speed;                /* the relay's feed clock rate (1 = real time) */
+} cr_agent_link_config;
+
+/* Returns a new link, or NULL with err filled (unreadable journal). */
+cr_agent_link *cr_agent_link_new(const cr_agent_link_config *cfg, cr_error *err);
+void cr_agent_link_free(cr_agent_link *l); /* accepts NULL */
+
+/*----- server thread -----*/
+
+/* The protocol entry for the server's list (copy it; its `user` points at
+ * the link). Agents connect to /agent with the WebSocket subprotocol
+ * CR_AGENT_PROTOCOL. */
+#define CR_AGENT_PROTOCOL "chessrelay-agent"
+struct lws_protocols cr_agent_link_protocol(cr_agent_link *l);
+
+/* {"agents":[...]} for GET /agents.json (new reference; NULL when out of
+ * memory). Safe from any thread. */
+cr_buf *cr_agent_link_status_json(cr_agent_link *l);
+
+/*----- loop thread -----*/
+
+/* ev: the event on the relay's feed clock, or NULL for an agent line that
+ * could not be used (text is then only to be journaled). text (len bytes,
+ * ends with "\n") is what the journal must get for it. */
+typedef void (*cr_agent_feed_fn)(void *data, const cr_feed_event *ev, const char *text,
+                                 size_t len);
+/* The relay's feed clock now (ms). */
+typedef int64_t (*cr_agent_clock_fn)(void *data);
+
+/* Starts delivering events on base. journaled: the feed callback writes a
+ * journal and cr_agent_link_synced() will be called after each sync;
+ * otherwise events are acknowledged as soon as they are fed. Returns 0 or
+ * CR_ENOMEM. */
+int cr_agent_link_attach(cr_agent_link *l, struct event_base *base, cr_agent_feed_fn feed,
+                         cr_agent_clock_fn clock, void *data, bool journaled);
+
+/* Everything fed so far is durable: acknowledge it. */
+void cr_agent_link_synced(cr_agent_link *l);
+
+/* The latest feed-clock time the loop may tick to: `bound`, or less while
+ * an agent's watermark is behind it (see above). */
+int64_t cr_agent_link_tick_bound(cr_agent_link *l, int64_t bound);
+
+/* Events held per agent after the scan: the highest journaled number of
+ * agent `agent` (0 if unknown). For tests and logs. */
+int64_t cr_agent_link_journaled(cr_agent_link *l, const char *agent);
+
+#endif

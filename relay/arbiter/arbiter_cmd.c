@@ -1,0 +1,175 @@
+/* chessrelay relay: parsing arbiters' actions (see arbiter_cmd.h). */
+#include "arbiter/arbiter_cmd.h"
+
+#include <jansson.h>
+#include <stdio.h>
+#include <string.h>
+
+static const char *const action_names[CR_ARB_ACTION_NB] = {"result", "draw-offer", "take-back",
+                                                           "players", "claim",      "decide"};
+
+const char *cr_arbiter_action_name(cr_arbiter_action a)
+{
+    return (unsigned)a < CR_ARB_ACTION_NB ? action_names[a] : "?";
+}
+
+static int fail(char *err, size_t size, const char *text)
+{
+    if (err && size) {
+        snprintf(err, size, "%s", text);
+    }
+    return CR_EINVAL;
+}
+
+/* Copies an optional string field; false when present but not a string or too long. */
+static bool opt_string(json_t *j, const char *name, char *out, size_t size, bool *present)
+{
+    json_t *v = json_object_get(j, name);
+    if (present) {
+        *present = v != NULL;
+    }
+    if (!v) {
+        out[0] = '\0';
+        return true;
+    }
+    const char *s = json_string_value(v);
+    if (!s || strlen(s) >= size) {
+        return false;
+    }
+    snprintf(out, size, "%s", s);
+    return true;
+}
+
+static int parse_object(json_t *j, cr_arbiter_cmd *c, char *err, size_t es)
+{
+    json_t *game = json_object_get(j, "game");
+    if (!json_is_integer(game) || json_integer_value(game) <= 0 ||
+        json_integer_value(game) > 1000000000) {
+        return fail(err, es, "game: expected a game id (integer > 0)");
+    }
+    c->game = (int)json_integer_value(game);
+    const char *action = json_string_value(json_object_get(j, "action"));
+    if (!action) {
+        return fail(err, es, "action: expected a string");
+    }
+    int a = -1;
+    for (int i = 0; i < CR_ARB_ACTION_NB; i++) {
+        if (strcmp(action, action_names[i]) == 0) {
+            a = i;
+        }
+    }
+    if (a < 0) {
+        return fail(err, es,
+                    "action: expected result, draw-offer, take-back, players, claim or decide");
+    }
+    c->action = (cr_arbiter_action)a;
+    switch (c->action) {
+    case CR_ARB_RESULT: {
+        const char *r = json_string_value(json_object_get(j, "result"));
+        int res = r ? cr_result_parse(r) : -1;
+        if (res < 0) {
+            return fail(err, es, "result: expected \"1-0\", \"0-1\", \"1/2-1/2\" or \"*\"");
+        }
+        c->result = (cr_result)res;
+        if (!opt_string(j, "reason", c->text, sizeof c->text, NULL)) {
+            return fail(err, es, "reason: expected a string");
+        }
+        return 0;
+    }
+    case CR_ARB_DRAW_OFFER: {
+        json_t *ply = json_object_get(j, "ply");
+        json_t *off = json_object_get(j, "offered");
+        if (ply && (!json_is_integer(ply) || json_integer_value(ply) < -1 ||
+                    json_integer_value(ply) > 100000)) {
+            return fail(err, es, "ply: expected a ply index (0-based) or -1");
+        }
+        if (off && !json_is_boolean(off)) {
+            return fail(err, es, "offered: expected true or false");
+        }
+        c->ply = ply ? (int)json_integer_value(ply) : -1;
+        c->offered = off ? json_is_true(off) : true;
+        return 0;
+    }
+    case CR_ARB_TAKE_BACK: {
+        json_t *plies = json_object_get(j, "plies");
+        if (!json_is_integer(plies) || json_integer_value(plies) < 0 ||
+            json_integer_value(plies) > 100000) {
+            return fail(err, es, "plies: expected the number of plies to keep (>= 0)");
+        }
+        c->ply = (int)json_integer_value(plies);
+        if (!opt_string(j, "reason", c->text, sizeof c->text, NULL)) {
+            return fail(err, es, "reason: expected a string");
+        }
+        return 0;
+    }
+    case CR_ARB_PLAYERS:
+        if (!opt_string(j, "white", c->white, sizeof c->white, &c->has_white) ||
+            !opt_string(j, "black", c->black, sizeof c->black, &c->has_black)) {
+            return fail(err, es, "white/black: expected strings (at most 127 bytes)");
+        }
+        if (!c->has_white && !c->has_black) {
+            return fail(err, es, "players: expected \"white\" and/or \"black\"");
+        }
+        return 0;
+    case CR_ARB_CLAIM: {
+        const char *who = json_string_value(json_object_get(j, "claimant"));
+        const char *basis = json_string_value(json_object_get(j, "basis"));
+        if (!who || (strcmp(who, "w") && strcmp(who, "b") && strcmp(who, "white") &&
+                     strcmp(who, "black"))) {
+            return fail(err, es, "claimant: expected \"w\" or \"b\"");
+        }
+        if (!basis || (strcmp(basis, "a") && strcmp(basis, "b"))) {
+            return fail(err, es, "basis: expected \"a\" (cannot win) or \"b\" (no effort)");
+        }
+        c->color = who[0] == 'w' ? CR_WHITE : CR_BLACK;
+        c->basis = basis[0] == 'a' ? CR_CLAIM_CANNOT_WIN : CR_CLAIM_NO_EFFORT;
+        return 0;
+    }
+    case CR_ARB_DECIDE: {
+        const char *d = json_string_value(json_object_get(j, "decision"));
+        json_t *added = json_object_get(j, "added_ms");
+        if (!d) {
+            return fail(err, es, "decision: expected \"draw\", \"rejected\" or \"postponed\"");
+        }
+        if (strcmp(d, "draw") == 0) {
+            c->decision = CR_DECISION_DRAW;
+        } else if (strcmp(d, "rejected") == 0) {
+            c->decision = CR_DECISION_REJECTED;
+        } else if (strcmp(d, "postponed") == 0) {
+            c->decision = CR_DECISION_POSTPONED;
+        } else {
+            return fail(err, es, "decision: expected \"draw\", \"rejected\" or \"postponed\"");
+        }
+        if (added && (!json_is_integer(added) || json_integer_value(added) < 0 ||
+                      json_integer_value(added) > 3600000)) {
+            return fail(err, es, "added_ms: expected milliseconds (0..3600000)");
+        }
+        c->added_ms = added ? (int32_t)json_integer_value(added) : -1;
+        if (!opt_string(j, "note", c->text, sizeof c->text, NULL)) {
+            return fail(err, es, "note: expected a string");
+        }
+        return 0;
+    }
+    default:
+        return fail(err, es, "action: unknown");
+    }
+}
+
+int cr_arbiter_cmd_parse(const char *json, size_t len, cr_arbiter_cmd *out, char *err,
+                         size_t err_size)
+{
+    if (!json || !out) {
+        return fail(err, err_size, "no message");
+    }
+    memset(out, 0, sizeof *out);
+    out->added_ms = -1;
+    json_error_t jerr;
+    json_t *j = json_loadb(json, len, JSON_REJECT_DUPLICATES, &jerr);
+    if (!j || !json_is_object(j)) {
+        json_decref(j);
+        return fail(err, err_size, "expected a JSON object");
+    }
+    int rc = parse_object(j, out, err, err_size);
+    json_decref(j);
+    return rc;
+}

@@ -1,0 +1,937 @@
+/* chessrelay relay: arbiter monitoring in the relay (see arbiter_link.h). */
+#include "arbiter/arbiter_link.h"
+
+#include <errno.h>
+#include <inttypes.h>
+#include <jansson.h>
+#include <limits.h>
+#include <pthread.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/types.h>
+#include <unistd.h>
+
+#include "util/log.h"
+
+#define LOG_NAME "incidents.log"
+
+typedef struct arb_game {
+    int id;
+    char board[CR_BOARD_ID_MAX + 1];
+    char round[CR_ROUND_MAX];
+    int table;
+    cr_game *game; /* the monitor's copy of the store's game */
+    cr_clock *clock;
+    cr_monitor *mon;
+    int published;   /* incidents journaled and published so far */
+    bool online;
+    bool push_due;   /* the monitor ended the game: tell the store at the next tick */
+    cr_monitor_state last; /* at the last state check, clock fields zeroed */
+    char *state_key; /* last published state, without the clock times */
+} arb_game;
+
+typedef struct arb_claim_ref {
+    int game; /* store id */
+    int index; /* in the monitor's claims */
+} arb_claim_ref;
+
+struct cr_arbiter_link {
+    cr_arbiter_link_config cfg;
+    pthread_mutex_t mu;
+    bool started;
+    int applying; /* store events of our own actions are not fed back */
+    arb_game **games;
+    int ngames, capgames;
+    arb_claim_ref *claims;
+    int nclaims, capclaims;
+    int64_t aseq; /* last arbiter message number */
+    char *log_path;
+    FILE *log;
+};
+
+/*----- small helpers -----*/
+
+static void lock(cr_arbiter_link *l)
+{
+    pthread_mutex_lock(&l->mu);
+}
+
+static void unlock(cr_arbiter_link *l)
+{
+    pthread_mutex_unlock(&l->mu);
+}
+
+static arb_game *find_game(const cr_arbiter_link *l, int id)
+{
+    for (int i = 0; i < l->ngames; i++) {
+        if (l->games[i]->id == id) {
+            return l->games[i];
+        }
+    }
+    return NULL;
+}
+
+static const char *color_code(int c)
+{
+    return c == CR_WHITE ? "w" : c == CR_BLACK ? "b" : NULL;
+}
+
+static json_t *ms_json(int64_t v)
+{
+    return v < 0 ? json_null() : json_integer((json_int_t)v);
+}
+
+static const char *urgency_name(cr_urgency u)
+{
+    static const char *const names[] = {"info", "notice", "warning", "critical"};
+    return (unsigned)u < 4 ? names[u] : "info";
+}
+
+static char *fen_of(const cr_position *pos, char buf[CR_FEN_MAX])
+{
+    if (cr_position_to_fen(pos, buf, CR_FEN_MAX) < 0) {
+        buf[0] = '\0';
+    }
+    return buf;
+}
+
+/* Takes j; NULL stays NULL. */
+static cr_buf *json_to_buf(json_t *j)
+{
+    if (!j) {
+        return NULL;
+    }
+    char *s = json_dumps(j, JSON_COMPACT);
+    json_decref(j);
+    return cr_buf_take_str(s);
+}
+
+static void publish(cr_arbiter_link *l, json_t *msg)
+{
+    if (!msg) {
+        return;
+    }
+    json_object_set_new(msg, "aseq", json_integer((json_int_t)++l->aseq));
+    cr_buf *b = json_to_buf(msg);
+    if (b && l->cfg.publish) {
+        l->cfg.publish(l->cfg.data, b);
+    } else {
+        cr_buf_unref(b);
+    }
+}
+
+/*----- JSON of incidents, states and claims -----*/
+
+static json_t *incident_json(const arb_game *g, const cr_incident *inc)
+{
+    return json_pack("{s:i,s:s,s:s,s:i,s:s,s:s,s:i,s:s,s:o,s:o,s:o,s:o,s:s}", "game", g->id,
+                     "board", g->board, "round", g->round, "seq", inc->seq, "kind",
+                     cr_incident_kind_name(inc->kind), "urgency", urgency_name(inc->urgency),
+                     "ply", inc->ply, "color", color_code(inc->color) ? color_code(inc->color) : "-",
+                     "white_ms", ms_json(inc->white_ms), "black_ms", ms_json(inc->black_ms), "t",
+                     ms_json(inc->t), "wall", ms_json(inc->wall), "text", inc->text);
+}
+
+/* The state of one game; with_clock false gives the key that decides
+ * whether a new state message is due (clock times change every tick). */
+static json_t *state_json(const cr_arbiter_link *l, const arb_game *g, bool with_clock)
+{
+    cr_monitor_state st;
+    cr_monitor_get_state(g->mon, &st);
+    char fen[CR_FEN_MAX];
+    const char *white = cr_game_tag(g->game, "White");
+    const char *black = cr_game_tag(g->game, "Black");
+    cr_clock_mode mode = st.clock_mode;
+    bool sudden = mode != CR_CLOCK_MODE_INCREMENT && mode != CR_CLOCK_MODE_DELAY_US &&
+                  mode != CR_CLOCK_MODE_BRONSTEIN;
+    int claims = 0;
+    for (int i = 0; i < l->nclaims; i++) {
+        claims += l->claims[i].game == g->id;
+    }
+    json_t *j = json_pack(
+        "{s:i,s:s,s:s,s:i,s:s,s:s,s:s,s:i,s:s,s:s,s:i,s:i,s:b,s:b,s:b,s:b,s:b,s:{s:b,s:b},s:s,"
+        "s:s,s:b,s:{s:i,s:i},s:i,s:i,s:b,s:b,s:s,s:i,s:i,s:i}",
+        "game", g->id, "board", g->board, "round", g->round, "table", g->table, "white",
+        white ? white : "", "black", black ? black : "", "result",
+        cr_result_string(st.result), "plies", st.ply_count, "fen",
+        fen_of(cr_game_position(g->game), fen), "side", st.side_to_move == CR_WHITE ? "w" : "b",
+        "repetitions", st.repetitions, "halfmove", st.halfmove, "threefold", st.threefold,
+        "fifty_moves", st.fifty_moves, "fivefold", st.fivefold, "seventy_five", st.seventy_five,
+        "dead", st.dead, "under_two_minutes", "w", st.under_two_minutes[CR_WHITE], "b",
+        st.under_two_minutes[CR_BLACK], "running",
+        st.running == CR_WHITE ? "w" : st.running == CR_BLACK ? "b" : "-", "flagged",
+        st.flagged == CR_WHITE ? "w" : st.flagged == CR_BLACK ? "b" : "-", "online",
+        st.board_online, "illegal", "w", st.illegal_completed[CR_WHITE], "b",
+        st.illegal_completed[CR_BLACK], "pending_illegal", st.pending_illegal, "last_draw_offer",
+        st.last_draw_offer, "claim_pending", st.claim_pending, "claim_window",
+        sudden && st.result == CR_RESULT_NONE &&
+            (st.under_two_minutes[CR_WHITE] || st.under_two_minutes[CR_BLACK]),
+        "clock_mode", cr_clock_mode_name(mode), "bonus_ms", (int)st.bonus_ms, "incidents",
+        cr_monitor_incident_count(g->mon), "claims", claims);
+    if (j && with_clock) {
+        json_object_set_new(j, "white_ms", ms_json(st.remaining_ms[CR_WHITE]));
+        json_object_set_new(j, "black_ms", ms_json(st.remaining_ms[CR_BLACK]));
+        json_object_set_new(j, "t", json_integer((json_int_t)st.t));
+    }
+    return j;
+}
+
+static json_t *material_json(const cr_material *m)
+{
+    static const char *const names[CR_TYPE_NB] = {"p", "n", "b", "r", "q", "k"};
+    json_t *j = json_object();
+    for (int i = 0; i < CR_TYPE_NB && j; i++) {
+        json_object_set_new(j, names[i], json_integer(m->count[i]));
+    }
+    json_object_set_new(j, "points", json_integer(m->points));
+    return j;
+}
+
+static json_t *claim_json(const arb_game *g, const cr_claim *c, int global_id)
+{
+    char fen[CR_FEN_MAX];
+    const cr_game *fz = c->frozen;
+    json_t *sheet = json_array();
+    for (int i = 0; fz && i < cr_game_ply_count(fz) && sheet; i++) {
+        const cr_ply *p = cr_game_ply(fz, i);
+        json_array_append_new(sheet, json_pack("{s:i,s:s,s:o}", "ply", i, "san", p->san, "clock",
+                                               ms_json(p->clock_ms)));
+    }
+    json_t *recent = json_array();
+    for (int i = 0; i < c->recent_count && recent; i++) {
+        const cr_claim_move *mv = &c->recent[i];
+        json_array_append_new(recent, json_pack("{s:i,s:s,s:o,s:o,s:b,s:b}", "ply", mv->ply, "san",
+                                                mv->san, "white_ms", ms_json(mv->white_ms),
+                                                "black_ms", ms_json(mv->black_ms), "capture",
+                                                mv->capture, "pawn_move", mv->pawn_move));
+    }
+    char html[48], pgn[48];
+    snprintf(html, sizeof html, "/arbiter/claim/%d.html", global_id);
+    snprintf(pgn, sizeof pgn, "/arbiter/claim/%d.pgn", global_id);
+    json_t *j = json_pack(
+        "{s:i,s:i,s:s,s:i,s:s,s:s,s:i,s:o,s:o,s:o,s:s,s:o,s:o,"
+        "s:{s:o,s:o,s:i,s:i,s:i,s:i,s:i,s:i,s:i,s:b,s:o},"
+        "s:s,s:o,s:s,s:s,s:s}",
+        "id", global_id, "game", g->id, "board", g->board, "number", c->id, "claimant",
+        c->claimant == CR_WHITE ? "w" : "b", "basis", c->basis == CR_CLAIM_CANNOT_WIN ? "a" : "b",
+        "ply", c->ply, "white_ms", ms_json(c->white_ms), "black_ms", ms_json(c->black_ms), "wall",
+        ms_json(c->wall), "fen", fz ? fen_of(cr_game_position(fz), fen) : "", "scoresheet", sheet,
+        "recent", recent, "evidence", "white_material", material_json(&c->material[CR_WHITE]),
+        "black_material", material_json(&c->material[CR_BLACK]), "moves", c->evidence_moves,
+        "captures", c->recent_captures, "pawn_moves", c->recent_pawn_moves,
+        "plies_since_irreversible", c->plies_since_irreversible, "last_irreversible_ply",
+        c->last_irreversible_ply, "repetitions", c->repetitions, "max_repetitions",
+        c->max_repetitions, "opponent_can_mate", c->opponent_can_mate, "recent_count",
+        json_integer(c->recent_count), "decision", cr_decision_name(c->decision), "added_ms",
+        ms_json(c->decision == CR_DECISION_REJECTED ? c->added_ms : -1), "note", c->note, "report",
+        html, "pgn", pgn);
+    if (j && fz) {
+        json_object_set_new(j, "start", json_string(fen_of(cr_game_start(fz), fen)));
+    }
+    return j;
+}
+
+static int claim_global_id(const cr_arbiter_link *l, int game, int index)
+{
+    for (int i = 0; i < l->nclaims; i++) {
+        if (l->claims[i].game == game && l->claims[i].index == index) {
+            return i + 1;
+        }
+    }
+    return 0;
+}
+
+/*----- incidents: journal and publish -----*/
+
+static void journal_incident(cr_arbiter_link *l, const arb_game *g, const cr_incident *inc)
+{
+    if (!l->log) {
+        return;
+    }
+    char line[CR_INCIDENT_LINE_MAX];
+    if (cr_incident_format(inc, line, sizeof line) < 0) {
+        return;
+    }
+    /* One write per line: a crash leaves at most a torn last line, skipped on restart. */
+    if (fprintf(l->log, "%d\t%s\n", g->id, line) < 0 || fflush(l->log)) {
+        cr_log(CR_LOG_ERROR, "%s: cannot write: %s", l->log_path, strerror(errno));
+    }
+}
+
+/* Registers claims the monitor has and we have not numbered yet. */
+static void note_claims(cr_arbiter_link *l, arb_game *g)
+{
+    int n = cr_monitor_claim_count(g->mon);
+    for (int i = 0; i < n; i++) {
+        if (claim_global_id(l, g->id, i)) {
+            continue;
+        }
+        if (l->nclaims == l->capclaims) {
+            int cap = l->capclaims ? 2 * l->capclaims : 8;
+            arb_claim_ref *c = realloc(l->claims, (size_t)cap * sizeof *c);
+            if (!c) {
+                return;
+            }
+            l->claims = c;
+            l->capclaims = cap;
+        }
+        l->claims[l->nclaims].game = g->id;
+        l->claims[l->nclaims].index = i;
+        l->nclaims++;
+    }
+}
+
+static void publish_claim(cr_arbiter_link *l, arb_game *g, int index)
+{
+    const cr_claim *c = cr_monitor_claim_at(g->mon, index);
+    if (!c) {
+        return;
+    }
+    json_t *cj = claim_json(g, c, claim_global_id(l, g->id, index));
+    publish(l, cj ? json_pack("{s:s,s:i,s:o}", "type", "claim", "game", g->id, "claim", cj) : NULL);
+}
+
+/* New incidents: journal, publish; then the state if it changed (force:
+ * compare the whole state, e.g. after a store event changed the tags). */
+static void flush(cr_arbiter_link *l, arb_game *g, bool force)
+{
+    int n = cr_monitor_incident_count(g->mon);
+    force = force || g->published < n;
+    for (; g->published < n; g->published++) {
+        const cr_incident *inc = cr_monitor_incident(g->mon, g->published);
+        journal_incident(l, g, inc);
+        json_t *ij = incident_json(g, inc);
+        publish(l, ij ? json_pack("{s:s,s:i,s:o}", "type", "incident", "game", g->id, "incident", ij)
+                      : NULL);
+        if (inc->kind == CR_INC_CLAIM || inc->kind == CR_INC_DECISION) {
+            note_claims(l, g);
+            int k = cr_monitor_claim_count(g->mon);
+            if (k > 0) {
+                publish_claim(l, g, k - 1);
+            }
+        }
+    }
+    /* Ticks come ten times a second for every game: the JSON is only built
+     * when the monitor's state (clock times aside) or the incidents moved. */
+    cr_monitor_state st;
+    memset(&st, 0, sizeof st);
+    cr_monitor_get_state(g->mon, &st);
+    st.remaining_ms[CR_WHITE] = st.remaining_ms[CR_BLACK] = 0;
+    st.t = 0;
+    if (!force && g->state_key && memcmp(&st, &g->last, sizeof st) == 0) {
+        return;
+    }
+    g->last = st;
+    json_t *key = state_json(l, g, false);
+    char *ks = key ? json_dumps(key, JSON_COMPACT | JSON_SORT_KEYS) : NULL;
+    json_decref(key);
+    if (ks && (!g->state_key || strcmp(ks, g->state_key))) {
+        free(g->state_key);
+        g->state_key = ks;
+        json_t *sj = state_json(l, g, true);
+        publish(l, sj ? json_pack("{s:s,s:i,s:o}", "type", "arbiter-state", "game", g->id, "state", sj)
+                      : NULL);
+    } else {
+        free(ks);
+    }
+}
+
+static void publish_error(cr_arbiter_link *l, const cr_arbiter_cmd *c, const char *why)
+{
+    publish(l, json_pack("{s:s,s:i,s:s,s:s,s:s}", "type", "arbiter-error", "game", c->game, "action",
+                         cr_arbiter_action_name(c->action), "error", why, "who", c->who));
+}
+
+/*----- games -----*/
+
+static void game_free(arb_game *g)
+{
+    if (!g) {
+        return;
+    }
+    cr_monitor_free(g->mon);
+    cr_clock_free(g->clock);
+    cr_game_free(g->game);
+    free(g->state_key);
+    free(g);
+}
+
+/* Creates the monitor for a store game (a copy of its game and a clock). */
+static arb_game *add_game(cr_arbiter_link *l, const cr_store_game *sg, bool silent, int64_t t,
+                          int64_t wall)
+{
+    if (l->ngames == l->capgames) {
+        int cap = l->capgames ? 2 * l->capgames : 16;
+        arb_game **n = realloc(l->games, (size_t)cap * sizeof *n);
+        if (!n) {
+            return NULL;
+        }
+        l->games = n;
+        l->capgames = cap;
+    }
+    arb_game *g = calloc(1, sizeof *g);
+    if (!g) {
+        return NULL;
+    }
+    g->id = sg->id;
+    snprintf(g->board, sizeof g->board, "%s", sg->board);
+    snprintf(g->round, sizeof g->round, "%s", sg->round);
+    g->table = sg->table;
+    g->online = sg->online;
+    g->game = cr_game_clone(sg->game);
+    const char *tc_text = cr_game_tag(sg->game, "TimeControl");
+    if (!tc_text || !tc_text[0]) {
+        tc_text = l->cfg.time_control;
+    }
+    cr_time_control tc;
+    bool have_tc = tc_text && tc_text[0] && cr_time_control_parse(tc_text, &tc, NULL) == 0;
+    g->clock = cr_clock_new(have_tc ? &tc : NULL, NULL);
+    cr_monitor_config mc;
+    cr_monitor_config_default(&mc);
+    mc.silent_start = silent;
+    if (g->game && g->clock) {
+        if (sg->clock_at > 0 && sg->white_ms >= 0 && sg->black_ms >= 0) {
+            cr_clock_feed(g->clock, t, sg->white_ms, sg->black_ms, sg->running);
+        }
+        g->mon = cr_monitor_new(g->game, g->clock, &mc);
+    }
+    if (!g->mon) {
+        game_free(g);
+        return NULL;
+    }
+    cr_monitor_set_wall(g->mon, wall);
+    if (!sg->online) {
+        cr_monitor_board_link(g->mon, false, t);
+    }
+    if (silent) {
+        g->published = cr_monitor_incident_count(g->mon);
+    }
+    l->games[l->ngames++] = g;
+    return g;
+}
+
+/*----- the monitor's game against the store's -----*/
+
+static bool same_ply(const cr_ply *a, const cr_ply *b)
+{
+    uint32_t mask = CR_PLY_ILLEGAL | CR_PLY_DRAW_OFFER;
+    return a->move == b->move && strcmp(a->san, b->san) == 0 && (a->flags & mask) == (b->flags & mask);
+}
+
+static int first_difference(const cr_game *a, const cr_game *b)
+{
+    int n = cr_game_ply_count(a), m = cr_game_ply_count(b), k = 0;
+    while (k < n && k < m && same_ply(cr_game_ply(a, k), cr_game_ply(b, k))) {
+        k++;
+    }
+    return k;
+}
+
+static int copy_ply(cr_game *dst, const cr_ply *p)
+{
+    int rc;
+    if (p->flags & CR_PLY_ILLEGAL) {
+        rc = cr_game_push_illegal(dst, &p->after, p->san, p->clock_ms, p->ts);
+    } else {
+        rc = cr_game_push(dst, p->move, p->clock_ms, p->ts, p->flags);
+    }
+    if (rc == 0) {
+        cr_ply *q = cr_game_ply_mut(dst, cr_game_ply_count(dst) - 1);
+        q->flags = p->flags;
+        q->emt_ms = p->emt_ms;
+        q->fits = p->fits;
+    }
+    return rc;
+}
+
+/* Brings the monitor's game to the store's (plies, result). Returns true if
+ * anything changed. */
+static bool follow_store(arb_game *g, const cr_game *sg)
+{
+    bool changed = false;
+    int k = first_difference(g->game, sg);
+    if (k < cr_game_ply_count(g->game)) {
+        cr_game_truncate(g->game, k);
+        changed = true;
+    }
+    for (int i = k; i < cr_game_ply_count(sg); i++) {
+        if (copy_ply(g->game, cr_game_ply(sg, i))) {
+            break;
+        }
+        changed = true;
+    }
+    if (cr_game_result(sg) != cr_game_result(g->game)) {
+        cr_game_set_result(g->game, cr_game_result(sg));
+        changed = true;
+    }
+    return changed;
+}
+
+static void emit(cr_arbiter_link *l, cr_store_event *ev)
+{
+    if (!ev) {
+        return;
+    }
+    if (l->cfg.emit) {
+        l->cfg.emit(l->cfg.data, ev);
+    } else {
+        cr_store_event_free(ev);
+    }
+}
+
+/* The reason of the latest result incident, for the RESULT event. */
+static void result_reason(const arb_game *g, char *buf, size_t size)
+{
+    snprintf(buf, size, "arbiter");
+    for (int i = cr_monitor_incident_count(g->mon) - 1; i >= 0; i--) {
+        const cr_incident *inc = cr_monitor_incident(g->mon, i);
+        if (inc->kind == CR_INC_RESULT || inc->kind == CR_INC_CORRECTION ||
+            inc->kind == CR_INC_DECISION) {
+            const char *colon = strstr(inc->text, ": ");
+            const char *src = colon && inc->kind == CR_INC_RESULT ? colon + 2 : inc->text;
+            size_t n = strlen(src) < size - 1 ? strlen(src) : size - 1; /* cut to the field */
+            memcpy(buf, src, n);
+            buf[n] = '\0';
+            return;
+        }
+    }
+}
+
+/* After an action or an automatic end: the store is brought to the
+ * monitor's game by store events (the monitor's game is the truth here). */
+static void push_to_store(cr_arbiter_link *l, arb_game *g)
+{
+    const cr_store_game *sgr = l->cfg.store ? cr_store_find(l->cfg.store, g->id) : NULL;
+    if (!sgr) {
+        return;
+    }
+    l->applying++;
+    const cr_game *sg = sgr->game;
+    int k = first_difference(g->game, sg);
+    if (k < cr_game_ply_count(sg)) {
+        cr_store_event *ev = cr_store_event_new(CR_SEV_CORRECTION);
+        if (ev) {
+            ev->game = g->id;
+            ev->ply = k;
+            ev->retracted = cr_game_ply_count(sg) - k;
+        }
+        emit(l, ev);
+    }
+    for (int i = k; i < cr_game_ply_count(g->game); i++) {
+        cr_store_event *ev = cr_store_event_new(CR_SEV_MOVE);
+        if (ev) {
+            ev->game = g->id;
+            ev->ply = i;
+            ev->move = *cr_game_ply(g->game, i);
+        }
+        emit(l, ev);
+    }
+    static const char *const tags[] = {"White", "Black"};
+    for (size_t i = 0; i < sizeof tags / sizeof tags[0]; i++) {
+        sgr = cr_store_find(l->cfg.store, g->id);
+        const char *mine = cr_game_tag(g->game, tags[i]);
+        const char *theirs = sgr ? cr_game_tag(sgr->game, tags[i]) : NULL;
+        if (sgr && mine && (!theirs || strcmp(mine, theirs))) {
+            cr_store_event *ev = cr_store_event_new(CR_SEV_TAG);
+            if (ev) {
+                ev->game = g->id;
+                snprintf(ev->tag.name, sizeof ev->tag.name, "%s", tags[i]);
+                snprintf(ev->tag.value, sizeof ev->tag.value, "%s", mine);
+            }
+            emit(l, ev);
+        }
+    }
+    sgr = cr_store_find(l->cfg.store, g->id);
+    if (sgr && cr_game_result(sgr->game) != cr_game_result(g->game)) {
+        cr_store_event *ev = cr_store_event_new(CR_SEV_RESULT);
+        if (ev) {
+            ev->game = g->id;
+            ev->result = cr_game_result(g->game);
+            result_reason(g, ev->reason, sizeof ev->reason);
+        }
+        emit(l, ev);
+    }
+    l->applying--;
+}
+
+/*----- public -----*/
+
+cr_arbiter_link *cr_arbiter_link_new(const cr_arbiter_link_config *cfg)
+{
+    cr_arbiter_link *l = calloc(1, sizeof *l);
+    if (!l) {
+        return NULL;
+    }
+    l->cfg = *cfg;
+    pthread_mutexattr_t a;
+    pthread_mutexattr_init(&a);
+    pthread_mutexattr_settype(&a, PTHREAD_MUTEX_RECURSIVE);
+    pthread_mutex_init(&l->mu, &a);
+    pthread_mutexattr_destroy(&a);
+    return l;
+}
+
+void cr_arbiter_link_free(cr_arbiter_link *l)
+{
+    if (!l) {
+        return;
+    }
+    for (int i = 0; i < l->ngames; i++) {
+        game_free(l->games[i]);
+    }
+    free(l->games);
+    free(l->claims);
+    if (l->log) {
+        fclose(l->log);
+    }
+    free(l->log_path);
+    pthread_mutex_destroy(&l->mu);
+    free(l);
+}
+
+/* Reads incidents.log back: "<game>\t<incident line>". */
+static void restore(cr_arbiter_link *l)
+{
+    FILE *f = fopen(l->log_path, "r");
+    if (!f) {
+        return;
+    }
+    char *line = NULL;
+    size_t cap = 0;
+    ssize_t n;
+    int lineno = 0;
+    off_t good = 0; /* end of the last complete line */
+    bool torn = false;
+    while ((n = getline(&line, &cap, f)) > 0) {
+        lineno++;
+        if (line[n - 1] != '\n') {
+            cr_log(CR_LOG_WARN, "%s:%d: torn last line dropped", l->log_path, lineno);
+            torn = true;
+            break;
+        }
+        good += (off_t)n;
+        char *end;
+        long id = strtol(line, &end, 10);
+        arb_game *g = *end == '\t' && id > 0 && id < INT_MAX ? find_game(l, (int)id) : NULL;
+        cr_incident inc;
+        cr_error err;
+        if (!g) {
+            cr_log(CR_LOG_WARN, "%s:%d: unknown game, skipped", l->log_path, lineno);
+            continue;
+        }
+        if (cr_incident_parse(end + 1, (size_t)(line + n - (end + 1)), &inc, &err)) {
+            cr_log(CR_LOG_WARN, "%s:%d: %s (skipped)", l->log_path, lineno, err.text);
+            continue;
+        }
+        cr_monitor_restore_incident(g->mon, &inc);
+        g->published = cr_monitor_incident_count(g->mon);
+    }
+    free(line);
+    fclose(f);
+    /* Cut the torn piece off, or the next line would be glued to it. */
+    if (torn && truncate(l->log_path, good)) {
+        cr_log(CR_LOG_WARN, "%s: cannot cut the torn line: %s", l->log_path, strerror(errno));
+    }
+}
+
+int cr_arbiter_link_start(cr_arbiter_link *l, int64_t t, int64_t wall, cr_error *err)
+{
+    lock(l);
+    int rc = 0;
+    if (l->cfg.store) {
+        for (int i = 0; i < cr_store_game_count(l->cfg.store); i++) {
+            const cr_store_game *sg = cr_store_game_at(l->cfg.store, i);
+            if (!find_game(l, sg->id) && !add_game(l, sg, true, t, wall)) {
+                rc = cr_error_set(err, CR_ENOMEM, 0, 0, "arbiter: out of memory");
+                goto out;
+            }
+        }
+    }
+    if (l->cfg.state_dir) {
+        size_t size = strlen(l->cfg.state_dir) + sizeof LOG_NAME + 2;
+        l->log_path = malloc(size);
+        if (!l->log_path) {
+            rc = cr_error_set(err, CR_ENOMEM, 0, 0, "arbiter: out of memory");
+            goto out;
+        }
+        snprintf(l->log_path, size, "%s/%s", l->cfg.state_dir, LOG_NAME);
+        restore(l);
+        l->log = fopen(l->log_path, "a");
+        if (!l->log) {
+            rc = cr_error_set(err, CR_EIO, 0, 0, "%s: %s", l->log_path, strerror(errno));
+            goto out;
+        }
+    }
+    for (int i = 0; i < l->ngames; i++) {
+        json_t *key = state_json(l, l->games[i], false);
+        free(l->games[i]->state_key);
+        l->games[i]->state_key = key ? json_dumps(key, JSON_COMPACT | JSON_SORT_KEYS) : NULL;
+        json_decref(key);
+    }
+    l->started = true;
+out:
+    unlock(l);
+    return rc;
+}
+
+void cr_arbiter_link_on_store_event(cr_arbiter_link *l, const cr_store_event *ev, int64_t t,
+                                    int64_t wall)
+{
+    if (!l || !ev) {
+        return;
+    }
+    lock(l);
+    if (!l->started || l->applying) {
+        unlock(l);
+        return;
+    }
+    const cr_store_game *sg = l->cfg.store ? cr_store_find(l->cfg.store, ev->game) : NULL;
+    arb_game *g = find_game(l, ev->game);
+    if (!sg) {
+        unlock(l);
+        return;
+    }
+    if (!g) {
+        g = add_game(l, sg, false, t, wall);
+        if (!g) {
+            unlock(l);
+            return;
+        }
+    }
+    cr_monitor_set_wall(g->mon, wall);
+    cr_result before = cr_game_result(g->game);
+    switch (ev->kind) {
+    case CR_SEV_GAME:
+        break;
+    case CR_SEV_MOVE:
+    case CR_SEV_CORRECTION:
+    case CR_SEV_RESULT:
+        if (follow_store(g, sg->game)) {
+            cr_monitor_update(g->mon, t);
+        }
+        break;
+    case CR_SEV_CLOCK:
+        cr_monitor_clock(g->mon, t, ev->white_ms, ev->black_ms, ev->running);
+        break;
+    case CR_SEV_STATUS:
+        if (ev->online != g->online) {
+            g->online = ev->online;
+            cr_monitor_board_link(g->mon, ev->online, t);
+        }
+        break;
+    case CR_SEV_TAG:
+        cr_game_set_tag(g->game, ev->tag.name, ev->tag.value[0] ? ev->tag.value : NULL);
+        break;
+    }
+    /* The monitor may have ended the game (fivefold, dead position, flag):
+     * the RESULT goes out at the next tick, not from inside the loop's emit
+     * (events must leave in seq order). */
+    if (cr_game_result(g->game) != before && cr_game_result(g->game) != cr_game_result(sg->game)) {
+        g->push_due = true;
+    }
+    flush(l, g, true);
+    unlock(l);
+}
+
+void cr_arbiter_link_tick(cr_arbiter_link *l, int64_t t, int64_t wall)
+{
+    if (!l) {
+        return;
+    }
+    lock(l);
+    if (l->started) {
+        for (int i = 0; i < l->ngames; i++) {
+            arb_game *g = l->games[i];
+            cr_result before = cr_game_result(g->game);
+            cr_monitor_set_wall(g->mon, wall);
+            cr_monitor_tick(g->mon, t);
+            if (cr_game_result(g->game) != before || g->push_due) {
+                g->push_due = false;
+                push_to_store(l, g);
+            }
+            flush(l, g, false);
+        }
+    }
+    unlock(l);
+}
+
+int cr_arbiter_link_command(cr_arbiter_link *l, const cr_arbiter_cmd *c, int64_t t, int64_t wall,
+                            char *why, size_t why_size)
+{
+    if (!l || !c) {
+        return CR_EINVAL;
+    }
+    char reason[CR_INCIDENT_TEXT_MAX];
+    reason[0] = '\0';
+    lock(l);
+    arb_game *g = l->started ? find_game(l, c->game) : NULL;
+    int rc = CR_EINVAL;
+    if (!g) {
+        snprintf(reason, sizeof reason, "unknown game %d", c->game);
+        goto out;
+    }
+    cr_monitor_set_wall(g->mon, wall);
+    const char *text = c->text[0] ? c->text : NULL;
+    switch (c->action) {
+    case CR_ARB_RESULT:
+        rc = cr_monitor_set_result(g->mon, c->result, text ? text : "arbiter", t);
+        break;
+    case CR_ARB_DRAW_OFFER:
+        rc = cr_monitor_mark_draw_offer(g->mon, c->ply, c->offered, t);
+        if (rc) {
+            snprintf(reason, sizeof reason, "no ply %d in the game", c->ply);
+        }
+        break;
+    case CR_ARB_TAKE_BACK:
+        if (c->ply > cr_game_ply_count(g->game)) {
+            snprintf(reason, sizeof reason, "the game has only %d plies",
+                     cr_game_ply_count(g->game));
+            goto out;
+        }
+        rc = cr_monitor_take_back(g->mon, c->ply, text ? text : "arbiter", t);
+        break;
+    case CR_ARB_PLAYERS:
+        rc = cr_monitor_assign_players(g->mon, c->has_white ? c->white : NULL,
+                                       c->has_black ? c->black : NULL, t);
+        break;
+    case CR_ARB_CLAIM:
+        rc = cr_monitor_claim(g->mon, c->color, c->basis, t, reason, sizeof reason);
+        break;
+    case CR_ARB_DECIDE:
+        rc = cr_monitor_decide(g->mon, c->decision, c->added_ms, text, t);
+        if (rc) {
+            snprintf(reason, sizeof reason, "no claim awaits a decision");
+        }
+        break;
+    default:
+        break;
+    }
+    if (rc == 0) {
+        cr_log(CR_LOG_INFO, "arbiter %s: game %d: %s", c->who[0] ? c->who : "?", c->game,
+               cr_arbiter_action_name(c->action));
+        push_to_store(l, g);
+    } else if (!reason[0]) {
+        snprintf(reason, sizeof reason, "%s refused (%s)", cr_arbiter_action_name(c->action),
+                 cr_strerror(rc));
+    }
+    flush(l, g, true);
+out:
+    if (rc) {
+        publish_error(l, c, reason);
+        cr_log(CR_LOG_WARN, "arbiter %s: game %d: %s: %s", c->who[0] ? c->who : "?", c->game,
+               cr_arbiter_action_name(c->action), reason);
+        if (why && why_size) {
+            snprintf(why, why_size, "%s", reason);
+        }
+    }
+    unlock(l);
+    return rc;
+}
+
+cr_buf *cr_arbiter_link_snapshot(cr_arbiter_link *l)
+{
+    if (!l) {
+        return NULL;
+    }
+    lock(l);
+    json_t *games = json_array(), *incs = json_array(), *claims = json_array();
+    for (int i = 0; i < l->ngames; i++) {
+        arb_game *g = l->games[i];
+        json_array_append_new(games, state_json(l, g, true));
+        for (int k = 0; k < g->published; k++) {
+            json_array_append_new(incs, incident_json(g, cr_monitor_incident(g->mon, k)));
+        }
+    }
+    for (int i = 0; i < l->nclaims; i++) {
+        arb_game *g = find_game(l, l->claims[i].game);
+        const cr_claim *c = g ? cr_monitor_claim_at(g->mon, l->claims[i].index) : NULL;
+        if (c) {
+            json_array_append_new(claims, claim_json(g, c, i + 1));
+        }
+    }
+    json_t *j = json_pack("{s:s,s:I,s:o,s:o,s:o}", "type", "arbiter", "aseq", (json_int_t)l->aseq,
+                          "games", games, "incidents", incs, "claims", claims);
+    unlock(l);
+    return json_to_buf(j);
+}
+
+static cr_buf *text_buf(const char *s)
+{
+    return cr_buf_new(s, strlen(s));
+}
+
+cr_buf *cr_arbiter_link_http(cr_arbiter_link *l, const char *uri, bool authorized, int *status,
+                             const char **ctype)
+{
+    *ctype = "text/plain; charset=utf-8";
+    if (!authorized) {
+        *status = 401;
+        return text_buf("arbiter token required\n");
+    }
+    if (!l || !uri) {
+        *status = 404;
+        return text_buf("not found\n");
+    }
+    if (strcmp(uri, "/arbiter/incidents.json") == 0) {
+        lock(l);
+        json_t *games = json_array(), *incs = json_array();
+        for (int i = 0; i < l->ngames; i++) {
+            arb_game *g = l->games[i];
+            json_array_append_new(games, state_json(l, g, true));
+            for (int k = 0; k < g->published; k++) {
+                json_array_append_new(incs, incident_json(g, cr_monitor_incident(g->mon, k)));
+            }
+        }
+        json_t *j = json_pack("{s:o,s:o}", "incidents", incs, "games", games);
+        unlock(l);
+        *status = 200;
+        *ctype = "application/json";
+        return json_to_buf(j);
+    }
+    size_t n = strlen(uri);
+    const char *pre = "/arbiter/claim/";
+    size_t pn = strlen(pre);
+    bool html = n > pn + 5 && strcmp(uri + n - 5, ".html") == 0;
+    bool pgn = n > pn + 4 && strcmp(uri + n - 4, ".pgn") == 0;
+    if (strncmp(uri, pre, pn) == 0 && (html || pgn)) {
+        char *end;
+        long id = strtol(uri + pn, &end, 10);
+        if (end == uri + n - (html ? 5 : 4) && id > 0) {
+            lock(l);
+            char *text = NULL;
+            if (id <= l->nclaims) {
+                arb_game *g = find_game(l, l->claims[id - 1].game);
+                const cr_claim *c = g ? cr_monitor_claim_at(g->mon, l->claims[id - 1].index) : NULL;
+                if (c) {
+                    text = html ? cr_claim_report_html_new(g->mon, c)
+                                : cr_claim_report_pgn_new(g->mon, c);
+                }
+            }
+            unlock(l);
+            if (text) {
+                *status = 200;
+                *ctype = html ? "text/html; charset=utf-8" : "application/x-chess-pgn";
+                return cr_buf_take_str(text);
+            }
+            *status = 404;
+            return text_buf("no such claim\n");
+        }
+    }
+    *status = 404;
+    return text_buf("not found\n");
+}
+
+int cr_arbiter_link_incident_count(cr_arbiter_link *l)
+{
+    if (!l) {
+        return 0;
+    }
+    lock(l);
+    int n = 0;
+    for (int i = 0; i < l->ngames; i++) {
+        n += l->games[i]->published;
+    }
+    unlock(l);
+    return n;
+}

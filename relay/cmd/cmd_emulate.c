@@ -1,0 +1,681 @@
+/* chessrelay emulate FEED --pty: plays one board of a feed as a DGT board with
+ * a DGT 3000 clock on a pseudo-terminal, for tests and demos without hardware.
+ *
+ * The first line on stdout is the device path to open (the pty slave, or the
+ * --link symlink). The feed's timeline starts when the host first selects an
+ * update mode, runs --speed times faster (gaps longer than --max-gap feed ms
+ * are shortened to it) and ends with a short drain. Faults (--faults, seeded
+ * by --seed): garbage (stray bytes between messages), drop (lost bytes), and
+ * disconnect (the pty is unplugged and re-created, the timeline pausing
+ * meanwhile; needs --link so that the host can find the new one). The feed's
+ * own disconnect/connect lines unplug the pty when --link is given, and mute
+ * the board otherwise. */
+#define _XOPEN_SOURCE 700 /* posix_openpt, grantpt, unlockpt, ptsname */
+#include <errno.h>
+#include <fcntl.h>
+#include <signal.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/ioctl.h>
+#include <termios.h>
+#include <unistd.h>
+
+#include <event2/event.h>
+
+#include "cmd/commands.h"
+#include "cr/feed.h"
+#include "dgt_emu.h"
+#include "dgt_link.h"
+#include "dgt_serial.h"
+#include "cmd/opts.h"
+#include "core/sigwatch.h"
+
+typedef struct emu_event {
+    int64_t t;     /* feed time */
+    int64_t play;  /* feed time with long gaps shortened */
+    cr_feed_kind kind;
+    uint8_t squares[64];
+    int32_t white_ms, black_ms;
+    int running;
+} emu_event;
+
+typedef struct emu_events {
+    emu_event *v;
+    size_t n, cap;
+    char board[CR_BOARD_ID_MAX + 1];
+    bool oom;
+} emu_events;
+
+typedef struct emulator {
+    struct event_base *base;
+    struct event *rd, *timer;
+    cr_dgt_emu *emu;
+    emu_events evs;
+    size_t next;
+    double speed;
+    int master, slave;
+    char slave_path[128];
+    const char *link;
+    bool f_garbage, f_drop, f_disconnect;
+    uint64_t rng;
+    bool started, finished, unplugged, paused;
+    int64_t real_start;     /* real ms when play time 0 was due */
+    int64_t pause_at;
+    int64_t emu_now;        /* feed time of the last applied event */
+    int64_t end_at;         /* real ms to exit at, once done */
+    int64_t replug_at;      /* real ms: re-create the pty */
+    bool pause_pending;     /* pause once the events at pause_t are in */
+    int64_t pause_t;
+    bool unplug_pending;    /* a random unplug, once the host has read what was sent */
+    int64_t drain_since;    /* real ms we started waiting for the host to read, 0 = not */
+    int64_t backlog_since;  /* real ms the timeline has been held for the host, 0 = not */
+    int unplugs_left;
+    size_t pos_since_unplug;
+    int status;
+} emulator;
+
+static uint32_t rnd(emulator *em)
+{
+    em->rng ^= em->rng << 13;
+    em->rng ^= em->rng >> 7;
+    em->rng ^= em->rng << 17;
+    return (uint32_t)(em->rng >> 11);
+}
+
+static void push(emu_events *e, const emu_event *x)
+{
+    if (e->n == e->cap) {
+        size_t cap = e->cap ? e->cap * 2 : 256;
+        emu_event *nv = realloc(e->v, cap * sizeof *nv);
+        if (!nv) {
+            e->oom = true;
+            return;
+        }
+        e->v = nv;
+        e->cap = cap;
+    }
+    e->v[e->n++] = *x;
+}
+
+static void collect_decoded(void *data, const cr_feed_event *ev)
+{
+    emu_events *e = data;
+    emu_event x;
+    memset(&x, 0, sizeof x);
+    x.t = ev->t;
+    x.kind = ev->kind;
+    if (ev->kind == CR_FEED_POS) {
+        memcpy(x.squares, ev->u.squares, 64);
+    } else if (ev->kind == CR_FEED_CLOCK) {
+        x.white_ms = ev->u.clock.white_ms;
+        x.black_ms = ev->u.clock.black_ms;
+        x.running = ev->u.clock.running;
+    } else {
+        return;
+    }
+    push(e, &x);
+}
+
+/* Reads the events of one board (the first one seen, or `want`). */
+static int load_feed(const char *path, const char *want, int64_t max_gap, emu_events *out)
+{
+    FILE *in = fopen(path, "r");
+    if (!in) {
+        fprintf(stderr, "chessrelay emulate: %s: %s\n", path, strerror(errno));
+        return 1;
+    }
+    cr_feed_reader *r = cr_feed_reader_new(in, path);
+    if (!r) {
+        fclose(in);
+        fprintf(stderr, "chessrelay emulate: out of memory\n");
+        return 1;
+    }
+    cr_dgt_board *raw = NULL;
+    int status = 0;
+    if (want) {
+        snprintf(out->board, sizeof out->board, "%s", want);
+    }
+    for (;;) {
+        cr_feed_event ev;
+        cr_error err;
+        int rc = cr_feed_reader_next(r, &ev, &err);
+        if (rc == 0) {
+            break;
+        }
+        if (rc < 0) {
+            fprintf(stderr, "chessrelay emulate: warning: %s (line skipped)\n", err.text);
+            continue;
+        }
+        if (!out->board[0]) {
+            snprintf(out->board, sizeof out->board, "%s", ev.board);
+        }
+        if (strcmp(ev.board, out->board) != 0) {
+            continue;
+        }
+        if (ev.kind == CR_FEED_RAW) {
+            if (!raw) {
+                raw = cr_dgt_board_new(out->board, NULL);
+            }
+            if (raw) {
+                cr_dgt_board_feed_raw(raw, ev.t, ev.u.raw.bytes, ev.u.raw.len, collect_decoded, out);
+            }
+            continue;
+        }
+        if (ev.kind == CR_FEED_POS || ev.kind == CR_FEED_CLOCK) {
+            collect_decoded(out, &ev);
+        } else if (ev.kind == CR_FEED_CONNECT || ev.kind == CR_FEED_DISCONNECT) {
+            emu_event x;
+            memset(&x, 0, sizeof x);
+            x.t = ev.t;
+            x.kind = ev.kind;
+            push(out, &x);
+        }
+    }
+    cr_dgt_board_free(raw);
+    cr_feed_reader_free(r);
+    fclose(in);
+    if (out->oom) {
+        fprintf(stderr, "chessrelay emulate: out of memory\n");
+        return 1;
+    }
+    if (out->n == 0) {
+        fprintf(stderr, "chessrelay emulate: %s: no events for board '%s'\n", path,
+                out->board[0] ? out->board : "(none)");
+        return 1;
+    }
+    for (size_t i = 0; i < out->n; i++) {
+        int64_t gap = i == 0 ? 0 : out->v[i].t - out->v[i - 1].t;
+        if (max_gap > 0 && gap > max_gap) {
+            gap = max_gap;
+        }
+        out->v[i].play = i == 0 ? 0 : out->v[i - 1].play + gap;
+    }
+    return status;
+}
+
+static void on_master(evutil_socket_t fd, short what, void *arg);
+static void schedule(emulator *em);
+
+static int make_pty(emulator *em)
+{
+    int m = posix_openpt(O_RDWR | O_NOCTTY);
+    if (m < 0 || grantpt(m) < 0 || unlockpt(m) < 0) {
+        fprintf(stderr, "chessrelay emulate: cannot create a pty: %s\n", strerror(errno));
+        if (m >= 0) {
+            close(m);
+        }
+        return -1;
+    }
+    const char *name = ptsname(m);
+    if (!name) {
+        close(m);
+        return -1;
+    }
+    snprintf(em->slave_path, sizeof em->slave_path, "%s", name);
+    /* Keep the slave open ourselves: a master whose slave is closed reads
+     * EIO/hang-up in a loop while the host is between opens. */
+    int s = open(em->slave_path, O_RDWR | O_NOCTTY | O_CLOEXEC);
+    if (s < 0) {
+        close(m);
+        return -1;
+    }
+    struct termios tio;
+    if (tcgetattr(s, &tio) == 0) {
+        cfmakeraw(&tio);
+        tcsetattr(s, TCSANOW, &tio);
+    }
+    fcntl(m, F_SETFL, fcntl(m, F_GETFL) | O_NONBLOCK);
+    fcntl(m, F_SETFD, FD_CLOEXEC);
+    em->master = m;
+    em->slave = s;
+    em->rd = event_new(em->base, m, EV_READ | EV_PERSIST, on_master, em);
+    event_add(em->rd, NULL);
+    if (em->link) {
+        char tmp[4200];
+        snprintf(tmp, sizeof tmp, "%s.tmp", em->link);
+        unlink(tmp);
+        if (symlink(em->slave_path, tmp) < 0 || rename(tmp, em->link) < 0) {
+            fprintf(stderr, "chessrelay emulate: %s: %s\n", em->link, strerror(errno));
+            return -1;
+        }
+    }
+    return 0;
+}
+
+static void unplug(emulator *em)
+{
+    if (em->unplugged) {
+        return;
+    }
+    if (em->link) {
+        unlink(em->link);
+    }
+    if (em->rd) {
+        event_free(em->rd);
+        em->rd = NULL;
+    }
+    close(em->master);
+    close(em->slave);
+    em->master = em->slave = -1;
+    em->unplugged = true;
+    cr_dgt_emu_power_up(em->emu);
+}
+
+static int64_t now_ms(void)
+{
+    return cr_dgt_now_ms();
+}
+
+static void flush_output(emulator *em)
+{
+    if (em->unplugged) {
+        return;
+    }
+    uint8_t buf[4096], out[8192];
+    size_t n;
+    while ((n = cr_dgt_emu_take_output(em->emu, buf, sizeof buf)) > 0) {
+        size_t k = 0;
+        if (em->f_garbage && rnd(em) % 8 == 0) { /* stray bytes between messages */
+            int g = 1 + (int)(rnd(em) % 5);
+            for (int i = 0; i < g; i++) {
+                out[k++] = (uint8_t)rnd(em);
+            }
+        }
+        for (size_t i = 0; i < n; i++) {
+            if (em->f_drop && rnd(em) % 400 == 0) {
+                continue;
+            }
+            out[k++] = buf[i];
+        }
+        size_t off = 0;
+        while (off < k) {
+            ssize_t w = write(em->master, out + off, k - off);
+            if (w < 0) {
+                if (errno == EINTR) {
+                    continue;
+                }
+                /* The pty is full (nobody reads): the bytes are lost, as on a
+                 * serial line with no listener. */
+                break;
+            }
+            off += (size_t)w;
+        }
+    }
+}
+
+static void on_master(evutil_socket_t fd, short what, void *arg)
+{
+    (void)what;
+    emulator *em = arg;
+    uint8_t buf[256];
+    ssize_t n = read(fd, buf, sizeof buf);
+    if (n <= 0) {
+        return;
+    }
+    cr_dgt_emu_input(em->emu, em->emu_now, buf, (size_t)n);
+    cr_dgt_emu_mode mode = cr_dgt_emu_mode_get(em->emu);
+    bool updating = mode == CR_EMU_UPDATE || mode == CR_EMU_UPDATE_NICE || mode == CR_EMU_UPDATE_BRD;
+    int64_t now = now_ms();
+    if (updating && !em->started) {
+        em->started = true;
+        em->real_start = now;
+        schedule(em);
+    } else if (updating && em->paused) {
+        em->paused = false;
+        em->real_start += now - em->pause_at;
+        schedule(em);
+    }
+    flush_output(em);
+}
+
+static void apply(emulator *em, const emu_event *x)
+{
+    em->emu_now = x->t;
+    switch (x->kind) {
+    case CR_FEED_POS:
+        cr_dgt_emu_set_squares(em->emu, x->t, x->squares);
+        em->pos_since_unplug++;
+        break;
+    case CR_FEED_CLOCK:
+        cr_dgt_emu_set_clock(em->emu, x->t, x->white_ms, x->black_ms, x->running);
+        break;
+    case CR_FEED_DISCONNECT:
+        if (em->link) {
+            unplug(em);
+        } else {
+            cr_dgt_emu_set_muted(em->emu, true);
+        }
+        break;
+    case CR_FEED_CONNECT:
+        if (em->unplugged) {
+            em->unplugged = false;
+            if (make_pty(em) < 0) {
+                em->status = 1;
+                event_base_loopexit(em->base, NULL);
+            }
+            /* The position at reconnection is what the host's dump shows: the
+             * events of this instant go in silently (bus mode after power-up),
+             * then the timeline waits for the host to set an update mode. */
+            em->pause_pending = true;
+            em->pause_t = x->t;
+        } else {
+            cr_dgt_emu_set_muted(em->emu, false);
+        }
+        break;
+    default:
+        break;
+    }
+}
+
+static void schedule(emulator *em)
+{
+    int64_t now = now_ms();
+    int64_t due;
+    if (em->finished) {
+        due = em->end_at;
+    } else if (em->replug_at > 0) {
+        due = em->replug_at;
+    } else if (!em->started) {
+        return;
+    } else if (em->paused) {
+        due = em->pause_at + 10000; /* a host that does not come back: play on */
+    } else {
+        due = em->real_start + (int64_t)((double)em->evs.v[em->next].play / em->speed);
+    }
+    int64_t wait = due > now ? due - now : 0;
+    struct timeval tv = {(time_t)(wait / 1000), (suseconds_t)(wait % 1000) * 1000};
+    evtimer_add(em->timer, &tv);
+}
+
+/* Bytes written to the pty that the host has not read yet. */
+static int host_backlog(const emulator *em)
+{
+    int n = 0;
+    if (em->slave < 0 || ioctl(em->slave, FIONREAD, &n) < 0) {
+        return 0;
+    }
+    return n;
+}
+
+/* Before an unplug: give the host up to 500 ms to read what was sent, so
+ * that the lines of the feed before a disconnect reach it (a loaded machine
+ * may lag). Returns true (with the timer re-armed) while waiting. */
+static bool wait_for_host(emulator *em, int64_t now)
+{
+    if (host_backlog(em) > 0) {
+        if (em->drain_since == 0) {
+            em->drain_since = now;
+        }
+        if (now - em->drain_since < 500) {
+            struct timeval tv = {0, 5000};
+            evtimer_add(em->timer, &tv);
+            return true;
+        }
+    }
+    em->drain_since = 0;
+    return false;
+}
+
+static void random_unplug(emulator *em, int64_t now)
+{
+    if (wait_for_host(em, now)) {
+        return;
+    }
+    em->unplug_pending = false;
+    unplug(em);
+    em->unplugs_left--;
+    em->pos_since_unplug = 0;
+    em->replug_at = now + 700;
+    schedule(em);
+}
+
+static void on_timer(evutil_socket_t fd, short what, void *arg)
+{
+    (void)fd;
+    (void)what;
+    emulator *em = arg;
+    int64_t now = now_ms();
+    if (em->finished) {
+        if (now >= em->end_at) {
+            event_base_loopexit(em->base, NULL);
+            return;
+        }
+        schedule(em);
+        return;
+    }
+    if (em->unplug_pending) {
+        random_unplug(em, now);
+        return;
+    }
+    if (em->replug_at > 0) {
+        if (now < em->replug_at) {
+            schedule(em);
+            return;
+        }
+        em->replug_at = 0;
+        em->unplugged = false;
+        if (make_pty(em) < 0) {
+            em->status = 1;
+            event_base_loopexit(em->base, NULL);
+            return;
+        }
+        em->paused = true; /* still, since the unplug: until the host sets an update mode */
+        schedule(em);
+        return;
+    }
+    if (!em->started) {
+        event_base_loopexit(em->base, NULL); /* the 30 s wait for a host ran out */
+        return;
+    }
+    if (em->paused) {
+        if (now < em->pause_at + 10000) {
+            schedule(em);
+            return;
+        }
+        em->paused = false;
+        em->real_start += now - em->pause_at;
+    }
+    while (em->next < em->evs.n) {
+        const emu_event *x = &em->evs.v[em->next];
+        int64_t due = em->real_start + (int64_t)((double)x->play / em->speed);
+        if (due > now) {
+            break;
+        }
+        /* Back-pressure: a host that has not read the last messages yet (a
+         * loaded machine) holds the timeline, which then shifts by the delay,
+         * so that the gaps the host sees stay the feed's (up to 200 ms). */
+        if (host_backlog(em) > 0) {
+            if (em->backlog_since == 0) {
+                em->backlog_since = now;
+            }
+            if (now - em->backlog_since < 200) {
+                struct timeval tv = {0, 1000};
+                evtimer_add(em->timer, &tv);
+                return;
+            }
+        }
+        if (em->backlog_since != 0) {
+            em->real_start += now - em->backlog_since;
+            em->backlog_since = 0;
+            continue; /* re-check what is due on the shifted timeline */
+        }
+        if (x->kind == CR_FEED_DISCONNECT && em->link && wait_for_host(em, now)) {
+            return;
+        }
+        apply(em, x);
+        em->next++;
+        if (em->pause_pending && (em->next >= em->evs.n || em->evs.v[em->next].t != em->pause_t)) {
+            em->pause_pending = false;
+            em->paused = true;
+            em->pause_at = now;
+            schedule(em);
+            return;
+        }
+        /* A random unplug: pause the timeline, re-create the pty a bit later. */
+        if (em->f_disconnect && !em->unplugged && em->unplugs_left > 0 && x->kind == CR_FEED_POS &&
+            em->pos_since_unplug > 40 && rnd(em) % 60 == 0) {
+            flush_output(em);
+            em->unplug_pending = true;
+            em->paused = true;
+            em->pause_at = now;
+            random_unplug(em, now);
+            return;
+        }
+    }
+    cr_dgt_emu_tick(em->emu, em->emu_now);
+    flush_output(em);
+    if (em->next >= em->evs.n) {
+        em->finished = true;
+        em->end_at = now + 1500; /* drain: let the host ask for what it missed */
+    }
+    schedule(em);
+}
+
+static int usage(void)
+{
+    fprintf(stderr, "usage: chessrelay emulate FEED --pty [--link PATH] [--board ID] [--speed X]\n"
+                    "       [--max-gap MS] [--faults garbage,drop,disconnect] [--seed N]\n"
+                    "       [--serial-number S] [--clock-white auto|left|right]\n");
+    return 2;
+}
+
+int cr_cmd_emulate(int argc, char **argv)
+{
+    const char *feed = NULL, *board = NULL, *serial = NULL, *faults = "";
+    emulator em;
+    memset(&em, 0, sizeof em);
+    em.speed = 1.0;
+    em.master = em.slave = -1;
+    em.rng = 88172645463325252ull;
+    int64_t max_gap = 0;
+    bool pty = false;
+    cr_dgt_white_side side = CR_DGT_WHITE_AUTO;
+    for (int i = 1; i < argc; i++) {
+        const char *a = argv[i];
+        const char *v = i + 1 < argc ? argv[i + 1] : NULL;
+        if (strcmp(a, "--pty") == 0) {
+            pty = true;
+        } else if (strcmp(a, "--speed") == 0 && v) {
+            if (!cr_opt_number("emulate", a, v, 1e-6, 1e6, "a number > 0", &em.speed)) {
+                return 2;
+            }
+            i++;
+        } else if (strcmp(a, "--faults") == 0 && v) {
+            faults = v;
+            i++;
+        } else if (strcmp(a, "--seed") == 0 && v) {
+            uint64_t seed;
+            if (!cr_opt_u64("emulate", a, v, "a whole number", &seed)) {
+                return 2;
+            }
+            em.rng = seed * 2654435761u + 1;
+            i++;
+        } else if (strcmp(a, "--board") == 0 && v) {
+            board = v;
+            i++;
+        } else if (strcmp(a, "--link") == 0 && v) {
+            em.link = v;
+            i++;
+        } else if (strcmp(a, "--max-gap") == 0 && v) {
+            long long gap;
+            if (!cr_opt_int("emulate", a, v, 0, INT64_MAX / 2, "milliseconds (0 or more)", &gap)) {
+                return 2;
+            }
+            max_gap = gap;
+            i++;
+        } else if (strcmp(a, "--serial-number") == 0 && v) {
+            serial = v;
+            i++;
+        } else if (strcmp(a, "--clock-white") == 0 && v) {
+            side = strcmp(v, "left") == 0 ? CR_DGT_WHITE_LEFT
+                   : strcmp(v, "right") == 0 ? CR_DGT_WHITE_RIGHT : CR_DGT_WHITE_AUTO;
+            i++;
+        } else if (a[0] == '-' && a[1]) {
+            fprintf(stderr, "chessrelay emulate: unknown or incomplete option '%s'\n", a);
+            return usage();
+        } else if (!feed) {
+            feed = a;
+        } else {
+            return usage();
+        }
+    }
+    if (!feed || !pty || !(em.speed > 0)) {
+        return usage();
+    }
+    char fl[128];
+    snprintf(fl, sizeof fl, "%s", faults);
+    for (char *tok = strtok(fl, ","); tok; tok = strtok(NULL, ",")) {
+        if (strcmp(tok, "garbage") == 0) {
+            em.f_garbage = true;
+        } else if (strcmp(tok, "drop") == 0) {
+            em.f_drop = true;
+        } else if (strcmp(tok, "disconnect") == 0) {
+            em.f_disconnect = true;
+        } else {
+            fprintf(stderr, "chessrelay emulate: unknown fault '%s'\n", tok);
+            return usage();
+        }
+    }
+    if (em.f_disconnect && !em.link) {
+        fprintf(stderr, "chessrelay emulate: --faults disconnect needs --link PATH\n");
+        return 2;
+    }
+    em.unplugs_left = 3;
+    if (load_feed(feed, board, max_gap, &em.evs) != 0) {
+        free(em.evs.v);
+        return 1;
+    }
+    cr_dgt_emu_config cfg = {.version_major = 1, .version_minor = 7, .white_side = side};
+    cfg.serial = serial ? serial : em.evs.board; /* the recorder then names the board as the feed did */
+    em.emu = cr_dgt_emu_new(&cfg);
+    cr_sigwatch *sw = cr_sigwatch_new(false);
+    em.base = sw ? event_base_new() : NULL;
+    if (!em.emu || !em.base || cr_sigwatch_start(sw, em.base, NULL, NULL, NULL)) {
+        fprintf(stderr, "chessrelay emulate: out of memory\n");
+        cr_dgt_emu_free(em.emu);
+        free(em.evs.v);
+        if (em.base) {
+            event_base_free(em.base);
+        }
+        cr_sigwatch_free(sw);
+        return 1;
+    }
+    signal(SIGPIPE, SIG_IGN);
+    em.timer = evtimer_new(em.base, on_timer, &em);
+    if (make_pty(&em) < 0) {
+        em.status = 1;
+    } else {
+        printf("%s\n", em.link ? em.link : em.slave_path);
+        fflush(stdout);
+        /* A host that never comes: give up after a while rather than hang. */
+        em.finished = false;
+        struct timeval idle = {30, 0};
+        evtimer_add(em.timer, &idle);
+        event_base_dispatch(em.base);
+        if (!em.started) {
+            fprintf(stderr, "chessrelay emulate: no host selected an update mode within 30 s\n");
+            em.status = 1;
+        }
+    }
+    if (!em.unplugged) {
+        if (em.rd) {
+            event_free(em.rd);
+        }
+        if (em.master >= 0) {
+            close(em.master);
+        }
+        if (em.slave >= 0) {
+            close(em.slave);
+        }
+    }
+    if (em.link) {
+        unlink(em.link);
+    }
+    event_free(em.timer);
+    event_base_free(em.base);
+    cr_sigwatch_free(sw);
+    cr_dgt_emu_free(em.emu);
+    free(em.evs.v);
+    return em.status;
+}

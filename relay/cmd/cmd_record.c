@@ -1,0 +1,245 @@
+/* chessrelay record: records live boards into a feed (raw + decoded lines),
+ * flushed line by line, until SIGINT/SIGTERM. */
+#include <errno.h>
+#include <signal.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#include <event2/event.h>
+
+#include "cmd/commands.h"
+#include "cr/feed.h"
+#include "dgt_boardset.h"
+#include "dgt_serial.h"
+#include "cmd/opts.h"
+#include "core/sigwatch.h"
+
+#define RECORD_MAX_LINKS 64
+
+typedef struct recorder {
+    struct event_base *base;
+    FILE *out;
+    const char *out_name;
+    cr_dgt_boardset *boards;
+    cr_dgt_boardset_config cfg;
+    int64_t t0;
+    double scale;
+    char *line;
+    size_t line_cap;
+    bool failed;
+    bool quiet;
+} recorder;
+
+static int64_t record_clock(void *data)
+{
+    recorder *r = data;
+    return (int64_t)((double)(cr_dgt_now_ms() - r->t0) * r->scale);
+}
+
+static void on_event(void *data, const cr_feed_event *ev)
+{
+    recorder *r = data;
+    if (r->failed) {
+        return;
+    }
+    size_t need = CR_FEED_LINE_MAX + (ev->kind == CR_FEED_RAW ? 2 * ev->u.raw.len : 0);
+    if (need > r->line_cap) {
+        char *nl = realloc(r->line, need);
+        if (!nl) {
+            fprintf(stderr, "chessrelay record: out of memory\n");
+            r->failed = true;
+            event_base_loopexit(r->base, NULL);
+            return;
+        }
+        r->line = nl;
+        r->line_cap = need;
+    }
+    int n = cr_feed_format(ev, r->line, r->line_cap);
+    if (n < 0) {
+        fprintf(stderr, "chessrelay record: cannot format an event of board %s: %s\n", ev->board,
+                cr_strerror(n));
+        return;
+    }
+    if (fwrite(r->line, 1, (size_t)n, r->out) != (size_t)n || fflush(r->out) != 0) {
+        fprintf(stderr, "chessrelay record: %s: %s\n", r->out_name, strerror(errno));
+        r->failed = true;
+        event_base_loopexit(r->base, NULL);
+    }
+}
+
+static void on_state(void *data, cr_dgt_link *link, cr_dgt_link_state st)
+{
+    recorder *r = data;
+    if (r->quiet) {
+        return;
+    }
+    cr_dgt_health h = cr_dgt_link_health(link);
+    const char *err = cr_dgt_link_error(link);
+    fprintf(stderr, "chessrelay record: %s: board %s %s%s%s\n", cr_dgt_link_name(link), h.id,
+            cr_dgt_link_state_name(st), st == CR_LINK_LOST && *err ? ": " : "",
+            st == CR_LINK_LOST ? err : "");
+}
+
+static void on_duration(evutil_socket_t fd, short what, void *arg)
+{
+    (void)fd;
+    (void)what;
+    event_base_loopexit(arg, NULL);
+}
+
+static int usage(void)
+{
+    fprintf(stderr, "usage: chessrelay record [--serial DEV]... [--usb] [--out FILE] [--time-scale X]\n"
+                    "       [--clock-white auto|left|right] [--no-raw] [--update] [--duration MS] [--quiet]\n");
+    return 2;
+}
+
+int cr_cmd_record(int argc, char **argv)
+{
+    recorder r;
+    memset(&r, 0, sizeof r);
+    r.scale = 1.0;
+    r.out = stdout;
+    r.out_name = "stdout";
+    r.cfg.max_links = RECORD_MAX_LINKS;
+    r.cfg.event = on_event;
+    r.cfg.state = on_state;
+    r.cfg.data = &r;
+    cr_dgt_link_config_default(&r.cfg.link);
+    r.cfg.link.board.emit_raw = true;
+    r.cfg.link.clock = record_clock;
+    r.cfg.link.clock_data = &r;
+    const char *serials[RECORD_MAX_LINKS];
+    int nserial = 0;
+    bool usb = false;
+    long long duration = 0;
+    for (int i = 1; i < argc; i++) {
+        const char *a = argv[i];
+        const char *v = i + 1 < argc ? argv[i + 1] : NULL;
+        if (strcmp(a, "--serial") == 0 && v) {
+            if (nserial == RECORD_MAX_LINKS) {
+                return usage();
+            }
+            serials[nserial++] = v;
+            i++;
+        } else if (strcmp(a, "--usb") == 0) {
+            usb = true;
+        } else if (strcmp(a, "--out") == 0 && v) {
+            r.out_name = v;
+            i++;
+        } else if (strcmp(a, "--time-scale") == 0 && v) {
+            if (!cr_opt_number("record", a, v, 1e-6, 1e6, "a number > 0", &r.scale)) {
+                return 2;
+            }
+            i++;
+        } else if (strcmp(a, "--clock-white") == 0 && v) {
+            r.cfg.link.board.white_side = strcmp(v, "left") == 0    ? CR_DGT_WHITE_LEFT
+                                          : strcmp(v, "right") == 0 ? CR_DGT_WHITE_RIGHT
+                                                                    : CR_DGT_WHITE_AUTO;
+            i++;
+        } else if (strcmp(a, "--no-raw") == 0) {
+            r.cfg.link.board.emit_raw = false;
+        } else if (strcmp(a, "--update") == 0) {
+            r.cfg.link.update_plain = true;
+        } else if (strcmp(a, "--duration") == 0 && v) {
+            if (!cr_opt_int("record", a, v, 0, INT64_MAX / 2, "milliseconds (0 or more)",
+                            &duration)) {
+                return 2;
+            }
+            i++;
+        } else if (strcmp(a, "--quiet") == 0) {
+            r.quiet = true;
+        } else {
+            fprintf(stderr, "chessrelay record: unknown or incomplete option '%s'\n", a);
+            return usage();
+        }
+    }
+    if (!(r.scale > 0)) {
+        return usage();
+    }
+    if (nserial == 0) {
+        usb = true;
+    }
+    if (strcmp(r.out_name, "stdout") != 0 && strcmp(r.out_name, "-") != 0) {
+        r.out = fopen(r.out_name, "w");
+        if (!r.out) {
+            fprintf(stderr, "chessrelay record: %s: %s\n", r.out_name, strerror(errno));
+            return 1;
+        }
+    }
+    cr_sigwatch *sw = cr_sigwatch_new(false); /* before libusb's threads */
+    r.base = sw ? event_base_new() : NULL;
+    if (!r.base || cr_sigwatch_start(sw, r.base, NULL, NULL, NULL)) {
+        fprintf(stderr, "chessrelay record: cannot create the event loop\n");
+        if (r.out != stdout) {
+            fclose(r.out);
+        }
+        if (r.base) {
+            event_base_free(r.base);
+        }
+        cr_sigwatch_free(sw);
+        return 1;
+    }
+    signal(SIGPIPE, SIG_IGN);
+    r.t0 = cr_dgt_now_ms();
+    int status = 0;
+    fprintf(r.out, "# chessrelay record: feed format v1\n");
+    fflush(r.out);
+    r.boards = cr_dgt_boardset_new(r.base, &r.cfg);
+    if (!r.boards) {
+        fprintf(stderr, "chessrelay record: out of memory\n");
+        status = 1;
+    }
+    for (int i = 0; i < nserial && status == 0; i++) {
+        cr_error err;
+        int fd = cr_serial_open(serials[i], &err);
+        if (fd < 0) {
+            fprintf(stderr, "chessrelay record: warning: %s (will retry)\n", err.text);
+        } else {
+            close(fd);
+        }
+        if (cr_dgt_boardset_add_serial(r.boards, serials[i], &err)) {
+            fprintf(stderr, "chessrelay record: %s\n", err.text);
+            status = err.code == CR_EINVAL ? 2 : 1;
+        }
+    }
+    if (status == 0 && usb) {
+        cr_error err;
+        int n = cr_dgt_boardset_add_usb(r.boards, true, &err);
+        if (n < 0) {
+            fprintf(stderr, "chessrelay record: %s\n", err.text);
+            if (nserial == 0) {
+                status = 1;
+            }
+        } else if (n == 0 && !r.quiet) {
+            fprintf(stderr, "chessrelay record: no USB boards yet; waiting for one\n");
+        }
+    }
+    struct event *dur = evtimer_new(r.base, on_duration, r.base);
+    if (duration > 0) {
+        struct timeval tv = {duration / 1000, (duration % 1000) * 1000};
+        event_add(dur, &tv);
+    }
+    if (status == 0) {
+        event_base_dispatch(r.base);
+    }
+    cr_dgt_boardset_free(r.boards);
+    event_free(dur);
+    event_base_free(r.base);
+    cr_sigwatch_free(sw);
+    if (r.failed) {
+        status = 1;
+    }
+    if (r.out != stdout) {
+        if (fclose(r.out) != 0) {
+            fprintf(stderr, "chessrelay record: %s: %s\n", r.out_name, strerror(errno));
+            status = 1;
+        }
+    } else {
+        fflush(stdout);
+    }
+    free(r.line);
+    return status;
+}

@@ -1,0 +1,400 @@
+/* chessrelay replay FEED... : runs recorded feeds through the move inference
+ * (one engine per board id) and prints every game as PGN. RAW lines are
+ * decoded with the DGT board codec of drivers/ exactly like a live board. */
+#include <inttypes.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "cmd/commands.h"
+#include "cmd/opts.h"
+#include "cr/feed.h"
+#include "cr/infer.h"
+#include "cr/pgn.h"
+#include "core/board_infer.h"
+
+typedef struct saved_game {
+    unsigned engine;       /* which engine (a board of one feed) played it */
+    int number;
+    cr_game *game;
+} saved_game;
+
+typedef struct replay_board replay_board;
+
+typedef struct replay {
+    replay_board **boards;
+    size_t nboards, capboards;
+    saved_game *games;
+    size_t ngames, capgames;
+    FILE *events;          /* --events: where event lines go, or NULL */
+    cr_infer_config cfg;
+    unsigned engines;      /* engines made so far */
+    int64_t *delays;       /* MOVE latencies (ms) */
+    size_t ndelays, capdelays;
+    bool oom;
+} replay;
+
+struct replay_board {
+    char id[CR_BOARD_ID_MAX + 1];
+    cr_board_infer *infer;
+    int game_number;       /* of the engine's current game */
+    unsigned serial;       /* engines are numbered across all feeds */
+    replay *rp;
+};
+
+static void save_game(replay *rp, unsigned engine, int number, const cr_game *g)
+{
+    if (!g) {
+        return;
+    }
+    for (size_t i = 0; i < rp->ngames; i++) {
+        if (rp->games[i].number == number && rp->games[i].engine == engine) {
+            cr_game *c = cr_game_clone(g);
+            if (!c) {
+                rp->oom = true;
+                return;
+            }
+            cr_game_free(rp->games[i].game);
+            rp->games[i].game = c;
+            return;
+        }
+    }
+    if (rp->ngames == rp->capgames) {
+        size_t cap = rp->capgames ? rp->capgames * 2 : 16;
+        saved_game *n = realloc(rp->games, cap * sizeof *n);
+        if (!n) {
+            rp->oom = true;
+            return;
+        }
+        rp->games = n;
+        rp->capgames = cap;
+    }
+    saved_game *s = &rp->games[rp->ngames];
+    s->engine = engine;
+    s->number = number;
+    s->game = cr_game_clone(g);
+    if (!s->game) {
+        rp->oom = true;
+        return;
+    }
+    rp->ngames++;
+}
+
+static const char *kind_name(cr_infer_kind k)
+{
+    static const char *const names[] = {"started", "move", "correction", "ended",
+                                        "attention", "resynced", "clock", "meta"};
+    return (unsigned)k < sizeof names / sizeof names[0] ? names[k] : "?";
+}
+
+static void on_event(void *data, const cr_infer_event *ev)
+{
+    replay_board *b = data;
+    replay *rp = b->rp;
+    b->game_number = ev->game_number;
+    if (ev->kind == CR_INFER_MOVE) {
+        if (rp->ndelays == rp->capdelays) {
+            size_t cap = rp->capdelays ? rp->capdelays * 2 : 256;
+            int64_t *n = realloc(rp->delays, cap * sizeof *n);
+            if (n) {
+                rp->delays = n;
+                rp->capdelays = cap;
+            }
+        }
+        if (rp->ndelays < rp->capdelays) {
+            rp->delays[rp->ndelays++] = ev->t - ev->t_snapshot;
+        }
+    }
+    if (ev->kind == CR_INFER_GAME_ENDED && ev->game) {
+        save_game(rp, b->serial, ev->game_number, ev->game);
+    }
+    if (!rp->events) {
+        return;
+    }
+    FILE *f = rp->events;
+    fprintf(f, "%" PRId64 " %s %s game=%d", ev->t, b->id, kind_name(ev->kind), ev->game_number);
+    switch (ev->kind) {
+    case CR_INFER_MOVE: {
+        const cr_ply *p = cr_game_ply(ev->game, ev->ply);
+        if (p) {
+            char fen[CR_FEN_MAX];
+            cr_position_to_fen(&p->after, fen, sizeof fen);
+            fprintf(f, " ply=%d san=%s uci=%s delay=%" PRId64 " fits=%u%s%s%s fen=%s", ev->ply + 1, p->san, p->uci,
+                    ev->t - ev->t_snapshot, p->fits, p->flags & CR_PLY_RECONSTRUCTED ? " reconstructed" : "",
+                    p->flags & CR_PLY_AMBIGUOUS ? " ambiguous" : "", p->flags & CR_PLY_ILLEGAL ? " illegal" : "",
+                    fen);
+        }
+        break;
+    }
+    case CR_INFER_CORRECTION:
+        fprintf(f, " from_ply=%d retracted=%d reason=\"%s\"", ev->ply + 1, ev->retracted, ev->reason);
+        break;
+    case CR_INFER_GAME_ENDED:
+        fprintf(f, " result=%s reason=\"%s\"", cr_result_string(ev->result), ev->reason ? ev->reason : "");
+        break;
+    case CR_INFER_ATTENTION: {
+        fprintf(f, " reason=\"%s\" squares=", ev->reason ? ev->reason : "");
+        bool first = true;
+        for (int sq = 0; sq < 64; sq++) {
+            if (ev->squares & (1ull << sq)) {
+                char nm[3];
+                cr_square_name(sq, nm);
+                fprintf(f, "%s%s", first ? "" : ",", nm);
+                first = false;
+            }
+        }
+        break;
+    }
+    case CR_INFER_CLOCK: {
+        char w[24], bl[24];
+        cr_feed_format_clock(ev->white_ms, w, sizeof w);
+        cr_feed_format_clock(ev->black_ms, bl, sizeof bl);
+        fprintf(f, " white=%s black=%s running=%c", w, bl,
+                ev->running == CR_WHITE ? 'w' : ev->running == CR_BLACK ? 'b' : '-');
+        break;
+    }
+    default:
+        if (ev->reason) {
+            fprintf(f, " reason=\"%s\"", ev->reason);
+        }
+        break;
+    }
+    fputc('\n', f);
+}
+
+static replay_board *get_board(replay *rp, const char *id)
+{
+    for (size_t i = 0; i < rp->nboards; i++) {
+        if (strcmp(rp->boards[i]->id, id) == 0) {
+            return rp->boards[i];
+        }
+    }
+    if (rp->nboards == rp->capboards) {
+        size_t cap = rp->capboards ? rp->capboards * 2 : 8;
+        replay_board **n = realloc(rp->boards, cap * sizeof *n);
+        if (!n) {
+            return NULL;
+        }
+        rp->boards = n;
+        rp->capboards = cap;
+    }
+    replay_board *b = calloc(1, sizeof *b);
+    if (!b) {
+        return NULL;
+    }
+    snprintf(b->id, sizeof b->id, "%s", id);
+    b->rp = rp;
+    b->serial = ++rp->engines;
+    b->infer = cr_board_infer_new(id, &rp->cfg, on_event, b);
+    if (!b->infer) {
+        free(b);
+        return NULL;
+    }
+    rp->boards[rp->nboards++] = b;
+    return b;
+}
+
+static void finish_boards(replay *rp)
+{
+    for (size_t i = 0; i < rp->nboards; i++) {
+        replay_board *b = rp->boards[i];
+        cr_infer *inf = cr_board_infer_engine(b->infer);
+        cr_infer_finish(inf, INT64_MAX / 4);
+        const cr_game *g = cr_infer_game(inf);
+        if (g) {
+            save_game(rp, b->serial, b->game_number, g); /* replaces a copy saved when it ended */
+        }
+        cr_board_infer_free(b->infer);
+        free(b);
+    }
+    rp->nboards = 0;
+}
+
+static int cmp_i64(const void *a, const void *b)
+{
+    int64_t x = *(const int64_t *)a, y = *(const int64_t *)b;
+    return x < y ? -1 : x > y;
+}
+
+static int run_feed(replay *rp, const char *path, bool keep_going, cr_infer_stats *total)
+{
+    FILE *in = strcmp(path, "-") == 0 ? stdin : fopen(path, "r");
+    if (!in) {
+        fprintf(stderr, "chessrelay replay: cannot open %s\n", path);
+        return 1;
+    }
+    cr_feed_reader *r = cr_feed_reader_new(in, path);
+    if (!r) {
+        if (in != stdin) {
+            fclose(in);
+        }
+        fprintf(stderr, "chessrelay replay: out of memory\n");
+        return 1;
+    }
+    cr_feed_reader_set_keep_going(r, keep_going);
+    int status = 0;
+    for (;;) {
+        cr_feed_event ev;
+        cr_error err;
+        int rc = cr_feed_reader_next(r, &ev, &err);
+        if (rc == 0) {
+            break;
+        }
+        if (rc < 0) {
+            if (keep_going && rc == CR_EFEED) {
+                fprintf(stderr, "chessrelay replay: warning: %s (line skipped)\n", err.text);
+                continue;
+            }
+            fprintf(stderr, "chessrelay replay: %s\n", err.text);
+            status = 1;
+            break;
+        }
+        if (err.code != 0) {
+            fprintf(stderr, "chessrelay replay: warning: %s\n", err.text);
+        }
+        replay_board *b = get_board(rp, ev.board);
+        if (!b) {
+            fprintf(stderr, "chessrelay replay: out of memory\n");
+            status = 1;
+            break;
+        }
+        if (cr_board_infer_feed(b->infer, &ev)) {
+            fprintf(stderr, "chessrelay replay: out of memory\n");
+            status = 1;
+            break;
+        }
+    }
+    for (size_t i = 0; i < rp->nboards; i++) {
+        cr_infer_stats st;
+        cr_infer_get_stats(cr_board_infer_engine(rp->boards[i]->infer), &st);
+        total->snapshots += st.snapshots;
+        total->moves += st.moves;
+        total->corrections += st.corrections;
+        total->retracted += st.retracted;
+        total->replaced += st.replaced;
+        total->attentions += st.attentions;
+        total->searches += st.searches;
+        total->search_nodes += st.search_nodes;
+        total->illegal += st.illegal;
+    }
+    finish_boards(rp);
+    cr_feed_reader_free(r);
+    if (in != stdin) {
+        fclose(in);
+    }
+    return status;
+}
+
+static void usage(void)
+{
+    fprintf(stderr, "usage: chessrelay replay FEED... [--pgn FILE] [--keep-going] [--events] [--stats]\n"
+                    "                         [--settle MS]\n");
+}
+
+int cr_cmd_replay(int argc, char **argv)
+{
+    /* --serve: broadcast instead of printing (relay/cmd_serve.c, the relay's owner). */
+    if (cr_relay_wants_serve(argc, argv)) {
+        return cr_relay_replay_serve(argc, argv);
+    }
+    replay rp;
+    memset(&rp, 0, sizeof rp);
+    cr_infer_config_default(&rp.cfg);
+    const char *pgn_path = NULL;
+    bool keep_going = false, events = false, stats = false;
+    const char **feeds = calloc((size_t)argc + 1, sizeof *feeds);
+    int nfeeds = 0;
+    if (!feeds) {
+        return 1;
+    }
+    for (int i = 1; i < argc; i++) {
+        const char *a = argv[i];
+        if (strcmp(a, "--pgn") == 0 && i + 1 < argc) {
+            pgn_path = argv[++i];
+        } else if (strcmp(a, "--keep-going") == 0 || strcmp(a, "-k") == 0) {
+            keep_going = true;
+        } else if (strcmp(a, "--events") == 0) {
+            events = true;
+        } else if (strcmp(a, "--stats") == 0) {
+            stats = true;
+        } else if (strcmp(a, "--settle") == 0 && i + 1 < argc) {
+            long long v;
+            if (!cr_opt_int("replay", a, argv[++i], 0, 600000, "milliseconds (0..600000)", &v)) {
+                free(feeds);
+                return 2;
+            }
+            rp.cfg.settle_ms = (int)v;
+        } else if (strcmp(a, "--help") == 0 || strcmp(a, "-h") == 0) {
+            usage();
+            free(feeds);
+            return 0;
+        } else if (a[0] == '-' && a[1] != '\0') {
+            fprintf(stderr, "chessrelay replay: unknown option '%s'\n", a);
+            usage();
+            free(feeds);
+            return 2;
+        } else {
+            feeds[nfeeds++] = a;
+        }
+    }
+    if (nfeeds == 0) {
+        usage();
+        free(feeds);
+        return 2;
+    }
+    FILE *out = stdout;
+    if (pgn_path) {
+        out = fopen(pgn_path, "w");
+        if (!out) {
+            fprintf(stderr, "chessrelay replay: cannot write %s\n", pgn_path);
+            free(feeds);
+            return 1;
+        }
+    }
+    /* Event lines go to stdout when the PGN goes to a file, else stderr. */
+    rp.events = events ? (pgn_path ? stdout : stderr) : NULL;
+    int status = 0;
+    cr_infer_stats total;
+    memset(&total, 0, sizeof total);
+    for (int i = 0; i < nfeeds; i++) {
+        if (run_feed(&rp, feeds[i], keep_going, &total) != 0) {
+            status = 1;
+        }
+    }
+    for (size_t i = 0; i < rp.ngames; i++) {
+        const cr_game *g = rp.games[i].game;
+        if (cr_game_ply_count(g) > 0 && cr_pgn_write_file(g, NULL, out) != 0) {
+            fprintf(stderr, "chessrelay replay: cannot write the PGN\n");
+            status = 1;
+        }
+        cr_game_free(rp.games[i].game);
+    }
+    if (rp.oom) {
+        fprintf(stderr, "chessrelay replay: out of memory\n");
+        status = 1;
+    }
+    if (stats) {
+        int64_t med = 0, p99 = 0, worst = 0;
+        if (rp.ndelays > 0) {
+            qsort(rp.delays, rp.ndelays, sizeof *rp.delays, cmp_i64);
+            med = rp.delays[rp.ndelays / 2];
+            p99 = rp.delays[(rp.ndelays * 99) / 100 < rp.ndelays ? (rp.ndelays * 99) / 100 : rp.ndelays - 1];
+            worst = rp.delays[rp.ndelays - 1];
+        }
+        fprintf(stderr,
+                "replay stats: snapshots=%" PRIu64 " moves=%" PRIu64 " latency_ms median=%" PRId64 " p99=%" PRId64
+                " max=%" PRId64 " corrections=%" PRIu64 " retracted=%" PRIu64 " replaced=%" PRIu64
+                " attentions=%" PRIu64 " searches=%" PRIu64 " search_nodes=%" PRIu64 " illegal=%" PRIu64 "\n",
+                total.snapshots, total.moves, med, p99, worst, total.corrections, total.retracted, total.replaced,
+                total.attentions, total.searches, total.search_nodes, total.illegal);
+    }
+    if (pgn_path && fclose(out) != 0) {
+        fprintf(stderr, "chessrelay replay: cannot write %s\n", pgn_path);
+        status = 1;
+    }
+    free(rp.games);
+    free(rp.boards);
+    free(rp.delays);
+    free(feeds);
+    return status;
+}

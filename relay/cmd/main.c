@@ -1,0 +1,75 @@
+/* chessrelay: one binary, subcommands. */
+#include <stdio.h>
+#include <string.h>
+
+#include "cmd/commands.h"
+
+static int cmd_help(int argc, char **argv);
+
+static const struct cr_command commands[] = {
+    {"help", cmd_help, "[COMMAND]", "list the commands, or show one command's usage"},
+    {"perft", cr_cmd_perft, "[--divide] FEN|startpos DEPTH", "count the leaf nodes of the legal move tree"},
+    {"replay", cr_cmd_replay, "FEED... [--pgn FILE] [--keep-going] [--events] [--stats] [--settle MS] | FEED... --serve [--listen ADDR:PORT] [--speed X] [--delay MINUTES] [--arbiter-token T] [--state DIR] [--publish nats://HOST:PORT]", "infer the games of recorded feeds and print them as PGN"},
+    {"boards", cr_cmd_boards, "[--serial DEV]... [--usb] [--timeout MS]", "list the DGT boards reachable now (transport, serial number, version)"},
+    {"record", cr_cmd_record, "[--serial DEV]... [--usb] [--out FILE] [--time-scale X] [--clock-white S] [--no-raw]", "record live boards into a feed (raw and decoded lines) until SIGINT/SIGTERM"},
+    {"emulate", cr_cmd_emulate, "FEED --pty [--link PATH] [--board ID] [--speed X] [--max-gap MS] [--faults garbage,drop,disconnect] [--seed N]", "play one board of a feed as a DGT board on a pseudo-terminal"},
+    {"serve", cr_cmd_serve, "[--config FILE] [--listen ADDR:PORT] [--state DIR] [--serial DEV]... [--usb] [--pairings FILE [--round N]] [--arbiter-token T] [--agent-token T] [--delay MINUTES] [--publish nats://HOST:PORT]", "run the relay for a tournament: live games over HTTP and WebSocket"},
+    {"demo", cr_cmd_demo, "[--listen ADDR:PORT] [--speed X] [--delay MINUTES]", "serve famous games as a live demo at http://127.0.0.1:8080"},
+    {"edge", cr_cmd_edge, "--from nats://HOST:PORT[,...] [--tournament T] [--listen ADDR:PORT] [--state DIR] [--config FILE] [--delay MINUTES]", "serve viewers from the events a venue relay publishes to NATS JetStream"},
+    {"agent", cr_cmd_agent, "--to ws://HOST:PORT/agent --token T [--id ID] [--usb | --serial DEV... | --feed FILE... [--speed X]] [--state DIR] [--insecure] [--exit-at-end]", "forward the boards of a venue to a central relay over a WebSocket, losing nothing across cuts"},
+    {"pairings", cr_cmd_pairings, "FILE [--round N] [--format trf|pgn] [--pgn OUT|-] [--boards]", "print the pairings of a TRF (Swiss-Manager...) or tags-only PGN per round and table"},
+    {"notation", cr_cmd_notation, "[--lang L] [--style S] [--from-lang L] [FILE]",
+     "read a game in any algebraic notation and print it as PGN"},
+};
+
+static const size_t command_count = sizeof commands / sizeof commands[0];
+
+static const struct cr_command *find_command(const char *name)
+{
+    for (size_t i = 0; i < command_count; i++) {
+        if (strcmp(commands[i].name, name) == 0) {
+            return &commands[i];
+        }
+    }
+    return NULL;
+}
+
+static int cmd_help(int argc, char **argv)
+{
+    if (argc > 1) {
+        const struct cr_command *c = find_command(argv[1]);
+        if (!c) {
+            fprintf(stderr, "chessrelay: unknown command '%s'\n", argv[1]);
+            return 2;
+        }
+        printf("usage: chessrelay %s %s\n  %s\n", c->name, c->usage, c->help);
+        return 0;
+    }
+    printf("usage: chessrelay COMMAND [ARGS...]\n\ncommands:\n");
+    for (size_t i = 0; i < command_count; i++) {
+        printf("  %-10s %s\n", commands[i].name, commands[i].help);
+    }
+    printf("\n'chessrelay help COMMAND' shows a command's arguments.\n");
+    return 0;
+}
+
+int main(int argc, char **argv)
+{
+    if (argc < 2) {
+        cmd_help(1, argv);
+        return 2;
+    }
+    if (strcmp(argv[1], "--help") == 0 || strcmp(argv[1], "-h") == 0) {
+        return cmd_help(1, argv);
+    }
+    if (strcmp(argv[1], "--version") == 0) {
+        printf("chessrelay %s\n", CR_VERSION);
+        return 0;
+    }
+    const struct cr_command *c = find_command(argv[1]);
+    if (!c) {
+        fprintf(stderr, "chessrelay: unknown command '%s' (try 'chessrelay help')\n", argv[1]);
+        return 2;
+    }
+    return c->run(argc - 1, argv + 1);
+}

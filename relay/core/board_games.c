@@ -1,0 +1,375 @@
+/* chessrelay relay: one board's inference events as store events (see
+ * board_games.h). */
+#include "core/board_games.h"
+
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "util/log.h"
+
+struct cr_board_games {
+    const cr_board_games_config *cfg;
+    char id[CR_BOARD_ID_MAX + 1];
+    int games_seen;  /* games started on this board (config entries taken) */
+    int game_number; /* the inference's number of the current game */
+    int game_id;     /* its id in the store, 0 before the first */
+    int table;
+    bool online;
+    const cr_config_board *entry;
+    bool paired; /* its game came from the pairings: they own the players */
+};
+
+cr_board_games *cr_board_games_new(const cr_board_games_config *cfg, const char *board_id,
+                                   int table)
+{
+    cr_board_games *b = calloc(1, sizeof *b);
+    if (b) {
+        b->cfg = cfg;
+        snprintf(b->id, sizeof b->id, "%s", board_id);
+        b->table = table;
+        b->online = true;
+    }
+    return b;
+}
+
+void cr_board_games_free(cr_board_games *b)
+{
+    free(b);
+}
+
+bool cr_board_games_online(const cr_board_games *b)
+{
+    return b->online;
+}
+
+int cr_board_games_game(const cr_board_games *b)
+{
+    return b->game_id;
+}
+
+static void emit(cr_board_games *b, cr_store_event *ev)
+{
+    b->cfg->emit(b->cfg->data, ev);
+}
+
+static const cr_game *store_game(const cr_board_games *b)
+{
+    const cr_store_game *g = cr_store_find(b->cfg->store, b->game_id);
+    return g ? g->game : NULL;
+}
+
+static void add_tag(cr_store_event *ev, const char *name, const char *value)
+{
+    if (value && value[0]) {
+        for (int i = 0; i < ev->tag_count; i++) {
+            if (strcmp(ev->tags[i].name, name) == 0) {
+                snprintf(ev->tags[i].value, sizeof ev->tags[i].value, "%s", value);
+                return;
+            }
+        }
+        cr_store_event_add_tag(ev, name, value);
+    }
+}
+
+static void add_int_tag(cr_store_event *ev, const char *name, int v)
+{
+    if (v > 0) {
+        char s[16];
+        snprintf(s, sizeof s, "%d", v);
+        add_tag(ev, name, s);
+    }
+}
+
+/* Tags the tournament file decides (the board's own meta tags yield). */
+static bool config_owns(const cr_board_games *b, const char *name)
+{
+    if (!b->entry && !b->paired) {
+        return false;
+    }
+    static const char *const owned[] = {"White",    "Black",      "WhiteElo",
+                                        "BlackElo", "WhiteTitle", "BlackTitle",
+                                        "WhiteFed", "BlackFed",   "Round"};
+    for (size_t i = 0; i < sizeof owned / sizeof owned[0]; i++) {
+        if (strcmp(name, owned[i]) == 0) {
+            return true;
+        }
+    }
+    return false;
+}
+
+static bool standard_start(const cr_game *g)
+{
+    const cr_position *start = cr_game_start(g);
+    cr_position std;
+    cr_position_init_start(&std);
+    return start->key == std.key && memcmp(start->board, std.board, sizeof std.board) == 0;
+}
+
+static void set_status(cr_board_games *b, bool attention, const char *reason)
+{
+    if (!b->game_id) {
+        return;
+    }
+    const cr_store_game *g = cr_store_find(b->cfg->store, b->game_id);
+    if (g && g->online == b->online && g->attention == attention) {
+        return;
+    }
+    cr_store_event *ev = cr_store_event_new(CR_SEV_STATUS);
+    if (ev) {
+        ev->game = b->game_id;
+        ev->online = b->online;
+        ev->attention = attention;
+        snprintf(ev->reason, sizeof ev->reason, "%s", reason ? reason : "");
+    }
+    emit(b, ev);
+}
+
+static void sync_tags(cr_board_games *b, const cr_game *g)
+{
+    const cr_game *sg = store_game(b);
+    if (!sg || !g) {
+        return;
+    }
+    for (int i = 0; i < cr_game_tag_count(g); i++) {
+        const char *name, *value;
+        cr_game_tag_at(g, i, &name, &value);
+        const char *have = cr_game_tag(sg, name);
+        if (config_owns(b, name) || strcmp(name, "FEN") == 0 || strcmp(name, "SetUp") == 0 ||
+            strcmp(name, "Result") == 0 || (have && strcmp(have, value) == 0) ||
+            strlen(name) >= CR_TAG_NAME_MAX) {
+            continue;
+        }
+        cr_store_event *ev = cr_store_event_new(CR_SEV_TAG);
+        if (ev) {
+            ev->game = b->game_id;
+            snprintf(ev->tag.name, sizeof ev->tag.name, "%s", name);
+            snprintf(ev->tag.value, sizeof ev->tag.value, "%s", value);
+        }
+        emit(b, ev);
+        sg = store_game(b);
+    }
+}
+
+/* The board takes the game the pairings made for it. */
+static void take_pairing(cr_board_games *b, int game, const cr_game *g)
+{
+    b->game_id = game;
+    b->paired = true;
+    cr_log(CR_LOG_INFO, "board %s: plays game %d of the pairings", b->id, game);
+    const cr_store_game *sg = cr_store_find(b->cfg->store, game);
+    set_status(b, sg ? sg->attention : false, NULL); /* online now, if the board is */
+    sync_tags(b, g);
+}
+
+/* The GAME event's tags: the tournament's, the board's own, the entry's. */
+static void game_tags(const cr_board_games *b, cr_store_event *ev, const cr_game *g)
+{
+    const cr_config *t = b->cfg->tournament;
+    add_tag(ev, "Event", t->event);
+    add_tag(ev, "Site", t->site);
+    add_tag(ev, "Date", t->date);
+    if (g) {
+        if (!standard_start(g)) {
+            ev->has_start = true;
+            ev->start = *cr_game_start(g);
+        }
+        for (int i = 0; i < cr_game_tag_count(g); i++) {
+            const char *name, *value;
+            cr_game_tag_at(g, i, &name, &value);
+            if (!config_owns(b, name)) {
+                add_tag(ev, name, value);
+            }
+        }
+    }
+    add_tag(ev, "Round", ev->round);
+    add_tag(ev, "TimeControl", t->time_control);
+    if (b->entry) {
+        const cr_config_board *e = b->entry;
+        add_tag(ev, "White", e->white);
+        add_tag(ev, "Black", e->black);
+        add_int_tag(ev, "WhiteElo", e->white_elo);
+        add_int_tag(ev, "BlackElo", e->black_elo);
+        add_tag(ev, "WhiteTitle", e->white_title);
+        add_tag(ev, "BlackTitle", e->black_title);
+        add_tag(ev, "WhiteFed", e->white_fed);
+        add_tag(ev, "BlackFed", e->black_fed);
+    }
+    add_tag(ev, "Board", b->id);
+}
+
+static void start_game(cr_board_games *b, const cr_game *g)
+{
+    const cr_board_games_config *cfg = b->cfg;
+    b->entry = cr_config_board_for(cfg->tournament, b->id, b->games_seen++);
+    int paired = 0;
+    if (cfg->take_pairing && (!g || standard_start(g))) {
+        paired = cfg->take_pairing(cfg->data, b->id);
+    }
+    if (paired) {
+        take_pairing(b, paired, g);
+        return;
+    }
+    b->paired = false;
+    cr_store_event *ev = cr_store_event_new(CR_SEV_GAME);
+    if (!ev) {
+        emit(b, NULL);
+        return;
+    }
+    ev->game = cfg->new_game(cfg->data);
+    snprintf(ev->board, sizeof ev->board, "%s", b->id);
+    const char *round = b->entry ? b->entry->round : g ? cr_game_tag(g, "Round") : NULL;
+    snprintf(ev->round, sizeof ev->round, "%s",
+             round && round[0] && strcmp(round, "?") ? round : "1");
+    ev->table = b->entry && b->entry->table ? b->entry->table : b->table;
+    game_tags(b, ev, g);
+    b->game_id = ev->game;
+    emit(b, ev);
+    if (!b->online) {
+        cr_store_event *st = cr_store_event_new(CR_SEV_STATUS);
+        if (st) {
+            st->game = b->game_id;
+        }
+        emit(b, st);
+    }
+}
+
+static bool same_ply(const cr_ply *a, const cr_ply *b)
+{
+    return a->move == b->move && strcmp(a->san, b->san) == 0 &&
+           (a->flags & CR_PLY_ILLEGAL) == (b->flags & CR_PLY_ILLEGAL);
+}
+
+/* Brings the store's game to the inference's: retracts from the first ply
+ * that differs, then appends the rest. Whatever the inference reported, the
+ * store ends up equal to it. */
+static void sync_moves(cr_board_games *b, const cr_game *g)
+{
+    const cr_game *sg = store_game(b);
+    if (!sg || !g) {
+        return;
+    }
+    int n = cr_game_ply_count(g), sn = cr_game_ply_count(sg), k = 0;
+    while (k < n && k < sn && same_ply(cr_game_ply(g, k), cr_game_ply(sg, k))) {
+        k++;
+    }
+    if (k < sn) {
+        cr_store_event *ev = cr_store_event_new(CR_SEV_CORRECTION);
+        if (ev) {
+            ev->game = b->game_id;
+            ev->ply = k;
+            ev->retracted = sn - k;
+        }
+        emit(b, ev);
+    }
+    for (int i = k; i < n; i++) {
+        cr_store_event *ev = cr_store_event_new(CR_SEV_MOVE);
+        if (ev) {
+            ev->game = b->game_id;
+            ev->ply = i;
+            ev->move = *cr_game_ply(g, i);
+        }
+        emit(b, ev);
+    }
+}
+
+static void game_ended(cr_board_games *b, const cr_infer_event *ev)
+{
+    sync_moves(b, ev->game);
+    const cr_game *sg = store_game(b);
+    if (sg && cr_game_result(sg) != ev->result) {
+        cr_store_event *e = cr_store_event_new(CR_SEV_RESULT);
+        if (e) {
+            e->game = b->game_id;
+            e->result = ev->result;
+            snprintf(e->reason, sizeof e->reason, "%s", ev->reason ? ev->reason : "");
+        }
+        emit(b, e);
+    }
+}
+
+static void clock_read(cr_board_games *b, const cr_infer_event *ev)
+{
+    if (!b->game_id) {
+        return;
+    }
+    cr_store_event *e = cr_store_event_new(CR_SEV_CLOCK);
+    if (e) {
+        e->game = b->game_id;
+        e->white_ms = ev->white_ms;
+        e->black_ms = ev->black_ms;
+        e->running = ev->running;
+    }
+    emit(b, e);
+}
+
+void cr_board_games_on_infer(cr_board_games *b, const cr_infer_event *ev)
+{
+    if (ev->kind == CR_INFER_GAME_STARTED || (ev->game && ev->game_number != b->game_number)) {
+        b->game_number = ev->game_number;
+        start_game(b, ev->game);
+        sync_moves(b, ev->game);
+        if (ev->kind == CR_INFER_GAME_STARTED) {
+            return;
+        }
+    }
+    switch (ev->kind) {
+    case CR_INFER_MOVE:
+    case CR_INFER_CORRECTION:
+        sync_moves(b, ev->game);
+        break;
+    case CR_INFER_GAME_ENDED:
+        game_ended(b, ev);
+        break;
+    case CR_INFER_ATTENTION:
+        set_status(b, true, ev->reason);
+        break;
+    case CR_INFER_RESYNCED:
+        set_status(b, false, NULL);
+        break;
+    case CR_INFER_CLOCK:
+        clock_read(b, ev);
+        break;
+    case CR_INFER_META:
+        sync_tags(b, ev->game);
+        break;
+    default:
+        break;
+    }
+}
+
+void cr_board_games_set_online(cr_board_games *b, bool online)
+{
+    b->online = online;
+}
+
+void cr_board_games_link_status(cr_board_games *b)
+{
+    if (b->game_id) {
+        const cr_store_game *g = cr_store_find(b->cfg->store, b->game_id);
+        set_status(b, g ? g->attention : false, NULL);
+    }
+}
+
+bool cr_board_games_paired(cr_board_games *b, int game)
+{
+    if (!b->game_id || b->game_id == game) {
+        return false;
+    }
+    int was = b->game_id;
+    const cr_store_game *g = cr_store_find(b->cfg->store, was);
+    if (!g || cr_game_ply_count(g->game) > 0 || cr_game_result(g->game) != CR_RESULT_NONE ||
+        !standard_start(g->game) || !b->cfg->take_pairing ||
+        b->cfg->take_pairing(b->cfg->data, b->id) != game) {
+        return false;
+    }
+    take_pairing(b, game, NULL);
+    cr_store_event *st = cr_store_event_new(CR_SEV_STATUS); /* offline: no board on it now */
+    if (st) {
+        st->game = was;
+    }
+    emit(b, st);
+    cr_log(CR_LOG_INFO, "board %s: game %d (not started) left for game %d of the pairings", b->id,
+           was, game);
+    return true;
+}

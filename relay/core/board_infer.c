@@ -1,0 +1,71 @@
+/* chessrelay relay: one board's feed events through the inference (see
+ * board_infer.h). */
+#include "core/board_infer.h"
+
+#include <stdio.h>
+#include <stdlib.h>
+
+#include "dgt_board.h"
+
+struct cr_board_infer {
+    char id[CR_BOARD_ID_MAX + 1];
+    cr_infer *inf;
+    cr_dgt_board *dgt; /* made on the first RAW event */
+};
+
+cr_board_infer *cr_board_infer_new(const char *board_id, const cr_infer_config *cfg, cr_infer_cb cb,
+                                   void *data)
+{
+    cr_board_infer *b = calloc(1, sizeof *b);
+    if (!b) {
+        return NULL;
+    }
+    snprintf(b->id, sizeof b->id, "%s", board_id);
+    b->inf = cr_infer_new(board_id, cfg, cb, data);
+    if (!b->inf) {
+        free(b);
+        return NULL;
+    }
+    return b;
+}
+
+void cr_board_infer_free(cr_board_infer *b)
+{
+    if (b) {
+        cr_infer_free(b->inf);
+        cr_dgt_board_free(b->dgt);
+        free(b);
+    }
+}
+
+cr_infer *cr_board_infer_engine(const cr_board_infer *b)
+{
+    return b->inf;
+}
+
+static void on_decoded(void *data, const cr_feed_event *ev)
+{
+    cr_board_infer *b = data;
+    if (ev->kind == CR_FEED_POS || ev->kind == CR_FEED_CLOCK) {
+        cr_infer_feed(b->inf, ev);
+    }
+}
+
+int cr_board_infer_feed(cr_board_infer *b, const cr_feed_event *ev)
+{
+    if (ev->kind == CR_FEED_RAW) {
+        if (!b->dgt) {
+            b->dgt = cr_dgt_board_new(b->id, NULL);
+        }
+        if (!b->dgt) {
+            return CR_ENOMEM;
+        }
+        cr_dgt_board_feed_raw(b->dgt, ev->t, ev->u.raw.bytes, ev->u.raw.len, on_decoded, b);
+        return 0;
+    }
+    if (ev->kind == CR_FEED_DISCONNECT && b->dgt) {
+        cr_dgt_board_reset_stream(b->dgt);
+    }
+    cr_infer_feed(b->inf, ev);
+    return 0;
+}

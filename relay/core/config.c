@@ -1,0 +1,651 @@
+/* chessrelay relay: the tournament file (see config.h). */
+#include "core/config.h"
+
+#include <errno.h>
+#include <jansson.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "cr/pairings.h"
+#include "util/fileio.h"
+#include "out/push.h"
+
+cr_config *cr_config_new(void)
+{
+    cr_config *cfg = calloc(1, sizeof *cfg);
+    if (!cfg) {
+        return NULL;
+    }
+    strcpy(cfg->listen_host, "127.0.0.1");
+    cfg->listen_port = 8080;
+    cfg->fsync_ms = 100;
+    return cfg;
+}
+
+static void free_strv(char **v, int n)
+{
+    for (int i = 0; i < n; i++) {
+        free(v[i]);
+    }
+    free(v);
+}
+
+void cr_config_free(cr_config *cfg)
+{
+    if (!cfg) {
+        return;
+    }
+    free(cfg->tls_cert);
+    free(cfg->tls_key);
+    free(cfg->tokens);
+    free_strv(cfg->origins, cfg->origin_count);
+    free(cfg->state_dir);
+    free(cfg->web_root);
+    free_strv(cfg->feeds, cfg->feed_count);
+    free_strv(cfg->devices, cfg->device_count);
+    free(cfg->boards);
+    free(cfg->pushes);
+    free(cfg->export_dir);
+    free(cfg->pairings);
+    free(cfg);
+}
+
+int cr_parse_listen(const char *s, char *host, size_t host_size, int *port)
+{
+    const char *colon = NULL;
+    const char *h = s;
+    size_t hlen = 0;
+    if (s[0] == '[') {
+        const char *close = strchr(s, ']');
+        if (!close || close[1] != ':') {
+            return CR_EINVAL;
+        }
+        h = s + 1;
+        hlen = (size_t)(close - h);
+        colon = close + 1;
+    } else {
+        colon = strrchr(s, ':');
+        hlen = colon ? (size_t)(colon - s) : 0;
+    }
+    const char *p = colon ? colon + 1 : s;
+    char *end;
+    errno = 0;
+    long v = strtol(p, &end, 10);
+    if (*p == '\0' || *end != '\0' || errno || v < 0 || v > 65535 || hlen >= host_size) {
+        return CR_EINVAL;
+    }
+    if (hlen) {
+        memcpy(host, h, hlen);
+        host[hlen] = '\0';
+    } else {
+        snprintf(host, host_size, "%s", "127.0.0.1");
+    }
+    *port = (int)v;
+    return 0;
+}
+
+/*----- Reading with errors that name the field -----*/
+
+typedef struct ctx {
+    const char *name;
+    const char *base;
+    cr_error *err;
+} ctx;
+
+static int fail(ctx *c, const char *field, const char *what)
+{
+    return cr_error_set(c->err, CR_ECONFIG, 0, 0, "%s: %s: %s", c->name, field, what);
+}
+
+static char *resolve(ctx *c, const char *path)
+{
+    if (path[0] == '/' || !c->base || !c->base[0]) {
+        return strdup(path);
+    }
+    size_t n = strlen(c->base) + strlen(path) + 2;
+    char *s = malloc(n);
+    if (s) {
+        snprintf(s, n, "%s/%s", c->base, path);
+    }
+    return s;
+}
+
+static int get_str(ctx *c, json_t *v, const char *field, char *dst, size_t size)
+{
+    if (!json_is_string(v)) {
+        return fail(c, field, "expected a string");
+    }
+    if (json_string_length(v) >= size) {
+        char what[64];
+        snprintf(what, sizeof what, "longer than %zu characters", size - 1);
+        return fail(c, field, what);
+    }
+    memcpy(dst, json_string_value(v), json_string_length(v) + 1);
+    return 0;
+}
+
+static int get_int(ctx *c, json_t *v, const char *field, int lo, int hi, int *dst)
+{
+    if (!json_is_integer(v)) {
+        return fail(c, field, "expected an integer");
+    }
+    json_int_t x = json_integer_value(v);
+    if (x < lo || x > hi) {
+        char what[80];
+        snprintf(what, sizeof what, "%lld is out of range %d..%d", (long long)x, lo, hi);
+        return fail(c, field, what);
+    }
+    *dst = (int)x;
+    return 0;
+}
+
+static int get_path(ctx *c, json_t *v, const char *field, char **dst)
+{
+    char tmp[4096];
+    int rc = get_str(c, v, field, tmp, sizeof tmp);
+    if (rc) {
+        return rc;
+    }
+    if (!tmp[0]) {
+        return fail(c, field, "empty path");
+    }
+    free(*dst);
+    *dst = resolve(c, tmp);
+    return *dst ? 0 : cr_error_set(c->err, CR_ENOMEM, 0, 0, "out of memory");
+}
+
+static int get_strv(ctx *c, json_t *v, const char *field, bool paths, char ***dst, int *count)
+{
+    if (!json_is_array(v)) {
+        return fail(c, field, "expected an array of strings");
+    }
+    size_t n = json_array_size(v);
+    *dst = calloc(n ? n : 1, sizeof **dst);
+    if (!*dst) {
+        return cr_error_set(c->err, CR_ENOMEM, 0, 0, "out of memory");
+    }
+    for (size_t i = 0; i < n; i++) {
+        char f[96];
+        snprintf(f, sizeof f, "%s[%zu]", field, i);
+        json_t *e = json_array_get(v, i);
+        int rc;
+        if (paths) {
+            rc = get_path(c, e, f, &(*dst)[i]);
+        } else if (!json_is_string(e)) {
+            rc = fail(c, f, "expected a string");
+        } else {
+            (*dst)[i] = strdup(json_string_value(e));
+            rc = (*dst)[i] ? 0 : CR_ENOMEM;
+        }
+        if (rc) {
+            return rc;
+        }
+        *count = (int)i + 1;
+    }
+    return 0;
+}
+
+static int read_board(ctx *c, json_t *o, size_t index, cr_config_board *b)
+{
+    char base[32], f[64];
+    snprintf(base, sizeof base, "boards[%zu]", index);
+    if (!json_is_object(o)) {
+        return fail(c, base, "expected an object");
+    }
+    memset(b, 0, sizeof *b);
+    strcpy(b->round, "1");
+    const char *key;
+    json_t *v;
+    int rc = 0;
+    json_object_foreach(o, key, v)
+    {
+        snprintf(f, sizeof f, "%s.%s", base, key);
+        if (strcmp(key, "board") == 0) {
+            rc = get_str(c, v, f, b->board, sizeof b->board);
+            if (!rc) {
+                for (const char *p = b->board; *p; p++) {
+                    if (!strchr("ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789._-", *p)) {
+                        return fail(c, f, "a board id has only letters, digits, '.', '_' and '-'");
+                    }
+                }
+                if (!b->board[0]) {
+                    return fail(c, f, "empty board id");
+                }
+            }
+        } else if (strcmp(key, "table") == 0) {
+            rc = get_int(c, v, f, 1, 100000, &b->table);
+        } else if (strcmp(key, "round") == 0) {
+            if (json_is_integer(v)) {
+                int r;
+                rc = get_int(c, v, f, 0, 10000, &r);
+                snprintf(b->round, sizeof b->round, "%d", r);
+            } else {
+                rc = get_str(c, v, f, b->round, sizeof b->round);
+            }
+        } else if (strcmp(key, "game") == 0) {
+            rc = get_int(c, v, f, 1, 100000, &b->game);
+        } else if (strcmp(key, "white") == 0) {
+            rc = get_str(c, v, f, b->white, sizeof b->white);
+        } else if (strcmp(key, "black") == 0) {
+            rc = get_str(c, v, f, b->black, sizeof b->black);
+        } else if (strcmp(key, "white_elo") == 0) {
+            rc = get_int(c, v, f, 0, 4000, &b->white_elo);
+        } else if (strcmp(key, "black_elo") == 0) {
+            rc = get_int(c, v, f, 0, 4000, &b->black_elo);
+        } else if (strcmp(key, "white_title") == 0) {
+            rc = get_str(c, v, f, b->white_title, sizeof b->white_title);
+        } else if (strcmp(key, "black_title") == 0) {
+            rc = get_str(c, v, f, b->black_title, sizeof b->black_title);
+        } else if (strcmp(key, "white_fed") == 0) {
+            rc = get_str(c, v, f, b->white_fed, sizeof b->white_fed);
+        } else if (strcmp(key, "black_fed") == 0) {
+            rc = get_str(c, v, f, b->black_fed, sizeof b->black_fed);
+        } else {
+            return fail(c, f, "unknown field");
+        }
+        if (rc) {
+            return rc;
+        }
+    }
+    if (!b->board[0] && !b->table) {
+        return fail(c, base, "needs \"board\" (serial) or \"table\"");
+    }
+    return 0;
+}
+
+static int read_token(ctx *c, json_t *o, size_t index, cr_config_token *t)
+{
+    char base[32], f[64];
+    snprintf(base, sizeof base, "tokens[%zu]", index);
+    if (!json_is_object(o)) {
+        return fail(c, base, "expected an object");
+    }
+    memset(t, 0, sizeof *t);
+    strcpy(t->role, "arbiter");
+    const char *key;
+    json_t *v;
+    json_object_foreach(o, key, v)
+    {
+        snprintf(f, sizeof f, "%s.%s", base, key);
+        int rc;
+        if (strcmp(key, "name") == 0) {
+            rc = get_str(c, v, f, t->name, sizeof t->name);
+        } else if (strcmp(key, "role") == 0) {
+            rc = get_str(c, v, f, t->role, sizeof t->role);
+            if (!rc && strcmp(t->role, "arbiter") && strcmp(t->role, "agent")) {
+                rc = fail(c, f, "expected \"arbiter\" or \"agent\"");
+            }
+        } else if (strcmp(key, "token") == 0) {
+            rc = get_str(c, v, f, t->token, sizeof t->token);
+            if (!rc && strlen(t->token) < 8) {
+                rc = fail(c, f, "too short (at least 8 characters)");
+            }
+        } else {
+            rc = fail(c, f, "unknown field");
+        }
+        if (rc) {
+            return rc;
+        }
+    }
+    if (!t->token[0]) {
+        snprintf(f, sizeof f, "%s.token", base);
+        return fail(c, f, "missing");
+    }
+    return 0;
+}
+
+/* One "push" entry: {"round": "1", "url": "...", "token": "..."}. */
+static int read_push(ctx *c, json_t *o, size_t index, cr_config *cfg)
+{
+    char base[32], f[64];
+    snprintf(base, sizeof base, "push[%zu]", index);
+    if (!json_is_object(o)) {
+        return fail(c, base, "expected an object with \"round\", \"url\" and \"token\"");
+    }
+    cr_config_push *p = &cfg->pushes[index];
+    memset(p, 0, sizeof *p);
+    const char *key;
+    json_t *v;
+    json_object_foreach(o, key, v)
+    {
+        snprintf(f, sizeof f, "%s.%s", base, key);
+        int rc;
+        if (strcmp(key, "round") == 0) {
+            if (json_is_integer(v)) {
+                int r;
+                rc = get_int(c, v, f, 1, 10000, &r);
+                snprintf(p->round, sizeof p->round, "%d", r);
+            } else {
+                rc = get_str(c, v, f, p->round, sizeof p->round);
+            }
+        } else if (strcmp(key, "url") == 0) {
+            char why[160];
+            rc = get_str(c, v, f, p->url, sizeof p->url);
+            if (!rc && cr_pusher_check_url(p->url, why, sizeof why)) {
+                rc = fail(c, f, why);
+            }
+        } else if (strcmp(key, "token") == 0) {
+            rc = get_str(c, v, f, p->token, sizeof p->token);
+        } else {
+            rc = fail(c, f, "unknown field");
+        }
+        if (rc) {
+            return rc;
+        }
+    }
+    if (!p->round[0] || !p->url[0]) {
+        snprintf(f, sizeof f, "%s.%s", base, p->round[0] ? "url" : "round");
+        return fail(c, f, "missing");
+    }
+    for (size_t i = 0; i < index; i++) {
+        if (strcmp(cfg->pushes[i].round, p->round) == 0) {
+            snprintf(f, sizeof f, "%s.round", base);
+            return fail(c, f, "this round already has a push entry");
+        }
+    }
+    return 0;
+}
+
+/* "pairings": "file" or {"file": "...", "round": 5, "format": "trf"}. */
+static int read_pairings(ctx *c, json_t *v, cr_config *cfg)
+{
+    if (json_is_string(v)) {
+        return get_path(c, v, "pairings", &cfg->pairings);
+    }
+    if (!json_is_object(v)) {
+        return fail(c, "pairings", "expected a file name or {\"file\", \"round\", \"format\"}");
+    }
+    const char *key;
+    json_t *x;
+    json_object_foreach(v, key, x)
+    {
+        char f[64];
+        snprintf(f, sizeof f, "pairings.%s", key);
+        int rc;
+        if (strcmp(key, "file") == 0) {
+            rc = get_path(c, x, f, &cfg->pairings);
+        } else if (strcmp(key, "round") == 0) {
+            rc = get_int(c, x, f, 1, 10000, &cfg->pairings_round);
+        } else if (strcmp(key, "format") == 0) {
+            char fmt[8];
+            rc = get_str(c, x, f, fmt, sizeof fmt);
+            if (!rc && cr_config_pairings_format(fmt, &cfg->pairings_format)) {
+                rc = fail(c, f, "expected \"trf\", \"pgn\" or \"auto\"");
+            }
+        } else {
+            rc = fail(c, f, "unknown field");
+        }
+        if (rc) {
+            return rc;
+        }
+    }
+    if (!cfg->pairings) {
+        return fail(c, "pairings.file", "missing");
+    }
+    return 0;
+}
+
+int cr_config_pairings_format(const char *name, int *format)
+{
+    if (strcmp(name, "auto") == 0) {
+        *format = CR_PAIRINGS_AUTO;
+    } else if (strcmp(name, "trf") == 0) {
+        *format = CR_PAIRINGS_TRF;
+    } else if (strcmp(name, "pgn") == 0) {
+        *format = CR_PAIRINGS_PGN;
+    } else {
+        return CR_EINVAL;
+    }
+    return 0;
+}
+
+static int read_root(ctx *c, json_t *root, cr_config *cfg)
+{
+    if (!json_is_object(root)) {
+        return fail(c, "tournament", "expected an object");
+    }
+    const char *key;
+    json_t *v;
+    json_object_foreach(root, key, v)
+    {
+        int rc = 0;
+        if (strcmp(key, "event") == 0) {
+            rc = get_str(c, v, key, cfg->event, sizeof cfg->event);
+        } else if (strcmp(key, "site") == 0) {
+            rc = get_str(c, v, key, cfg->site, sizeof cfg->site);
+        } else if (strcmp(key, "date") == 0) {
+            rc = get_str(c, v, key, cfg->date, sizeof cfg->date);
+        } else if (strcmp(key, "rounds") == 0) {
+            rc = get_int(c, v, key, 1, 1000, &cfg->rounds);
+        } else if (strcmp(key, "time_control") == 0) {
+            rc = get_str(c, v, key, cfg->time_control, sizeof cfg->time_control);
+        } else if (strcmp(key, "delay_minutes") == 0) {
+            int m;
+            rc = get_int(c, v, key, 0, 24 * 60, &m);
+            cfg->delay_s = m * 60;
+        } else if (strcmp(key, "delay_seconds") == 0) {
+            rc = get_int(c, v, key, 0, 24 * 3600, &cfg->delay_s);
+        } else if (strcmp(key, "listen") == 0) {
+            char tmp[160];
+            rc = get_str(c, v, key, tmp, sizeof tmp);
+            if (!rc && cr_parse_listen(tmp, cfg->listen_host, sizeof cfg->listen_host,
+                                       &cfg->listen_port)) {
+                rc = fail(c, key, "expected \"HOST:PORT\"");
+            }
+        } else if (strcmp(key, "tls") == 0) {
+            if (!json_is_object(v)) {
+                rc = fail(c, key, "expected an object with \"cert\" and \"key\"");
+            } else {
+                const char *k2;
+                json_t *v2;
+                json_object_foreach(v, k2, v2)
+                {
+                    char f[32];
+                    snprintf(f, sizeof f, "tls.%s", k2);
+                    if (strcmp(k2, "cert") == 0) {
+                        rc = get_path(c, v2, f, &cfg->tls_cert);
+                    } else if (strcmp(k2, "key") == 0) {
+                        rc = get_path(c, v2, f, &cfg->tls_key);
+                    } else {
+                        rc = fail(c, f, "unknown field");
+                    }
+                    if (rc) {
+                        return rc;
+                    }
+                }
+                if (!cfg->tls_cert || !cfg->tls_key) {
+                    rc = fail(c, cfg->tls_cert ? "tls.key" : "tls.cert", "missing");
+                }
+            }
+        } else if (strcmp(key, "tokens") == 0) {
+            if (!json_is_array(v)) {
+                rc = fail(c, key, "expected an array");
+            } else {
+                cfg->tokens = calloc(json_array_size(v) + 1, sizeof *cfg->tokens);
+                if (!cfg->tokens) {
+                    return cr_error_set(c->err, CR_ENOMEM, 0, 0, "out of memory");
+                }
+                for (size_t i = 0; i < json_array_size(v) && !rc; i++) {
+                    rc = read_token(c, json_array_get(v, i), i, &cfg->tokens[i]);
+                    cfg->token_count = (int)i + 1;
+                }
+            }
+        } else if (strcmp(key, "origins") == 0) {
+            rc = get_strv(c, v, key, false, &cfg->origins, &cfg->origin_count);
+        } else if (strcmp(key, "state_dir") == 0) {
+            rc = get_path(c, v, key, &cfg->state_dir);
+        } else if (strcmp(key, "web_root") == 0) {
+            rc = get_path(c, v, key, &cfg->web_root);
+        } else if (strcmp(key, "fsync_ms") == 0) {
+            rc = get_int(c, v, key, 1, 60000, &cfg->fsync_ms);
+        } else if (strcmp(key, "feeds") == 0) {
+            rc = get_strv(c, v, key, true, &cfg->feeds, &cfg->feed_count);
+        } else if (strcmp(key, "devices") == 0) {
+            rc = get_strv(c, v, key, false, &cfg->devices, &cfg->device_count);
+        } else if (strcmp(key, "usb") == 0) {
+            if (!json_is_boolean(v)) {
+                rc = fail(c, key, "expected true or false");
+            } else {
+                cfg->usb = json_is_true(v);
+            }
+        } else if (strcmp(key, "push") == 0) {
+            if (!json_is_array(v)) {
+                rc = fail(c, key, "expected an array of {\"round\", \"url\", \"token\"}");
+            } else {
+                cfg->pushes = calloc(json_array_size(v) + 1, sizeof *cfg->pushes);
+                if (!cfg->pushes) {
+                    return cr_error_set(c->err, CR_ENOMEM, 0, 0, "out of memory");
+                }
+                for (size_t i = 0; i < json_array_size(v) && !rc; i++) {
+                    rc = read_push(c, json_array_get(v, i), i, cfg);
+                    cfg->push_count = (int)i + 1;
+                }
+            }
+        } else if (strcmp(key, "export_dir") == 0) {
+            rc = get_path(c, v, key, &cfg->export_dir);
+        } else if (strcmp(key, "pairings") == 0) {
+            rc = read_pairings(c, v, cfg);
+        } else if (strcmp(key, "boards") == 0) {
+            if (!json_is_array(v)) {
+                rc = fail(c, key, "expected an array");
+            } else {
+                cfg->boards = calloc(json_array_size(v) + 1, sizeof *cfg->boards);
+                if (!cfg->boards) {
+                    return cr_error_set(c->err, CR_ENOMEM, 0, 0, "out of memory");
+                }
+                for (size_t i = 0; i < json_array_size(v) && !rc; i++) {
+                    rc = read_board(c, json_array_get(v, i), i, &cfg->boards[i]);
+                    cfg->board_count = (int)i + 1;
+                }
+            }
+        } else {
+            rc = fail(c, key, "unknown field");
+        }
+        if (rc) {
+            return rc;
+        }
+    }
+    return 0;
+}
+
+cr_config *cr_config_parse(const char *text, const char *name, const char *base_dir,
+                           cr_error *err)
+{
+    cr_error_clear(err);
+    json_error_t jerr;
+    json_t *root = json_loads(text, JSON_REJECT_DUPLICATES, &jerr);
+    if (!root) {
+        cr_error_set(err, CR_ECONFIG, jerr.line, jerr.column, "%s:%d:%d: %s", name, jerr.line,
+                     jerr.column, jerr.text);
+        return NULL;
+    }
+    cr_config *cfg = cr_config_new();
+    ctx c = {name, base_dir, err};
+    if (!cfg || read_root(&c, root, cfg)) {
+        if (!cfg) {
+            cr_error_set(err, CR_ENOMEM, 0, 0, "out of memory");
+        }
+        cr_config_free(cfg);
+        cfg = NULL;
+    }
+    json_decref(root);
+    return cfg;
+}
+
+cr_config *cr_config_load(const char *path, cr_error *err)
+{
+    char *text = NULL;
+    size_t len = 0;
+    if (cr_read_file(path, 64u << 20, &text, &len, err)) {
+        return NULL;
+    }
+    if (strlen(text) != len) {
+        free(text);
+        cr_error_set(err, CR_ECONFIG, 0, 0, "%s: contains a NUL byte", path);
+        return NULL;
+    }
+    char *base = strdup(path);
+    char *slash = base ? strrchr(base, '/') : NULL;
+    if (slash) {
+        *slash = '\0';
+    } else if (base) {
+        base[0] = '\0';
+    }
+    const char *name = strrchr(path, '/') ? strrchr(path, '/') + 1 : path;
+    cr_config *cfg = cr_config_parse(text, name, base, err);
+    free(text);
+    free(base);
+    return cfg;
+}
+
+const cr_config_board *cr_config_board_for(const cr_config *cfg, const char *board_id, int n)
+{
+    /* Serial numbers first: a board named by serial wins over a table number. */
+    for (int pass = 0; pass < 2; pass++) {
+        int seen = 0;
+        for (int i = 0; i < cfg->board_count; i++) {
+            const cr_config_board *b = &cfg->boards[i];
+            bool match;
+            if (pass == 0) {
+                match = b->board[0] && strcmp(b->board, board_id) == 0;
+            } else {
+                char num[16];
+                snprintf(num, sizeof num, "%d", b->table);
+                match = !b->board[0] && b->table && strcmp(num, board_id) == 0;
+            }
+            if (match && seen++ == n) {
+                return b;
+            }
+        }
+        if (seen) {
+            return NULL;
+        }
+    }
+    return NULL;
+}
+
+bool cr_secret_equal(const char *given, const char *secret)
+{
+    size_t n = strlen(secret), g = strlen(given);
+    unsigned char diff = (unsigned char)(n != g);
+    for (size_t i = 0; i < n; i++) {
+        /* Reads `given` cyclically so that the time does not depend on it. */
+        unsigned char c = g ? (unsigned char)given[i % g] : 0;
+        diff |= (unsigned char)(c ^ (unsigned char)secret[i]);
+    }
+    return diff == 0;
+}
+
+const char *cr_config_check_token(const cr_config *cfg, const char *token)
+{
+    const char *role = NULL;
+    if (!token || !token[0]) {
+        return NULL;
+    }
+    for (int i = 0; i < cfg->token_count; i++) {
+        if (cr_secret_equal(token, cfg->tokens[i].token) && !role) {
+            role = cfg->tokens[i].role;
+        }
+    }
+    return role;
+}
+
+int cr_config_add_token(cr_config *cfg, const char *name, const char *role, const char *token)
+{
+    if (!token || !token[0]) {
+        return CR_EINVAL;
+    }
+    cr_config_token *t = realloc(cfg->tokens, (size_t)(cfg->token_count + 1) * sizeof *t);
+    if (!t) {
+        return CR_ENOMEM;
+    }
+    cfg->tokens = t;
+    t += cfg->token_count;
+    memset(t, 0, sizeof *t);
+    snprintf(t->name, sizeof t->name, "%s", name);
+    snprintf(t->role, sizeof t->role, "%s", role);
+    snprintf(t->token, sizeof t->token, "%s", token);
+    cfg->token_count++;
+    return 0;
+}

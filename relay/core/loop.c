@@ -1,0 +1,1133 @@
+/* chessrelay relay: the loop thread (see loop.h). */
+#include "core/loop.h"
+
+#include <errno.h>
+#include <event2/event.h>
+#include <inttypes.h>
+#include <signal.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#include "arbiter/arbiter_link.h" /* arbiter monitoring (arbiter_link.h) */
+#include "agent/agent_link.h"
+#include "core/board_games.h"
+#include "core/board_infer.h"
+#include "core/feed_source.h"
+#include "core/journal.h"
+#include "core/lanes.h"
+#include "util/log.h"
+#include "out/nats_pub.h"
+#include "out/outputs.h" /* H8b: pushes to broadcast hosts, export folder */
+#include "core/pairings_link.h"
+#include "net/queue.h"
+#include "net/server.h"
+#include "core/sigwatch.h"
+#include "core/source_boards.h"
+#include "core/store.h"
+#include "net/view.h"
+
+enum { TICK_MS = 100, TICK_SPAN = 5000, PUB_QUEUE = 1 << 16, CMD_QUEUE = 1024 };
+
+typedef struct relay relay;
+
+typedef struct board {
+    char id[CR_BOARD_ID_MAX + 1];
+    cr_board_infer *infer; /* feed events -> inference events */
+    cr_board_games *games; /* inference events -> store events */
+    long skip;       /* restart: events of this board already in the journal */
+} board;
+
+struct relay {
+    const cr_loop_config *cfg;
+    const cr_config *t;
+    struct event_base *base;
+    board **boards;
+    int nboards, capboards;
+    cr_feed_source *feeds;           /* the feed files, NULL without */
+    cr_lanes *lanes;                 /* the live and public stores, the delay line (lanes.h) */
+    cr_store *live;                  /* the live lane's store */
+    cr_board_games_config games_cfg; /* for every board */
+    cr_outputs *outputs; /* H8b: round PGN pushes and export folder, fed from the public store */
+    int64_t seq;
+    int next_game;
+    cr_journal *journal;
+    bool rebuilding;
+    cr_feed_clock clock;           /* epoch_ms: from the journal, else this start */
+    int64_t last_tick, tick_limit; /* feed ms: see run_ticks */
+    int64_t cur_ts;     /* wall time (us) of the event being processed */
+    int emitted;        /* store events emitted */
+    bool finished;
+    cr_queue *pubs, *cmds;
+    cr_board_sources *live_boards; /* NULL without live boards */
+    cr_server *server;
+    cr_agent_link *agents; /* venue agents, or NULL */
+    cr_arbiter_link *arb; /* arbiter monitoring (arbiter_link.h) */
+    cr_nats_pub *nats; /* NULL: not publishing to NATS (nats_pub.h) */
+    cr_pairings_link *pairings; /* the pairings file (pairings_link.h), or NULL */
+    struct event *tick_ev, *sync_ev, *stats_ev, *cmd_ev, *reload_ev;
+    int status;
+};
+
+static int64_t wall_ms(void)
+{
+    return cr_now_us() / 1000;
+}
+
+static int64_t feed_now(const relay *r)
+{
+    return cr_feed_clock_now(&r->clock);
+}
+
+/*----- publishing (lanes.h) -----*/
+
+static void set_rebuilding(relay *r, bool on)
+{
+    r->rebuilding = on;
+    cr_lanes_set_quiet(r->lanes, on);
+}
+
+/* Prometheus text of the pushes, the pairings file and the NATS
+ * publisher (NULL: none). */
+static cr_buf *loop_metrics(relay *r)
+{
+    const cr_pusher *pusher = r->outputs ? cr_outputs_pusher(r->outputs) : NULL;
+    if (!r->pairings && !r->nats && (!pusher || cr_pusher_round_count(pusher) == 0)) {
+        return NULL;
+    }
+    char *text = NULL;
+    size_t size = 0;
+    FILE *f = open_memstream(&text, &size);
+    if (!f) {
+        return NULL;
+    }
+    if (pusher) {
+        cr_pusher_metrics(pusher, f);
+    }
+    if (r->pairings) {
+        cr_pairings_link_metrics(r->pairings, f);
+    }
+    if (r->nats) {
+        cr_nats_pub_metrics(r->nats, f);
+    }
+    if (fclose(f) != 0) {
+        free(text);
+        return NULL;
+    }
+    return cr_buf_take_str(text);
+}
+
+static void publish_stats(relay *r)
+{
+    cr_pub *p = cr_pub_new(CR_PUB_STATS);
+    if (!p) {
+        return;
+    }
+    p->ready = !r->rebuilding;
+    for (int i = 0; i < r->nboards; i++) {
+        p->boards_online += cr_board_games_online(r->boards[i]->games);
+    }
+    p->boards_known = r->nboards;
+    p->journal_syncs = r->journal ? (int64_t)cr_journal_syncs(r->journal) : 0;
+    if (r->live_boards) {
+        p->boards_metrics = cr_buf_take_str(cr_board_sources_metrics(r->live_boards));
+        p->boards_json = cr_buf_take_str(cr_board_sources_json(r->live_boards));
+    }
+    p->loop_metrics = loop_metrics(r);
+    cr_lanes_publish(r->lanes, p);
+}
+
+/* An event of the live lane, before it is published. */
+static void on_live_event(void *data, const cr_store *live, const cr_store_event *ev, cr_buf *json)
+{
+    relay *r = data;
+    cr_arbiter_link_on_store_event(r->arb, ev, feed_now(r), wall_ms()); /* never emits */
+    cr_log(CR_LOG_DEBUG, "event %" PRId64 ": kind %d game %d ply %d%s", ev->seq, (int)ev->kind,
+           ev->game, ev->ply, r->rebuilding ? " (rebuild)" : "");
+    /* NATS: every live event, rebuild included */
+    cr_nats_pub_event(r->nats, live, ev, json);
+}
+
+/* An event of the public lane: the round's PGN pushed and exported. */
+static void on_public_event(void *data, const cr_store *pub, const cr_store_event *ev)
+{
+    relay *r = data;
+    cr_outputs_changed(r->outputs, pub, ev);
+}
+
+/* Gives an event its seq and ts and adds it to the lanes. Takes ev. */
+static void emit(relay *r, cr_store_event *ev)
+{
+    if (!ev) {
+        r->status = 1;
+        return;
+    }
+    ev->seq = r->seq + 1;
+    ev->ts = r->cur_ts;
+    cr_error err;
+    if (cr_lanes_add(r->lanes, ev, NULL, &err)) {
+        cr_log(CR_LOG_WARN, "store: %s", err.text);
+        cr_store_event_free(ev);
+        return;
+    }
+    r->seq++;
+    r->emitted++;
+}
+
+/*----- from inference events to store events (board_games.h) -----*/
+
+static int new_game_id(void *data)
+{
+    relay *r = data;
+    return ++r->next_game;
+}
+
+static int take_pairing(void *data, const char *board_id)
+{
+    relay *r = data;
+    return r->pairings ? cr_pairings_link_take(r->pairings, board_id) : 0;
+}
+
+static void games_emit(void *data, cr_store_event *ev)
+{
+    emit(data, ev);
+}
+
+static void games_config(relay *r)
+{
+    cr_board_games_config *c = &r->games_cfg;
+    c->tournament = r->t;
+    c->store = r->live;
+    c->new_game = new_game_id;
+    c->take_pairing = take_pairing;
+    c->emit = games_emit;
+    c->data = r;
+}
+
+static void on_infer(void *data, const cr_infer_event *ev)
+{
+    board *b = data;
+    cr_board_games_on_infer(b->games, ev);
+}
+
+/*----- boards and feed events -----*/
+
+static void run_ticks(relay *r, int64_t upto);
+static void after_event(relay *r, int64_t t);
+
+static board *get_board(relay *r, const char *id)
+{
+    for (int i = 0; i < r->nboards; i++) {
+        if (strcmp(r->boards[i]->id, id) == 0) {
+            return r->boards[i];
+        }
+    }
+    if (r->nboards == r->capboards) {
+        int cap = r->capboards ? 2 * r->capboards : 16;
+        board **n = realloc(r->boards, (size_t)cap * sizeof *n);
+        if (!n) {
+            return NULL;
+        }
+        r->boards = n;
+        r->capboards = cap;
+    }
+    board *b = calloc(1, sizeof *b);
+    if (!b) {
+        return NULL;
+    }
+    snprintf(b->id, sizeof b->id, "%s", id);
+    b->infer = cr_board_infer_new(id, NULL, on_infer, b);
+    b->games = cr_board_games_new(&r->games_cfg, id, r->nboards + 1);
+    if (!b->infer || !b->games) {
+        cr_board_infer_free(b->infer);
+        cr_board_games_free(b->games);
+        free(b);
+        return NULL;
+    }
+    r->boards[r->nboards++] = b;
+    return b;
+}
+
+/* One feed event into its board: journal first (unless rebuilding), then the
+ * inference. ev->t is on the feed clock. */
+static void feed_event(relay *r, const cr_feed_event *ev, const char *line, size_t len)
+{
+    board *b = get_board(r, ev->board);
+    if (!b) {
+        cr_log(CR_LOG_ERROR, "out of memory");
+        r->status = 1;
+        return;
+    }
+    run_ticks(r, ev->t);
+    after_event(r, ev->t);
+    if (!r->rebuilding && r->journal) {
+        char buf[CR_FEED_LINE_MAX];
+        char *big = NULL;
+        int n;
+        if (line) {
+            n = (int)len;
+        } else if (ev->kind == CR_FEED_RAW) {
+            size_t size = 2 * ev->u.raw.len + CR_FEED_LINE_MAX;
+            big = malloc(size);
+            n = big ? cr_feed_format(ev, big, size) : CR_ENOMEM;
+            line = big;
+        } else {
+            n = cr_feed_format(ev, buf, sizeof buf);
+            line = buf;
+        }
+        if (n < 0 || cr_journal_append(r->journal, line, (size_t)n)) {
+            cr_log(CR_LOG_ERROR, "journal %s: cannot write: %s", cr_journal_path(r->journal),
+                   n < 0 ? cr_strerror(n) : strerror(errno));
+            r->status = 1;
+        }
+        free(big);
+    }
+    bool link = ev->kind == CR_FEED_CONNECT || ev->kind == CR_FEED_DISCONNECT;
+    if (link) {
+        cr_board_games_set_online(b->games, ev->kind == CR_FEED_CONNECT);
+    }
+    if (cr_board_infer_feed(b->infer, ev)) {
+        cr_log(CR_LOG_ERROR, "out of memory");
+        r->status = 1;
+    }
+    if (link) {
+        cr_board_games_link_status(b->games);
+    }
+}
+
+/* Settling pending moves. The inference only knows time from what it is
+ * given, so ticks are a pure function of the event stream: every 100 ms
+ * boundary of the feed clock within TICK_SPAN after an event is ticked, in
+ * time order before any later event. The timer only does them earlier
+ * (never past a source's next event), so a live run, another run of the
+ * same feed and a rebuild from the journal settle at the same moments. */
+static void run_ticks(relay *r, int64_t upto)
+{
+    int64_t end = upto < r->tick_limit ? upto : r->tick_limit;
+    for (int64_t k = (r->last_tick / TICK_MS + 1) * TICK_MS; k <= end; k += TICK_MS) {
+        for (int i = 0; i < r->nboards; i++) {
+            cr_infer_tick(cr_board_infer_engine(r->boards[i]->infer), k);
+        }
+        r->last_tick = k;
+    }
+}
+
+static void after_event(relay *r, int64_t t)
+{
+    int64_t floor = t / TICK_MS * TICK_MS;
+    if (r->last_tick < floor) {
+        r->last_tick = floor; /* boundaries beyond the span are never ticked */
+    }
+    if (r->tick_limit < t + TICK_SPAN) {
+        r->tick_limit = t + TICK_SPAN;
+    }
+}
+
+/* End of all sources: everything pending is settled (journalled, so that a
+ * rebuild does the same at the same point). */
+static void finish_all(relay *r, int64_t t)
+{
+    run_ticks(r, t);
+    for (int i = 0; i < r->nboards; i++) {
+        cr_infer_finish(cr_board_infer_engine(r->boards[i]->infer), t);
+    }
+    if (!r->rebuilding && r->journal) {
+        char line[64];
+        int n = snprintf(line, sizeof line, "# finish %" PRId64 "\n", t);
+        cr_journal_append(r->journal, line, (size_t)n);
+    }
+}
+
+/*----- arbiter monitoring (arbiter_link.h) -----*/
+
+/* The link's store events: RESULT and TAG are journaled like the arbiters'
+ * commands, so that a restart rebuilds them. */
+static void arb_emit(void *data, cr_store_event *ev)
+{
+    relay *r = data;
+    if (ev && r->journal && !r->rebuilding &&
+        (ev->kind == CR_SEV_RESULT || ev->kind == CR_SEV_TAG)) {
+        char line[400];
+        int n = ev->kind == CR_SEV_RESULT
+                    ? snprintf(line, sizeof line, "# cmd result %d %s\n", ev->game,
+                               cr_result_string(ev->result))
+                    : snprintf(line, sizeof line, "# cmd tag %d %s %s\n", ev->game, ev->tag.name,
+                               ev->tag.value);
+        for (int i = 0; i < n - 1 && i < (int)sizeof line - 1; i++) {
+            if (line[i] == '\n' || line[i] == '\r') {
+                line[i] = ' ';
+            }
+        }
+        if (n > 0 && n < (int)sizeof line) {
+            cr_journal_append(r->journal, line, (size_t)n);
+        }
+    }
+    emit(r, ev);
+}
+
+static void arb_publish(void *data, cr_buf *msg)
+{
+    relay *r = data;
+    cr_pub *p = cr_pub_new(CR_PUB_ARBITER);
+    if (!p) {
+        cr_buf_unref(msg);
+        return;
+    }
+    p->event = msg;
+    /* Never blocks: the link's lock is held here, and the server thread may
+     * wait for it (HTTP) before it drains the queue. */
+    if (!cr_queue_push(r->pubs, p, false)) {
+        cr_log(CR_LOG_WARN, "arbiter message dropped: queue full");
+        cr_pub_free(p);
+    }
+}
+
+/*----- arbiter commands -----*/
+
+static void apply_command(relay *r, const cr_command_msg *c)
+{
+    const cr_store_game *g = cr_store_find(r->live, c->game);
+    if (!g) {
+        cr_log(CR_LOG_WARN, "command for unknown game %d ignored", c->game);
+        return;
+    }
+    cr_store_event *ev = cr_store_event_new(c->kind == CR_COMMAND_RESULT ? CR_SEV_RESULT : CR_SEV_TAG);
+    if (!ev) {
+        return;
+    }
+    ev->game = c->game;
+    if (c->kind == CR_COMMAND_RESULT) {
+        ev->result = c->result;
+        snprintf(ev->reason, sizeof ev->reason, "arbiter");
+    } else {
+        snprintf(ev->tag.name, sizeof ev->tag.name, "%s", c->name);
+        snprintf(ev->tag.value, sizeof ev->tag.value, "%s", c->value);
+    }
+    emit(r, ev);
+}
+
+static void on_commands(evutil_socket_t fd, short what, void *arg)
+{
+    relay *r = arg;
+    cr_command_msg *c;
+    while ((c = cr_queue_pop(r->cmds)) != NULL) {
+        r->cur_ts = cr_now_us();
+        if (c->kind == CR_COMMAND_ARBITER) { /* arbiter monitoring (arbiter_link.h) */
+            cr_arbiter_link_command(r->arb, &c->arbiter, feed_now(r), wall_ms(), NULL, 0);
+            free(c);
+            continue;
+        }
+        char line[400];
+        int n;
+        if (c->kind == CR_COMMAND_RESULT) {
+            n = snprintf(line, sizeof line, "# cmd result %d %s\n", c->game, cr_result_string(c->result));
+            cr_log(CR_LOG_INFO, "%s: game %d result %s", c->who, c->game, cr_result_string(c->result));
+        } else {
+            n = snprintf(line, sizeof line, "# cmd tag %d %s %s\n", c->game, c->name, c->value);
+            cr_log(CR_LOG_INFO, "%s: game %d tag %s", c->who, c->game, c->name);
+        }
+        /* Newlines in a value would split the journal line. */
+        for (int i = 0; i < n - 1; i++) {
+            if (line[i] == '\n' || line[i] == '\r') {
+                line[i] = ' ';
+            }
+        }
+        if (r->journal && cr_store_find(r->live, c->game)) {
+            cr_journal_append(r->journal, line, (size_t)n);
+        }
+        apply_command(r, c);
+        free(c);
+    }
+}
+
+static void wake_loop(void *data)
+{
+    event_active(data, EV_READ, 0);
+}
+
+/*----- the pairings file (pairings_link.h) -----*/
+
+static board *find_board(relay *r, const char *id)
+{
+    for (int i = 0; i < r->nboards; i++) {
+        if (strcmp(r->boards[i]->id, id) == 0) {
+            return r->boards[i];
+        }
+    }
+    return NULL;
+}
+
+static void pairings_emit(void *data, cr_store_event *ev)
+{
+    emit(data, ev);
+}
+
+/* A pairings game for a board that already stands at the start of a game
+ * nobody plays yet (set up before the round was paired): the board moves
+ * over, its empty game is left offline. Like the rest, a pure function of
+ * the journal, so a rebuild does the same. */
+static void pairings_created(void *data, int game, const char *board_id)
+{
+    board *b = find_board(data, board_id);
+    if (b) {
+        cr_board_games_paired(b->games, game);
+    }
+}
+
+/* "# pairings <ts us> <feed ms ticked> <the link's line>": when the import
+ * came and how far the boards were ticked then, so that a rebuild applies
+ * it at the same point of the event stream. */
+static void pairings_journal(void *data, const char *line, size_t len)
+{
+    relay *r = data;
+    if (!r->journal || r->rebuilding) {
+        return;
+    }
+    char head[80];
+    int h = snprintf(head, sizeof head, "# pairings %" PRId64 " %" PRId64 " ", r->cur_ts,
+                     r->last_tick);
+    char *all = malloc((size_t)h + len);
+    int rc = CR_ENOMEM;
+    if (all) {
+        memcpy(all, head, (size_t)h);
+        memcpy(all + h, line, len);
+        rc = cr_journal_append(r->journal, all, (size_t)h + len);
+        free(all);
+    }
+    if (rc) {
+        cr_log(CR_LOG_ERROR, "journal %s: cannot write the pairings: %s",
+               cr_journal_path(r->journal), rc == CR_ENOMEM ? "out of memory" : strerror(errno));
+        r->status = 1;
+    }
+}
+
+static cr_pairings_link *new_pairings_link(relay *r, const char *path)
+{
+    cr_pairings_link_config pc;
+    memset(&pc, 0, sizeof pc);
+    pc.path = path;
+    pc.format = (cr_pairings_format)r->t->pairings_format;
+    pc.round = r->t->pairings_round;
+    pc.tournament = r->t;
+    pc.store = r->live;
+    pc.new_game = new_game_id;
+    pc.emit = pairings_emit;
+    pc.created = pairings_created;
+    pc.journal = pairings_journal;
+    pc.data = r;
+    cr_pairings_link *l = cr_pairings_link_new(&pc);
+    if (!l) {
+        cr_log(CR_LOG_ERROR, "out of memory");
+    }
+    return l;
+}
+
+static void replay_pairings(relay *r, const char *line, size_t len, const char *file, int lineno)
+{
+    const char *p = line + strlen("# pairings ");
+    const char *end = line + len;
+    char *after = NULL;
+    long long ts = strtoll(p, &after, 10);
+    long long tick = after && after < end ? strtoll(after, &after, 10) : -1;
+    if (!after || after >= end || *after != ' ' || tick < 0) {
+        cr_log(CR_LOG_WARN, "%s:%d: a pairings line without its times (skipped)", file, lineno);
+        return;
+    }
+    after++;
+    if (!r->pairings) {
+        /* Started without the file this time: the journaled pairings still
+         * make their games (the boards' games keep their ids), nothing is
+         * watched. */
+        cr_log(CR_LOG_WARN, "%s:%d: the journal has pairings, but no pairings file is given: "
+                            "the journaled ones stay in force", file, lineno);
+        r->pairings = new_pairings_link(r, "(journal)");
+        if (!r->pairings) {
+            r->status = 1;
+            return;
+        }
+    }
+    r->cur_ts = ts;
+    run_ticks(r, tick);
+    cr_error err;
+    if (cr_pairings_link_replay(r->pairings, after, (size_t)(end - after), &err)) {
+        cr_log(CR_LOG_WARN, "%s:%d: %s (skipped)", file, lineno, err.text);
+    }
+}
+
+/* Reads the pairings file now (start, SIGHUP) or when it changed (poll). */
+static int import_pairings(relay *r, bool poll)
+{
+    if (!r->pairings || !r->t->pairings) {
+        return 0;
+    }
+    r->cur_ts = cr_now_us();
+    cr_error err;
+    int rc = poll ? cr_pairings_link_poll(r->pairings, &err)
+                  : cr_pairings_link_import(r->pairings, &err);
+    if (rc < 0) {
+        cr_log(CR_LOG_ERROR, "pairings: %s%s", err.text,
+               cr_pairings_link_current(r->pairings) ? " (the pairings read before stay in force)"
+                                                     : "");
+        publish_stats(r);
+    } else if (rc > 0) {
+        publish_stats(r);
+    }
+    return rc;
+}
+
+static void on_reload(evutil_socket_t fd, short what, void *arg)
+{
+    cr_log(CR_LOG_INFO, "SIGHUP: reading the pairings file");
+    import_pairings(arg, false);
+}
+
+/*----- sources: feed files on the feed clock -----*/
+
+/* Restart: a board's first events are in the journal already. */
+static bool feed_skip(void *data, const cr_feed_event *ev)
+{
+    board *b = get_board(data, ev->board);
+    if (b && b->skip > 0) {
+        b->skip--;
+        return true;
+    }
+    return false;
+}
+
+static void feed_file_event(void *data, const cr_feed_event *ev)
+{
+    relay *r = data;
+    r->cur_ts = cr_now_us();
+    feed_event(r, ev, NULL, 0);
+}
+
+static void feed_file_done(void *data, const char *path)
+{
+    (void)data;
+    cr_log(CR_LOG_INFO, "%s: played to the end", path);
+}
+
+static void feeds_done(void *data)
+{
+    relay *r = data;
+    if (!r->live_boards) { /* live boards never end */
+        r->cur_ts = cr_now_us();
+        finish_all(r, feed_now(r));
+        r->finished = true;
+        if (r->cfg->exit_at_end) {
+            event_base_loopexit(r->base, NULL);
+        }
+    }
+}
+
+static int open_feeds(relay *r)
+{
+    const cr_loop_config *cfg = r->cfg;
+    int n = cfg->feed_count + r->t->feed_count;
+    if (n == 0) {
+        return 0;
+    }
+    const char **paths = calloc((size_t)n, sizeof *paths);
+    if (!paths) {
+        return -1;
+    }
+    for (int i = 0; i < n; i++) {
+        paths[i] = i < cfg->feed_count ? cfg->feeds[i] : r->t->feeds[i - cfg->feed_count];
+    }
+    cr_feed_source_config fc = {.clock = &r->clock,
+                                .skip = feed_skip,
+                                .event = feed_file_event,
+                                .file_done = feed_file_done,
+                                .done = feeds_done,
+                                .data = r};
+    cr_error err;
+    r->feeds = cr_feed_source_new(r->base, paths, n, &fc, &err);
+    free(paths);
+    if (!r->feeds) {
+        cr_log(CR_LOG_ERROR, "%s", err.text);
+        return -1;
+    }
+    return 0;
+}
+
+/*----- sources: live boards (source_boards.h) on the feed clock -----*/
+
+static int64_t board_clock(void *data)
+{
+    return feed_now(data);
+}
+
+/* Same path as a file source's event: journalled as `record` writes it, then
+ * inferred (RAW decoded here as on a rebuild, so both give the same games). */
+static void on_board_event(void *data, const cr_feed_event *ev)
+{
+    relay *r = data;
+    r->cur_ts = cr_now_us();
+    feed_event(r, ev, NULL, 0);
+}
+
+/* A link came up, went silent or was lost: /metrics at once. */
+static void on_board_state(void *data, const char *name, const cr_dgt_health *health)
+{
+    (void)name;
+    (void)health;
+    publish_stats(data);
+}
+
+static int start_live_boards(relay *r)
+{
+    const cr_loop_config *cfg = r->cfg;
+    int n = cfg->serial_count + r->t->device_count;
+    if (n == 0 && !cfg->usb && !r->t->usb) {
+        return 0;
+    }
+    const char **paths = calloc((size_t)n + 1, sizeof *paths);
+    if (!paths) {
+        return -1;
+    }
+    for (int i = 0; i < n; i++) {
+        paths[i] = i < cfg->serial_count ? cfg->serials[i] : r->t->devices[i - cfg->serial_count];
+    }
+    cr_board_sources_config bc;
+    memset(&bc, 0, sizeof bc);
+    bc.serials = paths;
+    bc.serial_count = n;
+    bc.usb = cfg->usb || r->t->usb;
+    bc.clock = board_clock;
+    bc.event = on_board_event;
+    bc.state = on_board_state;
+    bc.data = r;
+    cr_error err;
+    r->live_boards = cr_board_sources_start(r->base, &bc, &err);
+    free(paths);
+    if (!r->live_boards) {
+        cr_log(CR_LOG_ERROR, "%s", err.text);
+        return -1;
+    }
+    cr_log(CR_LOG_INFO, "live boards: %d link(s)%s", cr_board_sources_count(r->live_boards),
+           bc.usb ? " + USB" : "");
+    return 0;
+}
+
+/*----- venue agents (agent_link.h): their events enter like any other -----*/
+
+static void agent_feed(void *data, const cr_feed_event *ev, const char *text, size_t len)
+{
+    relay *r = data;
+    r->cur_ts = cr_now_us();
+    if (ev) {
+        feed_event(r, ev, text, len);
+    } else if (r->journal) {
+        cr_journal_append(r->journal, text, len);
+    }
+}
+
+static int64_t agent_clock(void *data)
+{
+    return feed_now(data);
+}
+
+static bool wants_agents(const cr_loop_config *cfg)
+{
+    for (int i = 0; i < cfg->tournament->token_count; i++) {
+        if (strcmp(cfg->tournament->tokens[i].role, "agent") == 0) {
+            return true;
+        }
+    }
+    return cfg->agent_token != NULL;
+}
+
+/*----- the journal: rebuild -----*/
+
+static int on_journal_line(void *data, const char *line, size_t len, const char *file, int lineno)
+{
+    relay *r = data;
+    if (len > 11 && memcmp(line, "# pairings ", 11) == 0) {
+        replay_pairings(r, line, len, file, lineno);
+        return 0;
+    }
+    if (len && line[0] == '#') {
+        long long a;
+        char word[16], res[16];
+        int game;
+        char copy[512];
+        snprintf(copy, sizeof copy, "%.*s", (int)(len < sizeof copy ? len : sizeof copy - 1), line);
+        if (sscanf(copy, "# epoch %lld", &a) == 1) {
+            if (!r->clock.epoch_ms) {
+                r->clock.epoch_ms = a;
+            }
+        } else if (sscanf(copy, "# finish %lld", &a) == 1) {
+            r->cur_ts = a * 1000;
+            finish_all(r, a);
+        } else if (sscanf(copy, "# cmd %15s %d %15s", word, &game, res) == 3) {
+            cr_command_msg c;
+            memset(&c, 0, sizeof c);
+            c.game = game;
+            if (strcmp(word, "result") == 0 && cr_result_parse(res) >= 0) {
+                c.kind = CR_COMMAND_RESULT;
+                c.result = (cr_result)cr_result_parse(res);
+                apply_command(r, &c);
+            } else if (strcmp(word, "tag") == 0) {
+                const char *p = strstr(copy, res);
+                c.kind = CR_COMMAND_TAG;
+                snprintf(c.name, sizeof c.name, "%s", res);
+                p += strlen(res);
+                snprintf(c.value, sizeof c.value, "%s", *p ? p + 1 : "");
+                apply_command(r, &c);
+            }
+        }
+        return 0;
+    }
+    size_t scratch_size = len + 1;
+    char *scratch = malloc(scratch_size);
+    if (!scratch) {
+        return CR_ENOMEM;
+    }
+    cr_feed_event ev;
+    cr_error err;
+    int rc = cr_feed_parse_line(line, len, &ev, scratch, scratch_size, &err);
+    if (rc == 1) {
+        r->cur_ts = ev.t * 1000;
+        board *b = get_board(r, ev.board);
+        if (b) {
+            b->skip++;
+        }
+        feed_event(r, &ev, NULL, 0);
+    } else if (rc < 0) {
+        cr_log(CR_LOG_WARN, "%s:%d: %s (skipped)", file, lineno, err.text);
+    }
+    free(scratch);
+    return 0;
+}
+
+static int rebuild(relay *r)
+{
+    cr_journal_stats st;
+    cr_error err;
+    set_rebuilding(r, true);
+    int64_t t0 = cr_mono_us();
+    int rc = cr_journal_replay(r->cfg->state_dir, on_journal_line, r, &st, &err);
+    if (rc) {
+        cr_log(CR_LOG_ERROR, "journal: %s", rc == CR_EIO ? err.text : cr_strerror(rc));
+        return -1;
+    }
+    cr_lanes_tick(r->lanes, cr_now_us());
+    set_rebuilding(r, false);
+    if (st.files) {
+        cr_log(CR_LOG_INFO,
+               "journal: %d file(s), %ld lines, %d torn line(s) dropped: %d games, seq %" PRId64
+               " (%.1f ms)",
+               st.files, st.lines, st.torn, cr_store_game_count(r->live), r->seq,
+               (double)(cr_mono_us() - t0) / 1000.0);
+    }
+    cr_lanes_publish_states(r->lanes);
+    return 0;
+}
+
+/*----- timers and signals -----*/
+
+static void on_tick(evutil_socket_t fd, short what, void *arg)
+{
+    relay *r = arg;
+    r->cur_ts = cr_now_us();
+    if (!r->finished) {
+        /* never past a source's next event: ticks at t come before it */
+        int64_t bound = feed_now(r);
+        int64_t next = cr_feed_source_next_t(r->feeds);
+        if (next < bound) {
+            bound = next;
+        }
+        if (r->agents) {
+            bound = cr_agent_link_tick_bound(r->agents, bound); /* agents' watermarks */
+        }
+        run_ticks(r, bound);
+    }
+    cr_arbiter_link_tick(r->arb, feed_now(r), wall_ms()); /* arbiter monitoring (arbiter_link.h) */
+    cr_lanes_tick(r->lanes, cr_now_us());
+    cr_outputs_flush(r->outputs, cr_lanes_public(r->lanes)); /* H8b */
+}
+
+static void on_sync(evutil_socket_t fd, short what, void *arg)
+{
+    relay *r = arg;
+    if (r->journal && cr_journal_sync(r->journal)) {
+        cr_log(CR_LOG_ERROR, "journal %s: fsync failed: %s", cr_journal_path(r->journal),
+               strerror(errno));
+    } else if (r->agents) {
+        cr_agent_link_synced(r->agents); /* acks what is now durable */
+    }
+}
+
+static void on_stats(evutil_socket_t fd, short what, void *arg)
+{
+    import_pairings(arg, true); /* the pairings file watched: once a second is enough */
+    publish_stats(arg);
+}
+
+/* The signal watcher (sigwatch.h) closes the publication queue first, so
+ * that a loop thread waiting there for room (a stalled server thread)
+ * returns to its loop. */
+static void stop_publishing(void *data)
+{
+    cr_queue_close(data);
+}
+
+static void free_pub(void *p)
+{
+    cr_pub_free(p);
+}
+
+static void free_relay(relay *r)
+{
+    cr_board_sources_free(r->live_boards); /* before the boards and the base it uses */
+    struct event *evs[] = {r->tick_ev, r->sync_ev, r->stats_ev, r->cmd_ev, r->reload_ev};
+    for (size_t i = 0; i < sizeof evs / sizeof evs[0]; i++) {
+        if (evs[i]) {
+            event_free(evs[i]);
+        }
+    }
+    cr_feed_source_free(r->feeds);
+    for (int i = 0; i < r->nboards; i++) {
+        cr_board_infer_free(r->boards[i]->infer);
+        cr_board_games_free(r->boards[i]->games);
+        free(r->boards[i]);
+    }
+    free(r->boards);
+    cr_outputs_free(r->outputs); /* H8b: before the event_base */
+    cr_pairings_link_free(r->pairings);
+    cr_arbiter_link_free(r->arb); /* after the server: its HTTP thread reads the link */
+    cr_lanes_free(r->lanes);      /* after the arbiter link, which reads its live store */
+    cr_journal_close(r->journal);
+    if (r->base) {
+        event_base_free(r->base);
+    }
+}
+
+/* The loop's base, queues, lanes, outputs and pairings link, and the
+ * signal watcher started. Returns 0 or -1 (logged). */
+static int loop_init(relay *r, cr_sigwatch *sw)
+{
+    r->base = event_base_new();
+    r->pubs = cr_queue_new(PUB_QUEUE, NULL, NULL);
+    r->cmds = cr_queue_new(CMD_QUEUE, NULL, NULL);
+    if (r->base && r->pubs) {
+        cr_lanes_config lc = {.delay_s = r->t->delay_s,
+                              .pubs = r->pubs,
+                              .base = r->base,
+                              .live_event = on_live_event,
+                              .public_event = on_public_event,
+                              .data = r};
+        r->lanes = cr_lanes_new(&lc);
+    }
+    if (!r->base || !r->lanes || !r->pubs || !r->cmds) {
+        cr_log(CR_LOG_ERROR, "out of memory");
+        return -1;
+    }
+    r->live = cr_lanes_live(r->lanes);
+    games_config(r);
+    r->cmd_ev = event_new(r->base, -1, 0, on_commands, r);
+    cr_queue_set_wake(r->cmds, wake_loop, r->cmd_ev);
+
+    /* H8b: pushes of each round's public PGN and the export folder. */
+    r->outputs = cr_outputs_new(r->base, r->t->export_dir, NULL);
+    if (!r->outputs) {
+        cr_log(CR_LOG_ERROR, "out of memory");
+        return -1;
+    }
+    for (int i = 0; i < r->t->push_count; i++) {
+        const cr_config_push *pu = &r->t->pushes[i];
+        if (cr_outputs_set_push(r->outputs, pu->round, pu->url, pu->token)) {
+            return -1; /* logged by the pusher */
+        }
+        cr_log(CR_LOG_INFO, "round %s: pushing to %s", pu->round, pu->url);
+    }
+    if (r->t->export_dir) {
+        cr_log(CR_LOG_INFO, "export folder %s", r->t->export_dir);
+    }
+    if (r->t->pairings) {
+        r->pairings = new_pairings_link(r, r->t->pairings);
+        r->reload_ev = event_new(r->base, -1, 0, on_reload, r);
+        if (!r->pairings || !r->reload_ev) {
+            return -1;
+        }
+    }
+    if (cr_sigwatch_start(sw, r->base, stop_publishing, r->pubs, r->reload_ev)) {
+        cr_log(CR_LOG_ERROR, "cannot start the signal thread");
+        return -1;
+    }
+    return 0;
+}
+
+/* The server (with the arbiter link and the agents' link), first, so that
+ * /healthz answers (503) during the rebuild. */
+static int start_server(relay *r)
+{
+    const cr_loop_config *cfg = r->cfg;
+    cr_server_config scfg;
+    cr_server_config_from(&scfg, r->t);
+    /* arbiter monitoring (arbiter_link.h): one monitor per game of the live store */
+    cr_arbiter_link_config acfg;
+    memset(&acfg, 0, sizeof acfg);
+    acfg.store = r->live;
+    acfg.state_dir = cfg->state_dir;
+    acfg.time_control = r->t->time_control;
+    acfg.emit = arb_emit;
+    acfg.publish = arb_publish;
+    acfg.data = r;
+    r->arb = cr_arbiter_link_new(&acfg);
+    scfg.arbiter = r->arb;
+    cr_error err;
+    if (wants_agents(cfg)) {
+        cr_agent_link_config gcfg = {cfg->agent_token, r->t, cfg->state_dir, r->clock.speed};
+        r->agents = cr_agent_link_new(&gcfg, &err);
+        if (!r->agents) {
+            cr_log(CR_LOG_ERROR, "agents: %s", err.text);
+            return -1;
+        }
+        scfg.agents = r->agents;
+    }
+    r->server = cr_server_start(&scfg, r->pubs, r->cmds, &err);
+    if (!r->server) {
+        cr_log(CR_LOG_ERROR, "%s", err.text);
+        return -1;
+    }
+    cr_server_announce(r->server, "", cfg->port_file);
+    /* Not ready (503 on /healthz) until the journals are read. */
+    set_rebuilding(r, true);
+    publish_stats(r);
+    set_rebuilding(r, false);
+    return 0;
+}
+
+/* NATS, the journal read back and a new one opened, the feed clock's
+ * epoch, the arbiter monitors, the pairings. */
+static int start_state(relay *r)
+{
+    const cr_loop_config *cfg = r->cfg;
+    cr_error err;
+    if (cfg->publish && cfg->publish->url) {
+        r->nats = cr_nats_pub_start(cfg->publish, r->base, r->t->event, r->t->delay_s, &err);
+        if (!r->nats) {
+            cr_log(CR_LOG_ERROR, "%s", err.text);
+            return -1;
+        }
+    }
+    if (cfg->state_dir) {
+        if (rebuild(r)) {
+            return -1;
+        }
+        r->journal = cr_journal_open(cfg->state_dir, &err);
+        if (!r->journal) {
+            cr_log(CR_LOG_ERROR, "%s", err.text);
+            return -1;
+        }
+        cr_log(CR_LOG_INFO, "journal: writing %s", cr_journal_path(r->journal));
+    }
+    if (!r->clock.epoch_ms) {
+        r->clock.epoch_ms = wall_ms();
+    }
+    if (r->arb && cr_arbiter_link_start(r->arb, feed_now(r), wall_ms(), &err)) {
+        cr_log(CR_LOG_ERROR, "%s", err.text); /* arbiter monitoring (arbiter_link.h) */
+        return -1;
+    }
+    if (r->journal) {
+        char line[64];
+        int n = snprintf(line, sizeof line, "# epoch %" PRId64 "\n", r->clock.epoch_ms);
+        cr_journal_append(r->journal, line, (size_t)n);
+    }
+    /* The pairings before any board: their games are there when viewers come. */
+    if (r->t->pairings && import_pairings(r, false) < 0 &&
+        !cr_pairings_link_current(r->pairings)) {
+        cr_log(CR_LOG_ERROR, "pairings: no pairings to start with (fix %s, or start without it)",
+               r->t->pairings);
+        return -1;
+    }
+    publish_stats(r);
+    return 0;
+}
+
+/* Agents, feed files and live boards, then the timers. */
+static int start_sources(relay *r)
+{
+    if (r->agents && cr_agent_link_attach(r->agents, r->base, agent_feed, agent_clock, r,
+                                          r->journal != NULL)) {
+        return -1;
+    }
+    if (open_feeds(r)) {
+        return -1;
+    }
+    if (start_live_boards(r)) { /* first: a file source done at once must not finish them */
+        return -1;
+    }
+    if (r->feeds) {
+        cr_feed_source_start(r->feeds);
+    }
+    struct timeval tick = {0, TICK_MS * 1000};
+    int fsync_ms = r->t->fsync_ms > 0 ? r->t->fsync_ms : 100;
+    struct timeval sync = {fsync_ms / 1000, (fsync_ms % 1000) * 1000};
+    struct timeval second = {1, 0};
+    r->tick_ev = event_new(r->base, -1, EV_PERSIST, on_tick, r);
+    r->sync_ev = event_new(r->base, -1, EV_PERSIST, on_sync, r);
+    r->stats_ev = event_new(r->base, -1, EV_PERSIST, on_stats, r);
+    event_add(r->tick_ev, &tick);
+    event_add(r->sync_ev, &sync);
+    event_add(r->stats_ev, &second);
+    return 0;
+}
+
+/* Stops everything in order and frees it. */
+static void stop_relay(relay *r, cr_sigwatch *sw)
+{
+    if (r->nats) {
+        /* The drain runs the loop once more: no feed input, ticks or stats. */
+        struct event *evs[] = {r->tick_ev, r->stats_ev};
+        for (size_t i = 0; i < sizeof evs / sizeof evs[0]; i++) {
+            if (evs[i]) {
+                event_del(evs[i]);
+            }
+        }
+        cr_feed_source_stop(r->feeds);
+    }
+    cr_nats_pub_stop(r->nats); /* runs the loop a while for the last acks */
+    if (r->server) {
+        cr_server_stop(r->server);
+    }
+    cr_agent_link_free(r->agents); /* before its event's base */
+    cr_sigwatch_free(sw);          /* a second signal forces the exit until here */
+    cr_queue_free(r->pubs, free_pub);
+    cr_queue_free(r->cmds, free);
+    free_relay(r);
+}
+
+int cr_loop_run(const cr_loop_config *cfg)
+{
+    relay rs, *r = &rs;
+    memset(r, 0, sizeof *r);
+    r->cfg = cfg;
+    r->t = cfg->tournament;
+    r->clock.speed = cfg->speed > 0 ? cfg->speed : 1.0;
+    /* Before any thread is made; SIGHUP re-reads the pairings file, else
+     * it ends the relay as ever. */
+    cr_sigwatch *sw = cr_sigwatch_new(r->t->pairings != NULL);
+    if (!sw) {
+        cr_log(CR_LOG_ERROR, "out of memory");
+        return 1;
+    }
+    int status = 1;
+    if (loop_init(r, sw) == 0 && start_server(r) == 0 && start_state(r) == 0 &&
+        start_sources(r) == 0) {
+        signal(SIGPIPE, SIG_IGN);
+        if (event_base_dispatch(r->base) < 0) {
+            cr_log(CR_LOG_ERROR, "event loop failed");
+        } else {
+            if (cr_sigwatch_signal(sw)) {
+                cr_log(CR_LOG_INFO, "signal %d: stopping (a second one forces the exit)",
+                       cr_sigwatch_signal(sw));
+            }
+            status = r->status;
+        }
+    }
+    stop_relay(r, sw);
+    return status;
+}

@@ -1,0 +1,551 @@
+/* chessrelay relay: the game store (see store.h). */
+#include "core/store.h"
+
+#include "cr/pgn.h"
+
+#include <inttypes.h>
+#include <jansson.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+struct cr_store {
+    cr_store_game *games;
+    int count, cap;
+    int64_t last_seq;
+};
+
+static void copy_str(char *dst, size_t size, const char *src)
+{
+    size_t n = src ? strlen(src) : 0;
+    if (n >= size) {
+        n = size - 1;
+    }
+    if (n) {
+        memcpy(dst, src, n);
+    }
+    dst[n] = '\0';
+}
+
+cr_store_event *cr_store_event_new(cr_sev_kind kind)
+{
+    cr_store_event *ev = calloc(1, sizeof *ev);
+    if (ev) {
+        ev->kind = kind;
+        ev->running = CR_CLOCK_STOPPED;
+    }
+    return ev;
+}
+
+void cr_store_event_free(cr_store_event *ev)
+{
+    if (ev) {
+        free(ev->tags);
+        free(ev);
+    }
+}
+
+int cr_store_event_add_tag(cr_store_event *ev, const char *name, const char *value)
+{
+    cr_store_tag *t = realloc(ev->tags, (size_t)(ev->tag_count + 1) * sizeof *t);
+    if (!t) {
+        return CR_ENOMEM;
+    }
+    ev->tags = t;
+    copy_str(t[ev->tag_count].name, sizeof t->name, name);
+    copy_str(t[ev->tag_count].value, sizeof t->value, value);
+    ev->tag_count++;
+    return 0;
+}
+
+/*----- JSON -----*/
+
+static const char *running_text(int running)
+{
+    return running == CR_WHITE ? "w" : running == CR_BLACK ? "b" : "-";
+}
+
+static json_t *flags_json(uint32_t flags)
+{
+    json_t *a = json_array();
+    if (flags & CR_PLY_RECONSTRUCTED) {
+        json_array_append_new(a, json_string("reconstructed"));
+    }
+    if (flags & CR_PLY_ILLEGAL) {
+        json_array_append_new(a, json_string("illegal"));
+    }
+    if (flags & CR_PLY_AMBIGUOUS) {
+        json_array_append_new(a, json_string("ambiguous"));
+    }
+    if (flags & CR_PLY_DRAW_OFFER) {
+        json_array_append_new(a, json_string("draw-offer"));
+    }
+    return a;
+}
+
+static json_t *fen_json(const cr_position *pos)
+{
+    char fen[CR_FEN_MAX];
+    if (cr_position_to_fen(pos, fen, sizeof fen) < 0) {
+        return json_null();
+    }
+    return json_string(fen);
+}
+
+/* json_string() refuses invalid UTF-8 (tags come from boards and files):
+ * fall back to a copy with the bad bytes replaced. */
+static json_t *text_json(const char *s)
+{
+    json_t *j = json_string(s ? s : "");
+    if (j) {
+        return j;
+    }
+    char buf[512];
+    size_t n = 0;
+    for (const unsigned char *p = (const unsigned char *)s; *p && n + 1 < sizeof buf; p++) {
+        buf[n++] = *p < 0x80 ? (char)*p : '?';
+    }
+    buf[n] = '\0';
+    return json_string(buf);
+}
+
+static json_t *clock_value(int32_t ms)
+{
+    return ms == CR_CLOCK_UNKNOWN ? json_null() : json_integer(ms);
+}
+
+static json_t *move_json(const cr_ply *p)
+{
+    json_t *m = json_object();
+    json_object_set_new(m, "san", text_json(p->san));
+    json_object_set_new(m, "uci", text_json(p->uci));
+    json_object_set_new(m, "fen", fen_json(&p->after));
+    json_object_set_new(m, "clock", clock_value(p->clock_ms));
+    json_object_set_new(m, "flags", flags_json(p->flags));
+    return m;
+}
+
+static cr_buf *dump(json_t *j)
+{
+    if (!j) {
+        return NULL;
+    }
+    char *s = json_dumps(j, JSON_COMPACT);
+    json_decref(j);
+    return cr_buf_take_str(s);
+}
+
+cr_buf *cr_store_event_json(const cr_store_event *ev)
+{
+    static const char *const types[] = {"game", "move", "correction", "clock",
+                                        "result", "status", "tag"};
+    json_t *j = json_object();
+    json_object_set_new(j, "type", json_string(types[ev->kind]));
+    json_object_set_new(j, "seq", json_integer(ev->seq));
+    json_object_set_new(j, "ts", json_integer(ev->ts));
+    switch (ev->kind) {
+    case CR_SEV_GAME: {
+        json_t *g = json_object();
+        json_object_set_new(g, "id", json_integer(ev->game));
+        json_object_set_new(g, "round", text_json(ev->round));
+        json_object_set_new(g, "board", text_json(ev->board));
+        if (ev->table) {
+            json_object_set_new(g, "table", json_integer(ev->table));
+        }
+        json_t *tags = json_object();
+        for (int i = 0; i < ev->tag_count; i++) {
+            json_object_set_new(tags, ev->tags[i].name, text_json(ev->tags[i].value));
+        }
+        json_object_set_new(g, "tags", tags);
+        cr_position start;
+        if (ev->has_start) {
+            start = ev->start;
+        } else {
+            cr_position_init_start(&start);
+        }
+        json_object_set_new(g, "start", fen_json(&start));
+        json_object_set_new(j, "game", g);
+        break;
+    }
+    case CR_SEV_MOVE: {
+        json_object_set_new(j, "game", json_integer(ev->game));
+        json_object_set_new(j, "ply", json_integer(ev->ply));
+        json_t *m = move_json(&ev->move);
+        json_object_update(j, m);
+        json_decref(m);
+        break;
+    }
+    case CR_SEV_CORRECTION:
+        json_object_set_new(j, "game", json_integer(ev->game));
+        json_object_set_new(j, "ply", json_integer(ev->ply));
+        json_object_set_new(j, "retracted", json_integer(ev->retracted));
+        break;
+    case CR_SEV_CLOCK:
+        json_object_set_new(j, "game", json_integer(ev->game));
+        json_object_set_new(j, "white", json_integer(ev->white_ms));
+        json_object_set_new(j, "black", json_integer(ev->black_ms));
+        json_object_set_new(j, "running", json_string(running_text(ev->running)));
+        break;
+    case CR_SEV_RESULT:
+        json_object_set_new(j, "game", json_integer(ev->game));
+        json_object_set_new(j, "result", json_string(cr_result_string(ev->result)));
+        json_object_set_new(j, "reason", text_json(ev->reason));
+        break;
+    case CR_SEV_STATUS:
+        json_object_set_new(j, "game", json_integer(ev->game));
+        json_object_set_new(j, "online", json_boolean(ev->online));
+        json_object_set_new(j, "attention", json_boolean(ev->attention));
+        if (ev->reason[0]) {
+            json_object_set_new(j, "reason", text_json(ev->reason));
+        }
+        break;
+    case CR_SEV_TAG:
+        json_object_set_new(j, "game", json_integer(ev->game));
+        json_object_set_new(j, "name", text_json(ev->tag.name));
+        json_object_set_new(j, "value", text_json(ev->tag.value));
+        break;
+    }
+    return dump(j);
+}
+
+/*----- The store -----*/
+
+cr_store *cr_store_new(void)
+{
+    return calloc(1, sizeof(cr_store));
+}
+
+void cr_store_free(cr_store *s)
+{
+    if (!s) {
+        return;
+    }
+    for (int i = 0; i < s->count; i++) {
+        cr_game_free(s->games[i].game);
+    }
+    free(s->games);
+    free(s);
+}
+
+int cr_store_game_count(const cr_store *s)
+{
+    return s->count;
+}
+
+const cr_store_game *cr_store_game_at(const cr_store *s, int i)
+{
+    return i >= 0 && i < s->count ? &s->games[i] : NULL;
+}
+
+/* Game ids are handed out in increasing order, so the array is sorted by id. */
+static cr_store_game *find(const cr_store *s, int id)
+{
+    int lo = 0, hi = s->count - 1;
+    while (lo <= hi) {
+        int mid = (lo + hi) / 2;
+        if (s->games[mid].id == id) {
+            return &s->games[mid];
+        }
+        if (s->games[mid].id < id) {
+            lo = mid + 1;
+        } else {
+            hi = mid - 1;
+        }
+    }
+    return NULL;
+}
+
+const cr_store_game *cr_store_find(const cr_store *s, int id)
+{
+    return find(s, id);
+}
+
+const cr_store_game *cr_store_board_game(const cr_store *s, const char *board)
+{
+    for (int i = s->count - 1; i >= 0; i--) {
+        if (strcmp(s->games[i].board, board) == 0) {
+            return &s->games[i];
+        }
+    }
+    return NULL;
+}
+
+int64_t cr_store_last_seq(const cr_store *s)
+{
+    return s->last_seq;
+}
+
+static int apply_game(cr_store *s, const cr_store_event *ev, cr_error *err)
+{
+    if (s->count && ev->game <= s->games[s->count - 1].id) {
+        return cr_error_set(err, CR_EINVAL, 0, 0, "game id %d is not new", ev->game);
+    }
+    cr_game *game = cr_game_new(ev->has_start ? &ev->start : NULL);
+    if (!game) {
+        return cr_error_set(err, CR_ENOMEM, 0, 0, "out of memory");
+    }
+    for (int i = 0; i < ev->tag_count; i++) {
+        if (strcmp(ev->tags[i].name, "FEN") && strcmp(ev->tags[i].name, "SetUp")) {
+            cr_game_set_tag(game, ev->tags[i].name, ev->tags[i].value);
+        }
+    }
+    /* Every PGN names its round and board (lichess broadcasts match on them). */
+    if (!cr_game_tag(game, "Round") && ev->round[0]) {
+        cr_game_set_tag(game, "Round", ev->round);
+    }
+    if (!cr_game_tag(game, "Board") && ev->board[0]) {
+        cr_game_set_tag(game, "Board", ev->board);
+    }
+    if (s->count == s->cap) {
+        int cap = s->cap ? 2 * s->cap : 16;
+        cr_store_game *g = realloc(s->games, (size_t)cap * sizeof *g);
+        if (!g) {
+            cr_game_free(game);
+            return cr_error_set(err, CR_ENOMEM, 0, 0, "out of memory");
+        }
+        s->games = g;
+        s->cap = cap;
+    }
+    cr_store_game *g = &s->games[s->count++];
+    memset(g, 0, sizeof *g);
+    g->id = ev->game;
+    copy_str(g->board, sizeof g->board, ev->board);
+    copy_str(g->round, sizeof g->round, ev->round);
+    g->table = ev->table;
+    g->game = game;
+    g->white_ms = g->black_ms = CR_CLOCK_UNKNOWN;
+    g->running = CR_CLOCK_STOPPED;
+    g->online = true;
+    return 0;
+}
+
+static int apply_move(cr_store_game *g, const cr_store_event *ev, cr_error *err)
+{
+    int n = cr_game_ply_count(g->game);
+    if (ev->ply != n) {
+        return cr_error_set(err, CR_EINVAL, 0, 0, "game %d: move for ply %d, the game has %d", g->id,
+                            ev->ply, n);
+    }
+    const cr_ply *p = &ev->move;
+    int rc;
+    if (p->flags & CR_PLY_ILLEGAL) {
+        rc = cr_game_push_illegal(g->game, &p->after, p->san, p->clock_ms, p->ts);
+    } else {
+        rc = cr_game_push(g->game, p->move, p->clock_ms, p->ts, p->flags);
+    }
+    if (rc < 0) {
+        return cr_error_set(err, rc, 0, 0, "game %d: ply %d (%s) does not fit: %s", g->id, ev->ply,
+                            p->san, cr_strerror(rc));
+    }
+    cr_ply *q = cr_game_ply_mut(g->game, n);
+    q->flags |= p->flags;
+    q->emt_ms = p->emt_ms;
+    q->fits = p->fits;
+    /* The press may come before the move is known: if the clock already
+     * runs for the side to move, it stopped for the mover (see CLOCK). */
+    int side = cr_game_position(g->game)->side;
+    if (q->clock_ms == CR_CLOCK_UNKNOWN && g->clock_at && g->running == side) {
+        q->clock_ms = side == CR_WHITE ? g->black_ms : g->white_ms;
+    }
+    return 0;
+}
+
+int cr_store_apply(cr_store *s, const cr_store_event *ev, cr_error *err)
+{
+    if (ev->seq <= s->last_seq) {
+        return cr_error_set(err, CR_EINVAL, 0, 0, "seq %" PRId64 " after %" PRId64, ev->seq,
+                            s->last_seq);
+    }
+    int rc = 0;
+    if (ev->kind == CR_SEV_GAME) {
+        rc = apply_game(s, ev, err);
+    } else {
+        cr_store_game *g = find(s, ev->game);
+        if (!g) {
+            return cr_error_set(err, CR_EINVAL, 0, 0, "unknown game %d", ev->game);
+        }
+        switch (ev->kind) {
+        case CR_SEV_MOVE:
+            rc = apply_move(g, ev, err);
+            break;
+        case CR_SEV_CORRECTION:
+            if (ev->ply < 0 || ev->ply > cr_game_ply_count(g->game)) {
+                return cr_error_set(err, CR_EINVAL, 0, 0, "game %d: correction from ply %d of %d",
+                                    g->id, ev->ply, cr_game_ply_count(g->game));
+            }
+            cr_game_truncate(g->game, ev->ply);
+            /* A result stood on the retracted moves no longer holds. */
+            cr_game_set_result(g->game, CR_RESULT_NONE);
+            break;
+        case CR_SEV_CLOCK: {
+            /* The press after a move tells the mover's time: it goes with
+             * the ply (snapshots, %clk in the PGN) when the move had none. */
+            int n = cr_game_ply_count(g->game);
+            const cr_position *pos = cr_game_position(g->game);
+            if (n > 0 && ev->running == pos->side) {
+                cr_ply *last = cr_game_ply_mut(g->game, n - 1);
+                if (last->clock_ms == CR_CLOCK_UNKNOWN) {
+                    last->clock_ms = pos->side == CR_WHITE ? ev->black_ms : ev->white_ms;
+                }
+            }
+        }
+            g->white_ms = ev->white_ms;
+            g->black_ms = ev->black_ms;
+            g->running = ev->running;
+            g->clock_at = ev->ts;
+            break;
+        case CR_SEV_RESULT:
+            cr_game_set_result(g->game, ev->result);
+            copy_str(g->reason, sizeof g->reason, ev->reason);
+            cr_game_set_tag(g->game, "Result", cr_result_string(ev->result));
+            break;
+        case CR_SEV_STATUS:
+            g->online = ev->online;
+            g->attention = ev->attention;
+            break;
+        case CR_SEV_TAG:
+            if (strcmp(ev->tag.name, "FEN") == 0 || strcmp(ev->tag.name, "SetUp") == 0) {
+                return cr_error_set(err, CR_EINVAL, 0, 0, "tag %s cannot be set", ev->tag.name);
+            }
+            rc = cr_game_set_tag(g->game, ev->tag.name, ev->tag.value[0] ? ev->tag.value : NULL);
+            if (rc < 0) {
+                return cr_error_set(err, rc, 0, 0, "tag '%s' refused", ev->tag.name);
+            }
+            break;
+        case CR_SEV_GAME:
+            break;
+        }
+    }
+    if (rc < 0) {
+        return rc;
+    }
+    cr_store_game *g = find(s, ev->game);
+    g->last_seq = ev->seq;
+    g->last_ts = ev->ts;
+    s->last_seq = ev->seq;
+    return 0;
+}
+
+static json_t *tags_json(const cr_game *game)
+{
+    json_t *tags = json_object();
+    for (int i = 0; i < cr_game_tag_count(game); i++) {
+        const char *name, *value;
+        cr_game_tag_at(game, i, &name, &value);
+        json_object_set_new(tags, name, text_json(value));
+    }
+    return tags;
+}
+
+cr_buf *cr_store_snapshot_json(const cr_store *s, int id, int delay_s)
+{
+    const cr_store_game *g = find(s, id);
+    if (!g) {
+        return NULL;
+    }
+    json_t *gj = json_object();
+    json_object_set_new(gj, "id", json_integer(g->id));
+    json_object_set_new(gj, "round", text_json(g->round));
+    json_object_set_new(gj, "board", text_json(g->board));
+    if (g->table) {
+        json_object_set_new(gj, "table", json_integer(g->table));
+    }
+    json_object_set_new(gj, "tags", tags_json(g->game));
+    json_object_set_new(gj, "start", fen_json(cr_game_start(g->game)));
+    json_t *moves = json_array();
+    for (int i = 0; i < cr_game_ply_count(g->game); i++) {
+        json_array_append_new(moves, move_json(cr_game_ply(g->game, i)));
+    }
+    json_object_set_new(gj, "moves", moves);
+    if (g->clock_at) {
+        json_t *c = json_object();
+        json_object_set_new(c, "white", clock_value(g->white_ms));
+        json_object_set_new(c, "black", clock_value(g->black_ms));
+        json_object_set_new(c, "running", json_string(running_text(g->running)));
+        json_object_set_new(c, "at", json_integer(g->clock_at));
+        json_object_set_new(gj, "clock", c);
+    } else {
+        json_object_set_new(gj, "clock", json_null());
+    }
+    json_object_set_new(gj, "result", json_string(cr_result_string(cr_game_result(g->game))));
+    if (g->reason[0]) {
+        json_object_set_new(gj, "reason", text_json(g->reason));
+    }
+    json_object_set_new(gj, "online", json_boolean(g->online));
+    json_object_set_new(gj, "attention", json_boolean(g->attention));
+    json_object_set_new(gj, "delay", json_integer(delay_s));
+    json_t *j = json_object();
+    json_object_set_new(j, "type", json_string("snapshot"));
+    json_object_set_new(j, "seq", json_integer(g->last_seq));
+    json_object_set_new(j, "ts", json_integer(g->last_ts));
+    json_object_set_new(j, "game", gj);
+    return dump(j);
+}
+
+static int tag_int(const cr_game *game, const char *name)
+{
+    const char *v = cr_game_tag(game, name);
+    return v ? atoi(v) : 0;
+}
+
+cr_buf *cr_store_summary_json(const cr_store *s, int id)
+{
+    const cr_store_game *g = find(s, id);
+    if (!g) {
+        return NULL;
+    }
+    const cr_game *game = g->game;
+    json_t *j = json_object();
+    json_object_set_new(j, "id", json_integer(g->id));
+    json_object_set_new(j, "round", text_json(g->round));
+    json_object_set_new(j, "board", text_json(g->board));
+    if (g->table) {
+        json_object_set_new(j, "table", json_integer(g->table));
+    }
+    const char *white = cr_game_tag(game, "White"), *black = cr_game_tag(game, "Black");
+    json_object_set_new(j, "white", text_json(white ? white : "?"));
+    json_object_set_new(j, "black", text_json(black ? black : "?"));
+    if (tag_int(game, "WhiteElo") > 0) {
+        json_object_set_new(j, "white_elo", json_integer(tag_int(game, "WhiteElo")));
+    }
+    if (tag_int(game, "BlackElo") > 0) {
+        json_object_set_new(j, "black_elo", json_integer(tag_int(game, "BlackElo")));
+    }
+    /* Titles and federations (from the pairings or the tournament file), when known. */
+    static const char *const extra[][2] = {{"WhiteTitle", "white_title"},
+                                           {"BlackTitle", "black_title"},
+                                           {"WhiteFed", "white_fed"},
+                                           {"BlackFed", "black_fed"}};
+    for (size_t i = 0; i < sizeof extra / sizeof extra[0]; i++) {
+        const char *v = cr_game_tag(game, extra[i][0]);
+        if (v && v[0]) {
+            json_object_set_new(j, extra[i][1], text_json(v));
+        }
+    }
+    json_object_set_new(j, "result", json_string(cr_result_string(cr_game_result(game))));
+    int n = cr_game_ply_count(game);
+    json_object_set_new(j, "plies", json_integer(n));
+    json_object_set_new(j, "fen", fen_json(cr_game_position(game)));
+    json_object_set_new(j, "last", n ? text_json(cr_game_ply(game, n - 1)->san) : json_null());
+    json_object_set_new(j, "online", json_boolean(g->online));
+    json_object_set_new(j, "attention", json_boolean(g->attention));
+    json_object_set_new(j, "seq", json_integer(g->last_seq));
+    return dump(j);
+}
+
+/*----- PGN -----*/
+
+char *cr_store_game_pgn_text(const cr_store_game *g)
+{
+    char *out = NULL;
+    if (cr_pgn_write(g->game, NULL, &out, NULL) != 0) {
+        return NULL;
+    }
+    return out;
+}
+
+cr_buf *cr_store_pgn(const cr_store *s, int id)
+{
+    const cr_store_game *g = find(s, id);
+    return g ? cr_buf_take_str(cr_store_game_pgn_text(g)) : NULL;
+}

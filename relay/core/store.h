@@ -1,0 +1,121 @@
+/* chessrelay relay: the game store. Games by id, round and board, each a
+ * cr_game plus what the broadcast needs (clock, online, attention), changed
+ * only by store events. A store event is the unit of the wire protocol: it
+ * has a global sequence number `seq` and a time stamp `ts` (microseconds
+ * since the epoch), is serialised to JSON once (cr_store_event_json) and is
+ * applied to one or two stores: the live one (trusted clients) and, after
+ * the public delay, the public one.
+ *
+ * The store does no I/O and takes no locks: it lives in the loop thread.
+ * Ownership: cr_store_new returns a new object, free with cr_store_free.
+ * Returned cr_buf's are new references (cr_buf_unref). */
+#ifndef CR_RELAY_STORE_H
+#define CR_RELAY_STORE_H
+
+#include "net/buf.h"
+#include "cr/feed.h"
+#include "cr/game.h"
+
+#define CR_ROUND_MAX 16
+
+typedef enum cr_sev_kind {
+    CR_SEV_GAME = 0,   /* a new game: board, round, table, start position, tags */
+    CR_SEV_MOVE,       /* ply `ply` appended */
+    CR_SEV_CORRECTION, /* plies from `ply` on retracted */
+    CR_SEV_CLOCK,      /* clock reading */
+    CR_SEV_RESULT,     /* result set (or cleared with CR_RESULT_NONE) */
+    CR_SEV_STATUS,     /* board online / needs attention */
+    CR_SEV_TAG         /* a tag set (value "" removes it) */
+} cr_sev_kind;
+
+#define CR_TAG_NAME_MAX 32
+#define CR_TAG_VALUE_MAX 128
+#define CR_REASON_MAX 64
+
+typedef struct cr_store_tag {
+    char name[CR_TAG_NAME_MAX];
+    char value[CR_TAG_VALUE_MAX];
+} cr_store_tag;
+
+typedef struct cr_store_event {
+    cr_sev_kind kind;
+    int64_t seq;
+    int64_t ts;        /* microseconds since the epoch */
+    int game;          /* game id */
+    /* GAME */
+    char board[CR_BOARD_ID_MAX + 1];
+    char round[CR_ROUND_MAX];
+    int table;         /* 0 unknown */
+    bool has_start;    /* start is not the standard position */
+    cr_position start;
+    int tag_count;
+    cr_store_tag *tags; /* owned (cr_store_event_free) */
+    /* MOVE / CORRECTION */
+    int ply;
+    int retracted;
+    cr_ply move;
+    /* CLOCK */
+    int32_t white_ms, black_ms;
+    int running;       /* CR_WHITE, CR_BLACK, CR_CLOCK_STOPPED */
+    /* RESULT */
+    cr_result result;
+    char reason[CR_REASON_MAX];
+    /* STATUS */
+    bool online, attention;
+    /* TAG */
+    cr_store_tag tag;
+} cr_store_event;
+
+/* Returns a new zeroed event of the given kind (NULL when out of memory);
+ * free with cr_store_event_free (accepts NULL). */
+cr_store_event *cr_store_event_new(cr_sev_kind kind);
+void cr_store_event_free(cr_store_event *ev);
+/* Adds a tag to a GAME event (copied, truncated to the limits). */
+int cr_store_event_add_tag(cr_store_event *ev, const char *name, const char *value);
+
+/* The event as one protocol message ({"type":"move","seq":...}). */
+cr_buf *cr_store_event_json(const cr_store_event *ev);
+
+typedef struct cr_store cr_store;
+
+/* One game as the store holds it (borrowed, valid until the store changes). */
+typedef struct cr_store_game {
+    int id;
+    char board[CR_BOARD_ID_MAX + 1];
+    char round[CR_ROUND_MAX];
+    int table;
+    cr_game *game;
+    int32_t white_ms, black_ms;
+    int running;
+    int64_t clock_at;     /* ts of the clock reading, 0 if none */
+    bool online, attention;
+    char reason[CR_REASON_MAX];
+    int64_t last_seq, last_ts;
+} cr_store_game;
+
+cr_store *cr_store_new(void);
+void cr_store_free(cr_store *s);
+
+/* Applies an event. Returns 0, or CR_EINVAL with err filled when the event
+ * does not fit (unknown game, ply not equal to the game's ply count, a move
+ * that is not legal, a game id used twice, seq not growing); the store is
+ * then unchanged. */
+int cr_store_apply(cr_store *s, const cr_store_event *ev, cr_error *err);
+
+int cr_store_game_count(const cr_store *s);
+const cr_store_game *cr_store_game_at(const cr_store *s, int i); /* in order of creation */
+const cr_store_game *cr_store_find(const cr_store *s, int id);   /* NULL if unknown */
+/* The newest game on a board, or NULL. */
+const cr_store_game *cr_store_board_game(const cr_store *s, const char *board);
+int64_t cr_store_last_seq(const cr_store *s);
+
+/* Serialisations of a game's current state (NULL if unknown or out of memory). */
+cr_buf *cr_store_snapshot_json(const cr_store *s, int id, int delay_s); /* "snapshot" message */
+cr_buf *cr_store_summary_json(const cr_store *s, int id); /* one object of "games" */
+cr_buf *cr_store_pgn(const cr_store *s, int id);          /* PGN with %clk, blank line after */
+
+/* Writes one game as PGN (cr_pgn_write: tags, moves with {[%clk h:mm:ss]},
+ * result) into a new malloc'ed string, or NULL when out of memory. */
+char *cr_store_game_pgn_text(const cr_store_game *g);
+
+#endif

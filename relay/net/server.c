@@ -1,0 +1,356 @@
+/* chessrelay relay: HTTP + WebSocket server in the lws service thread (see
+ * server.h and docs/protocol.md): the lws callback, the thread, start and
+ * stop. The viewers on /ws are in server_ws.c, HTTP in server_http.c. */
+#include "net/server_private.h"
+
+#include "util/datadir.h"
+
+#include <errno.h>
+#include <inttypes.h>
+#include <jansson.h>
+#include <libwebsockets.h>
+#include <limits.h>
+#include <pthread.h>
+#include <signal.h>
+#include <stdatomic.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/prctl.h>
+#include <sys/resource.h>
+#include <sys/stat.h>
+#include <time.h>
+#include <unistd.h>
+
+#include "agent/agent_link.h"
+#include "util/log.h"
+#include "net/view.h"
+#include "net/ws_text.h"
+
+/*----- the lws callback -----*/
+
+static bool origin_allowed(cr_server *s, struct lws *wsi)
+{
+    const cr_config *t = s->cfg.tournament;
+    if (!t || !t->origin_count) {
+        return true;
+    }
+    char origin[256];
+    if (lws_hdr_copy(wsi, origin, sizeof origin, WSI_TOKEN_ORIGIN) <= 0) {
+        return true; /* not a browser: the Origin check guards browsers only */
+    }
+    for (int i = 0; i < t->origin_count; i++) {
+        if (strcmp(origin, t->origins[i]) == 0) {
+            return true;
+        }
+    }
+    return false;
+}
+
+static int callback(struct lws *wsi, enum lws_callback_reasons reason, void *user, void *in,
+                    size_t len)
+{
+    struct lws_context *ctx = lws_get_context(wsi);
+    cr_server *s = ctx ? lws_context_user(ctx) : NULL;
+    pss *p = user;
+    switch (reason) {
+    case LWS_CALLBACK_EVENT_WAIT_CANCELLED:
+        if (s) {
+            atomic_store(&s->pubs_waiting, false);
+            cr_srv_drain_pubs(s);
+        }
+        return 0;
+    case LWS_CALLBACK_HTTP:
+        return cr_srv_http_request(s, wsi, p, in ? (const char *)in : "/");
+    case LWS_CALLBACK_HTTP_WRITEABLE:
+        return cr_srv_http_writeable(wsi, p);
+    case LWS_CALLBACK_CLOSED_HTTP:
+        if (p && p->kind == PSS_HTTP) {
+            cr_buf_unref(p->body);
+            p->body = NULL;
+        }
+        return 0;
+    case LWS_CALLBACK_HTTP_FILE_COMPLETION:
+        return lws_http_transaction_completed(wsi) ? -1 : 0;
+    case LWS_CALLBACK_FILTER_PROTOCOL_CONNECTION: {
+        char uri[64];
+        if (lws_hdr_copy(wsi, uri, sizeof uri, WSI_TOKEN_GET_URI) <= 0 || strcmp(uri, "/ws") != 0) {
+            return 1;
+        }
+        if (!origin_allowed(s, wsi)) {
+            char peer[64];
+            cr_srv_peer_name(wsi, peer, sizeof peer);
+            cr_log(CR_LOG_WARN, "ws %s: origin refused", peer);
+            return 1;
+        }
+        return 0;
+    }
+    case LWS_CALLBACK_ESTABLISHED: {
+        if (p->kind == PSS_HTTP) {
+            cr_buf_unref(p->body);
+        }
+        memset(p, 0, sizeof *p);
+        p->kind = PSS_WS;
+        p->wsi = wsi;
+        p->lane = LANE_PUBLIC;
+        p->tokens = s->cfg.rate;
+        p->refill_us = cr_mono_us();
+        char token[300];
+        cr_srv_bearer_token(wsi, token, sizeof token);
+        if (token[0]) {
+            const char *role = cr_config_check_token(s->cfg.tournament, token);
+            if (role) {
+                p->arbiter = strcmp(role, "arbiter") == 0; /* arbiter monitoring (arbiter_link.h) */
+                p->trusted = true;
+                p->lane = LANE_LIVE;
+                s->ntrusted++;
+            } else {
+                char peer[64];
+                cr_srv_peer_name(wsi, peer, sizeof peer);
+                cr_log(CR_LOG_WARN, "ws %s: wrong token refused", peer);
+                s->refused_token++;
+                cr_srv_send_error(p, "wrong token", "token");
+            }
+        }
+        p->tail = cr_view_head(s->views[p->lane]);
+        if (!cr_srv_slot_add(s, p)) {
+            if (p->trusted) {
+                s->ntrusted--;
+            }
+            cr_srv_free_viewer(p);
+            p->kind = PSS_NONE;
+            return -1;
+        }
+        return 0;
+    }
+    case LWS_CALLBACK_CLOSED:
+        if (p && p->kind == PSS_WS) {
+            cr_srv_slot_remove(s, p);
+            if (p->arbiter_sub) {
+                if (p->arb_prev) {
+                    p->arb_prev->arb_next = p->arb_next;
+                } else {
+                    s->arbiters = p->arb_next;
+                }
+                if (p->arb_next) {
+                    p->arb_next->arb_prev = p->arb_prev;
+                }
+            }
+            if (p->trusted) {
+                s->ntrusted--;
+            }
+            cr_srv_free_viewer(p);
+            p->kind = PSS_NONE;
+        }
+        return 0;
+    case LWS_CALLBACK_RECEIVE:
+        return p && p->kind == PSS_WS ? cr_srv_viewer_receive(s, p, in, len) : -1;
+    case LWS_CALLBACK_SERVER_WRITEABLE:
+        return p && p->kind == PSS_WS ? cr_srv_viewer_writeable(s, p) : 0;
+    default:
+        break;
+    }
+    return lws_callback_http_dummy(wsi, reason, user, in, len);
+}
+
+/*----- the thread -----*/
+
+static void lws_log(int level, const char *line)
+{
+    size_t n = strlen(line);
+    while (n && (line[n - 1] == '\n' || line[n - 1] == '\r')) {
+        n--;
+    }
+    cr_log(level == LLL_ERR ? CR_LOG_ERROR : CR_LOG_WARN, "lws: %.*s", (int)n, line);
+}
+
+static void wake_server(void *data)
+{
+    cr_server *s = data;
+    atomic_store(&s->pubs_waiting, true);
+    lws_cancel_service(s->ctx);
+}
+
+static void *service_thread(void *arg)
+{
+    cr_server *s = arg;
+    prctl(PR_SET_NAME, "cr-lws"); /* for top -H and the load bench's CPU figures */
+    while (!atomic_load(&s->stop)) {
+        if (lws_service(s->ctx, 0) < 0) {
+            cr_log(CR_LOG_ERROR, "server thread: lws_service failed, no more broadcasts");
+            break;
+        }
+    }
+    /* Nobody pops any more: a producer waiting for room must not wait forever. */
+    cr_queue_close(s->pubs);
+    return NULL;
+}
+
+char *cr_server_find_web_root(void)
+{
+    char path[PATH_MAX];
+    return cr_datadir_find("web", "CR_WEB_ROOT", path, sizeof path) ? strdup(path) : NULL;
+}
+
+cr_server *cr_server_start(const cr_server_config *cfg, cr_queue *pubs, cr_queue *cmds,
+                           cr_error *err)
+{
+    cr_server *s = calloc(1, sizeof *s);
+    if (!s) {
+        cr_error_set(err, CR_ENOMEM, 0, 0, "out of memory");
+        return NULL;
+    }
+    s->cfg = *cfg;
+    if (!s->cfg.ring) {
+        s->cfg.ring = 8192;
+    }
+    if (!s->cfg.backlog) {
+        s->cfg.backlog = 1024;
+    }
+    if (!s->cfg.max_message) {
+        s->cfg.max_message = 4096;
+    }
+    if (s->cfg.rate <= 0) {
+        s->cfg.rate = 20;
+    }
+    s->pubs = pubs;
+    s->cmds = cmds;
+    s->rate_window_start = cr_mono_us();
+    char real[PATH_MAX];
+    if (cfg->web_root) {
+        if (realpath(cfg->web_root, real)) {
+            s->web_root = strdup(real);
+        } else {
+            cr_log(CR_LOG_WARN, "web root %s: %s (serving the built-in page)", cfg->web_root,
+                   strerror(errno));
+        }
+    } else {
+        s->web_root = cr_server_find_web_root();
+    }
+    for (int l = 0; l < LANE_NB; l++) {
+        s->views[l] = cr_view_new(s->cfg.ring);
+        if (!s->views[l]) {
+            cr_error_set(err, CR_ENOMEM, 0, 0, "out of memory");
+            goto fail;
+        }
+    }
+    lws_set_log_level(LLL_ERR | LLL_WARN, lws_log);
+    s->protocols[0] = (struct lws_protocols){
+        .name = "chessrelay",
+        .callback = callback,
+        .per_session_data_size = sizeof(pss),
+        /* Messages over this size arrive in pieces that are collected (and
+         * counted against the 4 KiB limit); a small buffer keeps idle
+         * viewers cheap. */
+        .rx_buffer_size = 1024,
+    };
+    if (cfg->agents) {
+        s->protocols[1] = cr_agent_link_protocol(cfg->agents); /* agent_link.h */
+    }
+    struct lws_context_creation_info info;
+    memset(&info, 0, sizeof info);
+    info.port = cfg->port;
+    info.iface = cfg->host && cfg->host[0] ? cfg->host : NULL;
+    info.protocols = s->protocols;
+    info.user = s;
+    info.options = LWS_SERVER_OPTION_VALIDATE_UTF8 | LWS_SERVER_OPTION_DISABLE_IPV6;
+    if (info.iface && strchr(info.iface, ':')) {
+        info.options &= ~(uint64_t)LWS_SERVER_OPTION_DISABLE_IPV6;
+    }
+    if (cfg->tls_cert && cfg->tls_key) {
+        info.options |= LWS_SERVER_OPTION_DO_SSL_GLOBAL_INIT;
+        info.ssl_cert_filepath = cfg->tls_cert;
+        info.ssl_private_key_filepath = cfg->tls_key;
+    }
+    struct rlimit rl;
+    if (getrlimit(RLIMIT_NOFILE, &rl) == 0 && rl.rlim_cur != RLIM_INFINITY) {
+        info.fd_limit_per_thread = (unsigned)rl.rlim_cur;
+    }
+    s->ctx = lws_create_context(&info);
+    if (!s->ctx) {
+        cr_error_set(err, CR_EIO, 0, 0, "cannot listen on %s:%d (address in use, or TLS files bad?)",
+                     info.iface ? info.iface : "*", cfg->port);
+        goto fail;
+    }
+    struct lws_vhost *vh = lws_get_vhost_by_name(s->ctx, "default");
+    s->port = vh ? lws_get_vhost_listen_port(vh) : cfg->port;
+    cr_queue_set_wake(pubs, wake_server, s);
+    /* SIGINT/SIGTERM are for the caller's thread: never interrupt lws's poll. */
+    sigset_t block, old_mask;
+    sigemptyset(&block);
+    sigaddset(&block, SIGINT);
+    sigaddset(&block, SIGTERM);
+    pthread_sigmask(SIG_BLOCK, &block, &old_mask);
+    int rc = pthread_create(&s->thread, NULL, service_thread, s);
+    pthread_sigmask(SIG_SETMASK, &old_mask, NULL);
+    if (rc) {
+        cr_error_set(err, CR_ENOMEM, 0, 0, "cannot start the server thread");
+        lws_context_destroy(s->ctx);
+        goto fail;
+    }
+    if (cr_queue_length(pubs)) {
+        lws_cancel_service(s->ctx);
+    }
+    return s;
+fail:
+    for (int l = 0; l < LANE_NB; l++) {
+        cr_view_free(s->views[l]);
+    }
+    free(s->web_root);
+    free(s);
+    return NULL;
+}
+
+void cr_server_config_from(cr_server_config *scfg, const cr_config *t)
+{
+    memset(scfg, 0, sizeof *scfg);
+    scfg->host = t->listen_host;
+    scfg->port = t->listen_port;
+    scfg->web_root = t->web_root;
+    scfg->tls_cert = t->tls_cert;
+    scfg->tls_key = t->tls_key;
+    scfg->tournament = t;
+    scfg->delay_s = t->delay_s;
+}
+
+void cr_server_announce(const cr_server *s, const char *who, const char *port_file)
+{
+    const cr_config *t = s->cfg.tournament;
+    int port = cr_server_port(s);
+    cr_log(CR_LOG_INFO, "%slistening on %s://%s:%d (public delay %d s)", who,
+           t->tls_cert ? "https" : "http", t->listen_host, port, t->delay_s);
+    if (port_file) {
+        FILE *f = fopen(port_file, "w");
+        if (f) {
+            fprintf(f, "%d\n", port);
+            fclose(f);
+        }
+    }
+}
+
+int cr_server_port(const cr_server *s)
+{
+    return s->port;
+}
+
+void cr_server_stop(cr_server *s)
+{
+    if (!s) {
+        return;
+    }
+    atomic_store(&s->stop, true);
+    cr_queue_set_wake(s->pubs, NULL, NULL);
+    lws_cancel_service(s->ctx);
+    pthread_join(s->thread, NULL);
+    lws_context_destroy(s->ctx);
+    cr_buf_unref(s->boards_metrics);
+    cr_buf_unref(s->boards_json);
+    cr_buf_unref(s->loop_metrics);
+    for (int l = 0; l < LANE_NB; l++) {
+        cr_view_free(s->views[l]);
+    }
+    free(s->wbuf);
+    free(s->slots);
+    free(s->web_root);
+    free(s);
+}

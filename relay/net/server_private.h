@@ -1,0 +1,129 @@
+/* chessrelay relay: the server's parts (server.c: the lws callback and the
+ * thread; server_ws.c: viewers on /ws, their ops and the broadcast;
+ * server_http.c: HTTP, live PGN, /metrics). Private to those three files:
+ * everything here runs in the lws service thread. */
+#ifndef CR_RELAY_SERVER_PRIVATE_H
+#define CR_RELAY_SERVER_PRIVATE_H
+
+#include <libwebsockets.h>
+#include <pthread.h>
+#include <stdatomic.h>
+
+#include "net/server.h"
+#include "net/view.h"
+#include "net/ws_text.h"
+
+_Static_assert(LWS_PRE <= CR_BUF_PRE, "cr_buf headroom must hold the WebSocket frame header");
+
+enum { LANE_LIVE = 0, LANE_PUBLIC = 1, LANE_NB = 2 };
+enum { MAX_FAULTS = 5, WALK_MAX = 4096, HTTP_CHUNK = 16384, WRITE_BATCH = 8, BATCH_BYTES = 65536 };
+
+/* Delivery latency buckets (seconds) for /metrics (server_ws.c). */
+#define LATENCY_NB 12
+extern const double cr_srv_latency_bounds[LATENCY_NB];
+
+typedef struct sub {
+    int game;
+    int64_t seen; /* last seq sent (or covered by a snapshot) */
+} sub;
+
+typedef struct rsub {
+    char round[CR_ROUND_MAX];
+    int64_t from; /* games of the round whose events are newer join */
+} rsub;
+
+typedef struct outq {
+    struct outq *next;
+    cr_buf *b;
+} outq;
+
+enum { PSS_NONE = 0, PSS_HTTP, PSS_WS };
+
+/* Per connection (HTTP request or WebSocket viewer); lws allocates it zeroed.
+ * What viewer_writeable reads for every message comes first, within 64
+ * bytes: with 10,000 viewers each WRITEABLE starts from a cold cache. */
+typedef struct pss {
+    int kind;
+    int lane;
+    int nsubs, nrsubs;
+    int64_t tail;
+    sub *subs; /* sorted by game */
+    outq *qhead;
+    struct lws *wsi;
+    bool closing; /* too many faults: close once the replies are out */
+    /* HTTP */
+    cr_buf *body;
+    size_t off;
+    /* WebSocket */
+    int slot;                        /* its entry in cr_server.slots */
+    struct pss *arb_prev, *arb_next; /* in cr_server.arbiters while arbiter_sub */
+    bool trusted;
+    bool arbiter, arbiter_sub; /* arbiter monitoring (arbiter_link.h): role, channel */
+    int capsubs;
+    rsub *rsubs;
+    outq *qtail;
+    int qlen;
+    cr_ws_rx rx;
+    double tokens;
+    int64_t refill_us;
+    int faults;
+} pss;
+
+/* What drain_pubs needs to wake a viewer, packed in one array: after each
+ * batch of events it walks every viewer, and 10,000 of these fit in the
+ * cache where 10,000 scattered pss do not. Kept in step by slot_sync. */
+typedef struct vslot {
+    struct lws *wsi;
+    pss *p;
+    int lane;
+    bool subscribed; /* has a game or round: new events concern it */
+} vslot;
+
+struct cr_server {
+    cr_server_config cfg;
+    char *web_root; /* realpath, or NULL: built-in page */
+    struct lws_context *ctx;
+    struct lws_protocols protocols[3]; /* viewers, venue agents (if any), end */
+    cr_queue *pubs, *cmds;
+    pthread_t thread;
+    atomic_bool stop;
+    atomic_bool pubs_waiting; /* set by the loop's wake, cleared by drain_pubs' callers */
+    int port;
+    cr_view *views[LANE_NB];
+    vslot *slots; /* WebSocket viewers, nviewers of them */
+    int capslots;
+    pss *arbiters; /* viewers on the arbiter channel (arbiter_link.h) */
+    /* figures (service thread only) */
+    int nviewers, ntrusted;
+    bool ready;
+    int boards_online, boards_known;
+    int64_t journal_syncs;
+    cr_buf *boards_metrics; /* the loop's last health text of the live boards */
+    cr_buf *boards_json;    /* and as JSON */
+    cr_buf *loop_metrics;   /* the loop's pushes and pairings figures */
+    uint64_t events_total, messages_sent, messages_in, refused_token, refused_message, refused_rate,
+        resnapshots, http_requests, commands;
+    uint64_t latency_buckets[LATENCY_NB + 1];
+    double latency_sum;
+    uint64_t latency_count;
+    int64_t rate_window_start;
+    uint64_t rate_window_events;
+    double events_per_s;
+    unsigned char *wbuf; /* viewer_writeable's frames (service thread only) */
+    size_t wcap;
+};
+
+/* Shared by the three files. */
+void cr_srv_bearer_token(struct lws *wsi, char *buf, size_t size);
+void cr_srv_drain_pubs(cr_server *s);
+void cr_srv_free_viewer(pss *p);
+void cr_srv_peer_name(struct lws *wsi, char *buf, size_t size);
+void cr_srv_send_error(pss *p, const char *error, const char *where);
+bool cr_srv_slot_add(cr_server *s, pss *p);
+void cr_srv_slot_remove(cr_server *s, pss *p);
+int cr_srv_viewer_receive(cr_server *s, pss *p, const char *in, size_t len);
+int cr_srv_viewer_writeable(cr_server *s, pss *p);
+int cr_srv_http_request(cr_server *s, struct lws *wsi, pss *p, const char *uri);
+int cr_srv_http_writeable(struct lws *wsi, pss *p);
+
+#endif

@@ -1,0 +1,239 @@
+/* chessrelay relay: per-round public outputs (see outputs.h). */
+#include "out/outputs.h"
+
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "cr/export.h"
+#include "out/export_files.h"
+#include "util/log.h"
+
+typedef struct round_name {
+    char name[CR_ROUND_MAX];
+} round_name;
+
+/* A small set of round names (a tournament has tens of rounds at most). */
+typedef struct name_set {
+    round_name *v;
+    int n, cap;
+} name_set;
+
+struct cr_outputs {
+    cr_pusher *pusher;
+    cr_exporter *exporter;
+    name_set pushed; /* rounds with a push URL */
+    name_set dirty;
+    char last_export_error[200];
+};
+
+static bool set_has(const name_set *s, const char *name)
+{
+    for (int i = 0; i < s->n; i++) {
+        if (strcmp(s->v[i].name, name) == 0) {
+            return true;
+        }
+    }
+    return false;
+}
+
+static int set_add(name_set *s, const char *name)
+{
+    if (set_has(s, name)) {
+        return 0;
+    }
+    if (s->n == s->cap) {
+        int cap = s->cap ? 2 * s->cap : 8;
+        round_name *v = realloc(s->v, (size_t)cap * sizeof *v);
+        if (!v) {
+            return CR_ENOMEM;
+        }
+        s->v = v;
+        s->cap = cap;
+    }
+    snprintf(s->v[s->n++].name, sizeof s->v[0].name, "%s", name);
+    return 0;
+}
+
+cr_outputs *cr_outputs_new(struct event_base *base, const char *export_dir,
+                           const cr_pusher_config *push_cfg)
+{
+    cr_outputs *o = calloc(1, sizeof *o);
+    if (!o) {
+        return NULL;
+    }
+    o->pusher = cr_pusher_new(base, push_cfg);
+    if (export_dir && export_dir[0]) {
+        o->exporter = cr_exporter_new(export_dir, cr_export_files_io());
+    }
+    if (!o->pusher || (export_dir && export_dir[0] && !o->exporter)) {
+        cr_outputs_free(o);
+        return NULL;
+    }
+    return o;
+}
+
+void cr_outputs_free(cr_outputs *o)
+{
+    if (!o) {
+        return;
+    }
+    cr_pusher_free(o->pusher);
+    cr_exporter_free(o->exporter);
+    free(o->pushed.v);
+    free(o->dirty.v);
+    free(o);
+}
+
+int cr_outputs_set_push(cr_outputs *o, const char *round, const char *url, const char *token)
+{
+    int rc = cr_pusher_set_round(o->pusher, round, url, token);
+    if (rc == 0 && url && url[0]) {
+        rc = set_add(&o->pushed, round);
+    }
+    return rc;
+}
+
+const cr_pusher *cr_outputs_pusher(const cr_outputs *o)
+{
+    return o->pusher;
+}
+
+uint64_t cr_outputs_files_written(const cr_outputs *o)
+{
+    return o->exporter ? cr_exporter_files_written(o->exporter) : 0;
+}
+
+void cr_outputs_changed(cr_outputs *o, const cr_store *store, const cr_store_event *ev)
+{
+    if (!o || !ev || ev->kind == CR_SEV_CLOCK || ev->kind == CR_SEV_STATUS) {
+        return;
+    }
+    const cr_store_game *g = cr_store_find(store, ev->game);
+    if (g && set_add(&o->dirty, g->round)) {
+        cr_log(CR_LOG_WARN, "outputs: out of memory (round %s not updated)", g->round);
+    }
+}
+
+void cr_outputs_changed_all(cr_outputs *o, const cr_store *store)
+{
+    if (!o) {
+        return;
+    }
+    for (int i = 0; i < cr_store_game_count(store); i++) {
+        set_add(&o->dirty, cr_store_game_at(store, i)->round);
+    }
+}
+
+/* A round name the export folder can use: a plain decimal 1..100000. */
+static int round_number(const char *name)
+{
+    int n = 0;
+    if (!name[0] || name[0] == '0') {
+        return 0;
+    }
+    for (const char *p = name; *p; p++) {
+        if (*p < '0' || *p > '9' || n > 10000) {
+            return 0;
+        }
+        n = n * 10 + (*p - '0');
+    }
+    return n;
+}
+
+static int by_table(const void *a, const void *b)
+{
+    const cr_store_game *x = *(const cr_store_game *const *)a;
+    const cr_store_game *y = *(const cr_store_game *const *)b;
+    if (x->table != y->table) {
+        return x->table < y->table ? -1 : 1;
+    }
+    return (x->id > y->id) - (x->id < y->id);
+}
+
+static void export_error(cr_outputs *o, const cr_error *err)
+{
+    /* Once per distinct error: a full disk would otherwise log every tick. */
+    if (strcmp(o->last_export_error, err->text) != 0) {
+        snprintf(o->last_export_error, sizeof o->last_export_error, "%s", err->text);
+        cr_log(CR_LOG_ERROR, "export: %s", err->text);
+    }
+}
+
+static void flush_round(cr_outputs *o, const cr_store *store, const char *round)
+{
+    bool push = set_has(&o->pushed, round);
+    int number = o->exporter ? round_number(round) : 0;
+    if (!push && !number) {
+        return;
+    }
+    int total = cr_store_game_count(store), n = 0;
+    const cr_store_game **games = malloc((size_t)(total ? total : 1) * sizeof *games);
+    char **texts = calloc((size_t)(total ? total : 1), sizeof *texts);
+    if (!games || !texts) {
+        free(games);
+        free(texts);
+        cr_log(CR_LOG_WARN, "outputs: out of memory (round %s not updated)", round);
+        return;
+    }
+    for (int i = 0; i < total; i++) {
+        const cr_store_game *g = cr_store_game_at(store, i);
+        if (strcmp(g->round, round) == 0) {
+            games[n++] = g;
+        }
+    }
+    qsort(games, (size_t)n, sizeof *games, by_table);
+    size_t len = 0;
+    bool ok = true;
+    for (int i = 0; i < n && ok; i++) {
+        texts[i] = cr_store_game_pgn_text(games[i]);
+        ok = texts[i] != NULL;
+        len += ok ? strlen(texts[i]) : 0;
+    }
+    char *all = ok ? malloc(len + 1) : NULL;
+    if (all) {
+        size_t at = 0;
+        for (int i = 0; i < n; i++) {
+            size_t k = strlen(texts[i]);
+            memcpy(all + at, texts[i], k);
+            at += k;
+        }
+        all[at] = '\0';
+        if (push) {
+            cr_pusher_offer(o->pusher, round, all, at);
+        }
+        cr_error err;
+        if (number) {
+            if (cr_exporter_write_round(o->exporter, number, all, &err)) {
+                export_error(o, &err);
+            }
+            for (int i = 0; i < n; i++) {
+                /* games are sorted by table, then id: the newest of a table is last */
+                bool newest = i + 1 == n || games[i + 1]->table != games[i]->table;
+                if (games[i]->table >= 1 && newest &&
+                    cr_exporter_write_game(o->exporter, number, games[i]->table, texts[i], &err)) {
+                    export_error(o, &err);
+                }
+            }
+        }
+    } else {
+        cr_log(CR_LOG_WARN, "outputs: out of memory (round %s not updated)", round);
+    }
+    free(all);
+    for (int i = 0; i < n; i++) {
+        free(texts[i]);
+    }
+    free(texts);
+    free(games);
+}
+
+void cr_outputs_flush(cr_outputs *o, const cr_store *store)
+{
+    if (!o || !o->dirty.n) {
+        return;
+    }
+    for (int i = 0; i < o->dirty.n; i++) {
+        flush_round(o, store, o->dirty.v[i].name);
+    }
+    o->dirty.n = 0;
+}
