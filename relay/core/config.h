@@ -89,7 +89,7 @@ typedef struct cr_config {
     bool usb;       /* live USB boards ("usb") */
     cr_config_board *boards;
     int board_count;
-    cr_config_push *pushes; /* "push" (H8b) */
+    cr_config_push *pushes; /* "push" */
     int push_count;
     char *export_dir; /* "export_dir": the export folder (cr/export.h), NULL: none */
     char *pairings;       /* "pairings": the pairings file (pairings_link.h), NULL: none */

@@ -19,7 +19,7 @@
 #include "core/lanes.h"
 #include "util/log.h"
 #include "out/nats_pub.h"
-#include "out/outputs.h" /* H8b: pushes to broadcast hosts, export folder */
+#include "out/outputs.h"
 #include "core/pairings_link.h"
 #include "net/queue.h"
 #include "net/server.h"
@@ -49,7 +49,7 @@ struct relay {
     cr_lanes *lanes;                 /* the live and public stores, the delay line (lanes.h) */
     cr_store *live;                  /* the live lane's store */
     cr_board_games_config games_cfg; /* for every board */
-    cr_outputs *outputs; /* H8b: round PGN pushes and export folder, fed from the public store */
+    cr_outputs *outputs; /* round PGN pushes and export folder, fed from the public store */
     int64_t seq;
     int next_game;
     cr_journal *journal;
@@ -845,7 +845,7 @@ static void on_tick(evutil_socket_t fd, short what, void *arg)
     }
     cr_arbiter_link_tick(r->arb, feed_now(r), wall_ms()); /* arbiter monitoring (arbiter_link.h) */
     cr_lanes_tick(r->lanes, cr_now_us());
-    cr_outputs_flush(r->outputs, cr_lanes_public(r->lanes)); /* H8b */
+    cr_outputs_flush(r->outputs, cr_lanes_public(r->lanes));
 }
 
 static void on_sync(evutil_socket_t fd, short what, void *arg)
@@ -894,7 +894,7 @@ static void free_relay(relay *r)
         free(r->boards[i]);
     }
     free(r->boards);
-    cr_outputs_free(r->outputs); /* H8b: before the event_base */
+    cr_outputs_free(r->outputs); /* before the event_base */
     cr_pairings_link_free(r->pairings);
     cr_arbiter_link_free(r->arb); /* after the server: its HTTP thread reads the link */
     cr_lanes_free(r->lanes);      /* after the arbiter link, which reads its live store */
@@ -929,7 +929,7 @@ static int loop_init(relay *r, cr_sigwatch *sw)
     r->cmd_ev = event_new(r->base, -1, 0, on_commands, r);
     cr_queue_set_wake(r->cmds, wake_loop, r->cmd_ev);
 
-    /* H8b: pushes of each round's public PGN and the export folder. */
+    /* pushes of each round's public PGN and the export folder */
     r->outputs = cr_outputs_new(r->base, r->t->export_dir, NULL);
     if (!r->outputs) {
         cr_log(CR_LOG_ERROR, "out of memory");
