@@ -26,7 +26,7 @@ tmp=$(mktemp -d)
 RELAY=""
 AGENT_A=""
 AGENT_B=""
-. "$(dirname "$0")/lib.sh"
+. "$(dirname "$0")/common.bash"
 cleanup() { # SIGTERM: they stop at once (no job noise from bash)
   [ -n "$AGENT_A" ] && kill "$AGENT_A" 2>/dev/null
   [ -n "$AGENT_B" ] && kill "$AGENT_B" 2>/dev/null

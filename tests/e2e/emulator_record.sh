@@ -22,7 +22,7 @@ CHECK="$SRC/tests/tools/check-feeds"
 SPEED="${E2E_SPEED:-10}"
 tmp=$(mktemp -d)
 # E2E_KEEP=1 keeps the recordings and logs for a look.
-. "$(dirname "$0")/lib.sh"
+. "$(dirname "$0")/common.bash"
 if [ -n "${E2E_KEEP:-}" ]; then
   echo "files in $tmp"; trap reap_children EXIT
 else

@@ -24,7 +24,7 @@ for need in "$FEEDS/p03.feed" "$FEEDS/p13.feed" "$CHECK"; do
 done
 tmp=$(mktemp -d)
 pids=()
-. "$(dirname "$0")/lib.sh"
+. "$(dirname "$0")/common.bash"
 cleanup() {
   reap_children
   if [ -n "${E2E_KEEP:-}" ]; then echo "files in $tmp"; else rm -rf "$tmp"; fi

@@ -1,6 +1,7 @@
-# Sourced by the end-to-end scripts. reap_children kills every process this
-# script started, children of subshells included, so that a failed run
-# leaves nothing behind; call it from the EXIT trap.
+# Sourced by the end-to-end scripts (not a test: ctest runs tests/e2e/*.sh).
+# reap_children kills every process this script started, children of
+# subshells included, so that a failed run leaves nothing behind; call it
+# from the EXIT trap.
 descendants() {
   local kid
   for kid in $(pgrep -P "$1" 2>/dev/null); do
