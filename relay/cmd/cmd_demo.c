@@ -111,7 +111,7 @@ static void game_feed(feed_out *o, const cr_game *g, const char *board, int64_t 
     int32_t clock[2] = {600000, 600000};
     emit_pos(o, t, board, cr_game_start(g)->board);
     emit_clock(o, t, board, clock[0], clock[1], CR_CLOCK_STOPPED);
-    t += 200;
+    t += 100;
     emit_clock(o, t, board, clock[0], clock[1], CR_WHITE);
     int n = cr_game_ply_count(g);
     for (int i = 0; i < n; i++) {
@@ -120,8 +120,9 @@ static void game_feed(feed_out *o, const cr_game *g, const char *board, int64_t 
         int side = before->side;
         /* Book moves come fast, so that a newcomer sees the boards move
          * within a second or two of starting the demo. */
-        int32_t think = i < 4 ? 500 + (int32_t)(next_rand(rng) % 500)
-                              : 2000 + (int32_t)(next_rand(rng) % 8000);
+        int32_t think = i == 0  ? 300 + (int32_t)(next_rand(rng) % 300)
+                        : i < 4 ? 500 + (int32_t)(next_rand(rng) % 500)
+                                : 2000 + (int32_t)(next_rand(rng) % 8000);
         if (clock[side] - think < 1000) {
             think = clock[side] / 4;
         }

@@ -518,9 +518,13 @@ def demo(binary):
         while "played to the end" not in open(r.log.name).read():
             check(time.time() < deadline, "demo did not end")
             time.sleep(0.2)
-        time.sleep(0.5)
-        pgn = r.http("/live.pgn")[2]
-        results = [l for l in pgn.splitlines() if l.startswith("[Result ")]
+        # The last moves settle after the feed's end: wait for the five results.
+        while True:
+            pgn = r.http("/live.pgn")[2]
+            results = [l for l in pgn.splitlines() if l.startswith("[Result ")]
+            if "*" not in "".join(results) or time.time() > deadline:
+                break
+            time.sleep(0.05)
         check(results == ['[Result "1-0"]'] * 3 + ['[Result "0-1"]', '[Result "1-0"]'],
               "demo results: %s" % results)
         for last in ("17. Rd8#", "23. Be7#", "24. Bxe7#", "Rc2#", "44. Qa7"):
