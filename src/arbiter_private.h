@@ -26,6 +26,8 @@ struct cr_monitor {
     bool threefold, fifty, fivefold, seventy_five, dead;
     bool two_min_raised[CR_COLOR_NB];
     bool flag_raised[CR_COLOR_NB];
+    bool check_raised[CR_COLOR_NB]; /* flag-check alert standing */
+    int64_t source_t;               /* the board's source time, -1 unknown */
     bool online;
     int illegal_completed[CR_COLOR_NB];
     int pending_illegal;
@@ -64,6 +66,13 @@ static inline void fmt_ms(int64_t ms, char buf[24])
 static inline int32_t remaining(const cr_monitor *m, int c, int64_t t)
 {
     return m->clock ? cr_clock_remaining(m->clock, c, t) : CR_CLOCK_UNKNOWN;
+}
+
+/* The earliest of t and the board's source time: nothing acts on time
+ * the source has not reached. */
+static inline int64_t source_bound(const cr_monitor *m, int64_t t)
+{
+    return m->source_t >= 0 && t > m->source_t ? m->source_t : t;
 }
 
 /* Appends an incident (unless the monitor is silent) and tells the

@@ -165,7 +165,7 @@ int cr_monitor_claim(cr_monitor *m, int claimant, cr_claim_basis basis, int64_t 
                       mode == CR_CLOCK_MODE_INCREMENT ? "an increment" : "a delay",
                       (int)(cr_clock_bonus_ms(m->clock) / 1000));
     }
-    cr_monitor_check_clock(m, t);
+    cr_monitor_check_clock(m, source_bound(m, t));
     if (cr_monitor_game_over(m)) {
         return refuse(m, claimant, t, why, why_size, "the game is over (%s)",
                       cr_result_string(cr_game_result(m->game)));

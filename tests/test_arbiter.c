@@ -257,11 +257,17 @@ static void test_flag_with_mating_material(void **state)
     cr_clock *c = cr_clock_new(NULL, NULL);
     cr_monitor *m = cr_monitor_new(g, c, NULL);
     assert_int_equal(cr_monitor_clock(m, 0, 5000, 60000, CR_WHITE), CR_CLOCK_ACCEPTED);
-    cr_monitor_tick(m, 4000);
+    /* A timer ahead of the board's source acts on nothing. */
+    cr_monitor_tick(m, 60000);
     assert_int_equal(count_kind(m, CR_INC_FLAG), 0);
-    cr_monitor_tick(m, 5200);
+    cr_monitor_source_time(m, 4000);
+    assert_int_equal(count_kind(m, CR_INC_FLAG), 0);
+    /* The source reached 5.2 s: the reading was fresh enough (5 s) for
+     * the run-down to be sure. */
+    cr_monitor_source_time(m, 5200);
     assert_int_equal(count_kind(m, CR_INC_FLAG), 1);
     const cr_incident *f = last_of(m, CR_INC_FLAG);
+    assert_int_equal(f->t, 5000); /* dated by the fall, not by the call */
     assert_int_equal(f->color, CR_WHITE);
     assert_int_equal(f->urgency, CR_URGENCY_CRITICAL);
     assert_int_equal(f->white_ms, 0);
@@ -285,7 +291,7 @@ static void test_flag_without_mating_material(void **state)
     cr_clock *c = cr_clock_new(NULL, NULL);
     cr_monitor *m = cr_monitor_new(g, c, NULL);
     cr_monitor_clock(m, 0, 1000, 30000, CR_WHITE);
-    cr_monitor_tick(m, 1500);
+    cr_monitor_source_time(m, 1500);
     const cr_incident *f = last_of(m, CR_INC_FLAG);
     assert_non_null(f);
     assert_non_null(strstr(f->text, "cannot checkmate"));
@@ -299,7 +305,7 @@ static void test_flag_without_mating_material(void **state)
     c = cr_clock_new(NULL, NULL);
     m = cr_monitor_new(g, c, NULL);
     cr_monitor_clock(m, 0, 30000, 1000, CR_BLACK);
-    cr_monitor_tick(m, 1500);
+    cr_monitor_source_time(m, 1500);
     assert_int_equal(cr_game_result(g), CR_RESULT_WHITE);
     cr_monitor_free(m);
     cr_clock_free(c);
@@ -328,10 +334,21 @@ static void test_flag_from_move_times(void **state)
     assert_int_equal(st.remaining_ms[CR_WHITE], 0);
     assert_int_equal(st.remaining_ms[CR_BLACK], 50000);
     assert_int_equal(count_kind(m, CR_INC_TWO_MINUTES), 2); /* a one-minute game */
-    /* White had 40 s left at 30 s and moved at 70 s: the flag fell with it. */
-    assert_int_equal(count_kind(m, CR_INC_FLAG), 1);
-    assert_int_equal(cr_clock_flag_time(c), 70000);
+    /* White had 40 s left at 30 s and moved at 70 s: by the move times the
+     * flag fell, but no clock showed it: an alert, not a result. */
+    assert_int_equal(count_kind(m, CR_INC_FLAG), 0);
+    assert_int_equal(count_kind(m, CR_INC_FLAG_CHECK), 1);
+    assert_int_equal(last_of(m, CR_INC_FLAG_CHECK)->color, CR_WHITE);
+    assert_int_equal(last_of(m, CR_INC_FLAG_CHECK)->urgency, CR_URGENCY_WARNING);
+    assert_non_null(strstr(last_of(m, CR_INC_FLAG_CHECK)->text, "should be at 0:00"));
+    assert_int_equal(cr_clock_flagged(c), -1);
+    assert_int_equal(cr_game_result(g), CR_RESULT_NONE);
+    /* The arbiter looks at the clock and confirms: 6.9. */
+    assert_int_equal(cr_monitor_confirm_flag(m, CR_WHITE, "seen on the clock", 71000), 0);
     assert_int_equal(cr_game_result(g), CR_RESULT_BLACK);
+    assert_int_equal(count_kind(m, CR_INC_FLAG), 1);
+    assert_non_null(strstr(last_of(m, CR_INC_RESULT)->text, "confirmed by the arbiter"));
+    assert_int_equal(cr_monitor_confirm_flag(m, CR_WHITE, NULL, 72000), CR_EINVAL);
     cr_monitor_free(m);
     cr_clock_free(c);
     cr_game_free(g);
@@ -344,16 +361,18 @@ static void test_two_minutes(void **state)
     cr_clock *c = cr_clock_new(NULL, NULL);
     cr_monitor *m = cr_monitor_new(g, c, NULL);
     cr_monitor_clock(m, 0, 125000, 300000, CR_WHITE);
-    cr_monitor_tick(m, 4000);
+    cr_monitor_source_time(m, 4000);
     assert_int_equal(count_kind(m, CR_INC_TWO_MINUTES), 0);
     cr_monitor_state st;
     cr_monitor_get_state(m, &st);
     assert_false(st.under_two_minutes[CR_WHITE]);
-    cr_monitor_tick(m, 5500);
+    cr_monitor_source_time(m, 5500);
     assert_int_equal(count_kind(m, CR_INC_TWO_MINUTES), 1);
     const cr_incident *i = last_of(m, CR_INC_TWO_MINUTES);
     assert_int_equal(i->color, CR_WHITE);
-    assert_int_equal(i->white_ms, 119500);
+    /* Stamped when the time crossed two minutes, whenever it was noticed. */
+    assert_int_equal(i->t, 5001);
+    assert_int_equal(i->white_ms, 119999);
     assert_non_null(strstr(i->text, "claim window open"));
     cr_monitor_tick(m, 6000);
     cr_monitor_clock(m, 7000, 118000, 300000, CR_WHITE);
@@ -683,7 +702,8 @@ static void test_claim_rejected_and_postponed(void **state)
     /* Postponed; play goes on, White's flag falls; the arbiter then upholds
      * the claim: the draw replaces the loss on time. */
     assert_int_equal(cr_monitor_decide(m, CR_DECISION_POSTPONED, -1, NULL, t + 3500), 0);
-    cr_monitor_tick(m, t + 200000);
+    /* The clock shows White's time at 0:00: the flag's own evidence. */
+    cr_monitor_clock(m, t + 101000, 0, cr_clock_remaining(c, CR_BLACK, t + 101000), CR_WHITE);
     assert_int_equal(count_kind(m, CR_INC_FLAG), 1);
     assert_int_equal(cr_game_result(g), CR_RESULT_BLACK);
     assert_int_equal(cr_monitor_decide(m, CR_DECISION_DRAW, -1, NULL, t + 201000), 0);

@@ -374,7 +374,8 @@ static void test_actions(void **state)
     h_free(&h);
 }
 
-/* A flag falls on a tick: critical incident, result in the store. */
+/* A flag falls when the clock shows it: critical incident, result in the
+ * store. Ticks alone, past the last reading, decide nothing. */
 static void test_flag(void **state)
 {
     (void)state;
@@ -388,6 +389,10 @@ static void test_flag(void **state)
         h.t = t;
         cr_arbiter_link_tick(h.link, t, t);
     }
+    assert_int_equal(h_count(&h, "\"kind\":\"flag\"", NULL), 0);
+    h.t = 4100;
+    clock_reading(&h, 5, 0, 60000, CR_WHITE);
+    cr_arbiter_link_tick(h.link, 4200, 4200);
     assert_int_equal(h_count(&h, "\"kind\":\"flag\"", "\"urgency\":\"critical\""), 1);
     assert_int_equal(cr_game_result(cr_store_find(h.store, 5)->game), CR_RESULT_BLACK);
     assert_true(h_count(&h, "\"type\":\"arbiter-state\"", "\"flagged\":\"w\"") >= 1);

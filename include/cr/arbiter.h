@@ -16,7 +16,10 @@
  * How the relay drives it (one monitor per board/game):
  *   - the game gained or lost plies (inference MOVE / CORRECTION): cr_monitor_update
  *   - a clock reading: cr_monitor_clock (feeds the cr_clock too)
- *   - time passes (timer, ~every 100 ms): cr_monitor_tick
+ *   - time passes (timer, ~every 100 ms): cr_monitor_tick, never with a
+ *     time past the board's source (see cr_monitor_source_time)
+ *   - the board's source reached time t without an event (agent heartbeat
+ *     watermark, feed time): cr_monitor_source_time
  *   - board link CONNECT/DISCONNECT: cr_monitor_board_link
  *   - arbiter actions: cr_monitor_set_result, _mark_draw_offer, _take_back,
  *     _assign_players, _claim, _decide
@@ -32,7 +35,18 @@
  *
  * Time: `t` is the feed time in ms (as given to the clock); `wall` a wall
  * time (ms since the epoch) that the caller supplies. The library never reads
- * a clock itself.
+ * a clock itself. Every decision depends on the events' times only: the
+ * clock is checked at each event's time before the event is applied, ticks
+ * are cut at the board's source time, and clock alerts are stamped with the
+ * moment they became true (a flag's fall, the crossing of two minutes), so
+ * the log is the same whatever the timing of the calls.
+ *
+ * Results on evidence only: the public result changes from the board (mate,
+ * stalemate, dead position, a flag shown by the clock or run down while the
+ * model was sure, see cr/clock.h), an automatic draw (fivefold, 75 moves)
+ * or the arbiter. What the model only suspects (a side at 0:00 without
+ * evidence) is a "flag-check" alert; cr_monitor_confirm_flag makes it the
+ * result.
  *
  * Ownership: the monitor borrows the game and the clock (both may be changed
  * through the monitor's actions; neither is freed by it); they must outlive
@@ -62,6 +76,8 @@ typedef enum cr_incident_kind {
     CR_INC_RESULT,             /* "result" */
     CR_INC_CORRECTION,         /* "correction" */
     CR_INC_DRAW_OFFER,         /* "draw-offer" */
+    CR_INC_FLAG_CHECK,         /* "flag-check": the model puts a side at 0:00 without
+                                  evidence; the arbiter checks (cr_monitor_confirm_flag) */
     CR_INC_KIND_NB
 } cr_incident_kind;
 
@@ -214,8 +230,15 @@ CR_EXTERN int cr_monitor_update(cr_monitor *m, int64_t t);
 CR_EXTERN int cr_monitor_clock(cr_monitor *m, int64_t t, int32_t white_ms, int32_t black_ms,
                                int running);
 
-/* Time has passed: flag falls and two-minute windows. */
+/* Time has passed: flag falls and two-minute windows. t is cut at the
+ * source time (the latest of the events' times and cr_monitor_source_time),
+ * so a timer running ahead of the board's source acts on nothing unseen. */
 CR_EXTERN void cr_monitor_tick(cr_monitor *m, int64_t t);
+
+/* The board's source has reached t (no event since): e.g. the agent's
+ * watermark, or the feed's time. Checks the clock at t. Source time never
+ * goes back. */
+CR_EXTERN void cr_monitor_source_time(cr_monitor *m, int64_t t);
 
 /* The board went offline/online at t (alerts on changes only). */
 CR_EXTERN void cr_monitor_board_link(cr_monitor *m, bool online, int64_t t);
@@ -225,6 +248,8 @@ CR_EXTERN void cr_monitor_board_link(cr_monitor *m, bool online, int64_t t);
  * When alerts are raised (each once per occurrence):
  *   two-minutes         once per side per game, when its time first drops below
  *                       two_minutes_ms (both sides tracked)
+ * The same kind for the same side is never logged twice for one ply, and
+ * fivefold, seventy-five-moves and dead-position once per game.
  *   flag                once per side; sets the result (6.9) if flag_ends_game
  *   threefold           at each ply whose position stands for the 3rd/4th time
  *   fifty-moves         once per run without capture or pawn move (100 plies)
@@ -232,6 +257,8 @@ CR_EXTERN void cr_monitor_board_link(cr_monitor *m, bool online, int64_t t);
  *                       once at the ply; the game is drawn (result set if none)
  *   illegal-move        once per illegal ply, when its mover has pressed the
  *                       clock after it (or the opponent has moved)
+ *   flag-check          once per side while the model puts it at 0:00 without
+ *                       evidence (again after a reading showed time left)
  *   board-offline/online on changes
  *   draw-offer          per ply marked CR_PLY_DRAW_OFFER (board or arbiter)
  *   result              when the monitor ends the game, the arbiter sets a
@@ -291,6 +318,12 @@ CR_EXTERN int cr_monitor_mark_draw_offer(cr_monitor *m, int ply, bool offered, i
  * correction with the reason. Alerts of the removed plies may fire again for
  * the plies that replace them. Returns 0 or CR_EINVAL. */
 CR_EXTERN int cr_monitor_take_back(cr_monitor *m, int ply_count, const char *reason, int64_t t);
+
+/* The arbiter confirms that `color`'s flag fell (after a flag-check alert,
+ * or seen on the clock): the result follows 6.9 (a win for the opponent, a
+ * draw if the opponent cannot checkmate). Returns 0, or CR_EINVAL when the
+ * game is over or color is not a side. */
+CR_EXTERN int cr_monitor_confirm_flag(cr_monitor *m, int color, const char *reason, int64_t t);
 
 /* Sets the White/Black tags (either may be NULL: unchanged) and logs it. */
 CR_EXTERN int cr_monitor_assign_players(cr_monitor *m, const char *white, const char *black,
