@@ -7,6 +7,7 @@
 #include <stdio.h>
 
 #include "cr/arbiter.h"
+#include "strbuf.h"
 
 struct cr_monitor {
     cr_monitor_config cfg;
@@ -74,6 +75,15 @@ static inline int64_t source_bound(const cr_monitor *m, int64_t t)
 {
     return m->source_t >= 0 && t > m->source_t ? m->source_t : t;
 }
+
+/* Text fields of the journal lines (incidents, claims): a backslash, tab,
+ * newline and CR as two characters, other control bytes as \xHH; at most
+ * max bytes of text. */
+void cr_arb_escape(cr_sb *o, const char *text, size_t max);
+/* Reads [s, e) back into out (size bytes, NUL-terminated): NULL, or where
+ * it went wrong with *why saying what (bad escape, control character, too
+ * long). */
+const char *cr_arb_unescape(const char *s, const char *e, char *out, size_t size, const char **why);
 
 /* Appends an incident (unless the monitor is silent) and tells the
  * callback: 0 or CR_ENOMEM. */

@@ -1083,6 +1083,169 @@ static void test_restore_and_sort(void **state)
     cr_game_free(g);
 }
 
+/* 75 moves: logged once, also when play goes on after the draw and when a
+ * monitor re-examines the game (issue 14: logged three times). */
+static void test_automatic_end_logged_once(void **state)
+{
+    (void)state;
+    cr_game *g = game_from("8/8/4k3/8/8/4K3/8/R7 w - - 148 90");
+    cr_monitor *m = cr_monitor_new(g, NULL, NULL);
+    play(g, "a1a2 e6e5");
+    cr_monitor_update(m, 1);
+    assert_int_equal(count_kind(m, CR_INC_SEVENTY_FIVE_MOVES), 1);
+    assert_int_equal(cr_game_result(g), CR_RESULT_DRAW);
+    play(g, "a2a1 e5e6 a1a2");
+    cr_monitor_update(m, 2);
+    cr_monitor_update(m, 3);
+    cr_monitor_attach(m, g, NULL);
+    assert_int_equal(count_kind(m, CR_INC_SEVENTY_FIVE_MOVES), 1);
+    cr_monitor_free(m);
+    cr_game_free(g);
+}
+
+/* Threefold and 50-move claims, on the board and with a written move. */
+static void test_claim_threefold_and_fifty(void **state)
+{
+    (void)state;
+    char why[200];
+    cr_game *g = game_from(NULL);
+    cr_monitor *m = cr_monitor_new(g, NULL, NULL);
+    /* The start position stands for the 2nd time after 1.Nf3 Nf6 2.Ng1 Ng8. */
+    play(g, "g1f3 g8f6 f3g1 f6g8 g1f3 g8f6 f3g1");
+    cr_monitor_update(m, 1000);
+    /* Black to move writes 4... Ng8: the start position for the 3rd time. */
+    assert_int_equal(
+        cr_monitor_claim_move(m, CR_WHITE, CR_CLAIM_THREEFOLD, "Ng8", 2000, why, sizeof why),
+        CR_EINVAL);
+    assert_non_null(strstr(why, "not to move"));
+    /* Without the move: the position on the board stands twice only. */
+    assert_int_equal(cr_monitor_claim(m, CR_BLACK, CR_CLAIM_THREEFOLD, 2000, why, sizeof why), 0);
+    const cr_claim *c = cr_monitor_claim_last(m);
+    assert_false(c->correct);
+    assert_int_equal(c->claimed_repetitions, 2);
+    assert_string_equal(c->move, "");
+    assert_non_null(strstr(last_of(m, CR_INC_CLAIM)->text, "not correct"));
+    assert_int_equal(cr_monitor_decide(m, CR_DECISION_REJECTED, -1, NULL, 2500), 0);
+    assert_int_equal(cr_game_result(g), CR_RESULT_NONE);
+    /* An illegal written move refuses the claim. */
+    assert_int_equal(
+        cr_monitor_claim_move(m, CR_BLACK, CR_CLAIM_THREEFOLD, "Ng5", 3000, why, sizeof why),
+        CR_EINVAL);
+    assert_non_null(strstr(why, "written move"));
+    /* With the written move (9.2.1.1): correct. */
+    assert_int_equal(
+        cr_monitor_claim_move(m, CR_BLACK, CR_CLAIM_THREEFOLD, "f6g8", 3000, why, sizeof why), 0);
+    c = cr_monitor_claim_last(m);
+    assert_true(c->correct);
+    assert_int_equal(c->claimed_repetitions, 3);
+    assert_string_equal(c->move, "Ng8");
+    assert_int_equal(c->ply, 7);
+    assert_non_null(strstr(last_of(m, CR_INC_CLAIM)->text, "with the move Ng8 written"));
+    assert_non_null(strstr(last_of(m, CR_INC_CLAIM)->text, "3rd time: the claim is correct"));
+    char *html = cr_claim_report_html_new(m, c);
+    assert_non_null(strstr(html, "threefold repetition"));
+    assert_non_null(strstr(html, "the claim is correct"));
+    free(html);
+    /* The arbiter upholds it. */
+    assert_int_equal(cr_monitor_decide(m, CR_DECISION_DRAW, -1, "checked", 3500), 0);
+    assert_int_equal(cr_game_result(g), CR_RESULT_DRAW);
+    assert_non_null(strstr(last_of(m, CR_INC_RESULT)->text, "9.2 threefold"));
+    cr_monitor_free(m);
+    cr_game_free(g);
+
+    /* 50 moves: 98 plies on the board; the written 50th move makes 100. */
+    g = game_from("8/8/4k3/8/8/4K3/8/R7 w - - 97 60");
+    m = cr_monitor_new(g, NULL, NULL);
+    play(g, "a1a2");
+    cr_monitor_update(m, 1);
+    assert_int_equal(cr_monitor_claim(m, CR_BLACK, CR_CLAIM_FIFTY_MOVES, 2, why, sizeof why), 0);
+    assert_false(cr_monitor_claim_last(m)->correct);
+    assert_int_equal(cr_monitor_claim_last(m)->claimed_halfmove, 98);
+    assert_int_equal(cr_monitor_decide(m, CR_DECISION_REJECTED, 0, NULL, 3), 0);
+    assert_int_equal(
+        cr_monitor_claim_move(m, CR_BLACK, CR_CLAIM_FIFTY_MOVES, "Kd5", 4, why, sizeof why), 0);
+    assert_false(cr_monitor_claim_last(m)->correct); /* 99 plies */
+    assert_int_equal(cr_monitor_decide(m, CR_DECISION_REJECTED, 0, NULL, 5), 0);
+    play(g, "e6d5");
+    cr_monitor_update(m, 6);
+    assert_int_equal(
+        cr_monitor_claim_move(m, CR_WHITE, CR_CLAIM_FIFTY_MOVES, "Ra3", 7, why, sizeof why), 0);
+    assert_true(cr_monitor_claim_last(m)->correct);
+    assert_int_equal(cr_monitor_claim_last(m)->claimed_halfmove, 100);
+    /* D1 takes no move. */
+    assert_int_equal(cr_monitor_decide(m, CR_DECISION_REJECTED, 0, NULL, 8), 0);
+    assert_int_equal(
+        cr_monitor_claim_move(m, CR_WHITE, CR_CLAIM_CANNOT_WIN, "Ra3", 9, why, sizeof why),
+        CR_EINVAL);
+    assert_non_null(strstr(why, "without a move"));
+    cr_monitor_free(m);
+    cr_game_free(g);
+}
+
+/* Claims and decisions as journal lines: a restarted monitor has them back,
+ * reports included. */
+static void test_claim_journal(void **state)
+{
+    (void)state;
+    char why[200];
+    cr_game *g = game_from(NULL);
+    cr_monitor *m = cr_monitor_new(g, NULL, NULL);
+    play(g, "g1f3 g8f6 f3g1 f6g8 g1f3 g8f6 f3g1");
+    cr_monitor_update(m, 1000);
+    assert_int_equal(cr_monitor_claim(m, CR_BLACK, CR_CLAIM_THREEFOLD, 2000, why, sizeof why), 0);
+    char lines[4][CR_CLAIM_LINE_MAX];
+    assert_true(cr_claim_format(cr_monitor_claim_last(m), lines[0], sizeof lines[0]) > 0);
+    assert_int_equal(
+        cr_monitor_decide(m, CR_DECISION_REJECTED, 60000, "tab\there, line\nbreak", 2500), 0);
+    assert_true(cr_claim_format(cr_monitor_claim_last(m), lines[1], sizeof lines[1]) > 0);
+    assert_int_equal(
+        cr_monitor_claim_move(m, CR_BLACK, CR_CLAIM_THREEFOLD, "Ng8", 3000, why, sizeof why), 0);
+    assert_true(cr_claim_format(cr_monitor_claim_last(m), lines[2], sizeof lines[2]) > 0);
+    assert_int_equal(cr_monitor_decide(m, CR_DECISION_POSTPONED, -1, NULL, 3500), 0);
+    assert_true(cr_claim_format(cr_monitor_claim_last(m), lines[3], sizeof lines[3]) > 0);
+    assert_non_null(strstr(lines[2], "\tNg8\t"));
+    assert_null(strchr(lines[1], '\n'));
+    char *html_before = cr_claim_report_html_new(m, cr_monitor_claim_at(m, 0));
+
+    cr_monitor_config cfg;
+    cr_monitor_config_default(&cfg);
+    cfg.silent_start = true;
+    cr_monitor *r = cr_monitor_new(g, NULL, &cfg);
+    for (int i = 0; i < 4; i++) {
+        cr_error err;
+        assert_int_equal(cr_monitor_restore_claim(r, lines[i], strlen(lines[i]), &err), 0);
+    }
+    assert_int_equal(cr_monitor_claim_count(r), 2);
+    const cr_claim *a = cr_monitor_claim_at(r, 0), *b = cr_monitor_claim_at(r, 1);
+    assert_int_equal(a->decision, CR_DECISION_REJECTED);
+    assert_int_equal(a->added_ms, 60000);
+    assert_string_equal(a->note, "tab\there, line\nbreak");
+    assert_int_equal(b->decision, CR_DECISION_POSTPONED);
+    assert_true(b->correct);
+    assert_string_equal(b->move, "Ng8");
+    cr_monitor_state st;
+    cr_monitor_get_state(r, &st);
+    assert_true(st.claim_pending);
+    char *html_after = cr_claim_report_html_new(r, a);
+    /* The report is the claim's; only the incident log differs (not restored here). */
+    const char *cut = strstr(html_before, "<h2>Incidents");
+    if (cut) {
+        assert_int_equal(strncmp(html_before, html_after, (size_t)(cut - html_before)), 0);
+    }
+    free(html_before);
+    free(html_after);
+    /* Malformed or out-of-order lines are refused. */
+    cr_error err;
+    assert_int_equal(cr_monitor_restore_claim(r, "1\tw", 4, &err), CR_EFEED);
+    char bad[CR_CLAIM_LINE_MAX];
+    snprintf(bad, sizeof bad, "%s", lines[0]);
+    bad[0] = '7';
+    assert_int_equal(cr_monitor_restore_claim(r, bad, strlen(bad), &err), CR_EINVAL);
+    cr_monitor_free(r);
+    cr_monitor_free(m);
+    cr_game_free(g);
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
@@ -1106,6 +1269,9 @@ int main(void)
         cmocka_unit_test(test_random_driving),
         cmocka_unit_test(test_restart_from_journal),
         cmocka_unit_test(test_restore_and_sort),
+        cmocka_unit_test(test_automatic_end_logged_once),
+        cmocka_unit_test(test_claim_threefold_and_fifty),
+        cmocka_unit_test(test_claim_journal),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }

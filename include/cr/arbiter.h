@@ -129,8 +129,14 @@ CR_EXTERN int cr_incident_compare(const void *a, const void *b);
 
 typedef enum cr_claim_basis {
     CR_CLAIM_CANNOT_WIN = 0, /* D1 (a): the opponent cannot win by normal means */
-    CR_CLAIM_NO_EFFORT = 1   /* D1 (b): the opponent is making no effort to win by normal means */
+    CR_CLAIM_NO_EFFORT = 1,  /* D1 (b): the opponent is making no effort to win by normal means */
+    CR_CLAIM_THREEFOLD = 2,  /* 9.2: the same position for the third time */
+    CR_CLAIM_FIFTY_MOVES = 3 /* 9.3: 50 moves by each side without a capture or pawn move */
 } cr_claim_basis;
+
+/* "a", "b", "threefold", "fifty-moves"; cr_claim_basis_parse: -1 if unknown. */
+CR_EXTERN const char *cr_claim_basis_name(cr_claim_basis basis);
+CR_EXTERN int cr_claim_basis_parse(const char *name);
 
 typedef enum cr_decision {
     CR_DECISION_NONE = 0, /* pending */
@@ -178,6 +184,14 @@ typedef struct cr_claim {
     int repetitions;           /* of the final position */
     int max_repetitions;       /* highest repetition count reached in the recent plies */
     bool opponent_can_mate;    /* cr_can_mate of the opponent */
+    /* Threefold / 50 moves: the position claimed is the one on the board, or
+     * the one the move the claimant wrote and declared would give (9.2.1.1,
+     * 9.3.1); the relay checks it. */
+    char move[16];           /* SAN of the written move, "" if none */
+    int claimed_repetitions; /* times the claimed position stands (with this one) */
+    int claimed_halfmove;    /* plies without capture or pawn move there */
+    bool correct;            /* the check: the claim is right (D1: always false, the
+                                arbiter judges) */
     /* Decision. */
     cr_decision decision;
     int32_t added_ms; /* time added to the opponent on rejection */
@@ -329,14 +343,24 @@ CR_EXTERN int cr_monitor_confirm_flag(cr_monitor *m, int color, const char *reas
 CR_EXTERN int cr_monitor_assign_players(cr_monitor *m, const char *white, const char *black,
                                         int64_t t);
 
-/* A draw claim by `claimant` at t. Allowed only when this is a quickplay
- * finish (config, and no increment/delay on the clock), the game is not over,
- * no other claim is pending, the clock is known and the claimant has less
- * than two minutes with the flag still up. Otherwise returns CR_EINVAL and
- * writes the reason into why (if not NULL). On success freezes the game and
- * the clocks, computes the evidence and logs the claim. */
+/* A draw claim by `claimant` at t. Never while the game is over or another
+ * claim is pending.
+ *   D1 (a/b): only in a quickplay finish (config, and no increment/delay on
+ *   the clock), with the clock known and the claimant under two minutes
+ *   with the flag still up. The arbiter judges.
+ *   Threefold (9.2), 50 moves (9.3): by the side to move, on the position
+ *   on the board or, with `move` (SAN or any form cr_move_from_text reads),
+ *   on the position that move, written and declared, would give; an illegal
+ *   move refuses the claim. The relay checks the claim (cr_claim.correct);
+ *   the arbiter still decides (cr_monitor_decide), e.g. a wrong claim is
+ *   rejected with time added to the opponent (9.5).
+ * move must be NULL for D1. A refused claim returns CR_EINVAL with the
+ * reason in why (if not NULL), logged. On success freezes the game and the
+ * clocks, computes the evidence and logs the claim. */
 CR_EXTERN int cr_monitor_claim(cr_monitor *m, int claimant, cr_claim_basis basis, int64_t t,
                                char *why, size_t why_size);
+CR_EXTERN int cr_monitor_claim_move(cr_monitor *m, int claimant, cr_claim_basis basis,
+                                    const char *move, int64_t t, char *why, size_t why_size);
 
 /* The arbiter's decision on the pending claim. added_ms: time added to the
  * opponent on rejection (< 0: the configured default); note may be NULL.
@@ -346,6 +370,25 @@ CR_EXTERN int cr_monitor_claim(cr_monitor *m, int claimant, cr_claim_basis basis
  * is pending or d is CR_DECISION_NONE. */
 CR_EXTERN int cr_monitor_decide(cr_monitor *m, cr_decision d, int32_t added_ms, const char *note,
                                 int64_t t);
+
+/* A claim and its decision as one line (no newline), tab-separated:
+ *   id claimant basis t wall ply white_ms black_ms move decision added_ms decided_t
+ *   decided_wall note
+ * claimant "w"/"b", basis by name, move "-" if none, decision by name, note
+ * escaped like an incident's text. Journal it after every claim and decision;
+ * returns the length, CR_ENOSPC or CR_EINVAL. CR_CLAIM_LINE_MAX suffices. */
+#define CR_CLAIM_LINE_MAX (4 * CR_INCIDENT_TEXT_MAX + 200)
+CR_EXTERN int cr_claim_format(const cr_claim *c, char *buf, size_t size);
+
+/* On restart, after the game stands as it did (and cr_monitor_restore_incident
+ * of the log): a claim line read back. A new id (the next one) makes the
+ * claim again on the game's first `ply` plies, evidence and check
+ * recomputed, without logging; a known id takes the decision of the line.
+ * Neither the game, its result nor the clock is touched (the journal of the
+ * store and the readings hold them). Returns 0, CR_EFEED for a malformed
+ * line (err filled), CR_EINVAL when it does not fit the game (ply past its
+ * end, id out of order), or CR_ENOMEM. */
+CR_EXTERN int cr_monitor_restore_claim(cr_monitor *m, const char *line, size_t len, cr_error *err);
 
 /* The latest claim (pending or decided), or NULL; claims by index. */
 CR_EXTERN const cr_claim *cr_monitor_claim_last(const cr_monitor *m);
