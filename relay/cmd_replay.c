@@ -42,6 +42,17 @@ struct replay_board {
     replay *rp;
 };
 
+/* An automatic draw (fivefold, 75 moves) ends the game where it stood, as
+ * the served relay's monitor ends it: it wins over any later result. */
+static cr_game *clone_judged(const cr_game *g)
+{
+    cr_game *c = cr_game_clone(g);
+    if (c && cr_game_automatic_draw(c, NULL) >= 0) {
+        cr_game_set_result(c, CR_RESULT_DRAW);
+    }
+    return c;
+}
+
 static void save_game(replay *rp, unsigned engine, int number, const cr_game *g)
 {
     if (!g) {
@@ -49,7 +60,7 @@ static void save_game(replay *rp, unsigned engine, int number, const cr_game *g)
     }
     for (size_t i = 0; i < rp->ngames; i++) {
         if (rp->games[i].number == number && rp->games[i].engine == engine) {
-            cr_game *c = cr_game_clone(g);
+            cr_game *c = clone_judged(g);
             if (!c) {
                 rp->oom = true;
                 return;
@@ -72,7 +83,7 @@ static void save_game(replay *rp, unsigned engine, int number, const cr_game *g)
     saved_game *s = &rp->games[rp->ngames];
     s->engine = engine;
     s->number = number;
-    s->game = cr_game_clone(g);
+    s->game = clone_judged(g);
     if (!s->game) {
         rp->oom = true;
         return;

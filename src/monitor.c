@@ -11,6 +11,7 @@
 #include <string.h>
 
 #include "arbiter_private.h"
+#include "cr/notation.h"
 
 /* ---------------------------------------------------------------- monitor */
 
@@ -821,6 +822,43 @@ int cr_monitor_confirm_flag(cr_monitor *m, int color, const char *reason, int64_
     m->ended_at = cr_game_ply_count(m->game);
     cr_monitor_log_incident(m, CR_INC_RESULT, CR_URGENCY_INFO, -1, t,
                             "%s: flag fall confirmed by the arbiter", cr_result_string(r));
+    return rc;
+}
+
+int cr_monitor_replace_move(cr_monitor *m, int ply, const char *move, const char *reason, int64_t t,
+                            char *why, size_t why_size)
+{
+    if (!m || !move || ply < 0 || ply >= cr_game_ply_count(m->game)) {
+        if (why && why_size) {
+            snprintf(why, why_size, "no such ply");
+        }
+        return CR_EINVAL;
+    }
+    cr_error err;
+    cr_move mv = cr_move_from_text(cr_game_position_at(m->game, ply), move, -1, NULL, &err);
+    if (mv == CR_MOVE_NONE) {
+        if (why && why_size) {
+            snprintf(why, why_size, "%s", err.text);
+        }
+        return CR_EMOVE;
+    }
+    char was[40], now[40];
+    ply_label(m->game, ply, was);
+    int n = cr_game_ply_count(m->game);
+    int kept = cr_game_replace_ply(m->game, ply, mv);
+    if (kept < 0) {
+        return kept;
+    }
+    ply_label(m->game, ply, now);
+    bool reopen = forget_after(m, ply);
+    int dropped = n - ply - 1 - kept;
+    int rc = cr_monitor_log_incident(
+        m, CR_INC_CORRECTION, CR_URGENCY_INFO, -1, t,
+        "%s corrected to %s by the arbiter; %d later pl%s kept, %d dropped%s%s%s", was, now, kept,
+        kept == 1 ? "y" : "ies", dropped, reopen ? ", game reopened" : "", reason ? ": " : "",
+        reason ? reason : "");
+    examine_new(m, t);
+    evaluate_position(m, t);
     return rc;
 }
 

@@ -1103,6 +1103,29 @@ static void test_automatic_end_logged_once(void **state)
     cr_game_free(g);
 }
 
+/* The arbiter corrects a move: later plies kept while legal, logged. */
+static void test_replace_move(void **state)
+{
+    (void)state;
+    char why[200];
+    cr_game *g = game_from("4k3/1P6/8/8/8/8/8/4K3 w - - 0 1");
+    cr_monitor *m = cr_monitor_new(g, NULL, NULL);
+    play(g, "b7b8q e8e7 b8b5");
+    cr_monitor_update(m, 1);
+    assert_int_equal(
+        cr_monitor_replace_move(m, 0, "b8=N", "a knight on the board", 2, why, sizeof why), 0);
+    assert_int_equal(cr_game_ply_count(g), 2);
+    assert_string_equal(cr_game_ply(g, 0)->san, "b8=N");
+    const cr_incident *c = last_of(m, CR_INC_CORRECTION);
+    assert_non_null(strstr(c->text, "1. b8=Q+ corrected to 1. b8=N by the arbiter"));
+    assert_non_null(strstr(c->text, "1 later ply kept, 1 dropped: a knight on the board"));
+    assert_int_equal(cr_monitor_replace_move(m, 1, "Kf9", NULL, 3, why, sizeof why), CR_EMOVE);
+    assert_true(strlen(why) > 0);
+    assert_int_equal(cr_monitor_replace_move(m, 5, "Kf7", NULL, 3, why, sizeof why), CR_EINVAL);
+    cr_monitor_free(m);
+    cr_game_free(g);
+}
+
 /* Threefold and 50-move claims, on the board and with a written move. */
 static void test_claim_threefold_and_fifty(void **state)
 {
@@ -1272,6 +1295,7 @@ int main(void)
         cmocka_unit_test(test_automatic_end_logged_once),
         cmocka_unit_test(test_claim_threefold_and_fifty),
         cmocka_unit_test(test_claim_journal),
+        cmocka_unit_test(test_replace_move),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }

@@ -339,6 +339,15 @@ CR_EXTERN int cr_monitor_take_back(cr_monitor *m, int ply_count, const char *rea
  * game is over or color is not a side. */
 CR_EXTERN int cr_monitor_confirm_flag(cr_monitor *m, int color, const char *reason, int64_t t);
 
+/* The arbiter corrects ply `ply` (0-based) to `move` (SAN or any form
+ * cr_move_from_text reads, in the position before that ply): see
+ * cr_game_replace_ply; the later plies still legal are kept and examined
+ * again, a correction is logged. Returns 0, CR_EMOVE (move not legal there,
+ * reason in why) or CR_EINVAL. The relay then reads the game back and emits
+ * CORRECTION from `ply` and MOVE events for the plies that stand. */
+CR_EXTERN int cr_monitor_replace_move(cr_monitor *m, int ply, const char *move, const char *reason,
+                                      int64_t t, char *why, size_t why_size);
+
 /* Sets the White/Black tags (either may be NULL: unchanged) and logs it. */
 CR_EXTERN int cr_monitor_assign_players(cr_monitor *m, const char *white, const char *black,
                                         int64_t t);
