@@ -37,6 +37,12 @@ static void ply_kind(const cr_game *g, int i, bool *capture, bool *pawn)
     *capture = kind == CR_MOVE_EN_PASSANT || (kind != CR_MOVE_CASTLE && before->board[to] != 0);
 }
 
+const char *cr_material_key(int type)
+{
+    static const char *const keys[CR_TYPE_NB] = {NULL, "p", "n", "b", "r", "q", "k"};
+    return type >= CR_PAWN && type <= CR_KING ? keys[type] : NULL;
+}
+
 static void compute_evidence(const cr_monitor *m, cr_claim *c)
 {
     const cr_game *g = c->frozen;

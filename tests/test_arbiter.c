@@ -1103,6 +1103,19 @@ static void test_automatic_end_logged_once(void **state)
     cr_game_free(g);
 }
 
+static void test_material_keys(void **state)
+{
+    (void)state;
+    assert_string_equal(cr_material_key(CR_PAWN), "p");
+    assert_string_equal(cr_material_key(CR_KNIGHT), "n");
+    assert_string_equal(cr_material_key(CR_BISHOP), "b");
+    assert_string_equal(cr_material_key(CR_ROOK), "r");
+    assert_string_equal(cr_material_key(CR_QUEEN), "q");
+    assert_string_equal(cr_material_key(CR_KING), "k");
+    assert_null(cr_material_key(0));
+    assert_null(cr_material_key(CR_TYPE_NB));
+}
+
 /* The arbiter corrects a move: later plies kept while legal, logged. */
 static void test_replace_move(void **state)
 {
@@ -1296,6 +1309,7 @@ int main(void)
         cmocka_unit_test(test_claim_threefold_and_fifty),
         cmocka_unit_test(test_claim_journal),
         cmocka_unit_test(test_replace_move),
+        cmocka_unit_test(test_material_keys),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }

@@ -202,6 +202,12 @@ static void test_claim_workflow(void **state)
                      0);
     assert_int_equal(h_count(&h, "\"type\":\"claim\"", "\"decision\":\"pending\""), 1);
     assert_int_equal(h_count(&h, "\"type\":\"claim\"", "\"san\":\"e5\""), 1);
+    /* The evidence names each piece by its own key (issue 14: the king was
+     * dropped and every other key shifted by one). */
+    assert_int_equal(h_count(&h, "\"type\":\"claim\"",
+                             "\"white_material\":{\"p\":8,\"n\":2,\"b\":2,\"r\":2,\"q\":1,"
+                             "\"k\":1,\"points\":39}"),
+                     1);
     /* A second claim while one is pending is refused. */
     assert_int_equal(command(&h, "{\"game\":1,\"action\":\"claim\",\"claimant\":\"b\",\"basis\":\"b\"}",
                              why, sizeof why),

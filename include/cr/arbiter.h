@@ -150,9 +150,13 @@ cr_decision_name(cr_decision d); /* "pending", "draw", "rejected", "postponed" *
 
 /* One side's material. */
 typedef struct cr_material {
-    int count[CR_TYPE_NB]; /* pieces by type (CR_PAWN..CR_KING) */
+    int count[CR_TYPE_NB]; /* pieces by type, indexed CR_PAWN..CR_KING (index 0 unused) */
     int points;            /* P=1 N=B=3 R=5 Q=9 */
 } cr_material;
+
+/* The key of piece type `type` in the evidence's material ("p", "n", "b",
+ * "r", "q", "k" for CR_PAWN..CR_KING), NULL for anything else. */
+CR_EXTERN const char *cr_material_key(int type);
 
 /* A ply of the frozen scoresheet with the clocks after it. */
 typedef struct cr_claim_move {
