@@ -94,7 +94,8 @@ static void save_game(replay *rp, unsigned engine, int number, const cr_game *g)
 static const char *kind_name(cr_infer_kind k)
 {
     static const char *const names[] = {"started", "move", "correction", "ended",
-                                        "attention", "resynced", "clock", "meta"};
+                                        "attention", "resynced", "clock", "meta",
+                                        "ply-clock"};
     return (unsigned)k < sizeof names / sizeof names[0] ? names[k] : "?";
 }
 
@@ -140,6 +141,13 @@ static void on_event(void *data, const cr_infer_event *ev)
     case CR_INFER_CORRECTION:
         fprintf(f, " from_ply=%d retracted=%d reason=\"%s\"", ev->ply + 1, ev->retracted, ev->reason);
         break;
+    case CR_INFER_PLY_CLOCK: {
+        const cr_ply *p = cr_game_ply(ev->game, ev->ply);
+        if (p) {
+            fprintf(f, " ply=%d clock=%" PRId32 " emt=%" PRId32, ev->ply + 1, p->clock_ms, p->emt_ms);
+        }
+        break;
+    }
     case CR_INFER_GAME_ENDED:
         fprintf(f, " result=%s reason=\"%s\"", cr_result_string(ev->result), ev->reason ? ev->reason : "");
         break;

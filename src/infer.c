@@ -179,6 +179,19 @@ static void emit(cr_infer *inf, cr_infer_event *ev)
     }
 }
 
+/* Ply i got its clock (and time used) from a press. */
+static void emit_ply_clock(cr_infer *inf, int i, int64_t t)
+{
+    cr_infer_event ev;
+    memset(&ev, 0, sizeof ev);
+    ev.kind = CR_INFER_PLY_CLOCK;
+    ev.t = t;
+    ev.t_snapshot = t;
+    ev.ply = i;
+    ev.running = CR_CLOCK_STOPPED;
+    emit(inf, &ev);
+}
+
 static void emit_simple(cr_infer *inf, cr_infer_kind kind, int64_t t, const char *reason)
 {
     cr_infer_event ev;
@@ -1318,6 +1331,7 @@ static void feed_clock(cr_infer *inf, const cr_feed_event *ev, int64_t t)
             if ((pl->after.side ^ 1) == (now ^ 1)) {
                 if (pl->clock_ms == CR_CLOCK_UNKNOWN && i >= inf->plies_at_press - 1) {
                     pl->clock_ms = now == CR_WHITE ? ev->u.clock.black_ms : ev->u.clock.white_ms;
+                    emit_ply_clock(inf, i, t);
                 }
                 break;
             }
@@ -1363,6 +1377,7 @@ static void feed_clock(cr_infer *inf, const cr_feed_event *ev, int64_t t)
         cr_game_ply_mut(inf->game, n - 1)->clock_ms = reading;
         cr_game_ply_mut(inf->game, n - 1)->emt_ms = emt;
         inf->stash_valid = false;
+        emit_ply_clock(inf, n - 1, t);
     } else if (now != CR_CLOCK_STOPPED) {
         inf->stash_valid = true;
         inf->stash_color = presser;

@@ -222,6 +222,11 @@ static void test_simple_moves_and_clock(void **state)
     const cr_ply *p = cr_game_ply(cr_infer_game(s->inf), 0);
     assert_int_equal(p->clock_ms, 5400000 - (int32_t)s->t / 10);
     assert_int_equal(p->emt_ms, 3000);
+    /* The press came after the MOVE went out: it says which ply it timed. */
+    const rec_ev *pc = last_of(s, CR_INFER_PLY_CLOCK);
+    assert_non_null(pc);
+    assert_int_equal(pc->ply, 0);
+    assert_int_equal(pc->t, s->t);
     move(s, "e7", "e5");
     move(s, "g1", "f3"); /* e5 settles on this lift (no clock) */
     finish(s);
