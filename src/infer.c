@@ -182,13 +182,8 @@ static void emit(cr_infer *inf, cr_infer_event *ev)
 /* Ply i got its clock (and time used) from a press. */
 static void emit_ply_clock(cr_infer *inf, int i, int64_t t)
 {
-    cr_infer_event ev;
-    memset(&ev, 0, sizeof ev);
-    ev.kind = CR_INFER_PLY_CLOCK;
-    ev.t = t;
-    ev.t_snapshot = t;
-    ev.ply = i;
-    ev.running = CR_CLOCK_STOPPED;
+    cr_infer_event ev = {
+        .kind = CR_INFER_PLY_CLOCK, .t = t, .t_snapshot = t, .ply = i, .running = CR_CLOCK_STOPPED};
     emit(inf, &ev);
 }
 

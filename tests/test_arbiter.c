@@ -1226,16 +1226,25 @@ static void test_replace_move(void **state)
     cr_game_free(g);
 }
 
+/* 1. Nf3 Nf6 2. Ng1 Ng8 3. Nf3 Nf6 4. Ng1, Black to move: the position
+ * stands for the 2nd time; 4... Ng8 would bring the start position for the
+ * 3rd time. */
+static cr_monitor *knights_out_and_back(cr_game **g)
+{
+    *g = game_from(NULL);
+    cr_monitor *m = cr_monitor_new(*g, NULL, NULL);
+    play(*g, "g1f3 g8f6 f3g1 f6g8 g1f3 g8f6 f3g1");
+    cr_monitor_update(m, 1000);
+    return m;
+}
+
 /* Threefold and 50-move claims, on the board and with a written move. */
 static void test_claim_threefold_and_fifty(void **state)
 {
     (void)state;
     char why[200];
-    cr_game *g = game_from(NULL);
-    cr_monitor *m = cr_monitor_new(g, NULL, NULL);
-    /* The start position stands for the 2nd time after 1.Nf3 Nf6 2.Ng1 Ng8. */
-    play(g, "g1f3 g8f6 f3g1 f6g8 g1f3 g8f6 f3g1");
-    cr_monitor_update(m, 1000);
+    cr_game *g;
+    cr_monitor *m = knights_out_and_back(&g);
     /* Black to move writes 4... Ng8: the start position for the 3rd time. */
     assert_int_equal(
         cr_monitor_claim_move(m, CR_WHITE, CR_CLAIM_THREEFOLD, "Ng8", 2000, why, sizeof why),
@@ -1311,10 +1320,8 @@ static void test_claim_journal(void **state)
 {
     (void)state;
     char why[200];
-    cr_game *g = game_from(NULL);
-    cr_monitor *m = cr_monitor_new(g, NULL, NULL);
-    play(g, "g1f3 g8f6 f3g1 f6g8 g1f3 g8f6 f3g1");
-    cr_monitor_update(m, 1000);
+    cr_game *g;
+    cr_monitor *m = knights_out_and_back(&g);
     assert_int_equal(cr_monitor_claim(m, CR_BLACK, CR_CLAIM_THREEFOLD, 2000, why, sizeof why), 0);
     char lines[4][CR_CLAIM_LINE_MAX];
     assert_true(cr_claim_format(cr_monitor_claim_last(m), lines[0], sizeof lines[0]) > 0);
