@@ -7,6 +7,7 @@
 #include <stdio.h>
 
 #include "cr/arbiter.h"
+#include "strbuf.h"
 
 struct cr_monitor {
     cr_monitor_config cfg;
@@ -26,6 +27,8 @@ struct cr_monitor {
     bool threefold, fifty, fivefold, seventy_five, dead;
     bool two_min_raised[CR_COLOR_NB];
     bool flag_raised[CR_COLOR_NB];
+    bool check_raised[CR_COLOR_NB]; /* flag-check alert standing */
+    int64_t source_t;               /* the board's source time, -1 unknown */
     bool online;
     int illegal_completed[CR_COLOR_NB];
     int pending_illegal;
@@ -65,6 +68,22 @@ static inline int32_t remaining(const cr_monitor *m, int c, int64_t t)
 {
     return m->clock ? cr_clock_remaining(m->clock, c, t) : CR_CLOCK_UNKNOWN;
 }
+
+/* The earliest of t and the board's source time: nothing acts on time
+ * the source has not reached. */
+static inline int64_t source_bound(const cr_monitor *m, int64_t t)
+{
+    return m->source_t >= 0 && t > m->source_t ? m->source_t : t;
+}
+
+/* Text fields of the journal lines (incidents, claims): a backslash, tab,
+ * newline and CR as two characters, other control bytes as \xHH; at most
+ * max bytes of text. */
+void cr_arb_escape(cr_sb *o, const char *text, size_t max);
+/* Reads [s, e) back into out (size bytes, NUL-terminated): NULL, or where
+ * it went wrong with *why saying what (bad escape, control character, too
+ * long). */
+const char *cr_arb_unescape(const char *s, const char *e, char *out, size_t size, const char **why);
 
 /* Appends an incident (unless the monitor is silent) and tells the
  * callback: 0 or CR_ENOMEM. */

@@ -262,8 +262,26 @@ static void o_claim(cr_sb *o, const cr_claim *c, const char *claimant_name)
     cr_sb_str(o, ")</td></tr>\n<tr><th>Basis</th><td>");
     if (c->basis == CR_CLAIM_CANNOT_WIN) {
         cr_sb_str(o, "D1 (a): the opponent cannot win by normal means");
-    } else {
+    } else if (c->basis == CR_CLAIM_NO_EFFORT) {
         cr_sb_str(o, "D1 (b): the opponent has been making no effort to win by normal means");
+    } else {
+        cr_sb_str(o, c->basis == CR_CLAIM_THREEFOLD
+                         ? "9.2: the same position for at least the third time"
+                         : "9.3: the last 50 moves by each player without a capture or pawn move");
+        cr_sb_str(o, "</td></tr>\n<tr><th>Position claimed</th><td>");
+        if (c->move[0]) {
+            cr_sb_str(o, "after the move written and declared: ");
+            o_esc(o, c->move);
+        } else {
+            cr_sb_str(o, "on the board");
+        }
+        cr_sb_str(o, "</td></tr>\n<tr><th>Relay's check</th><td>");
+        if (c->basis == CR_CLAIM_THREEFOLD) {
+            cr_sb_fmt(o, "the position stands for the %d. time", c->claimed_repetitions);
+        } else {
+            cr_sb_fmt(o, "%d moves each without a capture or pawn move", c->claimed_halfmove / 2);
+        }
+        cr_sb_str(o, c->correct ? ": the claim is correct" : ": the claim is not correct");
     }
     cr_sb_str(o, "</td></tr>\n<tr><th>Claimed</th><td>");
     if (c->ply > 0) {
@@ -422,10 +440,17 @@ int cr_claim_report_html(const cr_monitor *m, const cr_claim *c, char *buf, size
     cr_sb_str(&o, "</title>\n<style>\n");
     cr_sb_str(&o, css);
     cr_sb_str(&o, "</style>\n</head>\n<body>\n");
-    cr_sb_str(
-        &o,
-        "<h1>Draw claim in a quickplay finish</h1>\n<p>FIDE Laws of Chess, Appendix D1 "
-        "(Guidelines III): a player with less than two minutes on the clock claims a draw.</p>\n");
+    if (c->basis == CR_CLAIM_CANNOT_WIN || c->basis == CR_CLAIM_NO_EFFORT) {
+        cr_sb_str(&o, "<h1>Draw claim in a quickplay finish</h1>\n<p>FIDE Laws of Chess, "
+                      "Appendix D1 (Guidelines III): a player with less than two minutes on the "
+                      "clock claims a draw.</p>\n");
+    } else {
+        cr_sb_str(&o, c->basis == CR_CLAIM_THREEFOLD
+                          ? "<h1>Draw claim: threefold repetition</h1>\n<p>FIDE Laws of Chess, "
+                            "Article 9.2.</p>\n"
+                          : "<h1>Draw claim: 50 moves</h1>\n<p>FIDE Laws of Chess, Article "
+                            "9.3.</p>\n");
+    }
 
     o_game(&o, g, white, black);
     o_claim(&o, c, claimant_name);

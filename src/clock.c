@@ -39,6 +39,11 @@ struct cr_clock {
     bool pending;
     reading held;
     int noise;
+    /* Link to the board: time after the link went down is not sure to
+     * have run (gap_t: first offline moment since the last reading). */
+    bool offline;
+    bool gap;
+    int64_t gap_t;
     /* Model from moves (no readings). */
     bool started;
     bool start_set;
@@ -52,6 +57,8 @@ struct cr_clock {
     samples gain;     /* press gains not explained by "time used given back" */
     samples restored; /* presses that gave back exactly the time used */
     samples usdelay;  /* turns whose clock stood still at first */
+    samples adds;     /* per press: time added against a plain count-down over the turn */
+    samples add_turn; /* ... and how long that turn was */
     int zero_presses;
     cr_clock_mode mode;
     int64_t bonus;
@@ -153,6 +160,7 @@ void cr_clock_config_default(cr_clock_config *cfg)
 {
     cfg->tolerance_ms = 2500;
     cfg->stale_ms = 0;
+    cfg->fresh_ms = 5000;
 }
 
 cr_clock *cr_clock_new(const cr_time_control *tc, const cr_clock_config *cfg)
@@ -169,6 +177,9 @@ cr_clock *cr_clock_new(const cr_time_control *tc, const cr_clock_config *cfg)
     if (tc) {
         c->tc = *tc;
         c->have_tc = tc->base_ms > 0;
+    }
+    if (c->cfg.fresh_ms <= 0) {
+        c->cfg.fresh_ms = 5000;
     }
     c->cur.running = -1;
     c->mrun = -1;
@@ -203,6 +214,26 @@ static int64_t round_sec(int64_t ms)
     return (ms + 500) / 1000 * 1000;
 }
 
+/* The bonus the model works with: a configured time control wins over
+ * what the readings suggest (the organiser knows the control). */
+static cr_clock_mode eff_mode(const cr_clock *c)
+{
+    if (c->have_tc) {
+        return c->tc.increment_ms > 0 ? CR_CLOCK_MODE_INCREMENT
+               : c->tc.delay_ms > 0   ? CR_CLOCK_MODE_DELAY_US
+                                      : CR_CLOCK_MODE_NONE;
+    }
+    return c->mode;
+}
+
+static int64_t eff_bonus(const cr_clock *c)
+{
+    if (c->have_tc) {
+        return c->tc.increment_ms > 0 ? c->tc.increment_ms : c->tc.delay_ms;
+    }
+    return c->bonus;
+}
+
 /* Remaining time of s at t in the reading model. US delay: a side whose time
  * has not moved this turn starts counting only when the delay is over. */
 static int64_t reading_remaining(const cr_clock *c, const reading *b, bool model, int s, int64_t t)
@@ -215,9 +246,9 @@ static int64_t reading_remaining(const cr_clock *c, const reading *b, bool model
         t = b->t + c->cfg.stale_ms; /* the clock went silent: do not invent a flag */
     }
     int64_t from = b->t;
-    if (model && c->mode == CR_CLOCK_MODE_DELAY_US && c->turn_valid && c->turn_flat &&
+    if (model && eff_mode(c) == CR_CLOCK_MODE_DELAY_US && c->turn_valid && c->turn_flat &&
         b->ms[s] == c->turn_ms) {
-        int64_t delay_end = c->turn_t + c->bonus;
+        int64_t delay_end = c->turn_t + eff_bonus(c);
         if (from < delay_end) {
             from = delay_end;
         }
@@ -269,26 +300,73 @@ static void raise_flag(cr_clock *c, int s, int64_t at)
     }
 }
 
-/* The running side's flag falls when its extrapolated time reaches 0. */
+/* Until when the model is sure the clock ran as last read: the last
+ * reading plus fresh_ms, cut at the moment the board's link went down.
+ * No sureness while a suspect reading waits for confirmation. */
+static int64_t sure_until(const cr_clock *c)
+{
+    if (!c->readings || c->pending) {
+        return INT64_MIN;
+    }
+    int64_t sure = c->cur.t + c->cfg.fresh_ms;
+    if (c->gap && c->gap_t < sure) {
+        sure = c->gap_t;
+    }
+    return sure;
+}
+
+/* The running side's flag falls on evidence only: its time, extrapolated
+ * from a reading, reached 0 while the model was sure the clock ran. Past
+ * that it is a suspicion (cr_clock_suspected), never a flag. */
 static void check_flag(cr_clock *c, int64_t t)
 {
     int s = running_side(c);
-    if (s < 0 || c->flag[s]) {
+    if (s < 0 || c->flag[s] || !c->readings) {
         return;
     }
     int64_t r = remaining_raw(c, s, t);
-    if (r != INT64_MIN && r <= 0) {
+    if (r != INT64_MIN && r <= 0 && t + r <= sure_until(c)) {
         raise_flag(c, s, t + r);
     }
 }
 
+/* The presses of turns longer than the delay `d` added, typically (the
+ * median: a late stamp moves single samples either way), d against a
+ * plain count-down (d = 0: sudden death). */
+static bool adds_agree(const cr_clock *c, int64_t d)
+{
+    int64_t v[NSAMP];
+    int n = c->adds.n < NSAMP ? c->adds.n : NSAMP, used = 0;
+    for (int i = 0; i < n; i++) {
+        if (sample_last(&c->add_turn, i) < d + SAMPLE_AGREE_MS) {
+            continue; /* a turn all within the delay tells nothing */
+        }
+        int64_t add = sample_last(&c->adds, i);
+        int j = used++;
+        while (j > 0 && v[j - 1] > add) {
+            v[j] = v[j - 1];
+            j--;
+        }
+        v[j] = add;
+    }
+    return used > 0 && llabs(v[used / 2] - d) <= SAMPLE_AGREE_MS;
+}
+
+/* Told apart by the time a press adds: Fischer adds the bonus, Bronstein
+ * gives back the time used up to it, US delay and sudden death add nothing
+ * (a delay shows as a turn whose time stands still at first). */
 static void detect(cr_clock *c)
 {
+    /* US delay: turns stand still at first for the delay, and a press
+     * leaves the clock exactly the delay above a plain count-down (turns
+     * longer than the delay). Still turns alone are not enough: readings
+     * stamped late make any control look like a short delay. */
     if (c->usdelay.n >= 2) {
         int64_t a = sample_last(&c->usdelay, 0), b = sample_last(&c->usdelay, 1);
-        if (llabs(a - b) <= SAMPLE_AGREE_MS) {
+        int64_t cand = round_sec(a > b ? a : b);
+        if (llabs(a - b) <= SAMPLE_AGREE_MS && adds_agree(c, cand)) {
             c->mode = CR_CLOCK_MODE_DELAY_US;
-            c->bonus = round_sec(a > b ? a : b);
+            c->bonus = cand;
             return;
         }
     }
@@ -332,7 +410,8 @@ static void detect(cr_clock *c)
             return;
         }
     }
-    if (c->zero_presses >= 4 && c->gain.n == 0 && c->restored.n == 0 && c->usdelay.n == 0) {
+    if (c->zero_presses >= 4 && c->gain.n == 0 && c->restored.n == 0 &&
+        (c->usdelay.n == 0 || adds_agree(c, 0))) {
         c->mode = CR_CLOCK_MODE_NONE;
         c->bonus = 0;
     }
@@ -372,6 +451,8 @@ static bool fits(const cr_clock *c, const reading *b, bool model, const reading 
 /* Takes reading r as the state: press detection, bonus samples, flags. */
 static void accept(cr_clock *c, const reading *r, bool consistent)
 {
+    c->gap = c->offline; /* a fresh reading: sure again while the link holds */
+    c->gap_t = r->t;
     if (!c->readings) {
         c->readings = true;
         c->cur = *r;
@@ -388,6 +469,11 @@ static void accept(cr_clock *c, const reading *r, bool consistent)
          * the presses) gives back the time used up to the delay, leaving the
          * clock where the turn began. */
         c->last_press[x] = r->t;
+        if (consistent && c->turn_valid && r->t > c->turn_t) {
+            int64_t elapsed = r->t - c->turn_t;
+            sample_add(&c->adds, r->ms[x] - (c->turn_ms - elapsed));
+            sample_add(&c->add_turn, elapsed);
+        }
         int64_t e = reading_remaining(c, b, true, x, r->t);
         /* A side out of time tells nothing about the bonus. */
         if (consistent && e > 0 && !c->flag[x]) {
@@ -471,6 +557,17 @@ int cr_clock_feed(cr_clock *c, int64_t t, int32_t white_ms, int32_t black_ms, in
     }
     if (c->pending) {
         c->noise++;
+    }
+    if (r.running < 0 && c->cur.running >= 0) {
+        /* The clock stopped, whatever its times say: freeze the model where
+         * it stands rather than run a stopped clock down. */
+        int x = c->cur.running;
+        int64_t v = reading_remaining(c, &c->cur, true, x, r.t);
+        c->cur.ms[x] = v < 0 ? 0 : v;
+        c->cur.t = r.t;
+        c->cur.running = -1;
+        c->turn_valid = false;
+        c->turn_flat = false;
     }
     c->pending = true;
     c->held = r;
@@ -579,16 +676,13 @@ cr_clock_mode cr_clock_mode_of(const cr_clock *c)
     if (!c) {
         return CR_CLOCK_MODE_UNKNOWN;
     }
-    if (c->mode != CR_CLOCK_MODE_UNKNOWN) {
-        return c->mode;
+    if (c->have_tc || c->mode != CR_CLOCK_MODE_UNKNOWN) {
+        return eff_mode(c);
     }
     if (c->tc.increment_ms > 0) {
         return CR_CLOCK_MODE_INCREMENT;
     }
-    if (c->tc.delay_ms > 0) {
-        return CR_CLOCK_MODE_DELAY_US;
-    }
-    return c->have_tc ? CR_CLOCK_MODE_NONE : CR_CLOCK_MODE_UNKNOWN;
+    return c->tc.delay_ms > 0 ? CR_CLOCK_MODE_DELAY_US : CR_CLOCK_MODE_UNKNOWN;
 }
 
 int32_t cr_clock_bonus_ms(const cr_clock *c)
@@ -596,10 +690,82 @@ int32_t cr_clock_bonus_ms(const cr_clock *c)
     if (!c) {
         return 0;
     }
-    if (c->mode != CR_CLOCK_MODE_UNKNOWN) {
-        return (int32_t)c->bonus;
+    if (c->have_tc || c->mode != CR_CLOCK_MODE_UNKNOWN) {
+        return (int32_t)eff_bonus(c);
     }
     return c->tc.increment_ms > 0 ? c->tc.increment_ms : c->tc.delay_ms;
+}
+
+cr_clock_mode cr_clock_detected_mode(const cr_clock *c)
+{
+    return c ? c->mode : CR_CLOCK_MODE_UNKNOWN;
+}
+
+int32_t cr_clock_detected_bonus_ms(const cr_clock *c)
+{
+    return c && c->mode != CR_CLOCK_MODE_UNKNOWN ? (int32_t)c->bonus : 0;
+}
+
+void cr_clock_link(cr_clock *c, bool online, int64_t t)
+{
+    if (!c || c->offline == !online) {
+        return;
+    }
+    c->offline = !online;
+    if (!online && !c->gap) {
+        c->gap = true;
+        c->gap_t = t;
+    }
+}
+
+bool cr_clock_sure(const cr_clock *c, int64_t t)
+{
+    if (!c || !c->readings || c->pending) {
+        return false;
+    }
+    if (c->cur.running < 0) {
+        return true; /* a stopped clock does not move */
+    }
+    return t <= sure_until(c);
+}
+
+int cr_clock_suspected(const cr_clock *c, int64_t t, int64_t *since)
+{
+    if (!c) {
+        return -1;
+    }
+    /* The running side first: a stopped side at zero waits for its reading. */
+    int first = running_side(c) >= 0 ? running_side(c) : CR_WHITE;
+    for (int k = 0; k < CR_COLOR_NB; k++) {
+        int s = k == 0 ? first : first ^ 1;
+        if (c->flag[s]) {
+            continue;
+        }
+        int64_t r = remaining_raw(c, s, t);
+        if (r != INT64_MIN && r <= 0) {
+            if (since) {
+                *since = s == running_side(c) ? t + r : (c->readings ? c->cur.t : t);
+            }
+            return s;
+        }
+    }
+    return -1;
+}
+
+int64_t cr_clock_flag_at(const cr_clock *c, int color)
+{
+    return (c && color >= 0 && color <= 1 && c->flag[color]) ? c->flag_at[color] : -1;
+}
+
+int64_t cr_clock_state_time(const cr_clock *c)
+{
+    if (!c) {
+        return -1;
+    }
+    if (c->readings) {
+        return c->cur.t;
+    }
+    return c->started ? c->mturn_t : -1;
 }
 
 int cr_clock_flagged(const cr_clock *c)

@@ -198,7 +198,10 @@ const char *cr_game_tag(const cr_game *g, const char *name)
     return i >= 0 ? g->tags[i].value : NULL;
 }
 
-int cr_game_tag_count(const cr_game *g) { return g->tag_count; }
+int cr_game_tag_count(const cr_game *g)
+{
+    return g->tag_count;
+}
 
 void cr_game_tag_at(const cr_game *g, int i, const char **name, const char **value)
 {
@@ -210,14 +213,20 @@ void cr_game_tag_at(const cr_game *g, int i, const char **name, const char **val
     *value = g->tags[i].value;
 }
 
-const cr_position *cr_game_start(const cr_game *g) { return &g->start; }
+const cr_position *cr_game_start(const cr_game *g)
+{
+    return &g->start;
+}
 
 const cr_position *cr_game_position(const cr_game *g)
 {
     return g->ply_count ? &g->plies[g->ply_count - 1].after : &g->start;
 }
 
-int cr_game_ply_count(const cr_game *g) { return g->ply_count; }
+int cr_game_ply_count(const cr_game *g)
+{
+    return g->ply_count;
+}
 
 const cr_ply *cr_game_ply(const cr_game *g, int i)
 {
@@ -315,9 +324,15 @@ void cr_game_truncate(cr_game *g, int ply_count)
     g->ply_count = ply_count;
 }
 
-cr_result cr_game_result(const cr_game *g) { return g->result; }
+cr_result cr_game_result(const cr_game *g)
+{
+    return g->result;
+}
 
-void cr_game_set_result(cr_game *g, cr_result r) { g->result = r; }
+void cr_game_set_result(cr_game *g, cr_result r)
+{
+    g->result = r;
+}
 
 const char *cr_result_string(cr_result r)
 {
@@ -357,10 +372,10 @@ static bool same_position(const cr_position *a, const cr_position *b)
            memcmp(a->board, b->board, sizeof a->board) == 0;
 }
 
-int cr_game_repetitions(const cr_game *g)
+/* Repetitions of the position after the first n plies. */
+static int repetitions_at(const cr_game *g, int n)
 {
-    const cr_position *cur = cr_game_position(g);
-    int n = g->ply_count;
+    const cr_position *cur = cr_game_position_at(g, n);
     /* Only positions since the last irreversible move can repeat: the
      * halfmove counter says how far back that is. A position set up by an
      * illegal move starts afresh, like a capture. */
@@ -381,6 +396,81 @@ int cr_game_repetitions(const cr_game *g)
         }
     }
     return count;
+}
+
+int cr_game_repetitions(const cr_game *g)
+{
+    return repetitions_at(g, g->ply_count);
+}
+
+int cr_game_automatic_draw(const cr_game *g, const char **why)
+{
+    for (int n = 1; n <= g->ply_count; n++) {
+        const cr_position *pos = cr_game_position_at(g, n);
+        if (repetitions_at(g, n) >= 5) {
+            if (why) {
+                *why = "fivefold repetition";
+            }
+            return n;
+        }
+        if (pos->halfmove >= 150 && cr_position_status(pos) != CR_STATUS_CHECKMATE) {
+            if (why) {
+                *why = "75-move rule";
+            }
+            return n;
+        }
+    }
+    return -1;
+}
+
+int cr_game_replace_ply(cr_game *g, int ply, cr_move m)
+{
+    if (ply < 0 || ply >= g->ply_count) {
+        return CR_EINVAL;
+    }
+    if (m == CR_MOVE_NONE || !cr_is_legal(cr_game_position_at(g, ply), m)) {
+        return CR_EMOVE;
+    }
+    int n = g->ply_count, later = n - ply - 1;
+    cr_ply *old = malloc((size_t)(later + 1) * sizeof *old);
+    char **notes = calloc((size_t)(later + 1), sizeof *notes);
+    if (!old || !notes) {
+        free(old);
+        free(notes);
+        return CR_ENOMEM;
+    }
+    memcpy(old, &g->plies[ply], (size_t)(later + 1) * sizeof *old);
+    if (g->comments) {
+        /* Taken over before the truncation frees them. */
+        for (int i = 0; i <= later; i++) {
+            notes[i] = g->comments[ply + i + 1];
+            g->comments[ply + i + 1] = NULL;
+        }
+    }
+    cr_game_truncate(g, ply);
+    int kept = -1;
+    for (int i = 0; i <= later; i++) {
+        const cr_ply *o = &old[i];
+        cr_move mv = i == 0 ? m : o->move;
+        /* Marks of how the board reading found the move go with the old move. */
+        uint32_t flags = i == 0 ? (o->flags & CR_PLY_DRAW_OFFER) : o->flags;
+        if (mv == CR_MOVE_NONE || cr_game_push(g, mv, o->clock_ms, o->ts, flags) != 0) {
+            break; /* illegal now (or an illegal move that stood): the rest goes */
+        }
+        cr_ply *p = &g->plies[g->ply_count - 1];
+        p->emt_ms = o->emt_ms;
+        p->fits = i == 0 ? 1 : o->fits;
+        if (notes[i]) {
+            cr_game_set_comment(g, g->ply_count - 1, notes[i]);
+        }
+        kept = i;
+    }
+    for (int i = 0; i <= later; i++) {
+        free(notes[i]);
+    }
+    free(notes);
+    free(old);
+    return kept;
 }
 
 int cr_game_set_comment(cr_game *g, int ply, const char *text)

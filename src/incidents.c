@@ -8,6 +8,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "arbiter_private.h"
 #include "strbuf.h"
 
 /* ---------------------------------------------------------------- names */
@@ -18,6 +19,7 @@ static const char *const kind_names[CR_INC_KIND_NB] = {
     "dead-position", "illegal-move", "board-offline",
     "board-online",  "claim",        "decision",
     "result",        "correction",   "draw-offer",
+    "flag-check",
 };
 
 static const char *const urgency_names[] = {"info", "notice", "warning", "critical"};
@@ -53,6 +55,28 @@ const char *cr_decision_name(cr_decision d)
 
 /* ---------------------------------------------------------------- line form */
 
+void cr_arb_escape(cr_sb *o, const char *text, size_t max)
+{
+    static const char hex[] = "0123456789abcdef";
+    for (const unsigned char *p = (const unsigned char *)text;
+         *p && p < (const unsigned char *)text + max && !o->failed; p++) {
+        if (*p == '\\') {
+            cr_sb_str(o, "\\\\");
+        } else if (*p == '\t') {
+            cr_sb_str(o, "\\t");
+        } else if (*p == '\n') {
+            cr_sb_str(o, "\\n");
+        } else if (*p == '\r') {
+            cr_sb_str(o, "\\r");
+        } else if (*p < 0x20 || *p == 0x7f) {
+            char esc[4] = {'\\', 'x', hex[*p >> 4], hex[*p & 15]};
+            cr_sb_add(o, esc, sizeof esc);
+        } else {
+            cr_sb_char(o, (char)*p);
+        }
+    }
+}
+
 int cr_incident_format(const cr_incident *inc, char *buf, size_t size)
 {
     if (!inc || !buf || (int)inc->kind < 0 || inc->kind >= CR_INC_KIND_NB ||
@@ -67,24 +91,7 @@ int cr_incident_format(const cr_incident *inc, char *buf, size_t size)
               : inc->color == CR_BLACK ? "b"
                                        : "-",
               inc->white_ms, inc->black_ms, inc->t, inc->wall);
-    static const char hex[] = "0123456789abcdef";
-    for (const unsigned char *p = (const unsigned char *)inc->text;
-         *p && p < (const unsigned char *)inc->text + sizeof inc->text && !o.failed; p++) {
-        if (*p == '\\') {
-            cr_sb_str(&o, "\\\\");
-        } else if (*p == '\t') {
-            cr_sb_str(&o, "\\t");
-        } else if (*p == '\n') {
-            cr_sb_str(&o, "\\n");
-        } else if (*p == '\r') {
-            cr_sb_str(&o, "\\r");
-        } else if (*p < 0x20 || *p == 0x7f) {
-            char esc[4] = {'\\', 'x', hex[*p >> 4], hex[*p & 15]};
-            cr_sb_add(&o, esc, sizeof esc);
-        } else {
-            cr_sb_char(&o, (char)*p);
-        }
-    }
+    cr_arb_escape(&o, inc->text, sizeof inc->text);
     return o.failed ? CR_ENOSPC : (int)o.len;
 }
 
@@ -126,6 +133,48 @@ static int hexval(char c)
         return c - 'A' + 10;
     }
     return -1;
+}
+
+const char *cr_arb_unescape(const char *s, const char *e, char *out, size_t size, const char **why)
+{
+    size_t o = 0;
+    for (; s < e; s++) {
+        const char *at = s;
+        char c = *s;
+        if (c == '\\') {
+            if (s + 1 >= e) {
+                *why = "text ends in a backslash";
+                return at;
+            }
+            char x = *++s;
+            if (x == '\\') {
+                c = '\\';
+            } else if (x == 't') {
+                c = '\t';
+            } else if (x == 'n') {
+                c = '\n';
+            } else if (x == 'r') {
+                c = '\r';
+            } else if (x == 'x' && s + 2 < e && hexval(s[1]) >= 0 && hexval(s[2]) >= 0 &&
+                       (hexval(s[1]) << 4 | hexval(s[2])) != 0) {
+                c = (char)(hexval(s[1]) << 4 | hexval(s[2]));
+                s += 2;
+            } else {
+                *why = "bad escape in text";
+                return at;
+            }
+        } else if ((unsigned char)c < 0x20) {
+            *why = "control character in text";
+            return at;
+        }
+        if (o + 1 >= size) {
+            *why = "text longer than the field";
+            return at;
+        }
+        out[o++] = c;
+    }
+    out[o] = '\0';
+    return NULL;
 }
 
 int cr_incident_parse(const char *line, size_t len, cr_incident *inc, cr_error *err)
@@ -213,40 +262,12 @@ int cr_incident_parse(const char *line, size_t len, cr_incident *inc, cr_error *
     inc->black_ms = (int32_t)v[6];
     inc->t = v[7];
     inc->wall = v[8];
-    size_t o = 0;
-    for (const char *s = f[9]; s < fe[9]; s++) {
-        char c = *s;
-        int col = (int)(s - line) + 1;
-        if (c == '\\') {
-            if (s + 1 >= fe[9]) {
-                return cr_error_set(err, CR_EFEED, 0, col, "incident: text ends in a backslash");
-            }
-            char e = *++s;
-            if (e == '\\') {
-                c = '\\';
-            } else if (e == 't') {
-                c = '\t';
-            } else if (e == 'n') {
-                c = '\n';
-            } else if (e == 'r') {
-                c = '\r';
-            } else if (e == 'x' && s + 2 < fe[9] && hexval(s[1]) >= 0 && hexval(s[2]) >= 0 &&
-                       (hexval(s[1]) << 4 | hexval(s[2])) != 0) {
-                c = (char)(hexval(s[1]) << 4 | hexval(s[2]));
-                s += 2;
-            } else {
-                return cr_error_set(err, CR_EFEED, 0, col, "incident: bad escape in text");
-            }
-        } else if ((unsigned char)c < 0x20) {
-            return cr_error_set(err, CR_EFEED, 0, col, "incident: control character in text");
-        }
-        if (o + 1 >= sizeof inc->text) {
-            return cr_error_set(err, CR_EFEED, 0, col, "incident: text longer than %d bytes",
-                                CR_INCIDENT_TEXT_MAX - 1);
-        }
-        inc->text[o++] = c;
+    const char *why = "";
+    const char *bad = cr_arb_unescape(f[9], fe[9], inc->text, sizeof inc->text, &why);
+    if (bad) {
+        return cr_error_set(err, CR_EFEED, 0, (int)(bad - line) + 1,
+                            "incident: %s (at most %d bytes)", why, CR_INCIDENT_TEXT_MAX - 1);
     }
-    inc->text[o] = '\0';
     return 0;
 }
 

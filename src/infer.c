@@ -114,6 +114,8 @@ struct cr_infer {
     bool stash_valid;    /* a press whose move is not committed yet */
     int stash_color;
     int32_t stash_ms;
+    int32_t stash_emt;
+    int64_t turn_from[2]; /* when each side's clock started running this turn, -1 unknown */
 
     cr_infer_stats stats;
 };
@@ -175,6 +177,14 @@ static void emit(cr_infer *inf, cr_infer_event *ev)
     if (inf->cb) {
         inf->cb(inf->data, ev);
     }
+}
+
+/* Ply i got its clock (and time used) from a press. */
+static void emit_ply_clock(cr_infer *inf, int i, int64_t t)
+{
+    cr_infer_event ev = {
+        .kind = CR_INFER_PLY_CLOCK, .t = t, .t_snapshot = t, .ply = i, .running = CR_CLOCK_STOPPED};
+    emit(inf, &ev);
 }
 
 static void emit_simple(cr_infer *inf, cr_infer_kind kind, int64_t t, const char *reason)
@@ -476,11 +486,12 @@ static void resynced(cr_infer *inf, int64_t t)
 static void commit(cr_infer *inf, const seq *q, int64_t t_snapshot, int64_t t)
 {
     int n = ply_count(inf);
-    int32_t old_clock[MAX_SEQ];
+    int32_t old_clock[MAX_SEQ], old_emt[MAX_SEQ];
     int nold = 0;
     if (q->base < n) {
         bool confirmed = inf->confirmed > q->base;
         for (int i = q->base; i < n && nold < MAX_SEQ; i++) {
+            old_emt[nold] = cr_game_ply(inf->game, i)->emt_ms;
             old_clock[nold++] = cr_game_ply(inf->game, i)->clock_ms;
         }
         cr_game_truncate(inf->game, q->base);
@@ -533,11 +544,13 @@ static void commit(cr_infer *inf, const seq *q, int64_t t_snapshot, int64_t t)
         pl->fits = q->fits ? q->fits : 1;
         if (i < nold && old_clock[i] != CR_CLOCK_UNKNOWN) {
             pl->clock_ms = old_clock[i]; /* a replaced move keeps its press */
+            pl->emt_ms = old_emt[i];
         }
         if (i == q->n - 1 && inf->stash_valid) {
             int mover = !pl->after.side;
             if (mover == inf->stash_color) {
                 pl->clock_ms = inf->stash_ms;
+                pl->emt_ms = inf->stash_emt;
                 inf->stash_valid = false;
             }
         }
@@ -1200,6 +1213,7 @@ cr_infer *cr_infer_new(const char *board_id, const cr_infer_config *cfg, cr_infe
     cr_position_init_start(&inf->std_start);
     inf->running = CR_CLOCK_STOPPED;
     inf->clock_ms[0] = inf->clock_ms[1] = CR_CLOCK_UNKNOWN;
+    inf->turn_from[0] = inf->turn_from[1] = -1;
     inf->explained = true;
     return inf;
 }
@@ -1277,6 +1291,19 @@ static void feed_clock(cr_infer *inf, const cr_feed_event *ev, int64_t t)
     int prev = inf->clock_seen ? inf->running : CR_CLOCK_STOPPED;
     int now = ev->u.clock.running;
     bool was_seen = inf->clock_seen;
+    /* Time used by the side that pressed: from its clock's start to the
+     * press, both reading times (whole seconds, as the clock shows). */
+    int32_t emt = CR_CLOCK_UNKNOWN;
+    if (was_seen && prev != CR_CLOCK_STOPPED && now != prev && inf->turn_from[prev] >= 0) {
+        int64_t used = (t - inf->turn_from[prev] + 500) / 1000 * 1000;
+        emt = used > INT32_MAX ? INT32_MAX : (int32_t)used;
+    }
+    if (now != prev || !was_seen) {
+        inf->turn_from[CR_WHITE] = inf->turn_from[CR_BLACK] = -1;
+        if (now != CR_CLOCK_STOPPED) {
+            inf->turn_from[now] = t;
+        }
+    }
     inf->clock_seen = true;
     inf->running = now;
     inf->clock_ms[CR_WHITE] = ev->u.clock.white_ms;
@@ -1299,6 +1326,7 @@ static void feed_clock(cr_infer *inf, const cr_feed_event *ev, int64_t t)
             if ((pl->after.side ^ 1) == (now ^ 1)) {
                 if (pl->clock_ms == CR_CLOCK_UNKNOWN && i >= inf->plies_at_press - 1) {
                     pl->clock_ms = now == CR_WHITE ? ev->u.clock.black_ms : ev->u.clock.white_ms;
+                    emit_ply_clock(inf, i, t);
                 }
                 break;
             }
@@ -1342,11 +1370,14 @@ static void feed_clock(cr_infer *inf, const cr_feed_event *ev, int64_t t)
     int32_t reading = presser == CR_WHITE ? ev->u.clock.white_ms : ev->u.clock.black_ms;
     if (last && (last->after.side ^ 1) == presser && n - 1 >= inf->plies_at_press) {
         cr_game_ply_mut(inf->game, n - 1)->clock_ms = reading;
+        cr_game_ply_mut(inf->game, n - 1)->emt_ms = emt;
         inf->stash_valid = false;
+        emit_ply_clock(inf, n - 1, t);
     } else if (now != CR_CLOCK_STOPPED) {
         inf->stash_valid = true;
         inf->stash_color = presser;
         inf->stash_ms = reading;
+        inf->stash_emt = emt;
     }
     inf->plies_at_press = n;
     if (n > inf->confirmed) {

@@ -11,6 +11,7 @@
 #include <string.h>
 
 #include "arbiter_private.h"
+#include "cr/notation.h"
 
 /* ---------------------------------------------------------------- monitor */
 
@@ -46,10 +47,31 @@ static int append(cr_monitor *m, const cr_incident *inc, bool notify)
     return 0;
 }
 
+/* The same alert is logged once: per side and ply for the alerts, once per
+ * game for the automatic ends (a game drawn by 75 moves does not say so
+ * again at every later ply, nor after a restart replays the record). */
+static bool already_logged(const cr_monitor *m, cr_incident_kind kind, int color, int ply)
+{
+    bool per_game = kind == CR_INC_FIVEFOLD || kind == CR_INC_SEVENTY_FIVE_MOVES ||
+                    kind == CR_INC_DEAD_POSITION;
+    bool per_ply = kind == CR_INC_THREEFOLD || kind == CR_INC_FIFTY_MOVES ||
+                   kind == CR_INC_TWO_MINUTES || kind == CR_INC_FLAG || kind == CR_INC_FLAG_CHECK;
+    if (!per_game && !per_ply) {
+        return false;
+    }
+    for (int i = m->count - 1; i >= 0; i--) {
+        const cr_incident *x = &m->log[i];
+        if (x->kind == kind && x->color == color && (per_game || x->ply == ply)) {
+            return true;
+        }
+    }
+    return false;
+}
+
 int cr_monitor_log_incident(cr_monitor *m, cr_incident_kind kind, cr_urgency urg, int color,
                             int64_t t, const char *fmt, ...)
 {
-    if (m->silent) {
+    if (m->silent || already_logged(m, kind, color, cr_game_ply_count(m->game))) {
         return 0;
     }
     cr_incident inc;
@@ -258,52 +280,131 @@ static void evaluate_position(cr_monitor *m, int64_t t)
     }
 }
 
-/* Flags and the two-minute windows at t. */
-void cr_monitor_check_clock(cr_monitor *m, int64_t t)
+/* The earliest time in [state time, t] at which c's time is below thr,
+ * given that it is at t: remaining times only fall between readings, so a
+ * bisection finds it. Alerts are stamped with it, not with the time of the
+ * call that noticed (which depends on how often the caller ticks). */
+static int64_t first_below(const cr_monitor *m, int c, int32_t thr, int64_t t)
 {
-    if (!m->clock) {
-        check_illegal(m, t);
-        return;
+    int64_t lo = cr_clock_state_time(m->clock);
+    if (lo < 0 || lo >= t) {
+        return t;
     }
+    int32_t r = remaining(m, c, lo);
+    if (r >= 0 && r < thr) {
+        return lo;
+    }
+    int64_t hi = t;
+    while (hi - lo > 1) {
+        int64_t mid = lo + (hi - lo) / 2;
+        r = remaining(m, c, mid);
+        if (r >= 0 && r < thr) {
+            hi = mid;
+        } else {
+            lo = mid;
+        }
+    }
+    return hi;
+}
+
+/* The result of a fallen flag (6.9): the opponent wins, or a draw when the
+ * opponent cannot checkmate by any legal sequence. */
+static cr_result flag_result(const cr_monitor *m, int s, bool *can)
+{
+    int opp = s ^ 1;
+    *can = cr_can_mate(cr_game_position(m->game), opp);
+    return !*can ? CR_RESULT_DRAW : opp == CR_WHITE ? CR_RESULT_WHITE : CR_RESULT_BLACK;
+}
+
+/* Flags that fell on evidence (the clock's own 0:00, or a sure run-down),
+ * each dated by its fall. */
+static void check_flags(cr_monitor *m, int64_t t)
+{
     int s;
     while ((s = cr_clock_tick(m->clock, t)) >= 0) {
         if (m->flag_raised[s]) {
             continue;
         }
         m->flag_raised[s] = true;
-        int opp = s ^ 1;
-        char at[24];
-        fmt_ms(cr_clock_flag_time(m->clock) >= 0 ? cr_clock_flag_time(m->clock) : t, at);
+        int64_t at = cr_clock_flag_at(m->clock, s);
+        if (at < 0 || at > t) {
+            at = t;
+        }
         if (cr_monitor_game_over(m)) {
-            cr_monitor_log_incident(m, CR_INC_FLAG, CR_URGENCY_INFO, s, t,
+            cr_monitor_log_incident(m, CR_INC_FLAG, CR_URGENCY_INFO, s, at,
                                     "%s's flag fell after the game ended (%s): the result stands",
                                     color_name(s), cr_result_string(cr_game_result(m->game)));
             continue;
         }
-        bool can = cr_can_mate(cr_game_position(m->game), opp);
+        bool can;
+        cr_result r = flag_result(m, s, &can);
+        int opp = s ^ 1;
         cr_monitor_log_incident(
-            m, CR_INC_FLAG, CR_URGENCY_CRITICAL, s, t, "%s's flag fell: %s", color_name(s),
+            m, CR_INC_FLAG, CR_URGENCY_CRITICAL, s, at, "%s's flag fell: %s", color_name(s),
             can ? (opp == CR_WHITE ? "White wins (6.9)" : "Black wins (6.9)")
                 : (opp == CR_WHITE ? "White cannot checkmate by any legal sequence: draw (6.9)"
                                    : "Black cannot checkmate by any legal sequence: draw (6.9)"));
         if (m->cfg.flag_ends_game) {
-            cr_result r = !can              ? CR_RESULT_DRAW
-                          : opp == CR_WHITE ? CR_RESULT_WHITE
-                                            : CR_RESULT_BLACK;
-            auto_result(m, r, t, can ? "flag fall" : "flag fall, opponent cannot mate", false);
+            auto_result(m, r, at, can ? "flag fall" : "flag fall, opponent cannot mate", false);
         }
     }
+}
+
+/* A side the model puts at 0:00 without evidence: an alert for the
+ * arbiter, once while the suspicion stands. */
+static void check_suspicion(cr_monitor *m, int64_t t)
+{
+    int64_t since = t;
+    int s = cr_clock_suspected(m->clock, t, &since);
+    for (int c = 0; c < CR_COLOR_NB; c++) {
+        if (c != s) {
+            m->check_raised[c] = false;
+        }
+    }
+    if (s < 0 || m->check_raised[s] || m->flag_raised[s] || cr_monitor_game_over(m)) {
+        return;
+    }
+    m->check_raised[s] = true;
+    if (since > t) {
+        since = t;
+    }
+    cr_monitor_log_incident(m, CR_INC_FLAG_CHECK, CR_URGENCY_WARNING, s, since,
+                            "%s's clock should be at 0:00 (%s), check it: confirm the flag fall "
+                            "as the result, or let play go on",
+                            color_name(s),
+                            cr_clock_has_readings(m->clock)
+                                ? "extrapolated from a reading the relay cannot vouch for"
+                                : "by the move times and the time control");
+}
+
+static void note_source(cr_monitor *m, int64_t t)
+{
+    if (t > m->source_t) {
+        m->source_t = t;
+    }
+}
+
+/* Flags, suspicions and the two-minute windows at t. */
+void cr_monitor_check_clock(cr_monitor *m, int64_t t)
+{
+    if (!m->clock) {
+        check_illegal(m, t);
+        return;
+    }
+    check_flags(m, t);
+    check_suspicion(m, t);
     for (int c = 0; c < CR_COLOR_NB; c++) {
         int32_t r = remaining(m, c, t);
         if (r > 0 && r < m->cfg.two_minutes_ms && !m->two_min_raised[c] &&
             !cr_monitor_game_over(m)) {
             m->two_min_raised[c] = true;
+            int64_t at = first_below(m, c, m->cfg.two_minutes_ms, t);
             char left[24];
-            fmt_ms(r, left);
+            fmt_ms(remaining(m, c, at), left);
             cr_clock_mode mode = cr_clock_mode_of(m->clock);
             bool window = m->cfg.quickplay_finish && mode != CR_CLOCK_MODE_INCREMENT &&
                           mode != CR_CLOCK_MODE_DELAY_US && mode != CR_CLOCK_MODE_BRONSTEIN;
-            cr_monitor_log_incident(m, CR_INC_TWO_MINUTES, CR_URGENCY_NOTICE, c, t,
+            cr_monitor_log_incident(m, CR_INC_TWO_MINUTES, CR_URGENCY_NOTICE, c, at,
                                     "%s has less than two minutes (%s)%s", color_name(c), left,
                                     window ? ": draw claim window open (D1)" : "");
         }
@@ -376,6 +477,7 @@ cr_monitor *cr_monitor_new(cr_game *game, cr_clock *clock, const cr_monitor_conf
     }
     m->wall = -1;
     m->t = -1;
+    m->source_t = -1;
     m->online = true;
     m->game = game;
     m->clock = clock;
@@ -446,6 +548,10 @@ int cr_monitor_update(cr_monitor *m, int64_t t)
     }
     if (t >= 0) {
         m->t = t;
+        note_source(m, t);
+        if (m->clock) {
+            check_flags(m, t); /* a flag that fell before this event comes first */
+        }
     }
     examine_new(m, t);
     evaluate_position(m, t);
@@ -459,6 +565,7 @@ int cr_monitor_clock(cr_monitor *m, int64_t t, int32_t white_ms, int32_t black_m
         return CR_EINVAL;
     }
     m->t = t;
+    note_source(m, t);
     int rc = 0;
     if (m->clock) {
         rc = cr_clock_feed(m->clock, t, white_ms, black_ms, running);
@@ -469,11 +576,23 @@ int cr_monitor_clock(cr_monitor *m, int64_t t, int32_t white_ms, int32_t black_m
 
 void cr_monitor_tick(cr_monitor *m, int64_t t)
 {
-    if (!m) {
+    if (!m || m->source_t < 0) {
+        return; /* no source time yet: nothing has happened */
+    }
+    t = source_bound(m, t);
+    if (t > m->t) {
+        m->t = t;
+    }
+    cr_monitor_check_clock(m, t);
+}
+
+void cr_monitor_source_time(cr_monitor *m, int64_t t)
+{
+    if (!m || t < 0) {
         return;
     }
-    m->t = t;
-    cr_monitor_check_clock(m, t);
+    note_source(m, t);
+    cr_monitor_tick(m, t);
 }
 
 void cr_monitor_board_link(cr_monitor *m, bool online, int64_t t)
@@ -483,6 +602,10 @@ void cr_monitor_board_link(cr_monitor *m, bool online, int64_t t)
     }
     m->online = online;
     m->t = t;
+    note_source(m, t);
+    if (m->clock) {
+        cr_clock_link(m->clock, online, t);
+    }
     if (online) {
         cr_monitor_log_incident(m, CR_INC_BOARD_ONLINE, CR_URGENCY_INFO, -1, t,
                                 "board back online");
@@ -550,6 +673,11 @@ int cr_monitor_restore_incident(cr_monitor *m, const cr_incident *inc)
     case CR_INC_FLAG:
         if (side) {
             m->flag_raised[c] = true;
+        }
+        break;
+    case CR_INC_FLAG_CHECK:
+        if (side) {
+            m->check_raised[c] = true;
         }
         break;
     case CR_INC_BOARD_OFFLINE:
@@ -670,6 +798,66 @@ int cr_monitor_take_back(cr_monitor *m, int ply_count, const char *reason, int64
             n - ply_count, n - ply_count == 1 ? "y" : "ies", first, last,
             reopen ? ", game reopened" : "", reason ? ": " : "", reason ? reason : "");
     }
+    evaluate_position(m, t);
+    return rc;
+}
+
+int cr_monitor_confirm_flag(cr_monitor *m, int color, const char *reason, int64_t t)
+{
+    if (!m || (color != CR_WHITE && color != CR_BLACK) || cr_monitor_game_over(m)) {
+        return CR_EINVAL;
+    }
+    bool can;
+    cr_result r = flag_result(m, color, &can);
+    m->flag_raised[color] = true;
+    m->check_raised[color] = false;
+    int rc = cr_monitor_log_incident(m, CR_INC_FLAG, CR_URGENCY_CRITICAL, color, t,
+                                     "%s's flag fell, confirmed by the arbiter%s%s: %s",
+                                     color_name(color), reason ? ": " : "", reason ? reason : "",
+                                     can ? "the opponent wins (6.9)"
+                                         : "the opponent cannot checkmate: draw (6.9)");
+    cr_game_set_result(m->game, r);
+    m->last_result = r;
+    m->auto_end_ply = -1; /* the arbiter's result is not undone by take-backs */
+    m->ended_at = cr_game_ply_count(m->game);
+    cr_monitor_log_incident(m, CR_INC_RESULT, CR_URGENCY_INFO, -1, t,
+                            "%s: flag fall confirmed by the arbiter", cr_result_string(r));
+    return rc;
+}
+
+int cr_monitor_replace_move(cr_monitor *m, int ply, const char *move, const char *reason, int64_t t,
+                            char *why, size_t why_size)
+{
+    if (!m || !move || ply < 0 || ply >= cr_game_ply_count(m->game)) {
+        if (why && why_size) {
+            snprintf(why, why_size, "no such ply");
+        }
+        return CR_EINVAL;
+    }
+    cr_error err;
+    cr_move mv = cr_move_from_text(cr_game_position_at(m->game, ply), move, -1, NULL, &err);
+    if (mv == CR_MOVE_NONE) {
+        if (why && why_size) {
+            snprintf(why, why_size, "%s", err.text);
+        }
+        return CR_EMOVE;
+    }
+    char was[40], now[40];
+    ply_label(m->game, ply, was);
+    int n = cr_game_ply_count(m->game);
+    int kept = cr_game_replace_ply(m->game, ply, mv);
+    if (kept < 0) {
+        return kept;
+    }
+    ply_label(m->game, ply, now);
+    bool reopen = forget_after(m, ply);
+    int dropped = n - ply - 1 - kept;
+    int rc = cr_monitor_log_incident(
+        m, CR_INC_CORRECTION, CR_URGENCY_INFO, -1, t,
+        "%s corrected to %s by the arbiter; %d later pl%s kept, %d dropped%s%s%s", was, now, kept,
+        kept == 1 ? "y" : "ies", dropped, reopen ? ", game reopened" : "", reason ? ": " : "",
+        reason ? reason : "");
+    examine_new(m, t);
     evaluate_position(m, t);
     return rc;
 }

@@ -13,6 +13,7 @@
 
 #include "cr/arbiter.h"
 #include "cr/feed.h"
+#include "cr/infer.h"
 
 static void play(cr_game *g, const char *ucis)
 {
@@ -257,11 +258,17 @@ static void test_flag_with_mating_material(void **state)
     cr_clock *c = cr_clock_new(NULL, NULL);
     cr_monitor *m = cr_monitor_new(g, c, NULL);
     assert_int_equal(cr_monitor_clock(m, 0, 5000, 60000, CR_WHITE), CR_CLOCK_ACCEPTED);
-    cr_monitor_tick(m, 4000);
+    /* A timer ahead of the board's source acts on nothing. */
+    cr_monitor_tick(m, 60000);
     assert_int_equal(count_kind(m, CR_INC_FLAG), 0);
-    cr_monitor_tick(m, 5200);
+    cr_monitor_source_time(m, 4000);
+    assert_int_equal(count_kind(m, CR_INC_FLAG), 0);
+    /* The source reached 5.2 s: the reading was fresh enough (5 s) for
+     * the run-down to be sure. */
+    cr_monitor_source_time(m, 5200);
     assert_int_equal(count_kind(m, CR_INC_FLAG), 1);
     const cr_incident *f = last_of(m, CR_INC_FLAG);
+    assert_int_equal(f->t, 5000); /* dated by the fall, not by the call */
     assert_int_equal(f->color, CR_WHITE);
     assert_int_equal(f->urgency, CR_URGENCY_CRITICAL);
     assert_int_equal(f->white_ms, 0);
@@ -285,7 +292,7 @@ static void test_flag_without_mating_material(void **state)
     cr_clock *c = cr_clock_new(NULL, NULL);
     cr_monitor *m = cr_monitor_new(g, c, NULL);
     cr_monitor_clock(m, 0, 1000, 30000, CR_WHITE);
-    cr_monitor_tick(m, 1500);
+    cr_monitor_source_time(m, 1500);
     const cr_incident *f = last_of(m, CR_INC_FLAG);
     assert_non_null(f);
     assert_non_null(strstr(f->text, "cannot checkmate"));
@@ -299,7 +306,7 @@ static void test_flag_without_mating_material(void **state)
     c = cr_clock_new(NULL, NULL);
     m = cr_monitor_new(g, c, NULL);
     cr_monitor_clock(m, 0, 30000, 1000, CR_BLACK);
-    cr_monitor_tick(m, 1500);
+    cr_monitor_source_time(m, 1500);
     assert_int_equal(cr_game_result(g), CR_RESULT_WHITE);
     cr_monitor_free(m);
     cr_clock_free(c);
@@ -328,10 +335,21 @@ static void test_flag_from_move_times(void **state)
     assert_int_equal(st.remaining_ms[CR_WHITE], 0);
     assert_int_equal(st.remaining_ms[CR_BLACK], 50000);
     assert_int_equal(count_kind(m, CR_INC_TWO_MINUTES), 2); /* a one-minute game */
-    /* White had 40 s left at 30 s and moved at 70 s: the flag fell with it. */
-    assert_int_equal(count_kind(m, CR_INC_FLAG), 1);
-    assert_int_equal(cr_clock_flag_time(c), 70000);
+    /* White had 40 s left at 30 s and moved at 70 s: by the move times the
+     * flag fell, but no clock showed it: an alert, not a result. */
+    assert_int_equal(count_kind(m, CR_INC_FLAG), 0);
+    assert_int_equal(count_kind(m, CR_INC_FLAG_CHECK), 1);
+    assert_int_equal(last_of(m, CR_INC_FLAG_CHECK)->color, CR_WHITE);
+    assert_int_equal(last_of(m, CR_INC_FLAG_CHECK)->urgency, CR_URGENCY_WARNING);
+    assert_non_null(strstr(last_of(m, CR_INC_FLAG_CHECK)->text, "should be at 0:00"));
+    assert_int_equal(cr_clock_flagged(c), -1);
+    assert_int_equal(cr_game_result(g), CR_RESULT_NONE);
+    /* The arbiter looks at the clock and confirms: 6.9. */
+    assert_int_equal(cr_monitor_confirm_flag(m, CR_WHITE, "seen on the clock", 71000), 0);
     assert_int_equal(cr_game_result(g), CR_RESULT_BLACK);
+    assert_int_equal(count_kind(m, CR_INC_FLAG), 1);
+    assert_non_null(strstr(last_of(m, CR_INC_RESULT)->text, "confirmed by the arbiter"));
+    assert_int_equal(cr_monitor_confirm_flag(m, CR_WHITE, NULL, 72000), CR_EINVAL);
     cr_monitor_free(m);
     cr_clock_free(c);
     cr_game_free(g);
@@ -344,16 +362,18 @@ static void test_two_minutes(void **state)
     cr_clock *c = cr_clock_new(NULL, NULL);
     cr_monitor *m = cr_monitor_new(g, c, NULL);
     cr_monitor_clock(m, 0, 125000, 300000, CR_WHITE);
-    cr_monitor_tick(m, 4000);
+    cr_monitor_source_time(m, 4000);
     assert_int_equal(count_kind(m, CR_INC_TWO_MINUTES), 0);
     cr_monitor_state st;
     cr_monitor_get_state(m, &st);
     assert_false(st.under_two_minutes[CR_WHITE]);
-    cr_monitor_tick(m, 5500);
+    cr_monitor_source_time(m, 5500);
     assert_int_equal(count_kind(m, CR_INC_TWO_MINUTES), 1);
     const cr_incident *i = last_of(m, CR_INC_TWO_MINUTES);
     assert_int_equal(i->color, CR_WHITE);
-    assert_int_equal(i->white_ms, 119500);
+    /* Stamped when the time crossed two minutes, whenever it was noticed. */
+    assert_int_equal(i->t, 5001);
+    assert_int_equal(i->white_ms, 119999);
     assert_non_null(strstr(i->text, "claim window open"));
     cr_monitor_tick(m, 6000);
     cr_monitor_clock(m, 7000, 118000, 300000, CR_WHITE);
@@ -683,7 +703,8 @@ static void test_claim_rejected_and_postponed(void **state)
     /* Postponed; play goes on, White's flag falls; the arbiter then upholds
      * the claim: the draw replaces the loss on time. */
     assert_int_equal(cr_monitor_decide(m, CR_DECISION_POSTPONED, -1, NULL, t + 3500), 0);
-    cr_monitor_tick(m, t + 200000);
+    /* The clock shows White's time at 0:00: the flag's own evidence. */
+    cr_monitor_clock(m, t + 101000, 0, cr_clock_remaining(c, CR_BLACK, t + 101000), CR_WHITE);
     assert_int_equal(count_kind(m, CR_INC_FLAG), 1);
     assert_int_equal(cr_game_result(g), CR_RESULT_BLACK);
     assert_int_equal(cr_monitor_decide(m, CR_DECISION_DRAW, -1, NULL, t + 201000), 0);
@@ -1063,6 +1084,298 @@ static void test_restore_and_sort(void **state)
     cr_game_free(g);
 }
 
+/* 75 moves: logged once, also when play goes on after the draw and when a
+ * monitor re-examines the game (issue 14: logged three times). */
+static void test_automatic_end_logged_once(void **state)
+{
+    (void)state;
+    cr_game *g = game_from("8/8/4k3/8/8/4K3/8/R7 w - - 148 90");
+    cr_monitor *m = cr_monitor_new(g, NULL, NULL);
+    play(g, "a1a2 e6e5");
+    cr_monitor_update(m, 1);
+    assert_int_equal(count_kind(m, CR_INC_SEVENTY_FIVE_MOVES), 1);
+    assert_int_equal(cr_game_result(g), CR_RESULT_DRAW);
+    play(g, "a2a1 e5e6 a1a2");
+    cr_monitor_update(m, 2);
+    cr_monitor_update(m, 3);
+    cr_monitor_attach(m, g, NULL);
+    assert_int_equal(count_kind(m, CR_INC_SEVENTY_FIVE_MOVES), 1);
+    cr_monitor_free(m);
+    cr_game_free(g);
+}
+
+static void test_material_keys(void **state)
+{
+    (void)state;
+    assert_string_equal(cr_material_key(CR_PAWN), "p");
+    assert_string_equal(cr_material_key(CR_KNIGHT), "n");
+    assert_string_equal(cr_material_key(CR_BISHOP), "b");
+    assert_string_equal(cr_material_key(CR_ROOK), "r");
+    assert_string_equal(cr_material_key(CR_QUEEN), "q");
+    assert_string_equal(cr_material_key(CR_KING), "k");
+    assert_null(cr_material_key(0));
+    assert_null(cr_material_key(CR_TYPE_NB));
+}
+
+/* A feed through the inference and a monitor, as the relay drives them
+ * (moves, readings, the source time), first game of the board only. */
+typedef struct feed_run {
+    cr_game *game;
+    cr_clock *clock;
+    cr_monitor *mon;
+} feed_run;
+
+static void feed_run_event(void *data, const cr_infer_event *ev)
+{
+    feed_run *r = data;
+    if (ev->game_number != 1) {
+        return;
+    }
+    if (ev->kind == CR_INFER_MOVE && ev->ply == cr_game_ply_count(r->game)) {
+        const cr_ply *p = cr_game_ply(ev->game, ev->ply);
+        if (p->flags & CR_PLY_ILLEGAL) {
+            assert_int_equal(cr_game_push_illegal(r->game, &p->after, p->san, p->clock_ms, p->ts),
+                             0);
+        } else {
+            assert_int_equal(cr_game_push(r->game, p->move, p->clock_ms, p->ts, p->flags), 0);
+        }
+        cr_monitor_update(r->mon, ev->t);
+    } else if (ev->kind == CR_INFER_CORRECTION) {
+        cr_game_truncate(r->game, ev->ply);
+        cr_monitor_update(r->mon, ev->t);
+    } else if (ev->kind == CR_INFER_CLOCK) {
+        cr_monitor_clock(r->mon, ev->t, ev->white_ms, ev->black_ms, ev->running);
+    }
+}
+
+/* Every sample feed and the arbiter's stopped-clock feed end with the clock
+ * stopped: hours of source time later, no flag, nothing to check, no result
+ * the board did not give (issue 14: p05 got "Black's flag fell"). */
+static void test_feeds_no_flag_without_evidence(void **state)
+{
+    (void)state;
+    int files = 0;
+    for (int k = 0; k <= 19; k++) {
+        char path[512];
+        if (k == 0) {
+            snprintf(path, sizeof path, "%s/feeds-arbiter/stopped.feed", CR_TEST_DATA_DIR);
+        } else {
+            snprintf(path, sizeof path, "%s/feeds/p%02d.feed", CR_TEST_DATA_DIR, k);
+        }
+        FILE *f = fopen(path, "r");
+        assert_non_null(f);
+        files++;
+        feed_run r;
+        r.game = game_from(NULL);
+        r.clock = cr_clock_new(NULL, NULL);
+        r.mon = cr_monitor_new(r.game, r.clock, NULL);
+        cr_infer *inf = cr_infer_new("x", NULL, feed_run_event, &r);
+        cr_feed_reader *rd = cr_feed_reader_new(f, path);
+        cr_feed_event ev;
+        cr_error err;
+        int64_t last = 0;
+        while (cr_feed_reader_next(rd, &ev, &err) == 1) {
+            cr_infer_feed(inf, &ev);
+            cr_monitor_source_time(r.mon, ev.t);
+            last = ev.t;
+        }
+        cr_infer_finish(inf, last);
+        cr_monitor_source_time(r.mon, last + 6 * 3600 * 1000LL);
+        if (count_kind(r.mon, CR_INC_FLAG) || count_kind(r.mon, CR_INC_FLAG_CHECK)) {
+            fail_msg(
+                "%s: %s", path,
+                last_of(r.mon, count_kind(r.mon, CR_INC_FLAG) ? CR_INC_FLAG : CR_INC_FLAG_CHECK)
+                    ->text);
+        }
+        if (cr_game_result(r.game) != CR_RESULT_NONE && k > 0) {
+            /* Only a result the position gives (mate, dead position, ...). */
+            assert_int_equal(count_kind(r.mon, CR_INC_RESULT), 1);
+            assert_null(strstr(last_of(r.mon, CR_INC_RESULT)->text, "flag"));
+        }
+        assert_int_equal(cr_clock_running(r.clock), CR_CLOCK_STOPPED);
+        cr_feed_reader_free(rd);
+        fclose(f);
+        cr_infer_free(inf);
+        cr_monitor_free(r.mon);
+        cr_clock_free(r.clock);
+        cr_game_free(r.game);
+    }
+    assert_int_equal(files, 20);
+}
+
+/* The arbiter corrects a move: later plies kept while legal, logged. */
+static void test_replace_move(void **state)
+{
+    (void)state;
+    char why[200];
+    cr_game *g = game_from("4k3/1P6/8/8/8/8/8/4K3 w - - 0 1");
+    cr_monitor *m = cr_monitor_new(g, NULL, NULL);
+    play(g, "b7b8q e8e7 b8b5");
+    cr_monitor_update(m, 1);
+    assert_int_equal(
+        cr_monitor_replace_move(m, 0, "b8=N", "a knight on the board", 2, why, sizeof why), 0);
+    assert_int_equal(cr_game_ply_count(g), 2);
+    assert_string_equal(cr_game_ply(g, 0)->san, "b8=N");
+    const cr_incident *c = last_of(m, CR_INC_CORRECTION);
+    assert_non_null(strstr(c->text, "1. b8=Q+ corrected to 1. b8=N by the arbiter"));
+    assert_non_null(strstr(c->text, "1 later ply kept, 1 dropped: a knight on the board"));
+    assert_int_equal(cr_monitor_replace_move(m, 1, "Kf9", NULL, 3, why, sizeof why), CR_EMOVE);
+    assert_true(strlen(why) > 0);
+    assert_int_equal(cr_monitor_replace_move(m, 5, "Kf7", NULL, 3, why, sizeof why), CR_EINVAL);
+    cr_monitor_free(m);
+    cr_game_free(g);
+}
+
+/* 1. Nf3 Nf6 2. Ng1 Ng8 3. Nf3 Nf6 4. Ng1, Black to move: the position
+ * stands for the 2nd time; 4... Ng8 would bring the start position for the
+ * 3rd time. */
+static cr_monitor *knights_out_and_back(cr_game **g)
+{
+    *g = game_from(NULL);
+    cr_monitor *m = cr_monitor_new(*g, NULL, NULL);
+    play(*g, "g1f3 g8f6 f3g1 f6g8 g1f3 g8f6 f3g1");
+    cr_monitor_update(m, 1000);
+    return m;
+}
+
+/* Threefold and 50-move claims, on the board and with a written move. */
+static void test_claim_threefold_and_fifty(void **state)
+{
+    (void)state;
+    char why[200];
+    cr_game *g;
+    cr_monitor *m = knights_out_and_back(&g);
+    /* Black to move writes 4... Ng8: the start position for the 3rd time. */
+    assert_int_equal(
+        cr_monitor_claim_move(m, CR_WHITE, CR_CLAIM_THREEFOLD, "Ng8", 2000, why, sizeof why),
+        CR_EINVAL);
+    assert_non_null(strstr(why, "not to move"));
+    /* Without the move: the position on the board stands twice only. */
+    assert_int_equal(cr_monitor_claim(m, CR_BLACK, CR_CLAIM_THREEFOLD, 2000, why, sizeof why), 0);
+    const cr_claim *c = cr_monitor_claim_last(m);
+    assert_false(c->correct);
+    assert_int_equal(c->claimed_repetitions, 2);
+    assert_string_equal(c->move, "");
+    assert_non_null(strstr(last_of(m, CR_INC_CLAIM)->text, "not correct"));
+    assert_int_equal(cr_monitor_decide(m, CR_DECISION_REJECTED, -1, NULL, 2500), 0);
+    assert_int_equal(cr_game_result(g), CR_RESULT_NONE);
+    /* An illegal written move refuses the claim. */
+    assert_int_equal(
+        cr_monitor_claim_move(m, CR_BLACK, CR_CLAIM_THREEFOLD, "Ng5", 3000, why, sizeof why),
+        CR_EINVAL);
+    assert_non_null(strstr(why, "written move"));
+    /* With the written move (9.2.1.1): correct. */
+    assert_int_equal(
+        cr_monitor_claim_move(m, CR_BLACK, CR_CLAIM_THREEFOLD, "f6g8", 3000, why, sizeof why), 0);
+    c = cr_monitor_claim_last(m);
+    assert_true(c->correct);
+    assert_int_equal(c->claimed_repetitions, 3);
+    assert_string_equal(c->move, "Ng8");
+    assert_int_equal(c->ply, 7);
+    assert_non_null(strstr(last_of(m, CR_INC_CLAIM)->text, "with the move Ng8 written"));
+    assert_non_null(strstr(last_of(m, CR_INC_CLAIM)->text, "3rd time: the claim is correct"));
+    char *html = cr_claim_report_html_new(m, c);
+    assert_non_null(strstr(html, "threefold repetition"));
+    assert_non_null(strstr(html, "the claim is correct"));
+    free(html);
+    /* The arbiter upholds it. */
+    assert_int_equal(cr_monitor_decide(m, CR_DECISION_DRAW, -1, "checked", 3500), 0);
+    assert_int_equal(cr_game_result(g), CR_RESULT_DRAW);
+    assert_non_null(strstr(last_of(m, CR_INC_RESULT)->text, "9.2 threefold"));
+    cr_monitor_free(m);
+    cr_game_free(g);
+
+    /* 50 moves: 98 plies on the board; the written 50th move makes 100. */
+    g = game_from("8/8/4k3/8/8/4K3/8/R7 w - - 97 60");
+    m = cr_monitor_new(g, NULL, NULL);
+    play(g, "a1a2");
+    cr_monitor_update(m, 1);
+    assert_int_equal(cr_monitor_claim(m, CR_BLACK, CR_CLAIM_FIFTY_MOVES, 2, why, sizeof why), 0);
+    assert_false(cr_monitor_claim_last(m)->correct);
+    assert_int_equal(cr_monitor_claim_last(m)->claimed_halfmove, 98);
+    assert_int_equal(cr_monitor_decide(m, CR_DECISION_REJECTED, 0, NULL, 3), 0);
+    assert_int_equal(
+        cr_monitor_claim_move(m, CR_BLACK, CR_CLAIM_FIFTY_MOVES, "Kd5", 4, why, sizeof why), 0);
+    assert_false(cr_monitor_claim_last(m)->correct); /* 99 plies */
+    assert_int_equal(cr_monitor_decide(m, CR_DECISION_REJECTED, 0, NULL, 5), 0);
+    play(g, "e6d5");
+    cr_monitor_update(m, 6);
+    assert_int_equal(
+        cr_monitor_claim_move(m, CR_WHITE, CR_CLAIM_FIFTY_MOVES, "Ra3", 7, why, sizeof why), 0);
+    assert_true(cr_monitor_claim_last(m)->correct);
+    assert_int_equal(cr_monitor_claim_last(m)->claimed_halfmove, 100);
+    /* D1 takes no move. */
+    assert_int_equal(cr_monitor_decide(m, CR_DECISION_REJECTED, 0, NULL, 8), 0);
+    assert_int_equal(
+        cr_monitor_claim_move(m, CR_WHITE, CR_CLAIM_CANNOT_WIN, "Ra3", 9, why, sizeof why),
+        CR_EINVAL);
+    assert_non_null(strstr(why, "without a move"));
+    cr_monitor_free(m);
+    cr_game_free(g);
+}
+
+/* Claims and decisions as journal lines: a restarted monitor has them back,
+ * reports included. */
+static void test_claim_journal(void **state)
+{
+    (void)state;
+    char why[200];
+    cr_game *g;
+    cr_monitor *m = knights_out_and_back(&g);
+    assert_int_equal(cr_monitor_claim(m, CR_BLACK, CR_CLAIM_THREEFOLD, 2000, why, sizeof why), 0);
+    char lines[4][CR_CLAIM_LINE_MAX];
+    assert_true(cr_claim_format(cr_monitor_claim_last(m), lines[0], sizeof lines[0]) > 0);
+    assert_int_equal(
+        cr_monitor_decide(m, CR_DECISION_REJECTED, 60000, "tab\there, line\nbreak", 2500), 0);
+    assert_true(cr_claim_format(cr_monitor_claim_last(m), lines[1], sizeof lines[1]) > 0);
+    assert_int_equal(
+        cr_monitor_claim_move(m, CR_BLACK, CR_CLAIM_THREEFOLD, "Ng8", 3000, why, sizeof why), 0);
+    assert_true(cr_claim_format(cr_monitor_claim_last(m), lines[2], sizeof lines[2]) > 0);
+    assert_int_equal(cr_monitor_decide(m, CR_DECISION_POSTPONED, -1, NULL, 3500), 0);
+    assert_true(cr_claim_format(cr_monitor_claim_last(m), lines[3], sizeof lines[3]) > 0);
+    assert_non_null(strstr(lines[2], "\tNg8\t"));
+    assert_null(strchr(lines[1], '\n'));
+    char *html_before = cr_claim_report_html_new(m, cr_monitor_claim_at(m, 0));
+
+    cr_monitor_config cfg;
+    cr_monitor_config_default(&cfg);
+    cfg.silent_start = true;
+    cr_monitor *r = cr_monitor_new(g, NULL, &cfg);
+    for (int i = 0; i < 4; i++) {
+        cr_error err;
+        assert_int_equal(cr_monitor_restore_claim(r, lines[i], strlen(lines[i]), &err), 0);
+    }
+    assert_int_equal(cr_monitor_claim_count(r), 2);
+    const cr_claim *a = cr_monitor_claim_at(r, 0), *b = cr_monitor_claim_at(r, 1);
+    assert_int_equal(a->decision, CR_DECISION_REJECTED);
+    assert_int_equal(a->added_ms, 60000);
+    assert_string_equal(a->note, "tab\there, line\nbreak");
+    assert_int_equal(b->decision, CR_DECISION_POSTPONED);
+    assert_true(b->correct);
+    assert_string_equal(b->move, "Ng8");
+    cr_monitor_state st;
+    cr_monitor_get_state(r, &st);
+    assert_true(st.claim_pending);
+    char *html_after = cr_claim_report_html_new(r, a);
+    /* The report is the claim's; only the incident log differs (not restored here). */
+    const char *cut = strstr(html_before, "<h2>Incidents");
+    if (cut) {
+        assert_int_equal(strncmp(html_before, html_after, (size_t)(cut - html_before)), 0);
+    }
+    free(html_before);
+    free(html_after);
+    /* Malformed or out-of-order lines are refused. */
+    cr_error err;
+    assert_int_equal(cr_monitor_restore_claim(r, "1\tw", 4, &err), CR_EFEED);
+    char bad[CR_CLAIM_LINE_MAX];
+    snprintf(bad, sizeof bad, "%s", lines[0]);
+    bad[0] = '7';
+    assert_int_equal(cr_monitor_restore_claim(r, bad, strlen(bad), &err), CR_EINVAL);
+    cr_monitor_free(r);
+    cr_monitor_free(m);
+    cr_game_free(g);
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
@@ -1086,6 +1399,12 @@ int main(void)
         cmocka_unit_test(test_random_driving),
         cmocka_unit_test(test_restart_from_journal),
         cmocka_unit_test(test_restore_and_sort),
+        cmocka_unit_test(test_automatic_end_logged_once),
+        cmocka_unit_test(test_claim_threefold_and_fifty),
+        cmocka_unit_test(test_claim_journal),
+        cmocka_unit_test(test_replace_move),
+        cmocka_unit_test(test_material_keys),
+        cmocka_unit_test(test_feeds_no_flag_without_evidence),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }

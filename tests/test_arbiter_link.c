@@ -202,6 +202,12 @@ static void test_claim_workflow(void **state)
                      0);
     assert_int_equal(h_count(&h, "\"type\":\"claim\"", "\"decision\":\"pending\""), 1);
     assert_int_equal(h_count(&h, "\"type\":\"claim\"", "\"san\":\"e5\""), 1);
+    /* The evidence names each piece by its own key (issue 14: the king was
+     * dropped and every other key shifted by one). */
+    assert_int_equal(h_count(&h, "\"type\":\"claim\"",
+                             "\"white_material\":{\"p\":8,\"n\":2,\"b\":2,\"r\":2,\"q\":1,"
+                             "\"k\":1,\"points\":39}"),
+                     1);
     /* A second claim while one is pending is refused. */
     assert_int_equal(command(&h, "{\"game\":1,\"action\":\"claim\",\"claimant\":\"b\",\"basis\":\"b\"}",
                              why, sizeof why),
@@ -374,7 +380,8 @@ static void test_actions(void **state)
     h_free(&h);
 }
 
-/* A flag falls on a tick: critical incident, result in the store. */
+/* A flag falls when the clock shows it: critical incident, result in the
+ * store. Ticks alone, past the last reading, decide nothing. */
 static void test_flag(void **state)
 {
     (void)state;
@@ -388,6 +395,10 @@ static void test_flag(void **state)
         h.t = t;
         cr_arbiter_link_tick(h.link, t, t);
     }
+    assert_int_equal(h_count(&h, "\"kind\":\"flag\"", NULL), 0);
+    h.t = 4100;
+    clock_reading(&h, 5, 0, 60000, CR_WHITE);
+    cr_arbiter_link_tick(h.link, 4200, 4200);
     assert_int_equal(h_count(&h, "\"kind\":\"flag\"", "\"urgency\":\"critical\""), 1);
     assert_int_equal(cr_game_result(cr_store_find(h.store, 5)->game), CR_RESULT_BLACK);
     assert_true(h_count(&h, "\"type\":\"arbiter-state\"", "\"flagged\":\"w\"") >= 1);

@@ -266,47 +266,60 @@ static int32_t hms(const char *s)
 }
 
 /* The sample feeds are 90 min + 30 s games whose clocks report mostly at
- * presses: every one must read as a 30 s increment, without noise. */
+ * presses: every one must read as a 30 s increment, without noise; also
+ * with every reading stamped up to 2 s late (a relay that stamped arrival
+ * times read a 90+30 game as "delay 3000"; noise is allowed then). */
 static void test_sample_feeds(void **state)
 {
     (void)state;
     int files = 0;
-    for (int k = 1; k <= 19; k++) {
-        char path[512];
-        snprintf(path, sizeof path, "%s/feeds/p%02d.feed", CR_TEST_DATA_DIR, k);
-        FILE *f = fopen(path, "r");
-        if (!f) {
-            continue;
-        }
-        files++;
-        cr_clock *c = cr_clock_new(NULL, NULL);
-        char line[1024];
-        int readings = 0, flags = 0;
-        int64_t last_t = 0;
-        while (fgets(line, sizeof line, f)) {
-            long long t;
-            char board[80], kind[16], w[16], b[16], run[4];
-            if (sscanf(line, "%lld %79s %15s %15s %15s %3s", &t, board, kind, w, b, run) != 6 ||
-                strcmp(kind, "clock") != 0) {
+    for (int pass = 0; pass < 2; pass++)
+        for (int k = 1; k <= 19; k++) {
+            char path[512];
+            snprintf(path, sizeof path, "%s/feeds/p%02d.feed", CR_TEST_DATA_DIR, k);
+            FILE *f = fopen(path, "r");
+            if (!f) {
                 continue;
             }
-            int r = run[0] == 'w' ? CR_WHITE : run[0] == 'b' ? CR_BLACK : CR_CLOCK_STOPPED;
-            assert_true(cr_clock_feed(c, t, hms(w), hms(b), r) >= 0);
-            flags += cr_clock_tick(c, t) >= 0;
-            readings++;
-            last_t = t;
+            files++;
+            cr_clock *c = cr_clock_new(NULL, NULL);
+            char line[1024];
+            int readings = 0, flags = 0;
+            int64_t last_t = 0;
+            while (fgets(line, sizeof line, f)) {
+                long long t;
+                char board[80], kind[16], w[16], b[16], run[4];
+                if (sscanf(line, "%lld %79s %15s %15s %15s %3s", &t, board, kind, w, b, run) != 6 ||
+                    strcmp(kind, "clock") != 0) {
+                    continue;
+                }
+                int r = run[0] == 'w' ? CR_WHITE : run[0] == 'b' ? CR_BLACK : CR_CLOCK_STOPPED;
+                if (pass == 1) {
+                    t += (readings * 7919 + k * 104729) % 2001; /* deterministic "jitter" */
+                }
+                assert_true(cr_clock_feed(c, t, hms(w), hms(b), r) >= 0);
+                flags += cr_clock_tick(c, t) >= 0;
+                readings++;
+                last_t = t;
+            }
+            fclose(f);
+            /* Every feed ends with the clock stopped: hours later, no flag and
+             * nothing to suspect (issue 14: p05 got "Black's flag fell"). */
+            flags += cr_clock_tick(c, last_t + 6 * 3600 * 1000LL) >= 0;
+            if (cr_clock_running(c) != CR_CLOCK_STOPPED ||
+                cr_clock_suspected(c, last_t + 6 * 3600 * 1000LL, NULL) >= 0) {
+                fail_msg("p%02d: the clock runs on after the feed", k);
+            }
+            if (cr_clock_mode_of(c) != CR_CLOCK_MODE_INCREMENT || cr_clock_bonus_ms(c) != 30000) {
+                fail_msg("p%02d: %s %d ms after %d readings", k,
+                         cr_clock_mode_name(cr_clock_mode_of(c)), cr_clock_bonus_ms(c), readings);
+            }
+            if ((pass == 0 && cr_clock_noise_count(c) != 0) || flags != 0) {
+                fail_msg("p%02d: %d noise, %d flags (last t %lld)", k, cr_clock_noise_count(c),
+                         flags, (long long)last_t);
+            }
+            cr_clock_free(c);
         }
-        fclose(f);
-        if (cr_clock_mode_of(c) != CR_CLOCK_MODE_INCREMENT || cr_clock_bonus_ms(c) != 30000) {
-            fail_msg("p%02d: %s %d ms after %d readings", k,
-                     cr_clock_mode_name(cr_clock_mode_of(c)), cr_clock_bonus_ms(c), readings);
-        }
-        if (cr_clock_noise_count(c) != 0 || flags != 0) {
-            fail_msg("p%02d: %d noise, %d flags (last t %lld)", k, cr_clock_noise_count(c), flags,
-                     (long long)last_t);
-        }
-        cr_clock_free(c);
-    }
     assert_true(files > 0);
 }
 
@@ -376,8 +389,13 @@ static void test_move_model(void **state)
     assert_int_equal(cr_clock_remaining(c, CR_WHITE, 30000), 287000);
     assert_int_equal(cr_clock_last_press(c, CR_BLACK), 25000);
     assert_int_equal(cr_clock_tick(c, 300000), -1);
-    assert_int_equal(cr_clock_tick(c, 400000), CR_WHITE);
-    assert_int_equal(cr_clock_flag_time(c), 25000 + 292000);
+    /* Move times are no evidence of a flag: suspected, never fallen. */
+    int64_t since = -1;
+    assert_int_equal(cr_clock_suspected(c, 300000, NULL), -1);
+    assert_int_equal(cr_clock_tick(c, 400000), -1);
+    assert_int_equal(cr_clock_suspected(c, 400000, &since), CR_WHITE);
+    assert_int_equal(since, 25000 + 292000);
+    assert_int_equal(cr_clock_flagged(c), -1);
     assert_int_equal(cr_clock_move(c, 2, 5, 1), CR_EINVAL);
     cr_clock_free(c);
 
@@ -398,6 +416,160 @@ static void test_move_model(void **state)
     assert_int_equal(cr_clock_remaining(c, CR_WHITE, 4000), 60000);
     cr_clock_move(c, 0, CR_WHITE, 8000);
     assert_int_equal(cr_clock_remaining(c, CR_WHITE, 8000), 57000);
+    cr_clock_free(c);
+}
+
+/* A clock read only now and then (every `period` ms while a side thinks,
+ * and at each press), its readings stamped up to `late` ms after the
+ * display was shown (transport), one "flat" reading just after each press
+ * (the display has not moved yet). Plays `moves` plies of `think` ms each. */
+static cr_clock *sparse_game(const cr_time_control *tc, cr_clock_mode mode, int64_t bonus,
+                             int64_t base, int64_t think, int moves, int64_t period, int64_t late)
+{
+    cr_clock *c = cr_clock_new(tc, NULL);
+    int64_t ms[2] = {base, base}, t = 0;
+    int run = CR_WHITE;
+    assert_int_equal(cr_clock_feed(c, 0, (int32_t)base, (int32_t)base, run), CR_CLOCK_ACCEPTED);
+    for (int i = 0; i < moves; i++) {
+        int64_t turn_t = t, turn_ms = ms[run];
+        assert_true(cr_clock_feed(c, t + 400 + late, (int32_t)(ms[0] / 1000 * 1000),
+                                  (int32_t)(ms[1] / 1000 * 1000), run) >= 0);
+        for (int64_t e = period; e < think; e += period) {
+            int64_t used = e - (mode == CR_CLOCK_MODE_DELAY_US ? bonus : 0);
+            int64_t v = turn_ms - (used > 0 ? used : 0);
+            int64_t show[2] = {ms[0], ms[1]};
+            show[run] = v;
+            assert_true(cr_clock_feed(c, turn_t + e + (i % 3 == 0 ? late : 0),
+                                      (int32_t)(show[0] / 1000 * 1000),
+                                      (int32_t)(show[1] / 1000 * 1000), run) >= 0);
+        }
+        t = turn_t + think;
+        int64_t used = think - (mode == CR_CLOCK_MODE_DELAY_US ? bonus : 0);
+        ms[run] = turn_ms - (used > 0 ? used : 0);
+        if (mode == CR_CLOCK_MODE_INCREMENT) {
+            ms[run] += bonus;
+        }
+        run ^= 1;
+        assert_true(cr_clock_feed(c, t, (int32_t)(ms[0] / 1000 * 1000),
+                                  (int32_t)(ms[1] / 1000 * 1000), run) >= 0);
+        assert_int_equal(cr_clock_tick(c, t), -1);
+    }
+    return c;
+}
+
+/* Controls told apart by what a press adds, from readings every 20 s whose
+ * stamps are up to 3 s late (issue 14: a 90+30 game read as "delay 3000"). */
+static void test_controls_from_sparse_readings(void **state)
+{
+    (void)state;
+    struct {
+        cr_clock_mode mode;
+        int64_t bonus, base;
+        cr_clock_mode want;
+    } cases[] = {
+        {CR_CLOCK_MODE_INCREMENT, 30000, 5400000, CR_CLOCK_MODE_INCREMENT}, /* 90+30 */
+        {CR_CLOCK_MODE_INCREMENT, 10000, 900000, CR_CLOCK_MODE_INCREMENT},  /* 15+10 */
+        {CR_CLOCK_MODE_NONE, 0, 3600000, CR_CLOCK_MODE_NONE},               /* sudden death */
+    };
+    for (size_t k = 0; k < sizeof cases / sizeof cases[0]; k++) {
+        for (int64_t late = 0; late <= 3000; late += 1500) {
+            cr_clock *c = sparse_game(NULL, cases[k].mode, cases[k].bonus, cases[k].base, 47000, 30,
+                                      20000, late);
+            if (cr_clock_mode_of(c) != cases[k].want || cr_clock_bonus_ms(c) != cases[k].bonus) {
+                fail_msg("case %zu late %lld: %s %d", k, (long long)late,
+                         cr_clock_mode_name(cr_clock_mode_of(c)), cr_clock_bonus_ms(c));
+            }
+            cr_clock_free(c);
+        }
+    }
+    /* US delay of 5 s read each second: turns stand still at first. */
+    cr_clock *c = sparse_game(NULL, CR_CLOCK_MODE_DELAY_US, 5000, 600000, 12000, 12, 1000, 0);
+    assert_int_equal(cr_clock_mode_of(c), CR_CLOCK_MODE_DELAY_US);
+    assert_int_equal(cr_clock_bonus_ms(c), 5000);
+    cr_clock_free(c);
+    /* A configured control wins over what the readings suggest. */
+    cr_time_control tc;
+    assert_int_equal(cr_time_control_parse("600d5", &tc, NULL), 0);
+    c = sparse_game(&tc, CR_CLOCK_MODE_DELAY_US, 5000, 600000, 12000, 4, 1000, 0);
+    assert_int_equal(cr_clock_mode_of(c), CR_CLOCK_MODE_DELAY_US);
+    assert_int_equal(cr_clock_bonus_ms(c), 5000);
+    cr_clock_free(c);
+    assert_int_equal(cr_time_control_parse("5400+30", &tc, NULL), 0);
+    c = sparse_game(&tc, CR_CLOCK_MODE_NONE, 0, 5400000, 30000, 8, 10000, 0);
+    assert_int_equal(cr_clock_mode_of(c), CR_CLOCK_MODE_INCREMENT);
+    assert_int_equal(cr_clock_bonus_ms(c), 30000);
+    assert_int_equal(cr_clock_detected_mode(c), CR_CLOCK_MODE_NONE);
+    cr_clock_free(c);
+}
+
+/* A stopped clock stays stopped, even when the reading that stops it does
+ * not fit and waits for confirmation that never comes (p05's end). */
+static void test_stop_held_stays_stopped(void **state)
+{
+    (void)state;
+    cr_clock *c = cr_clock_new(NULL, NULL);
+    assert_int_equal(cr_clock_feed(c, 0, 2139000, 4452000, CR_BLACK), CR_CLOCK_ACCEPTED);
+    /* 51.8 s later the clock is stopped, Black's time 10 s off the model. */
+    assert_int_equal(cr_clock_feed(c, 51840, 2139000, 4390000, CR_CLOCK_STOPPED), CR_CLOCK_HELD);
+    assert_int_equal(cr_clock_running(c), CR_CLOCK_STOPPED);
+    assert_false(cr_clock_sure(c, 52000));
+    int64_t later = 51840 + 6 * 3600 * 1000LL;
+    assert_int_equal(cr_clock_tick(c, later), -1);
+    assert_int_equal(cr_clock_suspected(c, later, NULL), -1);
+    assert_int_equal(cr_clock_remaining(c, CR_BLACK, later), 4452000 - 51840);
+    cr_clock_free(c);
+}
+
+/* A reading older than fresh_ms makes the model unsure: a side it puts at
+ * 0:00 is suspected, not flagged. */
+static void test_stale_reading_is_no_flag(void **state)
+{
+    (void)state;
+    cr_clock *c = cr_clock_new(NULL, NULL);
+    cr_clock_feed(c, 0, 10000, 60000, CR_WHITE);
+    assert_true(cr_clock_sure(c, 4000));
+    assert_false(cr_clock_sure(c, 6000));
+    assert_int_equal(cr_clock_tick(c, 20000), -1);
+    int64_t since = -1;
+    assert_int_equal(cr_clock_suspected(c, 20000, &since), CR_WHITE);
+    assert_int_equal(since, 10000);
+    assert_int_equal(cr_clock_flagged(c), -1);
+    /* The clock then shows 0:00 itself: that is the evidence. */
+    assert_int_equal(cr_clock_feed(c, 21000, 0, 60000, CR_WHITE), CR_CLOCK_ACCEPTED);
+    assert_int_equal(cr_clock_tick(c, 21000), CR_WHITE);
+    assert_int_equal(cr_clock_flag_at(c, CR_WHITE), 10000);
+    cr_clock_free(c);
+
+    /* Sudden death, White has 3 s at a fresh reading: sure run-down. */
+    c = cr_clock_new(NULL, NULL);
+    cr_clock_feed(c, 0, 3000, 60000, CR_WHITE);
+    assert_int_equal(cr_clock_tick(c, 3500), CR_WHITE);
+    assert_int_equal(cr_clock_flag_at(c, CR_WHITE), 3000);
+    cr_clock_free(c);
+}
+
+/* The link to a running clock is cut for 12 s; the clock then reports
+ * "stopped at 4 s": no flag fell, and the model was never sure it had. */
+static void test_link_cut_then_stopped(void **state)
+{
+    (void)state;
+    cr_clock *c = cr_clock_new(NULL, NULL);
+    cr_clock_feed(c, 0, 8000, 60000, CR_WHITE);
+    cr_clock_feed(c, 1000, 7000, 60000, CR_WHITE);
+    cr_clock_feed(c, 2000, 6000, 60000, CR_WHITE);
+    cr_clock_link(c, false, 2500);
+    assert_false(cr_clock_sure(c, 3000));
+    for (int64_t t = 2600; t <= 14500; t += 100) {
+        assert_int_equal(cr_clock_tick(c, t), -1);
+    }
+    cr_clock_link(c, true, 14500);
+    assert_int_equal(cr_clock_suspected(c, 14500, NULL), CR_WHITE);
+    assert_int_equal(cr_clock_feed(c, 14600, 4000, 60000, CR_CLOCK_STOPPED), CR_CLOCK_ACCEPTED);
+    assert_int_equal(cr_clock_tick(c, 15000), -1);
+    assert_int_equal(cr_clock_flagged(c), -1);
+    assert_int_equal(cr_clock_suspected(c, 15000, NULL), -1);
+    assert_int_equal(cr_clock_remaining(c, CR_WHITE, 15000), 4000);
+    assert_true(cr_clock_sure(c, 99000));
     cr_clock_free(c);
 }
 
@@ -426,13 +598,23 @@ static void test_time_control_parse(void **state)
 int main(void)
 {
     const struct CMUnitTest tests[] = {
-        cmocka_unit_test(test_extrapolation),      cmocka_unit_test(test_flag_fall),
-        cmocka_unit_test(test_flag_from_readings), cmocka_unit_test(test_increment_detection),
-        cmocka_unit_test(test_us_delay_detection), cmocka_unit_test(test_bronstein_detection),
-        cmocka_unit_test(test_no_bonus),           cmocka_unit_test(test_noise),
-        cmocka_unit_test(test_stopped_and_silent), cmocka_unit_test(test_sample_feeds),
-        cmocka_unit_test(test_random_robustness),  cmocka_unit_test(test_move_model),
+        cmocka_unit_test(test_extrapolation),
+        cmocka_unit_test(test_flag_fall),
+        cmocka_unit_test(test_flag_from_readings),
+        cmocka_unit_test(test_increment_detection),
+        cmocka_unit_test(test_us_delay_detection),
+        cmocka_unit_test(test_bronstein_detection),
+        cmocka_unit_test(test_no_bonus),
+        cmocka_unit_test(test_noise),
+        cmocka_unit_test(test_stopped_and_silent),
+        cmocka_unit_test(test_sample_feeds),
+        cmocka_unit_test(test_random_robustness),
+        cmocka_unit_test(test_move_model),
         cmocka_unit_test(test_time_control_parse),
+        cmocka_unit_test(test_controls_from_sparse_readings),
+        cmocka_unit_test(test_stop_held_stays_stopped),
+        cmocka_unit_test(test_stale_reading_is_no_flag),
+        cmocka_unit_test(test_link_cut_then_stopped),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }

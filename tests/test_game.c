@@ -125,7 +125,8 @@ static void test_illegal_ply(void **state)
     push_uci(g, "e2e4");
     cr_position after = *cr_game_position(g);
     /* Black's king "jumps" from e8 to e6: only an illegal move gets there. */
-    cr_position_from_fen(&after, "rnbq1bnr/pppppppp/4k3/8/4P3/8/PPPP1PPP/RNBQKBNR w KQ - 0 2", NULL);
+    cr_position_from_fen(&after, "rnbq1bnr/pppppppp/4k3/8/4P3/8/PPPP1PPP/RNBQKBNR w KQ - 0 2",
+                         NULL);
     assert_int_equal(cr_game_push_illegal(g, &after, "Ke8-e6", 60000, 1234), 0);
     const cr_ply *p = cr_game_ply(g, 1);
     assert_int_equal(p->move, CR_MOVE_NONE);
@@ -167,6 +168,92 @@ static void test_comments_clone_result(void **state)
     assert_int_equal(cr_result_parse("2-0"), -1);
 }
 
+static cr_game *game_fen(const char *fen)
+{
+    cr_position pos;
+    assert_int_equal(cr_position_from_fen(&pos, fen, NULL), 0);
+    cr_game *g = cr_game_new(&pos);
+    assert_non_null(g);
+    return g;
+}
+
+/* The arbiter corrects a ply: later plies kept while legal, with their
+ * clocks and comments; from the first illegal one the rest goes. */
+static void test_replace_ply(void **state)
+{
+    (void)state;
+    /* A pawn promoted: the board read a queen, it was a knight. */
+    cr_game *g = game_fen("4k3/1P6/8/8/8/8/8/4K3 w - - 0 1");
+    push_uci(g, "b7b8q");
+    cr_game_ply_mut(g, 0)->clock_ms = 61000;
+    push_uci(g, "e8e7");
+    cr_game_ply_mut(g, 1)->clock_ms = 59000;
+    cr_game_ply_mut(g, 1)->emt_ms = 4000;
+    cr_game_set_comment(g, 1, "thinks");
+    push_uci(g, "b8b5"); /* a queen move: a knight cannot follow */
+    push_uci(g, "e7d6");
+    assert_int_equal(cr_game_replace_ply(g, 0, cr_move_from_uci(cr_game_start(g), "b7b8n")), 1);
+    assert_int_equal(cr_game_ply_count(g), 2);
+    assert_string_equal(cr_game_ply(g, 0)->san, "b8=N");
+    assert_int_equal(cr_game_ply(g, 0)->clock_ms, 61000);
+    assert_string_equal(cr_game_ply(g, 1)->san, "Ke7");
+    assert_int_equal(cr_game_ply(g, 1)->clock_ms, 59000);
+    assert_int_equal(cr_game_ply(g, 1)->emt_ms, 4000);
+    assert_string_equal(cr_game_comment(g, 1), "thinks");
+    cr_game_free(g);
+
+    /* A misread square: everything after stays legal and is kept. */
+    g = cr_game_new(NULL);
+    push_uci(g, "e2e4");
+    push_uci(g, "e7e5");
+    push_uci(g, "g1f3");
+    push_uci(g, "b8c6");
+    const cr_position *before = cr_game_position_at(g, 2);
+    assert_int_equal(cr_game_replace_ply(g, 2, cr_move_from_uci(before, "g1e2")), 1);
+    assert_string_equal(cr_game_ply(g, 2)->san, "Ne2");
+    assert_string_equal(cr_game_ply(g, 3)->san, "Nc6");
+    assert_int_equal(cr_game_ply_count(g), 4);
+    /* Not legal there: nothing changes. */
+    assert_int_equal(cr_game_replace_ply(g, 0, cr_move_from_uci(cr_game_position(g), "c6b4")),
+                     CR_EMOVE);
+    assert_int_equal(cr_game_replace_ply(g, 9, CR_MOVE_NONE), CR_EINVAL);
+    assert_int_equal(cr_game_ply_count(g), 4);
+    cr_game_free(g);
+}
+
+/* Fivefold repetition and 75 moves, found over the whole record. */
+static void test_automatic_draw(void **state)
+{
+    (void)state;
+    cr_game *g = cr_game_new(NULL);
+    const char *why = NULL;
+    for (int i = 0; i < 4; i++) {
+        push_uci(g, "g1f3");
+        push_uci(g, "g8f6");
+        push_uci(g, "f3g1");
+        assert_int_equal(cr_game_automatic_draw(g, NULL), -1);
+        push_uci(g, "f6g8");
+    }
+    assert_int_equal(cr_game_automatic_draw(g, &why), 16);
+    assert_string_equal(why, "fivefold repetition");
+    push_uci(g, "e2e4"); /* play went on: the draw stands where it was */
+    assert_int_equal(cr_game_automatic_draw(g, NULL), 16);
+    cr_game_free(g);
+
+    g = game_fen("8/8/4k3/8/8/4K3/8/R7 w - - 148 90");
+    push_uci(g, "a1a2");
+    assert_int_equal(cr_game_automatic_draw(g, NULL), -1);
+    push_uci(g, "e6e5");
+    assert_int_equal(cr_game_automatic_draw(g, &why), 2);
+    assert_string_equal(why, "75-move rule");
+    cr_game_free(g);
+    /* The 150th ply mates: no draw. */
+    g = game_fen("k7/8/1K6/8/8/8/8/7R w - - 149 100");
+    push_uci(g, "h1h8");
+    assert_int_equal(cr_game_automatic_draw(g, NULL), -1);
+    cr_game_free(g);
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
@@ -177,6 +264,8 @@ int main(void)
         cmocka_unit_test(test_repetition_castling_rights),
         cmocka_unit_test(test_illegal_ply),
         cmocka_unit_test(test_comments_clone_result),
+        cmocka_unit_test(test_replace_ply),
+        cmocka_unit_test(test_automatic_draw),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }

@@ -216,13 +216,23 @@ static void test_simple_moves_and_clock(void **state)
     assert_non_null(m);
     assert_string_equal(m->san, "e4");
     assert_int_equal(m->t - m->t_snapshot, 200);
-    /* clock of e4: White's time at the press */
+    /* clock of e4: White's time at the press; time used: from the clock's
+     * start for White (10 ms after the start position) to the press, in
+     * whole seconds (2.6 s) */
     const cr_ply *p = cr_game_ply(cr_infer_game(s->inf), 0);
     assert_int_equal(p->clock_ms, 5400000 - (int32_t)s->t / 10);
+    assert_int_equal(p->emt_ms, 3000);
+    /* The press came after the MOVE went out: it says which ply it timed. */
+    const rec_ev *pc = last_of(s, CR_INFER_PLY_CLOCK);
+    assert_non_null(pc);
+    assert_int_equal(pc->ply, 0);
+    assert_int_equal(pc->t, s->t);
     move(s, "e7", "e5");
     move(s, "g1", "f3"); /* e5 settles on this lift (no clock) */
     finish(s);
     assert_moves(s, "e4 e5 Nf3");
+    /* No press after e5: no clock, no time used. */
+    assert_int_equal(cr_game_ply(cr_infer_game(s->inf), 1)->emt_ms, CR_CLOCK_UNKNOWN);
     assert_int_equal(count(s, CR_INFER_CORRECTION), 0);
     assert_int_equal(count(s, CR_INFER_ATTENTION), 0);
     m = last_of(s, CR_INFER_MOVE);

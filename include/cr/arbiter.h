@@ -16,7 +16,10 @@
  * How the relay drives it (one monitor per board/game):
  *   - the game gained or lost plies (inference MOVE / CORRECTION): cr_monitor_update
  *   - a clock reading: cr_monitor_clock (feeds the cr_clock too)
- *   - time passes (timer, ~every 100 ms): cr_monitor_tick
+ *   - time passes (timer, ~every 100 ms): cr_monitor_tick, never with a
+ *     time past the board's source (see cr_monitor_source_time)
+ *   - the board's source reached time t without an event (agent heartbeat
+ *     watermark, feed time): cr_monitor_source_time
  *   - board link CONNECT/DISCONNECT: cr_monitor_board_link
  *   - arbiter actions: cr_monitor_set_result, _mark_draw_offer, _take_back,
  *     _assign_players, _claim, _decide
@@ -32,7 +35,18 @@
  *
  * Time: `t` is the feed time in ms (as given to the clock); `wall` a wall
  * time (ms since the epoch) that the caller supplies. The library never reads
- * a clock itself.
+ * a clock itself. Every decision depends on the events' times only: the
+ * clock is checked at each event's time before the event is applied, ticks
+ * are cut at the board's source time, and clock alerts are stamped with the
+ * moment they became true (a flag's fall, the crossing of two minutes), so
+ * the log is the same whatever the timing of the calls.
+ *
+ * Results on evidence only: the public result changes from the board (mate,
+ * stalemate, dead position, a flag shown by the clock or run down while the
+ * model was sure, see cr/clock.h), an automatic draw (fivefold, 75 moves)
+ * or the arbiter. What the model only suspects (a side at 0:00 without
+ * evidence) is a "flag-check" alert; cr_monitor_confirm_flag makes it the
+ * result.
  *
  * Ownership: the monitor borrows the game and the clock (both may be changed
  * through the monitor's actions; neither is freed by it); they must outlive
@@ -62,6 +76,8 @@ typedef enum cr_incident_kind {
     CR_INC_RESULT,             /* "result" */
     CR_INC_CORRECTION,         /* "correction" */
     CR_INC_DRAW_OFFER,         /* "draw-offer" */
+    CR_INC_FLAG_CHECK,         /* "flag-check": the model puts a side at 0:00 without
+                                  evidence; the arbiter checks (cr_monitor_confirm_flag) */
     CR_INC_KIND_NB
 } cr_incident_kind;
 
@@ -113,8 +129,14 @@ CR_EXTERN int cr_incident_compare(const void *a, const void *b);
 
 typedef enum cr_claim_basis {
     CR_CLAIM_CANNOT_WIN = 0, /* D1 (a): the opponent cannot win by normal means */
-    CR_CLAIM_NO_EFFORT = 1   /* D1 (b): the opponent is making no effort to win by normal means */
+    CR_CLAIM_NO_EFFORT = 1,  /* D1 (b): the opponent is making no effort to win by normal means */
+    CR_CLAIM_THREEFOLD = 2,  /* 9.2: the same position for the third time */
+    CR_CLAIM_FIFTY_MOVES = 3 /* 9.3: 50 moves by each side without a capture or pawn move */
 } cr_claim_basis;
+
+/* "a", "b", "threefold", "fifty-moves"; cr_claim_basis_parse: -1 if unknown. */
+CR_EXTERN const char *cr_claim_basis_name(cr_claim_basis basis);
+CR_EXTERN int cr_claim_basis_parse(const char *name);
 
 typedef enum cr_decision {
     CR_DECISION_NONE = 0, /* pending */
@@ -128,9 +150,13 @@ cr_decision_name(cr_decision d); /* "pending", "draw", "rejected", "postponed" *
 
 /* One side's material. */
 typedef struct cr_material {
-    int count[CR_TYPE_NB]; /* pieces by type (CR_PAWN..CR_KING) */
+    int count[CR_TYPE_NB]; /* pieces by type, indexed CR_PAWN..CR_KING (index 0 unused) */
     int points;            /* P=1 N=B=3 R=5 Q=9 */
 } cr_material;
+
+/* The key of piece type `type` in the evidence's material ("p", "n", "b",
+ * "r", "q", "k" for CR_PAWN..CR_KING), NULL for anything else. */
+CR_EXTERN const char *cr_material_key(int type);
 
 /* A ply of the frozen scoresheet with the clocks after it. */
 typedef struct cr_claim_move {
@@ -162,6 +188,14 @@ typedef struct cr_claim {
     int repetitions;           /* of the final position */
     int max_repetitions;       /* highest repetition count reached in the recent plies */
     bool opponent_can_mate;    /* cr_can_mate of the opponent */
+    /* Threefold / 50 moves: the position claimed is the one on the board, or
+     * the one the move the claimant wrote and declared would give (9.2.1.1,
+     * 9.3.1); the relay checks it. */
+    char move[16];           /* SAN of the written move, "" if none */
+    int claimed_repetitions; /* times the claimed position stands (with this one) */
+    int claimed_halfmove;    /* plies without capture or pawn move there */
+    bool correct;            /* the check: the claim is right (D1: always false, the
+                                arbiter judges) */
     /* Decision. */
     cr_decision decision;
     int32_t added_ms; /* time added to the opponent on rejection */
@@ -214,8 +248,15 @@ CR_EXTERN int cr_monitor_update(cr_monitor *m, int64_t t);
 CR_EXTERN int cr_monitor_clock(cr_monitor *m, int64_t t, int32_t white_ms, int32_t black_ms,
                                int running);
 
-/* Time has passed: flag falls and two-minute windows. */
+/* Time has passed: flag falls and two-minute windows. t is cut at the
+ * source time (the latest of the events' times and cr_monitor_source_time),
+ * so a timer running ahead of the board's source acts on nothing unseen. */
 CR_EXTERN void cr_monitor_tick(cr_monitor *m, int64_t t);
+
+/* The board's source has reached t (no event since): e.g. the agent's
+ * watermark, or the feed's time. Checks the clock at t. Source time never
+ * goes back. */
+CR_EXTERN void cr_monitor_source_time(cr_monitor *m, int64_t t);
 
 /* The board went offline/online at t (alerts on changes only). */
 CR_EXTERN void cr_monitor_board_link(cr_monitor *m, bool online, int64_t t);
@@ -225,6 +266,8 @@ CR_EXTERN void cr_monitor_board_link(cr_monitor *m, bool online, int64_t t);
  * When alerts are raised (each once per occurrence):
  *   two-minutes         once per side per game, when its time first drops below
  *                       two_minutes_ms (both sides tracked)
+ * The same kind for the same side is never logged twice for one ply, and
+ * fivefold, seventy-five-moves and dead-position once per game.
  *   flag                once per side; sets the result (6.9) if flag_ends_game
  *   threefold           at each ply whose position stands for the 3rd/4th time
  *   fifty-moves         once per run without capture or pawn move (100 plies)
@@ -232,6 +275,8 @@ CR_EXTERN void cr_monitor_board_link(cr_monitor *m, bool online, int64_t t);
  *                       once at the ply; the game is drawn (result set if none)
  *   illegal-move        once per illegal ply, when its mover has pressed the
  *                       clock after it (or the opponent has moved)
+ *   flag-check          once per side while the model puts it at 0:00 without
+ *                       evidence (again after a reading showed time left)
  *   board-offline/online on changes
  *   draw-offer          per ply marked CR_PLY_DRAW_OFFER (board or arbiter)
  *   result              when the monitor ends the game, the arbiter sets a
@@ -292,18 +337,43 @@ CR_EXTERN int cr_monitor_mark_draw_offer(cr_monitor *m, int ply, bool offered, i
  * the plies that replace them. Returns 0 or CR_EINVAL. */
 CR_EXTERN int cr_monitor_take_back(cr_monitor *m, int ply_count, const char *reason, int64_t t);
 
+/* The arbiter confirms that `color`'s flag fell (after a flag-check alert,
+ * or seen on the clock): the result follows 6.9 (a win for the opponent, a
+ * draw if the opponent cannot checkmate). Returns 0, or CR_EINVAL when the
+ * game is over or color is not a side. */
+CR_EXTERN int cr_monitor_confirm_flag(cr_monitor *m, int color, const char *reason, int64_t t);
+
+/* The arbiter corrects ply `ply` (0-based) to `move` (SAN or any form
+ * cr_move_from_text reads, in the position before that ply): see
+ * cr_game_replace_ply; the later plies still legal are kept and examined
+ * again, a correction is logged. Returns 0, CR_EMOVE (move not legal there,
+ * reason in why) or CR_EINVAL. The relay then reads the game back and emits
+ * CORRECTION from `ply` and MOVE events for the plies that stand. */
+CR_EXTERN int cr_monitor_replace_move(cr_monitor *m, int ply, const char *move, const char *reason,
+                                      int64_t t, char *why, size_t why_size);
+
 /* Sets the White/Black tags (either may be NULL: unchanged) and logs it. */
 CR_EXTERN int cr_monitor_assign_players(cr_monitor *m, const char *white, const char *black,
                                         int64_t t);
 
-/* A draw claim by `claimant` at t. Allowed only when this is a quickplay
- * finish (config, and no increment/delay on the clock), the game is not over,
- * no other claim is pending, the clock is known and the claimant has less
- * than two minutes with the flag still up. Otherwise returns CR_EINVAL and
- * writes the reason into why (if not NULL). On success freezes the game and
- * the clocks, computes the evidence and logs the claim. */
+/* A draw claim by `claimant` at t. Never while the game is over or another
+ * claim is pending.
+ *   D1 (a/b): only in a quickplay finish (config, and no increment/delay on
+ *   the clock), with the clock known and the claimant under two minutes
+ *   with the flag still up. The arbiter judges.
+ *   Threefold (9.2), 50 moves (9.3): by the side to move, on the position
+ *   on the board or, with `move` (SAN or any form cr_move_from_text reads),
+ *   on the position that move, written and declared, would give; an illegal
+ *   move refuses the claim. The relay checks the claim (cr_claim.correct);
+ *   the arbiter still decides (cr_monitor_decide), e.g. a wrong claim is
+ *   rejected with time added to the opponent (9.5).
+ * move must be NULL for D1. A refused claim returns CR_EINVAL with the
+ * reason in why (if not NULL), logged. On success freezes the game and the
+ * clocks, computes the evidence and logs the claim. */
 CR_EXTERN int cr_monitor_claim(cr_monitor *m, int claimant, cr_claim_basis basis, int64_t t,
                                char *why, size_t why_size);
+CR_EXTERN int cr_monitor_claim_move(cr_monitor *m, int claimant, cr_claim_basis basis,
+                                    const char *move, int64_t t, char *why, size_t why_size);
 
 /* The arbiter's decision on the pending claim. added_ms: time added to the
  * opponent on rejection (< 0: the configured default); note may be NULL.
@@ -313,6 +383,25 @@ CR_EXTERN int cr_monitor_claim(cr_monitor *m, int claimant, cr_claim_basis basis
  * is pending or d is CR_DECISION_NONE. */
 CR_EXTERN int cr_monitor_decide(cr_monitor *m, cr_decision d, int32_t added_ms, const char *note,
                                 int64_t t);
+
+/* A claim and its decision as one line (no newline), tab-separated:
+ *   id claimant basis t wall ply white_ms black_ms move decision added_ms decided_t
+ *   decided_wall note
+ * claimant "w"/"b", basis by name, move "-" if none, decision by name, note
+ * escaped like an incident's text. Journal it after every claim and decision;
+ * returns the length, CR_ENOSPC or CR_EINVAL. CR_CLAIM_LINE_MAX suffices. */
+#define CR_CLAIM_LINE_MAX (4 * CR_INCIDENT_TEXT_MAX + 200)
+CR_EXTERN int cr_claim_format(const cr_claim *c, char *buf, size_t size);
+
+/* On restart, after the game stands as it did (and cr_monitor_restore_incident
+ * of the log): a claim line read back. A new id (the next one) makes the
+ * claim again on the game's first `ply` plies, evidence and check
+ * recomputed, without logging; a known id takes the decision of the line.
+ * Neither the game, its result nor the clock is touched (the journal of the
+ * store and the readings hold them). Returns 0, CR_EFEED for a malformed
+ * line (err filled), CR_EINVAL when it does not fit the game (ply past its
+ * end, id out of order), or CR_ENOMEM. */
+CR_EXTERN int cr_monitor_restore_claim(cr_monitor *m, const char *line, size_t len, cr_error *err);
 
 /* The latest claim (pending or decided), or NULL; claims by index. */
 CR_EXTERN const cr_claim *cr_monitor_claim_last(const cr_monitor *m);

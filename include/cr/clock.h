@@ -13,8 +13,18 @@
  * A reading that does not fit the model (a time going up without a press, a
  * running time jumping down, a jump to zero) is held back; it is taken only
  * when the next reading confirms it (e.g. the arbiter really set the clock),
- * otherwise it is dropped and counted as noise. A side flags only when its
- * own running time reaches zero, never because a reading jumped to zero.
+ * otherwise it is dropped and counted as noise. A reading that stops the
+ * clock stops the model at once, even while its times are held back: a
+ * stopped clock is never run down.
+ *
+ * Flags on evidence only. A side's flag falls (cr_clock_tick) when a
+ * consistent reading shows its time at 0:00 after it ran down, or when its
+ * time, extrapolated from the last reading, reaches 0 while the model is
+ * sure the clock ran: no reading held back, the reading at most fresh_ms
+ * old, the board's link up (cr_clock_link). Past that the model is unsure
+ * (cr_clock_sure) and a side whose time the model puts at 0 is only
+ * suspected (cr_clock_suspected): something for the arbiter to check,
+ * never a result. The move-time model (no readings) only suspects.
  *
  * Time: all functions take the caller's time `t` in ms (feed time), never the
  * wall clock; a replay gives the same results as live.
@@ -60,6 +70,8 @@ typedef struct cr_clock_config {
     int32_t stale_ms;     /* readings older than this stop the extrapolation (0, the
                              default: extrapolate for ever, as the clock itself runs on;
                              DGT clocks often report only at presses) */
+    int32_t fresh_ms;     /* a reading is sure this long (default 5000): a flag from
+                             extrapolation needs the fall within it */
 } cr_clock_config;
 
 CR_EXTERN void cr_clock_config_default(cr_clock_config *cfg);
@@ -94,7 +106,9 @@ CR_EXTERN int cr_clock_move(cr_clock *c, int ply, int mover, int64_t t);
 CR_EXTERN void cr_clock_start(cr_clock *c, int64_t t);
 
 /* Time has passed: checks the flags at t. Returns the colour whose flag fell
- * (reported once, at the first tick at or after the fall), or -1. */
+ * on evidence (reported once, at the first tick at or after the fall), or
+ * -1. The caller never passes a t beyond its source's time (the feed's or
+ * agent's watermark): the model must not act on time it has not seen. */
 CR_EXTERN int cr_clock_tick(cr_clock *c, int64_t t);
 
 /* Remaining time of `color` at t (extrapolated when it runs; never below 0;
@@ -112,14 +126,41 @@ CR_EXTERN bool cr_clock_has_readings(const cr_clock *c);
 /* Time of `color`'s last press (or move, without readings), -1 if none. */
 CR_EXTERN int64_t cr_clock_last_press(const cr_clock *c, int color);
 
-/* Bonus mode and amount (ms): detected from readings, else the configured
- * time control's, else CR_CLOCK_MODE_UNKNOWN and 0. */
+/* Bonus mode and amount (ms): the configured time control's (it wins),
+ * else detected from the readings (by the time a press adds: increment,
+ * Bronstein, nothing = sudden death or US delay, the latter seen as turns
+ * whose time stands still at first), else CR_CLOCK_MODE_UNKNOWN and 0. */
 CR_EXTERN cr_clock_mode cr_clock_mode_of(const cr_clock *c);
 CR_EXTERN int32_t cr_clock_bonus_ms(const cr_clock *c);
+/* What the readings alone say (CR_CLOCK_MODE_UNKNOWN / 0 until told). */
+CR_EXTERN cr_clock_mode cr_clock_detected_mode(const cr_clock *c);
+CR_EXTERN int32_t cr_clock_detected_bonus_ms(const cr_clock *c);
+
+/* The board's link went down (online false) or came back at t. Time after
+ * the link went down is not sure to have run until the next reading. */
+CR_EXTERN void cr_clock_link(cr_clock *c, bool online, int64_t t);
+
+/* True when the model is sure of the clock at t: readings seen, none held
+ * back, and either the clock stopped or the last reading is fresh (see
+ * fresh_ms) with the link up since it. */
+CR_EXTERN bool cr_clock_sure(const cr_clock *c, int64_t t);
+
+/* A side whose time the model puts at 0 at t without the evidence of a
+ * flag (running side first), or -1. since: when the model's time reached 0
+ * (may be NULL). Not a result: the arbiter checks the clock. */
+CR_EXTERN int cr_clock_suspected(const cr_clock *c, int64_t t, int64_t *since);
 
 /* The side whose flag fell first (-1 if none) and when (ms, -1 if none). */
 CR_EXTERN int cr_clock_flagged(const cr_clock *c);
 CR_EXTERN int64_t cr_clock_flag_time(const cr_clock *c);
+
+/* When `color`'s flag fell, -1 if it did not. */
+CR_EXTERN int64_t cr_clock_flag_at(const cr_clock *c, int color);
+
+/* The time the model extrapolates from (the last accepted reading, or the
+ * last move in the move model), -1 before either. Remaining times are
+ * non-increasing from there on until the next reading or move. */
+CR_EXTERN int64_t cr_clock_state_time(const cr_clock *c);
 
 /* Readings dropped or ignored as noise so far. */
 CR_EXTERN int cr_clock_noise_count(const cr_clock *c);

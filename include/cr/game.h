@@ -23,15 +23,15 @@ enum {
 #define CR_CLOCK_UNKNOWN (-1)
 
 typedef struct cr_ply {
-    cr_move move;        /* CR_MOVE_NONE for an illegal move (see `after`) */
-    uint32_t flags;      /* CR_PLY_* */
-    char san[16];        /* canonical SAN; for an illegal move a long form "Ke1-e3" */
+    cr_move move;   /* CR_MOVE_NONE for an illegal move (see `after`) */
+    uint32_t flags; /* CR_PLY_* */
+    char san[16];   /* canonical SAN; for an illegal move a long form "Ke1-e3" */
     char uci[6];
-    int32_t clock_ms;    /* mover's remaining time after the move, or CR_CLOCK_UNKNOWN */
-    int32_t emt_ms;      /* time the mover used, or CR_CLOCK_UNKNOWN */
-    int64_t ts;          /* when the move was completed (caller's unit: feed ms, or us), -1 unknown */
-    uint16_t fits;       /* how many move sequences fitted (1 when certain) */
-    cr_position after;   /* position after the ply */
+    int32_t clock_ms;  /* mover's remaining time after the move, or CR_CLOCK_UNKNOWN */
+    int32_t emt_ms;    /* time the mover used, or CR_CLOCK_UNKNOWN */
+    int64_t ts;        /* when the move was completed (caller's unit: feed ms, or us), -1 unknown */
+    uint16_t fits;     /* how many move sequences fitted (1 when certain) */
+    cr_position after; /* position after the ply */
 } cr_ply;
 
 typedef enum cr_result {
@@ -88,6 +88,22 @@ CR_EXTERN int cr_result_parse(const char *s);             /* -1 if not a result 
  * included), counting back only over plies that could repeat it (no capture
  * or pawn move in between). */
 CR_EXTERN int cr_game_repetitions(const cr_game *game);
+
+/* The first automatic draw of the game (FIDE 9.6): the ply count at which
+ * a position stands for the fifth time, or 75 moves by each side passed
+ * without a capture or pawn move (unless that last move mated); -1 if none.
+ * why (may be NULL): "fivefold repetition" or "75-move rule". */
+CR_EXTERN int cr_game_automatic_draw(const cr_game *game, const char **why);
+
+/* The arbiter corrects ply `ply` (0-based) to the legal move m (the piece
+ * really promoted to, a misread square). The later plies are played again
+ * on the new position and kept, with their clocks, times, marks and
+ * comments, as long as each is still legal; from the first that is not (or
+ * an illegal move that stood) the rest is dropped. The result is not
+ * touched. Returns how many later plies were kept, CR_EMOVE when m is not
+ * legal there (nothing changed), CR_EINVAL for a ply out of range, or
+ * CR_ENOMEM. */
+CR_EXTERN int cr_game_replace_ply(cr_game *game, int ply, cr_move m);
 
 /* A comment attached after ply i (-1: before the first move). Copied;
  * replaces an earlier one; NULL removes. */

@@ -6,8 +6,10 @@
  * the wall clock), so a replay at any speed yields the same games and the
  * same events as live. A move is final when the clock is pressed after it, or
  * when the board has stood still for the settle time; call cr_infer_tick()
- * when time passes without events (live), and cr_infer_finish() at the end
- * of a feed.
+ * when time passes without events (live), never with a time beyond the
+ * board's source (feed time, the agent's watermark): events older than a
+ * tick are taken as at the tick's time. cr_infer_finish() at the end of a
+ * feed. A ply's %emt is the time from its mover's clock start to the press.
  *
  * Policies (see src/infer.c for how):
  *  - Games start when the board shows the standard start position, a
@@ -65,7 +67,10 @@ typedef enum cr_infer_kind {
     CR_INFER_ATTENTION,        /* the board shows a position not reachable from the game */
     CR_INFER_RESYNCED,         /* the board is back on a position of the game */
     CR_INFER_CLOCK,            /* clock reading (already assigned to White/Black) */
-    CR_INFER_META              /* a tag changed for the current/next game */
+    CR_INFER_META,             /* a tag changed for the current/next game */
+    CR_INFER_PLY_CLOCK         /* a press gave ply `ply` its clock_ms and emt_ms (read them
+                                  from `game`); a ply's clock is set once, by the event
+                                  times alone, whenever its MOVE went out */
 } cr_infer_kind;
 
 typedef struct cr_infer_event {
@@ -74,7 +79,8 @@ typedef struct cr_infer_event {
     int64_t t_snapshot;       /* MOVE: time of the snapshot that completed the move */
     const cr_game *game;      /* the current game (borrowed) */
     int game_number;          /* 1, 2, ... games seen on this board */
-    int ply;                  /* MOVE: index of the new ply; CORRECTION: first retracted ply */
+    int ply;                  /* MOVE: index of the new ply; CORRECTION: first retracted ply;
+                                 PLY_CLOCK: the ply whose clock was set */
     int retracted;            /* CORRECTION */
     cr_result result;         /* GAME_ENDED */
     const char *reason;       /* GAME_ENDED / ATTENTION / CORRECTION / RESYNCED: short text

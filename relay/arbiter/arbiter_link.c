@@ -179,10 +179,9 @@ static json_t *state_json(const cr_arbiter_link *l, const arb_game *g, bool with
 
 static json_t *material_json(const cr_material *m)
 {
-    static const char *const names[CR_TYPE_NB] = {"p", "n", "b", "r", "q", "k"};
     json_t *j = json_object();
-    for (int i = 0; i < CR_TYPE_NB && j; i++) {
-        json_object_set_new(j, names[i], json_integer(m->count[i]));
+    for (int ty = CR_PAWN; ty <= CR_KING && j; ty++) {
+        json_object_set_new(j, cr_material_key(ty), json_integer(m->count[ty]));
     }
     json_object_set_new(j, "points", json_integer(m->points));
     return j;

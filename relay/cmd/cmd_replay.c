@@ -42,6 +42,17 @@ struct replay_board {
     replay *rp;
 };
 
+/* An automatic draw (fivefold, 75 moves) ends the game where it stood, as
+ * the served relay's monitor ends it: it wins over any later result. */
+static cr_game *clone_judged(const cr_game *g)
+{
+    cr_game *c = cr_game_clone(g);
+    if (c && cr_game_automatic_draw(c, NULL) >= 0) {
+        cr_game_set_result(c, CR_RESULT_DRAW);
+    }
+    return c;
+}
+
 static void save_game(replay *rp, unsigned engine, int number, const cr_game *g)
 {
     if (!g) {
@@ -49,7 +60,7 @@ static void save_game(replay *rp, unsigned engine, int number, const cr_game *g)
     }
     for (size_t i = 0; i < rp->ngames; i++) {
         if (rp->games[i].number == number && rp->games[i].engine == engine) {
-            cr_game *c = cr_game_clone(g);
+            cr_game *c = clone_judged(g);
             if (!c) {
                 rp->oom = true;
                 return;
@@ -72,7 +83,7 @@ static void save_game(replay *rp, unsigned engine, int number, const cr_game *g)
     saved_game *s = &rp->games[rp->ngames];
     s->engine = engine;
     s->number = number;
-    s->game = cr_game_clone(g);
+    s->game = clone_judged(g);
     if (!s->game) {
         rp->oom = true;
         return;
@@ -83,7 +94,8 @@ static void save_game(replay *rp, unsigned engine, int number, const cr_game *g)
 static const char *kind_name(cr_infer_kind k)
 {
     static const char *const names[] = {"started", "move", "correction", "ended",
-                                        "attention", "resynced", "clock", "meta"};
+                                        "attention", "resynced", "clock", "meta",
+                                        "ply-clock"};
     return (unsigned)k < sizeof names / sizeof names[0] ? names[k] : "?";
 }
 
@@ -129,6 +141,13 @@ static void on_event(void *data, const cr_infer_event *ev)
     case CR_INFER_CORRECTION:
         fprintf(f, " from_ply=%d retracted=%d reason=\"%s\"", ev->ply + 1, ev->retracted, ev->reason);
         break;
+    case CR_INFER_PLY_CLOCK: {
+        const cr_ply *p = cr_game_ply(ev->game, ev->ply);
+        if (p) {
+            fprintf(f, " ply=%d clock=%" PRId32 " emt=%" PRId32, ev->ply + 1, p->clock_ms, p->emt_ms);
+        }
+        break;
+    }
     case CR_INFER_GAME_ENDED:
         fprintf(f, " result=%s reason=\"%s\"", cr_result_string(ev->result), ev->reason ? ev->reason : "");
         break;

@@ -23,6 +23,22 @@ for dir in "$FEEDS" "$SRC/tests/data/feeds-hard" "$SRC/tests/data/feeds-arbiter"
   esac
 done
 
+# Results on evidence only, automatic draws as the served relay ends games:
+# a fivefold repetition is drawn, a clock stopped at the end leaves the game
+# open (issue 14).
+ARB="$SRC/tests/data/feeds-arbiter"
+"$BIN" replay "$ARB/fivefold.feed" >"$tmp/ff.pgn" || { echo "FAIL: replay fivefold"; fail=1; }
+grep -q '^\[Result "1/2-1/2"\]' "$tmp/ff.pgn" || { echo "FAIL: fivefold not drawn"; cat "$tmp/ff.pgn"; fail=1; }
+"$BIN" replay "$ARB/stopped.feed" >"$tmp/st.pgn" || { echo "FAIL: replay stopped"; fail=1; }
+grep -q '^\[Result "\*"\]' "$tmp/st.pgn" || { echo "FAIL: stopped clock gave a result"; cat "$tmp/st.pgn"; fail=1; }
+
+# Deterministic: the same feed gives the same PGN, byte for byte.
+for feed in "$FEEDS"/*.feed "$ARB"/*.feed; do
+  "$BIN" replay "$feed" >"$tmp/a.pgn" 2>/dev/null
+  "$BIN" replay "$feed" >"$tmp/b.pgn" 2>/dev/null
+  cmp -s "$tmp/a.pgn" "$tmp/b.pgn" || { echo "FAIL: $(basename "$feed"): two replays differ"; fail=1; }
+done
+
 # A bad line is an error naming file and line.
 printf '0 b1 pos 8/8/8/8/8/8/8/8\n10 b1 bogus\n20 b1 pos rnbqkbnr/pppppppp/8/8/8/8/PPPPPPPP/RNBQKBNR\n' > "$tmp/bad.feed"
 if "$BIN" replay "$tmp/bad.feed" >/dev/null 2>"$tmp/err"; then

@@ -8,42 +8,7 @@ START_FEN = "3r2k1/5ppp/8/8/8/8/5PPP/3R2K1 w - - 0 40"
 MOVES = ["g1f1", "g8f8", "f1e1", "f8e8", "d1d2", "d8d7", "d2d1", "d7d8", "e1f1", "e8f8"]
 BOARD = "QP1"
 
-
-def parse(fen):
-    sq = {}
-    for r, row in enumerate(fen.split()[0].split("/")):
-        f = 0
-        for ch in row:
-            if ch.isdigit():
-                f += int(ch)
-            else:
-                sq[(7 - r, f)] = ch
-                f += 1
-    return sq
-
-
-def placement(sq):
-    rows = []
-    for r in range(7, -1, -1):
-        out, run = "", 0
-        for f in range(8):
-            p = sq.get((r, f))
-            if p:
-                out += (str(run) if run else "") + p
-                run = 0
-            else:
-                run += 1
-        rows.append(out + (str(run) if run else ""))
-    return "/".join(rows)
-
-
-def square(s):
-    return (int(s[1]) - 1, ord(s[0]) - ord("a"))
-
-
-def clock(ms):
-    s = max(0, ms) // 1000
-    return "%d:%02d:%02d" % (s // 3600, s // 60 % 60, s % 60)
+from feedgen import clock, parse, placement, square  # noqa: E402
 
 
 def main():
