@@ -702,7 +702,7 @@ static int load_config(edge *e, const edge_args *a)
     int rc = a->token ? cr_config_add_token(c, "command line", "arbiter", a->token) : 0;
     if (rc) {
         fprintf(stderr, "chessrelay edge: --arbiter-token: %s\n",
-                rc == CR_EINVAL ? "empty" : "out of memory");
+                rc == CR_EINVAL ? cr_config_token_problem(a->token) : "out of memory");
         return rc == CR_EINVAL ? 2 : 1;
     }
     return 0;

@@ -108,7 +108,11 @@ static int parse_args(const char *who, int argc, char **argv, bool feeds_allowed
             a->web_root = v;
         } else if (strcmp(o, "--arbiter-token") == 0) {
             a->token = v;
-        } else if (strcmp(o, "--agent-token") == 0 && v[0]) {
+        } else if (strcmp(o, "--agent-token") == 0) {
+            if (cr_config_token_problem(v)) {
+                fprintf(stderr, "chessrelay %s: --agent-token: %s\n", who, cr_config_token_problem(v));
+                return 2;
+            }
             a->agent_token = v;
         } else if (strcmp(o, "--pairings") == 0 && v[0]) {
             a->pairings = v;
@@ -173,7 +177,7 @@ static int run(const char *who, serve_args *a, cr_config *cfg, const char *state
     int rc = a->token ? cr_config_add_token(cfg, "command line", "arbiter", a->token) : 0;
     if (rc) {
         fprintf(stderr, "chessrelay %s: --arbiter-token: %s\n", who,
-                rc == CR_EINVAL ? "empty" : "out of memory");
+                rc == CR_EINVAL ? cr_config_token_problem(a->token) : "out of memory");
         return rc == CR_EINVAL ? 2 : 1;
     }
     cr_loop_config lc;

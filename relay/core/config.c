@@ -278,8 +278,8 @@ static int read_token(ctx *c, json_t *o, size_t index, cr_config_token *t)
             }
         } else if (strcmp(key, "token") == 0) {
             rc = get_str(c, v, f, t->token, sizeof t->token);
-            if (!rc && strlen(t->token) < 8) {
-                rc = fail(c, f, "too short (at least 8 characters)");
+            if (!rc && cr_config_token_problem(t->token)) {
+                rc = fail(c, f, cr_config_token_problem(t->token));
             }
         } else {
             rc = fail(c, f, "unknown field");
@@ -631,9 +631,21 @@ const char *cr_config_check_token(const cr_config *cfg, const char *token)
     return role;
 }
 
+const char *cr_config_token_problem(const char *token)
+{
+    size_t n = token ? strlen(token) : 0;
+    if (n < CR_TOKEN_MIN) {
+        return n ? "too short (at least 8 characters)" : "empty";
+    }
+    if (n >= sizeof ((cr_config_token *)0)->token) {
+        return "too long (at most 255 characters)";
+    }
+    return NULL;
+}
+
 int cr_config_add_token(cr_config *cfg, const char *name, const char *role, const char *token)
 {
-    if (!token || !token[0]) {
+    if (cr_config_token_problem(token)) {
         return CR_EINVAL;
     }
     cr_config_token *t = realloc(cfg->tokens, (size_t)(cfg->token_count + 1) * sizeof *t);

@@ -121,8 +121,16 @@ int cr_parse_listen(const char *s, char *host, size_t host_size, int *port);
  * matched by serial, else by table number. NULL if none. */
 const cr_config_board *cr_config_board_for(const cr_config *cfg, const char *board_id, int n);
 
+/* Tokens are 8 to 255 characters, from the command line as in the
+ * tournament file: a short one is refused, a long one is never cut. */
+enum { CR_TOKEN_MIN = 8 };
+
+/* What is wrong with token as a token ("empty", "too short ...", "too long
+ * ..."), or NULL when it will do. A static string. */
+const char *cr_config_token_problem(const char *token);
+
 /* Adds a token (a command line's --arbiter-token) to cfg. Returns 0,
- * CR_EINVAL (empty token) or CR_ENOMEM. */
+ * CR_EINVAL (cr_config_token_problem says why) or CR_ENOMEM. */
 int cr_config_add_token(cr_config *cfg, const char *name, const char *role, const char *token);
 
 /* The role of a token ("arbiter"/"agent") or NULL; compares in constant

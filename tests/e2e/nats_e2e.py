@@ -263,11 +263,11 @@ def single(binary):
         check(rc == 1 and "the venue delays the public by 60 s" in open(log_path).read(),
               "an edge without the venue's delay should refuse (exit %d, see %s)" % (rc, log_path))
         edge_d = Relay(binary, ["edge", "--from", nats.url, "--tournament", "e2e-delay", "--delay", "1",
-                                "--arbiter-token", "tok"], log=os.path.join(tmp, "edge-delay.log"))
+                                "--arbiter-token", "edge-token-1"], log=os.path.join(tmp, "edge-delay.log"))
         procs.append(edge_d)
         time.sleep(2.0)
         public = json.loads(edge_d.http("/games.json")[2])
-        trusted = json.loads(edge_d.http("/games.json", {"Authorization": "Bearer tok"})[2])
+        trusted = json.loads(edge_d.http("/games.json", {"Authorization": "Bearer edge-token-1"})[2])
         check(sum(g["plies"] for g in public) == 0 and sum(g["plies"] for g in trusted) > 0,
               "delayed edge: public %s, trusted %s" % (public, trusted))
         print("ok: %d boards, %d plies; edges equal the venue (PGN, games.json, WebSocket), "
