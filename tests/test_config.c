@@ -163,6 +163,31 @@ static void test_listen_and_load(void **state)
     assert_non_null(strstr(err.text, "/nonexistent/t.json"));
 }
 
+/* The command line's tokens obey the tournament file's rule: 8 to 255
+ * characters, refused otherwise, never cut. */
+static void test_command_line_tokens(void **state)
+{
+    (void)state;
+    char longest[256], too_long[257];
+    memset(longest, 'a', 255);
+    longest[255] = '\0';
+    memset(too_long, 'b', 256);
+    too_long[256] = '\0';
+    assert_string_equal(cr_config_token_problem(""), "empty");
+    assert_non_null(strstr(cr_config_token_problem("1234567"), "too short"));
+    assert_null(cr_config_token_problem("12345678"));
+    assert_null(cr_config_token_problem(longest));
+    assert_non_null(strstr(cr_config_token_problem(too_long), "too long"));
+    cr_config *cfg = cr_config_new();
+    assert_int_equal(cr_config_add_token(cfg, "command line", "arbiter", "short"), CR_EINVAL);
+    assert_int_equal(cr_config_add_token(cfg, "command line", "arbiter", too_long), CR_EINVAL);
+    assert_int_equal(cr_config_add_token(cfg, "command line", "arbiter", longest), 0);
+    assert_non_null(cr_config_check_token(cfg, longest));
+    longest[254] = '\0'; /* a prefix is not the token */
+    assert_null(cr_config_check_token(cfg, longest));
+    cr_config_free(cfg);
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
@@ -170,6 +195,7 @@ int main(void)
         cmocka_unit_test(test_errors_name_the_field),
         cmocka_unit_test(test_pairings),
         cmocka_unit_test(test_listen_and_load),
+        cmocka_unit_test(test_command_line_tokens),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }
