@@ -13,7 +13,7 @@
 #ifndef CR_RELAY_SERVER_H
 #define CR_RELAY_SERVER_H
 
-#include "arbiter/arbiter_link.h" /* arbiter monitoring (arbiter_link.h) */
+#include "arbiter/arbiter_cmd.h"
 #include "core/config.h"
 #include "net/queue.h"
 #include "core/store.h"
@@ -30,7 +30,7 @@ typedef struct cr_server_config {
     size_t max_message;    /* bytes, default 4096 */
     int rate;              /* messages a second per connection, default 20 */
     struct cr_agent_link *agents; /* venue agents at /agent (agent_link.h), or NULL */
-    cr_arbiter_link *arbiter; /* /arbiter/ endpoints and ops; NULL: none */
+    bool arbiter;          /* arbiter monitoring: the loop publishes it (arbiter_link.h) */
 } cr_server_config;
 
 /* What the server asks the loop to do. Free with free(). */

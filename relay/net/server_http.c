@@ -312,14 +312,14 @@ int cr_srv_http_request(cr_server *s, struct lws *wsi, pss *p, const char *uri)
         return http_text(s, wsi, p, HTTP_STATUS_METHOD_NOT_ALLOWED, "only GET\n");
     }
     cr_view *v = s->views[lane];
-    if (strncmp(uri, "/arbiter/", 9) == 0) { /* arbiter monitoring (arbiter_link.h) */
+    if (strncmp(uri, "/arbiter/", 9) == 0) {
         const char *role = token[0] ? cr_config_check_token(s->cfg.tournament, token) : NULL;
         int status = 404;
         const char *ctype = "text/plain; charset=utf-8";
-        cr_buf *b = s->cfg.arbiter ? cr_arbiter_link_http(s->cfg.arbiter, uri,
-                                                          role && strcmp(role, "arbiter") == 0,
-                                                          &status, &ctype)
-                                   : cr_buf_new("no arbiter monitoring\n", 22);
+        cr_buf *b = s->arbiter ? cr_arbiter_view_http(s->arbiter, uri,
+                                                      role && strcmp(role, "arbiter") == 0,
+                                                      &status, &ctype)
+                               : cr_buf_new("no arbiter monitoring\n", 22);
         return http_respond(s, wsi, p, (unsigned)status, ctype, b, 0, false);
     }
     if (strcmp(uri, "/healthz") == 0) {
