@@ -477,7 +477,7 @@ static void *service_thread(void *arg)
 
 /*----- the command -----*/
 
-/* The signal watcher (sigwatch.h): the link thread says bye and ends. */
+/* The signal watcher: the link thread says bye and ends. */
 static void on_signal(void *data)
 {
     agent *a = data;

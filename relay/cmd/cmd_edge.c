@@ -1,5 +1,5 @@
 /* chessrelay edge: a relay without boards. It consumes the store events a
- * venue relay publishes to NATS JetStream (nats_pub.h), rebuilds the games
+ * venue relay publishes to NATS JetStream (nats_out.h), rebuilds the games
  * in its own store (event_decode.h) and serves viewers exactly like
  * `serve`: the same server (server.h) fed through the same publications
  * (view.h) from this command's own libevent loop.
@@ -40,7 +40,7 @@
 #include "edge/event_decode.h"
 #include "core/lanes.h"
 #include "util/log.h"
-#include "out/nats_pub.h"
+#include "out/nats_out.h"
 #include "cmd/opts.h"
 #include "net/queue.h"
 #include "net/server.h"
@@ -72,7 +72,7 @@ typedef struct edge {
     cr_config *cfg;
     int64_t gap_wait_us;
     struct event_base *base;
-    cr_lanes *lanes; /* the live and public stores, the delay line (lanes.h) */
+    cr_lanes *lanes; /* the live and public stores, the delay line */
     cr_store *live;  /* the live lane's store */
     cr_queue *in, *pubs, *cmds;
     cr_server *server;
@@ -97,7 +97,7 @@ typedef struct edge {
     int status;
 } edge;
 
-/*----- publishing to the server (lanes.h) -----*/
+/*----- publishing to the server -----*/
 
 static void set_restoring(edge *e, bool on)
 {
@@ -574,7 +574,7 @@ static void on_stats(evutil_socket_t fd, short what, void *arg)
     publish_stats(arg);
 }
 
-/* The signal watcher (sigwatch.h): the loop may be waiting for room in the
+/* The signal watcher: the loop may be waiting for room in the
  * publication queue (a stalled server thread); closing it lets it return. */
 static void stop_publishing(void *data)
 {

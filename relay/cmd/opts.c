@@ -1,4 +1,4 @@
-/* chessrelay relay: checked numbers of the command lines (see opts.h). */
+/* chessrelay relay: checked numbers of the command lines. */
 #include "cmd/opts.h"
 
 #include <ctype.h>

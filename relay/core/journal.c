@@ -1,4 +1,4 @@
-/* chessrelay relay: the journal (see journal.h). */
+/* chessrelay relay: the journal. */
 #include "core/journal.h"
 
 #include <dirent.h>

@@ -1,4 +1,4 @@
-/* chessrelay relay: the loop thread (see loop.h). */
+/* chessrelay relay: the loop thread. */
 #include "core/loop.h"
 
 #include <errno.h>
@@ -18,7 +18,7 @@
 #include "core/journal.h"
 #include "core/lanes.h"
 #include "util/log.h"
-#include "out/nats_pub.h"
+#include "out/nats_out.h"
 #include "out/outputs.h"
 #include "core/pairings_link.h"
 #include "net/queue.h"
@@ -46,7 +46,7 @@ struct relay {
     board **boards;
     int nboards, capboards;
     cr_feed_source *feeds;           /* the feed files, NULL without */
-    cr_lanes *lanes;                 /* the live and public stores, the delay line (lanes.h) */
+    cr_lanes *lanes;                 /* the live and public stores, the delay line */
     cr_store *live;                  /* the live lane's store */
     cr_board_games_config games_cfg; /* for every board */
     cr_outputs *outputs; /* round PGN pushes and export folder, fed from the public store */
@@ -65,8 +65,8 @@ struct relay {
     cr_agent_link *agents; /* venue agents, or NULL */
     cr_arbiter_link *arb;  /* the arbiters' monitors */
     bool applying_arbiter; /* the link's own events: not fed back to it */
-    cr_nats_pub *nats; /* NULL: not publishing to NATS (nats_pub.h) */
-    cr_pairings_link *pairings; /* the pairings file (pairings_link.h), or NULL */
+    cr_nats_out *nats;     /* NULL: not publishing to NATS */
+    cr_pairings_link *pairings; /* the pairings file, or NULL */
     struct event *tick_ev, *sync_ev, *stats_ev, *cmd_ev, *reload_ev;
     int status;
 };
@@ -81,7 +81,7 @@ static int64_t feed_now(const relay *r)
     return cr_feed_clock_now(&r->clock);
 }
 
-/*----- publishing (lanes.h) -----*/
+/*----- publishing -----*/
 
 static void set_rebuilding(relay *r, bool on)
 {
@@ -110,7 +110,7 @@ static cr_buf *loop_metrics(relay *r)
         cr_pairings_link_metrics(r->pairings, f);
     }
     if (r->nats) {
-        cr_nats_pub_metrics(r->nats, f);
+        cr_nats_out_metrics(r->nats, f);
     }
     if (fclose(f) != 0) {
         free(text);
@@ -149,14 +149,14 @@ static void on_live_event(void *data, const cr_store *live, const cr_store_event
     cr_log(CR_LOG_DEBUG, "event %" PRId64 ": kind %d game %d ply %d%s", ev->seq, (int)ev->kind,
            ev->game, ev->ply, r->rebuilding ? " (rebuild)" : "");
     /* NATS: every live event, rebuild included */
-    cr_nats_pub_event(r->nats, live, ev, json);
+    cr_nats_out_event(r->nats, live, ev, json);
 }
 
 /* An event of the public lane: the round's PGN pushed and exported. */
-static void on_public_event(void *data, const cr_store *pub, const cr_store_event *ev)
+static void on_public_event(void *data, const cr_store *public_store, const cr_store_event *ev)
 {
     relay *r = data;
-    cr_outputs_changed(r->outputs, pub, ev);
+    cr_outputs_changed(r->outputs, public_store, ev);
 }
 
 /* Gives an event its seq and ts and adds it to the lanes. Takes ev. */
@@ -178,7 +178,7 @@ static void emit(relay *r, cr_store_event *ev)
     r->emitted++;
 }
 
-/*----- from inference events to store events (board_games.h) -----*/
+/*----- from inference events to store events -----*/
 
 static int new_game_id(void *data)
 {
@@ -439,7 +439,7 @@ static void wake_loop(void *data)
     event_active(data, EV_READ, 0);
 }
 
-/*----- the pairings file (pairings_link.h) -----*/
+/*----- the pairings file -----*/
 
 static board *find_board(relay *r, const char *id)
 {
@@ -644,7 +644,7 @@ static int open_feeds(relay *r)
     return 0;
 }
 
-/*----- sources: live boards (source_boards.h) on the feed clock -----*/
+/*----- sources: live boards on the feed clock -----*/
 
 static int64_t board_clock(void *data)
 {
@@ -703,7 +703,7 @@ static int start_live_boards(relay *r)
     return 0;
 }
 
-/*----- venue agents (agent_link.h): their events enter like any other -----*/
+/*----- venue agents: their events enter like any other -----*/
 
 static void agent_feed(void *data, const cr_feed_event *ev, const char *text, size_t len)
 {
@@ -859,7 +859,7 @@ static void on_stats(evutil_socket_t fd, short what, void *arg)
     publish_stats(arg);
 }
 
-/* The signal watcher (sigwatch.h) closes the publication queue first, so
+/* The signal watcher closes the publication queue first, so
  * that a loop thread waiting there for room (a stalled server thread)
  * returns to its loop. */
 static void stop_publishing(void *data)
@@ -997,7 +997,7 @@ static int start_state(relay *r)
     const cr_loop_config *cfg = r->cfg;
     cr_error err;
     if (cfg->publish && cfg->publish->url) {
-        r->nats = cr_nats_pub_start(cfg->publish, r->base, r->t->event, r->t->delay_s, &err);
+        r->nats = cr_nats_out_start(cfg->publish, r->base, r->t->event, r->t->delay_s, &err);
         if (!r->nats) {
             cr_log(CR_LOG_ERROR, "%s", err.text);
             return -1;
@@ -1079,7 +1079,7 @@ static void stop_relay(relay *r, cr_sigwatch *sw)
         }
         cr_feed_source_stop(r->feeds);
     }
-    cr_nats_pub_stop(r->nats); /* runs the loop a while for the last acks */
+    cr_nats_out_stop(r->nats); /* runs the loop a while for the last acks */
     if (r->server) {
         cr_server_stop(r->server);
     }

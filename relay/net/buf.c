@@ -1,4 +1,4 @@
-/* chessrelay relay: reference-counted message buffers (see buf.h). */
+/* chessrelay relay: reference-counted message buffers. */
 #include "net/buf.h"
 
 #include <stdlib.h>

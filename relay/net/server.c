@@ -100,7 +100,7 @@ static int callback(struct lws *wsi, enum lws_callback_reasons reason, void *use
         if (token[0]) {
             const char *role = cr_config_check_token(s->cfg.tournament, token);
             if (role) {
-                p->arbiter = strcmp(role, "arbiter") == 0; /* arbiter monitoring (arbiter_link.h) */
+                p->arbiter = strcmp(role, "arbiter") == 0;
                 p->trusted = true;
                 p->lane = LANE_LIVE;
                 s->ntrusted++;

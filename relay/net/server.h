@@ -29,8 +29,8 @@ typedef struct cr_server_config {
     size_t backlog;        /* events a viewer may lag before a fresh snapshot (default 1024) */
     size_t max_message;    /* bytes, default 4096 */
     int rate;              /* messages a second per connection, default 20 */
-    struct cr_agent_link *agents; /* venue agents at /agent (agent_link.h), or NULL */
-    bool arbiter;          /* arbiter monitoring: the loop publishes it (arbiter_link.h) */
+    struct cr_agent_link *agents; /* venue agents at /agent, or NULL */
+    bool arbiter;                 /* arbiter monitoring: published by the loop */
 } cr_server_config;
 
 /* What the server asks the loop to do. Free with free(). */

@@ -1,6 +1,5 @@
-/* chessrelay relay: the server's HTTP side (see server_private.h): the
- * viewer page or web root, live PGN, /healthz, /metrics, the arbiters'
- * HTTP API. */
+/* chessrelay relay: the server's HTTP side: the viewer page or web root,
+ * live PGN, /healthz, /metrics, the arbiters' HTTP API. */
 #include "net/server_private.h"
 
 #include <errno.h>
@@ -334,7 +333,7 @@ int cr_srv_http_request(cr_server *s, struct lws *wsi, pss *p, const char *uri)
         return http_respond(s, wsi, p, HTTP_STATUS_OK, "application/json",
                             cr_view_games_array(v, NULL), cr_view_modified(v, NULL), true);
     }
-    if (strcmp(uri, "/boards.json") == 0) { /* live boards' link health (source_boards.h) */
+    if (strcmp(uri, "/boards.json") == 0) { /* live boards' link health */
         cr_buf *body = s->boards_json ? cr_buf_ref(s->boards_json) : cr_buf_new("[]", 2);
         return http_respond(s, wsi, p, HTTP_STATUS_OK, "application/json", body, 0, false);
     }

@@ -1,5 +1,5 @@
-/* chessrelay relay: the server's WebSocket viewers (see server_private.h,
- * docs/protocol.md): subscriptions, the ops of client messages (a table),
+/* chessrelay relay: the server's WebSocket viewers (docs/protocol.md):
+ * subscriptions, the ops of client messages (a table),
  * delivery of the lanes' events and the publications from the loop.
  *
  * Broadcast follows the lws ring example: each lane keeps a ring of already

@@ -1,4 +1,4 @@
-/* chessrelay relay: the broadcast side's copy of the games (see view.h). */
+/* chessrelay relay: the broadcast side's copy of the games. */
 #include "net/view.h"
 
 #include <stdlib.h>

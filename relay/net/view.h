@@ -21,12 +21,12 @@
 enum { CR_LANE_LIVE = 1u << 0, CR_LANE_PUBLIC = 1u << 1 };
 
 typedef enum cr_pub_kind {
-    CR_PUB_EVENT = 0, /* an event and the game's state after it */
-    CR_PUB_STATE,     /* a game's state only (after a rebuild); no ring entry */
-    CR_PUB_MARK,      /* the ring starts at seq + 1 (after a rebuild) */
-    CR_PUB_STATS,     /* loop figures for /metrics and /healthz */
-    CR_PUB_STOP,      /* the server thread should exit */
-    CR_PUB_ARBITER,   /* event: a message of the arbiter channel (arbiter_link.h) */
+    CR_PUB_EVENT = 0,     /* an event and the game's state after it */
+    CR_PUB_STATE,         /* a game's state only (after a rebuild); no ring entry */
+    CR_PUB_MARK,          /* the ring starts at seq + 1 (after a rebuild) */
+    CR_PUB_STATS,         /* loop figures for /metrics and /healthz */
+    CR_PUB_STOP,          /* the server thread should exit */
+    CR_PUB_ARBITER,       /* event: a message of the arbiter channel */
     CR_PUB_ARBITER_STATE, /* snapshot: the channel's; incidents: /arbiter/incidents.json */
     CR_PUB_ARBITER_REPORT /* claim's report_html and report_pgn (/arbiter/claim/<claim>.*) */
 } cr_pub_kind;

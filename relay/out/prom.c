@@ -1,4 +1,4 @@
-/* chessrelay relay: Prometheus text helpers (see prom.h). */
+/* chessrelay relay: Prometheus text helpers. */
 #include "out/prom.h"
 
 void cr_prom_label(FILE *f, const char *s)

@@ -1,4 +1,4 @@
-/* chessrelay relay: pushing round PGNs to broadcast hosts (see push.h). */
+/* chessrelay relay: pushing round PGNs to broadcast hosts. */
 #include "out/push.h"
 
 #include <ctype.h>
