@@ -8,9 +8,8 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <sys/types.h>
-#include <unistd.h>
 
+#include "util/fileio.h"
 #include "util/log.h"
 
 #define LOG_NAME "incidents.log"
@@ -689,48 +688,35 @@ void cr_arbiter_link_free(cr_arbiter_link *l)
     free(l);
 }
 
-/* Reads incidents.log back: "<game>\t<incident line>". */
-static void restore(cr_arbiter_link *l)
+static int restore_line(void *data, const char *line, size_t len, int lineno)
 {
-    FILE *f = fopen(l->log_path, "r");
-    if (!f) {
-        return;
-    }
-    char *line = NULL;
-    size_t cap = 0;
-    ssize_t n;
-    int lineno = 0;
-    off_t good = 0; /* end of the last complete line */
-    bool torn = false;
-    while ((n = getline(&line, &cap, f)) > 0) {
-        lineno++;
-        if (line[n - 1] != '\n') {
-            cr_log(CR_LOG_WARN, "%s:%d: torn last line dropped", l->log_path, lineno);
-            torn = true;
-            break;
-        }
-        good += (off_t)n;
-        char *end;
-        long id = strtol(line, &end, 10);
-        arb_game *g = *end == '\t' && id > 0 && id < INT_MAX ? find_game(l, (int)id) : NULL;
-        cr_incident inc;
-        cr_error err;
-        if (!g) {
-            cr_log(CR_LOG_WARN, "%s:%d: unknown game, skipped", l->log_path, lineno);
-            continue;
-        }
-        if (cr_incident_parse(end + 1, (size_t)(line + n - (end + 1)), &inc, &err)) {
-            cr_log(CR_LOG_WARN, "%s:%d: %s (skipped)", l->log_path, lineno, err.text);
-            continue;
-        }
+    cr_arbiter_link *l = data;
+    char *end;
+    long id = strtol(line, &end, 10);
+    arb_game *g = *end == '\t' && id > 0 && id < INT_MAX ? find_game(l, (int)id) : NULL;
+    cr_incident inc;
+    cr_error err;
+    if (!g) {
+        cr_log(CR_LOG_WARN, "%s:%d: unknown game, skipped", l->log_path, lineno);
+    } else if (cr_incident_parse(end + 1, (size_t)(line + len - (end + 1)), &inc, &err)) {
+        cr_log(CR_LOG_WARN, "%s:%d: %s (skipped)", l->log_path, lineno, err.text);
+    } else {
         cr_monitor_restore_incident(g->mon, &inc);
         g->published = cr_monitor_incident_count(g->mon);
     }
-    free(line);
-    fclose(f);
-    /* Cut the torn piece off, or the next line would be glued to it. */
-    if (torn && truncate(l->log_path, good)) {
-        cr_log(CR_LOG_WARN, "%s: cannot cut the torn line: %s", l->log_path, strerror(errno));
+    return 0;
+}
+
+/* Reads incidents.log back: "<game>\t<incident line>". */
+static void restore(cr_arbiter_link *l)
+{
+    bool torn;
+    cr_error err;
+    if (cr_read_lines(l->log_path, restore_line, l, &torn, &err) && errno != ENOENT) {
+        cr_log(CR_LOG_WARN, "%s", err.text);
+    }
+    if (torn) {
+        cr_log(CR_LOG_WARN, "%s: torn last line dropped", l->log_path);
     }
 }
 

@@ -17,6 +17,7 @@
 #include "core/feed_source.h"
 #include "core/journal.h"
 #include "core/lanes.h"
+#include "util/feed_line.h"
 #include "util/log.h"
 #include "out/nats_out.h"
 #include "out/outputs.h"
@@ -53,6 +54,8 @@ struct relay {
     int64_t seq;
     int next_game;
     cr_journal *journal;
+    char *line; /* a feed event's journal line */
+    size_t line_cap;
     bool rebuilding;
     cr_feed_clock clock;           /* epoch_ms: from the journal, else this start */
     int64_t last_tick, tick_limit; /* feed ms: see run_ticks */
@@ -265,26 +268,12 @@ static void feed_event(relay *r, const cr_feed_event *ev, const char *line, size
     run_ticks(r, ev->t);
     after_event(r, ev->t);
     if (!r->rebuilding && r->journal) {
-        char buf[CR_FEED_LINE_MAX];
-        char *big = NULL;
-        int n;
-        if (line) {
-            n = (int)len;
-        } else if (ev->kind == CR_FEED_RAW) {
-            size_t size = 2 * ev->u.raw.len + CR_FEED_LINE_MAX;
-            big = malloc(size);
-            n = big ? cr_feed_format(ev, big, size) : CR_ENOMEM;
-            line = big;
-        } else {
-            n = cr_feed_format(ev, buf, sizeof buf);
-            line = buf;
-        }
-        if (n < 0 || cr_journal_append(r->journal, line, (size_t)n)) {
+        int n = line ? (int)len : cr_feed_line(ev, &r->line, &r->line_cap);
+        if (n < 0 || cr_journal_append(r->journal, line ? line : r->line, (size_t)n)) {
             cr_log(CR_LOG_ERROR, "journal %s: cannot write: %s", cr_journal_path(r->journal),
                    n < 0 ? cr_strerror(n) : strerror(errno));
             r->status = 1;
         }
-        free(big);
     }
     bool link = ev->kind == CR_FEED_CONNECT || ev->kind == CR_FEED_DISCONNECT;
     if (link) {
@@ -893,6 +882,7 @@ static void free_relay(relay *r)
     cr_arbiter_link_free(r->arb);
     cr_lanes_free(r->lanes); /* after the arbiter link, which reads its live store */
     cr_journal_close(r->journal);
+    free(r->line);
     if (r->base) {
         event_base_free(r->base);
     }

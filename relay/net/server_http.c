@@ -20,6 +20,7 @@
 #include <unistd.h>
 
 #include "agent/agent_link.h"
+#include "util/hash.h"
 #include "util/log.h"
 #include "net/view.h"
 
@@ -31,16 +32,6 @@ static const char builtin_page[] =
     "build</code> in <code>web/</code>, or set <code>web_root</code>).</p>\n"
     "<p>The relay runs: <a href=\"/live.pgn\">live PGN</a>, <a href=\"/games.json\">games</a>, "
     "<a href=\"/metrics\">metrics</a>; WebSocket at <code>/ws</code>.</p></body></html>\n";
-
-static uint64_t fnv1a(const char *p, size_t n)
-{
-    uint64_t h = 1469598103934665603ull;
-    for (size_t i = 0; i < n; i++) {
-        h ^= (unsigned char)p[i];
-        h *= 1099511628211ull;
-    }
-    return h;
-}
 
 static void http_date(int64_t us, char *buf, size_t size)
 {
@@ -62,7 +53,7 @@ static int http_respond(cr_server *s, struct lws *wsi, pss *p, unsigned status, 
     char tag[40] = "", inm[128] = "";
     size_t len = body ? body->len : 0;
     if (etag && body) {
-        snprintf(tag, sizeof tag, "\"%016" PRIx64 "\"", fnv1a(body->data, body->len));
+        snprintf(tag, sizeof tag, "\"%016" PRIx64 "\"", cr_fnv1a(body->data, body->len));
         if (lws_hdr_copy(wsi, inm, sizeof inm, WSI_TOKEN_HTTP_IF_NONE_MATCH) > 0 &&
             (strstr(inm, tag) || strcmp(inm, "*") == 0)) {
             status = HTTP_STATUS_NOT_MODIFIED;

@@ -25,6 +25,7 @@
 #include <openssl/x509v3.h>
 #endif
 
+#include "util/hash.h"
 #include "util/log.h"
 #include "out/prom.h"
 
@@ -100,16 +101,6 @@ struct cr_pusher {
 };
 
 /*----- helpers -----*/
-
-static uint64_t fnv1a(const char *s, size_t n)
-{
-    uint64_t h = 1469598103934665603ull;
-    for (size_t i = 0; i < n; i++) {
-        h ^= (unsigned char)s[i];
-        h *= 1099511628211ull;
-    }
-    return h;
-}
 
 static bool same_body(body_id a, body_id b)
 {
@@ -907,7 +898,7 @@ int cr_pusher_offer(cr_pusher *p, const char *round, const char *pgn, size_t len
     if (!rr || !rr->url) {
         return 0;
     }
-    body_id id = {true, fnv1a(pgn ? pgn : "", len), len};
+    body_id id = {true, cr_fnv1a(pgn ? pgn : "", len), len};
     if (same_body(id, rr->cur)) {
         rr->st.unchanged++;
         return 0;
