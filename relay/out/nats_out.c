@@ -47,7 +47,8 @@ typedef struct cb_link {
 static pthread_mutex_t retired_mu = PTHREAD_MUTEX_INITIALIZER;
 static cb_link *retired;
 
-typedef struct entry {
+/* One message as it is sent (the publisher thread takes a copy). */
+typedef struct outgoing {
     int64_t seq;
     cr_buf *json;
     char *subject;
@@ -55,6 +56,10 @@ typedef struct entry {
     int32_t emt_ms;
     int64_t ply_ts;
     uint16_t fits;
+} outgoing;
+
+typedef struct entry {
+    outgoing msg;
     entry_state state;
     int64_t sent_at;  /* monotonic us */
     int64_t retry_at; /* after a refusal: not before (monotonic us) */
@@ -234,8 +239,8 @@ static entry *at(cr_nats_out *p, size_t i)
 
 static void entry_clear(entry *e)
 {
-    cr_buf_unref(e->json);
-    free(e->subject);
+    cr_buf_unref(e->msg.json);
+    free(e->msg.subject);
     memset(e, 0, sizeof *e);
 }
 
@@ -245,7 +250,7 @@ static void drop_head(cr_nats_out *p)
     if (e->state == E_INFLIGHT) {
         p->inflight--;
     }
-    p->bytes -= e->json->len;
+    p->bytes -= e->msg.json->len;
     entry_clear(e);
     p->head = (p->head + 1) % p->cap;
     p->count--;
@@ -255,7 +260,7 @@ static void drop_head(cr_nats_out *p)
 static void prune(cr_nats_out *p)
 {
     while (p->count && at(p, 0)->state == E_ACKED) {
-        p->st.acked_seq = at(p, 0)->seq;
+        p->st.acked_seq = at(p, 0)->msg.seq;
         drop_head(p);
     }
 }
@@ -284,10 +289,10 @@ static entry *find_seq(cr_nats_out *p, int64_t seq)
     while (lo < hi) {
         size_t mid = (lo + hi) / 2;
         entry *e = at(p, mid);
-        if (e->seq == seq) {
+        if (e->msg.seq == seq) {
             return e;
         }
-        if (e->seq < seq) {
+        if (e->msg.seq < seq) {
             lo = mid + 1;
         } else {
             hi = mid;
@@ -340,14 +345,14 @@ void cr_nats_out_event(cr_nats_out *p, const cr_store *store, const cr_store_eve
     }
     entry *e = at(p, p->count++);
     memset(e, 0, sizeof *e);
-    e->seq = ev->seq;
-    e->json = j;
-    e->subject = subject;
+    e->msg.seq = ev->seq;
+    e->msg.json = j;
+    e->msg.subject = subject;
     if (ev->kind == CR_SEV_MOVE) {
-        e->move = true;
-        e->emt_ms = ev->move.emt_ms;
-        e->ply_ts = ev->move.ts;
-        e->fits = ev->move.fits;
+        e->msg.move = true;
+        e->msg.emt_ms = ev->move.emt_ms;
+        e->msg.ply_ts = ev->move.ts;
+        e->msg.fits = ev->move.fits;
     }
     p->bytes += j->len;
     p->st.queued++;
@@ -497,16 +502,6 @@ static bool ensure_stream(cr_nats_out *p)
     return true;
 }
 
-typedef struct outgoing {
-    int64_t seq;
-    cr_buf *json;
-    char *subject;
-    bool move;
-    int32_t emt_ms;
-    int64_t ply_ts;
-    uint16_t fits;
-} outgoing;
-
 static natsStatus send_one(cr_nats_out *p, const outgoing *o)
 {
     natsMsg *m = NULL;
@@ -562,7 +557,7 @@ static void *pub_thread(void *arg)
         if (p->count && !connected && now - p->held_log_at > 30000000) {
             if (p->held_log_at) {
                 cr_log(CR_LOG_WARN, "nats: not connected; %zu event(s) held (from seq %" PRId64 ")",
-                       p->count, at(p, 0)->seq);
+                       p->count, at(p, 0)->msg.seq);
             }
             p->held_log_at = now;
         }
@@ -582,7 +577,7 @@ static void *pub_thread(void *arg)
         if (connected && p->stream_ok) {
             for (size_t i = 0; i < p->count && n < SEND_BATCH; i++) {
                 entry *e = at(p, i);
-                if (e->seq <= p->skip_upto && e->state != E_ACKED) {
+                if (e->msg.seq <= p->skip_upto && e->state != E_ACKED) {
                     if (e->state == E_INFLIGHT) {
                         p->inflight--;
                     }
@@ -608,13 +603,9 @@ static void *pub_thread(void *arg)
                     e->sent_at = now;
                     p->inflight++;
                     outgoing *o = &batch[n++];
-                    o->seq = e->seq;
-                    o->json = cr_buf_ref(e->json);
-                    o->subject = strdup(e->subject);
-                    o->move = e->move;
-                    o->emt_ms = e->emt_ms;
-                    o->ply_ts = e->ply_ts;
-                    o->fits = e->fits;
+                    *o = e->msg;
+                    o->json = cr_buf_ref(e->msg.json);
+                    o->subject = strdup(e->msg.subject);
                 }
             }
         }
@@ -797,7 +788,7 @@ void cr_nats_out_stop(cr_nats_out *p)
         if (p->count) {
             cr_log(CR_LOG_WARN,
                    "nats: stopping with %zu event(s) not acknowledged (from seq %" PRId64 ")",
-                   p->count, at(p, 0)->seq);
+                   p->count, at(p, 0)->msg.seq);
         }
         cr_log(CR_LOG_INFO,
                "nats: %" PRId64 " events queued, %" PRId64 " sent, %" PRId64 " acked, %" PRId64
