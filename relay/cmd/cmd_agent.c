@@ -32,7 +32,7 @@
 #include "core/feed_source.h"
 #include "util/feed_line.h"
 #include "util/log.h"
-#include "cmd/opts.h"
+#include "util/opts.h"
 #include "core/sigwatch.h"
 #include "net/ws_text.h"
 

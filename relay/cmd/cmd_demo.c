@@ -17,7 +17,7 @@
 
 #include "cmd/commands.h"
 #include "util/datadir.h"
-#include "cmd/opts.h"
+#include "util/opts.h"
 #include "cr/feed.h"
 #include "cr/pgn.h"
 

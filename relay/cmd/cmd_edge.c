@@ -42,7 +42,7 @@
 #include "util/fileio.h"
 #include "util/log.h"
 #include "out/nats_out.h"
-#include "cmd/opts.h"
+#include "util/opts.h"
 #include "net/queue.h"
 #include "net/server.h"
 #include "core/sigwatch.h"

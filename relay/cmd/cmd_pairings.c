@@ -10,7 +10,7 @@
 #include <string.h>
 
 #include "cmd/commands.h"
-#include "cmd/opts.h"
+#include "util/opts.h"
 #include "cr/pairings.h"
 #include "util/fileio.h"
 

@@ -13,7 +13,7 @@
 #include "cr/feed.h"
 #include "dgt_boardset.h"
 #include "dgt_serial.h"
-#include "cmd/opts.h"
+#include "util/opts.h"
 #include "core/sigwatch.h"
 #include "util/feed_line.h"
 

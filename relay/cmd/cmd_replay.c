@@ -7,7 +7,7 @@
 #include <string.h>
 
 #include "cmd/commands.h"
-#include "cmd/opts.h"
+#include "util/opts.h"
 #include "cr/feed.h"
 #include "cr/infer.h"
 #include "cr/pgn.h"

@@ -21,7 +21,7 @@
 #include "util/log.h"
 #include "core/loop.h"
 #include "out/nats_out.h"
-#include "cmd/opts.h"
+#include "util/opts.h"
 
 typedef struct serve_args {
     const char *config_path, *listen, *state_dir, *port_file, *web_root, *token;

@@ -22,7 +22,7 @@
 
 #include <event2/event.h>
 
-#include "net/buf.h"
+#include "util/buf.h"
 #include "net/queue.h"
 #include "core/store.h"
 #include "net/view.h"

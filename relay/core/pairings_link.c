@@ -11,7 +11,7 @@
 
 #include "util/fileio.h"
 #include "util/log.h"
-#include "out/prom.h"
+#include "util/prom.h"
 
 enum { FILE_MAX = 64 << 20, SIDE_FIELDS = 5 };
 

@@ -15,7 +15,7 @@
 #include <stdbool.h>
 #include <stdint.h>
 
-#include "net/buf.h"
+#include "util/buf.h"
 #include "core/store.h"
 
 enum { CR_LANE_LIVE = 1u << 0, CR_LANE_PUBLIC = 1u << 1 };

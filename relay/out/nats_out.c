@@ -21,7 +21,7 @@
 #pragma GCC diagnostic pop
 
 #include "util/log.h"
-#include "cmd/opts.h"
+#include "util/opts.h"
 
 enum {
     MAX_INFLIGHT = 4096, /* publishes awaiting their ack */

@@ -27,7 +27,7 @@
 
 #include "util/hash.h"
 #include "util/log.h"
-#include "out/prom.h"
+#include "util/prom.h"
 
 enum {
     DEFAULT_TIMEOUT_MS = 15000,

@@ -1,5 +1,5 @@
 /* chessrelay relay: reference-counted message buffers. */
-#include "net/buf.h"
+#include "util/buf.h"
 
 #include <stdlib.h>
 #include <string.h>

@@ -1,5 +1,5 @@
 /* chessrelay relay: checked numbers of the command lines. */
-#include "cmd/opts.h"
+#include "util/opts.h"
 
 #include <ctype.h>
 #include <errno.h>

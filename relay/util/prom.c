@@ -1,5 +1,5 @@
 /* chessrelay relay: Prometheus text helpers. */
-#include "out/prom.h"
+#include "util/prom.h"
 
 void cr_prom_label(FILE *f, const char *s)
 {
