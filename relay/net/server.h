@@ -3,11 +3,13 @@
  * cannot share the loop thread).
  *
  * It receives publications (view.h) from the loop through one bounded queue
- * (woken with lws_cancel_service) and sends arbiters' and agents' commands
- * to the loop through another (woken by the queue's wake callback, which the
- * loop sets to event_active). Everything else it needs it keeps itself:
- * one cr_view per lane, its clients. Viewers are read-only; a trusted client
- * (token via `hello` or `Authorization: Bearer`) sees the live lane.
+ * (woken with lws_cancel_service) and sends trusted clients' and arbiters'
+ * commands to the loop through another (woken by the queue's wake callback,
+ * which the loop sets to event_active). Everything else it needs it keeps
+ * itself, made of the publications: one cr_view per lane, the arbiter view
+ * (arbiter_view.h), its clients. Viewers are read-only; a trusted client
+ * (token via `hello` or `Authorization: Bearer`) sees the live lane. The
+ * agents' protocol (agent_link.h) runs here too.
  *
  * Endpoints and messages: docs/protocol.md. */
 #ifndef CR_RELAY_SERVER_H
