@@ -1,5 +1,7 @@
-/* Tests of relay/arbiter_link.c and relay/arbiter_cmd.c: the arbiter
- * monitoring driven by store events like the relay's loop does it. */
+/* Tests of relay/arbiter/arbiter_link.c, relay/arbiter/arbiter_cmd.c and
+ * relay/net/arbiter_view.c: the arbiter monitoring driven by store events,
+ * its queued store events applied after each call, and what the server
+ * thread answers from the publications. */
 #include <setjmp.h>
 #include <stdarg.h>
 #include <stddef.h>
@@ -11,22 +13,23 @@
 #include <unistd.h>
 
 #include "arbiter/arbiter_link.h"
+#include "net/arbiter_view.h"
 
 enum { MAX_MSGS = 512 };
 
 typedef struct harness {
     cr_store *store;
     cr_arbiter_link *link;
+    cr_arbiter_view *view; /* the server thread's side */
     int64_t seq, t;
     char *msgs[MAX_MSGS];
     int nmsgs;
     char dir[64];
 } harness;
 
-/* What the loop does: seq/ts, apply to the live store, then tell the link. */
-static void h_emit(void *data, cr_store_event *ev)
+/* What the loop does with an event: seq/ts, apply to the live store. */
+static void h_store(harness *h, cr_store_event *ev)
 {
-    harness *h = data;
     ev->seq = ++h->seq;
     ev->ts = h->t * 1000;
     cr_error err;
@@ -34,17 +37,64 @@ static void h_emit(void *data, cr_store_event *ev)
     if (rc) {
         fail_msg("store refused an event: %s", err.text);
     }
-    cr_arbiter_link_on_store_event(h->link, ev, h->t, h->t);
-    cr_store_event_free(ev);
 }
 
-static void h_publish(void *data, cr_buf *msg)
+/* After every call into the link: the events it queued, applied (and not
+ * fed back). Returns how many. */
+static int h_drain(harness *h)
+{
+    int n = 0;
+    cr_store_event *ev;
+    while ((ev = cr_arbiter_link_take_event(h->link)) != NULL) {
+        h_store(h, ev);
+        cr_store_event_free(ev);
+        n++;
+    }
+    return n;
+}
+
+/* An event from the boards: applied, then the link told. */
+static void h_emit(harness *h, cr_store_event *ev)
+{
+    h_store(h, ev);
+    cr_arbiter_link_on_store_event(h->link, ev, h->t, h->t);
+    cr_store_event_free(ev);
+    h_drain(h);
+}
+
+static void h_tick(harness *h, int64_t t)
+{
+    h->t = t;
+    cr_arbiter_link_tick(h->link, t, t);
+    h_drain(h);
+}
+
+/* A claim message never names a report the server thread lacks. */
+static void check_report_there(const harness *h, const char *msg)
+{
+    const char *r = strstr(msg, "\"report\":\"");
+    if (!strstr(msg, "\"type\":\"claim\"") || !r) {
+        return;
+    }
+    char uri[64];
+    assert_int_equal(sscanf(r + 10, "%63[^\"]", uri), 1);
+    int status;
+    const char *ctype;
+    cr_buf *b = cr_arbiter_view_http(h->view, uri, true, &status, &ctype);
+    assert_int_equal(status, 200);
+    cr_buf_unref(b);
+}
+
+/* What the server thread does with a publication. */
+static void h_publish(void *data, cr_pub *p)
 {
     harness *h = data;
-    if (h->nmsgs < MAX_MSGS) {
-        h->msgs[h->nmsgs++] = strdup(msg->data);
+    if (p->kind == CR_PUB_ARBITER && h->nmsgs < MAX_MSGS) {
+        h->msgs[h->nmsgs++] = strdup(p->event->data);
+        check_report_there(h, p->event->data);
     }
-    cr_buf_unref(msg);
+    cr_arbiter_view_apply(h->view, p);
+    cr_pub_free(p);
 }
 
 static void h_clear(harness *h)
@@ -65,6 +115,16 @@ static int h_count(const harness *h, const char *a, const char *b)
     return n;
 }
 
+/* A dashboard's end of cr_arbiter_view_join. */
+static void h_collect(void *data, cr_buf *b)
+{
+    harness *h = data;
+    if (b && h->nmsgs < MAX_MSGS) {
+        h->msgs[h->nmsgs++] = strdup(b->data);
+    }
+    cr_buf_unref(b);
+}
+
 static cr_arbiter_link *h_link(harness *h)
 {
     cr_arbiter_link_config cfg;
@@ -72,7 +132,6 @@ static cr_arbiter_link *h_link(harness *h)
     cfg.store = h->store;
     cfg.state_dir = h->dir;
     cfg.time_control = "5400";
-    cfg.emit = h_emit;
     cfg.publish = h_publish;
     cfg.data = h;
     cr_arbiter_link *l = cr_arbiter_link_new(&cfg);
@@ -87,6 +146,8 @@ static void h_init(harness *h)
     assert_non_null(mkdtemp(h->dir));
     h->store = cr_store_new();
     assert_non_null(h->store);
+    h->view = cr_arbiter_view_new();
+    assert_non_null(h->view);
     h->link = h_link(h);
     cr_error err;
     assert_int_equal(cr_arbiter_link_start(h->link, 0, 0, &err), 0);
@@ -95,6 +156,7 @@ static void h_init(harness *h)
 static void h_free(harness *h)
 {
     cr_arbiter_link_free(h->link);
+    cr_arbiter_view_free(h->view);
     cr_store_free(h->store);
     h_clear(h);
     char path[128];
@@ -152,12 +214,14 @@ static int command(harness *h, const char *json, char *why, size_t why_size)
         fail_msg("parse %s: %s", json, err);
     }
     snprintf(c.who, sizeof c.who, "test");
-    return cr_arbiter_link_command(h->link, &c, h->t, h->t, why, why_size);
+    rc = cr_arbiter_link_command(h->link, &c, h->t, h->t, why, why_size);
+    h_drain(h);
+    return rc;
 }
 
 static char *http(harness *h, const char *uri, bool auth, int *status, const char **ctype)
 {
-    cr_buf *b = cr_arbiter_link_http(h->link, uri, auth, status, ctype);
+    cr_buf *b = cr_arbiter_view_http(h->view, uri, auth, status, ctype);
     assert_non_null(b);
     char *s = strdup(b->data);
     cr_buf_unref(b);
@@ -273,12 +337,12 @@ static void test_claim_workflow(void **state)
     assert_int_equal(status, 404);
     free(body);
 
-    cr_buf *snap = cr_arbiter_link_snapshot(h.link);
-    assert_non_null(snap);
-    assert_non_null(strstr(snap->data, "\"type\":\"arbiter\""));
-    assert_non_null(strstr(snap->data, "\"claims\":[{"));
-    assert_non_null(strstr(snap->data, "\"report\":\"/arbiter/claim/1.html\""));
-    cr_buf_unref(snap);
+    /* A dashboard joining now: the snapshot (after the last command) first. */
+    h_clear(&h);
+    assert_int_equal(cr_arbiter_view_join(h.view, h_collect, &h), 1);
+    assert_non_null(strstr(h.msgs[0], "\"type\":\"arbiter\""));
+    assert_non_null(strstr(h.msgs[0], "\"claims\":[{"));
+    assert_non_null(strstr(h.msgs[0], "\"report\":\"/arbiter/claim/1.html\""));
     h_free(&h);
 }
 
@@ -392,8 +456,7 @@ static void test_flag(void **state)
     clock_reading(&h, 5, 3000, 60000, CR_WHITE);
     h_clear(&h);
     for (int64_t t = 100; t <= 4000; t += 100) {
-        h.t = t;
-        cr_arbiter_link_tick(h.link, t, t);
+        h_tick(&h, t);
     }
     assert_int_equal(h_count(&h, "\"kind\":\"flag\"", NULL), 0);
     h.t = 4100;
@@ -430,8 +493,105 @@ static void test_dead_position(void **state)
     move(&h, 6, "a1b2");
     assert_int_equal(h_count(&h, "\"kind\":\"dead-position\"", NULL), 1);
     assert_int_equal(cr_game_result(cr_store_find(h.store, 6)->game), CR_RESULT_NONE);
-    cr_arbiter_link_tick(h.link, 600, 600);
+    h_tick(&h, 600);
     assert_int_equal(cr_game_result(cr_store_find(h.store, 6)->game), CR_RESULT_DRAW);
+    h_free(&h);
+}
+
+/* The link never applies its store events itself: an action's events wait
+ * in the queue until the call has returned, and the caller applies them.
+ * What they change is worked out from the store as it stood: a take-back
+ * after a result retracts plies, which clears the store's result, so the
+ * result the monitor keeps follows again. */
+static void test_events_after_call(void **state)
+{
+    (void)state;
+    harness h;
+    h_init(&h);
+    new_game(&h, 4, "B4", "5400");
+    h.t = 1000;
+    move(&h, 4, "e2e4");
+    move(&h, 4, "e7e5");
+    move(&h, 4, "g1f3");
+
+    cr_arbiter_cmd c;
+    char err[200];
+    const char *res = "{\"game\":4,\"action\":\"result\",\"result\":\"1-0\"}";
+    assert_int_equal(cr_arbiter_cmd_parse(res, strlen(res), &c, err, sizeof err), 0);
+    int64_t seq = h.seq;
+    assert_int_equal(cr_arbiter_link_command(h.link, &c, h.t, h.t, NULL, 0), 0);
+    /* Returned: nothing applied yet. */
+    assert_int_equal(h.seq, seq);
+    assert_int_equal(cr_game_result(cr_store_find(h.store, 4)->game), CR_RESULT_NONE);
+    cr_store_event *ev = cr_arbiter_link_take_event(h.link);
+    assert_non_null(ev);
+    assert_int_equal(ev->kind, CR_SEV_RESULT);
+    assert_int_equal(ev->game, 4);
+    assert_int_equal(ev->result, CR_RESULT_WHITE);
+    h_store(&h, ev);
+    cr_store_event_free(ev);
+    assert_null(cr_arbiter_link_take_event(h.link));
+    assert_int_equal(cr_game_result(cr_store_find(h.store, 4)->game), CR_RESULT_WHITE);
+
+    const char *back = "{\"game\":4,\"action\":\"take-back\",\"plies\":2}";
+    assert_int_equal(cr_arbiter_cmd_parse(back, strlen(back), &c, err, sizeof err), 0);
+    assert_int_equal(cr_arbiter_link_command(h.link, &c, h.t, h.t, NULL, 0), 0);
+    assert_int_equal(cr_game_ply_count(cr_store_find(h.store, 4)->game), 3);
+    ev = cr_arbiter_link_take_event(h.link);
+    assert_non_null(ev);
+    assert_int_equal(ev->kind, CR_SEV_CORRECTION);
+    assert_int_equal(ev->ply, 2);
+    assert_int_equal(ev->retracted, 1);
+    h_store(&h, ev);
+    cr_store_event_free(ev);
+    assert_int_equal(cr_game_result(cr_store_find(h.store, 4)->game), CR_RESULT_NONE);
+    ev = cr_arbiter_link_take_event(h.link);
+    assert_non_null(ev);
+    assert_int_equal(ev->kind, CR_SEV_RESULT);
+    assert_int_equal(ev->result, CR_RESULT_WHITE);
+    h_store(&h, ev);
+    cr_store_event_free(ev);
+    assert_null(cr_arbiter_link_take_event(h.link));
+    const cr_game *g = cr_store_find(h.store, 4)->game;
+    assert_int_equal(cr_game_ply_count(g), 2);
+    assert_int_equal(cr_game_result(g), CR_RESULT_WHITE);
+
+    /* The monitor's copy and the store agree: nothing more to bring over. */
+    h_tick(&h, 2000);
+    assert_int_equal(h.seq, seq + 3);
+    h_free(&h);
+}
+
+/* A dashboard joining gets the latest snapshot and the messages published
+ * after it, each exactly once. */
+static void test_join(void **state)
+{
+    (void)state;
+    harness h;
+    h_init(&h);
+    new_game(&h, 1, "B1", "180");
+    h_tick(&h, 100); /* the new game in a snapshot */
+    h_clear(&h);
+    assert_int_equal(cr_arbiter_view_join(h.view, h_collect, &h), 1);
+    long snap_aseq = strtol(strstr(h.msgs[0], "\"aseq\":") + 7, NULL, 10);
+    assert_non_null(strstr(h.msgs[0], "\"board\":\"B1\""));
+
+    h_clear(&h);
+    h.t = 200;
+    clock_reading(&h, 1, 130000, 119000, CR_BLACK); /* Black under two minutes */
+    int published = h.nmsgs;
+    assert_true(published >= 1);
+    h_clear(&h);
+    assert_int_equal(cr_arbiter_view_join(h.view, h_collect, &h), 1 + published);
+    assert_int_equal(strtol(strstr(h.msgs[0], "\"aseq\":") + 7, NULL, 10), snap_aseq);
+    for (int i = 1; i < h.nmsgs; i++) {
+        assert_int_equal(strtol(strstr(h.msgs[i], "\"aseq\":") + 7, NULL, 10), snap_aseq + i);
+    }
+    /* The next tick's snapshot covers them. */
+    h_tick(&h, 300);
+    h_clear(&h);
+    assert_int_equal(cr_arbiter_view_join(h.view, h_collect, &h), 1);
+    assert_non_null(strstr(h.msgs[0], "\"two-minutes\""));
     h_free(&h);
 }
 
@@ -512,7 +672,8 @@ int main(void)
         cmocka_unit_test(test_claim_workflow), cmocka_unit_test(test_restart),
         cmocka_unit_test(test_actions),        cmocka_unit_test(test_flag),
         cmocka_unit_test(test_dead_position), cmocka_unit_test(test_cmd_parse),
-        cmocka_unit_test(test_cmd_parse_mutations),
+        cmocka_unit_test(test_cmd_parse_mutations), cmocka_unit_test(test_events_after_call),
+        cmocka_unit_test(test_join),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }

@@ -1,6 +1,6 @@
 /* Export folder: layout, atomic replacement (no partial file, no temp file
  * left), change-only writes (inode and mtime kept), restart, errors, with
- * the relay's file work (relay/export_files.c); and the core's decisions
+ * the relay's file work (relay/out/export_files.c); and the core's decisions
  * alone, with an in-memory io that records every call. */
 #include <setjmp.h>
 #include <stdarg.h>

@@ -1,4 +1,4 @@
-/* The pairings file as a source of the relay (relay/pairings_link.h): games
+/* The pairings file as a source of the relay (relay/core/pairings_link.h): games
  * of the round played before any board, re-import through the diff (names
  * and ratings on games in progress, players only on games not started, new
  * tables), bad files, the journal line and its replay, the file watch. */

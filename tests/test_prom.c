@@ -8,7 +8,7 @@
 
 #include <cmocka.h>
 
-#include "out/prom.h"
+#include "util/prom.h"
 
 static void expect_label(const char *in, const char *want)
 {

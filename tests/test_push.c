@@ -1,4 +1,4 @@
-/* Tests of the broadcast pusher (relay/push.c) against a receiver on
+/* Tests of the broadcast pusher (relay/out/push.c) against a receiver on
  * 127.0.0.1 written with libevent's evhttp server, on the same event_base:
  * what arrives, change detection, coalescing, retries with back-off,
  * timeouts, permanent errors, Retry-After, a new URL, https. */
@@ -910,7 +910,7 @@ static void test_outputs_round(void **state)
     assert_int_equal(system(cmd), 0);
 }
 
-/* The tournament file's "push" and "export_dir" (relay/config.c). */
+/* The tournament file's "push" and "export_dir" (relay/core/config.c). */
 static void test_config_push(void **state)
 {
     cr_error err;

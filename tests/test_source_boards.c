@@ -1,4 +1,4 @@
-/* Tests of the relay's live board sources (relay/source_boards.h): a board
+/* Tests of the relay's live board sources (relay/core/source_boards.h): a board
  * emulated on a pty (the test holds the master side and answers with the
  * emulator core), its events stamped by the caller's clock, its health as
  * JSON and Prometheus text, and the errors. */

@@ -1,4 +1,4 @@
-/* chessrelay relay: the venue agent's journal (see agent_journal.h). */
+/* chessrelay relay: the venue agent's journal. */
 #include "agent/agent_journal.h"
 
 #include <errno.h>

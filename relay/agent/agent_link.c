@@ -1,4 +1,4 @@
-/* chessrelay relay: the relay's end of the agent link (see agent_link.h). */
+/* chessrelay relay: the relay's end of the agent link. */
 #include "agent/agent_link.h"
 
 #include <inttypes.h>

@@ -31,7 +31,7 @@
 #include <event2/event.h>
 #include <libwebsockets.h>
 
-#include "net/buf.h"
+#include "util/buf.h"
 #include "core/config.h"
 #include "cr/feed.h"
 

@@ -1,4 +1,4 @@
-/* chessrelay relay: agent link messages (see agent_msg.h). */
+/* chessrelay relay: agent link messages. */
 #include "agent/agent_msg.h"
 
 #include <jansson.h>

@@ -1,4 +1,4 @@
-/* chessrelay relay: parsing arbiters' actions (see arbiter_cmd.h). */
+/* chessrelay relay: parsing arbiters' actions. */
 #include "arbiter/arbiter_cmd.h"
 
 #include <jansson.h>

@@ -1,20 +1,20 @@
-/* chessrelay relay: arbiter monitoring in the relay (see arbiter_link.h). */
+/* chessrelay relay: arbiter monitoring in the relay. */
 #include "arbiter/arbiter_link.h"
 
 #include <errno.h>
 #include <inttypes.h>
 #include <jansson.h>
 #include <limits.h>
-#include <pthread.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <sys/types.h>
-#include <unistd.h>
 
+#include "util/fileio.h"
 #include "util/log.h"
 
 #define LOG_NAME "incidents.log"
+
+enum { STATE_EVERY_MS = 1000 }; /* the snapshot's clocks at least this fresh */
 
 typedef struct arb_game {
     int id;
@@ -36,31 +36,28 @@ typedef struct arb_claim_ref {
     int index; /* in the monitor's claims */
 } arb_claim_ref;
 
+/* The store events made by a call, for the caller to apply after it. */
+typedef struct arb_event {
+    struct arb_event *next;
+    cr_store_event *ev;
+} arb_event;
+
 struct cr_arbiter_link {
     cr_arbiter_link_config cfg;
-    pthread_mutex_t mu;
     bool started;
-    int applying; /* store events of our own actions are not fed back */
+    arb_event *out_head, **out_tail;
     arb_game **games;
     int ngames, capgames;
     arb_claim_ref *claims;
     int nclaims, capclaims;
-    int64_t aseq; /* last arbiter message number */
+    int64_t aseq;       /* last arbiter message number */
+    int64_t state_aseq; /* aseq of the last published snapshot (-1: none yet) */
+    int64_t state_wall; /* and when it was published */
     char *log_path;
     FILE *log;
 };
 
 /*----- small helpers -----*/
-
-static void lock(cr_arbiter_link *l)
-{
-    pthread_mutex_lock(&l->mu);
-}
-
-static void unlock(cr_arbiter_link *l)
-{
-    pthread_mutex_unlock(&l->mu);
-}
 
 static arb_game *find_game(const cr_arbiter_link *l, int id)
 {
@@ -107,6 +104,16 @@ static cr_buf *json_to_buf(json_t *j)
     return cr_buf_take_str(s);
 }
 
+static void publish_pub(cr_arbiter_link *l, cr_pub *p)
+{
+    if (p && l->cfg.publish) {
+        l->cfg.publish(l->cfg.data, p);
+    } else {
+        cr_pub_free(p);
+    }
+}
+
+/* One message of the arbiter channel. Takes msg. */
 static void publish(cr_arbiter_link *l, json_t *msg)
 {
     if (!msg) {
@@ -114,11 +121,13 @@ static void publish(cr_arbiter_link *l, json_t *msg)
     }
     json_object_set_new(msg, "aseq", json_integer((json_int_t)++l->aseq));
     cr_buf *b = json_to_buf(msg);
-    if (b && l->cfg.publish) {
-        l->cfg.publish(l->cfg.data, b);
-    } else {
+    cr_pub *p = b ? cr_pub_new(CR_PUB_ARBITER) : NULL;
+    if (!p) {
         cr_buf_unref(b);
+        return;
     }
+    p->event = b;
+    publish_pub(l, p);
 }
 
 /*----- JSON of incidents, states and claims -----*/
@@ -291,26 +300,28 @@ static void publish_claim(cr_arbiter_link *l, arb_game *g, int index)
     publish(l, cj ? json_pack("{s:s,s:i,s:o}", "type", "claim", "game", g->id, "claim", cj) : NULL);
 }
 
-/* New incidents: journal, publish; then the state if it changed (force:
- * compare the whole state, e.g. after a store event changed the tags). */
-static void flush(cr_arbiter_link *l, arb_game *g, bool force)
+/* The printable report and the PGN of each of the game's claims, for the
+ * server to answer /arbiter/claim/<id>.html and .pgn. */
+static void publish_reports(cr_arbiter_link *l, const arb_game *g)
 {
-    int n = cr_monitor_incident_count(g->mon);
-    force = force || g->published < n;
-    for (; g->published < n; g->published++) {
-        const cr_incident *inc = cr_monitor_incident(g->mon, g->published);
-        journal_incident(l, g, inc);
-        json_t *ij = incident_json(g, inc);
-        publish(l, ij ? json_pack("{s:s,s:i,s:o}", "type", "incident", "game", g->id, "incident", ij)
-                      : NULL);
-        if (inc->kind == CR_INC_CLAIM || inc->kind == CR_INC_DECISION) {
-            note_claims(l, g);
-            int k = cr_monitor_claim_count(g->mon);
-            if (k > 0) {
-                publish_claim(l, g, k - 1);
-            }
+    for (int i = 0; i < l->nclaims; i++) {
+        const cr_claim *c =
+            l->claims[i].game == g->id ? cr_monitor_claim_at(g->mon, l->claims[i].index) : NULL;
+        cr_pub *p = c ? cr_pub_new(CR_PUB_ARBITER_REPORT) : NULL;
+        if (!p) {
+            continue;
         }
+        p->claim = i + 1;
+        p->report_html = cr_buf_take_str(cr_claim_report_html_new(g->mon, c));
+        p->report_pgn = cr_buf_take_str(cr_claim_report_pgn_new(g->mon, c));
+        publish_pub(l, p);
     }
+}
+
+/* The game's state message if its state changed (force: compare the whole
+ * state, e.g. after a store event changed the tags); NULL otherwise. */
+static json_t *state_message(cr_arbiter_link *l, arb_game *g, bool force)
+{
     /* Ticks come ten times a second for every game: the JSON is only built
      * when the monitor's state (clock times aside) or the incidents moved. */
     cr_monitor_state st;
@@ -319,21 +330,54 @@ static void flush(cr_arbiter_link *l, arb_game *g, bool force)
     st.remaining_ms[CR_WHITE] = st.remaining_ms[CR_BLACK] = 0;
     st.t = 0;
     if (!force && g->state_key && memcmp(&st, &g->last, sizeof st) == 0) {
-        return;
+        return NULL;
     }
     g->last = st;
     json_t *key = state_json(l, g, false);
     char *ks = key ? json_dumps(key, JSON_COMPACT | JSON_SORT_KEYS) : NULL;
     json_decref(key);
-    if (ks && (!g->state_key || strcmp(ks, g->state_key))) {
-        free(g->state_key);
-        g->state_key = ks;
-        json_t *sj = state_json(l, g, true);
-        publish(l, sj ? json_pack("{s:s,s:i,s:o}", "type", "arbiter-state", "game", g->id, "state", sj)
-                      : NULL);
-    } else {
+    if (!ks || (g->state_key && strcmp(ks, g->state_key) == 0)) {
         free(ks);
+        return NULL;
     }
+    free(g->state_key);
+    g->state_key = ks;
+    json_t *sj = state_json(l, g, true);
+    return sj ? json_pack("{s:s,s:i,s:o}", "type", "arbiter-state", "game", g->id, "state", sj)
+              : NULL;
+}
+
+/* New incidents: journaled and published; then the state if it changed.
+ * The claim reports go first, so that a claim message never names a report
+ * the server does not have yet. */
+static void flush(cr_arbiter_link *l, arb_game *g, bool force)
+{
+    int from = g->published, n = cr_monitor_incident_count(g->mon);
+    for (int i = from; i < n; i++) {
+        cr_incident_kind k = cr_monitor_incident(g->mon, i)->kind;
+        if (k == CR_INC_CLAIM || k == CR_INC_DECISION) {
+            note_claims(l, g);
+            break;
+        }
+    }
+    json_t *state = state_message(l, g, force || from < n);
+    if (from < n || state) {
+        publish_reports(l, g);
+    }
+    for (; g->published < n; g->published++) {
+        const cr_incident *inc = cr_monitor_incident(g->mon, g->published);
+        journal_incident(l, g, inc);
+        json_t *ij = incident_json(g, inc);
+        publish(l, ij ? json_pack("{s:s,s:i,s:o}", "type", "incident", "game", g->id, "incident", ij)
+                      : NULL);
+        if (inc->kind == CR_INC_CLAIM || inc->kind == CR_INC_DECISION) {
+            int k = cr_monitor_claim_count(g->mon);
+            if (k > 0) {
+                publish_claim(l, g, k - 1);
+            }
+        }
+    }
+    publish(l, state);
 }
 
 static void publish_error(cr_arbiter_link *l, const cr_arbiter_cmd *c, const char *why)
@@ -467,16 +511,19 @@ static bool follow_store(arb_game *g, const cr_game *sg)
     return changed;
 }
 
+/* Queues a store event for the caller (cr_arbiter_link_take_event). Takes ev. */
 static void emit(cr_arbiter_link *l, cr_store_event *ev)
 {
-    if (!ev) {
+    arb_event *e = ev ? malloc(sizeof *e) : NULL;
+    if (!e) {
+        cr_store_event_free(ev);
+        cr_log(CR_LOG_ERROR, "arbiter: out of memory, a store event is lost");
         return;
     }
-    if (l->cfg.emit) {
-        l->cfg.emit(l->cfg.data, ev);
-    } else {
-        cr_store_event_free(ev);
-    }
+    e->ev = ev;
+    e->next = NULL;
+    *l->out_tail = e;
+    l->out_tail = &e->next;
 }
 
 /* The reason of the latest result incident, for the RESULT event. */
@@ -497,16 +544,18 @@ static void result_reason(const arb_game *g, char *buf, size_t size)
     }
 }
 
-/* After an action or an automatic end: the store is brought to the
- * monitor's game by store events (the monitor's game is the truth here). */
+/* After an action or an automatic end: the store events that bring the
+ * store's game to the monitor's (the monitor's game is the truth here).
+ * They are queued, so the store stands as it is until they are applied:
+ * what they change is worked out here (a correction clears the result). */
 static void push_to_store(cr_arbiter_link *l, arb_game *g)
 {
     const cr_store_game *sgr = l->cfg.store ? cr_store_find(l->cfg.store, g->id) : NULL;
     if (!sgr) {
         return;
     }
-    l->applying++;
     const cr_game *sg = sgr->game;
+    cr_result store_result = cr_game_result(sg);
     int k = first_difference(g->game, sg);
     if (k < cr_game_ply_count(sg)) {
         cr_store_event *ev = cr_store_event_new(CR_SEV_CORRECTION);
@@ -516,6 +565,7 @@ static void push_to_store(cr_arbiter_link *l, arb_game *g)
             ev->retracted = cr_game_ply_count(sg) - k;
         }
         emit(l, ev);
+        store_result = CR_RESULT_NONE;
     }
     for (int i = k; i < cr_game_ply_count(g->game); i++) {
         cr_store_event *ev = cr_store_event_new(CR_SEV_MOVE);
@@ -528,10 +578,9 @@ static void push_to_store(cr_arbiter_link *l, arb_game *g)
     }
     static const char *const tags[] = {"White", "Black"};
     for (size_t i = 0; i < sizeof tags / sizeof tags[0]; i++) {
-        sgr = cr_store_find(l->cfg.store, g->id);
         const char *mine = cr_game_tag(g->game, tags[i]);
-        const char *theirs = sgr ? cr_game_tag(sgr->game, tags[i]) : NULL;
-        if (sgr && mine && (!theirs || strcmp(mine, theirs))) {
+        const char *theirs = cr_game_tag(sg, tags[i]);
+        if (mine && (!theirs || strcmp(mine, theirs))) {
             cr_store_event *ev = cr_store_event_new(CR_SEV_TAG);
             if (ev) {
                 ev->game = g->id;
@@ -541,8 +590,7 @@ static void push_to_store(cr_arbiter_link *l, arb_game *g)
             emit(l, ev);
         }
     }
-    sgr = cr_store_find(l->cfg.store, g->id);
-    if (sgr && cr_game_result(sgr->game) != cr_game_result(g->game)) {
+    if (store_result != cr_game_result(g->game)) {
         cr_store_event *ev = cr_store_event_new(CR_SEV_RESULT);
         if (ev) {
             ev->game = g->id;
@@ -551,7 +599,57 @@ static void push_to_store(cr_arbiter_link *l, arb_game *g)
         }
         emit(l, ev);
     }
-    l->applying--;
+}
+
+/*----- what the server serves: the snapshot and incidents.json -----*/
+
+/* Every game's state and every published incident, as two arrays. */
+static void states_and_incidents(const cr_arbiter_link *l, json_t **games, json_t **incs)
+{
+    *games = json_array();
+    *incs = json_array();
+    for (int i = 0; i < l->ngames; i++) {
+        const arb_game *g = l->games[i];
+        json_array_append_new(*games, state_json(l, g, true));
+        for (int k = 0; k < g->published; k++) {
+            json_array_append_new(*incs, incident_json(g, cr_monitor_incident(g->mon, k)));
+        }
+    }
+}
+
+/* {"type":"arbiter","aseq":N,"games":[...],"incidents":[...],"claims":[...]}:
+ * everything a dashboard needs when it joins (later messages have aseq >
+ * N), and {"incidents":[...],"games":[...]} for /arbiter/incidents.json. */
+static void publish_state(cr_arbiter_link *l, int64_t wall)
+{
+    json_t *games, *incs, *claims = json_array();
+    states_and_incidents(l, &games, &incs);
+    for (int i = 0; i < l->nclaims; i++) {
+        arb_game *g = find_game(l, l->claims[i].game);
+        const cr_claim *c = g ? cr_monitor_claim_at(g->mon, l->claims[i].index) : NULL;
+        if (c) {
+            json_array_append_new(claims, claim_json(g, c, i + 1));
+        }
+    }
+    json_t *inc_doc = json_pack("{s:O,s:O}", "incidents", incs, "games", games);
+    json_t *snap = json_pack("{s:s,s:I,s:o,s:o,s:o}", "type", "arbiter", "aseq",
+                             (json_int_t)l->aseq, "games", games, "incidents", incs, "claims",
+                             claims);
+    cr_pub *p = cr_pub_new(CR_PUB_ARBITER_STATE);
+    if (p) {
+        p->snapshot = json_to_buf(snap);
+        p->incidents = json_to_buf(inc_doc);
+    } else {
+        json_decref(snap);
+        json_decref(inc_doc);
+    }
+    if (p && p->snapshot && p->incidents) {
+        l->state_aseq = l->aseq;
+        l->state_wall = wall;
+        publish_pub(l, p);
+    } else {
+        cr_pub_free(p);
+    }
 }
 
 /*----- public -----*/
@@ -563,11 +661,8 @@ cr_arbiter_link *cr_arbiter_link_new(const cr_arbiter_link_config *cfg)
         return NULL;
     }
     l->cfg = *cfg;
-    pthread_mutexattr_t a;
-    pthread_mutexattr_init(&a);
-    pthread_mutexattr_settype(&a, PTHREAD_MUTEX_RECURSIVE);
-    pthread_mutex_init(&l->mu, &a);
-    pthread_mutexattr_destroy(&a);
+    l->out_tail = &l->out_head;
+    l->state_aseq = -1;
     return l;
 }
 
@@ -585,58 +680,47 @@ void cr_arbiter_link_free(cr_arbiter_link *l)
         fclose(l->log);
     }
     free(l->log_path);
-    pthread_mutex_destroy(&l->mu);
+    cr_store_event *ev;
+    while ((ev = cr_arbiter_link_take_event(l)) != NULL) {
+        cr_store_event_free(ev);
+    }
     free(l);
+}
+
+static int restore_line(void *data, const char *line, size_t len, int lineno)
+{
+    cr_arbiter_link *l = data;
+    char *end;
+    long id = strtol(line, &end, 10);
+    arb_game *g = *end == '\t' && id > 0 && id < INT_MAX ? find_game(l, (int)id) : NULL;
+    cr_incident inc;
+    cr_error err;
+    if (!g) {
+        cr_log(CR_LOG_WARN, "%s:%d: unknown game, skipped", l->log_path, lineno);
+    } else if (cr_incident_parse(end + 1, (size_t)(line + len - (end + 1)), &inc, &err)) {
+        cr_log(CR_LOG_WARN, "%s:%d: %s (skipped)", l->log_path, lineno, err.text);
+    } else {
+        cr_monitor_restore_incident(g->mon, &inc);
+        g->published = cr_monitor_incident_count(g->mon);
+    }
+    return 0;
 }
 
 /* Reads incidents.log back: "<game>\t<incident line>". */
 static void restore(cr_arbiter_link *l)
 {
-    FILE *f = fopen(l->log_path, "r");
-    if (!f) {
-        return;
+    bool torn;
+    cr_error err;
+    if (cr_read_lines(l->log_path, restore_line, l, &torn, &err) && errno != ENOENT) {
+        cr_log(CR_LOG_WARN, "%s", err.text);
     }
-    char *line = NULL;
-    size_t cap = 0;
-    ssize_t n;
-    int lineno = 0;
-    off_t good = 0; /* end of the last complete line */
-    bool torn = false;
-    while ((n = getline(&line, &cap, f)) > 0) {
-        lineno++;
-        if (line[n - 1] != '\n') {
-            cr_log(CR_LOG_WARN, "%s:%d: torn last line dropped", l->log_path, lineno);
-            torn = true;
-            break;
-        }
-        good += (off_t)n;
-        char *end;
-        long id = strtol(line, &end, 10);
-        arb_game *g = *end == '\t' && id > 0 && id < INT_MAX ? find_game(l, (int)id) : NULL;
-        cr_incident inc;
-        cr_error err;
-        if (!g) {
-            cr_log(CR_LOG_WARN, "%s:%d: unknown game, skipped", l->log_path, lineno);
-            continue;
-        }
-        if (cr_incident_parse(end + 1, (size_t)(line + n - (end + 1)), &inc, &err)) {
-            cr_log(CR_LOG_WARN, "%s:%d: %s (skipped)", l->log_path, lineno, err.text);
-            continue;
-        }
-        cr_monitor_restore_incident(g->mon, &inc);
-        g->published = cr_monitor_incident_count(g->mon);
-    }
-    free(line);
-    fclose(f);
-    /* Cut the torn piece off, or the next line would be glued to it. */
-    if (torn && truncate(l->log_path, good)) {
-        cr_log(CR_LOG_WARN, "%s: cannot cut the torn line: %s", l->log_path, strerror(errno));
+    if (torn) {
+        cr_log(CR_LOG_WARN, "%s: torn last line dropped", l->log_path);
     }
 }
 
 int cr_arbiter_link_start(cr_arbiter_link *l, int64_t t, int64_t wall, cr_error *err)
 {
-    lock(l);
     int rc = 0;
     if (l->cfg.store) {
         for (int i = 0; i < cr_store_game_count(l->cfg.store); i++) {
@@ -669,8 +753,8 @@ int cr_arbiter_link_start(cr_arbiter_link *l, int64_t t, int64_t wall, cr_error 
         json_decref(key);
     }
     l->started = true;
+    publish_state(l, wall);
 out:
-    unlock(l);
     return rc;
 }
 
@@ -680,21 +764,17 @@ void cr_arbiter_link_on_store_event(cr_arbiter_link *l, const cr_store_event *ev
     if (!l || !ev) {
         return;
     }
-    lock(l);
-    if (!l->started || l->applying) {
-        unlock(l);
+    if (!l->started) {
         return;
     }
     const cr_store_game *sg = l->cfg.store ? cr_store_find(l->cfg.store, ev->game) : NULL;
     arb_game *g = find_game(l, ev->game);
     if (!sg) {
-        unlock(l);
         return;
     }
     if (!g) {
         g = add_game(l, sg, false, t, wall);
         if (!g) {
-            unlock(l);
             return;
         }
     }
@@ -724,13 +804,12 @@ void cr_arbiter_link_on_store_event(cr_arbiter_link *l, const cr_store_event *ev
         break;
     }
     /* The monitor may have ended the game (fivefold, dead position, flag):
-     * the RESULT goes out at the next tick, not from inside the loop's emit
-     * (events must leave in seq order). */
+     * the RESULT is queued at the next tick, when the store has taken the
+     * rest of this event's turn. */
     if (cr_game_result(g->game) != before && cr_game_result(g->game) != cr_game_result(sg->game)) {
         g->push_due = true;
     }
     flush(l, g, true);
-    unlock(l);
 }
 
 void cr_arbiter_link_tick(cr_arbiter_link *l, int64_t t, int64_t wall)
@@ -738,21 +817,23 @@ void cr_arbiter_link_tick(cr_arbiter_link *l, int64_t t, int64_t wall)
     if (!l) {
         return;
     }
-    lock(l);
-    if (l->started) {
-        for (int i = 0; i < l->ngames; i++) {
-            arb_game *g = l->games[i];
-            cr_result before = cr_game_result(g->game);
-            cr_monitor_set_wall(g->mon, wall);
-            cr_monitor_tick(g->mon, t);
-            if (cr_game_result(g->game) != before || g->push_due) {
-                g->push_due = false;
-                push_to_store(l, g);
-            }
-            flush(l, g, false);
-        }
+    if (!l->started) {
+        return;
     }
-    unlock(l);
+    for (int i = 0; i < l->ngames; i++) {
+        arb_game *g = l->games[i];
+        cr_result before = cr_game_result(g->game);
+        cr_monitor_set_wall(g->mon, wall);
+        cr_monitor_tick(g->mon, t);
+        if (cr_game_result(g->game) != before || g->push_due) {
+            g->push_due = false;
+            push_to_store(l, g);
+        }
+        flush(l, g, false);
+    }
+    if (l->aseq != l->state_aseq || wall - l->state_wall >= STATE_EVERY_MS) {
+        publish_state(l, wall);
+    }
 }
 
 int cr_arbiter_link_command(cr_arbiter_link *l, const cr_arbiter_cmd *c, int64_t t, int64_t wall,
@@ -763,7 +844,6 @@ int cr_arbiter_link_command(cr_arbiter_link *l, const cr_arbiter_cmd *c, int64_t
     }
     char reason[CR_INCIDENT_TEXT_MAX];
     reason[0] = '\0';
-    lock(l);
     arb_game *g = l->started ? find_game(l, c->game) : NULL;
     int rc = CR_EINVAL;
     if (!g) {
@@ -824,113 +904,32 @@ out:
             snprintf(why, why_size, "%s", reason);
         }
     }
-    unlock(l);
+    if (l->started) {
+        publish_state(l, wall);
+    }
     return rc;
 }
 
-cr_buf *cr_arbiter_link_snapshot(cr_arbiter_link *l)
+cr_store_event *cr_arbiter_link_take_event(cr_arbiter_link *l)
 {
-    if (!l) {
+    arb_event *e = l ? l->out_head : NULL;
+    if (!e) {
         return NULL;
     }
-    lock(l);
-    json_t *games = json_array(), *incs = json_array(), *claims = json_array();
-    for (int i = 0; i < l->ngames; i++) {
-        arb_game *g = l->games[i];
-        json_array_append_new(games, state_json(l, g, true));
-        for (int k = 0; k < g->published; k++) {
-            json_array_append_new(incs, incident_json(g, cr_monitor_incident(g->mon, k)));
-        }
+    l->out_head = e->next;
+    if (!l->out_head) {
+        l->out_tail = &l->out_head;
     }
-    for (int i = 0; i < l->nclaims; i++) {
-        arb_game *g = find_game(l, l->claims[i].game);
-        const cr_claim *c = g ? cr_monitor_claim_at(g->mon, l->claims[i].index) : NULL;
-        if (c) {
-            json_array_append_new(claims, claim_json(g, c, i + 1));
-        }
-    }
-    json_t *j = json_pack("{s:s,s:I,s:o,s:o,s:o}", "type", "arbiter", "aseq", (json_int_t)l->aseq,
-                          "games", games, "incidents", incs, "claims", claims);
-    unlock(l);
-    return json_to_buf(j);
+    cr_store_event *ev = e->ev;
+    free(e);
+    return ev;
 }
 
-static cr_buf *text_buf(const char *s)
+int cr_arbiter_link_incident_count(const cr_arbiter_link *l)
 {
-    return cr_buf_new(s, strlen(s));
-}
-
-cr_buf *cr_arbiter_link_http(cr_arbiter_link *l, const char *uri, bool authorized, int *status,
-                             const char **ctype)
-{
-    *ctype = "text/plain; charset=utf-8";
-    if (!authorized) {
-        *status = 401;
-        return text_buf("arbiter token required\n");
-    }
-    if (!l || !uri) {
-        *status = 404;
-        return text_buf("not found\n");
-    }
-    if (strcmp(uri, "/arbiter/incidents.json") == 0) {
-        lock(l);
-        json_t *games = json_array(), *incs = json_array();
-        for (int i = 0; i < l->ngames; i++) {
-            arb_game *g = l->games[i];
-            json_array_append_new(games, state_json(l, g, true));
-            for (int k = 0; k < g->published; k++) {
-                json_array_append_new(incs, incident_json(g, cr_monitor_incident(g->mon, k)));
-            }
-        }
-        json_t *j = json_pack("{s:o,s:o}", "incidents", incs, "games", games);
-        unlock(l);
-        *status = 200;
-        *ctype = "application/json";
-        return json_to_buf(j);
-    }
-    size_t n = strlen(uri);
-    const char *pre = "/arbiter/claim/";
-    size_t pn = strlen(pre);
-    bool html = n > pn + 5 && strcmp(uri + n - 5, ".html") == 0;
-    bool pgn = n > pn + 4 && strcmp(uri + n - 4, ".pgn") == 0;
-    if (strncmp(uri, pre, pn) == 0 && (html || pgn)) {
-        char *end;
-        long id = strtol(uri + pn, &end, 10);
-        if (end == uri + n - (html ? 5 : 4) && id > 0) {
-            lock(l);
-            char *text = NULL;
-            if (id <= l->nclaims) {
-                arb_game *g = find_game(l, l->claims[id - 1].game);
-                const cr_claim *c = g ? cr_monitor_claim_at(g->mon, l->claims[id - 1].index) : NULL;
-                if (c) {
-                    text = html ? cr_claim_report_html_new(g->mon, c)
-                                : cr_claim_report_pgn_new(g->mon, c);
-                }
-            }
-            unlock(l);
-            if (text) {
-                *status = 200;
-                *ctype = html ? "text/html; charset=utf-8" : "application/x-chess-pgn";
-                return cr_buf_take_str(text);
-            }
-            *status = 404;
-            return text_buf("no such claim\n");
-        }
-    }
-    *status = 404;
-    return text_buf("not found\n");
-}
-
-int cr_arbiter_link_incident_count(cr_arbiter_link *l)
-{
-    if (!l) {
-        return 0;
-    }
-    lock(l);
     int n = 0;
-    for (int i = 0; i < l->ngames; i++) {
+    for (int i = 0; l && i < l->ngames; i++) {
         n += l->games[i]->published;
     }
-    unlock(l);
     return n;
 }

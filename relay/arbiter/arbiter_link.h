@@ -1,22 +1,25 @@
 /* chessrelay relay: arbiter monitoring in the relay. One cr_monitor (with
  * its cr_clock and its own copy of the game) per game of the live store,
- * driven from the loop thread by the store events, the clock readings and a
- * ~100 ms tick; the arbiters' actions (arbiter_cmd.h) come in as commands and
- * go out as store events (RESULT, CORRECTION + MOVEs, TAG) through the
- * loop's emit callback, so that every viewer sees them.
+ * driven by the store events, the clock readings and a ~100 ms tick; the
+ * arbiters' actions (arbiter_cmd.h) come in as commands and go out as store
+ * events (RESULT, CORRECTION + MOVEs, TAG), so that every viewer sees them.
+ *
+ * The link never calls back into its caller's state: the store events it
+ * makes are queued, and the caller takes them (cr_arbiter_link_take_event)
+ * and applies them after the call that made them returns.
  *
  * Incidents are appended to <state_dir>/incidents.log ("<game>\t" + one
- * cr_incident_format line) and published as protocol messages (JSON, one
- * cr_buf each) through the publish callback, for the trusted clients that
- * asked for the arbiter channel. On restart cr_arbiter_link_start creates
- * the monitors on the games as they stand (silently) and restores the
- * journaled incidents. Claims are not journaled: a claim pending at a
- * restart is lost (its incidents stay).
+ * cr_incident_format line). What the server thread serves is published to
+ * it as ready buffers (cr_pub, view.h): each message of the arbiter channel
+ * (CR_PUB_ARBITER), the claim reports as they change (CR_PUB_ARBITER_REPORT,
+ * before the message that names them), and the channel's snapshot with
+ * incidents.json (CR_PUB_ARBITER_STATE, after a command, after a change at
+ * the next tick, and once a second for the clocks). On restart
+ * cr_arbiter_link_start creates the monitors on the games as they stand
+ * (silently) and restores the journaled incidents. Claims are not journaled:
+ * a claim pending at a restart is lost (its incidents stay).
  *
- * Threads: every function may be called from any thread; a recursive mutex
- * inside serialises them (the HTTP handler runs in the server's thread, the
- * rest in the loop thread; emit may call back into the link).
- *
+ * Threads: the loop thread only (the store is read there too).
  * Time: `t` is the loop's feed clock (ms), `wall` ms since the epoch.
  * Ownership: cr_arbiter_link_new returns a new object (cr_arbiter_link_free);
  * the store is borrowed and must outlive the link. */
@@ -24,23 +27,18 @@
 #define CR_RELAY_ARBITER_LINK_H
 
 #include "arbiter/arbiter_cmd.h"
-#include "net/buf.h"
-#include "cr/arbiter.h"
 #include "core/store.h"
+#include "cr/arbiter.h"
+#include "net/view.h"
 
 typedef struct cr_arbiter_link cr_arbiter_link;
 
 typedef struct cr_arbiter_link_config {
-    const cr_store *store;    /* the live store (read in the loop thread only) */
+    const cr_store *store;    /* the live store */
     const char *state_dir;    /* incidents.log goes there; NULL: not journaled */
     const char *time_control; /* the event's TimeControl (when a game has no tag); may be NULL */
-    /* Emits a store event (the link fills kind, game and the payload; the
-     * loop gives seq/ts, applies and publishes it). Takes ev. */
-    void (*emit)(void *data, cr_store_event *ev);
-    /* Sends one arbiter message to the trusted clients. Takes one ref.
-     * Must not block: the link's lock is held, and the HTTP thread may be
-     * waiting for it. */
-    void (*publish)(void *data, cr_buf *msg);
+    /* Hands one publication (CR_PUB_ARBITER...) to the server thread. Takes p. */
+    void (*publish)(void *data, cr_pub *p);
     void *data;
 } cr_arbiter_link_config;
 
@@ -54,34 +52,29 @@ void cr_arbiter_link_free(cr_arbiter_link *l); /* accepts NULL */
  * CR_EIO with err filled (the log cannot be read or opened). */
 int cr_arbiter_link_start(cr_arbiter_link *l, int64_t t, int64_t wall, cr_error *err);
 
-/* A store event was applied to the live store (called right after, also
- * from inside the loop's emit: this never emits; an end of the game the
- * monitor finds here (fivefold, dead position) goes out at the next tick). */
+/* A store event was applied to the live store (called right after; not
+ * for the link's own events). An end of the game the monitor finds here
+ * (fivefold, dead position) is queued at the next tick. */
 void cr_arbiter_link_on_store_event(cr_arbiter_link *l, const cr_store_event *ev, int64_t t,
                                     int64_t wall);
 
 /* Time passes: flag falls, two-minute windows, state messages, and the
- * RESULT events of games the monitor ended (through emit). */
+ * RESULT events of games the monitor ended (queued). */
 void cr_arbiter_link_tick(cr_arbiter_link *l, int64_t t, int64_t wall);
 
-/* An arbiter's action. Returns 0, or CR_EINVAL with why filled (unknown
- * game, a claim refused, ...); refusals are also published as
- * "arbiter-error" messages. */
+/* An arbiter's action; its store events are queued. Returns 0, or CR_EINVAL
+ * with why filled (unknown game, a claim refused, ...); refusals are also
+ * published as "arbiter-error" messages. */
 int cr_arbiter_link_command(cr_arbiter_link *l, const cr_arbiter_cmd *c, int64_t t, int64_t wall,
                             char *why, size_t why_size);
 
-/* {"type":"arbiter","aseq":N,"games":[...],"incidents":[...],"claims":[...]}:
- * everything a dashboard needs when it joins; later messages have aseq > N.
- * New reference, NULL when out of memory. */
-cr_buf *cr_arbiter_link_snapshot(cr_arbiter_link *l);
-
-/* GET /arbiter/...: incidents.json, claim/<id>.html, claim/<id>.pgn.
- * authorized: the request carried an arbiter's token. Returns the body (new
- * reference) and sets *status (200, 401, 404) and *ctype. */
-cr_buf *cr_arbiter_link_http(cr_arbiter_link *l, const char *uri, bool authorized, int *status,
-                             const char **ctype);
+/* The oldest queued store event (kind, game and payload filled; the caller
+ * gives seq/ts and applies it), or NULL when none is left. The caller owns
+ * it, applies it after the call that queued it has returned, and does not
+ * pass it back to cr_arbiter_link_on_store_event: the monitor made it. */
+cr_store_event *cr_arbiter_link_take_event(cr_arbiter_link *l);
 
 /* Incidents held (all games), for tests and metrics. */
-int cr_arbiter_link_incident_count(cr_arbiter_link *l);
+int cr_arbiter_link_incident_count(const cr_arbiter_link *l);
 
 #endif

@@ -30,8 +30,9 @@
 #include "cr/feed.h"
 #include "dgt_boardset.h"
 #include "core/feed_source.h"
+#include "util/feed_line.h"
 #include "util/log.h"
-#include "cmd/opts.h"
+#include "util/opts.h"
 #include "core/sigwatch.h"
 #include "net/ws_text.h"
 
@@ -103,18 +104,12 @@ static void fatal(agent *a, int status)
 
 static void record(agent *a, const cr_feed_event *ev)
 {
-    size_t need = CR_FEED_LINE_MAX + (ev->kind == CR_FEED_RAW ? 2 * ev->u.raw.len : 0);
-    if (need > a->line_cap) {
-        char *n = realloc(a->line, need);
-        if (!n) {
-            cr_log(CR_LOG_ERROR, "agent: out of memory");
-            fatal(a, 1);
-            return;
-        }
-        a->line = n;
-        a->line_cap = need;
+    int len = cr_feed_line(ev, &a->line, &a->line_cap);
+    if (len == CR_ENOMEM) {
+        cr_log(CR_LOG_ERROR, "agent: out of memory");
+        fatal(a, 1);
+        return;
     }
-    int len = cr_feed_format(ev, a->line, a->line_cap);
     if (len < 0) {
         cr_log(CR_LOG_WARN, "agent: board %s: cannot format an event: %s", ev->board,
                cr_strerror(len));
@@ -477,7 +472,7 @@ static void *service_thread(void *arg)
 
 /*----- the command -----*/
 
-/* The signal watcher (sigwatch.h): the link thread says bye and ends. */
+/* The signal watcher: the link thread says bye and ends. */
 static void on_signal(void *data)
 {
     agent *a = data;

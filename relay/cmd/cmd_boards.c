@@ -10,7 +10,7 @@
 #include "cmd/commands.h"
 #include "dgt_boardset.h"
 #include "dgt_serial.h"
-#include "cmd/opts.h"
+#include "util/opts.h"
 
 #define BOARDS_MAX 64
 

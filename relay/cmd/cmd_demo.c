@@ -17,7 +17,7 @@
 
 #include "cmd/commands.h"
 #include "util/datadir.h"
-#include "cmd/opts.h"
+#include "util/opts.h"
 #include "cr/feed.h"
 #include "cr/pgn.h"
 
@@ -34,7 +34,7 @@ typedef struct feed_out {
 } feed_out;
 
 /* Adds "<t> <board> <kind>[ <arg>]". */
-static void emitf(feed_out *o, int64_t t, const char *board, const char *kind, const char *arg)
+static void emitf(feed_out *o, int64_t t, const char *board_id, const char *kind, const char *arg)
 {
     if (o->n == o->cap) {
         size_t cap = o->cap ? 2 * o->cap : 256;
@@ -48,34 +48,35 @@ static void emitf(feed_out *o, int64_t t, const char *board, const char *kind, c
     }
     char body[512];
     snprintf(body, sizeof body, "%s%s%s", kind, arg ? " " : "", arg ? arg : "");
-    size_t len = strlen(body) + strlen(board) + 32;
+    size_t len = strlen(body) + strlen(board_id) + 32;
     char *text = malloc(len);
     if (!text) {
         o->oom = true;
         return;
     }
-    snprintf(text, len, "%lld %s %s\n", (long long)t, board, body);
+    snprintf(text, len, "%lld %s %s\n", (long long)t, board_id, body);
     o->lines[o->n].t = t;
     o->lines[o->n].order = (int)o->n;
     o->lines[o->n].text = text;
     o->n++;
 }
 
-static void emit_pos(feed_out *o, int64_t t, const char *board, const uint8_t sq[CR_SQ_NB])
+static void emit_pos(feed_out *o, int64_t t, const char *board_id, const uint8_t sq[CR_SQ_NB])
 {
     char placement[CR_FEN_MAX];
     cr_placement_write(sq, placement, sizeof placement);
-    emitf(o, t, board, "pos", placement);
+    emitf(o, t, board_id, "pos", placement);
 }
 
-static void emit_clock(feed_out *o, int64_t t, const char *board, int32_t w, int32_t b, int running)
+static void emit_clock(feed_out *o, int64_t t, const char *board_id, int32_t w, int32_t b,
+                       int running)
 {
     char ws[24], bs[24], text[64];
     cr_feed_format_clock(w, ws, sizeof ws);
     cr_feed_format_clock(b, bs, sizeof bs);
     snprintf(text, sizeof text, "%s %s %c", ws, bs,
              running == CR_WHITE ? 'w' : running == CR_BLACK ? 'b' : '-');
-    emitf(o, t, board, "clock", text);
+    emitf(o, t, board_id, "clock", text);
 }
 
 static int cmp_line(const void *a, const void *b)
@@ -94,25 +95,25 @@ static uint32_t next_rand(uint64_t *state)
 }
 
 /* One game on one board: set up, moves with clock presses, the result. */
-static void game_feed(feed_out *o, const cr_game *g, const char *board, int64_t t, uint64_t *rng)
+static void game_feed(feed_out *o, const cr_game *g, const char *board_id, int64_t t, uint64_t *rng)
 {
     static const char *const tags[] = {"Event", "Site", "Date", "White", "Black", "WhiteElo",
                                        "BlackElo"};
-    emitf(o, t, board, "connect", NULL);
+    emitf(o, t, board_id, "connect", NULL);
     for (size_t i = 0; i < sizeof tags / sizeof tags[0]; i++) {
         const char *v = cr_game_tag(g, tags[i]);
         if (v && strcmp(v, "?") != 0) {
             char kv[300];
             snprintf(kv, sizeof kv, "%s %s", tags[i], v);
-            emitf(o, t, board, "meta", kv);
+            emitf(o, t, board_id, "meta", kv);
         }
     }
-    emitf(o, t, board, "meta", "Round 1");
+    emitf(o, t, board_id, "meta", "Round 1");
     int32_t clock[2] = {600000, 600000};
-    emit_pos(o, t, board, cr_game_start(g)->board);
-    emit_clock(o, t, board, clock[0], clock[1], CR_CLOCK_STOPPED);
+    emit_pos(o, t, board_id, cr_game_start(g)->board);
+    emit_clock(o, t, board_id, clock[0], clock[1], CR_CLOCK_STOPPED);
     t += 100;
-    emit_clock(o, t, board, clock[0], clock[1], CR_WHITE);
+    emit_clock(o, t, board_id, clock[0], clock[1], CR_WHITE);
     int n = cr_game_ply_count(g);
     for (int i = 0; i < n; i++) {
         const cr_position *before = cr_game_position_at(g, i);
@@ -130,17 +131,17 @@ static void game_feed(feed_out *o, const cr_game *g, const char *board, int64_t 
         uint8_t lifted[CR_SQ_NB];
         memcpy(lifted, before->board, sizeof lifted);
         lifted[cr_move_from(p->move)] = CR_NO_PIECE;
-        emit_pos(o, t + think - (think < 1400 ? think / 2 : 700), board, lifted);
-        emit_pos(o, t + think, board, p->after.board);
+        emit_pos(o, t + think - (think < 1400 ? think / 2 : 700), board_id, lifted);
+        emit_pos(o, t + think, board_id, p->after.board);
         clock[side] -= think;
         clock[side] += 5000;
         t += think + 400;
-        emit_clock(o, t, board, clock[0], clock[1], side ^ 1);
+        emit_clock(o, t, board_id, clock[0], clock[1], side ^ 1);
     }
     cr_result r = cr_game_result(g);
     const cr_position *end = cr_game_position(g);
     t += 2000;
-    emit_clock(o, t, board, clock[0], clock[1], CR_CLOCK_STOPPED);
+    emit_clock(o, t, board_id, clock[0], clock[1], CR_CLOCK_STOPPED);
     if (r != CR_RESULT_NONE && cr_position_status(end) == CR_STATUS_ONGOING) {
         /* Resignation or agreement: kings to light (1-0), dark (0-1) or
          * one of each (draw) centre squares. */
@@ -153,10 +154,10 @@ static void game_feed(feed_out *o, const cr_game *g, const char *board, int64_t 
                 sq[s] = CR_NO_PIECE;
             }
         }
-        emit_pos(o, t + 1000, board, sq);
+        emit_pos(o, t + 1000, board_id, sq);
         sq[wk] = CR_WK;
         sq[bk] = CR_BK;
-        emit_pos(o, t + 2000, board, sq);
+        emit_pos(o, t + 2000, board_id, sq);
     }
 }
 
@@ -193,11 +194,11 @@ static int make_feed(const char *path, uint64_t seed)
         if (!g) {
             break;
         }
-        char board[16];
-        snprintf(board, sizeof board, "DEMO%d", ++count);
-        printf("# %s: %s - %s, %s %s\n", board, cr_game_tag(g, "White"), cr_game_tag(g, "Black"),
+        char board_id[16];
+        snprintf(board_id, sizeof board_id, "DEMO%d", ++count);
+        printf("# %s: %s - %s, %s %s\n", board_id, cr_game_tag(g, "White"), cr_game_tag(g, "Black"),
                cr_game_tag(g, "Site"), cr_result_string(cr_game_result(g)));
-        game_feed(&o, g, board, (int64_t)(count - 1) * 100, &rng);
+        game_feed(&o, g, board_id, (int64_t)(count - 1) * 100, &rng);
         cr_game_free(g);
     }
     cr_pgn_reader_free(rd);

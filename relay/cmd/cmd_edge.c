@@ -1,5 +1,5 @@
 /* chessrelay edge: a relay without boards. It consumes the store events a
- * venue relay publishes to NATS JetStream (nats_pub.h), rebuilds the games
+ * venue relay publishes to NATS JetStream (nats_out.h), rebuilds the games
  * in its own store (event_decode.h) and serves viewers exactly like
  * `serve`: the same server (server.h) fed through the same publications
  * (view.h) from this command's own libevent loop.
@@ -39,9 +39,10 @@
 #include "core/config.h"
 #include "edge/event_decode.h"
 #include "core/lanes.h"
+#include "util/fileio.h"
 #include "util/log.h"
-#include "out/nats_pub.h"
-#include "cmd/opts.h"
+#include "out/nats_out.h"
+#include "util/opts.h"
 #include "net/queue.h"
 #include "net/server.h"
 #include "core/sigwatch.h"
@@ -72,7 +73,7 @@ typedef struct edge {
     cr_config *cfg;
     int64_t gap_wait_us;
     struct event_base *base;
-    cr_lanes *lanes; /* the live and public stores, the delay line (lanes.h) */
+    cr_lanes *lanes; /* the live and public stores, the delay line */
     cr_store *live;  /* the live lane's store */
     cr_queue *in, *pubs, *cmds;
     cr_server *server;
@@ -97,7 +98,7 @@ typedef struct edge {
     int status;
 } edge;
 
-/*----- publishing to the server (lanes.h) -----*/
+/*----- publishing to the server -----*/
 
 static void set_restoring(edge *e, bool on)
 {
@@ -339,47 +340,47 @@ static item *state_line(const char *line, size_t len)
     return it;
 }
 
+typedef struct state_count {
+    edge *e;
+    long lines, bad;
+} state_count;
+
+static int state_apply(void *data, const char *line, size_t len, int lineno)
+{
+    (void)lineno;
+    state_count *c = data;
+    item *it = state_line(line, len);
+    if (it) {
+        handle_item(c->e, it);
+        c->lines++;
+    } else {
+        c->bad++;
+    }
+    return 0;
+}
+
 /* Applies the state file and opens it for appending. Returns 0 or -1. */
 static int state_open(edge *e, const char *dir)
 {
-    if (mkdir(dir, 0755) && errno != EEXIST) {
+    if (cr_mkdir_p(dir)) {
         cr_log(CR_LOG_ERROR, "edge: %s: %s", dir, strerror(errno));
         return -1;
     }
     char path[4096];
     snprintf(path, sizeof path, "%s/edge-%s.log", dir, e->stream);
-    FILE *f = fopen(path, "r");
-    long lines = 0, bad = 0;
-    if (f) {
-        set_restoring(e, true);
-        char *line = NULL;
-        size_t cap = 0;
-        ssize_t n;
-        long good_end = 0;
-        while ((n = getline(&line, &cap, f)) > 0) {
-            if (line[n - 1] != '\n') {
-                break; /* torn last line: cut below */
-            }
-            item *it = state_line(line, (size_t)n - 1);
-            if (it) {
-                handle_item(e, it);
-                lines++;
-            } else {
-                bad++;
-            }
-            good_end = ftell(f);
-        }
-        free(line);
-        fclose(f);
-        if (truncate(path, good_end)) {
-            cr_log(CR_LOG_WARN, "edge: %s: %s", path, strerror(errno));
-        }
-        set_restoring(e, false);
+    state_count c = {e, 0, 0};
+    cr_error err;
+    set_restoring(e, true);
+    int rc = cr_read_lines(path, state_apply, &c, NULL, &err);
+    set_restoring(e, false);
+    if (rc && errno != ENOENT) {
+        cr_log(CR_LOG_WARN, "edge: %s", err.text);
+    } else if (rc == 0) {
         cr_lanes_tick(e->lanes, cr_now_us());
         cr_log(CR_LOG_INFO,
                "edge: %s: %ld messages (%ld unreadable), %d games, seq %" PRId64
                ", resuming after stream message %" PRIu64,
-               path, lines, bad, cr_store_game_count(e->live), cr_store_last_seq(e->live),
+               path, c.lines, c.bad, cr_store_game_count(e->live), cr_store_last_seq(e->live),
                e->last_sseq);
     }
     e->state = fopen(path, "a");
@@ -574,7 +575,7 @@ static void on_stats(evutil_socket_t fd, short what, void *arg)
     publish_stats(arg);
 }
 
-/* The signal watcher (sigwatch.h): the loop may be waiting for room in the
+/* The signal watcher: the loop may be waiting for room in the
  * publication queue (a stalled server thread); closing it lets it return. */
 static void stop_publishing(void *data)
 {

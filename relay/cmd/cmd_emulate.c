@@ -28,7 +28,7 @@
 #include "dgt_emu.h"
 #include "dgt_link.h"
 #include "dgt_serial.h"
-#include "cmd/opts.h"
+#include "util/opts.h"
 #include "core/sigwatch.h"
 
 typedef struct emu_event {

@@ -3,14 +3,14 @@
  * whom at which table, round by round; --pgn writes the pairings as a
  * tags-only PGN (one game per board) for the export folder or a broadcast
  * host; --boards prints the "boards" entries of the tournament file
- * (relay/config.h), so that the relay names the players of each table. */
+ * (core/config.h), so that the relay names the players of each table. */
 #include <jansson.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
 #include "cmd/commands.h"
-#include "cmd/opts.h"
+#include "util/opts.h"
 #include "cr/pairings.h"
 #include "util/fileio.h"
 
@@ -67,40 +67,40 @@ static const char *bye_text(char kind)
 
 static void print_round(FILE *out, const cr_pairings *p, int round)
 {
-    int nb = 0, ny = 0;
-    const cr_pairing *boards = cr_pairings_boards(p, round, &nb);
+    int ntables = 0, ny = 0;
+    const cr_pairing *tables = cr_pairings_boards(p, round, &ntables);
     const cr_pairing_bye *byes = cr_pairings_byes(p, round, &ny);
     fprintf(out, "Round %d\n", round);
-    if (nb == 0 && ny == 0) {
+    if (ntables == 0 && ny == 0) {
         fprintf(out, "  (no pairings)\n\n");
         return;
     }
-    if (nb) {
+    if (ntables) {
         fprintf(out, "%5s  ", "Table");
         print_padded(out, "White", 34);
         fprintf(out, "%6s  ", "Rating");
         print_padded(out, "Black", 34);
         fprintf(out, "%6s  Result\n", "Rating");
     }
-    for (int i = 0; i < nb; i++) {
-        const cr_pairing *b = &boards[i];
+    for (int i = 0; i < ntables; i++) {
+        const cr_pairing *pr = &tables[i];
         char w[CR_PAIRINGS_NAME_MAX + 8], k[CR_PAIRINGS_NAME_MAX + 8];
-        player_label(&b->white, w, sizeof w);
-        player_label(&b->black, k, sizeof k);
-        fprintf(out, "%5d  ", b->table);
+        player_label(&pr->white, w, sizeof w);
+        player_label(&pr->black, k, sizeof k);
+        fprintf(out, "%5d  ", pr->table);
         print_padded(out, w, 34);
-        if (b->white.rating) {
-            fprintf(out, "%6d  ", b->white.rating);
+        if (pr->white.rating) {
+            fprintf(out, "%6d  ", pr->white.rating);
         } else {
             fprintf(out, "%6s  ", "-");
         }
         print_padded(out, k, 34);
-        if (b->black.rating) {
-            fprintf(out, "%6d  ", b->black.rating);
+        if (pr->black.rating) {
+            fprintf(out, "%6d  ", pr->black.rating);
         } else {
             fprintf(out, "%6s  ", "-");
         }
-        fprintf(out, "%s\n", b->result);
+        fprintf(out, "%s\n", pr->result);
     }
     for (int i = 0; i < ny; i++) {
         char name[CR_PAIRINGS_NAME_MAX + 8];
@@ -114,19 +114,19 @@ static void print_round(FILE *out, const cr_pairings *p, int round)
     fputc('\n', out);
 }
 
-/* Writes every board of the round as a tags-only PGN game. Returns 0 or -1. */
+/* Writes every table of the round as a tags-only PGN game. Returns 0 or -1. */
 static int write_round_pgn(FILE *out, const cr_pairings *p, int round)
 {
-    int nb = 0;
-    const cr_pairing *boards = cr_pairings_boards(p, round, &nb);
+    int ntables = 0;
+    const cr_pairing *tables = cr_pairings_boards(p, round, &ntables);
     size_t size = 4096;
     char *buf = malloc(size);
     if (!buf) {
         return -1;
     }
-    for (int i = 0; i < nb; i++) {
+    for (int i = 0; i < ntables; i++) {
         int n;
-        while ((n = cr_pairing_to_pgn(p, &boards[i], buf, size)) == CR_ENOSPC) {
+        while ((n = cr_pairing_to_pgn(p, &tables[i], buf, size)) == CR_ENOSPC) {
             char *b = realloc(buf, size * 2);
             if (!b) {
                 free(buf);
@@ -165,25 +165,25 @@ static int add_player(json_t *o, const char *side, const cr_pairing_player *pl)
     return rc;
 }
 
-/* {"boards": [...]}: one entry per board and round, in round then table
+/* {"boards": [...]}: one entry per table and round, in round then table
  * order, which is the order the tournament file wants for a table's games. */
 static int print_boards_json(FILE *out, const cr_pairings *p, int first, int last)
 {
     fputs("{\"boards\": [", out);
     bool any = false;
     for (int r = first; r <= last; r++) {
-        int nb = 0;
-        const cr_pairing *boards = cr_pairings_boards(p, r, &nb);
-        for (int i = 0; i < nb; i++) {
+        int ntables = 0;
+        const cr_pairing *tables = cr_pairings_boards(p, r, &ntables);
+        for (int i = 0; i < ntables; i++) {
             char round[16];
             snprintf(round, sizeof round, "%d", r);
             json_t *o = json_object();
             int rc = o ? 0 : -1;
             if (o) {
-                rc |= json_object_set_new(o, "table", json_integer(boards[i].table));
+                rc |= json_object_set_new(o, "table", json_integer(tables[i].table));
                 rc |= json_object_set_new(o, "round", json_string(round));
-                rc |= add_player(o, "white", &boards[i].white);
-                rc |= add_player(o, "black", &boards[i].black);
+                rc |= add_player(o, "white", &tables[i].white);
+                rc |= add_player(o, "black", &tables[i].black);
             }
             char *text = rc ? NULL : json_dumps(o, JSON_PRESERVE_ORDER);
             json_decref(o);
@@ -287,10 +287,10 @@ int cr_cmd_pairings(int argc, char **argv)
     int rounds = cr_pairings_round_count(p);
     int first = 1, last = rounds;
     if (only) {
-        int nb = 0, ny = 0;
-        cr_pairings_boards(p, only, &nb);
+        int ntables = 0, ny = 0;
+        cr_pairings_boards(p, only, &ntables);
         cr_pairings_byes(p, only, &ny);
-        if (nb == 0 && ny == 0) {
+        if (ntables == 0 && ny == 0) {
             fprintf(stderr, "%s: no pairings for round %d (the file has %d round%s)\n", path, only,
                     rounds, rounds == 1 ? "" : "s");
             cr_pairings_free(p);
@@ -321,11 +321,11 @@ int cr_cmd_pairings(int argc, char **argv)
         printf(": %d players, %d round%s, from %s\n\n", cr_pairings_player_count(p), rounds,
                rounds == 1 ? "" : "s", cr_pairings_source(p) == CR_PAIRINGS_TRF ? "TRF" : "PGN");
         for (int r = first; r <= last; r++) {
-            int nb = 0, ny = 0;
-            cr_pairings_boards(p, r, &nb);
+            int ntables = 0, ny = 0;
+            cr_pairings_boards(p, r, &ntables);
             cr_pairings_byes(p, r, &ny);
             /* A pairings PGN often holds one round: do not list the others. */
-            if (nb || ny || only) {
+            if (ntables || ny || only) {
                 print_round(stdout, p, r);
             }
         }

@@ -6,7 +6,7 @@
 #include <string.h>
 
 #include "cmd/commands.h"
-#include "cmd/opts.h"
+#include "util/opts.h"
 #include "cr/board.h"
 
 static int usage(void)

@@ -13,8 +13,9 @@
 #include "cr/feed.h"
 #include "dgt_boardset.h"
 #include "dgt_serial.h"
-#include "cmd/opts.h"
+#include "util/opts.h"
 #include "core/sigwatch.h"
+#include "util/feed_line.h"
 
 #define RECORD_MAX_LINKS 64
 
@@ -44,19 +45,13 @@ static void on_event(void *data, const cr_feed_event *ev)
     if (r->failed) {
         return;
     }
-    size_t need = CR_FEED_LINE_MAX + (ev->kind == CR_FEED_RAW ? 2 * ev->u.raw.len : 0);
-    if (need > r->line_cap) {
-        char *nl = realloc(r->line, need);
-        if (!nl) {
-            fprintf(stderr, "chessrelay record: out of memory\n");
-            r->failed = true;
-            event_base_loopexit(r->base, NULL);
-            return;
-        }
-        r->line = nl;
-        r->line_cap = need;
+    int n = cr_feed_line(ev, &r->line, &r->line_cap);
+    if (n == CR_ENOMEM) {
+        fprintf(stderr, "chessrelay record: out of memory\n");
+        r->failed = true;
+        event_base_loopexit(r->base, NULL);
+        return;
     }
-    int n = cr_feed_format(ev, r->line, r->line_cap);
     if (n < 0) {
         fprintf(stderr, "chessrelay record: cannot format an event of board %s: %s\n", ev->board,
                 cr_strerror(n));

@@ -7,7 +7,7 @@
 #include <string.h>
 
 #include "cmd/commands.h"
-#include "cmd/opts.h"
+#include "util/opts.h"
 #include "cr/feed.h"
 #include "cr/infer.h"
 #include "cr/pgn.h"
@@ -312,7 +312,7 @@ static void usage(void)
 
 int cr_cmd_replay(int argc, char **argv)
 {
-    /* --serve: broadcast instead of printing (relay/cmd_serve.c, the relay's owner). */
+    /* --serve: broadcast instead of printing (relay/cmd/cmd_serve.c, the relay's owner). */
     if (cr_relay_wants_serve(argc, argv)) {
         return cr_relay_replay_serve(argc, argv);
     }

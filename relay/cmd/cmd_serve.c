@@ -20,12 +20,12 @@
 #include "cr/pairings.h"
 #include "util/log.h"
 #include "core/loop.h"
-#include "out/nats_pub.h"
-#include "cmd/opts.h"
+#include "out/nats_out.h"
+#include "util/opts.h"
 
 typedef struct serve_args {
     const char *config_path, *listen, *state_dir, *port_file, *web_root, *token;
-    const char *agent_token; /* --agent-token: venue agents (agent_link.h) */
+    const char *agent_token; /* --agent-token: venue agents */
     const char *pairings;    /* --pairings: over the tournament file's "pairings" */
     int round;               /* --round: the round played of the pairings, 0: not given */
     double speed;
@@ -36,7 +36,7 @@ typedef struct serve_args {
     const char **serials; /* the second half of the feeds allocation */
     int serial_count;
     bool usb;
-    cr_nats_pub_config publish; /* --publish and its options (nats_pub.h) */
+    cr_nats_out_config publish; /* --publish and its options */
 } serve_args;
 
 /* Returns 0, or 2 after printing a usage error. `who` names the command. */
@@ -87,7 +87,7 @@ static int parse_args(const char *who, int argc, char **argv, bool feeds_allowed
             return 2;
         }
         i++;
-        int nats_opt = cr_nats_pub_option(&a->publish, who, o, v);
+        int nats_opt = cr_nats_out_option(&a->publish, who, o, v);
         if (nats_opt) {
             if (nats_opt < 0) {
                 return 2;

@@ -1,5 +1,5 @@
 /* chessrelay subcommands. Each lives in relay/cmd_<name>.c and is listed in
- * the table of relay/main.c. A command gets argv with argv[0] = its name and
+ * the table of relay/cmd/main.c. A command gets argv with argv[0] = its name and
  * returns the process exit status (0 ok, 1 failure, 2 usage error). */
 #ifndef CR_RELAY_COMMANDS_H
 #define CR_RELAY_COMMANDS_H
@@ -21,10 +21,10 @@ int cr_cmd_emulate(int argc, char **argv);
 int cr_cmd_notation(int argc, char **argv);
 int cr_cmd_serve(int argc, char **argv);
 int cr_cmd_demo(int argc, char **argv);
-int cr_cmd_edge(int argc, char **argv); /* relay/cmd_edge.c: NATS edge relay */
+int cr_cmd_edge(int argc, char **argv); /* NATS edge relay */
 int cr_cmd_agent(int argc, char **argv);
-int cr_cmd_pairings(int argc, char **argv); /* relay/cmd_pairings.c */
-int cr_relay_wants_serve(int argc, char **argv);  /* replay --serve hook (relay/cmd_serve.c) */
+int cr_cmd_pairings(int argc, char **argv);
+int cr_relay_wants_serve(int argc, char **argv);  /* replay --serve hook */
 int cr_relay_replay_serve(int argc, char **argv); /* replay FEED... --serve */
 int cr_relay_demo(int argc, char **argv, const char *feed);
 

@@ -1,4 +1,4 @@
-/* chessrelay relay: the tournament file (see config.h). */
+/* chessrelay relay: the tournament file. */
 #include "core/config.h"
 
 #include <errno.h>

@@ -92,7 +92,7 @@ typedef struct cr_config {
     cr_config_push *pushes; /* "push" */
     int push_count;
     char *export_dir; /* "export_dir": the export folder (cr/export.h), NULL: none */
-    char *pairings;       /* "pairings": the pairings file (pairings_link.h), NULL: none */
+    char *pairings;   /* "pairings": the pairings file, NULL: none */
     int pairings_round;   /* its "round": the round played, 0: chosen from the file */
     int pairings_format;  /* its "format": a cr_pairings_format (CR_PAIRINGS_AUTO = 0) */
 } cr_config;

@@ -1,4 +1,4 @@
-/* chessrelay relay: feed files on a feed clock (see feed_source.h). */
+/* chessrelay relay: feed files on a feed clock. */
 #include "core/feed_source.h"
 
 #include <errno.h>

@@ -1,4 +1,4 @@
-/* chessrelay relay: the journal (see journal.h). */
+/* chessrelay relay: the journal. */
 #include "core/journal.h"
 
 #include <dirent.h>
@@ -166,50 +166,29 @@ void cr_journal_close(cr_journal *j)
     free(j);
 }
 
-/* Reads one journal file; drops (and cuts off) a torn last line. */
+typedef struct replay_ctx {
+    const char *name;
+    cr_journal_line_fn fn;
+    void *data;
+    cr_journal_stats *st;
+} replay_ctx;
+
+static int replay_line(void *data, const char *line, size_t len, int lineno)
+{
+    replay_ctx *c = data;
+    c->st->lines++;
+    return c->fn(c->data, line, len, c->name, lineno);
+}
+
+/* Reads one journal file; drops (and cuts off) a torn last line, so that
+ * the file reads as a clean feed. */
 static int replay_file(const char *path, const char *name, cr_journal_line_fn fn, void *data,
                        cr_journal_stats *st, cr_error *err)
 {
-    FILE *f = fopen(path, "rb");
-    if (!f) {
-        return cr_error_set(err, CR_EIO, 0, 0, "%s: %s", path, strerror(errno));
-    }
-    char *line = NULL;
-    size_t cap = 0;
-    ssize_t n;
-    int lineno = 0, rc = 0;
-    long good_end = 0;
-    while ((n = getline(&line, &cap, f)) > 0) {
-        lineno++;
-        if (line[n - 1] != '\n') {
-            st->torn++;
-            fclose(f);
-            f = NULL;
-            /* Cut the torn tail so that the file reads as a clean feed. */
-            if (truncate(path, good_end)) {
-                rc = cr_error_set(err, CR_EIO, lineno, 0, "%s:%d: cannot cut torn line: %s", name,
-                                  lineno, strerror(errno));
-            }
-            break;
-        }
-        good_end += n;
-        st->lines++;
-        size_t len = (size_t)n - 1;
-        if (len && line[len - 1] == '\r') {
-            len--;
-        }
-        rc = fn(data, line, len, name, lineno);
-        if (rc) {
-            break;
-        }
-    }
-    if (f) {
-        if (ferror(f) && !rc) {
-            rc = cr_error_set(err, CR_EIO, lineno, 0, "%s: read error", path);
-        }
-        fclose(f);
-    }
-    free(line);
+    replay_ctx c = {name, fn, data, st};
+    bool torn;
+    int rc = cr_read_lines(path, replay_line, &c, &torn, err);
+    st->torn += torn;
     return rc;
 }
 

@@ -1,4 +1,4 @@
-/* chessrelay relay: the live and public lanes (see lanes.h). */
+/* chessrelay relay: the live and public lanes. */
 #include "core/lanes.h"
 
 #include <stdlib.h>
@@ -14,7 +14,7 @@ typedef struct delayed {
 struct cr_lanes {
     cr_lanes_config cfg;
     int64_t delay_us;
-    cr_store *live, *pub; /* pub: NULL without a delay */
+    cr_store *live, *public_store; /* public_store: NULL without a delay */
     delayed *head, *tail;
     bool quiet;
     struct event *flush_ev; /* wakes the server once per batch of publications */
@@ -35,9 +35,9 @@ cr_lanes *cr_lanes_new(const cr_lanes_config *cfg)
     l->cfg = *cfg;
     l->delay_us = (int64_t)cfg->delay_s * 1000000;
     l->live = cr_store_new();
-    l->pub = l->delay_us ? cr_store_new() : NULL;
+    l->public_store = l->delay_us ? cr_store_new() : NULL;
     l->flush_ev = event_new(cfg->base, -1, 0, on_flush, l);
-    if (!l->live || (l->delay_us && !l->pub) || !l->flush_ev) {
+    if (!l->live || (l->delay_us && !l->public_store) || !l->flush_ev) {
         cr_lanes_free(l);
         return NULL;
     }
@@ -60,7 +60,7 @@ void cr_lanes_free(cr_lanes *l)
         event_free(l->flush_ev);
     }
     cr_store_free(l->live);
-    cr_store_free(l->pub);
+    cr_store_free(l->public_store);
     free(l);
 }
 
@@ -71,7 +71,7 @@ cr_store *cr_lanes_live(const cr_lanes *l)
 
 const cr_store *cr_lanes_public(const cr_lanes *l)
 {
-    return l->pub ? l->pub : l->live;
+    return l->public_store ? l->public_store : l->live;
 }
 
 void cr_lanes_set_quiet(cr_lanes *l, bool quiet)
@@ -120,9 +120,9 @@ static void publish_states(cr_lanes *l, unsigned lanes, const cr_store *store)
 
 void cr_lanes_publish_states(cr_lanes *l)
 {
-    if (l->pub) {
+    if (l->public_store) {
         publish_states(l, CR_LANE_LIVE, l->live);
-        publish_states(l, CR_LANE_PUBLIC, l->pub);
+        publish_states(l, CR_LANE_PUBLIC, l->public_store);
     } else {
         publish_states(l, CR_LANE_LIVE | CR_LANE_PUBLIC, l->live);
     }
@@ -137,12 +137,12 @@ void cr_lanes_tick(cr_lanes *l, int64_t now_us)
             l->tail = NULL;
         }
         cr_error err;
-        if (cr_store_apply(l->pub, d->ev, &err) == 0) {
+        if (cr_store_apply(l->public_store, d->ev, &err) == 0) {
             if (l->cfg.public_event) {
-                l->cfg.public_event(l->cfg.data, l->pub, d->ev);
+                l->cfg.public_event(l->cfg.data, l->public_store, d->ev);
             }
             if (!l->quiet) {
-                publish(l, CR_LANE_PUBLIC, l->pub, d->ev, d->json);
+                publish(l, CR_LANE_PUBLIC, l->public_store, d->ev, d->json);
             }
         } else {
             cr_log(CR_LOG_WARN, "public store: %s", err.text);
@@ -160,19 +160,20 @@ int cr_lanes_add(cr_lanes *l, cr_store_event *ev, cr_buf *json, cr_error *err)
     if (rc) {
         return rc;
     }
-    if (!json && (!l->quiet || l->pub)) {
+    if (!json && (!l->quiet || l->public_store)) {
         json = cr_store_event_json(ev);
     }
     if (l->cfg.live_event) {
         l->cfg.live_event(l->cfg.data, l->live, ev, json);
     }
-    if (!l->pub && l->cfg.public_event) {
+    if (!l->public_store && l->cfg.public_event) {
         l->cfg.public_event(l->cfg.data, l->live, ev); /* no delay: live is public */
     }
     if (!l->quiet) {
-        publish(l, l->pub ? CR_LANE_LIVE : CR_LANE_LIVE | CR_LANE_PUBLIC, l->live, ev, json);
+        publish(l, l->public_store ? CR_LANE_LIVE : CR_LANE_LIVE | CR_LANE_PUBLIC, l->live, ev,
+                json);
     }
-    delayed *d = l->pub ? malloc(sizeof *d) : NULL;
+    delayed *d = l->public_store ? malloc(sizeof *d) : NULL;
     if (!d) {
         cr_buf_unref(json);
         cr_store_event_free(ev);

@@ -22,7 +22,7 @@
 
 #include <event2/event.h>
 
-#include "net/buf.h"
+#include "util/buf.h"
 #include "net/queue.h"
 #include "core/store.h"
 #include "net/view.h"
@@ -37,7 +37,7 @@ typedef struct cr_lanes_config {
     void (*live_event)(void *data, const cr_store *live, const cr_store_event *ev, cr_buf *json);
     /* An event reached the public store (the live one without a delay; may
      * be NULL). */
-    void (*public_event)(void *data, const cr_store *pub, const cr_store_event *ev);
+    void (*public_event)(void *data, const cr_store *public_store, const cr_store_event *ev);
     void *data;
 } cr_lanes_config;
 

@@ -1,4 +1,4 @@
-/* chessrelay relay: the loop thread (see loop.h). */
+/* chessrelay relay: the loop thread. */
 #include "core/loop.h"
 
 #include <errno.h>
@@ -10,15 +10,16 @@
 #include <string.h>
 #include <unistd.h>
 
-#include "arbiter/arbiter_link.h" /* arbiter monitoring (arbiter_link.h) */
+#include "arbiter/arbiter_link.h"
 #include "agent/agent_link.h"
 #include "core/board_games.h"
 #include "core/board_infer.h"
 #include "core/feed_source.h"
 #include "core/journal.h"
 #include "core/lanes.h"
+#include "util/feed_line.h"
 #include "util/log.h"
-#include "out/nats_pub.h"
+#include "out/nats_out.h"
 #include "out/outputs.h"
 #include "core/pairings_link.h"
 #include "net/queue.h"
@@ -46,13 +47,15 @@ struct relay {
     board **boards;
     int nboards, capboards;
     cr_feed_source *feeds;           /* the feed files, NULL without */
-    cr_lanes *lanes;                 /* the live and public stores, the delay line (lanes.h) */
+    cr_lanes *lanes;                 /* the live and public stores, the delay line */
     cr_store *live;                  /* the live lane's store */
     cr_board_games_config games_cfg; /* for every board */
     cr_outputs *outputs; /* round PGN pushes and export folder, fed from the public store */
     int64_t seq;
     int next_game;
     cr_journal *journal;
+    char *line; /* a feed event's journal line */
+    size_t line_cap;
     bool rebuilding;
     cr_feed_clock clock;           /* epoch_ms: from the journal, else this start */
     int64_t last_tick, tick_limit; /* feed ms: see run_ticks */
@@ -63,9 +66,10 @@ struct relay {
     cr_board_sources *live_boards; /* NULL without live boards */
     cr_server *server;
     cr_agent_link *agents; /* venue agents, or NULL */
-    cr_arbiter_link *arb; /* arbiter monitoring (arbiter_link.h) */
-    cr_nats_pub *nats; /* NULL: not publishing to NATS (nats_pub.h) */
-    cr_pairings_link *pairings; /* the pairings file (pairings_link.h), or NULL */
+    cr_arbiter_link *arb;  /* the arbiters' monitors */
+    bool applying_arbiter; /* the link's own events: not fed back to it */
+    cr_nats_out *nats;     /* NULL: not publishing to NATS */
+    cr_pairings_link *pairings; /* the pairings file, or NULL */
     struct event *tick_ev, *sync_ev, *stats_ev, *cmd_ev, *reload_ev;
     int status;
 };
@@ -80,7 +84,7 @@ static int64_t feed_now(const relay *r)
     return cr_feed_clock_now(&r->clock);
 }
 
-/*----- publishing (lanes.h) -----*/
+/*----- publishing -----*/
 
 static void set_rebuilding(relay *r, bool on)
 {
@@ -109,7 +113,7 @@ static cr_buf *loop_metrics(relay *r)
         cr_pairings_link_metrics(r->pairings, f);
     }
     if (r->nats) {
-        cr_nats_pub_metrics(r->nats, f);
+        cr_nats_out_metrics(r->nats, f);
     }
     if (fclose(f) != 0) {
         free(text);
@@ -142,18 +146,20 @@ static void publish_stats(relay *r)
 static void on_live_event(void *data, const cr_store *live, const cr_store_event *ev, cr_buf *json)
 {
     relay *r = data;
-    cr_arbiter_link_on_store_event(r->arb, ev, feed_now(r), wall_ms()); /* never emits */
+    if (!r->applying_arbiter) {
+        cr_arbiter_link_on_store_event(r->arb, ev, feed_now(r), wall_ms());
+    }
     cr_log(CR_LOG_DEBUG, "event %" PRId64 ": kind %d game %d ply %d%s", ev->seq, (int)ev->kind,
            ev->game, ev->ply, r->rebuilding ? " (rebuild)" : "");
     /* NATS: every live event, rebuild included */
-    cr_nats_pub_event(r->nats, live, ev, json);
+    cr_nats_out_event(r->nats, live, ev, json);
 }
 
 /* An event of the public lane: the round's PGN pushed and exported. */
-static void on_public_event(void *data, const cr_store *pub, const cr_store_event *ev)
+static void on_public_event(void *data, const cr_store *public_store, const cr_store_event *ev)
 {
     relay *r = data;
-    cr_outputs_changed(r->outputs, pub, ev);
+    cr_outputs_changed(r->outputs, public_store, ev);
 }
 
 /* Gives an event its seq and ts and adds it to the lanes. Takes ev. */
@@ -175,7 +181,7 @@ static void emit(relay *r, cr_store_event *ev)
     r->emitted++;
 }
 
-/*----- from inference events to store events (board_games.h) -----*/
+/*----- from inference events to store events -----*/
 
 static int new_game_id(void *data)
 {
@@ -262,26 +268,12 @@ static void feed_event(relay *r, const cr_feed_event *ev, const char *line, size
     run_ticks(r, ev->t);
     after_event(r, ev->t);
     if (!r->rebuilding && r->journal) {
-        char buf[CR_FEED_LINE_MAX];
-        char *big = NULL;
-        int n;
-        if (line) {
-            n = (int)len;
-        } else if (ev->kind == CR_FEED_RAW) {
-            size_t size = 2 * ev->u.raw.len + CR_FEED_LINE_MAX;
-            big = malloc(size);
-            n = big ? cr_feed_format(ev, big, size) : CR_ENOMEM;
-            line = big;
-        } else {
-            n = cr_feed_format(ev, buf, sizeof buf);
-            line = buf;
-        }
-        if (n < 0 || cr_journal_append(r->journal, line, (size_t)n)) {
+        int n = line ? (int)len : cr_feed_line(ev, &r->line, &r->line_cap);
+        if (n < 0 || cr_journal_append(r->journal, line ? line : r->line, (size_t)n)) {
             cr_log(CR_LOG_ERROR, "journal %s: cannot write: %s", cr_journal_path(r->journal),
                    n < 0 ? cr_strerror(n) : strerror(errno));
             r->status = 1;
         }
-        free(big);
     }
     bool link = ev->kind == CR_FEED_CONNECT || ev->kind == CR_FEED_DISCONNECT;
     if (link) {
@@ -339,56 +331,57 @@ static void finish_all(relay *r, int64_t t)
     }
 }
 
-/*----- arbiter monitoring (arbiter_link.h) -----*/
+/*----- commands: results and tags from trusted clients, arbiters' actions -----*/
 
-/* The link's store events: RESULT and TAG are journaled like the arbiters'
- * commands, so that a restart rebuilds them. */
-static void arb_emit(void *data, cr_store_event *ev)
+/* A RESULT or TAG event is journaled as a command line, so that a restart
+ * rebuilds it. */
+static void journal_command(relay *r, const cr_store_event *ev)
 {
-    relay *r = data;
-    if (ev && r->journal && !r->rebuilding &&
-        (ev->kind == CR_SEV_RESULT || ev->kind == CR_SEV_TAG)) {
-        char line[400];
-        int n = ev->kind == CR_SEV_RESULT
-                    ? snprintf(line, sizeof line, "# cmd result %d %s\n", ev->game,
-                               cr_result_string(ev->result))
-                    : snprintf(line, sizeof line, "# cmd tag %d %s %s\n", ev->game, ev->tag.name,
-                               ev->tag.value);
-        for (int i = 0; i < n - 1 && i < (int)sizeof line - 1; i++) {
-            if (line[i] == '\n' || line[i] == '\r') {
-                line[i] = ' ';
-            }
-        }
-        if (n > 0 && n < (int)sizeof line) {
-            cr_journal_append(r->journal, line, (size_t)n);
-        }
-    }
-    emit(r, ev);
-}
-
-static void arb_publish(void *data, cr_buf *msg)
-{
-    relay *r = data;
-    cr_pub *p = cr_pub_new(CR_PUB_ARBITER);
-    if (!p) {
-        cr_buf_unref(msg);
+    if (!r->journal || r->rebuilding || (ev->kind != CR_SEV_RESULT && ev->kind != CR_SEV_TAG)) {
         return;
     }
-    p->event = msg;
-    /* Never blocks: the link's lock is held here, and the server thread may
-     * wait for it (HTTP) before it drains the queue. */
-    if (!cr_queue_push(r->pubs, p, false)) {
-        cr_log(CR_LOG_WARN, "arbiter message dropped: queue full");
-        cr_pub_free(p);
+    char line[400];
+    int n = ev->kind == CR_SEV_RESULT
+                ? snprintf(line, sizeof line, "# cmd result %d %s\n", ev->game,
+                           cr_result_string(ev->result))
+                : snprintf(line, sizeof line, "# cmd tag %d %s %s\n", ev->game, ev->tag.name,
+                           ev->tag.value);
+    if (n <= 0 || n >= (int)sizeof line) {
+        return;
     }
+    /* Newlines in a value would split the journal line. */
+    for (int i = 0; i < n - 1; i++) {
+        if (line[i] == '\n' || line[i] == '\r') {
+            line[i] = ' ';
+        }
+    }
+    cr_journal_append(r->journal, line, (size_t)n);
 }
 
-/*----- arbiter commands -----*/
+/* The store events the arbiter link queued during the call that just
+ * returned: journaled and applied, without going back to the link. */
+static void apply_arbiter_events(relay *r)
+{
+    cr_store_event *ev;
+    r->applying_arbiter = true;
+    while ((ev = cr_arbiter_link_take_event(r->arb)) != NULL) {
+        journal_command(r, ev);
+        emit(r, ev);
+    }
+    r->applying_arbiter = false;
+}
 
+static void arbiter_publish(void *data, cr_pub *p)
+{
+    relay *r = data;
+    cr_lanes_publish(r->lanes, p);
+}
+
+/* A result or tag command (from a client, or from the journal): journaled
+ * and applied. */
 static void apply_command(relay *r, const cr_command_msg *c)
 {
-    const cr_store_game *g = cr_store_find(r->live, c->game);
-    if (!g) {
+    if (!cr_store_find(r->live, c->game)) {
         cr_log(CR_LOG_WARN, "command for unknown game %d ignored", c->game);
         return;
     }
@@ -404,6 +397,7 @@ static void apply_command(relay *r, const cr_command_msg *c)
         snprintf(ev->tag.name, sizeof ev->tag.name, "%s", c->name);
         snprintf(ev->tag.value, sizeof ev->tag.value, "%s", c->value);
     }
+    journal_command(r, ev);
     emit(r, ev);
 }
 
@@ -413,30 +407,18 @@ static void on_commands(evutil_socket_t fd, short what, void *arg)
     cr_command_msg *c;
     while ((c = cr_queue_pop(r->cmds)) != NULL) {
         r->cur_ts = cr_now_us();
-        if (c->kind == CR_COMMAND_ARBITER) { /* arbiter monitoring (arbiter_link.h) */
+        if (c->kind == CR_COMMAND_ARBITER) {
             cr_arbiter_link_command(r->arb, &c->arbiter, feed_now(r), wall_ms(), NULL, 0);
-            free(c);
-            continue;
-        }
-        char line[400];
-        int n;
-        if (c->kind == CR_COMMAND_RESULT) {
-            n = snprintf(line, sizeof line, "# cmd result %d %s\n", c->game, cr_result_string(c->result));
-            cr_log(CR_LOG_INFO, "%s: game %d result %s", c->who, c->game, cr_result_string(c->result));
+            apply_arbiter_events(r);
         } else {
-            n = snprintf(line, sizeof line, "# cmd tag %d %s %s\n", c->game, c->name, c->value);
-            cr_log(CR_LOG_INFO, "%s: game %d tag %s", c->who, c->game, c->name);
-        }
-        /* Newlines in a value would split the journal line. */
-        for (int i = 0; i < n - 1; i++) {
-            if (line[i] == '\n' || line[i] == '\r') {
-                line[i] = ' ';
+            if (c->kind == CR_COMMAND_RESULT) {
+                cr_log(CR_LOG_INFO, "%s: game %d result %s", c->who, c->game,
+                       cr_result_string(c->result));
+            } else {
+                cr_log(CR_LOG_INFO, "%s: game %d tag %s", c->who, c->game, c->name);
             }
+            apply_command(r, c);
         }
-        if (r->journal && cr_store_find(r->live, c->game)) {
-            cr_journal_append(r->journal, line, (size_t)n);
-        }
-        apply_command(r, c);
         free(c);
     }
 }
@@ -446,7 +428,7 @@ static void wake_loop(void *data)
     event_active(data, EV_READ, 0);
 }
 
-/*----- the pairings file (pairings_link.h) -----*/
+/*----- the pairings file -----*/
 
 static board *find_board(relay *r, const char *id)
 {
@@ -651,7 +633,7 @@ static int open_feeds(relay *r)
     return 0;
 }
 
-/*----- sources: live boards (source_boards.h) on the feed clock -----*/
+/*----- sources: live boards on the feed clock -----*/
 
 static int64_t board_clock(void *data)
 {
@@ -710,7 +692,7 @@ static int start_live_boards(relay *r)
     return 0;
 }
 
-/*----- venue agents (agent_link.h): their events enter like any other -----*/
+/*----- venue agents: their events enter like any other -----*/
 
 static void agent_feed(void *data, const cr_feed_event *ev, const char *text, size_t len)
 {
@@ -843,7 +825,8 @@ static void on_tick(evutil_socket_t fd, short what, void *arg)
         }
         run_ticks(r, bound);
     }
-    cr_arbiter_link_tick(r->arb, feed_now(r), wall_ms()); /* arbiter monitoring (arbiter_link.h) */
+    cr_arbiter_link_tick(r->arb, feed_now(r), wall_ms());
+    apply_arbiter_events(r);
     cr_lanes_tick(r->lanes, cr_now_us());
     cr_outputs_flush(r->outputs, cr_lanes_public(r->lanes));
 }
@@ -865,7 +848,7 @@ static void on_stats(evutil_socket_t fd, short what, void *arg)
     publish_stats(arg);
 }
 
-/* The signal watcher (sigwatch.h) closes the publication queue first, so
+/* The signal watcher closes the publication queue first, so
  * that a loop thread waiting there for room (a stalled server thread)
  * returns to its loop. */
 static void stop_publishing(void *data)
@@ -896,9 +879,10 @@ static void free_relay(relay *r)
     free(r->boards);
     cr_outputs_free(r->outputs); /* before the event_base */
     cr_pairings_link_free(r->pairings);
-    cr_arbiter_link_free(r->arb); /* after the server: its HTTP thread reads the link */
-    cr_lanes_free(r->lanes);      /* after the arbiter link, which reads its live store */
+    cr_arbiter_link_free(r->arb);
+    cr_lanes_free(r->lanes); /* after the arbiter link, which reads its live store */
     cr_journal_close(r->journal);
+    free(r->line);
     if (r->base) {
         event_base_free(r->base);
     }
@@ -966,17 +950,13 @@ static int start_server(relay *r)
     const cr_loop_config *cfg = r->cfg;
     cr_server_config scfg;
     cr_server_config_from(&scfg, r->t);
-    /* arbiter monitoring (arbiter_link.h): one monitor per game of the live store */
-    cr_arbiter_link_config acfg;
-    memset(&acfg, 0, sizeof acfg);
-    acfg.store = r->live;
-    acfg.state_dir = cfg->state_dir;
-    acfg.time_control = r->t->time_control;
-    acfg.emit = arb_emit;
-    acfg.publish = arb_publish;
-    acfg.data = r;
+    cr_arbiter_link_config acfg = {.store = r->live,
+                                   .state_dir = cfg->state_dir,
+                                   .time_control = r->t->time_control,
+                                   .publish = arbiter_publish,
+                                   .data = r};
     r->arb = cr_arbiter_link_new(&acfg);
-    scfg.arbiter = r->arb;
+    scfg.arbiter = r->arb != NULL;
     cr_error err;
     if (wants_agents(cfg)) {
         cr_agent_link_config gcfg = {cfg->agent_token, r->t, cfg->state_dir, r->clock.speed};
@@ -1007,7 +987,7 @@ static int start_state(relay *r)
     const cr_loop_config *cfg = r->cfg;
     cr_error err;
     if (cfg->publish && cfg->publish->url) {
-        r->nats = cr_nats_pub_start(cfg->publish, r->base, r->t->event, r->t->delay_s, &err);
+        r->nats = cr_nats_out_start(cfg->publish, r->base, r->t->event, r->t->delay_s, &err);
         if (!r->nats) {
             cr_log(CR_LOG_ERROR, "%s", err.text);
             return -1;
@@ -1028,7 +1008,7 @@ static int start_state(relay *r)
         r->clock.epoch_ms = wall_ms();
     }
     if (r->arb && cr_arbiter_link_start(r->arb, feed_now(r), wall_ms(), &err)) {
-        cr_log(CR_LOG_ERROR, "%s", err.text); /* arbiter monitoring (arbiter_link.h) */
+        cr_log(CR_LOG_ERROR, "%s", err.text);
         return -1;
     }
     if (r->journal) {
@@ -1089,7 +1069,7 @@ static void stop_relay(relay *r, cr_sigwatch *sw)
         }
         cr_feed_source_stop(r->feeds);
     }
-    cr_nats_pub_stop(r->nats); /* runs the loop a while for the last acks */
+    cr_nats_out_stop(r->nats); /* runs the loop a while for the last acks */
     if (r->server) {
         cr_server_stop(r->server);
     }

@@ -1,4 +1,4 @@
-/* chessrelay relay: the pairings file as a source (see pairings_link.h). */
+/* chessrelay relay: the pairings file as a source. */
 #include "core/pairings_link.h"
 
 #include <errno.h>
@@ -11,7 +11,7 @@
 
 #include "util/fileio.h"
 #include "util/log.h"
-#include "out/prom.h"
+#include "util/prom.h"
 
 enum { FILE_MAX = 64 << 20, SIDE_FIELDS = 5 };
 
@@ -206,7 +206,7 @@ static void pgn_date(const char *s, char *out, size_t size)
     snprintf(out, size, "%.4s.%.2s.%.2s", s, s + 5, s + 8);
 }
 
-static void create_game(cr_pairings_link *l, const cr_pairing *b)
+static void create_game(cr_pairings_link *l, const cr_pairing *pr)
 {
     const cr_config *t = l->cfg.tournament;
     cr_store_event *ev = cr_store_event_new(CR_SEV_GAME);
@@ -215,9 +215,9 @@ static void create_game(cr_pairings_link *l, const cr_pairing *b)
         return;
     }
     ev->game = l->cfg.new_game(l->cfg.data);
-    snprintf(ev->round, sizeof ev->round, "%d", b->round);
-    ev->table = b->table;
-    board_of_table(l, b->round, b->table, ev->board, sizeof ev->board);
+    snprintf(ev->round, sizeof ev->round, "%d", pr->round);
+    ev->table = pr->table;
+    board_of_table(l, pr->round, pr->table, ev->board, sizeof ev->board);
     char date[16];
     pgn_date(cr_pairings_info(l->set, CR_PF_START), date, sizeof date);
     add_tag(ev, "Event", t && t->event[0] ? t->event : cr_pairings_info(l->set, CR_PF_NAME));
@@ -225,8 +225,8 @@ static void create_game(cr_pairings_link *l, const cr_pairing *b)
     add_tag(ev, "Date", t && t->date[0] ? t->date : date);
     add_tag(ev, "Round", ev->round);
     char w[SIDE_FIELDS][CR_TAG_VALUE_MAX], k[SIDE_FIELDS][CR_TAG_VALUE_MAX];
-    side_values(&b->white, w);
-    side_values(&b->black, k);
+    side_values(&pr->white, w);
+    side_values(&pr->black, k);
     for (int i = 0; i < SIDE_FIELDS; i++) {
         add_tag(ev, white_tags[i], w[i]);
         add_tag(ev, black_tags[i], k[i]);
@@ -251,8 +251,8 @@ static void create_game(cr_pairings_link *l, const cr_pairing *b)
         l->capgames = cap;
     }
     pgame *pg = &l->games[l->ngames++];
-    pg->round = b->round;
-    pg->table = b->table;
+    pg->round = pr->round;
+    pg->table = pr->table;
     pg->id = id;
     snprintf(pg->board, sizeof pg->board, "%s", board);
     l->st.games++;
@@ -262,8 +262,8 @@ static void create_game(cr_pairings_link *l, const cr_pairing *b)
         st->game = id;
         l->cfg.emit(l->cfg.data, st);
     }
-    cr_log(CR_LOG_INFO, "pairings: round %d table %d (board %s): %s - %s, game %d", b->round,
-           b->table, board, b->white.name, b->black.name, id);
+    cr_log(CR_LOG_INFO, "pairings: round %d table %d (board %s): %s - %s, game %d", pr->round,
+           pr->table, board, pr->white.name, pr->black.name, id);
     if (l->cfg.created) {
         l->cfg.created(l->cfg.data, id, board);
     }
@@ -368,15 +368,15 @@ static void apply_change(cr_pairings_link *l, const cr_pairing_change *c)
     }
 }
 
-/* The round played when none is given: the last one with a board that has
+/* The round played when none is given: the last one with a table that has
  * no result yet. */
 static int round_played(const cr_pairings *p)
 {
     for (int r = cr_pairings_round_count(p); r >= 1; r--) {
         int n = 0;
-        const cr_pairing *b = cr_pairings_boards(p, r, &n);
+        const cr_pairing *tables = cr_pairings_boards(p, r, &n);
         for (int i = 0; i < n; i++) {
-            if (strcmp(b[i].result, "*") == 0) {
+            if (strcmp(tables[i].result, "*") == 0) {
                 return r;
             }
         }
@@ -413,14 +413,14 @@ static void commit(cr_pairings_link *l, cr_pairings *nset, char *text, size_t le
         cr_log(CR_LOG_INFO, "pairings: round played: %d%s", round, round ? "" : " (none)");
     }
     l->round = round; /* before the games: `created` takes them for this round */
-    int nb = 0;
-    const cr_pairing *boards = round ? cr_pairings_boards(l->set, round, &nb) : NULL;
-    if (round && nb == 0) {
-        cr_log(CR_LOG_WARN, "pairings: %s has no boards in round %d", l->path, round);
+    int ntables = 0;
+    const cr_pairing *tables = round ? cr_pairings_boards(l->set, round, &ntables) : NULL;
+    if (round && ntables == 0) {
+        cr_log(CR_LOG_WARN, "pairings: %s has no pairings in round %d", l->path, round);
     }
-    for (int i = 0; i < nb; i++) {
-        if (!find_game(l, round, boards[i].table)) {
-            create_game(l, &boards[i]);
+    for (int i = 0; i < ntables; i++) {
+        if (!find_game(l, round, tables[i].table)) {
+            create_game(l, &tables[i]);
         }
     }
     if (old != l->set) {

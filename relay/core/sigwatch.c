@@ -1,4 +1,4 @@
-/* chessrelay relay: the signal watcher thread (see sigwatch.h). */
+/* chessrelay relay: the signal watcher thread. */
 #include "core/sigwatch.h"
 
 #include <event2/thread.h>

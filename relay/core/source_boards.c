@@ -10,7 +10,7 @@
 
 #include "dgt_boardset.h"
 #include "util/log.h"
-#include "out/prom.h"
+#include "util/prom.h"
 
 struct cr_board_sources {
     cr_board_sources_config cfg;

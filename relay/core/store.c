@@ -1,4 +1,4 @@
-/* chessrelay relay: the game store (see store.h). */
+/* chessrelay relay: the game store. */
 #include "core/store.h"
 
 #include "cr/pgn.h"

@@ -12,7 +12,7 @@
 #ifndef CR_RELAY_STORE_H
 #define CR_RELAY_STORE_H
 
-#include "net/buf.h"
+#include "util/buf.h"
 #include "cr/feed.h"
 #include "cr/game.h"
 

@@ -1,4 +1,4 @@
-/* chessrelay relay: store events back from their JSON (see event_decode.h). */
+/* chessrelay relay: store events back from their JSON. */
 #include "edge/event_decode.h"
 
 #include <jansson.h>

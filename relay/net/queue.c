@@ -1,4 +1,4 @@
-/* chessrelay relay: bounded pointer queue between threads (see queue.h). */
+/* chessrelay relay: bounded pointer queue between threads. */
 #include "net/queue.h"
 
 #include <pthread.h>

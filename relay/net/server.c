@@ -100,7 +100,7 @@ static int callback(struct lws *wsi, enum lws_callback_reasons reason, void *use
         if (token[0]) {
             const char *role = cr_config_check_token(s->cfg.tournament, token);
             if (role) {
-                p->arbiter = strcmp(role, "arbiter") == 0; /* arbiter monitoring (arbiter_link.h) */
+                p->arbiter = strcmp(role, "arbiter") == 0;
                 p->trusted = true;
                 p->lane = LANE_LIVE;
                 s->ntrusted++;
@@ -234,6 +234,10 @@ cr_server *cr_server_start(const cr_server_config *cfg, cr_queue *pubs, cr_queue
             goto fail;
         }
     }
+    if (cfg->arbiter && !(s->arbiter = cr_arbiter_view_new())) {
+        cr_error_set(err, CR_ENOMEM, 0, 0, "out of memory");
+        goto fail;
+    }
     lws_set_log_level(LLL_ERR | LLL_WARN, lws_log);
     s->protocols[0] = (struct lws_protocols){
         .name = "chessrelay",
@@ -296,6 +300,7 @@ fail:
     for (int l = 0; l < LANE_NB; l++) {
         cr_view_free(s->views[l]);
     }
+    cr_arbiter_view_free(s->arbiter);
     free(s->web_root);
     free(s);
     return NULL;
@@ -349,6 +354,7 @@ void cr_server_stop(cr_server *s)
     for (int l = 0; l < LANE_NB; l++) {
         cr_view_free(s->views[l]);
     }
+    cr_arbiter_view_free(s->arbiter);
     free(s->wbuf);
     free(s->slots);
     free(s->web_root);

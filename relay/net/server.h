@@ -3,17 +3,19 @@
  * cannot share the loop thread).
  *
  * It receives publications (view.h) from the loop through one bounded queue
- * (woken with lws_cancel_service) and sends arbiters' and agents' commands
- * to the loop through another (woken by the queue's wake callback, which the
- * loop sets to event_active). Everything else it needs it keeps itself:
- * one cr_view per lane, its clients. Viewers are read-only; a trusted client
- * (token via `hello` or `Authorization: Bearer`) sees the live lane.
+ * (woken with lws_cancel_service) and sends trusted clients' and arbiters'
+ * commands to the loop through another (woken by the queue's wake callback,
+ * which the loop sets to event_active). Everything else it needs it keeps
+ * itself, made of the publications: one cr_view per lane, the arbiter view
+ * (arbiter_view.h), its clients. Viewers are read-only; a trusted client
+ * (token via `hello` or `Authorization: Bearer`) sees the live lane. The
+ * agents' protocol (agent_link.h) runs here too.
  *
  * Endpoints and messages: docs/protocol.md. */
 #ifndef CR_RELAY_SERVER_H
 #define CR_RELAY_SERVER_H
 
-#include "arbiter/arbiter_link.h" /* arbiter monitoring (arbiter_link.h) */
+#include "arbiter/arbiter_cmd.h"
 #include "core/config.h"
 #include "net/queue.h"
 #include "core/store.h"
@@ -29,8 +31,8 @@ typedef struct cr_server_config {
     size_t backlog;        /* events a viewer may lag before a fresh snapshot (default 1024) */
     size_t max_message;    /* bytes, default 4096 */
     int rate;              /* messages a second per connection, default 20 */
-    struct cr_agent_link *agents; /* venue agents at /agent (agent_link.h), or NULL */
-    cr_arbiter_link *arbiter; /* /arbiter/ endpoints and ops; NULL: none */
+    struct cr_agent_link *agents; /* venue agents at /agent, or NULL */
+    bool arbiter;                 /* arbiter monitoring: published by the loop */
 } cr_server_config;
 
 /* What the server asks the loop to do. Free with free(). */

@@ -1,6 +1,5 @@
-/* chessrelay relay: the server's HTTP side (see server_private.h): the
- * viewer page or web root, live PGN, /healthz, /metrics, the arbiters'
- * HTTP API. */
+/* chessrelay relay: the server's HTTP side: the viewer page or web root,
+ * live PGN, /healthz, /metrics, the arbiters' HTTP API. */
 #include "net/server_private.h"
 
 #include <errno.h>
@@ -21,6 +20,7 @@
 #include <unistd.h>
 
 #include "agent/agent_link.h"
+#include "util/hash.h"
 #include "util/log.h"
 #include "net/view.h"
 
@@ -32,16 +32,6 @@ static const char builtin_page[] =
     "build</code> in <code>web/</code>, or set <code>web_root</code>).</p>\n"
     "<p>The relay runs: <a href=\"/live.pgn\">live PGN</a>, <a href=\"/games.json\">games</a>, "
     "<a href=\"/metrics\">metrics</a>; WebSocket at <code>/ws</code>.</p></body></html>\n";
-
-static uint64_t fnv1a(const char *p, size_t n)
-{
-    uint64_t h = 1469598103934665603ull;
-    for (size_t i = 0; i < n; i++) {
-        h ^= (unsigned char)p[i];
-        h *= 1099511628211ull;
-    }
-    return h;
-}
 
 static void http_date(int64_t us, char *buf, size_t size)
 {
@@ -63,7 +53,7 @@ static int http_respond(cr_server *s, struct lws *wsi, pss *p, unsigned status, 
     char tag[40] = "", inm[128] = "";
     size_t len = body ? body->len : 0;
     if (etag && body) {
-        snprintf(tag, sizeof tag, "\"%016" PRIx64 "\"", fnv1a(body->data, body->len));
+        snprintf(tag, sizeof tag, "\"%016" PRIx64 "\"", cr_fnv1a(body->data, body->len));
         if (lws_hdr_copy(wsi, inm, sizeof inm, WSI_TOKEN_HTTP_IF_NONE_MATCH) > 0 &&
             (strstr(inm, tag) || strcmp(inm, "*") == 0)) {
             status = HTTP_STATUS_NOT_MODIFIED;
@@ -312,14 +302,14 @@ int cr_srv_http_request(cr_server *s, struct lws *wsi, pss *p, const char *uri)
         return http_text(s, wsi, p, HTTP_STATUS_METHOD_NOT_ALLOWED, "only GET\n");
     }
     cr_view *v = s->views[lane];
-    if (strncmp(uri, "/arbiter/", 9) == 0) { /* arbiter monitoring (arbiter_link.h) */
+    if (strncmp(uri, "/arbiter/", 9) == 0) {
         const char *role = token[0] ? cr_config_check_token(s->cfg.tournament, token) : NULL;
         int status = 404;
         const char *ctype = "text/plain; charset=utf-8";
-        cr_buf *b = s->cfg.arbiter ? cr_arbiter_link_http(s->cfg.arbiter, uri,
-                                                          role && strcmp(role, "arbiter") == 0,
-                                                          &status, &ctype)
-                                   : cr_buf_new("no arbiter monitoring\n", 22);
+        cr_buf *b = s->arbiter ? cr_arbiter_view_http(s->arbiter, uri,
+                                                      role && strcmp(role, "arbiter") == 0,
+                                                      &status, &ctype)
+                               : cr_buf_new("no arbiter monitoring\n", 22);
         return http_respond(s, wsi, p, (unsigned)status, ctype, b, 0, false);
     }
     if (strcmp(uri, "/healthz") == 0) {
@@ -334,7 +324,7 @@ int cr_srv_http_request(cr_server *s, struct lws *wsi, pss *p, const char *uri)
         return http_respond(s, wsi, p, HTTP_STATUS_OK, "application/json",
                             cr_view_games_array(v, NULL), cr_view_modified(v, NULL), true);
     }
-    if (strcmp(uri, "/boards.json") == 0) { /* live boards' link health (source_boards.h) */
+    if (strcmp(uri, "/boards.json") == 0) { /* live boards' link health */
         cr_buf *body = s->boards_json ? cr_buf_ref(s->boards_json) : cr_buf_new("[]", 2);
         return http_respond(s, wsi, p, HTTP_STATUS_OK, "application/json", body, 0, false);
     }

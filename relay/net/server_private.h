@@ -9,6 +9,7 @@
 #include <pthread.h>
 #include <stdatomic.h>
 
+#include "net/arbiter_view.h"
 #include "net/server.h"
 #include "net/view.h"
 #include "net/ws_text.h"
@@ -58,7 +59,7 @@ typedef struct pss {
     int slot;                        /* its entry in cr_server.slots */
     struct pss *arb_prev, *arb_next; /* in cr_server.arbiters while arbiter_sub */
     bool trusted;
-    bool arbiter, arbiter_sub; /* arbiter monitoring (arbiter_link.h): role, channel */
+    bool arbiter, arbiter_sub; /* an arbiter's token; on the arbiter channel */
     int capsubs;
     rsub *rsubs;
     outq *qtail;
@@ -92,7 +93,8 @@ struct cr_server {
     cr_view *views[LANE_NB];
     vslot *slots; /* WebSocket viewers, nviewers of them */
     int capslots;
-    pss *arbiters; /* viewers on the arbiter channel (arbiter_link.h) */
+    pss *arbiters;            /* viewers on the arbiter channel */
+    cr_arbiter_view *arbiter; /* what it and /arbiter/ serve; NULL: no monitoring */
     /* figures (service thread only) */
     int nviewers, ntrusted;
     bool ready;

@@ -1,5 +1,5 @@
-/* chessrelay relay: the server's WebSocket viewers (see server_private.h,
- * docs/protocol.md): subscriptions, the ops of client messages (a table),
+/* chessrelay relay: the server's WebSocket viewers (docs/protocol.md):
+ * subscriptions, the ops of client messages (a table),
  * delivery of the lanes' events and the publications from the loop.
  *
  * Broadcast follows the lws ring example: each lane keeps a ring of already
@@ -613,14 +613,20 @@ static void send_command(cr_server *s, pss *p, cr_command_msg *c)
     }
 }
 
-/* arbiter monitoring (arbiter_link.h): the channel and the actions */
+static void send_to_viewer(void *data, cr_buf *b)
+{
+    q_push(data, b);
+}
+
+/* The arbiter channel (joined from the latest snapshot) and the actions,
+ * which go to the loop as commands. */
 static void op_arbiter(cr_server *s, pss *p, const ws_msg *m)
 {
     if (!p->trusted || !p->arbiter) {
         fault(s, p, "not allowed without a valid token", "op");
         return;
     }
-    if (!s->cfg.arbiter) {
+    if (!s->arbiter) {
         cr_srv_send_error(p, "no arbiter monitoring on this relay", "op");
         return;
     }
@@ -634,7 +640,7 @@ static void op_arbiter(cr_server *s, pss *p, const ws_msg *m)
             }
             s->arbiters = p;
         }
-        q_push(p, cr_arbiter_link_snapshot(s->cfg.arbiter));
+        cr_arbiter_view_join(s->arbiter, send_to_viewer, p);
         return;
     }
     cr_command_msg *c = calloc(1, sizeof *c);
@@ -838,12 +844,21 @@ void cr_srv_drain_pubs(cr_server *s)
         case CR_PUB_STOP:
             atomic_store(&s->stop, true);
             break;
-        case CR_PUB_ARBITER: /* arbiter monitoring (arbiter_link.h) */
+        case CR_PUB_ARBITER:
             for (pss *v = s->arbiters; v; v = v->arb_next) {
                 if (v->trusted && v->arbiter) {
                     q_push(v, cr_buf_ref(p->event));
                     lws_callback_on_writable(v->wsi);
                 }
+            }
+            if (s->arbiter) { /* kept for the dashboards that join */
+                cr_arbiter_view_apply(s->arbiter, p);
+            }
+            break;
+        case CR_PUB_ARBITER_STATE:
+        case CR_PUB_ARBITER_REPORT:
+            if (s->arbiter) {
+                cr_arbiter_view_apply(s->arbiter, p);
             }
             break;
         }

@@ -1,4 +1,4 @@
-/* chessrelay relay: the broadcast side's copy of the games (see view.h). */
+/* chessrelay relay: the broadcast side's copy of the games. */
 #include "net/view.h"
 
 #include <stdlib.h>
@@ -33,6 +33,9 @@ void cr_pub_free(cr_pub *p)
     cr_buf_unref(p->boards_metrics);
     cr_buf_unref(p->boards_json);
     cr_buf_unref(p->loop_metrics);
+    cr_buf_unref(p->incidents);
+    cr_buf_unref(p->report_html);
+    cr_buf_unref(p->report_pgn);
     free(p);
 }
 

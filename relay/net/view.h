@@ -15,18 +15,20 @@
 #include <stdbool.h>
 #include <stdint.h>
 
-#include "net/buf.h"
+#include "util/buf.h"
 #include "core/store.h"
 
 enum { CR_LANE_LIVE = 1u << 0, CR_LANE_PUBLIC = 1u << 1 };
 
 typedef enum cr_pub_kind {
-    CR_PUB_EVENT = 0, /* an event and the game's state after it */
-    CR_PUB_STATE,     /* a game's state only (after a rebuild); no ring entry */
-    CR_PUB_MARK,      /* the ring starts at seq + 1 (after a rebuild) */
-    CR_PUB_STATS,     /* loop figures for /metrics and /healthz */
-    CR_PUB_STOP,      /* the server thread should exit */
-    CR_PUB_ARBITER    /* event: a message for the arbiter channel (arbiter monitoring (arbiter_link.h)) */
+    CR_PUB_EVENT = 0,     /* an event and the game's state after it */
+    CR_PUB_STATE,         /* a game's state only (after a rebuild); no ring entry */
+    CR_PUB_MARK,          /* the ring starts at seq + 1 (after a rebuild) */
+    CR_PUB_STATS,         /* loop figures for /metrics and /healthz */
+    CR_PUB_STOP,          /* the server thread should exit */
+    CR_PUB_ARBITER,       /* event: a message of the arbiter channel */
+    CR_PUB_ARBITER_STATE, /* snapshot: the channel's; incidents: /arbiter/incidents.json */
+    CR_PUB_ARBITER_REPORT /* claim's report_html and report_pgn (/arbiter/claim/<claim>.*) */
 } cr_pub_kind;
 
 /* One publication. Owns one reference to each buffer; free with cr_pub_free. */
@@ -44,6 +46,10 @@ typedef struct cr_pub {
     cr_buf *boards_metrics; /* live boards' link health, Prometheus text (NULL: none) */
     cr_buf *boards_json;    /* the same as a JSON array (/boards.json; NULL: none) */
     cr_buf *loop_metrics;   /* pushes and the pairings file, Prometheus text (NULL: none) */
+    /* ARBITER_STATE, ARBITER_REPORT */
+    cr_buf *incidents;
+    int claim; /* 1, 2, ... */
+    cr_buf *report_html, *report_pgn;
 } cr_pub;
 
 cr_pub *cr_pub_new(cr_pub_kind kind);

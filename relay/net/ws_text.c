@@ -1,4 +1,4 @@
-/* chessrelay relay: one text frame on a WebSocket (see ws_text.h). */
+/* chessrelay relay: one text frame on a WebSocket. */
 #include "net/ws_text.h"
 
 #include <stdlib.h>

@@ -1,4 +1,4 @@
-/* chessrelay relay: export folder files with POSIX calls (see export_files.h). */
+/* chessrelay relay: export folder files with POSIX calls. */
 #include "out/export_files.h"
 
 #include "util/fileio.h"

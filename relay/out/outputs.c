@@ -1,4 +1,4 @@
-/* chessrelay relay: per-round public outputs (see outputs.h). */
+/* chessrelay relay: per-round public outputs. */
 #include "out/outputs.h"
 
 #include <stdio.h>

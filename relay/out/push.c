@@ -1,4 +1,4 @@
-/* chessrelay relay: pushing round PGNs to broadcast hosts (see push.h). */
+/* chessrelay relay: pushing round PGNs to broadcast hosts. */
 #include "out/push.h"
 
 #include <ctype.h>
@@ -25,8 +25,9 @@
 #include <openssl/x509v3.h>
 #endif
 
+#include "util/hash.h"
 #include "util/log.h"
-#include "out/prom.h"
+#include "util/prom.h"
 
 enum {
     DEFAULT_TIMEOUT_MS = 15000,
@@ -100,16 +101,6 @@ struct cr_pusher {
 };
 
 /*----- helpers -----*/
-
-static uint64_t fnv1a(const char *s, size_t n)
-{
-    uint64_t h = 1469598103934665603ull;
-    for (size_t i = 0; i < n; i++) {
-        h ^= (unsigned char)s[i];
-        h *= 1099511628211ull;
-    }
-    return h;
-}
 
 static bool same_body(body_id a, body_id b)
 {
@@ -907,7 +898,7 @@ int cr_pusher_offer(cr_pusher *p, const char *round, const char *pgn, size_t len
     if (!rr || !rr->url) {
         return 0;
     }
-    body_id id = {true, fnv1a(pgn ? pgn : "", len), len};
+    body_id id = {true, cr_fnv1a(pgn ? pgn : "", len), len};
     if (same_body(id, rr->cur)) {
         rr->st.unchanged++;
         return 0;

@@ -1,5 +1,5 @@
-/* chessrelay relay: whole-file reads, full writes, folder creation (see
- * fileio.h). */
+/* chessrelay relay: whole-file and line reads, full writes, folder
+ * creation. */
 #include "util/fileio.h"
 
 #include <errno.h>
@@ -116,4 +116,57 @@ int cr_read_file(const char *path, size_t max, char **out, size_t *len, cr_error
     *out = buf;
     *len = n;
     return 0;
+}
+
+int cr_read_lines(const char *path, cr_line_fn fn, void *data, bool *torn, cr_error *err)
+{
+    if (torn) {
+        *torn = false;
+    }
+    FILE *f = fopen(path, "rb");
+    if (!f) {
+        int e = errno;
+        fail(err, CR_EIO, path, strerror(e));
+        errno = e;
+        return CR_EIO;
+    }
+    char *line = NULL;
+    size_t cap = 0;
+    ssize_t n;
+    int lineno = 0, rc = 0;
+    off_t good_end = 0; /* after the last complete line */
+    bool cut = false;
+    while ((n = getline(&line, &cap, f)) > 0) {
+        lineno++;
+        if (line[n - 1] != '\n') {
+            cut = true;
+            break;
+        }
+        good_end += (off_t)n;
+        size_t len = (size_t)n - 1;
+        if (len && line[len - 1] == '\r') {
+            len--;
+        }
+        rc = fn(data, line, len, lineno);
+        if (rc) {
+            break;
+        }
+    }
+    if (!rc && !cut && ferror(f)) {
+        rc = fail(err, CR_EIO, path, "read error");
+    }
+    fclose(f);
+    free(line);
+    if (cut) {
+        if (torn) {
+            *torn = true;
+        }
+        if (truncate(path, good_end)) {
+            char what[160];
+            snprintf(what, sizeof what, "cannot cut the torn line %d: %s", lineno,
+                     strerror(errno));
+            rc = fail(err, CR_EIO, path, what);
+        }
+    }
+    return rc;
 }

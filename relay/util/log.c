@@ -1,4 +1,4 @@
-/* chessrelay relay: logging (see log.h). */
+/* chessrelay relay: logging. */
 #include "util/log.h"
 
 #include <stdarg.h>

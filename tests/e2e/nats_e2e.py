@@ -1,4 +1,4 @@
-"""End-to-end tests of the NATS JetStream scale-out (relay/nats_pub.c,
+"""End-to-end tests of the NATS JetStream scale-out (relay/nats_out.c,
 relay/cmd_edge.c) with real nats-server processes on 127.0.0.1:
 python3 nats_e2e.py BINARY SCENARIO (see the nats_*.sh wrappers).
 

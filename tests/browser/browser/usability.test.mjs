@@ -134,6 +134,8 @@ test('finished games: the overview dims their boards; the game page shows no gre
 
 test('PGN downloads are named after event, round, board and players', async () => {
   await page.goto(`${relay.url}/#/game/1`);
+  // The page may still show the game before (a hash change): wait for this one.
+  await page.waitForFunction(() => /Carlsen/.test(document.querySelector('.game-title')?.textContent || ''));
   await page.waitForSelector('.moves .mv.current');
   assert.equal(await page.getAttribute('.game-pgn', 'download'), 'chessrelay_test_open-R1-B1-Carlsen-Nepomniachtchi.pgn');
   assert.equal(await page.getAttribute('.tools .round-pgn', 'download'), 'chessrelay_test_open-R1.pgn');

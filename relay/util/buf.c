@@ -1,5 +1,5 @@
-/* chessrelay relay: reference-counted message buffers (see buf.h). */
-#include "net/buf.h"
+/* chessrelay relay: reference-counted message buffers. */
+#include "util/buf.h"
 
 #include <stdlib.h>
 #include <string.h>

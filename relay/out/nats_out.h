@@ -18,12 +18,12 @@
  * The connection's socket is driven by the caller's libevent loop
  * (libnats' libevent adapter; the caller has called evthread_use_pthreads()
  * before creating the base). The loop thread only hands events over
- * (cr_nats_pub_event never blocks and never fails the loop); a publisher
+ * (cr_nats_out_event never blocks and never fails the loop); a publisher
  * thread of its own keeps them in order, makes the JetStream API requests
  * (they wait for a reply that the loop reads, so never on the loop thread
  * and not before the loop runs), sends them with asynchronous publishes
- * and keeps each one until the stream acknowledges it: unacknowledged events are sent again (after ack_wait_ms, an error, a
- * reconnection), so a NATS outage delays the stream but loses nothing, up
+ * and keeps each one until the stream acknowledges it: unacknowledged events are sent again (after
+ * ack_wait_ms, an error, a reconnection), so a NATS outage delays the stream but loses nothing, up
  * to backlog_bytes held in memory (beyond that the oldest events are
  * dropped and counted). On start the publisher asks the stream for the
  * tournament's last seq and skips what it already holds, so a relay that
@@ -32,8 +32,8 @@
  * land in the stream after later ones).
  *
  * Threads: start/event/stop from the loop thread only. */
-#ifndef CR_RELAY_NATS_PUB_H
-#define CR_RELAY_NATS_PUB_H
+#ifndef CR_RELAY_NATS_OUT_H
+#define CR_RELAY_NATS_OUT_H
 
 #include <stdbool.h>
 #include <stddef.h>
@@ -53,7 +53,7 @@
 #define CR_NATS_HDR_PLY "Cr-Ply"
 #define CR_NATS_HDR_DELAY "Cr-Delay"
 
-typedef struct cr_nats_pub_config {
+typedef struct cr_nats_out_config {
     const char *url;        /* "nats://h:p" or several, comma-separated; NULL: no publishing */
     const char *tournament; /* subject token source; NULL: the event name, else "default" */
     const char *stream;     /* NULL: CR_NATS_STREAM */
@@ -61,13 +61,13 @@ typedef struct cr_nats_pub_config {
     size_t backlog_bytes;   /* 0: 256 MiB */
     int ack_wait_ms;        /* 0: 2000 */
     int drain_ms;           /* stop: wait this long for the last acks; 0: 10000 */
-} cr_nats_pub_config;
+} cr_nats_out_config;
 
 /* Command-line options shared by serve, replay --serve and demo:
  * --publish URL, --publish-tournament NAME, --stream NAME,
  * --stream-replicas N. Returns 1 if opt is one of them (val consumed), 0
  * if not, -1 after printing a usage error naming `who`. */
-int cr_nats_pub_option(cr_nats_pub_config *cfg, const char *who, const char *opt, const char *val);
+int cr_nats_out_option(cr_nats_out_config *cfg, const char *who, const char *opt, const char *val);
 
 /* Writes s as a subject token: A-Z a-z 0-9 _ - kept, anything else '_',
  * at most CR_NATS_TOKEN_MAX - 1 bytes, "_" for an empty s. out has
@@ -86,32 +86,32 @@ void cr_nats_token(const char *s, char out[CR_NATS_TOKEN_MAX]);
 natsConnection *cr_nats_connect(const char *urls, const char *name, struct event_base *base,
                                 natsConnectionHandler on_change, void *closure, cr_error *err);
 
-typedef struct cr_nats_pub cr_nats_pub;
+typedef struct cr_nats_out cr_nats_out;
 
 /* Starts the publisher thread and connects on base (which must outlive
  * the publisher). event_name: the tournament's event (used when
  * cfg->tournament is NULL); delay_s: the public delay (seconds) edges must
  * keep at least. Returns NULL with err filled for a bad URL or no memory. */
-cr_nats_pub *cr_nats_pub_start(const cr_nats_pub_config *cfg, struct event_base *base,
+cr_nats_out *cr_nats_out_start(const cr_nats_out_config *cfg, struct event_base *base,
                                const char *event_name, int delay_s, cr_error *err);
 
 /* Hands over one event that the store `store` has just applied (round and
  * board of its game are looked up there). json: its message if the caller
  * has it (a reference is taken), or NULL. Never blocks. p may be NULL. */
-void cr_nats_pub_event(cr_nats_pub *p, const cr_store *store, const cr_store_event *ev,
+void cr_nats_out_event(cr_nats_out *p, const cr_store *store, const cr_store_event *ev,
                        cr_buf *json);
 
-typedef struct cr_nats_pub_stats {
+typedef struct cr_nats_out_stats {
     int64_t queued, sent, acked, resent, dropped, skipped;
     int64_t acked_seq; /* every event up to this one is in the stream */
     size_t held;       /* events held, not yet acknowledged */
     bool connected;
-} cr_nats_pub_stats;
+} cr_nats_out_stats;
 
-void cr_nats_pub_get_stats(cr_nats_pub *p, cr_nats_pub_stats *out);
+void cr_nats_out_get_stats(cr_nats_out *p, cr_nats_out_stats *out);
 
 /* Writes the stats to f as Prometheus text (chessrelay_nats_*). */
-void cr_nats_pub_metrics(cr_nats_pub *p, FILE *f);
+void cr_nats_out_metrics(cr_nats_out *p, FILE *f);
 
 /* From the loop thread, after the loop has stopped: runs the loop
  * (EVLOOP_ONCE; whatever else is still pending on base runs too) up to
@@ -119,6 +119,6 @@ void cr_nats_pub_metrics(cr_nats_pub *p, FILE *f);
  * thread and closes the connection. Not waiting when NATS is not
  * reachable: unacknowledged events are in the journal and are published
  * after a restart. Accepts NULL. */
-void cr_nats_pub_stop(cr_nats_pub *p);
+void cr_nats_out_stop(cr_nats_out *p);
 
 #endif

@@ -14,7 +14,7 @@
 #include <stdatomic.h>
 #include <stddef.h>
 
-#define CR_BUF_PRE 16 /* >= LWS_PRE (checked in server.c) */
+#define CR_BUF_PRE 16 /* >= LWS_PRE (checked in net/server_private.h) */
 
 typedef struct cr_buf {
     atomic_int refs;

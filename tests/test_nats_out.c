@@ -1,4 +1,4 @@
-/* relay/nats_pub: subject tokens, the command-line options, the
+/* relay/nats_out: subject tokens, the command-line options, the
  * publisher with no NATS server reachable (events are held, never
  * blocking the caller; the backlog bound drops the oldest; stop returns at
  * once), and with a real nats-server on 127.0.0.1 driven through the
@@ -26,7 +26,7 @@
 #include <cmocka.h>
 
 #include "util/log.h"
-#include "out/nats_pub.h"
+#include "out/nats_out.h"
 #include "core/store.h"
 
 static void test_token(void **state)
@@ -57,22 +57,22 @@ static void test_token(void **state)
 static void test_options(void **state)
 {
     (void)state;
-    cr_nats_pub_config c;
+    cr_nats_out_config c;
     memset(&c, 0, sizeof c);
-    assert_int_equal(cr_nats_pub_option(&c, "serve", "--listen", "x"), 0);
-    assert_int_equal(cr_nats_pub_option(&c, "serve", "--publish", "nats://h:4222,nats://g:4222"),
+    assert_int_equal(cr_nats_out_option(&c, "serve", "--listen", "x"), 0);
+    assert_int_equal(cr_nats_out_option(&c, "serve", "--publish", "nats://h:4222,nats://g:4222"),
                      1);
     assert_string_equal(c.url, "nats://h:4222,nats://g:4222");
-    assert_int_equal(cr_nats_pub_option(&c, "serve", "--publish", "http://h:4222"), -1);
-    assert_int_equal(cr_nats_pub_option(&c, "serve", "--publish-tournament", "oslo"), 1);
+    assert_int_equal(cr_nats_out_option(&c, "serve", "--publish", "http://h:4222"), -1);
+    assert_int_equal(cr_nats_out_option(&c, "serve", "--publish-tournament", "oslo"), 1);
     assert_string_equal(c.tournament, "oslo");
-    assert_int_equal(cr_nats_pub_option(&c, "serve", "--publish-tournament", ""), -1);
-    assert_int_equal(cr_nats_pub_option(&c, "serve", "--stream", "CHESS_1"), 1);
-    assert_int_equal(cr_nats_pub_option(&c, "serve", "--stream", "A.B"), -1);
-    assert_int_equal(cr_nats_pub_option(&c, "serve", "--stream-replicas", "3"), 1);
+    assert_int_equal(cr_nats_out_option(&c, "serve", "--publish-tournament", ""), -1);
+    assert_int_equal(cr_nats_out_option(&c, "serve", "--stream", "CHESS_1"), 1);
+    assert_int_equal(cr_nats_out_option(&c, "serve", "--stream", "A.B"), -1);
+    assert_int_equal(cr_nats_out_option(&c, "serve", "--stream-replicas", "3"), 1);
     assert_int_equal(c.replicas, 3);
-    assert_int_equal(cr_nats_pub_option(&c, "serve", "--stream-replicas", "0"), -1);
-    assert_int_equal(cr_nats_pub_option(&c, "serve", "--stream-replicas", "3x"), -1);
+    assert_int_equal(cr_nats_out_option(&c, "serve", "--stream-replicas", "0"), -1);
+    assert_int_equal(cr_nats_out_option(&c, "serve", "--stream-replicas", "3x"), -1);
 }
 
 /* A port with nothing listening: bound then closed. */
@@ -113,7 +113,7 @@ static int dead_port(void)
 }
 
 /* Game 1 (seq 1) in s, handed to p; the caller frees the event. */
-static cr_store_event *add_game(cr_nats_pub *p, cr_store *s)
+static cr_store_event *add_game(cr_nats_out *p, cr_store *s)
 {
     cr_error err;
     cr_store_event *g = cr_store_event_new(CR_SEV_GAME);
@@ -122,12 +122,12 @@ static cr_store_event *add_game(cr_nats_pub *p, cr_store *s)
     snprintf(g->board, sizeof g->board, "T1.1");
     snprintf(g->round, sizeof g->round, "1");
     assert_int_equal(cr_store_apply(s, g, &err), 0);
-    cr_nats_pub_event(p, s, g, NULL);
+    cr_nats_out_event(p, s, g, NULL);
     return g;
 }
 
 /* Status events seq from .. from + n - 1 of game 1, handed to p. */
-static void add_events(cr_nats_pub *p, cr_store *s, int64_t from, int n)
+static void add_events(cr_nats_out *p, cr_store *s, int64_t from, int n)
 {
     cr_error err;
     for (int i = 0; i < n; i++) {
@@ -136,7 +136,7 @@ static void add_events(cr_nats_pub *p, cr_store *s, int64_t from, int n)
         ev->game = 1;
         ev->online = i % 2;
         assert_int_equal(cr_store_apply(s, ev, &err), 0);
-        cr_nats_pub_event(p, s, ev, NULL);
+        cr_nats_out_event(p, s, ev, NULL);
         cr_store_event_free(ev);
     }
 }
@@ -147,7 +147,7 @@ static void test_held_without_server(void **state)
     cr_log_set_level(CR_LOG_ERROR);
     char url[64];
     snprintf(url, sizeof url, "nats://127.0.0.1:%d", dead_port());
-    cr_nats_pub_config c;
+    cr_nats_out_config c;
     memset(&c, 0, sizeof c);
     c.url = url;
     c.drain_ms = 100;
@@ -155,7 +155,7 @@ static void test_held_without_server(void **state)
     cr_error err;
     struct event_base *base = event_base_new();
     assert_non_null(base);
-    cr_nats_pub *p = cr_nats_pub_start(&c, base, "Test Event", 0, &err);
+    cr_nats_out *p = cr_nats_out_start(&c, base, "Test Event", 0, &err);
     if (!p) {
         fail_msg("start: %s", err.text);
     }
@@ -165,8 +165,8 @@ static void test_held_without_server(void **state)
     add_events(p, s, 2, 1000);
     /* Handing over never waits for the network. */
     assert_true(cr_mono_us() - t0 < 2000000);
-    cr_nats_pub_stats st;
-    cr_nats_pub_get_stats(p, &st);
+    cr_nats_out_stats st;
+    cr_nats_out_get_stats(p, &st);
     assert_false(st.connected);
     assert_true(st.queued == 1001);
     assert_int_equal(st.sent, 0);
@@ -175,9 +175,9 @@ static void test_held_without_server(void **state)
     assert_true(st.dropped > 0);
     assert_true((int64_t)st.held + st.dropped == 1001);
     assert_true(st.held * 60 < 4096 + 200);
-    cr_nats_pub_event(NULL, s, g, NULL); /* no publisher: nothing */
+    cr_nats_out_event(NULL, s, g, NULL); /* no publisher: nothing */
     t0 = cr_mono_us();
-    cr_nats_pub_stop(p); /* nothing to wait for: not connected */
+    cr_nats_out_stop(p); /* nothing to wait for: not connected */
     assert_true(cr_mono_us() - t0 < 1000000);
     cr_store_event_free(g);
     cr_store_free(s);
@@ -239,7 +239,7 @@ static void server_stop(server *sv)
 }
 
 typedef struct run_until {
-    cr_nats_pub *p;
+    cr_nats_out *p;
     struct event_base *base;
     int64_t want_acked, deadline;
 } run_until;
@@ -247,15 +247,15 @@ typedef struct run_until {
 static void on_check(evutil_socket_t fd, short what, void *arg)
 {
     run_until *u = arg;
-    cr_nats_pub_stats st;
-    cr_nats_pub_get_stats(u->p, &st);
+    cr_nats_out_stats st;
+    cr_nats_out_get_stats(u->p, &st);
     if (st.acked_seq >= u->want_acked || cr_mono_us() > u->deadline) {
         event_base_loopbreak(u->base);
     }
 }
 
 /* Runs the loop until every event up to seq want is acknowledged (or 20 s). */
-static void run_loop(struct event_base *base, cr_nats_pub *p, int64_t want)
+static void run_loop(struct event_base *base, cr_nats_out *p, int64_t want)
 {
     run_until u = {p, base, want, cr_mono_us() + 20000000};
     struct event *ev = event_new(base, -1, EV_PERSIST, on_check, &u);
@@ -322,13 +322,13 @@ static void test_acked_through_the_loop(void **state)
 
     char url[64];
     snprintf(url, sizeof url, "nats://127.0.0.1:%d", sv.port);
-    cr_nats_pub_config c;
+    cr_nats_out_config c;
     memset(&c, 0, sizeof c);
     c.url = url;
     c.ack_wait_ms = 500;
     cr_error err;
     struct event_base *base = event_base_new();
-    cr_nats_pub *p = cr_nats_pub_start(&c, base, "Unit Test", 0, &err);
+    cr_nats_out *p = cr_nats_out_start(&c, base, "Unit Test", 0, &err);
     if (!p) {
         fail_msg("start: %s", err.text);
     }
@@ -336,8 +336,8 @@ static void test_acked_through_the_loop(void **state)
     cr_store_event *g = add_game(p, s);
     add_events(p, s, 2, 499); /* before the loop runs: held, not lost */
     run_loop(base, p, 500);
-    cr_nats_pub_stats st;
-    cr_nats_pub_get_stats(p, &st);
+    cr_nats_out_stats st;
+    cr_nats_out_get_stats(p, &st);
     assert_true(st.connected);
     assert_int_equal(st.acked, 500);
     assert_int_equal(st.acked_seq, 500);
@@ -355,17 +355,18 @@ static void test_acked_through_the_loop(void **state)
     event_base_loopexit(base, &quarter);
     event_base_dispatch(base);
     if (getenv("CR_TEST_VERBOSE")) {
-        cr_nats_pub_get_stats(p, &st);
-        fprintf(stderr, "outage: acked_seq %lld held %zu sent %lld conn %d\n", (long long)st.acked_seq,
-                st.held, (long long)st.sent, st.connected);
+        cr_nats_out_get_stats(p, &st);
+        fprintf(stderr, "outage: acked_seq %lld held %zu sent %lld conn %d\n",
+                (long long)st.acked_seq, st.held, (long long)st.sent, st.connected);
     }
     server_start(&sv);
     add_events(p, s, 801, 200);
     int64_t t0 = cr_mono_us();
     run_loop(base, p, 1000);
-    cr_nats_pub_get_stats(p, &st);
+    cr_nats_out_get_stats(p, &st);
     if (getenv("CR_TEST_VERBOSE")) {
-        fprintf(stderr, "after %lld ms: acked_seq %lld held %zu sent %lld acked %lld resent %lld conn %d\n",
+        fprintf(stderr,
+                "after %lld ms: acked_seq %lld held %zu sent %lld acked %lld resent %lld conn %d\n",
                 (long long)(cr_mono_us() - t0) / 1000, (long long)st.acked_seq, st.held,
                 (long long)st.sent, (long long)st.acked, (long long)st.resent, st.connected);
     }
@@ -373,7 +374,8 @@ static void test_acked_through_the_loop(void **state)
     assert_int_equal(st.held, 0);
     stream_state(sv.port, &msgs, &last);
     if (getenv("CR_TEST_VERBOSE")) {
-        fprintf(stderr, "stream: %llu msgs, last seq %lld\n", (unsigned long long)msgs, (long long)last);
+        fprintf(stderr, "stream: %llu msgs, last seq %lld\n", (unsigned long long)msgs,
+                (long long)last);
     }
     /* each once: resent ones deduplicated (a resent one may land after later
      * ones: edges reorder by seq) */
@@ -383,7 +385,7 @@ static void test_acked_through_the_loop(void **state)
     size_t mlen = 0;
     FILE *mf = open_memstream(&m, &mlen);
     assert_non_null(mf);
-    cr_nats_pub_metrics(p, mf);
+    cr_nats_out_metrics(p, mf);
     assert_int_equal(fclose(mf), 0);
     assert_non_null(strstr(m, "chessrelay_nats_connected 1\n"));
     assert_non_null(strstr(m, "chessrelay_nats_held_events 0\n"));
@@ -392,7 +394,7 @@ static void test_acked_through_the_loop(void **state)
 
     /* Stop drains what was just handed over. */
     add_events(p, s, 1001, 50);
-    cr_nats_pub_stop(p);
+    cr_nats_out_stop(p);
     stream_state(sv.port, &msgs, &last);
     assert_int_equal(msgs, 1050);
 

@@ -1,5 +1,5 @@
-/* chessrelay relay: store events to NATS JetStream (see nats_pub.h). */
-#include "out/nats_pub.h"
+/* chessrelay relay: store events to NATS JetStream. */
+#include "out/nats_out.h"
 
 #include <errno.h>
 #include <inttypes.h>
@@ -21,7 +21,7 @@
 #pragma GCC diagnostic pop
 
 #include "util/log.h"
-#include "cmd/opts.h"
+#include "util/opts.h"
 
 enum {
     MAX_INFLIGHT = 4096, /* publishes awaiting their ack */
@@ -40,14 +40,15 @@ typedef enum { E_NEW = 0, E_INFLIGHT, E_ACKED } entry_state;
  * kept on a list, it stays reachable (one per publisher started). */
 typedef struct cb_link {
     pthread_mutex_t mu;
-    struct cr_nats_pub *p;
+    struct cr_nats_out *p;
     struct cb_link *next;
 } cb_link;
 
 static pthread_mutex_t retired_mu = PTHREAD_MUTEX_INITIALIZER;
 static cb_link *retired;
 
-typedef struct entry {
+/* One message as it is sent (the publisher thread takes a copy). */
+typedef struct outgoing {
     int64_t seq;
     cr_buf *json;
     char *subject;
@@ -55,13 +56,17 @@ typedef struct entry {
     int32_t emt_ms;
     int64_t ply_ts;
     uint16_t fits;
+} outgoing;
+
+typedef struct entry {
+    outgoing msg;
     entry_state state;
     int64_t sent_at;  /* monotonic us */
     int64_t retry_at; /* after a refusal: not before (monotonic us) */
     int failures;
 } entry;
 
-struct cr_nats_pub {
+struct cr_nats_out {
     char tournament[CR_NATS_TOKEN_MAX];
     char delay[16]; /* Cr-Delay header value */
     char *stream;
@@ -84,14 +89,14 @@ struct cr_nats_pub {
     size_t cap, head, count, bytes;
     int inflight;
     bool stopping, stream_ok, skip_known;
-    bool loop_up;  /* the loop runs: replies to requests can be read */
-    bool drained;  /* the thread is done (stop) */
+    bool loop_up;      /* the loop runs: replies to requests can be read */
+    bool drained;      /* the thread is done (stop) */
     int64_t skip_upto; /* the stream holds the tournament up to this seq */
     int64_t drain_deadline;
     int64_t stream_retry_at; /* mono us: next stream check after a failure */
     int64_t warned_at;       /* mono us of the last stream warning */
     int64_t held_log_at;     /* mono us of the last outage report */
-    cr_nats_pub_stats st;
+    cr_nats_out_stats st;
     bool warned_full;
 };
 
@@ -117,7 +122,7 @@ void cr_nats_token(const char *s, char out[CR_NATS_TOKEN_MAX])
     out[n] = '\0';
 }
 
-int cr_nats_pub_option(cr_nats_pub_config *cfg, const char *who, const char *opt, const char *val)
+int cr_nats_out_option(cr_nats_out_config *cfg, const char *who, const char *opt, const char *val)
 {
     if (strcmp(opt, "--publish") == 0) {
         if (strncmp(val, "nats://", 7) != 0 && strncmp(val, "tls://", 6) != 0) {
@@ -227,40 +232,40 @@ natsConnection *cr_nats_connect(const char *urls, const char *name, struct event
 
 /*----- the backlog (under mu) -----*/
 
-static entry *at(cr_nats_pub *p, size_t i)
+static entry *at(cr_nats_out *p, size_t i)
 {
     return &p->ring[(p->head + i) % p->cap];
 }
 
 static void entry_clear(entry *e)
 {
-    cr_buf_unref(e->json);
-    free(e->subject);
+    cr_buf_unref(e->msg.json);
+    free(e->msg.subject);
     memset(e, 0, sizeof *e);
 }
 
-static void drop_head(cr_nats_pub *p)
+static void drop_head(cr_nats_out *p)
 {
     entry *e = at(p, 0);
     if (e->state == E_INFLIGHT) {
         p->inflight--;
     }
-    p->bytes -= e->json->len;
+    p->bytes -= e->msg.json->len;
     entry_clear(e);
     p->head = (p->head + 1) % p->cap;
     p->count--;
 }
 
 /* Removes acknowledged events from the front. */
-static void prune(cr_nats_pub *p)
+static void prune(cr_nats_out *p)
 {
     while (p->count && at(p, 0)->state == E_ACKED) {
-        p->st.acked_seq = at(p, 0)->seq;
+        p->st.acked_seq = at(p, 0)->msg.seq;
         drop_head(p);
     }
 }
 
-static bool grow(cr_nats_pub *p)
+static bool grow(cr_nats_out *p)
 {
     size_t cap = p->cap ? 2 * p->cap : 1024;
     entry *r = calloc(cap, sizeof *r);
@@ -278,16 +283,16 @@ static bool grow(cr_nats_pub *p)
 }
 
 /* The entry with this seq, or NULL (binary search: seqs grow). */
-static entry *find_seq(cr_nats_pub *p, int64_t seq)
+static entry *find_seq(cr_nats_out *p, int64_t seq)
 {
     size_t lo = 0, hi = p->count;
     while (lo < hi) {
         size_t mid = (lo + hi) / 2;
         entry *e = at(p, mid);
-        if (e->seq == seq) {
+        if (e->msg.seq == seq) {
             return e;
         }
-        if (e->seq < seq) {
+        if (e->msg.seq < seq) {
             lo = mid + 1;
         } else {
             hi = mid;
@@ -298,7 +303,7 @@ static entry *find_seq(cr_nats_pub *p, int64_t seq)
 
 /*----- the loop thread's side -----*/
 
-void cr_nats_pub_event(cr_nats_pub *p, const cr_store *store, const cr_store_event *ev,
+void cr_nats_out_event(cr_nats_out *p, const cr_store *store, const cr_store_event *ev,
                        cr_buf *json)
 {
     if (!p || !ev) {
@@ -340,14 +345,14 @@ void cr_nats_pub_event(cr_nats_pub *p, const cr_store *store, const cr_store_eve
     }
     entry *e = at(p, p->count++);
     memset(e, 0, sizeof *e);
-    e->seq = ev->seq;
-    e->json = j;
-    e->subject = subject;
+    e->msg.seq = ev->seq;
+    e->msg.json = j;
+    e->msg.subject = subject;
     if (ev->kind == CR_SEV_MOVE) {
-        e->move = true;
-        e->emt_ms = ev->move.emt_ms;
-        e->ply_ts = ev->move.ts;
-        e->fits = ev->move.fits;
+        e->msg.move = true;
+        e->msg.emt_ms = ev->move.emt_ms;
+        e->msg.ply_ts = ev->move.ts;
+        e->msg.fits = ev->move.fits;
     }
     p->bytes += j->len;
     p->st.queued++;
@@ -361,7 +366,7 @@ static void on_ack(jsCtx *js, natsMsg *msg, jsPubAck *pa, jsPubAckErr *pae, void
 {
     cb_link *link = closure;
     pthread_mutex_lock(&link->mu);
-    cr_nats_pub *p = link->p;
+    cr_nats_out *p = link->p;
     const char *v = NULL;
     if (p && natsMsgHeader_Get(msg, CR_NATS_HDR_SEQ, &v) == NATS_OK && v) {
         int64_t seq = strtoll(v, NULL, 10);
@@ -403,7 +408,7 @@ static void on_conn_change(natsConnection *nc, void *closure)
 {
     cb_link *link = closure;
     pthread_mutex_lock(&link->mu);
-    cr_nats_pub *p = link->p;
+    cr_nats_out *p = link->p;
     if (p) {
         pthread_mutex_lock(&p->mu);
         /* After a reconnection the server may be a fresh one: check the stream. */
@@ -427,7 +432,7 @@ static void on_conn_change(natsConnection *nc, void *closure)
 /* Loop thread, once the loop runs. */
 static void on_loop_up(evutil_socket_t fd, short what, void *arg)
 {
-    cr_nats_pub *p = arg;
+    cr_nats_out *p = arg;
     pthread_mutex_lock(&p->mu);
     p->loop_up = true;
     pthread_cond_signal(&p->cond);
@@ -436,7 +441,7 @@ static void on_loop_up(evutil_socket_t fd, short what, void *arg)
 
 /* Creates the stream if missing and learns the tournament's last seq in it
  * (first time only). Called without the lock. */
-static bool ensure_stream(cr_nats_pub *p)
+static bool ensure_stream(cr_nats_out *p)
 {
     jsStreamInfo *si = NULL;
     jsErrCode jerr = 0;
@@ -497,17 +502,7 @@ static bool ensure_stream(cr_nats_pub *p)
     return true;
 }
 
-typedef struct outgoing {
-    int64_t seq;
-    cr_buf *json;
-    char *subject;
-    bool move;
-    int32_t emt_ms;
-    int64_t ply_ts;
-    uint16_t fits;
-} outgoing;
-
-static natsStatus send_one(cr_nats_pub *p, const outgoing *o)
+static natsStatus send_one(cr_nats_out *p, const outgoing *o)
 {
     natsMsg *m = NULL;
     char id[CR_NATS_TOKEN_MAX + 32], seq[32], ply[64];
@@ -540,7 +535,7 @@ static natsStatus send_one(cr_nats_pub *p, const outgoing *o)
 
 static void *pub_thread(void *arg)
 {
-    cr_nats_pub *p = arg;
+    cr_nats_out *p = arg;
     outgoing *batch = calloc(SEND_BATCH, sizeof *batch);
     if (!batch) {
         return NULL;
@@ -554,14 +549,15 @@ static void *pub_thread(void *arg)
         /* Stopping: what is not acknowledged stays in the journal and is
          * published after the restart; waiting is only worth it while
          * acks can come. */
-        if (p->stopping && (p->count == 0 || !connected || !p->loop_up || now >= p->drain_deadline)) {
+        if (p->stopping &&
+            (p->count == 0 || !connected || !p->loop_up || now >= p->drain_deadline)) {
             break;
         }
         /* During an outage, say every 30 s what is held for the stream. */
         if (p->count && !connected && now - p->held_log_at > 30000000) {
             if (p->held_log_at) {
                 cr_log(CR_LOG_WARN, "nats: not connected; %zu event(s) held (from seq %" PRId64 ")",
-                       p->count, at(p, 0)->seq);
+                       p->count, at(p, 0)->msg.seq);
             }
             p->held_log_at = now;
         }
@@ -581,7 +577,7 @@ static void *pub_thread(void *arg)
         if (connected && p->stream_ok) {
             for (size_t i = 0; i < p->count && n < SEND_BATCH; i++) {
                 entry *e = at(p, i);
-                if (e->seq <= p->skip_upto && e->state != E_ACKED) {
+                if (e->msg.seq <= p->skip_upto && e->state != E_ACKED) {
                     if (e->state == E_INFLIGHT) {
                         p->inflight--;
                     }
@@ -607,13 +603,9 @@ static void *pub_thread(void *arg)
                     e->sent_at = now;
                     p->inflight++;
                     outgoing *o = &batch[n++];
-                    o->seq = e->seq;
-                    o->json = cr_buf_ref(e->json);
-                    o->subject = strdup(e->subject);
-                    o->move = e->move;
-                    o->emt_ms = e->emt_ms;
-                    o->ply_ts = e->ply_ts;
-                    o->fits = e->fits;
+                    *o = e->msg;
+                    o->json = cr_buf_ref(e->msg.json);
+                    o->subject = strdup(e->msg.subject);
                 }
             }
         }
@@ -665,10 +657,10 @@ static void *pub_thread(void *arg)
     return NULL;
 }
 
-cr_nats_pub *cr_nats_pub_start(const cr_nats_pub_config *cfg, struct event_base *base,
+cr_nats_out *cr_nats_out_start(const cr_nats_out_config *cfg, struct event_base *base,
                                const char *event_name, int delay_s, cr_error *err)
 {
-    cr_nats_pub *p = calloc(1, sizeof *p);
+    cr_nats_out *p = calloc(1, sizeof *p);
     cb_link *link = calloc(1, sizeof *link);
     if (!p || !link) {
         free(p);
@@ -695,13 +687,13 @@ cr_nats_pub *cr_nats_pub_start(const cr_nats_pub_config *cfg, struct event_base 
     p->up_ev = event_new(base, -1, 0, on_loop_up, p);
     if (!p->stream || !p->up_ev) {
         cr_error_set(err, CR_ENOMEM, 0, 0, "out of memory");
-        cr_nats_pub_stop(p);
+        cr_nats_out_stop(p);
         return NULL;
     }
     event_active(p->up_ev, EV_TIMEOUT, 0); /* runs when the loop does */
     p->nc = cr_nats_connect(cfg->url, "chessrelay venue", base, on_conn_change, link, err);
     if (!p->nc) {
-        cr_nats_pub_stop(p);
+        cr_nats_out_stop(p);
         return NULL;
     }
     jsOptions jo;
@@ -713,12 +705,12 @@ cr_nats_pub *cr_nats_pub_start(const cr_nats_pub_config *cfg, struct event_base 
     natsStatus s = natsConnection_JetStream(&p->js, p->nc, &jo);
     if (s != NATS_OK) {
         cr_error_set(err, CR_EIO, 0, 0, "nats: JetStream context: %s", natsStatus_GetText(s));
-        cr_nats_pub_stop(p);
+        cr_nats_out_stop(p);
         return NULL;
     }
     if (pthread_create(&p->thread, NULL, pub_thread, p) != 0) {
         cr_error_set(err, CR_ENOMEM, 0, 0, "nats: cannot start the publisher thread");
-        cr_nats_pub_stop(p);
+        cr_nats_out_stop(p);
         return NULL;
     }
     p->thread_started = true;
@@ -727,7 +719,7 @@ cr_nats_pub *cr_nats_pub_start(const cr_nats_pub_config *cfg, struct event_base 
     return p;
 }
 
-void cr_nats_pub_get_stats(cr_nats_pub *p, cr_nats_pub_stats *out)
+void cr_nats_out_get_stats(cr_nats_out *p, cr_nats_out_stats *out)
 {
     pthread_mutex_lock(&p->mu);
     *out = p->st;
@@ -735,10 +727,10 @@ void cr_nats_pub_get_stats(cr_nats_pub *p, cr_nats_pub_stats *out)
     pthread_mutex_unlock(&p->mu);
 }
 
-void cr_nats_pub_metrics(cr_nats_pub *p, FILE *f)
+void cr_nats_out_metrics(cr_nats_out *p, FILE *f)
 {
-    cr_nats_pub_stats st;
-    cr_nats_pub_get_stats(p, &st);
+    cr_nats_out_stats st;
+    cr_nats_out_get_stats(p, &st);
     fprintf(f,
             "# HELP chessrelay_nats_connected 1 while connected to a NATS server.\n"
             "# TYPE chessrelay_nats_connected gauge\n"
@@ -765,7 +757,7 @@ void cr_nats_pub_metrics(cr_nats_pub *p, FILE *f)
             st.held, st.acked_seq);
 }
 
-void cr_nats_pub_stop(cr_nats_pub *p)
+void cr_nats_out_stop(cr_nats_out *p)
 {
     if (!p) {
         return;
@@ -796,7 +788,7 @@ void cr_nats_pub_stop(cr_nats_pub *p)
         if (p->count) {
             cr_log(CR_LOG_WARN,
                    "nats: stopping with %zu event(s) not acknowledged (from seq %" PRId64 ")",
-                   p->count, at(p, 0)->seq);
+                   p->count, at(p, 0)->msg.seq);
         }
         cr_log(CR_LOG_INFO,
                "nats: %" PRId64 " events queued, %" PRId64 " sent, %" PRId64 " acked, %" PRId64

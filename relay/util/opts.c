@@ -1,5 +1,5 @@
-/* chessrelay relay: checked numbers of the command lines (see opts.h). */
-#include "cmd/opts.h"
+/* chessrelay relay: checked numbers of the command lines. */
+#include "util/opts.h"
 
 #include <ctype.h>
 #include <errno.h>

@@ -1,5 +1,5 @@
-/* chessrelay relay: Prometheus text helpers (see prom.h). */
-#include "out/prom.h"
+/* chessrelay relay: Prometheus text helpers. */
+#include "util/prom.h"
 
 void cr_prom_label(FILE *f, const char *s)
 {

@@ -1,0 +1,1 @@
+target_link_libraries(test_nats_out PRIVATE cr_relay)

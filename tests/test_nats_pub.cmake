@@ -1,1 +1,0 @@
-target_link_libraries(test_nats_pub PRIVATE cr_relay)
