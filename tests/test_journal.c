@@ -136,12 +136,83 @@ static void test_open_fails_cleanly(void **state)
     assert_non_null(strstr(err.text, "/proc/no/such/dir"));
 }
 
+static cr_journal_cmd round_trip(const cr_journal_cmd *c)
+{
+    char line[1024], why[80];
+    int n = cr_journal_cmd_format(c, line, sizeof line);
+    assert_true(n > 0);
+    assert_int_equal(line[n - 1], '\n');
+    assert_null(memchr(line, '\n', (size_t)n - 1)); /* one line */
+    cr_journal_cmd back;
+    assert_int_equal(cr_journal_cmd_parse(line, (size_t)n - 1, &back, why, sizeof why), 1);
+    return back;
+}
+
+/* Issue 16 finding 7: commands come back from the journal exactly. */
+static void test_commands_round_trip(void **state)
+{
+    (void)state;
+    cr_journal_cmd c = {.tag = true, .game = 7};
+    snprintf(c.name, sizeof c.name, "a");
+    snprintf(c.value, sizeof c.value, "hello");
+    cr_journal_cmd b = round_trip(&c);
+    assert_true(b.tag);
+    assert_int_equal(b.game, 7);
+    assert_string_equal(b.name, "a");
+    assert_string_equal(b.value, "hello");
+
+    snprintf(c.name, sizeof c.name, "WhiteFideIdentifier_2"); /* over 15 characters */
+    snprintf(c.value, sizeof c.value, " two  spaces\tand a tab\nand \"quotes\" \\ ");
+    b = round_trip(&c);
+    assert_string_equal(b.name, c.name);
+    assert_string_equal(b.value, c.value);
+
+    cr_journal_cmd r = {.game = 2147483647, .result = CR_RESULT_DRAW};
+    snprintf(r.who, sizeof r.who, "chief");
+    b = round_trip(&r);
+    assert_false(b.tag);
+    assert_int_equal(b.game, 2147483647);
+    assert_int_equal(b.result, CR_RESULT_DRAW);
+    assert_string_equal(b.who, "chief");
+}
+
+static int parse(const char *line, cr_journal_cmd *c)
+{
+    char why[80];
+    return cr_journal_cmd_parse(line, strlen(line), c, why, sizeof why);
+}
+
+static void test_command_lines_checked(void **state)
+{
+    (void)state;
+    cr_journal_cmd c;
+    assert_int_equal(parse("# tick 12", &c), 0);
+    assert_int_equal(parse("1234 B1 pos rnbqkbnr", &c), 0);
+    /* older journals */
+    assert_int_equal(parse("# cmd result 2 1-0", &c), 1);
+    assert_int_equal(c.game, 2);
+    assert_int_equal(c.result, CR_RESULT_WHITE);
+    assert_int_equal(parse("# cmd tag 3 a hello world", &c), 1);
+    assert_string_equal(c.name, "a");
+    assert_string_equal(c.value, "hello world");
+    /* corrupted lines are errors, never silently nothing */
+    assert_int_equal(parse("# cmd result 2 1-1", &c), -1);
+    assert_int_equal(parse("# cmd result x 1-0", &c), -1);
+    assert_int_equal(parse("# cmd frob 2 1-0", &c), -1);
+    assert_int_equal(parse("# cmd {\"cmd\":\"result\",\"game\":2,\"result\":\"1-1\"}", &c), -1);
+    assert_int_equal(parse("# cmd {\"cmd\":\"result\",\"game\":4294967297,\"result\":\"1-0\"}", &c), -1);
+    assert_int_equal(parse("# cmd {\"cmd\":\"tag\",\"game\":1,\"name\":\"X\\\"]\",\"value\":\"v\"}", &c), -1);
+    assert_int_equal(parse("# cmd {\"cmd\":\"tag\",\"game\":1", &c), -1);
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(test_runs_in_order),
         cmocka_unit_test(test_torn_line_dropped),
         cmocka_unit_test(test_open_fails_cleanly),
+        cmocka_unit_test(test_commands_round_trip),
+        cmocka_unit_test(test_command_lines_checked),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }

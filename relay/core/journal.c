@@ -3,12 +3,17 @@
 
 #include <dirent.h>
 #include <errno.h>
+#include <limits.h>
 #include <fcntl.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
 #include <unistd.h>
+
+#include <jansson.h>
+
+#include "cr/pgn.h"
 
 #include "util/fileio.h"
 
@@ -209,5 +214,132 @@ int cr_journal_replay(const char *dir, cr_journal_line_fn fn, void *data, cr_jou
         rc = replay_file(path, name, fn, data, st, err);
     }
     free(nums);
+    return rc;
+}
+
+/*----- command lines -----*/
+
+int cr_journal_cmd_format(const cr_journal_cmd *c, char *out, size_t size)
+{
+    json_t *j = c->tag ? json_pack("{s:s, s:i, s:s, s:s}", "cmd", "tag", "game", (json_int_t)c->game,
+                                   "name", c->name, "value", c->value)
+                       : json_pack("{s:s, s:i, s:s}", "cmd", "result", "game", (json_int_t)c->game,
+                                   "result", cr_result_string(c->result));
+    if (j && c->who[0]) {
+        json_object_set_new(j, "who", json_string(c->who));
+    }
+    /* Compact JSON escapes every control character: one line whatever the
+     * value holds. */
+    char *text = j ? json_dumps(j, JSON_COMPACT | JSON_PRESERVE_ORDER) : NULL;
+    json_decref(j);
+    int n = text ? snprintf(out, size, "# cmd %s\n", text) : -1;
+    free(text);
+    return n < 0 || (size_t)n >= size ? -1 : n;
+}
+
+/* The old format: "# cmd result N R", "# cmd tag N NAME VALUE" (VALUE is the
+ * rest of the line after one space). */
+static int parse_old_cmd(const char *line, size_t len, cr_journal_cmd *c, char *err, size_t es)
+{
+    char copy[512];
+    if (len >= sizeof copy) {
+        snprintf(err, es, "command line too long");
+        return -1;
+    }
+    memcpy(copy, line, len);
+    copy[len] = '\0';
+    char *save = NULL;
+    strtok_r(copy, " ", &save);               /* "#" */
+    strtok_r(NULL, " ", &save);               /* "cmd" */
+    const char *word = strtok_r(NULL, " ", &save);
+    const char *game = strtok_r(NULL, " ", &save);
+    char *end = NULL;
+    long g = game ? strtol(game, &end, 10) : 0;
+    if (!word || !game || *end || g < 1 || g > INT_MAX) {
+        snprintf(err, es, "command line without a game number");
+        return -1;
+    }
+    c->game = (int)g;
+    if (strcmp(word, "result") == 0) {
+        const char *res = strtok_r(NULL, " ", &save);
+        int r = res ? cr_result_parse(res) : -1;
+        if (r < 0 || strtok_r(NULL, " ", &save)) {
+            snprintf(err, es, "command line with a bad result");
+            return -1;
+        }
+        c->result = (cr_result)r;
+        return 1;
+    }
+    if (strcmp(word, "tag") == 0) {
+        /* save points after the game's space: NAME, one space, VALUE. */
+        const char *rest = save ? save : "";
+        const char *sp = strchr(rest, ' ');
+        size_t nl = sp ? (size_t)(sp - rest) : strlen(rest);
+        const char *value = sp ? sp + 1 : "";
+        if (!nl || nl >= sizeof c->name || strlen(value) >= sizeof c->value) {
+            snprintf(err, es, "command line with a bad tag");
+            return -1;
+        }
+        c->tag = true;
+        memcpy(c->name, rest, nl);
+        c->name[nl] = '\0';
+        snprintf(c->value, sizeof c->value, "%s", value);
+        return 1;
+    }
+    snprintf(err, es, "unknown command '%.20s'", word);
+    return -1;
+}
+
+int cr_journal_cmd_parse(const char *line, size_t len, cr_journal_cmd *c, char *err,
+                         size_t err_size)
+{
+    static const char head[] = "# cmd ";
+    if (len < sizeof head - 1 || memcmp(line, head, sizeof head - 1) != 0) {
+        return 0;
+    }
+    memset(c, 0, sizeof *c);
+    const char *p = line + sizeof head - 1;
+    size_t n = len - (sizeof head - 1);
+    if (!n || *p != '{') {
+        return parse_old_cmd(line, len, c, err, err_size);
+    }
+    json_error_t jerr;
+    json_t *j = json_loadb(p, n, JSON_REJECT_DUPLICATES, &jerr);
+    const char *cmd = json_string_value(json_object_get(j, "cmd"));
+    json_t *game = json_object_get(j, "game");
+    const char *who = json_string_value(json_object_get(j, "who"));
+    int rc = -1;
+    if (!j || !cmd || !json_is_integer(game) || json_integer_value(game) < 1 ||
+        json_integer_value(game) > INT_MAX || (who && strlen(who) >= sizeof c->who)) {
+        snprintf(err, err_size, "%s", j ? "command line without its fields" : "command line not JSON");
+    } else if (strcmp(cmd, "result") == 0) {
+        const char *res = json_string_value(json_object_get(j, "result"));
+        int r = res ? cr_result_parse(res) : -1;
+        if (r < 0) {
+            snprintf(err, err_size, "command line with a bad result");
+        } else {
+            c->result = (cr_result)r;
+            rc = 1;
+        }
+    } else if (strcmp(cmd, "tag") == 0) {
+        const char *name = json_string_value(json_object_get(j, "name"));
+        const char *value = json_string_value(json_object_get(j, "value"));
+        if (!name || !value || !cr_pgn_tag_name_ok(name) || strlen(name) >= sizeof c->name ||
+            strlen(value) >= sizeof c->value) {
+            snprintf(err, err_size, "command line with a bad tag");
+        } else {
+            c->tag = true;
+            snprintf(c->name, sizeof c->name, "%s", name);
+            snprintf(c->value, sizeof c->value, "%s", value);
+            rc = 1;
+        }
+    } else {
+        snprintf(err, err_size, "unknown command '%.20s'", cmd);
+    }
+    if (rc == 1) {
+        c->game = (int)json_integer_value(game);
+        snprintf(c->who, sizeof c->who, "%s", who ? who : "");
+    }
+    json_decref(j);
     return rc;
 }

@@ -14,6 +14,7 @@
 #define CR_RELAY_JOURNAL_H
 
 #include "cr/common.h"
+#include "core/store.h"
 
 typedef struct cr_journal cr_journal;
 
@@ -50,5 +51,30 @@ typedef struct cr_journal_stats {
  * callback's non-zero value, or CR_EIO with err filled. stats may be NULL. */
 int cr_journal_replay(const char *dir, cr_journal_line_fn fn, void *data, cr_journal_stats *stats,
                       cr_error *err);
+
+/* Command lines: a result or tag set by a client or an arbiter, as the
+ * comment line "# cmd {JSON}" (one JSON object, compact, on one line:
+ * {"cmd":"result","game":N,"result":"1-0"} or
+ * {"cmd":"tag","game":N,"name":"...","value":"..."}, "who" optional), so that
+ * every byte of a name or value comes back. The reader still takes the lines
+ * of older journals: "# cmd result N R" and "# cmd tag N NAME VALUE". */
+typedef struct cr_journal_cmd {
+    bool tag; /* false: a result */
+    int game;
+    cr_result result;
+    char name[CR_TAG_NAME_MAX];
+    char value[CR_TAG_VALUE_MAX];
+    char who[64];
+} cr_journal_cmd;
+
+/* The line (with its "\n") into out. Returns its length, or -1 if it does
+ * not fit. */
+int cr_journal_cmd_format(const cr_journal_cmd *c, char *out, size_t size);
+
+/* 0: not a command line; 1: *c filled; -1: a command line that cannot be
+ * read (why in err, err_size bytes): the caller reports it, never drops it
+ * silently. */
+int cr_journal_cmd_parse(const char *line, size_t len, cr_journal_cmd *c, char *err,
+                         size_t err_size);
 
 #endif

@@ -54,6 +54,7 @@ struct relay {
     int64_t seq;
     int next_game;
     cr_journal *journal;
+    long journal_bad_lines; /* journal lines the rebuild could not read */
     char *line; /* a feed event's journal line */
     size_t line_cap;
     bool rebuilding;
@@ -97,7 +98,8 @@ static void set_rebuilding(relay *r, bool on)
 static cr_buf *loop_metrics(relay *r)
 {
     const cr_pusher *pusher = r->outputs ? cr_outputs_pusher(r->outputs) : NULL;
-    if (!r->pairings && !r->nats && (!pusher || cr_pusher_round_count(pusher) == 0)) {
+    if (!r->pairings && !r->nats && !r->journal_bad_lines &&
+        (!pusher || cr_pusher_round_count(pusher) == 0)) {
         return NULL;
     }
     char *text = NULL;
@@ -114,6 +116,10 @@ static cr_buf *loop_metrics(relay *r)
     }
     if (r->nats) {
         cr_nats_out_metrics(r->nats, f);
+    }
+    if (r->journal_bad_lines) {
+        fprintf(f, "# TYPE chessrelay_journal_bad_lines_total counter\n"
+                   "chessrelay_journal_bad_lines_total %ld\n", r->journal_bad_lines);
     }
     if (fclose(f) != 0) {
         free(text);
@@ -340,20 +346,14 @@ static void journal_command(relay *r, const cr_store_event *ev)
     if (!r->journal || r->rebuilding || (ev->kind != CR_SEV_RESULT && ev->kind != CR_SEV_TAG)) {
         return;
     }
-    char line[400];
-    int n = ev->kind == CR_SEV_RESULT
-                ? snprintf(line, sizeof line, "# cmd result %d %s\n", ev->game,
-                           cr_result_string(ev->result))
-                : snprintf(line, sizeof line, "# cmd tag %d %s %s\n", ev->game, ev->tag.name,
-                           ev->tag.value);
-    if (n <= 0 || n >= (int)sizeof line) {
+    cr_journal_cmd c = {.tag = ev->kind == CR_SEV_TAG, .game = ev->game, .result = ev->result};
+    snprintf(c.name, sizeof c.name, "%s", ev->tag.name);
+    snprintf(c.value, sizeof c.value, "%s", ev->tag.value);
+    char line[1024];
+    int n = cr_journal_cmd_format(&c, line, sizeof line);
+    if (n < 0) {
+        cr_log(CR_LOG_ERROR, "journal: game %d: command line too long", ev->game);
         return;
-    }
-    /* Newlines in a value would split the journal line. */
-    for (int i = 0; i < n - 1; i++) {
-        if (line[i] == '\n' || line[i] == '\r') {
-            line[i] = ' ';
-        }
     }
     cr_journal_append(r->journal, line, (size_t)n);
 }
@@ -722,6 +722,28 @@ static bool wants_agents(const cr_loop_config *cfg)
 
 /*----- the journal: rebuild -----*/
 
+/* A command line of the journal applied again; one that cannot be read is
+ * reported, never dropped silently. */
+static void journal_command_line(relay *r, const char *line, size_t len, const char *file,
+                                 int lineno)
+{
+    cr_journal_cmd jc;
+    char why[80];
+    int rc = cr_journal_cmd_parse(line, len, &jc, why, sizeof why);
+    if (rc < 0) {
+        r->journal_bad_lines++;
+        cr_log(CR_LOG_ERROR, "journal: %s:%d: %s: %.*s", file, lineno, why,
+               (int)(len < 200 ? len : 200), line);
+    } else if (rc == 1) {
+        cr_command_msg c = {.kind = jc.tag ? CR_COMMAND_TAG : CR_COMMAND_RESULT,
+                            .game = jc.game,
+                            .result = jc.result};
+        snprintf(c.name, sizeof c.name, "%s", jc.name);
+        snprintf(c.value, sizeof c.value, "%s", jc.value);
+        apply_command(r, &c);
+    }
+}
+
 static int on_journal_line(void *data, const char *line, size_t len, const char *file, int lineno)
 {
     relay *r = data;
@@ -731,8 +753,6 @@ static int on_journal_line(void *data, const char *line, size_t len, const char 
     }
     if (len && line[0] == '#') {
         long long a;
-        char word[16], res[16];
-        int game;
         char copy[512];
         snprintf(copy, sizeof copy, "%.*s", (int)(len < sizeof copy ? len : sizeof copy - 1), line);
         if (sscanf(copy, "# epoch %lld", &a) == 1) {
@@ -742,22 +762,8 @@ static int on_journal_line(void *data, const char *line, size_t len, const char 
         } else if (sscanf(copy, "# finish %lld", &a) == 1) {
             r->cur_ts = a * 1000;
             finish_all(r, a);
-        } else if (sscanf(copy, "# cmd %15s %d %15s", word, &game, res) == 3) {
-            cr_command_msg c;
-            memset(&c, 0, sizeof c);
-            c.game = game;
-            if (strcmp(word, "result") == 0 && cr_result_parse(res) >= 0) {
-                c.kind = CR_COMMAND_RESULT;
-                c.result = (cr_result)cr_result_parse(res);
-                apply_command(r, &c);
-            } else if (strcmp(word, "tag") == 0) {
-                const char *p = strstr(copy, res);
-                c.kind = CR_COMMAND_TAG;
-                snprintf(c.name, sizeof c.name, "%s", res);
-                p += strlen(res);
-                snprintf(c.value, sizeof c.value, "%s", *p ? p + 1 : "");
-                apply_command(r, &c);
-            }
+        } else {
+            journal_command_line(r, line, len, file, lineno);
         }
         return 0;
     }

@@ -29,6 +29,7 @@
 #include <unistd.h>
 
 #include "agent/agent_link.h"
+#include "cr/pgn.h"
 #include "util/log.h"
 #include "net/view.h"
 
@@ -593,7 +594,9 @@ static void op_subscribe(cr_server *s, pss *p, const ws_msg *m)
     int64_t since = int_field(m->j, "since", -1, &bad);
     json_t *game = json_object_get(m->j, "game");
     bool has_round = round_field(m->j, round, sizeof round, &bad);
-    if (bad || (game && !json_is_integer(game)) || (!game && !has_round)) {
+    if (bad || (game && (!json_is_integer(game) || json_integer_value(game) < 1 ||
+                         json_integer_value(game) > INT_MAX)) ||
+        (!game && !has_round)) {
         fault(s, p, "expected \"game\" (integer) or \"round\", and \"since\" >= 0", "subscribe");
     } else if (game) {
         subscribe_one(s, p, (int)json_integer_value(game), since, unsub);
@@ -676,9 +679,13 @@ static bool command_fields(cr_server *s, pss *p, const ws_msg *m, cr_command_msg
     const char *name = json_string_value(json_object_get(m->j, "name"));
     const char *value = json_string_value(json_object_get(m->j, "value"));
     c->kind = CR_COMMAND_TAG;
-    if (!name || !value || !name[0] || strlen(name) >= sizeof c->name ||
-        strlen(value) >= sizeof c->value || strchr(name, ' ')) {
-        fault(s, p, "expected \"name\" and \"value\" strings", "tag");
+    if (!name || !value || strlen(name) >= sizeof c->name || strlen(value) >= sizeof c->value ||
+        !cr_pgn_tag_name_ok(name)) {
+        char e[120];
+        snprintf(e, sizeof e,
+                 "expected \"name\" (1 to %d letters, digits, '_') and \"value\" (at most %d bytes)",
+                 (int)sizeof c->name - 1, (int)sizeof c->value - 1);
+        fault(s, p, e, "tag");
         return false;
     }
     snprintf(c->name, sizeof c->name, "%s", name);
@@ -692,8 +699,9 @@ static void op_command(cr_server *s, pss *p, const ws_msg *m)
     cr_command_msg *c = calloc(1, sizeof *c);
     if (!p->trusted) {
         fault(s, p, "not allowed without a valid token", "op");
-    } else if (!c || !json_is_integer(game)) {
-        fault(s, p, "expected \"game\" (integer)", "game");
+    } else if (!c || !json_is_integer(game) || json_integer_value(game) < 1 ||
+               json_integer_value(game) > INT_MAX) {
+        fault(s, p, "expected \"game\" (a game number)", "game");
     } else {
         c->game = (int)json_integer_value(game);
         snprintf(c->who, sizeof c->who, "ws");
