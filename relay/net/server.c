@@ -77,6 +77,16 @@ static int callback(struct lws *wsi, enum lws_callback_reasons reason, void *use
         if (lws_hdr_copy(wsi, uri, sizeof uri, WSI_TOKEN_GET_URI) <= 0 || strcmp(uri, "/ws") != 0) {
             return 1;
         }
+        char token[300];
+        cr_srv_auth auth = cr_srv_bearer_token(wsi, token, sizeof token);
+        if (auth == CR_AUTH_BAD || auth == CR_AUTH_TOO_LARGE) {
+            char peer[64];
+            cr_srv_peer_name(wsi, peer, sizeof peer);
+            cr_log(CR_LOG_WARN, "ws %s: Authorization header refused (%s)", peer,
+                   auth == CR_AUTH_BAD ? "not a Bearer token" : "too large");
+            s->refused_token++;
+            return 1;
+        }
         if (!origin_allowed(s, wsi)) {
             char peer[64];
             cr_srv_peer_name(wsi, peer, sizeof peer);
@@ -96,15 +106,14 @@ static int callback(struct lws *wsi, enum lws_callback_reasons reason, void *use
         p->tokens = s->cfg.rate;
         p->refill_us = cr_mono_us();
         char token[300];
-        cr_srv_bearer_token(wsi, token, sizeof token);
-        if (token[0]) {
+        if (cr_srv_bearer_token(wsi, token, sizeof token) == CR_AUTH_TOKEN) {
             const char *role = cr_config_check_token(s->cfg.tournament, token);
-            if (role) {
-                p->arbiter = strcmp(role, "arbiter") == 0;
+            if (cr_srv_role_arbiter(role)) {
+                p->arbiter = true;
                 p->trusted = true;
                 p->lane = LANE_LIVE;
                 s->ntrusted++;
-            } else {
+            } else if (!role) {
                 char peer[64];
                 cr_srv_peer_name(wsi, peer, sizeof peer);
                 cr_log(CR_LOG_WARN, "ws %s: wrong token refused", peer);

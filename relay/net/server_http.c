@@ -285,11 +285,21 @@ int cr_srv_http_request(cr_server *s, struct lws *wsi, pss *p, const char *uri)
     s->http_requests++;
     p->kind = PSS_HTTP;
     char token[300];
-    cr_srv_bearer_token(wsi, token, sizeof token);
+    cr_srv_auth auth = cr_srv_bearer_token(wsi, token, sizeof token);
     int lane = LANE_PUBLIC;
-    if (token[0]) {
-        if (cr_config_check_token(s->cfg.tournament, token)) {
-            lane = LANE_LIVE;
+    const char *role = NULL;
+    if (auth == CR_AUTH_TOO_LARGE || auth == CR_AUTH_BAD) {
+        s->refused_token++;
+        return auth == CR_AUTH_BAD
+                   ? http_text(s, wsi, p, HTTP_STATUS_UNAUTHORIZED, "expected Bearer <token>\n")
+                   : http_text(s, wsi, p, 431 /* Request Header Fields Too Large */,
+                               "Authorization header too large\n");
+    }
+    if (auth == CR_AUTH_TOKEN) {
+        role = cr_config_check_token(s->cfg.tournament, token);
+        if (role) {
+            /* Only an arbiter's token opens the undelayed lane. */
+            lane = cr_srv_role_arbiter(role) ? LANE_LIVE : LANE_PUBLIC;
         } else {
             char peer[64];
             cr_srv_peer_name(wsi, peer, sizeof peer);
@@ -303,11 +313,9 @@ int cr_srv_http_request(cr_server *s, struct lws *wsi, pss *p, const char *uri)
     }
     cr_view *v = s->views[lane];
     if (strncmp(uri, "/arbiter/", 9) == 0) {
-        const char *role = token[0] ? cr_config_check_token(s->cfg.tournament, token) : NULL;
         int status = 404;
         const char *ctype = "text/plain; charset=utf-8";
-        cr_buf *b = s->arbiter ? cr_arbiter_view_http(s->arbiter, uri,
-                                                      role && strcmp(role, "arbiter") == 0,
+        cr_buf *b = s->arbiter ? cr_arbiter_view_http(s->arbiter, uri, cr_srv_role_arbiter(role),
                                                       &status, &ctype)
                                : cr_buf_new("no arbiter monitoring\n", 22);
         return http_respond(s, wsi, p, (unsigned)status, ctype, b, 0, false);

@@ -115,8 +115,19 @@ struct cr_server {
     size_t wcap;
 };
 
+/* The Authorization header of a request. */
+typedef enum {
+    CR_AUTH_NONE,      /* no header */
+    CR_AUTH_TOKEN,     /* "Bearer <token>": the token in buf */
+    CR_AUTH_BAD,       /* another scheme, or an empty token: 401 */
+    CR_AUTH_TOO_LARGE  /* longer than any token can be: 431 */
+} cr_srv_auth;
+
 /* Shared by the three files. */
-void cr_srv_bearer_token(struct lws *wsi, char *buf, size_t size);
+cr_srv_auth cr_srv_bearer_token(struct lws *wsi, char *buf, size_t size);
+/* Whether a token's role (cr_config_check_token) opens the arbiters' side:
+ * arbiter ops and the undelayed lane (docs/protocol.md, "Roles"). */
+bool cr_srv_role_arbiter(const char *role);
 void cr_srv_drain_pubs(cr_server *s);
 void cr_srv_free_viewer(pss *p);
 void cr_srv_peer_name(struct lws *wsi, char *buf, size_t size);

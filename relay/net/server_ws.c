@@ -191,18 +191,33 @@ void cr_srv_peer_name(struct lws *wsi, char *buf, size_t size)
     }
 }
 
-/* "Bearer <token>" from the Authorization header, or "" */
-void cr_srv_bearer_token(struct lws *wsi, char *buf, size_t size)
+cr_srv_auth cr_srv_bearer_token(struct lws *wsi, char *buf, size_t size)
 {
     char hdr[512];
     buf[0] = '\0';
-    if (lws_hdr_copy(wsi, hdr, sizeof hdr, WSI_TOKEN_HTTP_AUTHORIZATION) > 0 &&
-        strncmp(hdr, "Bearer ", 7) == 0) {
-        size_t n = strlen(hdr + 7);
-        n = n < size ? n : size - 1;
-        memcpy(buf, hdr + 7, n);
-        buf[n] = '\0';
+    int total = lws_hdr_total_length(wsi, WSI_TOKEN_HTTP_AUTHORIZATION);
+    if (total <= 0) {
+        return CR_AUTH_NONE;
     }
+    /* Never served as public: a header that does not fit is refused. */
+    if ((size_t)total >= sizeof hdr ||
+        lws_hdr_copy(wsi, hdr, sizeof hdr, WSI_TOKEN_HTTP_AUTHORIZATION) <= 0) {
+        return CR_AUTH_TOO_LARGE;
+    }
+    if (strncmp(hdr, "Bearer ", 7) != 0 || !hdr[7]) {
+        return CR_AUTH_BAD;
+    }
+    size_t n = strlen(hdr + 7);
+    if (n >= size) {
+        return CR_AUTH_TOO_LARGE;
+    }
+    memcpy(buf, hdr + 7, n + 1);
+    return CR_AUTH_TOKEN;
+}
+
+bool cr_srv_role_arbiter(const char *role)
+{
+    return role && strcmp(role, "arbiter") == 0;
 }
 
 /*----- subscriptions and delivery -----*/
@@ -511,9 +526,10 @@ static void op_hello(cr_server *s, pss *p, const ws_msg *m)
         fault(s, p, "wrong token", "token");
         return;
     }
-    set_trusted(s, p, role != NULL);
-    p->arbiter = role && strcmp(role, "arbiter") == 0;
-    json_t *w = json_pack("{s:s,s:b,s:s?,s:i,s:I}", "type", "welcome", "trusted", role != NULL,
+    /* An agent's token is valid but gives nothing here: a viewer. */
+    set_trusted(s, p, cr_srv_role_arbiter(role));
+    p->arbiter = cr_srv_role_arbiter(role);
+    json_t *w = json_pack("{s:s,s:b,s:s?,s:i,s:I}", "type", "welcome", "trusted", p->trusted,
                           "role", role, "delay", p->trusted ? 0 : s->cfg.delay_s, "seq",
                           (json_int_t)(cr_view_head(s->views[p->lane]) - 1));
     q_push(p, json_buf(w));
@@ -626,7 +642,7 @@ static void send_to_viewer(void *data, cr_buf *b)
 static void op_arbiter(cr_server *s, pss *p, const ws_msg *m)
 {
     if (!p->trusted || !p->arbiter) {
-        fault(s, p, "not allowed without a valid token", "op");
+        fault(s, p, "not allowed without an arbiter's token", "op");
         return;
     }
     if (!s->arbiter) {
@@ -697,8 +713,8 @@ static void op_command(cr_server *s, pss *p, const ws_msg *m)
 {
     json_t *game = json_object_get(m->j, "game");
     cr_command_msg *c = calloc(1, sizeof *c);
-    if (!p->trusted) {
-        fault(s, p, "not allowed without a valid token", "op");
+    if (!p->trusted || !p->arbiter) {
+        fault(s, p, "not allowed without an arbiter's token", "op");
     } else if (!c || !json_is_integer(game) || json_integer_value(game) < 1 ||
                json_integer_value(game) > INT_MAX) {
         fault(s, p, "expected \"game\" (a game number)", "game");

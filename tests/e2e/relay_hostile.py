@@ -121,7 +121,75 @@ def tags(binary):
         shutil.rmtree(state, ignore_errors=True)
 
 
-SCENARIOS = {"tags": tags}
+def roles(binary):
+    """Finding 5 and the header limits: every cell of docs/protocol.md's
+    roles table for viewer, agent and arbiter tokens."""
+    # A long delay: the public lane shows no move for the whole test.
+    cfg = write_config({"delay_minutes": 30})
+    state = tempfile.mkdtemp(prefix="cr_hostile_roles_")
+    try:
+        r = Relay(binary, ["serve", "--config", cfg, "--state", state, "--speed", "1000"])
+        gid = first_game(r)
+        wait_for("moves on the live lane", lambda: "1." in r.http(
+            "/live.pgn", {"Authorization": "Bearer " + ARBITER})[2])
+        bearer = {"viewer": {}, "agent": {"Authorization": "Bearer " + AGENT},
+                  "arbiter": {"Authorization": "Bearer " + ARBITER}}
+        undelayed = {"viewer": False, "agent": False, "arbiter": True}
+        for who, hdr in bearer.items():
+            # HTTP: the undelayed lane only for an arbiter
+            for path in ("/live.pgn", "/game/%d.pgn" % gid):
+                st, _, body = r.http(path, hdr)
+                # the delayed lane may not have the game yet
+                check(st == 200 or (st == 404 and not undelayed[who]), "%s %s: %d" % (who, path, st))
+                check(("1." in body) == undelayed[who], "%s %s: undelayed=%s" % (who, path, "1." in body))
+            st, _, body = r.http("/games.json", hdr)
+            plies = sum(g["plies"] for g in json.loads(body))
+            check((plies > 0) == undelayed[who], "%s /games.json plies %d" % (who, plies))
+            st, _, _ = r.http("/arbiter/incidents.json", hdr)
+            check((st == 200) == undelayed[who], "%s /arbiter/: %d" % (who, st))
+            for path in ("/healthz", "/metrics"):
+                check(r.http(path, hdr)[0] == 200, "%s %s" % (who, path))
+            # /ws, token in the upgrade and in hello
+            for how in ("upgrade", "hello"):
+                ws = r.ws(hdr if how == "upgrade" else {})
+                if how == "hello" and who != "viewer":
+                    ws.send({"op": "hello", "token": hdr["Authorization"][7:]})
+                    w = ws.recv()
+                    check(w["type"] == "welcome" and w["trusted"] == undelayed[who], "%s hello: %s" % (who, w))
+                ws.send({"op": "list"})
+                games = ws.recv()["games"]
+                plies = sum(g["plies"] for g in games)
+                check((plies > 0) == undelayed[who], "%s ws %s list: %s" % (who, how, games))
+                for op in ({"op": "result", "game": gid, "result": "*"},
+                           {"op": "tag", "game": gid, "name": "Annotator", "value": who},
+                           {"op": "arbiter"},
+                           {"op": "arbiter-action", "game": gid, "action": "confirm-flag"}):
+                    ws.send(op)
+                    ws.send({"op": "ping"})
+                    got = []
+                    while not got or got[-1]["type"] != "pong":
+                        got.append(ws.recv())
+                    refused = any(m["type"] == "error" and "not allowed" in m["error"] for m in got)
+                    check(refused != undelayed[who], "%s %s: %s" % (who, op["op"], got))
+                ws.close()
+        # Header limits: never silently public
+        st, _, _ = r.http("/live.pgn", {"Authorization": "Bearer " + ARBITER + "x" * 600})
+        check(st == 431, "long Authorization: %d" % st)
+        st, _, _ = r.http("/live.pgn", {"Authorization": "Basic " + ARBITER})
+        check(st == 401, "Basic scheme: %d" % st)
+        try:
+            r.ws({"Authorization": "Bearer " + "x" * 600})
+            check(False, "WebSocket upgrade with a long Authorization accepted")
+        except WSClosed:
+            pass
+        r.stop()
+        print("ok: roles table (viewer, agent, arbiter) on HTTP and /ws; header limits")
+    finally:
+        os.unlink(cfg)
+        shutil.rmtree(state, ignore_errors=True)
+
+
+SCENARIOS = {"tags": tags, "roles": roles}
 
 if __name__ == "__main__":
     SCENARIOS[sys.argv[2]](sys.argv[1])
