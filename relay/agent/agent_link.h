@@ -84,6 +84,12 @@ void cr_agent_link_synced(cr_agent_link *l);
  * an agent's watermark is behind it (see above). */
 int64_t cr_agent_link_tick_bound(cr_agent_link *l, int64_t bound);
 
+/* The relay's own source (a feed file, a DGT board) feeds board `board`:
+ * true if the board is not an agent's (it becomes the relay's if nobody fed
+ * it yet); false (logged) if an agent fed it first: the event is refused.
+ * Loop thread, outside the rebuild. */
+bool cr_agent_link_claim_local(cr_agent_link *l, const char *board);
+
 /* Events held per agent after the scan: the highest journaled number of
  * agent `agent` (0 if unknown). For tests and logs. */
 int64_t cr_agent_link_journaled(cr_agent_link *l, const char *agent);

@@ -254,6 +254,33 @@ static int read_board(ctx *c, json_t *o, size_t index, cr_config_board *b)
     return 0;
 }
 
+/* A token's "agents" or "boards": an array of ids. */
+static int read_token_ids(ctx *c, json_t *v, const char *f, cr_config_token *t, bool agents)
+{
+    size_t max = agents ? CR_TOKEN_AGENTS_MAX : CR_TOKEN_BOARDS_MAX;
+    if (!json_is_array(v) || json_array_size(v) == 0 || json_array_size(v) > max) {
+        char why[64];
+        snprintf(why, sizeof why, "expected an array of 1 to %zu ids", max);
+        return fail(c, f, why);
+    }
+    size_t i;
+    json_t *e;
+    json_array_foreach(v, i, e)
+    {
+        const char *s = json_string_value(e);
+        /* Agent and board ids have the same alphabet and length. */
+        if (!s || !cr_feed_board_id_valid(s, strlen(s))) {
+            return fail(c, f, "expected ids of 1..64 of A-Z a-z 0-9 . _ -");
+        }
+        if (agents) {
+            snprintf(t->agents[t->agent_count++], sizeof t->agents[0], "%s", s);
+        } else {
+            snprintf(t->boards[t->board_count++], sizeof t->boards[0], "%s", s);
+        }
+    }
+    return 0;
+}
+
 static int read_token(ctx *c, json_t *o, size_t index, cr_config_token *t)
 {
     char base[32], f[64];
@@ -281,6 +308,8 @@ static int read_token(ctx *c, json_t *o, size_t index, cr_config_token *t)
             if (!rc && cr_config_token_problem(t->token)) {
                 rc = fail(c, f, cr_config_token_problem(t->token));
             }
+        } else if (strcmp(key, "agents") == 0 || strcmp(key, "boards") == 0) {
+            rc = read_token_ids(c, v, f, t, key[0] == 'a');
         } else {
             rc = fail(c, f, "unknown field");
         }
@@ -617,18 +646,46 @@ bool cr_secret_equal(const char *given, const char *secret)
     return diff == 0;
 }
 
-const char *cr_config_check_token(const cr_config *cfg, const char *token)
+const cr_config_token *cr_config_find_token(const cr_config *cfg, const char *token)
 {
-    const char *role = NULL;
+    const cr_config_token *found = NULL;
     if (!token || !token[0]) {
         return NULL;
     }
     for (int i = 0; i < cfg->token_count; i++) {
-        if (cr_secret_equal(token, cfg->tokens[i].token) && !role) {
-            role = cfg->tokens[i].role;
+        if (cr_secret_equal(token, cfg->tokens[i].token) && !found) {
+            found = &cfg->tokens[i];
         }
     }
-    return role;
+    return found;
+}
+
+const char *cr_config_check_token(const cr_config *cfg, const char *token)
+{
+    const cr_config_token *t = cr_config_find_token(cfg, token);
+    return t ? t->role : NULL;
+}
+
+/* Agent and board ids have the same length limit: one list type. */
+static bool listed(const char *s, const char (*list)[CR_BOARD_ID_MAX + 1], int count)
+{
+    for (int i = 0; i < count; i++) {
+        if (strcmp(s, list[i]) == 0) {
+            return true;
+        }
+    }
+    return false;
+}
+
+bool cr_config_token_allows_agent(const cr_config_token *t, const char *agent)
+{
+    return !t || !t->agent_count || listed(agent, t->agents, t->agent_count);
+}
+
+bool cr_config_token_allows_board(const cr_config_token *t, const char *board)
+{
+    return !t || !t->board_count ||
+           listed(board, t->boards, t->board_count);
 }
 
 const char *cr_config_token_problem(const char *token)

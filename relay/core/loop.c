@@ -265,6 +265,10 @@ static board *get_board(relay *r, const char *id)
  * inference. ev->t is on the feed clock. */
 static void feed_event(relay *r, const cr_feed_event *ev, const char *line, size_t len)
 {
+    /* line is NULL for the relay's own sources: an agent's board is not theirs. */
+    if (!line && !r->rebuilding && r->agents && !cr_agent_link_claim_local(r->agents, ev->board)) {
+        return;
+    }
     board *b = get_board(r, ev->board);
     if (!b) {
         cr_log(CR_LOG_ERROR, "out of memory");

@@ -9,7 +9,7 @@ import tempfile
 import time
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
-from relay_ws import Relay, WSClosed, check, sample_feed  # noqa: E402
+from relay_ws import WS, Relay, WSClosed, check, sample_feed  # noqa: E402
 
 FEED = sample_feed("p03.feed")   # one board
 ARBITER = "arbiter-secret-1"
@@ -189,7 +189,108 @@ def roles(binary):
         shutil.rmtree(state, ignore_errors=True)
 
 
-SCENARIOS = {"tags": tags, "roles": roles}
+VENUE_A = "venue-a-secret"
+VENUE_B = "venue-b-secret"
+E4 = "rnbqkbnr/pppppppp/8/8/4P3/8/PPPP1PPP/RNBQKBNR"
+START = "rnbqkbnr/pppppppp/8/8/8/8/PPPPPPPP/RNBQKBNR"
+
+
+def agent(r, name, token, last=0):
+    """An agent link: hello sent; returns (ws, first answer)."""
+    ws = WS(r.port, {"Sec-WebSocket-Protocol": "chessrelay-agent"}, path="/agent")
+    now = int(time.time() * 1000)
+    ws.send({"op": "agent-hello", "agent": name, "token": token, "clock": now, "last": last})
+    return ws, ws.recv()
+
+
+def send_ev(ws, n, lines):
+    now = int(time.time() * 1000)
+    ws.send({"op": "ev", "n": n, "clock": now, "lines": ["%d %s" % (now, x) for x in lines]})
+
+
+def wait_ack(ws, n):
+    while True:
+        m = ws.recv()
+        check(m["type"] != "error", "agent error: %s" % m)
+        if m["type"] == "ack" and m["n"] >= n:
+            return m
+
+
+def agent_status(r, name):
+    for a in json.loads(r.http("/agents.json")[2])["agents"]:
+        if a["agent"] == name:
+            return a
+    return None
+
+
+def agents(binary):
+    """Findings 2 and 3: an agent's token names its ids and boards; event
+    numbers are bounded; a board belongs to its first source."""
+    local = board_of(FEED)
+    cfg = write_config({"tokens": [
+        {"name": "chief", "role": "arbiter", "token": ARBITER},
+        {"name": "venue A", "role": "agent", "token": VENUE_A, "agents": ["venue-a"]},
+        {"name": "venue B", "role": "agent", "token": VENUE_B, "agents": ["venue-b"],
+         "boards": ["B1", "B2", "B3"]}]})
+    state = tempfile.mkdtemp(prefix="cr_hostile_agents_")
+    try:
+        r = Relay(binary, ["serve", "--config", cfg, "--state", state, "--speed", "1000"])
+        wait_for("the local board's moves", lambda: any(
+            g["plies"] > 4 for g in json.loads(r.http("/games.json", {"Authorization": "Bearer " + ARBITER})[2])))
+        # another venue's id with my token: refused
+        ws, m = agent(r, "venue-a", VENUE_B)
+        check(m["type"] == "error" and m["where"] == "token", "venue-a with B's token: %s" % m)
+        # numbers near INT64_MAX: refused, nothing recorded
+        ws, m = agent(r, "venue-b", VENUE_B)
+        check(m["type"] == "welcome" and m["acked"] == 0, "venue-b welcome: %s" % m)
+        send_ev(ws, 9223372036854775806, ["B2 connect"])
+        m = ws.recv()
+        check(m["type"] == "error" and "2^40" in m["error"], "huge n: %s" % m)
+        ws.close()
+        ws, m = agent(r, "venue-b", VENUE_B, last=9223372036854775806)
+        check(m["type"] == "error", "huge last: %s" % m)
+        ws.close()
+        # venue A feeds B1 first; B may not; A may not feed the relay's own board
+        wa, m = agent(r, "venue-a", VENUE_A)
+        check(m["type"] == "welcome", "venue-a: %s" % m)
+        send_ev(wa, 1, ["B1 connect", "B1 pos " + START, "B1 pos " + E4])
+        wait_ack(wa, 3)
+        send_ev(wa, 4, ["%s pos %s" % (local, START)])
+        wait_ack(wa, 4)
+        wb, m = agent(r, "venue-b", VENUE_B)
+        check(m["type"] == "welcome" and m["acked"] == 0, "venue-b after the attack: %s" % m)
+        send_ev(wb, 1, ["B1 pos " + START, "B3 connect", "B9 connect", "B2 connect"])
+        wait_ack(wb, 4)
+        a, b = agent_status(r, "venue-a"), agent_status(r, "venue-b")
+        check(a["refused"] == 1 and a["acked"] == 4, "venue-a: %s" % a)
+        check(b["refused"] == 2 and b["acked"] == 4, "venue-b: %s" % b)
+        check(sorted(x["board"] for x in b["boards"]) == ["B2", "B3"], "venue-b boards: %s" % b["boards"])
+        games = json.loads(r.http("/games.json", {"Authorization": "Bearer " + ARBITER})[2])
+        mine = [g for g in games if g["board"] == local]
+        check(mine and mine[-1]["plies"] > 4, "the relay's own board reset by an agent: %s" % mine)
+        log = open(r.log.name).read()
+        print(log[-3000:]) if os.environ.get("CR_DEBUG") else None
+        check("another agent fed it first" in log and "does not list that board" in log
+              and "the relay's own source feeds it" in log, "refusals not logged")
+        wa.close()
+        wb.close()
+        r.stop()
+        # after a restart: the numbers are sane and the owners the same
+        r = Relay(binary, ["serve", "--config", cfg, "--state", state, "--speed", "1000"])
+        wb, m = agent(r, "venue-b", VENUE_B, last=4)
+        check(m["type"] == "welcome" and m["acked"] == 4, "venue-b after restart: %s" % m)
+        send_ev(wb, 5, ["B1 pos " + E4])
+        wait_ack(wb, 5)
+        check(agent_status(r, "venue-b")["refused"] == 1, "owner lost over the restart")
+        wb.close()
+        r.stop()
+        print("ok: agent ids per token, boards per token, first source owns a board, bounded numbers")
+    finally:
+        os.unlink(cfg)
+        shutil.rmtree(state, ignore_errors=True)
+
+
+SCENARIOS = {"tags": tags, "roles": roles, "agents": agents}
 
 if __name__ == "__main__":
     SCENARIOS[sys.argv[2]](sys.argv[1])
