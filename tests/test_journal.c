@@ -8,6 +8,7 @@
 
 #include "test_util.h"
 #include <dirent.h>
+#include <errno.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -136,6 +137,100 @@ static void test_open_fails_cleanly(void **state)
     assert_non_null(strstr(err.text, "/proc/no/such/dir"));
 }
 
+/* A disk that refuses writes: `room` bytes more are written, then the write
+ * that would pass it writes what fits (a torn line) and fails ENOSPC. */
+typedef struct full_disk {
+    long room;     /* < 0: no limit */
+    bool sync_fails;
+    int truncates;
+} full_disk;
+
+static ssize_t full_write(void *data, int fd, const void *buf, size_t len)
+{
+    full_disk *d = data;
+    if (d->room >= 0 && (long)len > d->room) {
+        if (d->room == 0) {
+            errno = ENOSPC;
+            return -1;
+        }
+        len = (size_t)d->room;
+    }
+    ssize_t n = write(fd, buf, len);
+    if (n > 0 && d->room >= 0) {
+        d->room -= n;
+    }
+    return n;
+}
+
+static int full_sync(void *data, int fd)
+{
+    full_disk *d = data;
+    if (d->sync_fails) {
+        errno = EIO;
+        return -1;
+    }
+    return fdatasync(fd);
+}
+
+static int full_truncate(void *data, int fd, off_t size)
+{
+    full_disk *d = data;
+    d->truncates++;
+    return ftruncate(fd, size);
+}
+
+/* Issue 16 finding 1: nothing counts as durable before it is on disk; a
+ * torn line is cut before anything is appended again; held lines are
+ * written in order once there is room. */
+static void test_full_disk(void **state)
+{
+    (void)state;
+    char base[] = "/tmp/cr_test_journal_XXXXXX";
+    assert_non_null(mkdtemp(base));
+    cr_error err;
+    cr_journal *j = cr_journal_open(base, &err);
+    assert_non_null(j);
+    full_disk d = {.room = -1};
+    cr_journal_io io = {full_write, full_sync, full_truncate, &d};
+    cr_journal_set_io(j, &io);
+
+    assert_int_equal(cr_journal_append(j, "1 B1 connect", 12), 0);
+    assert_int_equal(cr_journal_sync(j), 0);
+    assert_int_equal(cr_journal_durable(j), 1);
+    assert_null(cr_journal_problem(j));
+
+    d.room = 5; /* the next line is torn */
+    assert_int_equal(cr_journal_append(j, "2 B1 pos 8/8/8/8/8/8/8/8", 24), 0);
+    assert_int_equal(cr_journal_append(j, "3 B1 disconnect", 15), 0);
+    assert_int_equal(cr_journal_appended(j), 3);
+    assert_non_null(cr_journal_problem(j));
+    assert_non_null(strstr(cr_journal_problem(j), "No space left"));
+    assert_int_equal(cr_journal_sync(j), CR_EIO); /* still no room */
+    assert_int_equal(cr_journal_durable(j), 1);   /* nothing new acked */
+    assert_true(cr_journal_dirty(j));
+
+    d.room = -1; /* room again */
+    d.sync_fails = true;
+    assert_int_equal(cr_journal_sync(j), CR_EIO); /* written, but fsync fails */
+    assert_int_equal(cr_journal_durable(j), 1);
+    d.sync_fails = false;
+    assert_int_equal(cr_journal_sync(j), 0);
+    assert_int_equal(cr_journal_durable(j), 3);
+    assert_null(cr_journal_problem(j));
+    assert_true(d.truncates >= 1);
+    char path[256];
+    snprintf(path, sizeof path, "%s", cr_journal_path(j));
+    cr_journal_close(j);
+
+    FILE *f = fopen(path, "r");
+    assert_non_null(f);
+    char text[256] = "";
+    size_t n = fread(text, 1, sizeof text - 1, f);
+    fclose(f);
+    text[n] = '\0';
+    assert_string_equal(text, "1 B1 connect\n2 B1 pos 8/8/8/8/8/8/8/8\n3 B1 disconnect\n");
+}
+
 static cr_journal_cmd round_trip(const cr_journal_cmd *c)
 {
     char line[1024], why[80];
@@ -211,6 +306,7 @@ int main(void)
         cmocka_unit_test(test_runs_in_order),
         cmocka_unit_test(test_torn_line_dropped),
         cmocka_unit_test(test_open_fails_cleanly),
+        cmocka_unit_test(test_full_disk),
         cmocka_unit_test(test_commands_round_trip),
         cmocka_unit_test(test_command_lines_checked),
     };

@@ -36,7 +36,9 @@ typedef struct agent_rec {
     bool has_off;
     int64_t off;       /* relay clock - agent clock (+ margin) */
     int64_t recv;      /* highest number handed to the loop */
-    int64_t journaled; /* highest number journaled (loop) */
+    int64_t journaled; /* highest number fed and journaled, or held by the journal (loop) */
+    uint64_t jpos;     /* the journal position of that event's line */
+    bool lost;         /* the journal refused a line: no ack again in this run */
     int64_t durable;   /* highest number synced (loop) */
     int64_t last;      /* the agent's own last number, as it said */
     int64_t clock;     /* the agent's clock, as it said */
@@ -461,8 +463,9 @@ static void deliver(cr_agent_link *l, agent_rec *r, const cr_config_token *tok, 
             }
         }
     }
+    uint64_t pos;
     if (total) {
-        l->feed(l->data, &ev, l->buf, total);
+        pos = l->feed(l->data, &ev, l->buf, total);
     } else {
         if (rc != 0) {
             cr_log(CR_LOG_WARN, "agent %s: event %" PRId64 ": %s (skipped)", r->name, n,
@@ -470,9 +473,15 @@ static void deliver(cr_agent_link *l, agent_rec *r, const cr_config_token *tok, 
         }
         hn = snprintf(head, sizeof head, "# agent %s %" PRId64 " %" PRId64 " skip\n", r->name, n,
                       off);
-        l->feed(l->data, NULL, head, (size_t)hn);
+        pos = l->feed(l->data, NULL, head, (size_t)hn);
     }
     pthread_mutex_lock(&l->lock);
+    if (l->journaled && !pos && !r->lost) {
+        r->lost = true;
+        cr_log(CR_LOG_ERROR, "agent %s: event %" PRId64 " not journaled: no more acks until a "
+               "restart (the agent keeps its events)", r->name, n);
+    }
+    r->jpos = pos;
     r->journaled = n;
     r->events++;
     if (total) {
@@ -536,7 +545,7 @@ static void on_items(evutil_socket_t fd, short what, void *arg)
         free_item(it);
     }
     if (!l->journaled) {
-        cr_agent_link_synced(l);
+        cr_agent_link_synced(l, UINT64_MAX);
     }
 }
 
@@ -563,13 +572,13 @@ int cr_agent_link_attach(cr_agent_link *l, struct event_base *base, cr_agent_fee
     return 0;
 }
 
-void cr_agent_link_synced(cr_agent_link *l)
+void cr_agent_link_synced(cr_agent_link *l, uint64_t durable)
 {
     bool changed = false;
     pthread_mutex_lock(&l->lock);
     for (int i = 0; i < l->nagents; i++) {
         agent_rec *r = l->agents[i];
-        if (r->durable < r->journaled) {
+        if (!r->lost && r->jpos <= durable && r->durable < r->journaled) {
             r->durable = r->journaled;
             changed = true;
         }

@@ -3,6 +3,7 @@
 
 #include <dirent.h>
 #include <errno.h>
+#include <inttypes.h>
 #include <limits.h>
 #include <fcntl.h>
 #include <stdio.h>
@@ -16,13 +17,69 @@
 #include "cr/pgn.h"
 
 #include "util/fileio.h"
+#include "util/log.h"
+
+enum { PENDING_MAX = 64 * 1024 * 1024 }; /* bytes held while the disk refuses them */
 
 struct cr_journal {
     int fd;
-    bool dirty;
     uint64_t syncs;
     char path[4096];
+    cr_journal_io io;
+    off_t good;            /* the file's size after its last whole line */
+    uint64_t appended;     /* lines accepted (their positions are 1, 2, ...) */
+    uint64_t written;      /* of those, written whole */
+    uint64_t synced;       /* of those, written and fsync'ed */
+    bool failing;          /* a write failed: lines are held in `pend`, retried */
+    bool cut;              /* the file must be cut back to `good` first */
+    bool full;             /* `pend` overflowed: nothing more is accepted */
+    char *pend;            /* held lines, each with its "\n" */
+    size_t pend_len, pend_cap;
+    uint64_t write_errors; /* failed writes and fsyncs */
+    char problem[200];     /* why the journal is not sound ("": it is) */
 };
+
+static ssize_t default_write(void *data, int fd, const void *buf, size_t len)
+{
+    (void)data;
+    return write(fd, buf, len);
+}
+
+static int default_sync(void *data, int fd)
+{
+    (void)data;
+    return fdatasync(fd);
+}
+
+static int default_truncate(void *data, int fd, off_t size)
+{
+    (void)data;
+    return ftruncate(fd, size);
+}
+
+/* Writes len bytes; false (errno set) if not all of them were written. */
+static bool write_whole(cr_journal *j, const char *buf, size_t len)
+{
+    size_t done = 0;
+    while (done < len) {
+        ssize_t n = j->io.write(j->io.data, j->fd, buf + done, len - done);
+        if (n < 0 && errno == EINTR) {
+            continue;
+        }
+        if (n <= 0) {
+            if (n == 0) {
+                errno = ENOSPC;
+            }
+            if (done) {
+                j->cut = true; /* a torn line: never appended after */
+            }
+            return false;
+        }
+        done += (size_t)n;
+    }
+    j->good += (off_t)len;
+    return true;
+}
 
 /* Journal files are "journal-NNNNNN.feed"; returns N or -1. */
 static long journal_number(const char *name)
@@ -99,6 +156,7 @@ cr_journal *cr_journal_open(const char *dir, cr_error *err)
         cr_error_set(err, CR_ENOMEM, 0, 0, "out of memory");
         return NULL;
     }
+    j->io = (cr_journal_io){default_write, default_sync, default_truncate, NULL};
     snprintf(j->path, sizeof j->path, "%s/journal-%06ld.feed", dir, next);
     j->fd = open(j->path, O_WRONLY | O_CREAT | O_EXCL | O_APPEND | O_CLOEXEC, 0644);
     if (j->fd < 0) {
@@ -111,44 +169,194 @@ cr_journal *cr_journal_open(const char *dir, cr_error *err)
     return j;
 }
 
+void cr_journal_set_io(cr_journal *j, const cr_journal_io *io)
+{
+    j->io = *io;
+}
+
+/* Holds one line (with its "\n") in memory; false if over the bound. */
+static bool hold(cr_journal *j, const char *line, size_t len)
+{
+    if (j->pend_len + len > PENDING_MAX) {
+        return false;
+    }
+    if (j->pend_len + len > j->pend_cap) {
+        size_t cap = j->pend_cap ? j->pend_cap : 4096;
+        while (cap < j->pend_len + len) {
+            cap *= 2;
+        }
+        char *n = realloc(j->pend, cap);
+        if (!n) {
+            return false;
+        }
+        j->pend = n;
+        j->pend_cap = cap;
+    }
+    memcpy(j->pend + j->pend_len, line, len);
+    j->pend_len += len;
+    return true;
+}
+
+static const char *base_name(const char *path)
+{
+    const char *s = strrchr(path, '/');
+    return s ? s + 1 : path;
+}
+
+static void set_problem(cr_journal *j, const char *what, int e)
+{
+    snprintf(j->problem, sizeof j->problem, "journal %.80s: %s: %s (%" PRIu64 " line(s) held)",
+             base_name(j->path), what, strerror(e), j->appended - j->written);
+}
+
+/* One whole line (with its "\n"): written, or held while the disk refuses. */
+static int append_line(cr_journal *j, const char *line, size_t len)
+{
+    if (j->full) {
+        return CR_EIO;
+    }
+    if (!j->failing && write_whole(j, line, len)) {
+        j->appended++;
+        j->written++;
+        return 0;
+    }
+    if (!j->failing) {
+        int e = errno;
+        j->failing = true;
+        j->write_errors++;
+        set_problem(j, "cannot write, holding lines and retrying", e);
+        cr_log(CR_LOG_ERROR, "%s", j->problem);
+    }
+    if (!hold(j, line, len)) {
+        /* Nothing after a lost line may be written: a restart would take the
+         * lines after it for the whole story. */
+        j->full = true;
+        snprintf(j->problem, sizeof j->problem,
+                 "journal %.80s: over %d MiB held in memory: no more lines accepted (restart "
+                 "when the disk has room)",
+                 base_name(j->path), PENDING_MAX >> 20);
+        cr_log(CR_LOG_ERROR, "%s", j->problem);
+        return CR_EIO;
+    }
+    j->appended++;
+    return 0;
+}
+
 int cr_journal_append(cr_journal *j, const char *line, size_t len)
 {
-    int rc;
     if (len && line[len - 1] == '\n') {
-        rc = cr_write_all(j->fd, line, len);
-    } else {
-        /* One write per line so that a line is torn only by a crash. */
-        char stackbuf[1024];
-        char *b = len + 1 <= sizeof stackbuf ? stackbuf : malloc(len + 1);
-        if (!b) {
-            return CR_ENOMEM;
-        }
-        memcpy(b, line, len);
-        b[len] = '\n';
-        rc = cr_write_all(j->fd, b, len + 1);
-        if (b != stackbuf) {
-            free(b);
-        }
+        return append_line(j, line, len);
     }
-    if (rc == 0) {
-        j->dirty = true;
+    /* One write per line so that a line is torn only by a crash. */
+    char stackbuf[1024];
+    char *b = len + 1 <= sizeof stackbuf ? stackbuf : malloc(len + 1);
+    if (!b) {
+        return CR_ENOMEM;
+    }
+    memcpy(b, line, len);
+    b[len] = '\n';
+    int rc = append_line(j, b, len + 1);
+    if (b != stackbuf) {
+        free(b);
     }
     return rc;
 }
 
+/* Writes the held lines again, after cutting a torn line off. */
+static void retry(cr_journal *j)
+{
+    if (j->cut) {
+        if (j->io.truncate(j->io.data, j->fd, j->good)) {
+            set_problem(j, "cannot cut a torn line off", errno);
+            return;
+        }
+        j->cut = false;
+    }
+    size_t off = 0;
+    while (off < j->pend_len) {
+        const char *nl = memchr(j->pend + off, '\n', j->pend_len - off);
+        size_t n = (size_t)(nl - (j->pend + off)) + 1;
+        if (!write_whole(j, j->pend + off, n)) {
+            set_problem(j, "cannot write, holding lines and retrying", errno);
+            break;
+        }
+        off += n;
+        j->written++;
+    }
+    memmove(j->pend, j->pend + off, j->pend_len - off);
+    j->pend_len -= off;
+    if (!j->pend_len && !j->cut) {
+        cr_log(CR_LOG_INFO, "journal %s: writing again (%" PRIu64 " failed write(s) so far)", j->path,
+               j->write_errors);
+        j->failing = false;
+        if (!j->full) {
+            j->problem[0] = '\0';
+        }
+    }
+}
+
 int cr_journal_sync(cr_journal *j)
 {
-    if (!j->dirty) {
-        return 0;
+    if (j->failing) {
+        retry(j);
     }
-    j->dirty = false;
-    j->syncs++;
-    return fdatasync(j->fd) ? CR_EIO : 0;
+    if (j->synced < j->written) {
+        uint64_t upto = j->written;
+        j->syncs++;
+        if (j->io.sync(j->io.data, j->fd)) {
+            int e = errno;
+            j->write_errors++;
+            if (!j->failing) {
+                /* Nothing written since the last good fsync counts as durable;
+                 * they are tried again at the next sync. */
+                snprintf(j->problem, sizeof j->problem, "journal %.80s: fsync failed: %s",
+                         base_name(j->path), strerror(e));
+                cr_log(CR_LOG_ERROR, "%s", j->problem);
+            }
+            return CR_EIO;
+        }
+        j->synced = upto;
+        if (!j->failing && !j->full && strstr(j->problem, "fsync failed")) {
+            cr_log(CR_LOG_INFO, "journal %s: fsync works again", j->path);
+            j->problem[0] = '\0';
+        }
+    }
+    return j->failing || j->full ? CR_EIO : 0;
 }
 
 bool cr_journal_dirty(const cr_journal *j)
 {
-    return j->dirty;
+    return j->synced < j->appended;
+}
+
+uint64_t cr_journal_appended(const cr_journal *j)
+{
+    return j->appended;
+}
+
+uint64_t cr_journal_durable(const cr_journal *j)
+{
+    return j->synced;
+}
+
+const char *cr_journal_problem(const cr_journal *j)
+{
+    return j->problem[0] ? j->problem : NULL;
+}
+
+void cr_journal_metrics(const cr_journal *j, FILE *f)
+{
+    fprintf(f,
+            "# HELP chessrelay_journal_write_errors_total Failed journal writes and fsyncs.\n"
+            "# TYPE chessrelay_journal_write_errors_total counter\n"
+            "chessrelay_journal_write_errors_total %" PRIu64 "\n"
+            "# HELP chessrelay_journal_held_lines Journal lines held in memory, not yet on disk.\n"
+            "# TYPE chessrelay_journal_held_lines gauge\n"
+            "chessrelay_journal_held_lines %" PRIu64 "\n"
+            "# HELP chessrelay_journal_ok 1 while every journal line is written, 0 otherwise.\n"
+            "# TYPE chessrelay_journal_ok gauge\n"
+            "chessrelay_journal_ok %d\n",
+            j->write_errors, j->appended - j->written, j->problem[0] ? 0 : 1);
 }
 
 const char *cr_journal_path(const cr_journal *j)
@@ -167,7 +375,12 @@ void cr_journal_close(cr_journal *j)
         return;
     }
     cr_journal_sync(j);
+    if (j->appended > j->written) {
+        cr_log(CR_LOG_ERROR, "journal %s: %" PRIu64 " line(s) never reached the disk", j->path,
+               j->appended - j->written);
+    }
     close(j->fd);
+    free(j->pend);
     free(j);
 }
 

@@ -13,6 +13,9 @@
 #ifndef CR_RELAY_JOURNAL_H
 #define CR_RELAY_JOURNAL_H
 
+#include <stdio.h>
+#include <sys/types.h>
+
 #include "cr/common.h"
 #include "core/store.h"
 
@@ -23,13 +26,39 @@ typedef struct cr_journal cr_journal;
  * filled. */
 cr_journal *cr_journal_open(const char *dir, cr_error *err);
 
-/* Appends one line; a missing final "\n" is added. Returns 0 or CR_EIO. */
+/* Appends one line; a missing final "\n" is added. Each accepted line gets
+ * the next position (1, 2, ...: cr_journal_appended after the call). When a
+ * write fails (a full disk) the journal cuts a torn line off, holds this line
+ * and the following ones in memory (up to 64 MiB) and writes them at the
+ * next cr_journal_sync that can; it says so once in the log and in
+ * cr_journal_problem. Returns 0 (written or held), CR_ENOMEM, or CR_EIO when
+ * the line is lost: the memory bound was reached, after which every line is
+ * refused (nothing may follow a lost line). */
 int cr_journal_append(cr_journal *j, const char *line, size_t len);
 
-/* fsync()s if lines were appended since the last sync. Returns 0 or CR_EIO. */
+/* Writes held lines (retry), then fsync()s what is written and not yet
+ * synced. Returns 0, or CR_EIO while lines are held or the fsync failed. */
 int cr_journal_sync(cr_journal *j);
 
+/* Lines appended and not yet durable (held, or not fsync'ed). */
 bool cr_journal_dirty(const cr_journal *j);
+/* The position of the last accepted line, and of the last durable one
+ * (written whole and fsync'ed): every line up to it is on disk. */
+uint64_t cr_journal_appended(const cr_journal *j);
+uint64_t cr_journal_durable(const cr_journal *j);
+/* Why the journal is not sound (for /healthz), or NULL. */
+const char *cr_journal_problem(const cr_journal *j);
+/* chessrelay_journal_* metrics, Prometheus text. */
+void cr_journal_metrics(const cr_journal *j, FILE *f);
+
+/* The file operations, replaceable by tests to inject failures. */
+typedef struct cr_journal_io {
+    ssize_t (*write)(void *data, int fd, const void *buf, size_t len);
+    int (*sync)(void *data, int fd);
+    int (*truncate)(void *data, int fd, off_t size);
+    void *data;
+} cr_journal_io;
+void cr_journal_set_io(cr_journal *j, const cr_journal_io *io);
 const char *cr_journal_path(const cr_journal *j);
 uint64_t cr_journal_syncs(const cr_journal *j); /* fsyncs done */
 

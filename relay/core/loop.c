@@ -98,7 +98,7 @@ static void set_rebuilding(relay *r, bool on)
 static cr_buf *loop_metrics(relay *r)
 {
     const cr_pusher *pusher = r->outputs ? cr_outputs_pusher(r->outputs) : NULL;
-    if (!r->pairings && !r->nats && !r->journal_bad_lines &&
+    if (!r->pairings && !r->nats && !r->journal_bad_lines && !r->journal &&
         (!pusher || cr_pusher_round_count(pusher) == 0)) {
         return NULL;
     }
@@ -116,6 +116,9 @@ static cr_buf *loop_metrics(relay *r)
     }
     if (r->nats) {
         cr_nats_out_metrics(r->nats, f);
+    }
+    if (r->journal) {
+        cr_journal_metrics(r->journal, f);
     }
     if (r->journal_bad_lines) {
         fprintf(f, "# TYPE chessrelay_journal_bad_lines_total counter\n"
@@ -135,6 +138,8 @@ static void publish_stats(relay *r)
         return;
     }
     p->ready = !r->rebuilding;
+    const char *problem = r->journal ? cr_journal_problem(r->journal) : NULL;
+    snprintf(p->problem, sizeof p->problem, "%s", problem ? problem : "");
     for (int i = 0; i < r->nboards; i++) {
         p->boards_online += cr_board_games_online(r->boards[i]->games);
     }
@@ -279,9 +284,8 @@ static void feed_event(relay *r, const cr_feed_event *ev, const char *line, size
     after_event(r, ev->t);
     if (!r->rebuilding && r->journal) {
         int n = line ? (int)len : cr_feed_line(ev, &r->line, &r->line_cap);
+        /* A write error is held and retried by the journal, which reports it. */
         if (n < 0 || cr_journal_append(r->journal, line ? line : r->line, (size_t)n)) {
-            cr_log(CR_LOG_ERROR, "journal %s: cannot write: %s", cr_journal_path(r->journal),
-                   n < 0 ? cr_strerror(n) : strerror(errno));
             r->status = 1;
         }
     }
@@ -698,15 +702,19 @@ static int start_live_boards(relay *r)
 
 /*----- venue agents: their events enter like any other -----*/
 
-static void agent_feed(void *data, const cr_feed_event *ev, const char *text, size_t len)
+static uint64_t agent_feed(void *data, const cr_feed_event *ev, const char *text, size_t len)
 {
     relay *r = data;
     r->cur_ts = cr_now_us();
+    uint64_t before = r->journal ? cr_journal_appended(r->journal) : 0;
     if (ev) {
         feed_event(r, ev, text, len);
     } else if (r->journal) {
         cr_journal_append(r->journal, text, len);
     }
+    /* The line's position, or 0 if the journal did not take it. */
+    uint64_t after = r->journal ? cr_journal_appended(r->journal) : 0;
+    return after > before ? after : 0;
 }
 
 static int64_t agent_clock(void *data)
@@ -844,11 +852,11 @@ static void on_tick(evutil_socket_t fd, short what, void *arg)
 static void on_sync(evutil_socket_t fd, short what, void *arg)
 {
     relay *r = arg;
-    if (r->journal && cr_journal_sync(r->journal)) {
-        cr_log(CR_LOG_ERROR, "journal %s: fsync failed: %s", cr_journal_path(r->journal),
-               strerror(errno));
-    } else if (r->agents) {
-        cr_agent_link_synced(r->agents); /* acks what is now durable */
+    if (r->journal) {
+        cr_journal_sync(r->journal); /* it retries held lines and reports a failure once */
+    }
+    if (r->agents) { /* acks what is now durable */
+        cr_agent_link_synced(r->agents, r->journal ? cr_journal_durable(r->journal) : UINT64_MAX);
     }
 }
 

@@ -321,6 +321,11 @@ int cr_srv_http_request(cr_server *s, struct lws *wsi, pss *p, const char *uri)
         return http_respond(s, wsi, p, (unsigned)status, ctype, b, 0, false);
     }
     if (strcmp(uri, "/healthz") == 0) {
+        if (s->problem[0]) {
+            char text[sizeof s->problem + 1];
+            snprintf(text, sizeof text, "%s\n", s->problem);
+            return http_text(s, wsi, p, HTTP_STATUS_SERVICE_UNAVAILABLE, text);
+        }
         return s->ready ? http_text(s, wsi, p, HTTP_STATUS_OK, "ok\n")
                         : http_text(s, wsi, p, HTTP_STATUS_SERVICE_UNAVAILABLE, "starting\n");
     }

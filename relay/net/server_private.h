@@ -98,6 +98,7 @@ struct cr_server {
     /* figures (service thread only) */
     int nviewers, ntrusted;
     bool ready;
+    char problem[200]; /* from the loop: why it is not sound, or "" */
     int boards_online, boards_known;
     int64_t journal_syncs;
     cr_buf *boards_metrics; /* the loop's last health text of the live boards */

@@ -855,6 +855,7 @@ void cr_srv_drain_pubs(cr_server *s)
             break;
         case CR_PUB_STATS:
             s->ready = p->ready;
+            snprintf(s->problem, sizeof s->problem, "%s", p->problem);
             s->boards_online = p->boards_online;
             s->boards_known = p->boards_known;
             s->journal_syncs = p->journal_syncs;

@@ -290,7 +290,81 @@ def agents(binary):
         shutil.rmtree(state, ignore_errors=True)
 
 
-SCENARIOS = {"tags": tags, "roles": roles, "agents": agents}
+def disk(binary):
+    """Finding 1: with the state folder on a full disk nothing is acked, the
+    relay says so (/healthz 503, metric), holds the events, and writes them
+    whole once there is room; a restart has every acked event. Needs root
+    (a small tmpfs), as in CI."""
+    import subprocess
+    check(os.geteuid() == 0, "this test mounts a tmpfs: run it as root (CI does)")
+    base = tempfile.mkdtemp(prefix="cr_hostile_disk_")
+    state = os.path.join(base, "state")
+    os.mkdir(state)
+    subprocess.run(["mount", "-t", "tmpfs", "-o", "size=512k", "tmpfs", state], check=True)
+    r = None
+    try:
+        r = Relay(binary, ["serve", "--agent-token", AGENT, "--state", state])
+        wa, m = agent(r, "venue-a", AGENT)
+        check(m["type"] == "welcome", "welcome: %s" % m)
+        send_ev(wa, 1, ["B1 connect", "B1 pos " + START])
+        wait_ack(wa, 2)
+        # fill the disk
+        filler = os.path.join(state, "filler")
+        fd = os.open(filler, os.O_WRONLY | os.O_CREAT)
+        try:
+            while os.write(fd, b"x" * 4096) > 0:
+                pass
+        except OSError:
+            pass
+        os.close(fd)
+        n = 3
+        for k in range(40):  # 40 batches of 25 events: far more than any room left
+            send_ev(wa, n, ["B1 pos " + (E4 if (n + i) % 2 else START) for i in range(25)])
+            n += 25
+        last = n - 1
+        deadline = time.time() + 2.0
+        while time.time() < deadline:
+            try:
+                m = wa.recv(timeout=max(0.05, deadline - time.time()))
+            except TimeoutError:
+                break
+            check(m["type"] != "ack" or m["n"] <= 2, "acked %s with the disk full" % m)
+        st, _, body = r.http("/healthz")
+        check(st == 503 and "No space left" in body, "/healthz with the disk full: %d %s" % (st, body))
+        metrics = r.http("/metrics")[2]
+        check("chessrelay_journal_ok 0" in metrics, "chessrelay_journal_ok not 0")
+        a = agent_status(r, "venue-a")
+        check(a["acked"] <= 2, "/agents.json acked %s" % a)
+        os.unlink(filler)  # room again: everything written, then acked
+        wait_ack(wa, last)
+        wait_for("/healthz ok", lambda: r.http("/healthz")[0] == 200, 5)
+        log = open(r.log.name).read()
+        check(log.count("cannot write") == 1, "the failure is logged once, not per write:\n" + log[-1500:])
+        wa.close()
+        r.stop()
+        r = None
+        for name in sorted(os.listdir(state)):
+            if name.startswith("journal-"):
+                with open(os.path.join(state, name), "rb") as f:
+                    data = f.read()
+                check(data.endswith(b"\n"), "%s: torn last line" % name)
+                for line in data.decode().splitlines():
+                    check(line.startswith("#") or len(line.split(" ")) >= 3, "%s: torn line %r" % (name, line))
+        r = Relay(binary, ["serve", "--agent-token", AGENT, "--state", state])
+        wa, m = agent(r, "venue-a", AGENT, last=last)
+        check(m["type"] == "welcome" and m["acked"] == last, "after restart: %s (want %d)" % (m, last))
+        wa.close()
+        r.stop()
+        r = None
+        print("ok: full disk: no ack, 503, held and written whole later, restart has all %d events" % last)
+    finally:
+        if r:
+            r.stop()
+        subprocess.run(["umount", state])
+        shutil.rmtree(base, ignore_errors=True)
+
+
+SCENARIOS = {"tags": tags, "roles": roles, "agents": agents, "disk": disk}
 
 if __name__ == "__main__":
     SCENARIOS[sys.argv[2]](sys.argv[1])
