@@ -254,6 +254,35 @@ static int read_board(ctx *c, json_t *o, size_t index, cr_config_board *b)
     return 0;
 }
 
+/* "limits": {"connections": N, "per_address": N, "idle_s": N}. */
+static int read_limits(ctx *c, json_t *o, cr_config *cfg)
+{
+    if (!json_is_object(o)) {
+        return fail(c, "limits", "expected an object");
+    }
+    const char *key;
+    json_t *v;
+    json_object_foreach(o, key, v)
+    {
+        char f[64];
+        snprintf(f, sizeof f, "limits.%s", key);
+        int rc;
+        if (strcmp(key, "connections") == 0) {
+            rc = get_int(c, v, f, 1, 1000000, &cfg->max_connections);
+        } else if (strcmp(key, "per_address") == 0) {
+            rc = get_int(c, v, f, 1, 1000000, &cfg->max_connections_per_address);
+        } else if (strcmp(key, "idle_s") == 0) {
+            rc = get_int(c, v, f, 1, 3600, &cfg->idle_s);
+        } else {
+            rc = fail(c, f, "unknown field");
+        }
+        if (rc) {
+            return rc;
+        }
+    }
+    return 0;
+}
+
 /* A token's "agents" or "boards": an array of ids. */
 static int read_token_ids(ctx *c, json_t *v, const char *f, cr_config_token *t, bool agents)
 {
@@ -508,6 +537,8 @@ static int read_root(ctx *c, json_t *root, cr_config *cfg)
             rc = get_path(c, v, key, &cfg->web_root);
         } else if (strcmp(key, "fsync_ms") == 0) {
             rc = get_int(c, v, key, 1, 60000, &cfg->fsync_ms);
+        } else if (strcmp(key, "limits") == 0) {
+            rc = read_limits(c, v, cfg);
         } else if (strcmp(key, "feeds") == 0) {
             rc = get_strv(c, v, key, true, &cfg->feeds, &cfg->feed_count);
         } else if (strcmp(key, "devices") == 0) {

@@ -180,6 +180,9 @@ static cr_buf *metrics_text(cr_server *s)
             cr_view_game_count(s->views[LANE_LIVE]), s->events_total, s->events_per_s,
             s->messages_sent, s->messages_in, s->refused_token, s->refused_message, s->refused_rate,
             s->resnapshots, s->commands, s->http_requests, s->journal_syncs);
+    if (s->limits) {
+        cr_limits_metrics(s->limits, f);
+    }
     fprintf(f, "# HELP chessrelay_delivery_latency_seconds From an event's ts to its write to a "
                "viewer (public delay excluded).\n"
                "# TYPE chessrelay_delivery_latency_seconds histogram\n");
@@ -295,16 +298,20 @@ int cr_srv_http_request(cr_server *s, struct lws *wsi, pss *p, const char *uri)
                    : http_text(s, wsi, p, 431 /* Request Header Fields Too Large */,
                                "Authorization header too large\n");
     }
+    if (s->limits && cr_limits_over(s->limits, wsi)) {
+        return http_text(s, wsi, p, HTTP_STATUS_SERVICE_UNAVAILABLE,
+                         "too many connections, try again later\n");
+    }
     if (auth == CR_AUTH_TOKEN) {
-        role = cr_config_check_token(s->cfg.tournament, token);
+        bool throttled;
+        role = cr_srv_check_token(s, wsi, token, &throttled);
+        if (throttled) {
+            return http_text(s, wsi, p, 429, "too many wrong tokens from this address\n");
+        }
         if (role) {
             /* Only an arbiter's token opens the undelayed lane. */
             lane = cr_srv_role_arbiter(role) ? LANE_LIVE : LANE_PUBLIC;
         } else {
-            char peer[64];
-            cr_srv_peer_name(wsi, peer, sizeof peer);
-            cr_log(CR_LOG_WARN, "http %s: wrong token refused", peer);
-            s->refused_token++;
             return http_text(s, wsi, p, HTTP_STATUS_UNAUTHORIZED, "wrong token\n");
         }
     }

@@ -11,6 +11,7 @@
 
 #include "net/arbiter_view.h"
 #include "net/server.h"
+#include "net/limits.h"
 #include "net/view.h"
 #include "net/ws_text.h"
 
@@ -68,6 +69,7 @@ typedef struct pss {
     double tokens;
     int64_t refill_us;
     int faults;
+    bool greeted; /* said hello, listed or subscribed: not idle */
 } pss;
 
 /* What drain_pubs needs to wake a viewer, packed in one array: after each
@@ -85,6 +87,9 @@ struct cr_server {
     char *web_root; /* realpath, or NULL: built-in page */
     struct lws_context *ctx;
     struct lws_protocols protocols[3]; /* viewers, venue agents (if any), end */
+    lws_callback_function *agent_callback; /* the agent link's, wrapped for the limits */
+    cr_limits *limits;
+    int64_t last_sweep_us;
     cr_queue *pubs, *cmds;
     pthread_t thread;
     atomic_bool stop;
@@ -126,6 +131,11 @@ typedef enum {
 
 /* Shared by the three files. */
 cr_srv_auth cr_srv_bearer_token(struct lws *wsi, char *buf, size_t size);
+/* A token from a client: its role (cr_config_check_token) or NULL. A wrong
+ * one is counted (refused_token, the limits' throttle); while its address is
+ * throttled nothing is checked and *throttled is set. */
+const char *cr_srv_check_token(cr_server *s, struct lws *wsi, const char *token, bool *throttled);
+
 /* Whether a token's role (cr_config_check_token) opens the arbiters' side:
  * arbiter ops and the undelayed lane (docs/protocol.md, "Roles"). */
 bool cr_srv_role_arbiter(const char *role);

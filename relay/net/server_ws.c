@@ -215,6 +215,25 @@ cr_srv_auth cr_srv_bearer_token(struct lws *wsi, char *buf, size_t size)
     return CR_AUTH_TOKEN;
 }
 
+const char *cr_srv_check_token(cr_server *s, struct lws *wsi, const char *token, bool *throttled)
+{
+    *throttled = s->limits && !cr_limits_token_allowed(s->limits, wsi);
+    if (*throttled) {
+        s->refused_token++;
+        return NULL;
+    }
+    const char *role = cr_config_check_token(s->cfg.tournament, token);
+    if (!role) {
+        /* Counted, and logged in the limits' summary: a guesser makes no
+         * log line per guess. */
+        s->refused_token++;
+        if (s->limits) {
+            cr_limits_token_failed(s->limits, wsi);
+        }
+    }
+    return role;
+}
+
 bool cr_srv_role_arbiter(const char *role)
 {
     return role && strcmp(role, "arbiter") == 0;
@@ -517,15 +536,15 @@ static void op_ping(cr_server *s, pss *p, const ws_msg *m)
 static void op_hello(cr_server *s, pss *p, const ws_msg *m)
 {
     const char *token = json_string_value(json_object_get(m->j, "token"));
-    const char *role = token ? cr_config_check_token(s->cfg.tournament, token) : NULL;
+    bool throttled = false;
+    const char *role = token ? cr_srv_check_token(s, p->wsi, token, &throttled) : NULL;
     if (token && !role) {
-        char peer[64];
-        cr_srv_peer_name(p->wsi, peer, sizeof peer);
-        cr_log(CR_LOG_WARN, "ws %s: wrong token refused", peer);
-        s->refused_token++;
-        fault(s, p, "wrong token", "token");
+        fault(s, p, throttled ? "too many wrong tokens from this address: wait a minute"
+                              : "wrong token",
+              "token");
         return;
     }
+    p->greeted = true;
     /* An agent's token is valid but gives nothing here: a viewer. */
     set_trusted(s, p, cr_srv_role_arbiter(role));
     p->arbiter = cr_srv_role_arbiter(role);
@@ -537,6 +556,7 @@ static void op_hello(cr_server *s, pss *p, const ws_msg *m)
 
 static void op_list(cr_server *s, pss *p, const ws_msg *m)
 {
+    p->greeted = true;
     bool bad = false;
     char round[CR_ROUND_MAX];
     bool has_round = round_field(m->j, round, sizeof round, &bad);
@@ -605,6 +625,7 @@ static void subscribe_round(cr_server *s, pss *p, const char *round, int64_t sin
 
 static void op_subscribe(cr_server *s, pss *p, const ws_msg *m)
 {
+    p->greeted = true;
     bool unsub = m->op[0] == 'u', bad = false;
     char round[CR_ROUND_MAX];
     int64_t since = int_field(m->j, "since", -1, &bad);
@@ -641,6 +662,7 @@ static void send_to_viewer(void *data, cr_buf *b)
  * which go to the loop as commands. */
 static void op_arbiter(cr_server *s, pss *p, const ws_msg *m)
 {
+    p->greeted = true;
     if (!p->trusted || !p->arbiter) {
         fault(s, p, "not allowed without an arbiter's token", "op");
         return;

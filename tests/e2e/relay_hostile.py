@@ -364,7 +364,109 @@ def disk(binary):
         shutil.rmtree(base, ignore_errors=True)
 
 
-SCENARIOS = {"tags": tags, "roles": roles, "agents": agents, "disk": disk}
+def open_idle_ws(port, n, source="127.0.0.2"):
+    """n WebSocket handshakes from `source` that then say nothing."""
+    import base64
+    import socket
+    socks = []
+    for _ in range(n):
+        c = socket.socket()
+        c.bind((source, 0))
+        c.setblocking(False)
+        try:
+            c.connect(("127.0.0.1", port))
+        except BlockingIOError:
+            pass
+        socks.append(c)
+    time.sleep(0.5)
+    for c in socks:
+        key = base64.b64encode(os.urandom(16)).decode()
+        try:
+            c.send(("GET /ws HTTP/1.1\r\nHost: x\r\nUpgrade: websocket\r\nConnection: Upgrade\r\n"
+                    "Sec-WebSocket-Key: %s\r\nSec-WebSocket-Version: 13\r\n\r\n" % key).encode())
+        except OSError:
+            pass
+    return socks
+
+
+def cpu_seconds(pid):
+    with open("/proc/%d/stat" % pid) as f:
+        fields = f.read().rsplit(")", 1)[1].split()
+    return (int(fields[11]) + int(fields[12])) / os.sysconf("SC_CLK_TCK")
+
+
+def flood(binary):
+    """Findings 4 and 8: under ulimit -n 1024, 1100 idle WebSockets from one
+    address: a new viewer is served within 3 s, the CPU stays idle, the log
+    stays quiet; the idle ones are closed; wrong tokens are throttled;
+    --listen on an address not of this host is an error."""
+    import resource
+    soft, hard = resource.getrlimit(resource.RLIMIT_NOFILE)
+    resource.setrlimit(resource.RLIMIT_NOFILE, (max(soft, min(hard, 8192)), hard))
+    cfg = write_config({"limits": {"idle_s": 3}})
+    state = tempfile.mkdtemp(prefix="cr_hostile_flood_")
+    socks = []
+    try:
+        r = Relay("/bin/sh", ["-c", 'ulimit -n 1024 && exec "$0" "$@"', binary, "serve", "--config", cfg,
+                              "--state", state, "--speed", "1000"])
+        log_before = len(open(r.log.name).read().splitlines())
+        socks = open_idle_ws(r.port, 1100)
+        time.sleep(1.0)
+        cpu0, t0 = cpu_seconds(r.proc.pid), time.time()
+        start = time.time()
+        ws = r.ws()
+        ws.send({"op": "list"})
+        m = ws.recv(timeout=3)
+        took = time.time() - start
+        check(m["type"] == "games" and took < 3, "new viewer: %s after %.2f s" % (m["type"], took))
+        time.sleep(2.0)
+        cpu = (cpu_seconds(r.proc.pid) - cpu0) / (time.time() - t0)
+        check(cpu < 0.3, "relay CPU under the flood: %.0f %%" % (cpu * 100))
+        metrics = r.http("/metrics")[2]
+        check('chessrelay_connections_refused_total{how="answered"}' in metrics, "no connection metrics")
+        def metric(text, name):
+            return int(text.split(name + " ")[1].split()[0])
+        answered = metric(metrics, 'chessrelay_connections_refused_total{how="answered"}')
+        closed = metric(metrics, 'chessrelay_connections_refused_total{how="closed"}')
+        check(answered + closed >= 1100 - 256, "over the per-address cap: %d answered, %d closed"
+              % (answered, closed))
+        # the idle ones are closed after idle_s (3 s); the viewer that spoke stays
+        time.sleep(3.0)
+        open_now = int(r.http("/metrics")[2].split("\nchessrelay_connections ")[1].split()[0])
+        check(open_now < 20, "idle sockets still open: %d" % open_now)
+        ws.send({"op": "ping"})
+        check(ws.recv()["type"] == "pong", "the viewer that spoke was closed")
+        log = open(r.log.name).read().splitlines()[log_before:]
+        flood_lines = len(log)
+        check(len(log) < 30, "the log under the flood: %d lines:\n%s" % (len(log), "\n".join(log[:40])))
+        # wrong tokens: throttled per address, logged in summary
+        codes = [r.http("/live.pgn", {"Authorization": "Bearer wrong-token-%03d" % k})[0] for k in range(30)]
+        check(codes[:10] == [401] * 10 and set(codes[10:]) == {429}, "token throttle: %s" % codes)
+        st, _, _ = r.http("/live.pgn", {"Authorization": "Bearer " + ARBITER})
+        check(st == 429, "a right token from a throttled address is not checked: %d" % st)
+        log = open(r.log.name).read()
+        check(log.count("wrong token") <= 2, "a log line per wrong token")
+        r.stop()
+        for c in socks:
+            c.close()
+        socks = []
+        # --listen on an address not of this host
+        import subprocess
+        p = subprocess.run([binary, "serve", "--config", cfg, "--state", state, "--listen", "192.0.2.1:0"],
+                           capture_output=True, text=True, timeout=20)
+        check(p.returncode != 0 and "cannot listen on 192.0.2.1" in p.stderr,
+              "--listen 192.0.2.1: status %d, %s" % (p.returncode, p.stderr[-300:]))
+        check("listening on" not in p.stderr, "says listening:\n" + p.stderr[-300:])
+        print("ok: flood of 1100 idle sockets: viewer in %.2f s, CPU %.0f %%, %d log lines; idle closed;"
+              " tokens throttled; bad --listen refused" % (took, cpu * 100, flood_lines))
+    finally:
+        for c in socks:
+            c.close()
+        os.unlink(cfg)
+        shutil.rmtree(state, ignore_errors=True)
+
+
+SCENARIOS = {"tags": tags, "roles": roles, "agents": agents, "disk": disk, "flood": flood}
 
 if __name__ == "__main__":
     SCENARIOS[sys.argv[2]](sys.argv[1])

@@ -23,6 +23,13 @@ class WSClosed(Exception):
     pass
 
 
+def readable(sock, timeout):
+    """poll, not select: descriptors over 1024 work (tests holding many sockets)."""
+    p = select.poll()
+    p.register(sock, select.POLLIN)
+    return bool(p.poll(max(0, timeout) * 1000))
+
+
 class WS:
     """tls: an ssl.SSLContext for wss:// (None: ws://); path: /ws, or /agent
     (with a Sec-WebSocket-Protocol header)."""
@@ -73,7 +80,7 @@ class WS:
                 raise TimeoutError()
             # TLS: bytes already decrypted are not seen by select
             pending = isinstance(self.sock, ssl.SSLSocket) and self.sock.pending()
-            r = pending or select.select([self.sock], [], [], left)[0]
+            r = pending or readable(self.sock, left)
             if not r:
                 raise TimeoutError()
             chunk = self.sock.recv(65536)
