@@ -5,6 +5,10 @@
  *
  * Files: <dir>/journal-000001.feed, -000002, ... one per run. A journal is a
  * valid feed (the relay's own notes are comment lines, "# tick 1234").
+ * Every record (what one cr_journal_append wrote: a line, or an agent's
+ * comment and its line) is followed by its seal, "#= <SHA-256 hex>", the
+ * hash of the previous seal and the record, chained across the files:
+ * a changed, removed or reordered line breaks the chain.
  * Lines go to the file with write(2) at once, so a killed process loses
  * nothing the kernel has; fsync (group commit) runs when cr_journal_sync is
  * called, which the loop does every fsync_ms (default 100 ms) when there is
@@ -73,13 +77,28 @@ typedef int (*cr_journal_line_fn)(void *data, const char *line, size_t len, cons
 typedef struct cr_journal_stats {
     int files;
     long lines;
-    int torn;   /* torn last lines dropped */
+    int torn;          /* torn tails dropped (a crash mid-write) */
+    int unsealed;      /* files without seals (written before seals) */
+    long bad;          /* problems: bad records, unsealed files after sealed ones */
+    long bad_records;  /* records that do not match their seal */
+    char bad_file[64]; /* the first problem: file, line, what */
+    int bad_line;
+    char bad_why[96];
 } cr_journal_stats;
 
-/* Reads every journal of dir (a missing dir has none). Returns 0, the
- * callback's non-zero value, or CR_EIO with err filled. stats may be NULL. */
+/* Reads every journal of dir (a missing dir has none), checking every seal
+ * (docs/feed-format.md, "Seals"): the callback gets the lines of each
+ * record, seal lines never; a record that does not match its seal is
+ * handed over all the same and counted in stats (the caller reports it);
+ * a torn tail is dropped and cut off the file. Returns 0, the callback's
+ * non-zero value, or CR_EIO with err filled. stats may be NULL. */
 int cr_journal_replay(const char *dir, cr_journal_line_fn fn, void *data, cr_journal_stats *stats,
                       cr_error *err);
+
+/* The same check without a callback and without changing any file
+ * (`chessrelay journal verify`). Returns 0 (stats tells what was found) or
+ * CR_EIO with err filled. */
+int cr_journal_verify(const char *dir, cr_journal_stats *stats, cr_error *err);
 
 /* Command lines: a result or tag set by a client or an arbiter, as the
  * comment line "# cmd {JSON}" (one JSON object, compact, on one line:

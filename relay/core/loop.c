@@ -814,6 +814,14 @@ static int rebuild(relay *r)
     }
     cr_lanes_tick(r->lanes, cr_now_us());
     set_rebuilding(r, false);
+    if (st.bad) {
+        /* Rebuilt as the files say, but they are not what was written. */
+        r->journal_bad_lines += st.bad;
+        cr_log(CR_LOG_ERROR,
+               "journal: NOT SOUND: %ld problem(s), the first at %s:%d: %s (check with "
+               "`chessrelay journal verify %s`)",
+               st.bad, st.bad_file, st.bad_line, st.bad_why, r->cfg->state_dir);
+    }
     if (st.files) {
         cr_log(CR_LOG_INFO,
                "journal: %d file(s), %ld lines, %d torn line(s) dropped: %d games, seq %" PRId64

@@ -106,14 +106,20 @@ def tags(binary):
         check(got.get("Result", "*") != "0-1", "injected result")
         r.stop()
         # a corrupted command line is reported, not dropped silently
+        # (a command line of the journal turned into a bad one: its seal no
+        # longer matches either)
         journals = sorted(x for x in os.listdir(state) if x.startswith("journal-"))
-        with open(os.path.join(state, journals[-1]), "a") as j:
-            j.write("# cmd result %d 1-1\n" % gid)
+        jpath = os.path.join(state, journals[0])
+        lines = open(jpath).read().split("\n")
+        k = next(n for n, l in enumerate(lines) if l.startswith("# cmd "))
+        lines[k] = "# cmd result %d 1-1" % gid
+        open(jpath, "w").write("\n".join(lines))
         r = Relay(binary, ["serve", "--config", cfg, "--state", state, "--speed", "1000"])
         log = open(r.log.name).read()
-        check("bad result" in log and journals[-1] in log, "corrupted command line not reported:\n" + log[-2000:])
+        check("bad result" in log and "%s:%d" % (journals[0], k + 1) in log and "NOT SOUND" in log,
+              "corrupted command line not reported:\n" + log[-2000:])
         metrics = r.http("/metrics")[2]
-        check("chessrelay_journal_bad_lines_total 1" in metrics, "bad line not counted")
+        check("chessrelay_journal_bad_lines_total 2" in metrics, "bad line not counted (seal and command)")
         r.stop()
         print("ok: tag names checked, values escaped, commands round-trip, bad lines reported")
     finally:
@@ -466,7 +472,53 @@ def flood(binary):
         shutil.rmtree(state, ignore_errors=True)
 
 
-SCENARIOS = {"tags": tags, "roles": roles, "agents": agents, "disk": disk, "flood": flood}
+def journal(binary):
+    """The tamper-evident journal: `journal verify` passes a sound folder and
+    names the first bad file and line after a single changed byte; a restart
+    says so loudly (log, metric); `replay` still reads a sealed journal."""
+    import subprocess
+    cfg = write_config()
+    state = tempfile.mkdtemp(prefix="cr_hostile_journal_")
+    try:
+        r = Relay(binary, ["serve", "--config", cfg, "--state", state, "--speed", "1000"])
+        gid = first_game(r)
+        arb = r.ws({"Authorization": "Bearer " + ARBITER})
+        arb.send({"op": "tag", "game": gid, "name": "Annotator", "value": "chief"})
+        wait_for("moves", lambda: "1." in r.http("/live.pgn", {"Authorization": "Bearer " + ARBITER})[2])
+        time.sleep(0.5)
+        r.stop()
+        p = subprocess.run([binary, "journal", "verify", state], capture_output=True, text=True, timeout=60)
+        check(p.returncode == 0 and p.stdout.startswith("sound"), "verify a sound folder: %d %s %s"
+              % (p.returncode, p.stdout, p.stderr))
+        name = sorted(x for x in os.listdir(state) if x.startswith("journal-"))[0]
+        path = os.path.join(state, name)
+        rep = subprocess.run([binary, "replay", path], capture_output=True, text=True, timeout=60)
+        check(rep.returncode == 0 and "1." in rep.stdout, "replay of a sealed journal: %d %s"
+              % (rep.returncode, rep.stderr[-300:]))
+        data = bytearray(open(path, "rb").read())
+        lines = data.split(b"\n")
+        k = next(n for n, l in enumerate(lines) if b" pos " in l and n > 5)
+        at = sum(len(l) + 1 for l in lines[:k]) + len(lines[k]) - 1  # last byte of line k+1
+        data[at] = ord("b") if data[at] != ord("b") else ord("n")
+        open(path, "wb").write(bytes(data))
+        p = subprocess.run([binary, "journal", "verify", state], capture_output=True, text=True, timeout=60)
+        want = "%s:%d:" % (name, k + 1)
+        check(p.returncode == 1 and want in p.stdout, "verify after one changed byte (want %s): %d %s"
+              % (want, p.returncode, p.stdout))
+        r = Relay(binary, ["serve", "--config", cfg, "--state", state, "--speed", "1000"])
+        log = open(r.log.name).read()
+        check("NOT SOUND" in log and want in log, "restart did not report the changed byte:\n" + log[-1500:])
+        check("chessrelay_journal_bad_lines_total 1" in r.http("/metrics")[2], "no metric")
+        r.stop()
+        p = subprocess.run([binary, "journal", "verify", "/nonexistent-dir"], capture_output=True, text=True)
+        check(p.returncode == 1 and "not a folder" in p.stderr, "verify of a missing folder: %s" % p.stderr)
+        print("ok: journal verify (sound, one changed byte at %s), restart reports it, replay reads seals" % want)
+    finally:
+        os.unlink(cfg)
+        shutil.rmtree(state, ignore_errors=True)
+
+
+SCENARIOS = {"tags": tags, "roles": roles, "agents": agents, "disk": disk, "flood": flood, "journal": journal}
 
 if __name__ == "__main__":
     SCENARIOS[sys.argv[2]](sys.argv[1])
