@@ -146,6 +146,10 @@ void cr_srv_send_error(pss *p, const char *error, const char *where);
 bool cr_srv_slot_add(cr_server *s, pss *p);
 void cr_srv_slot_remove(cr_server *s, pss *p);
 int cr_srv_viewer_receive(cr_server *s, pss *p, const char *in, size_t len);
+/* One whole client message (JSON, an op of docs/protocol.md) handled: the
+ * answers queued on p, commands sent to s->cmds. p->wsi may be NULL (the
+ * fuzz target fuzz/fuzz_ws_msg.c drives it without a socket). */
+void cr_srv_viewer_message(cr_server *s, pss *p, const char *text, size_t len);
 int cr_srv_viewer_writeable(cr_server *s, pss *p);
 int cr_srv_http_request(cr_server *s, struct lws *wsi, pss *p, const char *uri);
 int cr_srv_http_writeable(struct lws *wsi, pss *p);

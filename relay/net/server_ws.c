@@ -82,11 +82,19 @@ static cr_buf *json_buf(json_t *j)
     return cr_buf_take_str(s);
 }
 
+/* A write is due. Without a socket (the fuzz target) there is none. */
+static void want_write(pss *p)
+{
+    if (p->wsi) {
+        lws_callback_on_writable(p->wsi);
+    }
+}
+
 void cr_srv_send_error(pss *p, const char *error, const char *where)
 {
     json_t *j = json_pack("{s:s,s:s,s:s}", "type", "error", "error", error, "where", where);
     q_push(p, json_buf(j));
-    lws_callback_on_writable(p->wsi);
+    want_write(p);
 }
 
 /* Where game is in p->subs, or would go (subs are sorted by game: a round
@@ -767,7 +775,7 @@ static const struct {
     {"tag", op_command},
 };
 
-static void handle_message(cr_server *s, pss *p, const char *text, size_t len)
+void cr_srv_viewer_message(cr_server *s, pss *p, const char *text, size_t len)
 {
     json_error_t jerr;
     json_t *j = json_loadb(text, len, JSON_REJECT_DUPLICATES, &jerr);
@@ -794,7 +802,7 @@ static void handle_message(cr_server *s, pss *p, const char *text, size_t len)
     json_decref(j);
     slot_sync(s, p);
     if (p->qhead || p->tail < cr_view_head(s->views[p->lane])) {
-        lws_callback_on_writable(p->wsi);
+        want_write(p);
     }
 }
 
@@ -834,7 +842,7 @@ int cr_srv_viewer_receive(cr_server *s, pss *p, const char *in, size_t len)
             s->refused_rate++;
             fault(s, p, "rate limit exceeded", "message");
         } else {
-            handle_message(s, p, msg, msg_len);
+            cr_srv_viewer_message(s, p, msg, msg_len);
         }
         cr_ws_rx_reset(&p->rx);
         break;
