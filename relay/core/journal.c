@@ -626,6 +626,13 @@ int cr_journal_verify(const char *dir, cr_journal_stats *stats, cr_error *err)
     return read_dir(dir, &r, err);
 }
 
+int cr_journal_read(const char *dir, cr_journal_line_fn fn, void *data, cr_journal_stats *stats,
+                    cr_error *err)
+{
+    reader r = {fn, data, stats, false, false, {0}};
+    return read_dir(dir, &r, err);
+}
+
 /*----- command lines -----*/
 
 int cr_journal_cmd_format(const cr_journal_cmd *c, char *out, size_t size)
@@ -636,6 +643,9 @@ int cr_journal_cmd_format(const cr_journal_cmd *c, char *out, size_t size)
                                    "result", cr_result_string(c->result));
     if (j && c->who[0]) {
         json_object_set_new(j, "who", json_string(c->who));
+    }
+    if (j && c->at > 0) {
+        json_object_set_new(j, "at", json_integer(c->at));
     }
     /* Compact JSON escapes every control character: one line whatever the
      * value holds. */
@@ -746,8 +756,10 @@ int cr_journal_cmd_parse(const char *line, size_t len, cr_journal_cmd *c, char *
         snprintf(err, err_size, "unknown command '%.20s'", cmd);
     }
     if (rc == 1) {
+        json_t *at = json_object_get(j, "at");
         c->game = (int)json_integer_value(game);
         snprintf(c->who, sizeof c->who, "%s", who ? who : "");
+        c->at = json_is_integer(at) && json_integer_value(at) > 0 ? json_integer_value(at) : 0;
     }
     json_decref(j);
     return rc;

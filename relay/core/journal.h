@@ -99,11 +99,15 @@ int cr_journal_replay(const char *dir, cr_journal_line_fn fn, void *data, cr_jou
  * (`chessrelay journal verify`). Returns 0 (stats tells what was found) or
  * CR_EIO with err filled. */
 int cr_journal_verify(const char *dir, cr_journal_stats *stats, cr_error *err);
+/* cr_journal_replay without changing any file (a torn tail is only dropped). */
+int cr_journal_read(const char *dir, cr_journal_line_fn fn, void *data, cr_journal_stats *stats,
+                    cr_error *err);
 
 /* Command lines: a result or tag set by a client or an arbiter, as the
  * comment line "# cmd {JSON}" (one JSON object, compact, on one line:
  * {"cmd":"result","game":N,"result":"1-0"} or
- * {"cmd":"tag","game":N,"name":"...","value":"..."}, "who" optional), so that
+ * {"cmd":"tag","game":N,"name":"...","value":"..."}, "who" and "at" (ms)
+ * optional), so that
  * every byte of a name or value comes back. The reader still takes the lines
  * of older journals: "# cmd result N R" and "# cmd tag N NAME VALUE". */
 typedef struct cr_journal_cmd {
@@ -113,6 +117,7 @@ typedef struct cr_journal_cmd {
     char name[CR_TAG_NAME_MAX];
     char value[CR_TAG_VALUE_MAX];
     char who[64];
+    int64_t at; /* wall clock, ms since 1970 (0: not known) */
 } cr_journal_cmd;
 
 /* The line (with its "\n") into out. Returns its length, or -1 if it does

@@ -160,6 +160,12 @@ static void on_live_event(void *data, const cr_store *live, const cr_store_event
     if (!r->applying_arbiter) {
         cr_arbiter_link_on_store_event(r->arb, ev, feed_now(r), wall_ms());
     }
+    /* Which board a game is on, for `chessrelay journal export --game N`. */
+    if (ev->kind == CR_SEV_GAME && ev->board[0] && !r->rebuilding && r->journal) {
+        char line[CR_BOARD_ID_MAX + 48];
+        int n = snprintf(line, sizeof line, "# game %d board %s\n", ev->game, ev->board);
+        cr_journal_append(r->journal, line, (size_t)n);
+    }
     cr_log(CR_LOG_DEBUG, "event %" PRId64 ": kind %d game %d ply %d%s", ev->seq, (int)ev->kind,
            ev->game, ev->ply, r->rebuilding ? " (rebuild)" : "");
     /* NATS: every live event, rebuild included */
@@ -349,12 +355,14 @@ static void finish_all(relay *r, int64_t t)
 
 /* A RESULT or TAG event is journaled as a command line, so that a restart
  * rebuilds it. */
-static void journal_command(relay *r, const cr_store_event *ev)
+static void journal_command(relay *r, const cr_store_event *ev, const char *who)
 {
     if (!r->journal || r->rebuilding || (ev->kind != CR_SEV_RESULT && ev->kind != CR_SEV_TAG)) {
         return;
     }
-    cr_journal_cmd c = {.tag = ev->kind == CR_SEV_TAG, .game = ev->game, .result = ev->result};
+    cr_journal_cmd c = {.tag = ev->kind == CR_SEV_TAG, .game = ev->game, .result = ev->result,
+                        .at = wall_ms()};
+    snprintf(c.who, sizeof c.who, "%s", who);
     snprintf(c.name, sizeof c.name, "%s", ev->tag.name);
     snprintf(c.value, sizeof c.value, "%s", ev->tag.value);
     char line[1024];
@@ -373,7 +381,7 @@ static void apply_arbiter_events(relay *r)
     cr_store_event *ev;
     r->applying_arbiter = true;
     while ((ev = cr_arbiter_link_take_event(r->arb)) != NULL) {
-        journal_command(r, ev);
+        journal_command(r, ev, "arbiter");
         emit(r, ev);
     }
     r->applying_arbiter = false;
@@ -405,7 +413,7 @@ static void apply_command(relay *r, const cr_command_msg *c)
         snprintf(ev->tag.name, sizeof ev->tag.name, "%s", c->name);
         snprintf(ev->tag.value, sizeof ev->tag.value, "%s", c->value);
     }
-    journal_command(r, ev);
+    journal_command(r, ev, c->who);
     emit(r, ev);
 }
 

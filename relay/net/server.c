@@ -130,8 +130,10 @@ static int callback(struct lws *wsi, enum lws_callback_reasons reason, void *use
         char token[300];
         bool throttled = false;
         if (cr_srv_bearer_token(wsi, token, sizeof token) == CR_AUTH_TOKEN) {
-            const char *role = cr_srv_check_token(s, wsi, token, &throttled);
+            const char *name = NULL;
+            const char *role = cr_srv_check_token(s, wsi, token, &throttled, &name);
             if (cr_srv_role_arbiter(role)) {
+                snprintf(p->who, sizeof p->who, "%s", name);
                 p->arbiter = true;
                 p->trusted = true;
                 p->lane = LANE_LIVE;

@@ -304,7 +304,7 @@ int cr_srv_http_request(cr_server *s, struct lws *wsi, pss *p, const char *uri)
     }
     if (auth == CR_AUTH_TOKEN) {
         bool throttled;
-        role = cr_srv_check_token(s, wsi, token, &throttled);
+        role = cr_srv_check_token(s, wsi, token, &throttled, NULL);
         if (throttled) {
             return http_text(s, wsi, p, 429, "too many wrong tokens from this address\n");
         }

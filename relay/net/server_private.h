@@ -70,6 +70,7 @@ typedef struct pss {
     int64_t refill_us;
     int faults;
     bool greeted; /* said hello, listed or subscribed: not idle */
+    char who[64]; /* an arbiter's token's name, for the journal and the log */
 } pss;
 
 /* What drain_pubs needs to wake a viewer, packed in one array: after each
@@ -131,10 +132,12 @@ typedef enum {
 
 /* Shared by the three files. */
 cr_srv_auth cr_srv_bearer_token(struct lws *wsi, char *buf, size_t size);
-/* A token from a client: its role (cr_config_check_token) or NULL. A wrong
+/* A token from a client: its role (cr_config_check_token) or NULL, and
+ * (name, may be NULL) the token's name or else its role. A wrong
  * one is counted (refused_token, the limits' throttle); while its address is
  * throttled nothing is checked and *throttled is set. */
-const char *cr_srv_check_token(cr_server *s, struct lws *wsi, const char *token, bool *throttled);
+const char *cr_srv_check_token(cr_server *s, struct lws *wsi, const char *token, bool *throttled,
+                               const char **name);
 
 /* Whether a token's role (cr_config_check_token) opens the arbiters' side:
  * arbiter ops and the undelayed lane (docs/protocol.md, "Roles"). */

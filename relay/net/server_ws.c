@@ -223,14 +223,19 @@ cr_srv_auth cr_srv_bearer_token(struct lws *wsi, char *buf, size_t size)
     return CR_AUTH_TOKEN;
 }
 
-const char *cr_srv_check_token(cr_server *s, struct lws *wsi, const char *token, bool *throttled)
+const char *cr_srv_check_token(cr_server *s, struct lws *wsi, const char *token, bool *throttled,
+                               const char **name)
 {
     *throttled = s->limits && !cr_limits_token_allowed(s->limits, wsi);
     if (*throttled) {
         s->refused_token++;
         return NULL;
     }
-    const char *role = cr_config_check_token(s->cfg.tournament, token);
+    const cr_config_token *t = cr_config_find_token(s->cfg.tournament, token);
+    const char *role = t ? t->role : NULL;
+    if (name) {
+        *name = t && t->name[0] ? t->name : role;
+    }
     if (!role) {
         /* Counted, and logged in the limits' summary: a guesser makes no
          * log line per guess. */
@@ -545,7 +550,8 @@ static void op_hello(cr_server *s, pss *p, const ws_msg *m)
 {
     const char *token = json_string_value(json_object_get(m->j, "token"));
     bool throttled = false;
-    const char *role = token ? cr_srv_check_token(s, p->wsi, token, &throttled) : NULL;
+    const char *name = NULL;
+    const char *role = token ? cr_srv_check_token(s, p->wsi, token, &throttled, &name) : NULL;
     if (token && !role) {
         fault(s, p, throttled ? "too many wrong tokens from this address: wait a minute"
                               : "wrong token",
@@ -553,6 +559,7 @@ static void op_hello(cr_server *s, pss *p, const ws_msg *m)
         return;
     }
     p->greeted = true;
+    snprintf(p->who, sizeof p->who, "%s", cr_srv_role_arbiter(role) && name ? name : "");
     /* An agent's token is valid but gives nothing here: a viewer. */
     set_trusted(s, p, cr_srv_role_arbiter(role));
     p->arbiter = cr_srv_role_arbiter(role);
@@ -702,8 +709,8 @@ static void op_arbiter(cr_server *s, pss *p, const ws_msg *m)
     } else {
         c->kind = CR_COMMAND_ARBITER;
         c->game = c->arbiter.game;
-        snprintf(c->who, sizeof c->who, "ws");
-        snprintf(c->arbiter.who, sizeof c->arbiter.who, "ws");
+        snprintf(c->who, sizeof c->who, "%s", p->who[0] ? p->who : "ws");
+        snprintf(c->arbiter.who, sizeof c->arbiter.who, "%s", p->who[0] ? p->who : "ws");
         send_command(s, p, c);
     }
 }
@@ -750,7 +757,7 @@ static void op_command(cr_server *s, pss *p, const ws_msg *m)
         fault(s, p, "expected \"game\" (a game number)", "game");
     } else {
         c->game = (int)json_integer_value(game);
-        snprintf(c->who, sizeof c->who, "ws");
+        snprintf(c->who, sizeof c->who, "%s", p->who[0] ? p->who : "ws");
         if (command_fields(s, p, m, c)) {
             send_command(s, p, c);
             return;

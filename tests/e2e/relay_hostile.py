@@ -490,6 +490,19 @@ def journal(binary):
         p = subprocess.run([binary, "journal", "verify", state], capture_output=True, text=True, timeout=60)
         check(p.returncode == 0 and p.stdout.startswith("sound"), "verify a sound folder: %d %s %s"
               % (p.returncode, p.stdout, p.stderr))
+        # the arbiter's evidence: the game's raw events, clock readings, corrections with who and when
+        ex = subprocess.run([binary, "journal", "export", state, "--game", str(gid)], capture_output=True,
+                            text=True, timeout=60)
+        out = ex.stdout
+        check(ex.returncode == 0, "export: %d %s" % (ex.returncode, ex.stderr))
+        check("# game %d board %s" % (gid, board_of(FEED)) in out and " pos " in out and " clock " in out,
+              "export lacks the board's events:\n" + out[:1500])
+        check('"cmd":"tag"' in out and '"who":"chief"' in out and '"at":' in out,
+              "export lacks the correction with who and when:\n" + out[-1500:])
+        check(all(":" in l.split(" ")[0] for l in out.splitlines()), "export lines without file:line")
+        ex = subprocess.run([binary, "journal", "export", state, "--game", "4294967297"], capture_output=True,
+                            text=True, timeout=60)
+        check(ex.returncode == 2 and "game number" in ex.stderr, "export of an id out of range: %s" % ex.stderr)
         name = sorted(x for x in os.listdir(state) if x.startswith("journal-"))[0]
         path = os.path.join(state, name)
         rep = subprocess.run([binary, "replay", path], capture_output=True, text=True, timeout=60)
