@@ -55,6 +55,7 @@ struct relay {
     int next_game;
     cr_journal *journal;
     long journal_bad_lines; /* journal lines the rebuild could not read */
+    bool journal_alerted;   /* the arbiters were told the journal cannot write */
     char *line; /* a feed event's journal line */
     size_t line_cap;
     bool rebuilding;
@@ -140,6 +141,11 @@ static void publish_stats(relay *r)
     p->ready = !r->rebuilding;
     const char *problem = r->journal ? cr_journal_problem(r->journal) : NULL;
     snprintf(p->problem, sizeof p->problem, "%s", problem ? problem : "");
+    if (!problem != !r->journal_alerted) { /* the arbiters hear when it starts and ends */
+        r->journal_alerted = problem != NULL;
+        cr_arbiter_link_alert(r->arb, problem ? "journal-write" : "ok",
+                              problem ? problem : "the journal writes again", wall_ms());
+    }
     for (int i = 0; i < r->nboards; i++) {
         p->boards_online += cr_board_games_online(r->boards[i]->games);
     }
@@ -825,10 +831,13 @@ static int rebuild(relay *r)
     if (st.bad) {
         /* Rebuilt as the files say, but they are not what was written. */
         r->journal_bad_lines += st.bad;
-        cr_log(CR_LOG_ERROR,
-               "journal: NOT SOUND: %ld problem(s), the first at %s:%d: %s (check with "
-               "`chessrelay journal verify %s`)",
-               st.bad, st.bad_file, st.bad_line, st.bad_why, r->cfg->state_dir);
+        char text[400];
+        snprintf(text, sizeof text,
+                 "journal: NOT SOUND: %ld problem(s), the first at %s:%d: %s (check with "
+                 "`chessrelay journal verify %s`)",
+                 st.bad, st.bad_file, st.bad_line, st.bad_why, r->cfg->state_dir);
+        cr_log(CR_LOG_ERROR, "%s", text);
+        cr_arbiter_link_alert(r->arb, "journal-not-sound", text, wall_ms());
     }
     if (st.files) {
         cr_log(CR_LOG_INFO,

@@ -308,8 +308,12 @@ def disk(binary):
     os.mkdir(state)
     subprocess.run(["mount", "-t", "tmpfs", "-o", "size=512k", "tmpfs", state], check=True)
     r = None
+    cfg = None
     try:
-        r = Relay(binary, ["serve", "--agent-token", AGENT, "--state", state])
+        cfg = write_config(feeds=False)
+        r = Relay(binary, ["serve", "--config", cfg, "--state", state])
+        arb = r.ws({"Authorization": "Bearer " + ARBITER})
+        arb.send({"op": "arbiter"})
         wa, m = agent(r, "venue-a", AGENT)
         check(m["type"] == "welcome", "welcome: %s" % m)
         send_ev(wa, 1, ["B1 connect", "B1 pos " + START])
@@ -341,9 +345,18 @@ def disk(binary):
         check("chessrelay_journal_ok 0" in metrics, "chessrelay_journal_ok not 0")
         a = agent_status(r, "venue-a")
         check(a["acked"] <= 2, "/agents.json acked %s" % a)
+        def alert(kind):
+            while True:
+                m = arb.recv(timeout=5)
+                if m.get("type") == "relay-alert":
+                    check(m["alert"] == kind, "alert %s, want %s" % (m, kind))
+                    return m
+        check("No space left" in alert("journal-write")["text"], "the alert says why")
         os.unlink(filler)  # room again: everything written, then acked
         wait_ack(wa, last)
         wait_for("/healthz ok", lambda: r.http("/healthz")[0] == 200, 5)
+        alert("ok")
+        arb.close()
         log = open(r.log.name).read()
         check(log.count("cannot write") == 1, "the failure is logged once, not per write:\n" + log[-1500:])
         wa.close()
@@ -356,7 +369,7 @@ def disk(binary):
                 check(data.endswith(b"\n"), "%s: torn last line" % name)
                 for line in data.decode().splitlines():
                     check(line.startswith("#") or len(line.split(" ")) >= 3, "%s: torn line %r" % (name, line))
-        r = Relay(binary, ["serve", "--agent-token", AGENT, "--state", state])
+        r = Relay(binary, ["serve", "--config", cfg, "--state", state])
         wa, m = agent(r, "venue-a", AGENT, last=last)
         check(m["type"] == "welcome" and m["acked"] == last, "after restart: %s (want %d)" % (m, last))
         wa.close()
@@ -368,6 +381,8 @@ def disk(binary):
             r.stop()
         subprocess.run(["umount", state])
         shutil.rmtree(base, ignore_errors=True)
+        if cfg:
+            os.unlink(cfg)
 
 
 def open_idle_ws(port, n, source="127.0.0.2"):
