@@ -5,8 +5,9 @@
 
 #include "strbuf.h"
 
-/* Appends `[Name "value"]` and a newline: '"' and '\\' escaped, line breaks
- * in value written as spaces. */
+/* Appends `[Name "value"]` and a newline: '"' and '\\' escaped, control
+ * characters (line breaks, tabs) in value written as spaces. A name that is
+ * not a PGN tag name (cr_pgn_tag_name_ok) is not written at all. */
 void cr_pgn_put_tag(cr_sb *b, const char *name, const char *value);
 
 #endif

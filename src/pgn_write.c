@@ -134,15 +134,35 @@ static void ply_commands(cr_sb *t, const cr_ply *p, bool draw, bool relay)
 
 static const char *const str_tags[7] = {"Event", "Site", "Date", "Round", "White", "Black", "Result"};
 
+bool cr_pgn_tag_name_ok(const char *name)
+{
+    size_t n = 0;
+    for (; name[n]; n++) {
+        unsigned char c = (unsigned char)name[n];
+        if (n >= CR_PGN_TAG_NAME_MAX ||
+            !((c >= 'A' && c <= 'Z') || (c >= 'a' && c <= 'z') || (c >= '0' && c <= '9') ||
+              c == '_')) {
+            return false;
+        }
+    }
+    return n > 0;
+}
+
 void cr_pgn_put_tag(cr_sb *b, const char *name, const char *value)
 {
+    /* A name outside the grammar cannot be escaped: such a tag is left out,
+     * never written as something that would read back as other tags. */
+    if (!cr_pgn_tag_name_ok(name)) {
+        return;
+    }
     cr_sb_fmt(b, "[%s \"", name);
     for (const char *s = value; *s; s++) {
-        if (*s == '"' || *s == '\\') {
+        unsigned char c = (unsigned char)*s;
+        if (c == '"' || c == '\\') {
             cr_sb_add(b, "\\", 1);
         }
-        if (*s == '\n' || *s == '\r') {
-            cr_sb_add(b, " ", 1);
+        if (c < 0x20 || c == 0x7f) {
+            cr_sb_add(b, " ", 1); /* a string token holds printing characters only */
         } else {
             cr_sb_add(b, s, 1);
         }

@@ -113,6 +113,19 @@ static void test_refusals(void **state)
     parse_bad("{\"type\":\"move\"}", "unknown type 'move'");
     parse_bad("{\"op\":\"bye\",\"type\":\"ack\",\"last\":1}", "both");
     parse_bad("{\"op\":\"ev\",\"n\":1,\"n\":2,\"clock\":0,\"lines\":[\"x\"]}", "malformed JSON");
+    /* Issue 16 finding 2: numbers are bounded, first + count never overflows. */
+    parse_bad("{\"op\":\"ev\",\"n\":9223372036854775806,\"clock\":0,\"lines\":[\"x\"]}", "2^40");
+    parse_bad("{\"op\":\"ev\",\"n\":1099511627776,\"clock\":0,\"lines\":[\"x\",\"y\"]}",
+              "beyond 2^40");
+    parse_bad("{\"op\":\"agent-hello\",\"agent\":\"a\",\"token\":\"t\",\"clock\":0,"
+              "\"last\":9223372036854775807}",
+              "2^40");
+    parse_bad("{\"op\":\"tick\",\"clock\":0,\"last\":1099511627777}", "2^40");
+    {
+        cr_amsg m;
+        parse_ok("{\"op\":\"ev\",\"n\":1099511627776,\"clock\":0,\"lines\":[\"x\"]}", &m);
+        cr_amsg_clear(&m);
+    }
     parse_bad("{\"op\":\"agent-hello\",\"agent\":\"a b\",\"token\":\"t\",\"clock\":0,\"last\":0}",
               "agent-hello: agent");
     parse_bad("{\"op\":\"agent-hello\",\"agent\":\"a\",\"clock\":0,\"last\":0}", "agent-hello: token");

@@ -99,6 +99,35 @@ static void test_errors_name_the_field(void **state)
     expect_error("[1,2]", "tournament.json: tournament: expected an object");
     expect_error("{\"event\":", "tournament.json:1:");
     expect_error("{\"event\":\"a\",\"event\":\"b\"}", "duplicate");
+    expect_error("{\"tokens\":[{\"role\":\"agent\",\"token\":\"longenough\",\"agents\":[]}]}",
+                 "tokens[0].agents: expected an array of 1 to 16 ids");
+    expect_error("{\"tokens\":[{\"role\":\"agent\",\"token\":\"longenough\",\"boards\":[\"a b\"]}]}",
+                 "tokens[0].boards: expected ids");
+}
+
+/* Issue 16 finding 2: an agent's token names its ids and boards. */
+static void test_agent_token_scope(void **state)
+{
+    (void)state;
+    cr_error err;
+    cr_config *cfg = cr_config_parse(
+        "{\"tokens\":[{\"role\":\"agent\",\"token\":\"venue-a-tok\",\"agents\":[\"venue-a\"],"
+        "\"boards\":[\"B1\"]},{\"role\":\"agent\",\"token\":\"venue-any-tok\"}]}",
+        "t.json", NULL, &err);
+    assert_non_null(cfg);
+    const cr_config_token *a = cr_config_find_token(cfg, "venue-a-tok");
+    const cr_config_token *any = cr_config_find_token(cfg, "venue-any-tok");
+    assert_non_null(a);
+    assert_non_null(any);
+    assert_null(cr_config_find_token(cfg, "venue-b-tok"));
+    assert_true(cr_config_token_allows_agent(a, "venue-a"));
+    assert_false(cr_config_token_allows_agent(a, "venue-b"));
+    assert_true(cr_config_token_allows_board(a, "B1"));
+    assert_false(cr_config_token_allows_board(a, "B2"));
+    assert_true(cr_config_token_allows_agent(any, "venue-b"));
+    assert_true(cr_config_token_allows_board(any, "B2"));
+    assert_true(cr_config_token_allows_agent(NULL, "x"));
+    cr_config_free(cfg);
 }
 
 static void test_pairings(void **state)
@@ -193,6 +222,7 @@ int main(void)
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(test_good),
         cmocka_unit_test(test_errors_name_the_field),
+        cmocka_unit_test(test_agent_token_scope),
         cmocka_unit_test(test_pairings),
         cmocka_unit_test(test_listen_and_load),
         cmocka_unit_test(test_command_line_tokens),

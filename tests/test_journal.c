@@ -8,6 +8,7 @@
 
 #include "test_util.h"
 #include <dirent.h>
+#include <errno.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -114,7 +115,7 @@ static void test_torn_line_dropped(void **state)
     assert_int_equal(st.torn, 1);
     struct stat sb;
     assert_int_equal(stat(path, &sb), 0);
-    assert_int_equal(sb.st_size, 24); /* the torn tail was cut */
+    assert_int_equal(sb.st_size, 24 + 68); /* the torn tail was cut: the record and its seal stay */
 
     /* Reading again finds a clean file; a new run goes on after it. */
     collected c2 = {.stop_at = -1};
@@ -136,12 +137,317 @@ static void test_open_fails_cleanly(void **state)
     assert_non_null(strstr(err.text, "/proc/no/such/dir"));
 }
 
+/* A disk that refuses writes: `room` bytes more are written, then the write
+ * that would pass it writes what fits (a torn line) and fails ENOSPC. */
+typedef struct full_disk {
+    long room;     /* < 0: no limit */
+    bool sync_fails;
+    int truncates;
+} full_disk;
+
+static ssize_t full_write(void *data, int fd, const void *buf, size_t len)
+{
+    full_disk *d = data;
+    if (d->room >= 0 && (long)len > d->room) {
+        if (d->room == 0) {
+            errno = ENOSPC;
+            return -1;
+        }
+        len = (size_t)d->room;
+    }
+    ssize_t n = write(fd, buf, len);
+    if (n > 0 && d->room >= 0) {
+        d->room -= n;
+    }
+    return n;
+}
+
+static int full_sync(void *data, int fd)
+{
+    full_disk *d = data;
+    if (d->sync_fails) {
+        errno = EIO;
+        return -1;
+    }
+    return fdatasync(fd);
+}
+
+static int full_truncate(void *data, int fd, off_t size)
+{
+    full_disk *d = data;
+    d->truncates++;
+    return ftruncate(fd, size);
+}
+
+/* Issue 16 finding 1: nothing counts as durable before it is on disk; a
+ * torn line is cut before anything is appended again; held lines are
+ * written in order once there is room. */
+static void test_full_disk(void **state)
+{
+    (void)state;
+    char base[] = "/tmp/cr_test_journal_XXXXXX";
+    assert_non_null(mkdtemp(base));
+    cr_error err;
+    cr_journal *j = cr_journal_open(base, &err);
+    assert_non_null(j);
+    full_disk d = {.room = -1};
+    cr_journal_io io = {full_write, full_sync, full_truncate, &d};
+    cr_journal_set_io(j, &io);
+
+    assert_int_equal(cr_journal_append(j, "1 B1 connect", 12), 0);
+    assert_int_equal(cr_journal_sync(j), 0);
+    assert_int_equal(cr_journal_durable(j), 1);
+    assert_null(cr_journal_problem(j));
+
+    d.room = 5; /* the next line is torn */
+    assert_int_equal(cr_journal_append(j, "2 B1 pos 8/8/8/8/8/8/8/8", 24), 0);
+    assert_int_equal(cr_journal_append(j, "3 B1 disconnect", 15), 0);
+    assert_int_equal(cr_journal_appended(j), 3);
+    assert_non_null(cr_journal_problem(j));
+    assert_non_null(strstr(cr_journal_problem(j), "No space left"));
+    assert_int_equal(cr_journal_sync(j), CR_EIO); /* still no room */
+    assert_int_equal(cr_journal_durable(j), 1);   /* nothing new acked */
+    assert_true(cr_journal_dirty(j));
+
+    d.room = -1; /* room again */
+    d.sync_fails = true;
+    assert_int_equal(cr_journal_sync(j), CR_EIO); /* written, but fsync fails */
+    assert_int_equal(cr_journal_durable(j), 1);
+    d.sync_fails = false;
+    assert_int_equal(cr_journal_sync(j), 0);
+    assert_int_equal(cr_journal_durable(j), 3);
+    assert_null(cr_journal_problem(j));
+    assert_true(d.truncates >= 1);
+    char path[256];
+    snprintf(path, sizeof path, "%s", cr_journal_path(j));
+    cr_journal_close(j);
+
+    FILE *f = fopen(path, "r");
+    assert_non_null(f);
+    char text[1024] = "", line[256];
+    while (fgets(line, sizeof line, f)) {
+        if (strncmp(line, "#= ", 3) != 0) { /* the records, without their seals */
+            strcat(text, line);
+        }
+    }
+    fclose(f);
+    assert_string_equal(text, "1 B1 connect\n2 B1 pos 8/8/8/8/8/8/8/8\n3 B1 disconnect\n");
+}
+
+/* A state folder with two runs of three records each; returns the path of
+ * the first journal. */
+static void two_runs(char *dir, char *first, size_t size)
+{
+    cr_error err;
+    for (int run = 0; run < 2; run++) {
+        cr_journal *j = cr_journal_open(dir, &err);
+        assert_non_null(j);
+        if (run == 0) {
+            snprintf(first, size, "%s", cr_journal_path(j));
+        }
+        char line[64];
+        for (int k = 0; k < 3; k++) {
+            int n = snprintf(line, sizeof line, "%d B%d pos 8/8/8/8/8/8/8/8", 10 * run + k, k);
+            assert_int_equal(cr_journal_append(j, line, (size_t)n), 0);
+        }
+        if (run == 0) { /* an agent's comment and its line: one record */
+            assert_int_equal(cr_journal_append(j, "# agent a 1 0\n5 B9 connect\n", 27), 0);
+        }
+        cr_journal_close(j);
+    }
+}
+
+static char *slurp(const char *path, size_t *len)
+{
+    FILE *f = fopen(path, "rb");
+    assert_non_null(f);
+    char *b = malloc(8192);
+    *len = fread(b, 1, 8191, f);
+    b[*len] = '\0';
+    fclose(f);
+    return b;
+}
+
+static void spit(const char *path, const char *b, size_t len)
+{
+    FILE *f = fopen(path, "wb");
+    assert_non_null(f);
+    assert_int_equal(fwrite(b, 1, len, f), len);
+    fclose(f);
+}
+
+static cr_journal_stats verify(const char *dir)
+{
+    cr_journal_stats st;
+    cr_error err;
+    assert_int_equal(cr_journal_verify(dir, &st, &err), 0);
+    return st;
+}
+
+/* Seals: a sound folder verifies; a single changed byte, a removed line and
+ * two swapped records are each caught, with the first bad file and line. */
+static void test_seals(void **state)
+{
+    (void)state;
+    char dir[] = "/tmp/cr_test_journal_XXXXXX";
+    assert_non_null(mkdtemp(dir));
+    char first[300];
+    two_runs(dir, first, sizeof first);
+    cr_journal_stats st = verify(dir);
+    assert_int_equal(st.files, 2);
+    assert_int_equal(st.bad, 0);
+    assert_int_equal(st.lines, 3 + 2 + 3);
+    size_t len;
+    char *orig = slurp(first, &len);
+
+    /* one byte changed: line 3 of the first file ("2 B2 ..." -> "2 B3 ...") */
+    char *b = malloc(len + 1);
+    memcpy(b, orig, len + 1);
+    char *p = strstr(b, "2 B2 pos");
+    p[3] = '3';
+    spit(first, b, len);
+    st = verify(dir);
+    assert_int_equal(st.bad, 1);
+    assert_string_equal(st.bad_file, "journal-000001.feed");
+    assert_int_equal(st.bad_line, 5); /* record 3 starts at line 5 (each record: line + seal) */
+    /* the rebuild hands the lines over all the same, and says so */
+    collected c = {.stop_at = -1};
+    cr_error err;
+    assert_int_equal(cr_journal_replay(dir, collect, &c, &st, &err), 0);
+    assert_int_equal(st.bad_records, 1);
+    assert_int_equal(c.count, 8);
+    for (int k = 0; k < c.count; k++) {
+        assert_true(strncmp(c.lines[k], "#= ", 3) != 0); /* never a seal line */
+    }
+
+    /* a line removed: the second record's line */
+    memcpy(b, orig, len + 1);
+    p = strstr(b, "1 B1 pos");
+    char *nl = strchr(p, '\n');
+    memmove(p, nl + 1, strlen(nl + 1) + 1);
+    spit(first, b, strlen(b));
+    st = verify(dir);
+    assert_true(st.bad >= 1);
+    assert_string_equal(st.bad_file, "journal-000001.feed");
+    assert_int_equal(st.bad_line, 3);
+
+    /* two records swapped */
+    memcpy(b, orig, len + 1);
+    char *r1 = strstr(b, "0 B0 pos"), *r2 = strstr(b, "1 B1 pos"), *r3 = strstr(b, "2 B2 pos");
+    size_t l1 = (size_t)(r2 - r1), l2 = (size_t)(r3 - r2);
+    char tmp[512];
+    memcpy(tmp, r2, l2);
+    memcpy(tmp + l2, r1, l1);
+    memcpy(r1, tmp, l1 + l2);
+    spit(first, b, len);
+    st = verify(dir);
+    assert_true(st.bad >= 1);
+    assert_int_equal(st.bad_line, 1);
+
+    /* seals removed from the first file: caught by the second's chain */
+    memcpy(b, orig, len + 1);
+    size_t w = 0;
+    for (char *q = b; *q;) {
+        char *e = strchr(q, '\n');
+        size_t n = (size_t)(e - q) + 1;
+        if (strncmp(q, "#= ", 3) != 0) {
+            memmove(b + w, q, n);
+            w += n;
+        }
+        q = e + 1;
+    }
+    spit(first, b, w);
+    st = verify(dir);
+    assert_true(st.bad >= 1);
+    assert_int_equal(st.unsealed, 1);
+    assert_string_equal(st.bad_file, "journal-000002.feed");
+
+    spit(first, orig, len); /* as written: sound again */
+    assert_int_equal(verify(dir).bad, 0);
+    free(b);
+    free(orig);
+    cr_test_rm_rf(dir);
+}
+
+static cr_journal_cmd round_trip(const cr_journal_cmd *c)
+{
+    char line[1024], why[80];
+    int n = cr_journal_cmd_format(c, line, sizeof line);
+    assert_true(n > 0);
+    assert_int_equal(line[n - 1], '\n');
+    assert_null(memchr(line, '\n', (size_t)n - 1)); /* one line */
+    cr_journal_cmd back;
+    assert_int_equal(cr_journal_cmd_parse(line, (size_t)n - 1, &back, why, sizeof why), 1);
+    return back;
+}
+
+/* Issue 16 finding 7: commands come back from the journal exactly. */
+static void test_commands_round_trip(void **state)
+{
+    (void)state;
+    cr_journal_cmd c = {.tag = true, .game = 7};
+    snprintf(c.name, sizeof c.name, "a");
+    snprintf(c.value, sizeof c.value, "hello");
+    cr_journal_cmd b = round_trip(&c);
+    assert_true(b.tag);
+    assert_int_equal(b.game, 7);
+    assert_string_equal(b.name, "a");
+    assert_string_equal(b.value, "hello");
+
+    snprintf(c.name, sizeof c.name, "WhiteFideIdentifier_2"); /* over 15 characters */
+    snprintf(c.value, sizeof c.value, " two  spaces\tand a tab\nand \"quotes\" \\ ");
+    b = round_trip(&c);
+    assert_string_equal(b.name, c.name);
+    assert_string_equal(b.value, c.value);
+
+    cr_journal_cmd r = {.game = 2147483647, .result = CR_RESULT_DRAW};
+    snprintf(r.who, sizeof r.who, "chief");
+    b = round_trip(&r);
+    assert_false(b.tag);
+    assert_int_equal(b.game, 2147483647);
+    assert_int_equal(b.result, CR_RESULT_DRAW);
+    assert_string_equal(b.who, "chief");
+}
+
+static int parse(const char *line, cr_journal_cmd *c)
+{
+    char why[80];
+    return cr_journal_cmd_parse(line, strlen(line), c, why, sizeof why);
+}
+
+static void test_command_lines_checked(void **state)
+{
+    (void)state;
+    cr_journal_cmd c;
+    assert_int_equal(parse("# tick 12", &c), 0);
+    assert_int_equal(parse("1234 B1 pos rnbqkbnr", &c), 0);
+    /* older journals */
+    assert_int_equal(parse("# cmd result 2 1-0", &c), 1);
+    assert_int_equal(c.game, 2);
+    assert_int_equal(c.result, CR_RESULT_WHITE);
+    assert_int_equal(parse("# cmd tag 3 a hello world", &c), 1);
+    assert_string_equal(c.name, "a");
+    assert_string_equal(c.value, "hello world");
+    /* corrupted lines are errors, never silently nothing */
+    assert_int_equal(parse("# cmd result 2 1-1", &c), -1);
+    assert_int_equal(parse("# cmd result x 1-0", &c), -1);
+    assert_int_equal(parse("# cmd frob 2 1-0", &c), -1);
+    assert_int_equal(parse("# cmd {\"cmd\":\"result\",\"game\":2,\"result\":\"1-1\"}", &c), -1);
+    assert_int_equal(parse("# cmd {\"cmd\":\"result\",\"game\":4294967297,\"result\":\"1-0\"}", &c), -1);
+    assert_int_equal(parse("# cmd {\"cmd\":\"tag\",\"game\":1,\"name\":\"X\\\"]\",\"value\":\"v\"}", &c), -1);
+    assert_int_equal(parse("# cmd {\"cmd\":\"tag\",\"game\":1", &c), -1);
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(test_runs_in_order),
         cmocka_unit_test(test_torn_line_dropped),
         cmocka_unit_test(test_open_fails_cleanly),
+        cmocka_unit_test(test_full_disk),
+        cmocka_unit_test(test_seals),
+        cmocka_unit_test(test_commands_round_trip),
+        cmocka_unit_test(test_command_lines_checked),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }

@@ -374,6 +374,42 @@ static void test_writer_format(void **state)
     cr_game_free(g);
 }
 
+/* Issue 16 finding 6: a tag name cannot smuggle a second tag in; values
+ * are escaped, control characters written as spaces. */
+static void test_writer_escapes_tags(void **state)
+{
+    (void)state;
+    assert_true(cr_pgn_tag_name_ok("WhiteFideId"));
+    assert_true(cr_pgn_tag_name_ok("a_1"));
+    assert_false(cr_pgn_tag_name_ok(""));
+    assert_false(cr_pgn_tag_name_ok("X\"]\n[Result"));
+    assert_false(cr_pgn_tag_name_ok("a b"));
+    assert_false(cr_pgn_tag_name_ok("a\tb"));
+    char longname[CR_PGN_TAG_NAME_MAX + 2];
+    memset(longname, 'a', sizeof longname - 1);
+    longname[sizeof longname - 1] = '\0';
+    assert_false(cr_pgn_tag_name_ok(longname));
+    longname[CR_PGN_TAG_NAME_MAX] = '\0';
+    assert_true(cr_pgn_tag_name_ok(longname));
+
+    cr_game *g = cr_game_new(NULL);
+    assert_non_null(g);
+    cr_game_set_tag(g, "X\"]\n[Result", "0-1");
+    cr_game_set_tag(g, "Annotator", "a\"b\\c\nd\te");
+    char *out;
+    assert_int_equal(cr_pgn_write(g, NULL, &out, NULL), 0);
+    assert_null(strstr(out, "[Result \"0-1\"]"));
+    assert_null(strstr(out, "X\""));
+    assert_non_null(strstr(out, "[Annotator \"a\\\"b\\\\c d e\"]\n"));
+    int results = 0;
+    for (const char *q = out; (q = strstr(q, "[Result ")) != NULL; q++) {
+        results++;
+    }
+    assert_int_equal(results, 1);
+    free(out);
+    cr_game_free(g);
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
@@ -381,6 +417,7 @@ int main(void)
         cmocka_unit_test(test_malformed),
         cmocka_unit_test(test_round_trip),
         cmocka_unit_test(test_writer_format),
+        cmocka_unit_test(test_writer_escapes_tags),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }

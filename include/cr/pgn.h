@@ -98,4 +98,10 @@ CR_EXTERN int cr_pgn_write_buf(const cr_game *game, const cr_pgn_options *opt, c
 /* Same to a FILE: returns 0, CR_EIO or CR_ENOMEM. */
 CR_EXTERN int cr_pgn_write_file(const cr_game *game, const cr_pgn_options *opt, FILE *f);
 
+/* Longest tag name the writer accepts. */
+#define CR_PGN_TAG_NAME_MAX 255
+/* A PGN tag name: 1 to CR_PGN_TAG_NAME_MAX letters, digits and underscores
+ * (PGN standard 8.1.1). The writer leaves out tags whose name is not one. */
+CR_EXTERN bool cr_pgn_tag_name_ok(const char *name);
+
 #endif

@@ -36,7 +36,9 @@ typedef struct agent_rec {
     bool has_off;
     int64_t off;       /* relay clock - agent clock (+ margin) */
     int64_t recv;      /* highest number handed to the loop */
-    int64_t journaled; /* highest number journaled (loop) */
+    int64_t journaled; /* highest number fed and journaled, or held by the journal (loop) */
+    uint64_t jpos;     /* the journal position of that event's line */
+    bool lost;         /* the journal refused a line: no ack again in this run */
     int64_t durable;   /* highest number synced (loop) */
     int64_t last;      /* the agent's own last number, as it said */
     int64_t clock;     /* the agent's clock, as it said */
@@ -46,14 +48,21 @@ typedef struct agent_rec {
     struct lws *wsi;
     int64_t notified;  /* durable as last announced to the server thread */
     int64_t since_us, seen_us, away_us;
-    uint64_t connects, events, dups, skipped;
+    uint64_t connects, events, dups, skipped, refused;
     char peer[64];
     aboard *boards;
     int nboards;
 } agent_rec;
 
+/* Who fed a board first: an agent, or the relay's own sources (""). */
+typedef struct owner {
+    char board[CR_BOARD_ID_MAX + 1];
+    char agent[CR_AGENT_ID_MAX + 1];
+} owner;
+
 typedef struct item {
     agent_rec *rec;
+    const cr_config_token *tok; /* the token it came with (NULL: --agent-token) */
     int64_t first, clock;
     size_t count;
     char **lines;
@@ -77,12 +86,15 @@ struct cr_agent_link {
     int64_t created_us;
     char *buf; /* journal text being built (loop thread) */
     size_t bufcap;
+    owner *owners; /* boards and their first source (loop thread, and the scan) */
+    int nowners;
 };
 
 /* Per connection; lws allocates it zeroed. */
 typedef struct apss {
     struct lws *wsi;
     agent_rec *rec;
+    const cr_config_token *tok; /* the token of its hello (NULL: --agent-token) */
     bool welcome;  /* a welcome is due */
     int64_t acked; /* last ack sent */
     char *out;     /* an error to send, then close */
@@ -154,6 +166,54 @@ static aboard *find_board(agent_rec *r, const char *id)
     return b;
 }
 
+/* The first source of board `board`, or NULL; loop thread. */
+static owner *find_owner(cr_agent_link *l, const char *board)
+{
+    for (int i = 0; i < l->nowners; i++) {
+        if (strcmp(l->owners[i].board, board) == 0) {
+            return &l->owners[i];
+        }
+    }
+    return NULL;
+}
+
+/* Board `board` is fed by `agent` ("" for the relay's own sources): true if
+ * it is that source's (its first source, now or before). */
+static bool claim(cr_agent_link *l, const char *board, const char *agent)
+{
+    owner *o = find_owner(l, board);
+    if (o) {
+        return strcmp(o->agent, agent) == 0;
+    }
+    owner *n = realloc(l->owners, (size_t)(l->nowners + 1) * sizeof *n);
+    if (!n) {
+        return false;
+    }
+    l->owners = n;
+    o = &n[l->nowners++];
+    snprintf(o->board, sizeof o->board, "%s", board);
+    snprintf(o->agent, sizeof o->agent, "%s", agent);
+    return true;
+}
+
+/* The board id of a feed line (its second word) into out; false if none. */
+static bool line_board(const char *line, size_t len, char *out)
+{
+    const char *sp = memchr(line, ' ', len);
+    if (!sp) {
+        return false;
+    }
+    const char *id = sp + 1;
+    const char *end = memchr(id, ' ', len - (size_t)(id - line));
+    size_t idn = end ? (size_t)(end - id) : len - (size_t)(id - line);
+    if (!idn || idn > CR_BOARD_ID_MAX) {
+        return false;
+    }
+    memcpy(out, id, idn);
+    out[idn] = '\0';
+    return true;
+}
+
 /*----- the scan of the relay's journals -----*/
 
 typedef struct scan {
@@ -174,7 +234,8 @@ static bool parse_comment(const char *line, size_t len, char *name, int64_t *n, 
     copy[len] = '\0';
     long long a, b;
     int k = sscanf(copy, "# agent %64s %lld %lld %7s", name, &a, &b, word);
-    if (k < 3 || !cr_agent_id_valid(name) || a < 1 || b > 4 * CR_AGENT_TIME_MAX ||
+    if (k < 3 || !cr_agent_id_valid(name) || a < 1 || a > CR_AGENT_SEQ_MAX ||
+        b > 4 * CR_AGENT_TIME_MAX ||
         b < -4 * CR_AGENT_TIME_MAX) {
         return false;
     }
@@ -216,6 +277,10 @@ static int scan_line(void *data, const char *line, size_t len, const char *file,
         }
         return 0;
     }
+    char board[CR_BOARD_ID_MAX + 1];
+    if (!s->pending && len && line_board(line, len, board)) {
+        claim(s->l, board, ""); /* the relay's own source fed it */
+    }
     /* The comment and its line are one write: both are whole here, so the
      * event is in the journal. */
     if (s->pending && len) {
@@ -231,19 +296,11 @@ static int scan_line(void *data, const char *line, size_t len, const char *file,
             s->pending->has_wm = true;
         }
         /* Its board, for /agents.json: the id is the line's second word. */
-        const char *sp = memchr(line, ' ', len);
-        if (sp) {
-            const char *id = sp + 1;
-            const char *end = memchr(id, ' ', len - (size_t)(id - line));
-            size_t idn = end ? (size_t)(end - id) : len - (size_t)(id - line);
-            char board[CR_BOARD_ID_MAX + 1];
-            if (idn && idn <= CR_BOARD_ID_MAX) {
-                memcpy(board, id, idn);
-                board[idn] = '\0';
-                aboard *b = find_board(s->pending, board);
-                if (b) {
-                    b->events++;
-                }
+        if (line_board(line, len, board)) {
+            claim(s->l, board, s->pending->name);
+            aboard *b = find_board(s->pending, board);
+            if (b) {
+                b->events++;
             }
         }
     }
@@ -304,6 +361,7 @@ void cr_agent_link_free(cr_agent_link *l)
         free(l->agents[i]);
     }
     free(l->agents);
+    free(l->owners);
     free(l->token);
     free(l->buf);
     pthread_mutex_destroy(&l->lock);
@@ -335,9 +393,44 @@ static bool reserve(cr_agent_link *l, size_t need)
     return true;
 }
 
+/* Whether agent r (with token tok) may feed ev's board: its token lists it
+ * (or lists none) and no other source fed it first. Reported when not. */
+static bool may_feed(cr_agent_link *l, agent_rec *r, const cr_config_token *tok,
+                     const cr_feed_event *ev, int64_t n)
+{
+    const char *why = NULL;
+    if (!cr_config_token_allows_board(tok, ev->board)) {
+        why = "its token does not list that board";
+    } else if (!claim(l, ev->board, r->name)) {
+        owner *o = find_owner(l, ev->board);
+        why = o && o->agent[0] ? "another agent fed it first" : "the relay's own source feeds it";
+    }
+    if (!why) {
+        return true;
+    }
+    pthread_mutex_lock(&l->lock);
+    uint64_t refused = ++r->refused;
+    pthread_mutex_unlock(&l->lock);
+    /* The first ten refusals logged, then every 1000th: a flood stays quiet. */
+    if (refused <= 10 || refused % 1000 == 0) {
+        cr_log(CR_LOG_WARN, "agent %s: event %" PRId64 " for board %s refused: %s (%" PRIu64
+               " refused)", r->name, n, ev->board, why, refused);
+    }
+    return false;
+}
+
+bool cr_agent_link_claim_local(cr_agent_link *l, const char *board)
+{
+    if (claim(l, board, "")) {
+        return true;
+    }
+    cr_log(CR_LOG_WARN, "board %s: an agent feeds it; the relay's own event refused", board);
+    return false;
+}
+
 /* One agent line: map, journal (via the callback) and feed. */
-static void deliver(cr_agent_link *l, agent_rec *r, int64_t n, int64_t item_clock, const char *line,
-                    size_t len)
+static void deliver(cr_agent_link *l, agent_rec *r, const cr_config_token *tok, int64_t n,
+                    int64_t item_clock, const char *line, size_t len)
 {
     pthread_mutex_lock(&l->lock);
     int64_t off = r->off; /* ensure_offset() ran */
@@ -350,6 +443,9 @@ static void deliver(cr_agent_link *l, agent_rec *r, int64_t n, int64_t item_cloc
     int rc = scratch ? cr_feed_parse_line(line, len, &ev, scratch, len + 1, &err) : CR_ENOMEM;
     if (rc == 1 && (ev.t > CR_AGENT_TIME_MAX || ev.t < -CR_AGENT_TIME_MAX)) {
         rc = cr_error_set(&err, CR_ERANGE, 0, 1, "time out of range");
+    }
+    if (rc == 1 && !may_feed(l, r, tok, &ev, n)) {
+        rc = 0; /* journaled as skipped: its number is used, the event is not */
     }
     int64_t agent_t = rc == 1 ? ev.t : 0;
     char head[CR_AGENT_ID_MAX + 80];
@@ -367,16 +463,25 @@ static void deliver(cr_agent_link *l, agent_rec *r, int64_t n, int64_t item_cloc
             }
         }
     }
+    uint64_t pos;
     if (total) {
-        l->feed(l->data, &ev, l->buf, total);
+        pos = l->feed(l->data, &ev, l->buf, total);
     } else {
-        cr_log(CR_LOG_WARN, "agent %s: event %" PRId64 ": %s (skipped)", r->name, n,
-               rc < 0 ? err.text[0] ? err.text : cr_strerror(rc) : "not an event");
+        if (rc != 0) {
+            cr_log(CR_LOG_WARN, "agent %s: event %" PRId64 ": %s (skipped)", r->name, n,
+                   rc < 0 ? err.text[0] ? err.text : cr_strerror(rc) : "not an event");
+        }
         hn = snprintf(head, sizeof head, "# agent %s %" PRId64 " %" PRId64 " skip\n", r->name, n,
                       off);
-        l->feed(l->data, NULL, head, (size_t)hn);
+        pos = l->feed(l->data, NULL, head, (size_t)hn);
     }
     pthread_mutex_lock(&l->lock);
+    if (l->journaled && !pos && !r->lost) {
+        r->lost = true;
+        cr_log(CR_LOG_ERROR, "agent %s: event %" PRId64 " not journaled: no more acks until a "
+               "restart (the agent keeps its events)", r->name, n);
+    }
+    r->jpos = pos;
     r->journaled = n;
     r->events++;
     if (total) {
@@ -427,7 +532,7 @@ static void on_items(evutil_socket_t fd, short what, void *arg)
             bool have = n <= it->rec->journaled;
             pthread_mutex_unlock(&l->lock);
             if (!have) {
-                deliver(l, it->rec, n, it->clock, it->lines[i], it->lens[i]);
+                deliver(l, it->rec, it->tok, n, it->clock, it->lines[i], it->lens[i]);
             }
         }
         /* Everything of this agent up to its watermark is in now. */
@@ -440,7 +545,7 @@ static void on_items(evutil_socket_t fd, short what, void *arg)
         free_item(it);
     }
     if (!l->journaled) {
-        cr_agent_link_synced(l);
+        cr_agent_link_synced(l, UINT64_MAX);
     }
 }
 
@@ -467,13 +572,13 @@ int cr_agent_link_attach(cr_agent_link *l, struct event_base *base, cr_agent_fee
     return 0;
 }
 
-void cr_agent_link_synced(cr_agent_link *l)
+void cr_agent_link_synced(cr_agent_link *l, uint64_t durable)
 {
     bool changed = false;
     pthread_mutex_lock(&l->lock);
     for (int i = 0; i < l->nagents; i++) {
         agent_rec *r = l->agents[i];
-        if (r->durable < r->journaled) {
+        if (!r->lost && r->jpos <= durable && r->durable < r->journaled) {
             r->durable = r->journaled;
             changed = true;
         }
@@ -523,12 +628,15 @@ static void peer_of(struct lws *wsi, char *buf, size_t size)
     }
 }
 
-static bool token_ok(cr_agent_link *l, const char *token)
+/* The token of an agent-hello: true if it is an agent's; *tok is its
+ * tournament entry (NULL for --agent-token, which may use any id). */
+static bool token_ok(cr_agent_link *l, const char *token, const cr_config_token **tok)
 {
     /* Both checks always run: the time does not tell which one matched. */
     bool ok = l->token && token[0] && cr_secret_equal(token, l->token);
-    const char *role = l->tournament ? cr_config_check_token(l->tournament, token) : NULL;
-    return ok || (role && strcmp(role, "agent") == 0);
+    const cr_config_token *t = l->tournament ? cr_config_find_token(l->tournament, token) : NULL;
+    *tok = t && strcmp(t->role, "agent") == 0 ? t : NULL;
+    return ok || *tok;
 }
 
 static void on_hello(cr_agent_link *l, apss *p, const cr_amsg *m)
@@ -539,11 +647,19 @@ static void on_hello(cr_agent_link *l, apss *p, const cr_amsg *m)
         queue_error(p, "hello twice", "op", false);
         return;
     }
-    if (!token_ok(l, m->token)) {
+    const cr_config_token *tok;
+    if (!token_ok(l, m->token, &tok)) {
         cr_log(CR_LOG_WARN, "agent %s from %s: wrong token refused", m->agent, peer);
         queue_error(p, "wrong token", "token", true);
         return;
     }
+    if (!cr_config_token_allows_agent(tok, m->agent)) {
+        cr_log(CR_LOG_WARN, "agent %s from %s: its token (%s) is not for this agent id", m->agent,
+               peer, tok->name);
+        queue_error(p, "this token is not for this agent id", "token", true);
+        return;
+    }
+    p->tok = tok;
     pthread_mutex_lock(&l->lock);
     agent_rec *r = find_rec(l, m->agent, true);
     if (r) {
@@ -607,6 +723,7 @@ static void on_events(cr_agent_link *l, apss *p, cr_amsg *m)
         goto fail;
     }
     it->rec = r;
+    it->tok = p->tok;
     it->first = first + (int64_t)skip;
     it->clock = m->clock;
     it->count = m->count - skip;
@@ -843,13 +960,14 @@ cr_buf *cr_agent_link_status_json(cr_agent_link *l)
                                   "lag_ms", (json_int_t)b->lag_ms));
         }
         json_t *o = json_pack(
-            "{s:s,s:b,s:b,s:s,s:I,s:I,s:I,s:I,s:I,s:I,s:I,s:I,s:I,s:I,s:o}", "agent", r->name,
+            "{s:s,s:b,s:b,s:s,s:I,s:I,s:I,s:I,s:I,s:I,s:I,s:I,s:I,s:I,s:I,s:o}", "agent", r->name,
             "connected", r->connected, "left", r->left, "peer", r->peer, "last_seen_ms_ago",
             (json_int_t)(r->seen_us ? (now - r->seen_us) / 1000 : -1), "connects",
             (json_int_t)r->connects, "last", (json_int_t)r->last, "received", (json_int_t)r->recv,
             "journaled", (json_int_t)r->journaled, "acked", (json_int_t)r->durable, "behind",
             (json_int_t)(r->last > r->durable ? r->last - r->durable : 0), "duplicates",
-            (json_int_t)r->dups, "skipped", (json_int_t)r->skipped, "clock_offset_ms",
+            (json_int_t)r->dups, "skipped", (json_int_t)r->skipped, "refused",
+            (json_int_t)r->refused, "clock_offset_ms",
             (json_int_t)r->off, "boards", boards ? boards : json_array());
         json_array_append_new(arr, o);
     }

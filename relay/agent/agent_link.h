@@ -64,9 +64,12 @@ cr_buf *cr_agent_link_status_json(cr_agent_link *l);
 
 /* ev: the event on the relay's feed clock, or NULL for an agent line that
  * could not be used (text is then only to be journaled). text (len bytes,
- * ends with "\n") is what the journal must get for it. */
-typedef void (*cr_agent_feed_fn)(void *data, const cr_feed_event *ev, const char *text,
-                                 size_t len);
+ * ends with "\n") is what the journal must get for it. Returns the
+ * journal position of text (cr_journal_appended), or 0 if the journal did
+ * not take it (then nothing of this agent is acknowledged again in this
+ * run: the agent keeps its events and sends them after a restart). */
+typedef uint64_t (*cr_agent_feed_fn)(void *data, const cr_feed_event *ev, const char *text,
+                                     size_t len);
 /* The relay's feed clock now (ms). */
 typedef int64_t (*cr_agent_clock_fn)(void *data);
 
@@ -77,12 +80,20 @@ typedef int64_t (*cr_agent_clock_fn)(void *data);
 int cr_agent_link_attach(cr_agent_link *l, struct event_base *base, cr_agent_feed_fn feed,
                          cr_agent_clock_fn clock, void *data, bool journaled);
 
-/* Everything fed so far is durable: acknowledge it. */
-void cr_agent_link_synced(cr_agent_link *l);
+/* Every journal line up to position `durable` (cr_journal_durable;
+ * UINT64_MAX without a journal) is written and synced: acknowledge the
+ * events in them. An event is acknowledged only once its line is durable. */
+void cr_agent_link_synced(cr_agent_link *l, uint64_t durable);
 
 /* The latest feed-clock time the loop may tick to: `bound`, or less while
  * an agent's watermark is behind it (see above). */
 int64_t cr_agent_link_tick_bound(cr_agent_link *l, int64_t bound);
+
+/* The relay's own source (a feed file, a DGT board) feeds board `board`:
+ * true if the board is not an agent's (it becomes the relay's if nobody fed
+ * it yet); false (logged) if an agent fed it first: the event is refused.
+ * Loop thread, outside the rebuild. */
+bool cr_agent_link_claim_local(cr_agent_link *l, const char *board);
 
 /* Events held per agent after the scan: the highest journaled number of
  * agent `agent` (0 if unknown). For tests and logs. */

@@ -95,12 +95,14 @@ char *cr_amsg_error(const char *error, const char *where)
                           where ? where : ""));
 }
 
-/* A required non-negative integer field. */
+/* A required event number: 0..CR_AGENT_SEQ_MAX. */
 static int get_count(json_t *j, const char *what, const char *name, int64_t *out, cr_error *err)
 {
     json_t *v = json_object_get(j, name);
-    if (!json_is_integer(v) || json_integer_value(v) < 0) {
-        return cr_error_set(err, CR_EPROTO, 0, 0, "%s: %s: expected an integer >= 0", what, name);
+    if (!json_is_integer(v) || json_integer_value(v) < 0 ||
+        json_integer_value(v) > CR_AGENT_SEQ_MAX) {
+        return cr_error_set(err, CR_EPROTO, 0, 0, "%s: %s: expected an integer 0..2^40", what,
+                            name);
     }
     *out = json_integer_value(v);
     return 0;
@@ -186,7 +188,11 @@ static int parse_object(json_t *j, cr_amsg *m, cr_error *err)
         if (m->n < 1) {
             return cr_error_set(err, CR_EPROTO, 0, 0, "ev: n: events are numbered from 1");
         }
-        return parse_lines(j, m, err);
+        int rc = parse_lines(j, m, err);
+        if (!rc && m->n - 1 > CR_AGENT_SEQ_MAX - (int64_t)m->count) {
+            return cr_error_set(err, CR_EPROTO, 0, 0, "ev: n: the batch ends beyond 2^40");
+        }
+        return rc;
     }
     if (op && strcmp(op, "tick") == 0) {
         m->kind = CR_AMSG_TICK;

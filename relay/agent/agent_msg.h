@@ -30,6 +30,8 @@
 #define CR_AGENT_MESSAGE_MAX (256 * 1024) /* bytes of one message, either way */
 #define CR_AGENT_TIME_MAX ((int64_t)1 << 50) /* |clock| and |event time| in ms: sums
                                                 of a few never overflow */
+#define CR_AGENT_SEQ_MAX ((int64_t)1 << 40) /* event numbers ("n", "last", "acked"): 10^12
+                                               events, and n + a batch never overflows */
 
 typedef enum cr_amsg_kind {
     CR_AMSG_HELLO = 0,

@@ -380,6 +380,12 @@ static void flush(cr_arbiter_link *l, arb_game *g, bool force)
     publish(l, state);
 }
 
+void cr_arbiter_link_alert(cr_arbiter_link *l, const char *kind, const char *text, int64_t wall)
+{
+    publish(l, json_pack("{s:s,s:s,s:s,s:I}", "type", "relay-alert", "alert", kind, "text", text,
+                         "wall", (json_int_t)wall));
+}
+
 static void publish_error(cr_arbiter_link *l, const cr_arbiter_cmd *c, const char *why)
 {
     publish(l, json_pack("{s:s,s:i,s:s,s:s,s:s}", "type", "arbiter-error", "game", c->game, "action",

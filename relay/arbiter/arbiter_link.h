@@ -74,6 +74,11 @@ int cr_arbiter_link_command(cr_arbiter_link *l, const cr_arbiter_cmd *c, int64_t
  * pass it back to cr_arbiter_link_on_store_event: the monitor made it. */
 cr_store_event *cr_arbiter_link_take_event(cr_arbiter_link *l);
 
+/* A relay-wide alert for the arbiters (not a game's incident): the journal
+ * cannot write or is not sound, ... Published as {"type":"relay-alert",
+ * "alert":kind,"text":text,"wall":ms}; kind "ok" when it is over. */
+void cr_arbiter_link_alert(cr_arbiter_link *l, const char *kind, const char *text, int64_t wall);
+
 /* Incidents held (all games), for tests and metrics. */
 int cr_arbiter_link_incident_count(const cr_arbiter_link *l);
 

@@ -24,6 +24,7 @@ int cr_cmd_demo(int argc, char **argv);
 int cr_cmd_edge(int argc, char **argv); /* NATS edge relay */
 int cr_cmd_agent(int argc, char **argv);
 int cr_cmd_pairings(int argc, char **argv);
+int cr_cmd_journal(int argc, char **argv);
 int cr_relay_wants_serve(int argc, char **argv);  /* replay --serve hook */
 int cr_relay_replay_serve(int argc, char **argv); /* replay FEED... --serve */
 int cr_relay_demo(int argc, char **argv, const char *feed);

@@ -254,6 +254,62 @@ static int read_board(ctx *c, json_t *o, size_t index, cr_config_board *b)
     return 0;
 }
 
+/* "limits": {"connections": N, "per_address": N, "idle_s": N}. */
+static int read_limits(ctx *c, json_t *o, cr_config *cfg)
+{
+    if (!json_is_object(o)) {
+        return fail(c, "limits", "expected an object");
+    }
+    const char *key;
+    json_t *v;
+    json_object_foreach(o, key, v)
+    {
+        char f[64];
+        snprintf(f, sizeof f, "limits.%s", key);
+        int rc;
+        if (strcmp(key, "connections") == 0) {
+            rc = get_int(c, v, f, 1, 1000000, &cfg->max_connections);
+        } else if (strcmp(key, "per_address") == 0) {
+            rc = get_int(c, v, f, 1, 1000000, &cfg->max_connections_per_address);
+        } else if (strcmp(key, "idle_s") == 0) {
+            rc = get_int(c, v, f, 1, 3600, &cfg->idle_s);
+        } else {
+            rc = fail(c, f, "unknown field");
+        }
+        if (rc) {
+            return rc;
+        }
+    }
+    return 0;
+}
+
+/* A token's "agents" or "boards": an array of ids. */
+static int read_token_ids(ctx *c, json_t *v, const char *f, cr_config_token *t, bool agents)
+{
+    size_t max = agents ? CR_TOKEN_AGENTS_MAX : CR_TOKEN_BOARDS_MAX;
+    if (!json_is_array(v) || json_array_size(v) == 0 || json_array_size(v) > max) {
+        char why[64];
+        snprintf(why, sizeof why, "expected an array of 1 to %zu ids", max);
+        return fail(c, f, why);
+    }
+    size_t i;
+    json_t *e;
+    json_array_foreach(v, i, e)
+    {
+        const char *s = json_string_value(e);
+        /* Agent and board ids have the same alphabet and length. */
+        if (!s || !cr_feed_board_id_valid(s, strlen(s))) {
+            return fail(c, f, "expected ids of 1..64 of A-Z a-z 0-9 . _ -");
+        }
+        if (agents) {
+            snprintf(t->agents[t->agent_count++], sizeof t->agents[0], "%s", s);
+        } else {
+            snprintf(t->boards[t->board_count++], sizeof t->boards[0], "%s", s);
+        }
+    }
+    return 0;
+}
+
 static int read_token(ctx *c, json_t *o, size_t index, cr_config_token *t)
 {
     char base[32], f[64];
@@ -281,6 +337,8 @@ static int read_token(ctx *c, json_t *o, size_t index, cr_config_token *t)
             if (!rc && cr_config_token_problem(t->token)) {
                 rc = fail(c, f, cr_config_token_problem(t->token));
             }
+        } else if (strcmp(key, "agents") == 0 || strcmp(key, "boards") == 0) {
+            rc = read_token_ids(c, v, f, t, key[0] == 'a');
         } else {
             rc = fail(c, f, "unknown field");
         }
@@ -479,6 +537,8 @@ static int read_root(ctx *c, json_t *root, cr_config *cfg)
             rc = get_path(c, v, key, &cfg->web_root);
         } else if (strcmp(key, "fsync_ms") == 0) {
             rc = get_int(c, v, key, 1, 60000, &cfg->fsync_ms);
+        } else if (strcmp(key, "limits") == 0) {
+            rc = read_limits(c, v, cfg);
         } else if (strcmp(key, "feeds") == 0) {
             rc = get_strv(c, v, key, true, &cfg->feeds, &cfg->feed_count);
         } else if (strcmp(key, "devices") == 0) {
@@ -617,18 +677,46 @@ bool cr_secret_equal(const char *given, const char *secret)
     return diff == 0;
 }
 
-const char *cr_config_check_token(const cr_config *cfg, const char *token)
+const cr_config_token *cr_config_find_token(const cr_config *cfg, const char *token)
 {
-    const char *role = NULL;
+    const cr_config_token *found = NULL;
     if (!token || !token[0]) {
         return NULL;
     }
     for (int i = 0; i < cfg->token_count; i++) {
-        if (cr_secret_equal(token, cfg->tokens[i].token) && !role) {
-            role = cfg->tokens[i].role;
+        if (cr_secret_equal(token, cfg->tokens[i].token) && !found) {
+            found = &cfg->tokens[i];
         }
     }
-    return role;
+    return found;
+}
+
+const char *cr_config_check_token(const cr_config *cfg, const char *token)
+{
+    const cr_config_token *t = cr_config_find_token(cfg, token);
+    return t ? t->role : NULL;
+}
+
+/* Agent and board ids have the same length limit: one list type. */
+static bool listed(const char *s, const char (*list)[CR_BOARD_ID_MAX + 1], int count)
+{
+    for (int i = 0; i < count; i++) {
+        if (strcmp(s, list[i]) == 0) {
+            return true;
+        }
+    }
+    return false;
+}
+
+bool cr_config_token_allows_agent(const cr_config_token *t, const char *agent)
+{
+    return !t || !t->agent_count || listed(agent, t->agents, t->agent_count);
+}
+
+bool cr_config_token_allows_board(const cr_config_token *t, const char *board)
+{
+    return !t || !t->board_count ||
+           listed(board, t->boards, t->board_count);
 }
 
 const char *cr_config_token_problem(const char *token)

@@ -52,10 +52,21 @@ typedef struct cr_config_board {
     char white_fed[8], black_fed[8];
 } cr_config_board;
 
+#define CR_TOKEN_AGENTS_MAX 16
+#define CR_TOKEN_BOARDS_MAX 64
+
+/* "tokens": [{"name": "venue A", "role": "agent", "token": "...",
+ *             "agents": ["venue-a"], "boards": ["DGT23164", ...]}]: an agent's
+ * token names the agent ids it may use and (optionally) the boards it may
+ * feed; without "agents" it may use any id (one venue per relay). */
 typedef struct cr_config_token {
     char name[64];
     char role[16]; /* "arbiter" or "agent" */
     char token[256];
+    int agent_count; /* 0: any agent id */
+    char agents[CR_TOKEN_AGENTS_MAX][CR_BOARD_ID_MAX + 1];
+    int board_count; /* 0: any board */
+    char boards[CR_TOKEN_BOARDS_MAX][CR_BOARD_ID_MAX + 1];
 } cr_config_token;
 
 /* "push": [{"round": "1", "url": "https://lichess.org/api/broadcast/round/<id>/push",
@@ -82,6 +93,10 @@ typedef struct cr_config {
     char *state_dir;
     char *web_root; /* NULL: the default search */
     int fsync_ms;
+    /* "limits": {"connections": N, "per_address": N, "idle_s": N}: caps on
+     * the server's connections and the idle timeout (0: the defaults of
+     * net/limits.h) */
+    int max_connections, max_connections_per_address, idle_s;
     char **feeds;
     int feed_count;
     char **devices; /* live boards on these ttys ("devices") */
@@ -136,6 +151,14 @@ int cr_config_add_token(cr_config *cfg, const char *name, const char *role, cons
 /* The role of a token ("arbiter"/"agent") or NULL; compares in constant
  * time over every configured token. */
 const char *cr_config_check_token(const cr_config *cfg, const char *token);
+
+/* The configured token equal to token (constant time over all), or NULL. */
+const cr_config_token *cr_config_find_token(const cr_config *cfg, const char *token);
+
+/* Whether token t may use agent id `agent` / feed board `board` (a NULL t:
+ * the command line's --agent-token, which may use any). */
+bool cr_config_token_allows_agent(const cr_config_token *t, const char *agent);
+bool cr_config_token_allows_board(const cr_config_token *t, const char *board);
 
 /* Constant-time comparison of two strings (time depends only on the length
  * of `secret`). */

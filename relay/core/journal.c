@@ -1,8 +1,11 @@
 /* chessrelay relay: the journal. */
+#define _GNU_SOURCE /* memrchr, memmem */
 #include "core/journal.h"
 
 #include <dirent.h>
 #include <errno.h>
+#include <inttypes.h>
+#include <limits.h>
 #include <fcntl.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -10,14 +13,130 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
+#include <jansson.h>
+#include <openssl/evp.h>
+
+#include "cr/pgn.h"
+
 #include "util/fileio.h"
+#include "util/log.h"
+
+enum { PENDING_MAX = 64 * 1024 * 1024, CR_SEAL_BYTES = 32, SEAL_LINE = 3 + 2 * CR_SEAL_BYTES + 1 };
+#define JOURNAL_MAX ((size_t)4 << 30) /* bytes of one journal file read back */
+
+/*----- seals: SHA-256 chained over the records -----*/
+
+/* out = SHA-256(prev || data): the seal of a record after the one sealed
+ * with prev. */
+static void seal_of(const unsigned char *prev, const char *data, size_t len, unsigned char *out)
+{
+    EVP_MD_CTX *c = EVP_MD_CTX_new();
+    unsigned n = 0;
+    if (!c || !EVP_DigestInit_ex(c, EVP_sha256(), NULL) || !EVP_DigestUpdate(c, prev, CR_SEAL_BYTES) ||
+        !EVP_DigestUpdate(c, data, len) || !EVP_DigestFinal_ex(c, out, &n)) {
+        memset(out, 0, CR_SEAL_BYTES); /* out of memory: a seal no reader accepts */
+    }
+    EVP_MD_CTX_free(c);
+}
+
+/* "#= <64 hex>\n" into out (SEAL_LINE bytes). */
+static void seal_line(const unsigned char *seal, char *out)
+{
+    static const char hex[] = "0123456789abcdef";
+    memcpy(out, "#= ", 3);
+    for (int i = 0; i < CR_SEAL_BYTES; i++) {
+        out[3 + 2 * i] = hex[seal[i] >> 4];
+        out[4 + 2 * i] = hex[seal[i] & 15];
+    }
+    out[SEAL_LINE - 1] = '\n';
+}
+
+static bool is_seal(const char *line, size_t len)
+{
+    return len >= 3 && memcmp(line, "#= ", 3) == 0;
+}
+
+/* The seal written on a seal line (without its "\n"); false if malformed. */
+static bool parse_seal(const char *line, size_t len, unsigned char *out)
+{
+    if (len != SEAL_LINE - 1) {
+        return false;
+    }
+    for (int i = 0; i < CR_SEAL_BYTES; i++) {
+        int v = 0;
+        for (int k = 0; k < 2; k++) {
+            char c = line[3 + 2 * i + k];
+            int d = c >= '0' && c <= '9' ? c - '0' : c >= 'a' && c <= 'f' ? c - 'a' + 10 : -1;
+            if (d < 0) {
+                return false;
+            }
+            v = v * 16 + d;
+        }
+        out[i] = (unsigned char)v;
+    }
+    return true;
+} /* bytes held while the disk refuses them */
 
 struct cr_journal {
     int fd;
-    bool dirty;
     uint64_t syncs;
     char path[4096];
+    cr_journal_io io;
+    off_t good;            /* the file's size after its last whole line */
+    uint64_t appended;     /* lines accepted (their positions are 1, 2, ...) */
+    uint64_t written;      /* of those, written whole */
+    uint64_t synced;       /* of those, written and fsync'ed */
+    bool failing;          /* a write failed: lines are held in `pend`, retried */
+    bool cut;              /* the file must be cut back to `good` first */
+    bool full;             /* `pend` overflowed: nothing more is accepted */
+    char *pend;            /* held lines, each with its "\n" */
+    size_t pend_len, pend_cap;
+    uint64_t write_errors; /* failed writes and fsyncs */
+    char problem[200];     /* why the journal is not sound ("": it is) */
+    unsigned char chain[CR_SEAL_BYTES]; /* the last record's seal */
 };
+
+static ssize_t default_write(void *data, int fd, const void *buf, size_t len)
+{
+    (void)data;
+    return write(fd, buf, len);
+}
+
+static int default_sync(void *data, int fd)
+{
+    (void)data;
+    return fdatasync(fd);
+}
+
+static int default_truncate(void *data, int fd, off_t size)
+{
+    (void)data;
+    return ftruncate(fd, size);
+}
+
+/* Writes len bytes; false (errno set) if not all of them were written. */
+static bool write_whole(cr_journal *j, const char *buf, size_t len)
+{
+    size_t done = 0;
+    while (done < len) {
+        ssize_t n = j->io.write(j->io.data, j->fd, buf + done, len - done);
+        if (n < 0 && errno == EINTR) {
+            continue;
+        }
+        if (n <= 0) {
+            if (n == 0) {
+                errno = ENOSPC;
+            }
+            if (done) {
+                j->cut = true; /* a torn line: never appended after */
+            }
+            return false;
+        }
+        done += (size_t)n;
+    }
+    j->good += (off_t)len;
+    return true;
+}
 
 /* Journal files are "journal-NNNNNN.feed"; returns N or -1. */
 static long journal_number(const char *name)
@@ -79,6 +198,34 @@ static void sync_dir(const char *dir)
     }
 }
 
+/* The last whole seal of the journal at path into out (left as it is when
+ * the file has none: an older journal, or none yet). */
+static void last_seal(const char *path, unsigned char *out)
+{
+    char *text;
+    size_t len;
+    if (cr_read_file(path, JOURNAL_MAX, &text, &len, NULL)) {
+        return;
+    }
+    size_t end = len;
+    while (end > 0) {
+        /* the line ending at end - 1 ("\n") */
+        size_t stop = end - 1;
+        if (text[stop] != '\n') { /* a torn tail */
+            char *nl = memrchr(text, '\n', stop);
+            end = nl ? (size_t)(nl - text) + 1 : 0;
+            continue;
+        }
+        char *nl = stop ? memrchr(text, '\n', stop) : NULL;
+        size_t start = nl ? (size_t)(nl - text) + 1 : 0;
+        if (is_seal(text + start, stop - start) && parse_seal(text + start, stop - start, out)) {
+            break;
+        }
+        end = start;
+    }
+    free(text);
+}
+
 cr_journal *cr_journal_open(const char *dir, cr_error *err)
 {
     if (cr_mkdir_p(dir)) {
@@ -88,12 +235,20 @@ cr_journal *cr_journal_open(const char *dir, cr_error *err)
     int count;
     long *nums = list_journals(dir, &count);
     long next = count ? nums[count - 1] + 1 : 1;
+    unsigned char chain[CR_SEAL_BYTES] = {0};
+    if (count) {
+        char prev[4096];
+        snprintf(prev, sizeof prev, "%s/journal-%06ld.feed", dir, nums[count - 1]);
+        last_seal(prev, chain);
+    }
     free(nums);
     cr_journal *j = calloc(1, sizeof *j);
     if (!j) {
         cr_error_set(err, CR_ENOMEM, 0, 0, "out of memory");
         return NULL;
     }
+    j->io = (cr_journal_io){default_write, default_sync, default_truncate, NULL};
+    memcpy(j->chain, chain, sizeof chain); /* the chain goes on across runs */
     snprintf(j->path, sizeof j->path, "%s/journal-%06ld.feed", dir, next);
     j->fd = open(j->path, O_WRONLY | O_CREAT | O_EXCL | O_APPEND | O_CLOEXEC, 0644);
     if (j->fd < 0) {
@@ -106,44 +261,203 @@ cr_journal *cr_journal_open(const char *dir, cr_error *err)
     return j;
 }
 
+void cr_journal_set_io(cr_journal *j, const cr_journal_io *io)
+{
+    j->io = *io;
+}
+
+/* Holds one line (with its "\n") in memory; false if over the bound. */
+static bool hold(cr_journal *j, const char *line, size_t len)
+{
+    if (j->pend_len + len > PENDING_MAX) {
+        return false;
+    }
+    if (j->pend_len + len > j->pend_cap) {
+        size_t cap = j->pend_cap ? j->pend_cap : 4096;
+        while (cap < j->pend_len + len) {
+            cap *= 2;
+        }
+        char *n = realloc(j->pend, cap);
+        if (!n) {
+            return false;
+        }
+        j->pend = n;
+        j->pend_cap = cap;
+    }
+    memcpy(j->pend + j->pend_len, line, len);
+    j->pend_len += len;
+    return true;
+}
+
+static const char *base_name(const char *path)
+{
+    const char *s = strrchr(path, '/');
+    return s ? s + 1 : path;
+}
+
+static void set_problem(cr_journal *j, const char *what, int e)
+{
+    snprintf(j->problem, sizeof j->problem, "journal %.80s: %s: %s (%" PRIu64 " line(s) held)",
+             base_name(j->path), what, strerror(e), j->appended - j->written);
+}
+
+/* One whole line (with its "\n"): written, or held while the disk refuses. */
+static int append_line(cr_journal *j, const char *line, size_t len)
+{
+    if (j->full) {
+        return CR_EIO;
+    }
+    if (!j->failing && write_whole(j, line, len)) {
+        j->appended++;
+        j->written++;
+        return 0;
+    }
+    if (!j->failing) {
+        int e = errno;
+        j->failing = true;
+        j->write_errors++;
+        set_problem(j, "cannot write, holding lines and retrying", e);
+        cr_log(CR_LOG_ERROR, "%s", j->problem);
+    }
+    if (!hold(j, line, len)) {
+        /* Nothing after a lost line may be written: a restart would take the
+         * lines after it for the whole story. */
+        j->full = true;
+        snprintf(j->problem, sizeof j->problem,
+                 "journal %.80s: over %d MiB held in memory: no more lines accepted (restart "
+                 "when the disk has room)",
+                 base_name(j->path), PENDING_MAX >> 20);
+        cr_log(CR_LOG_ERROR, "%s", j->problem);
+        return CR_EIO;
+    }
+    j->appended++;
+    return 0;
+}
+
 int cr_journal_append(cr_journal *j, const char *line, size_t len)
 {
-    int rc;
-    if (len && line[len - 1] == '\n') {
-        rc = cr_write_all(j->fd, line, len);
-    } else {
-        /* One write per line so that a line is torn only by a crash. */
-        char stackbuf[1024];
-        char *b = len + 1 <= sizeof stackbuf ? stackbuf : malloc(len + 1);
-        if (!b) {
-            return CR_ENOMEM;
-        }
-        memcpy(b, line, len);
-        b[len] = '\n';
-        rc = cr_write_all(j->fd, b, len + 1);
-        if (b != stackbuf) {
-            free(b);
-        }
+    if (j->full) {
+        return CR_EIO;
     }
+    /* The record and its seal in one write: torn only by a crash. */
+    bool nl = len && line[len - 1] == '\n';
+    size_t n = len + !nl;
+    char stackbuf[1024];
+    char *b = n + SEAL_LINE <= sizeof stackbuf ? stackbuf : malloc(n + SEAL_LINE);
+    if (!b) {
+        return CR_ENOMEM;
+    }
+    memcpy(b, line, len);
+    b[n - 1] = '\n';
+    unsigned char seal[CR_SEAL_BYTES];
+    seal_of(j->chain, b, n, seal);
+    seal_line(seal, b + n);
+    int rc = append_line(j, b, n + SEAL_LINE);
     if (rc == 0) {
-        j->dirty = true;
+        memcpy(j->chain, seal, sizeof seal);
+    }
+    if (b != stackbuf) {
+        free(b);
     }
     return rc;
 }
 
+/* Writes the held lines again, after cutting a torn line off. */
+static void retry(cr_journal *j)
+{
+    if (j->cut) {
+        if (j->io.truncate(j->io.data, j->fd, j->good)) {
+            set_problem(j, "cannot cut a torn line off", errno);
+            return;
+        }
+        j->cut = false;
+    }
+    size_t off = 0;
+    while (off < j->pend_len) {
+        const char *nl = memchr(j->pend + off, '\n', j->pend_len - off);
+        size_t n = (size_t)(nl - (j->pend + off)) + 1;
+        if (!write_whole(j, j->pend + off, n)) {
+            set_problem(j, "cannot write, holding lines and retrying", errno);
+            break;
+        }
+        /* A record counts as written with its seal line. */
+        j->written += is_seal(j->pend + off, n);
+        off += n;
+    }
+    memmove(j->pend, j->pend + off, j->pend_len - off);
+    j->pend_len -= off;
+    if (!j->pend_len && !j->cut) {
+        cr_log(CR_LOG_INFO, "journal %s: writing again (%" PRIu64 " failed write(s) so far)", j->path,
+               j->write_errors);
+        j->failing = false;
+        if (!j->full) {
+            j->problem[0] = '\0';
+        }
+    }
+}
+
 int cr_journal_sync(cr_journal *j)
 {
-    if (!j->dirty) {
-        return 0;
+    if (j->failing) {
+        retry(j);
     }
-    j->dirty = false;
-    j->syncs++;
-    return fdatasync(j->fd) ? CR_EIO : 0;
+    if (j->synced < j->written) {
+        uint64_t upto = j->written;
+        j->syncs++;
+        if (j->io.sync(j->io.data, j->fd)) {
+            int e = errno;
+            j->write_errors++;
+            if (!j->failing) {
+                /* Nothing written since the last good fsync counts as durable;
+                 * they are tried again at the next sync. */
+                snprintf(j->problem, sizeof j->problem, "journal %.80s: fsync failed: %s",
+                         base_name(j->path), strerror(e));
+                cr_log(CR_LOG_ERROR, "%s", j->problem);
+            }
+            return CR_EIO;
+        }
+        j->synced = upto;
+        if (!j->failing && !j->full && strstr(j->problem, "fsync failed")) {
+            cr_log(CR_LOG_INFO, "journal %s: fsync works again", j->path);
+            j->problem[0] = '\0';
+        }
+    }
+    return j->failing || j->full ? CR_EIO : 0;
 }
 
 bool cr_journal_dirty(const cr_journal *j)
 {
-    return j->dirty;
+    return j->synced < j->appended;
+}
+
+uint64_t cr_journal_appended(const cr_journal *j)
+{
+    return j->appended;
+}
+
+uint64_t cr_journal_durable(const cr_journal *j)
+{
+    return j->synced;
+}
+
+const char *cr_journal_problem(const cr_journal *j)
+{
+    return j->problem[0] ? j->problem : NULL;
+}
+
+void cr_journal_metrics(const cr_journal *j, FILE *f)
+{
+    fprintf(f,
+            "# HELP chessrelay_journal_write_errors_total Failed journal writes and fsyncs.\n"
+            "# TYPE chessrelay_journal_write_errors_total counter\n"
+            "chessrelay_journal_write_errors_total %" PRIu64 "\n"
+            "# HELP chessrelay_journal_held_lines Journal lines held in memory, not yet on disk.\n"
+            "# TYPE chessrelay_journal_held_lines gauge\n"
+            "chessrelay_journal_held_lines %" PRIu64 "\n"
+            "# HELP chessrelay_journal_ok 1 while every journal line is written, 0 otherwise.\n"
+            "# TYPE chessrelay_journal_ok gauge\n"
+            "chessrelay_journal_ok %d\n",
+            j->write_errors, j->appended - j->written, j->problem[0] ? 0 : 1);
 }
 
 const char *cr_journal_path(const cr_journal *j)
@@ -162,41 +476,127 @@ void cr_journal_close(cr_journal *j)
         return;
     }
     cr_journal_sync(j);
+    if (j->appended > j->written) {
+        cr_log(CR_LOG_ERROR, "journal %s: %" PRIu64 " line(s) never reached the disk", j->path,
+               j->appended - j->written);
+    }
     close(j->fd);
+    free(j->pend);
     free(j);
 }
 
-typedef struct replay_ctx {
-    const char *name;
-    cr_journal_line_fn fn;
+/* What reading carries from file to file. */
+typedef struct reader {
+    cr_journal_line_fn fn; /* NULL: only check */
     void *data;
     cr_journal_stats *st;
-} replay_ctx;
+    bool cut;                           /* cut torn tails off (a restart), or only read (verify) */
+    bool sealed_seen;                   /* a sealed file came before */
+    unsigned char chain[CR_SEAL_BYTES]; /* the last seal */
+} reader;
 
-static int replay_line(void *data, const char *line, size_t len, int lineno)
+static void bad(reader *r, const char *name, int lineno, const char *why)
 {
-    replay_ctx *c = data;
-    c->st->lines++;
-    return c->fn(c->data, line, len, c->name, lineno);
+    if (!r->st->bad++) {
+        snprintf(r->st->bad_file, sizeof r->st->bad_file, "%s", name);
+        r->st->bad_line = lineno;
+        snprintf(r->st->bad_why, sizeof r->st->bad_why, "%s", why);
+    }
 }
 
-/* Reads one journal file; drops (and cuts off) a torn last line, so that
- * the file reads as a clean feed. */
-static int replay_file(const char *path, const char *name, cr_journal_line_fn fn, void *data,
-                       cr_journal_stats *st, cr_error *err)
+/* Hands the lines of text[from, to) (whole lines) to the callback. */
+static int hand_over(reader *r, const char *name, const char *text, size_t from, size_t to,
+                     int lineno)
 {
-    replay_ctx c = {name, fn, data, st};
-    bool torn;
-    int rc = cr_read_lines(path, replay_line, &c, &torn, err);
-    st->torn += torn;
+    while (from < to) {
+        const char *line = text + from;
+        const char *nl = memchr(line, '\n', to - from);
+        size_t len = (size_t)(nl - line);
+        from += len + 1;
+        if (len && line[len - 1] == '\r') {
+            len--;
+        }
+        r->st->lines++;
+        int rc = r->fn ? r->fn(r->data, line, len, name, lineno) : 0;
+        if (rc) {
+            return rc;
+        }
+        lineno++;
+    }
+    return 0;
+}
+
+/* One journal file. Sealed: every record is checked against its seal and
+ * the chain, and handed over (a bad one too, reported); an unsealed tail (a
+ * crash mid-write) is dropped and, with r->cut, cut off. An older file
+ * without seals is read line by line (a torn last line dropped), but only
+ * before any sealed file. */
+static int read_file(reader *r, const char *path, const char *name, cr_error *err)
+{
+    char *text;
+    size_t len;
+    int rc = cr_read_file(path, JOURNAL_MAX, &text, &len, err);
+    if (rc) {
+        return rc;
+    }
+    bool sealed = (len >= 3 && memcmp(text, "#= ", 3) == 0) || memmem(text, len, "\n#= ", 4);
+    size_t start = 0, pos = 0, keep;
+    int lineno = 0, start_line = 1;
+    if (!sealed) {
+        if (r->sealed_seen && len) {
+            r->st->unsealed++;
+            bad(r, name, 1, "no seals after sealed journals (seals removed?)");
+        } else if (len) {
+            r->st->unsealed++;
+        }
+        const char *last = len ? memrchr(text, '\n', len) : NULL;
+        keep = last ? (size_t)(last - text) + 1 : 0;
+        rc = hand_over(r, name, text, 0, keep, 1);
+    } else {
+        r->sealed_seen = true;
+        for (const char *nl; rc == 0 && (nl = memchr(text + pos, '\n', len - pos)) != NULL;) {
+            const char *line = text + pos;
+            size_t ll = (size_t)(nl - line);
+            lineno++;
+            pos += ll + 1;
+            if (!is_seal(line, ll)) {
+                continue;
+            }
+            unsigned char want[CR_SEAL_BYTES], got[CR_SEAL_BYTES];
+            size_t rec_end = (size_t)(line - text);
+            seal_of(r->chain, text + start, rec_end - start, want);
+            bool ok = parse_seal(line, ll, got);
+            if (!ok || memcmp(want, got, sizeof want) != 0 || rec_end == start) {
+                r->st->bad_records++;
+                bad(r, name, rec_end == start ? lineno : start_line,
+                    !ok ? "malformed seal"
+                        : rec_end == start ? "a seal without its record"
+                                           : "the record does not match its seal (changed, "
+                                             "removed or moved lines)");
+            }
+            rc = hand_over(r, name, text, start, rec_end, start_line);
+            /* After a bad record the chain goes on from the seal written:
+             * only the changed record is reported, not every one after it. */
+            memcpy(r->chain, ok ? got : want, sizeof want);
+            start = pos;
+            start_line = lineno + 1;
+        }
+        keep = start;
+    }
+    if (rc == 0 && keep < len) {
+        r->st->torn++;
+        if (r->cut && truncate(path, (off_t)keep) != 0) {
+            rc = cr_error_set(err, CR_EIO, 0, 0, "%s: cannot cut the torn tail: %s", path,
+                              strerror(errno));
+        }
+    }
+    free(text);
     return rc;
 }
 
-int cr_journal_replay(const char *dir, cr_journal_line_fn fn, void *data, cr_journal_stats *stats,
-                      cr_error *err)
+static int read_dir(const char *dir, reader *r, cr_error *err)
 {
-    cr_journal_stats local = {0};
-    cr_journal_stats *st = stats ? stats : &local;
+    cr_journal_stats *st = r->st;
     memset(st, 0, sizeof *st);
     int count;
     long *nums = list_journals(dir, &count);
@@ -206,8 +606,161 @@ int cr_journal_replay(const char *dir, cr_journal_line_fn fn, void *data, cr_jou
         snprintf(name, sizeof name, "journal-%06ld.feed", nums[i]);
         snprintf(path, sizeof path, "%s/%s", dir, name);
         st->files++;
-        rc = replay_file(path, name, fn, data, st, err);
+        rc = read_file(r, path, name, err);
     }
     free(nums);
+    return rc;
+}
+
+int cr_journal_replay(const char *dir, cr_journal_line_fn fn, void *data, cr_journal_stats *stats,
+                      cr_error *err)
+{
+    cr_journal_stats local;
+    reader r = {fn, data, stats ? stats : &local, true, false, {0}};
+    return read_dir(dir, &r, err);
+}
+
+int cr_journal_verify(const char *dir, cr_journal_stats *stats, cr_error *err)
+{
+    reader r = {NULL, NULL, stats, false, false, {0}};
+    return read_dir(dir, &r, err);
+}
+
+int cr_journal_read(const char *dir, cr_journal_line_fn fn, void *data, cr_journal_stats *stats,
+                    cr_error *err)
+{
+    reader r = {fn, data, stats, false, false, {0}};
+    return read_dir(dir, &r, err);
+}
+
+/*----- command lines -----*/
+
+int cr_journal_cmd_format(const cr_journal_cmd *c, char *out, size_t size)
+{
+    json_t *j = c->tag ? json_pack("{s:s, s:i, s:s, s:s}", "cmd", "tag", "game", (json_int_t)c->game,
+                                   "name", c->name, "value", c->value)
+                       : json_pack("{s:s, s:i, s:s}", "cmd", "result", "game", (json_int_t)c->game,
+                                   "result", cr_result_string(c->result));
+    if (j && c->who[0]) {
+        json_object_set_new(j, "who", json_string(c->who));
+    }
+    if (j && c->at > 0) {
+        json_object_set_new(j, "at", json_integer(c->at));
+    }
+    /* Compact JSON escapes every control character: one line whatever the
+     * value holds. */
+    char *text = j ? json_dumps(j, JSON_COMPACT | JSON_PRESERVE_ORDER) : NULL;
+    json_decref(j);
+    int n = text ? snprintf(out, size, "# cmd %s\n", text) : -1;
+    free(text);
+    return n < 0 || (size_t)n >= size ? -1 : n;
+}
+
+/* The old format: "# cmd result N R", "# cmd tag N NAME VALUE" (VALUE is the
+ * rest of the line after one space). */
+static int parse_old_cmd(const char *line, size_t len, cr_journal_cmd *c, char *err, size_t es)
+{
+    char copy[512];
+    if (len >= sizeof copy) {
+        snprintf(err, es, "command line too long");
+        return -1;
+    }
+    memcpy(copy, line, len);
+    copy[len] = '\0';
+    char *save = NULL;
+    strtok_r(copy, " ", &save);               /* "#" */
+    strtok_r(NULL, " ", &save);               /* "cmd" */
+    const char *word = strtok_r(NULL, " ", &save);
+    const char *game = strtok_r(NULL, " ", &save);
+    char *end = NULL;
+    long g = game ? strtol(game, &end, 10) : 0;
+    if (!word || !game || *end || g < 1 || g > INT_MAX) {
+        snprintf(err, es, "command line without a game number");
+        return -1;
+    }
+    c->game = (int)g;
+    if (strcmp(word, "result") == 0) {
+        const char *res = strtok_r(NULL, " ", &save);
+        int r = res ? cr_result_parse(res) : -1;
+        if (r < 0 || strtok_r(NULL, " ", &save)) {
+            snprintf(err, es, "command line with a bad result");
+            return -1;
+        }
+        c->result = (cr_result)r;
+        return 1;
+    }
+    if (strcmp(word, "tag") == 0) {
+        /* save points after the game's space: NAME, one space, VALUE. */
+        const char *rest = save ? save : "";
+        const char *sp = strchr(rest, ' ');
+        size_t nl = sp ? (size_t)(sp - rest) : strlen(rest);
+        const char *value = sp ? sp + 1 : "";
+        if (!nl || nl >= sizeof c->name || strlen(value) >= sizeof c->value) {
+            snprintf(err, es, "command line with a bad tag");
+            return -1;
+        }
+        c->tag = true;
+        memcpy(c->name, rest, nl);
+        c->name[nl] = '\0';
+        snprintf(c->value, sizeof c->value, "%s", value);
+        return 1;
+    }
+    snprintf(err, es, "unknown command '%.20s'", word);
+    return -1;
+}
+
+int cr_journal_cmd_parse(const char *line, size_t len, cr_journal_cmd *c, char *err,
+                         size_t err_size)
+{
+    static const char head[] = "# cmd ";
+    if (len < sizeof head - 1 || memcmp(line, head, sizeof head - 1) != 0) {
+        return 0;
+    }
+    memset(c, 0, sizeof *c);
+    const char *p = line + sizeof head - 1;
+    size_t n = len - (sizeof head - 1);
+    if (!n || *p != '{') {
+        return parse_old_cmd(line, len, c, err, err_size);
+    }
+    json_error_t jerr;
+    json_t *j = json_loadb(p, n, JSON_REJECT_DUPLICATES, &jerr);
+    const char *cmd = json_string_value(json_object_get(j, "cmd"));
+    json_t *game = json_object_get(j, "game");
+    const char *who = json_string_value(json_object_get(j, "who"));
+    int rc = -1;
+    if (!j || !cmd || !json_is_integer(game) || json_integer_value(game) < 1 ||
+        json_integer_value(game) > INT_MAX || (who && strlen(who) >= sizeof c->who)) {
+        snprintf(err, err_size, "%s", j ? "command line without its fields" : "command line not JSON");
+    } else if (strcmp(cmd, "result") == 0) {
+        const char *res = json_string_value(json_object_get(j, "result"));
+        int r = res ? cr_result_parse(res) : -1;
+        if (r < 0) {
+            snprintf(err, err_size, "command line with a bad result");
+        } else {
+            c->result = (cr_result)r;
+            rc = 1;
+        }
+    } else if (strcmp(cmd, "tag") == 0) {
+        const char *name = json_string_value(json_object_get(j, "name"));
+        const char *value = json_string_value(json_object_get(j, "value"));
+        if (!name || !value || !cr_pgn_tag_name_ok(name) || strlen(name) >= sizeof c->name ||
+            strlen(value) >= sizeof c->value) {
+            snprintf(err, err_size, "command line with a bad tag");
+        } else {
+            c->tag = true;
+            snprintf(c->name, sizeof c->name, "%s", name);
+            snprintf(c->value, sizeof c->value, "%s", value);
+            rc = 1;
+        }
+    } else {
+        snprintf(err, err_size, "unknown command '%.20s'", cmd);
+    }
+    if (rc == 1) {
+        json_t *at = json_object_get(j, "at");
+        c->game = (int)json_integer_value(game);
+        snprintf(c->who, sizeof c->who, "%s", who ? who : "");
+        c->at = json_is_integer(at) && json_integer_value(at) > 0 ? json_integer_value(at) : 0;
+    }
+    json_decref(j);
     return rc;
 }

@@ -5,6 +5,10 @@
  *
  * Files: <dir>/journal-000001.feed, -000002, ... one per run. A journal is a
  * valid feed (the relay's own notes are comment lines, "# tick 1234").
+ * Every record (what one cr_journal_append wrote: a line, or an agent's
+ * comment and its line) is followed by its seal, "#= <SHA-256 hex>", the
+ * hash of the previous seal and the record, chained across the files:
+ * a changed, removed or reordered line breaks the chain.
  * Lines go to the file with write(2) at once, so a killed process loses
  * nothing the kernel has; fsync (group commit) runs when cr_journal_sync is
  * called, which the loop does every fsync_ms (default 100 ms) when there is
@@ -13,7 +17,11 @@
 #ifndef CR_RELAY_JOURNAL_H
 #define CR_RELAY_JOURNAL_H
 
+#include <stdio.h>
+#include <sys/types.h>
+
 #include "cr/common.h"
+#include "core/store.h"
 
 typedef struct cr_journal cr_journal;
 
@@ -22,13 +30,39 @@ typedef struct cr_journal cr_journal;
  * filled. */
 cr_journal *cr_journal_open(const char *dir, cr_error *err);
 
-/* Appends one line; a missing final "\n" is added. Returns 0 or CR_EIO. */
+/* Appends one line; a missing final "\n" is added. Each accepted line gets
+ * the next position (1, 2, ...: cr_journal_appended after the call). When a
+ * write fails (a full disk) the journal cuts a torn line off, holds this line
+ * and the following ones in memory (up to 64 MiB) and writes them at the
+ * next cr_journal_sync that can; it says so once in the log and in
+ * cr_journal_problem. Returns 0 (written or held), CR_ENOMEM, or CR_EIO when
+ * the line is lost: the memory bound was reached, after which every line is
+ * refused (nothing may follow a lost line). */
 int cr_journal_append(cr_journal *j, const char *line, size_t len);
 
-/* fsync()s if lines were appended since the last sync. Returns 0 or CR_EIO. */
+/* Writes held lines (retry), then fsync()s what is written and not yet
+ * synced. Returns 0, or CR_EIO while lines are held or the fsync failed. */
 int cr_journal_sync(cr_journal *j);
 
+/* Lines appended and not yet durable (held, or not fsync'ed). */
 bool cr_journal_dirty(const cr_journal *j);
+/* The position of the last accepted line, and of the last durable one
+ * (written whole and fsync'ed): every line up to it is on disk. */
+uint64_t cr_journal_appended(const cr_journal *j);
+uint64_t cr_journal_durable(const cr_journal *j);
+/* Why the journal is not sound (for /healthz), or NULL. */
+const char *cr_journal_problem(const cr_journal *j);
+/* chessrelay_journal_* metrics, Prometheus text. */
+void cr_journal_metrics(const cr_journal *j, FILE *f);
+
+/* The file operations, replaceable by tests to inject failures. */
+typedef struct cr_journal_io {
+    ssize_t (*write)(void *data, int fd, const void *buf, size_t len);
+    int (*sync)(void *data, int fd);
+    int (*truncate)(void *data, int fd, off_t size);
+    void *data;
+} cr_journal_io;
+void cr_journal_set_io(cr_journal *j, const cr_journal_io *io);
 const char *cr_journal_path(const cr_journal *j);
 uint64_t cr_journal_syncs(const cr_journal *j); /* fsyncs done */
 
@@ -43,12 +77,57 @@ typedef int (*cr_journal_line_fn)(void *data, const char *line, size_t len, cons
 typedef struct cr_journal_stats {
     int files;
     long lines;
-    int torn;   /* torn last lines dropped */
+    int torn;          /* torn tails dropped (a crash mid-write) */
+    int unsealed;      /* files without seals (written before seals) */
+    long bad;          /* problems: bad records, unsealed files after sealed ones */
+    long bad_records;  /* records that do not match their seal */
+    char bad_file[64]; /* the first problem: file, line, what */
+    int bad_line;
+    char bad_why[96];
 } cr_journal_stats;
 
-/* Reads every journal of dir (a missing dir has none). Returns 0, the
- * callback's non-zero value, or CR_EIO with err filled. stats may be NULL. */
+/* Reads every journal of dir (a missing dir has none), checking every seal
+ * (docs/feed-format.md, "Seals"): the callback gets the lines of each
+ * record, seal lines never; a record that does not match its seal is
+ * handed over all the same and counted in stats (the caller reports it);
+ * a torn tail is dropped and cut off the file. Returns 0, the callback's
+ * non-zero value, or CR_EIO with err filled. stats may be NULL. */
 int cr_journal_replay(const char *dir, cr_journal_line_fn fn, void *data, cr_journal_stats *stats,
                       cr_error *err);
+
+/* The same check without a callback and without changing any file
+ * (`chessrelay journal verify`). Returns 0 (stats tells what was found) or
+ * CR_EIO with err filled. */
+int cr_journal_verify(const char *dir, cr_journal_stats *stats, cr_error *err);
+/* cr_journal_replay without changing any file (a torn tail is only dropped). */
+int cr_journal_read(const char *dir, cr_journal_line_fn fn, void *data, cr_journal_stats *stats,
+                    cr_error *err);
+
+/* Command lines: a result or tag set by a client or an arbiter, as the
+ * comment line "# cmd {JSON}" (one JSON object, compact, on one line:
+ * {"cmd":"result","game":N,"result":"1-0"} or
+ * {"cmd":"tag","game":N,"name":"...","value":"..."}, "who" and "at" (ms)
+ * optional), so that
+ * every byte of a name or value comes back. The reader still takes the lines
+ * of older journals: "# cmd result N R" and "# cmd tag N NAME VALUE". */
+typedef struct cr_journal_cmd {
+    bool tag; /* false: a result */
+    int game;
+    cr_result result;
+    char name[CR_TAG_NAME_MAX];
+    char value[CR_TAG_VALUE_MAX];
+    char who[64];
+    int64_t at; /* wall clock, ms since 1970 (0: not known) */
+} cr_journal_cmd;
+
+/* The line (with its "\n") into out. Returns its length, or -1 if it does
+ * not fit. */
+int cr_journal_cmd_format(const cr_journal_cmd *c, char *out, size_t size);
+
+/* 0: not a command line; 1: *c filled; -1: a command line that cannot be
+ * read (why in err, err_size bytes): the caller reports it, never drops it
+ * silently. */
+int cr_journal_cmd_parse(const char *line, size_t len, cr_journal_cmd *c, char *err,
+                         size_t err_size);
 
 #endif

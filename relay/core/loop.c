@@ -54,6 +54,8 @@ struct relay {
     int64_t seq;
     int next_game;
     cr_journal *journal;
+    long journal_bad_lines; /* journal lines the rebuild could not read */
+    bool journal_alerted;   /* the arbiters were told the journal cannot write */
     char *line; /* a feed event's journal line */
     size_t line_cap;
     bool rebuilding;
@@ -97,7 +99,8 @@ static void set_rebuilding(relay *r, bool on)
 static cr_buf *loop_metrics(relay *r)
 {
     const cr_pusher *pusher = r->outputs ? cr_outputs_pusher(r->outputs) : NULL;
-    if (!r->pairings && !r->nats && (!pusher || cr_pusher_round_count(pusher) == 0)) {
+    if (!r->pairings && !r->nats && !r->journal_bad_lines && !r->journal &&
+        (!pusher || cr_pusher_round_count(pusher) == 0)) {
         return NULL;
     }
     char *text = NULL;
@@ -115,6 +118,13 @@ static cr_buf *loop_metrics(relay *r)
     if (r->nats) {
         cr_nats_out_metrics(r->nats, f);
     }
+    if (r->journal) {
+        cr_journal_metrics(r->journal, f);
+    }
+    if (r->journal_bad_lines) {
+        fprintf(f, "# TYPE chessrelay_journal_bad_lines_total counter\n"
+                   "chessrelay_journal_bad_lines_total %ld\n", r->journal_bad_lines);
+    }
     if (fclose(f) != 0) {
         free(text);
         return NULL;
@@ -129,6 +139,13 @@ static void publish_stats(relay *r)
         return;
     }
     p->ready = !r->rebuilding;
+    const char *problem = r->journal ? cr_journal_problem(r->journal) : NULL;
+    snprintf(p->problem, sizeof p->problem, "%s", problem ? problem : "");
+    if (!problem != !r->journal_alerted) { /* the arbiters hear when it starts and ends */
+        r->journal_alerted = problem != NULL;
+        cr_arbiter_link_alert(r->arb, problem ? "journal-write" : "ok",
+                              problem ? problem : "the journal writes again", wall_ms());
+    }
     for (int i = 0; i < r->nboards; i++) {
         p->boards_online += cr_board_games_online(r->boards[i]->games);
     }
@@ -148,6 +165,12 @@ static void on_live_event(void *data, const cr_store *live, const cr_store_event
     relay *r = data;
     if (!r->applying_arbiter) {
         cr_arbiter_link_on_store_event(r->arb, ev, feed_now(r), wall_ms());
+    }
+    /* Which board a game is on, for `chessrelay journal export --game N`. */
+    if (ev->kind == CR_SEV_GAME && ev->board[0] && !r->rebuilding && r->journal) {
+        char line[CR_BOARD_ID_MAX + 48];
+        int n = snprintf(line, sizeof line, "# game %d board %s\n", ev->game, ev->board);
+        cr_journal_append(r->journal, line, (size_t)n);
     }
     cr_log(CR_LOG_DEBUG, "event %" PRId64 ": kind %d game %d ply %d%s", ev->seq, (int)ev->kind,
            ev->game, ev->ply, r->rebuilding ? " (rebuild)" : "");
@@ -259,6 +282,10 @@ static board *get_board(relay *r, const char *id)
  * inference. ev->t is on the feed clock. */
 static void feed_event(relay *r, const cr_feed_event *ev, const char *line, size_t len)
 {
+    /* line is NULL for the relay's own sources: an agent's board is not theirs. */
+    if (!line && !r->rebuilding && r->agents && !cr_agent_link_claim_local(r->agents, ev->board)) {
+        return;
+    }
     board *b = get_board(r, ev->board);
     if (!b) {
         cr_log(CR_LOG_ERROR, "out of memory");
@@ -269,9 +296,8 @@ static void feed_event(relay *r, const cr_feed_event *ev, const char *line, size
     after_event(r, ev->t);
     if (!r->rebuilding && r->journal) {
         int n = line ? (int)len : cr_feed_line(ev, &r->line, &r->line_cap);
+        /* A write error is held and retried by the journal, which reports it. */
         if (n < 0 || cr_journal_append(r->journal, line ? line : r->line, (size_t)n)) {
-            cr_log(CR_LOG_ERROR, "journal %s: cannot write: %s", cr_journal_path(r->journal),
-                   n < 0 ? cr_strerror(n) : strerror(errno));
             r->status = 1;
         }
     }
@@ -335,25 +361,21 @@ static void finish_all(relay *r, int64_t t)
 
 /* A RESULT or TAG event is journaled as a command line, so that a restart
  * rebuilds it. */
-static void journal_command(relay *r, const cr_store_event *ev)
+static void journal_command(relay *r, const cr_store_event *ev, const char *who)
 {
     if (!r->journal || r->rebuilding || (ev->kind != CR_SEV_RESULT && ev->kind != CR_SEV_TAG)) {
         return;
     }
-    char line[400];
-    int n = ev->kind == CR_SEV_RESULT
-                ? snprintf(line, sizeof line, "# cmd result %d %s\n", ev->game,
-                           cr_result_string(ev->result))
-                : snprintf(line, sizeof line, "# cmd tag %d %s %s\n", ev->game, ev->tag.name,
-                           ev->tag.value);
-    if (n <= 0 || n >= (int)sizeof line) {
+    cr_journal_cmd c = {.tag = ev->kind == CR_SEV_TAG, .game = ev->game, .result = ev->result,
+                        .at = wall_ms()};
+    snprintf(c.who, sizeof c.who, "%s", who);
+    snprintf(c.name, sizeof c.name, "%s", ev->tag.name);
+    snprintf(c.value, sizeof c.value, "%s", ev->tag.value);
+    char line[1024];
+    int n = cr_journal_cmd_format(&c, line, sizeof line);
+    if (n < 0) {
+        cr_log(CR_LOG_ERROR, "journal: game %d: command line too long", ev->game);
         return;
-    }
-    /* Newlines in a value would split the journal line. */
-    for (int i = 0; i < n - 1; i++) {
-        if (line[i] == '\n' || line[i] == '\r') {
-            line[i] = ' ';
-        }
     }
     cr_journal_append(r->journal, line, (size_t)n);
 }
@@ -365,7 +387,7 @@ static void apply_arbiter_events(relay *r)
     cr_store_event *ev;
     r->applying_arbiter = true;
     while ((ev = cr_arbiter_link_take_event(r->arb)) != NULL) {
-        journal_command(r, ev);
+        journal_command(r, ev, "arbiter");
         emit(r, ev);
     }
     r->applying_arbiter = false;
@@ -397,7 +419,7 @@ static void apply_command(relay *r, const cr_command_msg *c)
         snprintf(ev->tag.name, sizeof ev->tag.name, "%s", c->name);
         snprintf(ev->tag.value, sizeof ev->tag.value, "%s", c->value);
     }
-    journal_command(r, ev);
+    journal_command(r, ev, c->who);
     emit(r, ev);
 }
 
@@ -694,15 +716,19 @@ static int start_live_boards(relay *r)
 
 /*----- venue agents: their events enter like any other -----*/
 
-static void agent_feed(void *data, const cr_feed_event *ev, const char *text, size_t len)
+static uint64_t agent_feed(void *data, const cr_feed_event *ev, const char *text, size_t len)
 {
     relay *r = data;
     r->cur_ts = cr_now_us();
+    uint64_t before = r->journal ? cr_journal_appended(r->journal) : 0;
     if (ev) {
         feed_event(r, ev, text, len);
     } else if (r->journal) {
         cr_journal_append(r->journal, text, len);
     }
+    /* The line's position, or 0 if the journal did not take it. */
+    uint64_t after = r->journal ? cr_journal_appended(r->journal) : 0;
+    return after > before ? after : 0;
 }
 
 static int64_t agent_clock(void *data)
@@ -722,6 +748,28 @@ static bool wants_agents(const cr_loop_config *cfg)
 
 /*----- the journal: rebuild -----*/
 
+/* A command line of the journal applied again; one that cannot be read is
+ * reported, never dropped silently. */
+static void journal_command_line(relay *r, const char *line, size_t len, const char *file,
+                                 int lineno)
+{
+    cr_journal_cmd jc;
+    char why[80];
+    int rc = cr_journal_cmd_parse(line, len, &jc, why, sizeof why);
+    if (rc < 0) {
+        r->journal_bad_lines++;
+        cr_log(CR_LOG_ERROR, "journal: %s:%d: %s: %.*s", file, lineno, why,
+               (int)(len < 200 ? len : 200), line);
+    } else if (rc == 1) {
+        cr_command_msg c = {.kind = jc.tag ? CR_COMMAND_TAG : CR_COMMAND_RESULT,
+                            .game = jc.game,
+                            .result = jc.result};
+        snprintf(c.name, sizeof c.name, "%s", jc.name);
+        snprintf(c.value, sizeof c.value, "%s", jc.value);
+        apply_command(r, &c);
+    }
+}
+
 static int on_journal_line(void *data, const char *line, size_t len, const char *file, int lineno)
 {
     relay *r = data;
@@ -731,8 +779,6 @@ static int on_journal_line(void *data, const char *line, size_t len, const char 
     }
     if (len && line[0] == '#') {
         long long a;
-        char word[16], res[16];
-        int game;
         char copy[512];
         snprintf(copy, sizeof copy, "%.*s", (int)(len < sizeof copy ? len : sizeof copy - 1), line);
         if (sscanf(copy, "# epoch %lld", &a) == 1) {
@@ -742,22 +788,8 @@ static int on_journal_line(void *data, const char *line, size_t len, const char 
         } else if (sscanf(copy, "# finish %lld", &a) == 1) {
             r->cur_ts = a * 1000;
             finish_all(r, a);
-        } else if (sscanf(copy, "# cmd %15s %d %15s", word, &game, res) == 3) {
-            cr_command_msg c;
-            memset(&c, 0, sizeof c);
-            c.game = game;
-            if (strcmp(word, "result") == 0 && cr_result_parse(res) >= 0) {
-                c.kind = CR_COMMAND_RESULT;
-                c.result = (cr_result)cr_result_parse(res);
-                apply_command(r, &c);
-            } else if (strcmp(word, "tag") == 0) {
-                const char *p = strstr(copy, res);
-                c.kind = CR_COMMAND_TAG;
-                snprintf(c.name, sizeof c.name, "%s", res);
-                p += strlen(res);
-                snprintf(c.value, sizeof c.value, "%s", *p ? p + 1 : "");
-                apply_command(r, &c);
-            }
+        } else {
+            journal_command_line(r, line, len, file, lineno);
         }
         return 0;
     }
@@ -796,6 +828,17 @@ static int rebuild(relay *r)
     }
     cr_lanes_tick(r->lanes, cr_now_us());
     set_rebuilding(r, false);
+    if (st.bad) {
+        /* Rebuilt as the files say, but they are not what was written. */
+        r->journal_bad_lines += st.bad;
+        char text[400];
+        snprintf(text, sizeof text,
+                 "journal: NOT SOUND: %ld problem(s), the first at %s:%d: %s (check with "
+                 "`chessrelay journal verify %s`)",
+                 st.bad, st.bad_file, st.bad_line, st.bad_why, r->cfg->state_dir);
+        cr_log(CR_LOG_ERROR, "%s", text);
+        cr_arbiter_link_alert(r->arb, "journal-not-sound", text, wall_ms());
+    }
     if (st.files) {
         cr_log(CR_LOG_INFO,
                "journal: %d file(s), %ld lines, %d torn line(s) dropped: %d games, seq %" PRId64
@@ -834,11 +877,11 @@ static void on_tick(evutil_socket_t fd, short what, void *arg)
 static void on_sync(evutil_socket_t fd, short what, void *arg)
 {
     relay *r = arg;
-    if (r->journal && cr_journal_sync(r->journal)) {
-        cr_log(CR_LOG_ERROR, "journal %s: fsync failed: %s", cr_journal_path(r->journal),
-               strerror(errno));
-    } else if (r->agents) {
-        cr_agent_link_synced(r->agents); /* acks what is now durable */
+    if (r->journal) {
+        cr_journal_sync(r->journal); /* it retries held lines and reports a failure once */
+    }
+    if (r->agents) { /* acks what is now durable */
+        cr_agent_link_synced(r->agents, r->journal ? cr_journal_durable(r->journal) : UINT64_MAX);
     }
 }
 

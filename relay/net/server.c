@@ -6,6 +6,7 @@
 #include "util/datadir.h"
 
 #include <errno.h>
+#include <netdb.h>
 #include <inttypes.h>
 #include <jansson.h>
 #include <libwebsockets.h>
@@ -18,6 +19,7 @@
 #include <string.h>
 #include <sys/prctl.h>
 #include <sys/resource.h>
+#include <sys/socket.h>
 #include <sys/stat.h>
 #include <time.h>
 #include <unistd.h>
@@ -54,6 +56,24 @@ static int callback(struct lws *wsi, enum lws_callback_reasons reason, void *use
     cr_server *s = ctx ? lws_context_user(ctx) : NULL;
     pss *p = user;
     switch (reason) {
+    case LWS_CALLBACK_FILTER_NETWORK_CONNECTION: {
+        const struct lws_filter_network_conn_args *a = user;
+        if (!s || !s->limits || !a) {
+            return 0;
+        }
+        return cr_limits_accept(s->limits, (const struct sockaddr *)&a->cli_addr, a->clilen) ==
+               CR_LIMIT_REFUSE;
+    }
+    case LWS_CALLBACK_WSI_CREATE:
+        if (s && s->limits) {
+            cr_limits_created(s->limits, wsi);
+        }
+        return 0;
+    case LWS_CALLBACK_WSI_DESTROY:
+        if (s && s->limits) {
+            cr_limits_destroyed(s->limits, wsi);
+        }
+        return 0;
     case LWS_CALLBACK_EVENT_WAIT_CANCELLED:
         if (s) {
             atomic_store(&s->pubs_waiting, false);
@@ -77,6 +97,12 @@ static int callback(struct lws *wsi, enum lws_callback_reasons reason, void *use
         if (lws_hdr_copy(wsi, uri, sizeof uri, WSI_TOKEN_GET_URI) <= 0 || strcmp(uri, "/ws") != 0) {
             return 1;
         }
+        char token[300];
+        cr_srv_auth auth = cr_srv_bearer_token(wsi, token, sizeof token);
+        if (auth == CR_AUTH_BAD || auth == CR_AUTH_TOO_LARGE) {
+            s->refused_token++; /* counted, not logged: a flood stays quiet */
+            return 1;
+        }
         if (!origin_allowed(s, wsi)) {
             char peer[64];
             cr_srv_peer_name(wsi, peer, sizeof peer);
@@ -95,21 +121,27 @@ static int callback(struct lws *wsi, enum lws_callback_reasons reason, void *use
         p->lane = LANE_PUBLIC;
         p->tokens = s->cfg.rate;
         p->refill_us = cr_mono_us();
+        if (s->limits && cr_limits_over(s->limits, wsi)) {
+            /* Over a cap: closed at once with 1013, try again later. */
+            lws_close_reason(wsi, (enum lws_close_status)1013, (unsigned char *)"full", 4);
+            p->kind = PSS_NONE; /* never a viewer: nothing to undo at CLOSED */
+            return -1;
+        }
         char token[300];
-        cr_srv_bearer_token(wsi, token, sizeof token);
-        if (token[0]) {
-            const char *role = cr_config_check_token(s->cfg.tournament, token);
-            if (role) {
-                p->arbiter = strcmp(role, "arbiter") == 0;
+        bool throttled = false;
+        if (cr_srv_bearer_token(wsi, token, sizeof token) == CR_AUTH_TOKEN) {
+            const char *name = NULL;
+            const char *role = cr_srv_check_token(s, wsi, token, &throttled, &name);
+            if (cr_srv_role_arbiter(role)) {
+                snprintf(p->who, sizeof p->who, "%s", name);
+                p->arbiter = true;
                 p->trusted = true;
                 p->lane = LANE_LIVE;
                 s->ntrusted++;
-            } else {
-                char peer[64];
-                cr_srv_peer_name(wsi, peer, sizeof peer);
-                cr_log(CR_LOG_WARN, "ws %s: wrong token refused", peer);
-                s->refused_token++;
-                cr_srv_send_error(p, "wrong token", "token");
+            } else if (!role) {
+                cr_srv_send_error(p, throttled ? "too many wrong tokens from this address"
+                                               : "wrong token",
+                                  "token");
             }
         }
         p->tail = cr_view_head(s->views[p->lane]);
@@ -164,6 +196,58 @@ static void lws_log(int level, const char *line)
     cr_log(level == LLL_ERR ? CR_LOG_ERROR : CR_LOG_WARN, "lws: %.*s", (int)n, line);
 }
 
+/* Repeated lws errors (accept failing with EMFILE under a flood) are
+ * logged once per 5 s with their count, not once each. */
+static void lws_log_throttled(int level, const char *line)
+{
+    static char last[96];
+    static int64_t last_us;
+    static uint64_t repeats;
+    int64_t now = cr_mono_us();
+    if (strncmp(line, last, sizeof last - 1) == 0 && now - last_us < 5000000) {
+        repeats++;
+        return;
+    }
+    if (repeats) {
+        cr_log(CR_LOG_WARN, "lws: the last message %" PRIu64 " more time(s)", repeats);
+        repeats = 0;
+    }
+    snprintf(last, sizeof last, "%s", line);
+    last_us = now;
+    lws_log(level, line);
+}
+
+/* The agent link's callback, with the limits' accounting first. */
+static int agent_callback(struct lws *wsi, enum lws_callback_reasons reason, void *user, void *in,
+                          size_t len)
+{
+    struct lws_context *ctx = lws_get_context(wsi);
+    cr_server *s = ctx ? lws_context_user(ctx) : NULL;
+    if (s && s->limits) {
+        if (reason == LWS_CALLBACK_WSI_DESTROY) {
+            cr_limits_destroyed(s->limits, wsi);
+        } else if (reason == LWS_CALLBACK_ESTABLISHED && cr_limits_over(s->limits, wsi)) {
+            lws_close_reason(wsi, (enum lws_close_status)1013, (unsigned char *)"full", 4);
+            return -1;
+        }
+    }
+    return s ? s->agent_callback(wsi, reason, user, in, len) : 0;
+}
+
+/* Not idle: agents (their link has its own silence timeout), HTTP
+ * requests (lws's keep-alive timeout), viewers that said something. */
+static bool conn_active(void *data, struct lws *wsi)
+{
+    cr_server *s = data;
+    const struct lws_protocols *proto = lws_get_protocol(wsi);
+    if (proto && proto->callback == agent_callback) {
+        return true;
+    }
+    (void)s;
+    pss *p = lws_wsi_user(wsi);
+    return p && (p->kind == PSS_HTTP || (p->kind == PSS_WS && p->greeted));
+}
+
 static void wake_server(void *data)
 {
     cr_server *s = data;
@@ -180,10 +264,54 @@ static void *service_thread(void *arg)
             cr_log(CR_LOG_ERROR, "server thread: lws_service failed, no more broadcasts");
             break;
         }
+        int64_t now = lws_now_usecs();
+        if (s->limits && now - s->last_sweep_us >= 250000) {
+            s->last_sweep_us = now;
+            cr_limits_sweep(s->limits, now, conn_active, s);
+        }
     }
     /* Nobody pops any more: a producer waiting for room must not wait forever. */
     cr_queue_close(s->pubs);
     return NULL;
+}
+
+/* lws logs a failed bind and goes on without a listening socket: the
+ * address is tried here first, so that --listen on an address this host does
+ * not have is an error at start. */
+static int bind_check(const char *host, int port, cr_error *err)
+{
+    struct addrinfo hints = {.ai_family = AF_UNSPEC, .ai_socktype = SOCK_STREAM,
+                             .ai_flags = AI_PASSIVE | AI_NUMERICSERV};
+    struct addrinfo *res = NULL;
+    char portstr[16];
+    snprintf(portstr, sizeof portstr, "%d", port);
+    int rc = getaddrinfo(host, portstr, &hints, &res);
+    if (rc) {
+        return cr_error_set(err, CR_EIO, 0, 0, "cannot listen on %s:%d: %s", host ? host : "*",
+                            port, gai_strerror(rc));
+    }
+    int e = 0;
+    for (struct addrinfo *a = res; a; a = a->ai_next) {
+        int fd = socket(a->ai_family, a->ai_socktype | SOCK_CLOEXEC, a->ai_protocol);
+        if (fd < 0) {
+            e = errno;
+            continue;
+        }
+        int one = 1;
+        setsockopt(fd, SOL_SOCKET, SO_REUSEADDR, &one, sizeof one);
+        int b = bind(fd, a->ai_addr, a->ai_addrlen);
+        e = b ? errno : 0;
+        close(fd);
+        if (!b) {
+            break;
+        }
+    }
+    freeaddrinfo(res);
+    if (e) {
+        return cr_error_set(err, CR_EIO, 0, 0, "cannot listen on %s:%d: %s", host ? host : "*",
+                            port, strerror(e));
+    }
+    return 0;
 }
 
 char *cr_server_find_web_root(void)
@@ -238,7 +366,17 @@ cr_server *cr_server_start(const cr_server_config *cfg, cr_queue *pubs, cr_queue
         cr_error_set(err, CR_ENOMEM, 0, 0, "out of memory");
         goto fail;
     }
-    lws_set_log_level(LLL_ERR | LLL_WARN, lws_log);
+    lws_set_log_level(LLL_ERR | LLL_WARN, lws_log_throttled);
+    cr_limits_config lc = {0};
+    if (cfg->tournament) {
+        lc.connections = cfg->tournament->max_connections;
+        lc.per_address = cfg->tournament->max_connections_per_address;
+        lc.idle_s = cfg->tournament->idle_s;
+    }
+    if (!(s->limits = cr_limits_new(&lc))) {
+        cr_error_set(err, CR_ENOMEM, 0, 0, "out of memory");
+        goto fail;
+    }
     s->protocols[0] = (struct lws_protocols){
         .name = "chessrelay",
         .callback = callback,
@@ -250,6 +388,8 @@ cr_server *cr_server_start(const cr_server_config *cfg, cr_queue *pubs, cr_queue
     };
     if (cfg->agents) {
         s->protocols[1] = cr_agent_link_protocol(cfg->agents); /* agent_link.h */
+        s->agent_callback = s->protocols[1].callback;
+        s->protocols[1].callback = agent_callback;
     }
     struct lws_context_creation_info info;
     memset(&info, 0, sizeof info);
@@ -269,6 +409,13 @@ cr_server *cr_server_start(const cr_server_config *cfg, cr_queue *pubs, cr_queue
     struct rlimit rl;
     if (getrlimit(RLIMIT_NOFILE, &rl) == 0 && rl.rlim_cur != RLIM_INFINITY) {
         info.fd_limit_per_thread = (unsigned)rl.rlim_cur;
+    }
+    /* Dead peers: pinged after 30 s without traffic, closed after 60 s. */
+    static const lws_retry_bo_t idle_policy = {.secs_since_valid_ping = 30,
+                                               .secs_since_valid_hangup = 60};
+    info.retry_and_idle_policy = &idle_policy;
+    if (bind_check(info.iface, cfg->port, err)) {
+        goto fail;
     }
     s->ctx = lws_create_context(&info);
     if (!s->ctx) {
@@ -301,6 +448,7 @@ fail:
         cr_view_free(s->views[l]);
     }
     cr_arbiter_view_free(s->arbiter);
+    cr_limits_free(s->limits);
     free(s->web_root);
     free(s);
     return NULL;

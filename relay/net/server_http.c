@@ -180,6 +180,9 @@ static cr_buf *metrics_text(cr_server *s)
             cr_view_game_count(s->views[LANE_LIVE]), s->events_total, s->events_per_s,
             s->messages_sent, s->messages_in, s->refused_token, s->refused_message, s->refused_rate,
             s->resnapshots, s->commands, s->http_requests, s->journal_syncs);
+    if (s->limits) {
+        cr_limits_metrics(s->limits, f);
+    }
     fprintf(f, "# HELP chessrelay_delivery_latency_seconds From an event's ts to its write to a "
                "viewer (public delay excluded).\n"
                "# TYPE chessrelay_delivery_latency_seconds histogram\n");
@@ -285,16 +288,30 @@ int cr_srv_http_request(cr_server *s, struct lws *wsi, pss *p, const char *uri)
     s->http_requests++;
     p->kind = PSS_HTTP;
     char token[300];
-    cr_srv_bearer_token(wsi, token, sizeof token);
+    cr_srv_auth auth = cr_srv_bearer_token(wsi, token, sizeof token);
     int lane = LANE_PUBLIC;
-    if (token[0]) {
-        if (cr_config_check_token(s->cfg.tournament, token)) {
-            lane = LANE_LIVE;
+    const char *role = NULL;
+    if (auth == CR_AUTH_TOO_LARGE || auth == CR_AUTH_BAD) {
+        s->refused_token++;
+        return auth == CR_AUTH_BAD
+                   ? http_text(s, wsi, p, HTTP_STATUS_UNAUTHORIZED, "expected Bearer <token>\n")
+                   : http_text(s, wsi, p, 431 /* Request Header Fields Too Large */,
+                               "Authorization header too large\n");
+    }
+    if (s->limits && cr_limits_over(s->limits, wsi)) {
+        return http_text(s, wsi, p, HTTP_STATUS_SERVICE_UNAVAILABLE,
+                         "too many connections, try again later\n");
+    }
+    if (auth == CR_AUTH_TOKEN) {
+        bool throttled;
+        role = cr_srv_check_token(s, wsi, token, &throttled, NULL);
+        if (throttled) {
+            return http_text(s, wsi, p, 429, "too many wrong tokens from this address\n");
+        }
+        if (role) {
+            /* Only an arbiter's token opens the undelayed lane. */
+            lane = cr_srv_role_arbiter(role) ? LANE_LIVE : LANE_PUBLIC;
         } else {
-            char peer[64];
-            cr_srv_peer_name(wsi, peer, sizeof peer);
-            cr_log(CR_LOG_WARN, "http %s: wrong token refused", peer);
-            s->refused_token++;
             return http_text(s, wsi, p, HTTP_STATUS_UNAUTHORIZED, "wrong token\n");
         }
     }
@@ -303,16 +320,19 @@ int cr_srv_http_request(cr_server *s, struct lws *wsi, pss *p, const char *uri)
     }
     cr_view *v = s->views[lane];
     if (strncmp(uri, "/arbiter/", 9) == 0) {
-        const char *role = token[0] ? cr_config_check_token(s->cfg.tournament, token) : NULL;
         int status = 404;
         const char *ctype = "text/plain; charset=utf-8";
-        cr_buf *b = s->arbiter ? cr_arbiter_view_http(s->arbiter, uri,
-                                                      role && strcmp(role, "arbiter") == 0,
+        cr_buf *b = s->arbiter ? cr_arbiter_view_http(s->arbiter, uri, cr_srv_role_arbiter(role),
                                                       &status, &ctype)
                                : cr_buf_new("no arbiter monitoring\n", 22);
         return http_respond(s, wsi, p, (unsigned)status, ctype, b, 0, false);
     }
     if (strcmp(uri, "/healthz") == 0) {
+        if (s->problem[0]) {
+            char text[sizeof s->problem + 1];
+            snprintf(text, sizeof text, "%s\n", s->problem);
+            return http_text(s, wsi, p, HTTP_STATUS_SERVICE_UNAVAILABLE, text);
+        }
         return s->ready ? http_text(s, wsi, p, HTTP_STATUS_OK, "ok\n")
                         : http_text(s, wsi, p, HTTP_STATUS_SERVICE_UNAVAILABLE, "starting\n");
     }

@@ -11,6 +11,7 @@
 
 #include "net/arbiter_view.h"
 #include "net/server.h"
+#include "net/limits.h"
 #include "net/view.h"
 #include "net/ws_text.h"
 
@@ -68,6 +69,8 @@ typedef struct pss {
     double tokens;
     int64_t refill_us;
     int faults;
+    bool greeted; /* said hello, listed or subscribed: not idle */
+    char who[64]; /* an arbiter's token's name, for the journal and the log */
 } pss;
 
 /* What drain_pubs needs to wake a viewer, packed in one array: after each
@@ -85,6 +88,9 @@ struct cr_server {
     char *web_root; /* realpath, or NULL: built-in page */
     struct lws_context *ctx;
     struct lws_protocols protocols[3]; /* viewers, venue agents (if any), end */
+    lws_callback_function *agent_callback; /* the agent link's, wrapped for the limits */
+    cr_limits *limits;
+    int64_t last_sweep_us;
     cr_queue *pubs, *cmds;
     pthread_t thread;
     atomic_bool stop;
@@ -98,6 +104,7 @@ struct cr_server {
     /* figures (service thread only) */
     int nviewers, ntrusted;
     bool ready;
+    char problem[200]; /* from the loop: why it is not sound, or "" */
     int boards_online, boards_known;
     int64_t journal_syncs;
     cr_buf *boards_metrics; /* the loop's last health text of the live boards */
@@ -115,8 +122,26 @@ struct cr_server {
     size_t wcap;
 };
 
+/* The Authorization header of a request. */
+typedef enum {
+    CR_AUTH_NONE,      /* no header */
+    CR_AUTH_TOKEN,     /* "Bearer <token>": the token in buf */
+    CR_AUTH_BAD,       /* another scheme, or an empty token: 401 */
+    CR_AUTH_TOO_LARGE  /* longer than any token can be: 431 */
+} cr_srv_auth;
+
 /* Shared by the three files. */
-void cr_srv_bearer_token(struct lws *wsi, char *buf, size_t size);
+cr_srv_auth cr_srv_bearer_token(struct lws *wsi, char *buf, size_t size);
+/* A token from a client: its role (cr_config_check_token) or NULL, and
+ * (name, may be NULL) the token's name or else its role. A wrong
+ * one is counted (refused_token, the limits' throttle); while its address is
+ * throttled nothing is checked and *throttled is set. */
+const char *cr_srv_check_token(cr_server *s, struct lws *wsi, const char *token, bool *throttled,
+                               const char **name);
+
+/* Whether a token's role (cr_config_check_token) opens the arbiters' side:
+ * arbiter ops and the undelayed lane (docs/protocol.md, "Roles"). */
+bool cr_srv_role_arbiter(const char *role);
 void cr_srv_drain_pubs(cr_server *s);
 void cr_srv_free_viewer(pss *p);
 void cr_srv_peer_name(struct lws *wsi, char *buf, size_t size);
@@ -124,6 +149,10 @@ void cr_srv_send_error(pss *p, const char *error, const char *where);
 bool cr_srv_slot_add(cr_server *s, pss *p);
 void cr_srv_slot_remove(cr_server *s, pss *p);
 int cr_srv_viewer_receive(cr_server *s, pss *p, const char *in, size_t len);
+/* One whole client message (JSON, an op of docs/protocol.md) handled: the
+ * answers queued on p, commands sent to s->cmds. p->wsi may be NULL (the
+ * fuzz target fuzz/fuzz_ws_msg.c drives it without a socket). */
+void cr_srv_viewer_message(cr_server *s, pss *p, const char *text, size_t len);
 int cr_srv_viewer_writeable(cr_server *s, pss *p);
 int cr_srv_http_request(cr_server *s, struct lws *wsi, pss *p, const char *uri);
 int cr_srv_http_writeable(struct lws *wsi, pss *p);

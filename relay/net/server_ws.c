@@ -29,6 +29,7 @@
 #include <unistd.h>
 
 #include "agent/agent_link.h"
+#include "cr/pgn.h"
 #include "util/log.h"
 #include "net/view.h"
 
@@ -81,11 +82,19 @@ static cr_buf *json_buf(json_t *j)
     return cr_buf_take_str(s);
 }
 
+/* A write is due. Without a socket (the fuzz target) there is none. */
+static void want_write(pss *p)
+{
+    if (p->wsi) {
+        lws_callback_on_writable(p->wsi);
+    }
+}
+
 void cr_srv_send_error(pss *p, const char *error, const char *where)
 {
     json_t *j = json_pack("{s:s,s:s,s:s}", "type", "error", "error", error, "where", where);
     q_push(p, json_buf(j));
-    lws_callback_on_writable(p->wsi);
+    want_write(p);
 }
 
 /* Where game is in p->subs, or would go (subs are sorted by game: a round
@@ -190,18 +199,57 @@ void cr_srv_peer_name(struct lws *wsi, char *buf, size_t size)
     }
 }
 
-/* "Bearer <token>" from the Authorization header, or "" */
-void cr_srv_bearer_token(struct lws *wsi, char *buf, size_t size)
+cr_srv_auth cr_srv_bearer_token(struct lws *wsi, char *buf, size_t size)
 {
     char hdr[512];
     buf[0] = '\0';
-    if (lws_hdr_copy(wsi, hdr, sizeof hdr, WSI_TOKEN_HTTP_AUTHORIZATION) > 0 &&
-        strncmp(hdr, "Bearer ", 7) == 0) {
-        size_t n = strlen(hdr + 7);
-        n = n < size ? n : size - 1;
-        memcpy(buf, hdr + 7, n);
-        buf[n] = '\0';
+    int total = lws_hdr_total_length(wsi, WSI_TOKEN_HTTP_AUTHORIZATION);
+    if (total <= 0) {
+        return CR_AUTH_NONE;
     }
+    /* Never served as public: a header that does not fit is refused. */
+    if ((size_t)total >= sizeof hdr ||
+        lws_hdr_copy(wsi, hdr, sizeof hdr, WSI_TOKEN_HTTP_AUTHORIZATION) <= 0) {
+        return CR_AUTH_TOO_LARGE;
+    }
+    if (strncmp(hdr, "Bearer ", 7) != 0 || !hdr[7]) {
+        return CR_AUTH_BAD;
+    }
+    size_t n = strlen(hdr + 7);
+    if (n >= size) {
+        return CR_AUTH_TOO_LARGE;
+    }
+    memcpy(buf, hdr + 7, n + 1);
+    return CR_AUTH_TOKEN;
+}
+
+const char *cr_srv_check_token(cr_server *s, struct lws *wsi, const char *token, bool *throttled,
+                               const char **name)
+{
+    *throttled = s->limits && !cr_limits_token_allowed(s->limits, wsi);
+    if (*throttled) {
+        s->refused_token++;
+        return NULL;
+    }
+    const cr_config_token *t = cr_config_find_token(s->cfg.tournament, token);
+    const char *role = t ? t->role : NULL;
+    if (name) {
+        *name = t && t->name[0] ? t->name : role;
+    }
+    if (!role) {
+        /* Counted, and logged in the limits' summary: a guesser makes no
+         * log line per guess. */
+        s->refused_token++;
+        if (s->limits) {
+            cr_limits_token_failed(s->limits, wsi);
+        }
+    }
+    return role;
+}
+
+bool cr_srv_role_arbiter(const char *role)
+{
+    return role && strcmp(role, "arbiter") == 0;
 }
 
 /*----- subscriptions and delivery -----*/
@@ -501,18 +549,21 @@ static void op_ping(cr_server *s, pss *p, const ws_msg *m)
 static void op_hello(cr_server *s, pss *p, const ws_msg *m)
 {
     const char *token = json_string_value(json_object_get(m->j, "token"));
-    const char *role = token ? cr_config_check_token(s->cfg.tournament, token) : NULL;
+    bool throttled = false;
+    const char *name = NULL;
+    const char *role = token ? cr_srv_check_token(s, p->wsi, token, &throttled, &name) : NULL;
     if (token && !role) {
-        char peer[64];
-        cr_srv_peer_name(p->wsi, peer, sizeof peer);
-        cr_log(CR_LOG_WARN, "ws %s: wrong token refused", peer);
-        s->refused_token++;
-        fault(s, p, "wrong token", "token");
+        fault(s, p, throttled ? "too many wrong tokens from this address: wait a minute"
+                              : "wrong token",
+              "token");
         return;
     }
-    set_trusted(s, p, role != NULL);
-    p->arbiter = role && strcmp(role, "arbiter") == 0;
-    json_t *w = json_pack("{s:s,s:b,s:s?,s:i,s:I}", "type", "welcome", "trusted", role != NULL,
+    p->greeted = true;
+    snprintf(p->who, sizeof p->who, "%s", cr_srv_role_arbiter(role) && name ? name : "");
+    /* An agent's token is valid but gives nothing here: a viewer. */
+    set_trusted(s, p, cr_srv_role_arbiter(role));
+    p->arbiter = cr_srv_role_arbiter(role);
+    json_t *w = json_pack("{s:s,s:b,s:s?,s:i,s:I}", "type", "welcome", "trusted", p->trusted,
                           "role", role, "delay", p->trusted ? 0 : s->cfg.delay_s, "seq",
                           (json_int_t)(cr_view_head(s->views[p->lane]) - 1));
     q_push(p, json_buf(w));
@@ -520,6 +571,7 @@ static void op_hello(cr_server *s, pss *p, const ws_msg *m)
 
 static void op_list(cr_server *s, pss *p, const ws_msg *m)
 {
+    p->greeted = true;
     bool bad = false;
     char round[CR_ROUND_MAX];
     bool has_round = round_field(m->j, round, sizeof round, &bad);
@@ -588,12 +640,15 @@ static void subscribe_round(cr_server *s, pss *p, const char *round, int64_t sin
 
 static void op_subscribe(cr_server *s, pss *p, const ws_msg *m)
 {
+    p->greeted = true;
     bool unsub = m->op[0] == 'u', bad = false;
     char round[CR_ROUND_MAX];
     int64_t since = int_field(m->j, "since", -1, &bad);
     json_t *game = json_object_get(m->j, "game");
     bool has_round = round_field(m->j, round, sizeof round, &bad);
-    if (bad || (game && !json_is_integer(game)) || (!game && !has_round)) {
+    if (bad || (game && (!json_is_integer(game) || json_integer_value(game) < 1 ||
+                         json_integer_value(game) > INT_MAX)) ||
+        (!game && !has_round)) {
         fault(s, p, "expected \"game\" (integer) or \"round\", and \"since\" >= 0", "subscribe");
     } else if (game) {
         subscribe_one(s, p, (int)json_integer_value(game), since, unsub);
@@ -622,8 +677,9 @@ static void send_to_viewer(void *data, cr_buf *b)
  * which go to the loop as commands. */
 static void op_arbiter(cr_server *s, pss *p, const ws_msg *m)
 {
+    p->greeted = true;
     if (!p->trusted || !p->arbiter) {
-        fault(s, p, "not allowed without a valid token", "op");
+        fault(s, p, "not allowed without an arbiter's token", "op");
         return;
     }
     if (!s->arbiter) {
@@ -653,8 +709,8 @@ static void op_arbiter(cr_server *s, pss *p, const ws_msg *m)
     } else {
         c->kind = CR_COMMAND_ARBITER;
         c->game = c->arbiter.game;
-        snprintf(c->who, sizeof c->who, "ws");
-        snprintf(c->arbiter.who, sizeof c->arbiter.who, "ws");
+        snprintf(c->who, sizeof c->who, "%s", p->who[0] ? p->who : "ws");
+        snprintf(c->arbiter.who, sizeof c->arbiter.who, "%s", p->who[0] ? p->who : "ws");
         send_command(s, p, c);
     }
 }
@@ -676,9 +732,13 @@ static bool command_fields(cr_server *s, pss *p, const ws_msg *m, cr_command_msg
     const char *name = json_string_value(json_object_get(m->j, "name"));
     const char *value = json_string_value(json_object_get(m->j, "value"));
     c->kind = CR_COMMAND_TAG;
-    if (!name || !value || !name[0] || strlen(name) >= sizeof c->name ||
-        strlen(value) >= sizeof c->value || strchr(name, ' ')) {
-        fault(s, p, "expected \"name\" and \"value\" strings", "tag");
+    if (!name || !value || strlen(name) >= sizeof c->name || strlen(value) >= sizeof c->value ||
+        !cr_pgn_tag_name_ok(name)) {
+        char e[120];
+        snprintf(e, sizeof e,
+                 "expected \"name\" (1 to %d letters, digits, '_') and \"value\" (at most %d bytes)",
+                 (int)sizeof c->name - 1, (int)sizeof c->value - 1);
+        fault(s, p, e, "tag");
         return false;
     }
     snprintf(c->name, sizeof c->name, "%s", name);
@@ -690,13 +750,14 @@ static void op_command(cr_server *s, pss *p, const ws_msg *m)
 {
     json_t *game = json_object_get(m->j, "game");
     cr_command_msg *c = calloc(1, sizeof *c);
-    if (!p->trusted) {
-        fault(s, p, "not allowed without a valid token", "op");
-    } else if (!c || !json_is_integer(game)) {
-        fault(s, p, "expected \"game\" (integer)", "game");
+    if (!p->trusted || !p->arbiter) {
+        fault(s, p, "not allowed without an arbiter's token", "op");
+    } else if (!c || !json_is_integer(game) || json_integer_value(game) < 1 ||
+               json_integer_value(game) > INT_MAX) {
+        fault(s, p, "expected \"game\" (a game number)", "game");
     } else {
         c->game = (int)json_integer_value(game);
-        snprintf(c->who, sizeof c->who, "ws");
+        snprintf(c->who, sizeof c->who, "%s", p->who[0] ? p->who : "ws");
         if (command_fields(s, p, m, c)) {
             send_command(s, p, c);
             return;
@@ -721,7 +782,7 @@ static const struct {
     {"tag", op_command},
 };
 
-static void handle_message(cr_server *s, pss *p, const char *text, size_t len)
+void cr_srv_viewer_message(cr_server *s, pss *p, const char *text, size_t len)
 {
     json_error_t jerr;
     json_t *j = json_loadb(text, len, JSON_REJECT_DUPLICATES, &jerr);
@@ -748,7 +809,7 @@ static void handle_message(cr_server *s, pss *p, const char *text, size_t len)
     json_decref(j);
     slot_sync(s, p);
     if (p->qhead || p->tail < cr_view_head(s->views[p->lane])) {
-        lws_callback_on_writable(p->wsi);
+        want_write(p);
     }
 }
 
@@ -788,7 +849,7 @@ int cr_srv_viewer_receive(cr_server *s, pss *p, const char *in, size_t len)
             s->refused_rate++;
             fault(s, p, "rate limit exceeded", "message");
         } else {
-            handle_message(s, p, msg, msg_len);
+            cr_srv_viewer_message(s, p, msg, msg_len);
         }
         cr_ws_rx_reset(&p->rx);
         break;
@@ -831,6 +892,7 @@ void cr_srv_drain_pubs(cr_server *s)
             break;
         case CR_PUB_STATS:
             s->ready = p->ready;
+            snprintf(s->problem, sizeof s->problem, "%s", p->problem);
             s->boards_online = p->boards_online;
             s->boards_known = p->boards_known;
             s->journal_syncs = p->journal_syncs;

@@ -42,6 +42,7 @@ typedef struct cr_pub {
     /* STATS */
     int boards_online, boards_known;
     bool ready;
+    char problem[200]; /* why the relay is not sound (a journal that cannot write), or "" */
     int64_t journal_syncs;
     cr_buf *boards_metrics; /* live boards' link health, Prometheus text (NULL: none) */
     cr_buf *boards_json;    /* the same as a JSON array (/boards.json; NULL: none) */

@@ -23,18 +23,26 @@ class WSClosed(Exception):
     pass
 
 
-class WS:
-    """tls: an ssl.SSLContext for wss:// (None: ws://)."""
+def readable(sock, timeout):
+    """poll, not select: descriptors over 1024 work (tests holding many sockets)."""
+    p = select.poll()
+    p.register(sock, select.POLLIN)
+    return bool(p.poll(max(0, timeout) * 1000))
 
-    def __init__(self, port, headers=None, timeout=10.0, tls=None):
+
+class WS:
+    """tls: an ssl.SSLContext for wss:// (None: ws://); path: /ws, or /agent
+    (with a Sec-WebSocket-Protocol header)."""
+
+    def __init__(self, port, headers=None, timeout=10.0, tls=None, path="/ws"):
         self.sock = socket.create_connection(("127.0.0.1", port), timeout=timeout)
         if tls is not None:
             self.sock = tls.wrap_socket(self.sock, server_hostname="127.0.0.1")
         key = base64.b64encode(os.urandom(16)).decode()
         extra = "".join("%s: %s\r\n" % kv for kv in (headers or {}).items())
-        req = ("GET /ws HTTP/1.1\r\nHost: 127.0.0.1:%d\r\nUpgrade: websocket\r\n"
+        req = ("GET %s HTTP/1.1\r\nHost: 127.0.0.1:%d\r\nUpgrade: websocket\r\n"
                "Connection: Upgrade\r\nSec-WebSocket-Key: %s\r\nSec-WebSocket-Version: 13\r\n%s\r\n"
-               % (port, key, extra))
+               % (path, port, key, extra))
         self.sock.sendall(req.encode())
         resp = b""
         while b"\r\n\r\n" not in resp:
@@ -72,7 +80,7 @@ class WS:
                 raise TimeoutError()
             # TLS: bytes already decrypted are not seen by select
             pending = isinstance(self.sock, ssl.SSLSocket) and self.sock.pending()
-            r = pending or select.select([self.sock], [], [], left)[0]
+            r = pending or readable(self.sock, left)
             if not r:
                 raise TimeoutError()
             chunk = self.sock.recv(65536)

@@ -1,0 +1,301 @@
+/* chessrelay relay: limits on the server's sockets (see limits.h). */
+#include "net/limits.h"
+
+#include <arpa/inet.h>
+#include <inttypes.h>
+#include <netinet/in.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/resource.h>
+
+#include "util/log.h"
+
+enum {
+    OVER_MARGIN = 64,      /* connections over the cap still answered 503/1013 */
+    FD_RESERVE = 128,      /* descriptors kept for files, the journal, the loop */
+    OVER_KILL_US = 2000000,
+    SUMMARY_US = 10000000,
+    TOKEN_WINDOW_US = 60000000,
+    TOKEN_SLOTS = 256
+};
+
+typedef struct conn {
+    struct lws *wsi; /* NULL: accepted, its wsi not created yet */
+    unsigned char addr[16];
+    int64_t since_us;
+    bool over;
+} conn;
+
+typedef struct tries {
+    unsigned char addr[16];
+    int64_t window_us; /* start of the minute its count is for; 0: free */
+    int count;
+} tries;
+
+struct cr_limits {
+    cr_limits_config cfg;
+    conn *conns;
+    int nconns, capconns;
+    int pending; /* the conn accepted last, waiting for its wsi; -1: none */
+    tries tries[TOKEN_SLOTS];
+    /* counters, and what the next summary says */
+    uint64_t accepted, over_total, refused_total, idle_closed, token_refused, token_failed;
+    uint64_t sum_over, sum_refused, sum_idle, sum_token;
+    int64_t last_summary_us;
+};
+
+cr_limits *cr_limits_new(const cr_limits_config *cfg)
+{
+    cr_limits *l = calloc(1, sizeof *l);
+    if (!l) {
+        return NULL;
+    }
+    l->cfg = *cfg;
+    if (l->cfg.connections <= 0) {
+        struct rlimit rl;
+        long fds = getrlimit(RLIMIT_NOFILE, &rl) == 0 && rl.rlim_cur != RLIM_INFINITY
+                       ? (long)rl.rlim_cur
+                       : 65536;
+        long cap = fds - FD_RESERVE - OVER_MARGIN;
+        l->cfg.connections = (int)(cap < 32 ? 32 : cap > 100000 ? 100000 : cap);
+    }
+    if (l->cfg.per_address <= 0) {
+        l->cfg.per_address = 256;
+    }
+    if (l->cfg.idle_s <= 0) {
+        l->cfg.idle_s = 30;
+    }
+    if (l->cfg.token_failures <= 0) {
+        l->cfg.token_failures = 10;
+    }
+    l->capconns = l->cfg.connections + OVER_MARGIN + 1;
+    l->conns = calloc((size_t)l->capconns, sizeof *l->conns);
+    if (!l->conns) {
+        free(l);
+        return NULL;
+    }
+    l->pending = -1;
+    return l;
+}
+
+void cr_limits_free(cr_limits *l)
+{
+    if (l) {
+        free(l->conns);
+        free(l);
+    }
+}
+
+/* The address as 16 bytes (IPv4 mapped into IPv6). */
+static void addr_key(const struct sockaddr *a, socklen_t len, unsigned char out[16])
+{
+    memset(out, 0, 16);
+    if (a->sa_family == AF_INET && len >= (socklen_t)sizeof(struct sockaddr_in)) {
+        out[10] = out[11] = 0xff;
+        memcpy(out + 12, &((const struct sockaddr_in *)a)->sin_addr, 4);
+    } else if (a->sa_family == AF_INET6 && len >= (socklen_t)sizeof(struct sockaddr_in6)) {
+        memcpy(out, &((const struct sockaddr_in6 *)a)->sin6_addr, 16);
+    }
+}
+
+static void addr_text(const unsigned char key[16], char *buf, size_t size)
+{
+    static const unsigned char mapped[12] = {0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0xff, 0xff};
+    if (memcmp(key, mapped, 12) == 0) {
+        inet_ntop(AF_INET, key + 12, buf, (socklen_t)size);
+    } else {
+        inet_ntop(AF_INET6, key, buf, (socklen_t)size);
+    }
+}
+
+static void drop(cr_limits *l, int i)
+{
+    l->conns[i] = l->conns[--l->nconns];
+    if (l->pending == l->nconns) {
+        l->pending = i;
+    }
+}
+
+cr_limit_verdict cr_limits_accept(cr_limits *l, const struct sockaddr *addr, socklen_t len)
+{
+    if (l->pending >= 0) { /* the last one never got its wsi */
+        drop(l, l->pending);
+        l->pending = -1;
+    }
+    unsigned char key[16];
+    addr_key(addr, len, key);
+    int same = 0, in = 0;
+    for (int i = 0; i < l->nconns; i++) {
+        if (!l->conns[i].over) {
+            in++;
+            same += memcmp(l->conns[i].addr, key, 16) == 0;
+        }
+    }
+    bool over = in >= l->cfg.connections || same >= l->cfg.per_address;
+    /* At most OVER_MARGIN are being answered: the rest are closed at once,
+     * and the table always has room for connections within the caps. */
+    if (over && l->nconns - in >= OVER_MARGIN) {
+        l->refused_total++;
+        l->sum_refused++;
+        return CR_LIMIT_REFUSE;
+    }
+    conn *c = &l->conns[l->nconns];
+    memset(c, 0, sizeof *c);
+    memcpy(c->addr, key, 16);
+    c->since_us = lws_now_usecs();
+    c->over = over;
+    l->pending = l->nconns++;
+    if (over) {
+        l->over_total++;
+        l->sum_over++;
+        return CR_LIMIT_OVER;
+    }
+    l->accepted++;
+    return CR_LIMIT_OK;
+}
+
+void cr_limits_created(cr_limits *l, struct lws *wsi)
+{
+    if (l->pending >= 0) {
+        l->conns[l->pending].wsi = wsi;
+        l->pending = -1;
+    }
+}
+
+static int find(const cr_limits *l, const struct lws *wsi)
+{
+    for (int i = 0; i < l->nconns; i++) {
+        if (l->conns[i].wsi == wsi) {
+            return i;
+        }
+    }
+    return -1;
+}
+
+void cr_limits_destroyed(cr_limits *l, struct lws *wsi)
+{
+    int i = find(l, wsi);
+    if (i >= 0) {
+        drop(l, i);
+    }
+}
+
+bool cr_limits_over(const cr_limits *l, struct lws *wsi)
+{
+    int i = find(l, wsi);
+    return i >= 0 && l->conns[i].over;
+}
+
+void cr_limits_sweep(cr_limits *l, int64_t now, bool (*active)(void *data, struct lws *wsi),
+                     void *data)
+{
+    int64_t idle_us = (int64_t)l->cfg.idle_s * 1000000;
+    for (int i = 0; i < l->nconns; i++) {
+        conn *c = &l->conns[i];
+        if (!c->wsi) {
+            continue;
+        }
+        bool kill = c->over ? now - c->since_us >= OVER_KILL_US
+                            : now - c->since_us >= idle_us && !active(data, c->wsi);
+        if (kill) {
+            if (!c->over) {
+                l->idle_closed++;
+                l->sum_idle++;
+            }
+            /* Closed at lws's next timeout check; destroyed then. */
+            lws_set_timeout(c->wsi, PENDING_TIMEOUT_USER_OK, LWS_TO_KILL_ASYNC);
+            c->since_us = INT64_MAX / 2; /* once */
+        }
+    }
+    if (now - l->last_summary_us >= SUMMARY_US) {
+        if (l->sum_over || l->sum_refused || l->sum_idle || l->sum_token) {
+            cr_log(CR_LOG_WARN,
+                   "connections in the last %d s: %" PRIu64 " over the caps (%d, %d per address), "
+                   "%" PRIu64 " closed at once, %" PRIu64 " idle closed, %" PRIu64
+                   " wrong tokens (%d open)",
+                   (int)((now - l->last_summary_us) / 1000000), l->sum_over, l->cfg.connections,
+                   l->cfg.per_address, l->sum_refused, l->sum_idle, l->sum_token, l->nconns);
+        }
+        l->sum_over = l->sum_refused = l->sum_idle = l->sum_token = 0;
+        l->last_summary_us = now;
+    }
+}
+
+/* The tries of wsi's address (a slot taken if needed), or NULL. */
+static tries *tries_of(cr_limits *l, struct lws *wsi, bool create)
+{
+    int i = find(l, wsi);
+    if (i < 0) {
+        return NULL;
+    }
+    const unsigned char *key = l->conns[i].addr;
+    int64_t now = lws_now_usecs();
+    tries *free_slot = NULL, *oldest = &l->tries[0];
+    for (int k = 0; k < TOKEN_SLOTS; k++) {
+        tries *t = &l->tries[k];
+        if (t->window_us && memcmp(t->addr, key, 16) == 0) {
+            if (now - t->window_us >= TOKEN_WINDOW_US) {
+                t->window_us = now;
+                t->count = 0;
+            }
+            return t;
+        }
+        if (!t->window_us || now - t->window_us >= TOKEN_WINDOW_US) {
+            free_slot = free_slot ? free_slot : t;
+        } else if (t->window_us < oldest->window_us) {
+            oldest = t;
+        }
+    }
+    if (!create) {
+        return NULL;
+    }
+    tries *t = free_slot ? free_slot : oldest;
+    memcpy(t->addr, key, 16);
+    t->window_us = now;
+    t->count = 0;
+    return t;
+}
+
+bool cr_limits_token_allowed(cr_limits *l, struct lws *wsi)
+{
+    tries *t = tries_of(l, wsi, false);
+    if (t && t->count >= l->cfg.token_failures) {
+        l->token_refused++;
+        l->sum_token++;
+        return false;
+    }
+    return true;
+}
+
+void cr_limits_token_failed(cr_limits *l, struct lws *wsi)
+{
+    tries *t = tries_of(l, wsi, true);
+    l->token_failed++;
+    l->sum_token++;
+    if (t && ++t->count == l->cfg.token_failures) {
+        char who[64];
+        addr_text(t->addr, who, sizeof who);
+        cr_log(CR_LOG_WARN, "%s: %d wrong tokens within a minute: refusing its tokens for the rest "
+               "of it", who, t->count);
+    }
+}
+
+void cr_limits_metrics(const cr_limits *l, FILE *f)
+{
+    fprintf(f,
+            "# HELP chessrelay_connections Open connections (HTTP, WebSocket, agents).\n"
+            "# TYPE chessrelay_connections gauge\nchessrelay_connections %d\n"
+            "# HELP chessrelay_connections_limit The global cap on connections.\n"
+            "# TYPE chessrelay_connections_limit gauge\nchessrelay_connections_limit %d\n"
+            "# HELP chessrelay_connections_refused_total Connections refused by a cap, by how.\n"
+            "# TYPE chessrelay_connections_refused_total counter\n"
+            "chessrelay_connections_refused_total{how=\"answered\"} %" PRIu64 "\n"
+            "chessrelay_connections_refused_total{how=\"closed\"} %" PRIu64 "\n"
+            "chessrelay_connections_refused_total{how=\"idle\"} %" PRIu64 "\n"
+            "# HELP chessrelay_token_failures_total Wrong tokens, and tokens not checked (throttled).\n"
+            "# TYPE chessrelay_token_failures_total counter\n"
+            "chessrelay_token_failures_total{what=\"wrong\"} %" PRIu64 "\n"
+            "chessrelay_token_failures_total{what=\"throttled\"} %" PRIu64 "\n",
+            l->nconns, l->cfg.connections, l->over_total, l->refused_total, l->idle_closed,
+            l->token_failed, l->token_refused);
+}

@@ -1,0 +1,62 @@
+/* chessrelay relay: limits on the server's sockets, in the server thread
+ * (docs/protocol.md, "Limits"): a global and a per-address cap on
+ * connections (HTTP, WebSocket and agents alike), an idle timeout for
+ * sockets that never say hello or subscribe, and a throttle on wrong tokens
+ * per address, logged in summary.
+ *
+ * The accounting follows lws: cr_limits_accept at
+ * LWS_CALLBACK_FILTER_NETWORK_CONNECTION (the peer's address; the new wsi
+ * does not exist yet), cr_limits_created at the LWS_CALLBACK_WSI_CREATE
+ * that follows it, cr_limits_destroyed at LWS_CALLBACK_WSI_DESTROY. A
+ * connection over a cap is accepted and marked: HTTP is answered 503 and a
+ * WebSocket closed with 1013 (try again later); beyond a small margin over
+ * the global cap it is closed at once. Connections are few thousand at
+ * most: plain arrays, scanned.
+ *
+ * Ownership: cr_limits_new returns a new object, cr_limits_free frees it.
+ * Every function is for the server thread only. */
+#ifndef CR_RELAY_LIMITS_H
+#define CR_RELAY_LIMITS_H
+
+#include <libwebsockets.h>
+#include <stdbool.h>
+#include <stdint.h>
+#include <stdio.h>
+
+typedef struct cr_limits_config {
+    int connections;    /* global cap; 0: the fd limit less a reserve */
+    int per_address;    /* cap per peer address; 0: 256 */
+    int idle_s;         /* a socket that never says hello/subscribes; 0: 30 s */
+    int token_failures; /* wrong tokens per address and minute before refusing; 0: 10 */
+} cr_limits_config;
+
+typedef struct cr_limits cr_limits;
+
+cr_limits *cr_limits_new(const cr_limits_config *cfg);
+void cr_limits_free(cr_limits *l); /* accepts NULL */
+
+typedef enum { CR_LIMIT_OK, CR_LIMIT_OVER, CR_LIMIT_REFUSE } cr_limit_verdict;
+
+/* A new connection from addr (len bytes). OVER: accept it, answer 503 or
+ * close 1013; REFUSE: close it now. */
+cr_limit_verdict cr_limits_accept(cr_limits *l, const struct sockaddr *addr, socklen_t len);
+/* The wsi of the connection cr_limits_accept just let in. */
+void cr_limits_created(cr_limits *l, struct lws *wsi);
+void cr_limits_destroyed(cr_limits *l, struct lws *wsi);
+/* Whether wsi's connection is over a cap (to be answered and closed). */
+bool cr_limits_over(const cr_limits *l, struct lws *wsi);
+
+/* Once a second or more often: closes connections over a cap that are
+ * still there after 2 s, and idle ones (active(wsi) false) older than
+ * idle_s; logs the summary of refusals every 10 s when there were any. */
+void cr_limits_sweep(cr_limits *l, int64_t now_us, bool (*active)(void *data, struct lws *wsi),
+                     void *data);
+
+/* Wrong tokens: whether wsi's address may try one more, and a failure. */
+bool cr_limits_token_allowed(cr_limits *l, struct lws *wsi);
+void cr_limits_token_failed(cr_limits *l, struct lws *wsi);
+
+/* chessrelay_connections_* metrics, Prometheus text. */
+void cr_limits_metrics(const cr_limits *l, FILE *f);
+
+#endif

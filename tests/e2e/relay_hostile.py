@@ -1,0 +1,552 @@
+"""Hostile input against the real relay (issue 16), through real sockets on
+127.0.0.1: python3 relay_hostile.py BINARY SCENARIO (see relay_hostile_*.sh).
+Every check here failed before the fix it names."""
+import json
+import os
+import shutil
+import sys
+import tempfile
+import time
+
+sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+from relay_ws import WS, Relay, WSClosed, check, sample_feed  # noqa: E402
+
+FEED = sample_feed("p03.feed")   # one board
+ARBITER = "arbiter-secret-1"
+AGENT = "agent-secret-1"
+
+
+def board_of(path):
+    with open(path) as f:
+        for line in f:
+            if line.strip() and not line.startswith("#"):
+                return line.split()[1]
+    raise RuntimeError("no board in " + path)
+
+
+def write_config(extra=None, feeds=True):
+    tmp = os.environ.get("TMPDIR", "/tmp")
+    fd, cfg = tempfile.mkstemp(prefix="cr_hostile_", suffix=".json", dir=tmp)
+    doc = {"event": "Hostile",
+           "tokens": [{"name": "chief", "role": "arbiter", "token": ARBITER},
+                      {"name": "venue", "role": "agent", "token": AGENT}]}
+    if feeds:
+        doc["feeds"] = [FEED]
+        doc["boards"] = [{"board": board_of(FEED), "white": "A", "black": "B"}]
+    doc.update(extra or {})
+    with os.fdopen(fd, "w") as f:
+        json.dump(doc, f)
+    return cfg
+
+
+def wait_for(what, fn, limit=15.0):
+    deadline = time.time() + limit
+    while True:
+        v = fn()
+        if v:
+            return v
+        check(time.time() < deadline, "timed out waiting for " + what)
+        time.sleep(0.1)
+
+
+def first_game(r):
+    def get():
+        st, _, body = r.http("/games.json", {"Authorization": "Bearer " + ARBITER})
+        games = json.loads(body) if st == 200 else []
+        return games[0]["id"] if games else None
+    return wait_for("a game", get)
+
+
+def expect_error(ws, where=None, contains=None):
+    m = ws.recv()
+    check(m["type"] == "error", "expected an error, got %s" % m)
+    if where:
+        check(m.get("where") == where, "error where %s, got %s" % (where, m))
+    if contains:
+        check(contains in m["error"], "error '%s' lacks '%s'" % (m["error"], contains))
+    return m
+
+
+def tags(binary):
+    """Findings 6 and 7: a tag name cannot inject PGN; commands come back
+    from the journal exactly; a corrupted command line is reported."""
+    cfg = write_config()
+    state = tempfile.mkdtemp(prefix="cr_hostile_tags_")
+    try:
+        r = Relay(binary, ["serve", "--config", cfg, "--state", state, "--speed", "1000"])
+        gid = first_game(r)
+        arb = r.ws({"Authorization": "Bearer " + ARBITER})
+        arb.send({"op": "tag", "game": gid, "name": "X\"]\n[Result", "value": "0-1"})
+        expect_error(arb, "tag")
+        for bad in ("", "a b", "a\tb", "x" * 40):
+            arb.send({"op": "tag", "game": gid, "name": bad, "value": "v"})
+            expect_error(arb, "tag")
+        # game ids are range-checked, never cast (4294967297 is not game 1)
+        arb2 = r.ws({"Authorization": "Bearer " + ARBITER})
+        arb2.send({"op": "result", "game": 4294967296 + gid, "result": "0-1"})
+        expect_error(arb2, "game")
+        want = {"a": "hello", "WhiteFideIdentifier": "over fifteen", "Annotator": "tab\there \"q\" \\ end"}
+        arb3 = r.ws({"Authorization": "Bearer " + ARBITER})
+        for k, v in want.items():
+            arb3.send({"op": "tag", "game": gid, "name": k, "value": v})
+        pgn = wait_for("the tags", lambda: (lambda b: b if '[Annotator ' in b else None)(
+            r.http("/game/%d.pgn" % gid, {"Authorization": "Bearer " + ARBITER})[2]))
+        check(pgn.count("[Result ") == 1, "a second Result tag:\n" + pgn)
+        check('[Annotator "tab here \\"q\\" \\\\ end"]' in pgn, "value not escaped:\n" + pgn)
+        r.stop()
+        # restart: the same tags, byte for byte
+        r = Relay(binary, ["serve", "--config", cfg, "--state", state, "--speed", "1000"])
+        ws = r.ws({"Authorization": "Bearer " + ARBITER})
+        ws.send({"op": "subscribe", "game": gid})
+        snap = ws.recv()
+        check(snap["type"] == "snapshot", "snapshot: %s" % snap)
+        got = snap["game"]["tags"] if "game" in snap else snap["tags"]
+        for k, v in want.items():
+            check(got.get(k) == v, "after restart %s=%r, want %r" % (k, got.get(k), v))
+        check(got.get("Result", "*") != "0-1", "injected result")
+        r.stop()
+        # a corrupted command line is reported, not dropped silently
+        # (a command line of the journal turned into a bad one: its seal no
+        # longer matches either)
+        journals = sorted(x for x in os.listdir(state) if x.startswith("journal-"))
+        jpath = os.path.join(state, journals[0])
+        lines = open(jpath).read().split("\n")
+        k = next(n for n, l in enumerate(lines) if l.startswith("# cmd "))
+        lines[k] = "# cmd result %d 1-1" % gid
+        open(jpath, "w").write("\n".join(lines))
+        r = Relay(binary, ["serve", "--config", cfg, "--state", state, "--speed", "1000"])
+        log = open(r.log.name).read()
+        check("bad result" in log and "%s:%d" % (journals[0], k + 1) in log and "NOT SOUND" in log,
+              "corrupted command line not reported:\n" + log[-2000:])
+        metrics = r.http("/metrics")[2]
+        check("chessrelay_journal_bad_lines_total 2" in metrics, "bad line not counted (seal and command)")
+        r.stop()
+        print("ok: tag names checked, values escaped, commands round-trip, bad lines reported")
+    finally:
+        os.unlink(cfg)
+        shutil.rmtree(state, ignore_errors=True)
+
+
+def roles(binary):
+    """Finding 5 and the header limits: every cell of docs/protocol.md's
+    roles table for viewer, agent and arbiter tokens."""
+    # A long delay: the public lane shows no move for the whole test.
+    cfg = write_config({"delay_minutes": 30})
+    state = tempfile.mkdtemp(prefix="cr_hostile_roles_")
+    try:
+        r = Relay(binary, ["serve", "--config", cfg, "--state", state, "--speed", "1000"])
+        gid = first_game(r)
+        wait_for("moves on the live lane", lambda: "1." in r.http(
+            "/live.pgn", {"Authorization": "Bearer " + ARBITER})[2])
+        bearer = {"viewer": {}, "agent": {"Authorization": "Bearer " + AGENT},
+                  "arbiter": {"Authorization": "Bearer " + ARBITER}}
+        undelayed = {"viewer": False, "agent": False, "arbiter": True}
+        for who, hdr in bearer.items():
+            # HTTP: the undelayed lane only for an arbiter
+            for path in ("/live.pgn", "/game/%d.pgn" % gid):
+                st, _, body = r.http(path, hdr)
+                # the delayed lane may not have the game yet
+                check(st == 200 or (st == 404 and not undelayed[who]), "%s %s: %d" % (who, path, st))
+                check(("1." in body) == undelayed[who], "%s %s: undelayed=%s" % (who, path, "1." in body))
+            st, _, body = r.http("/games.json", hdr)
+            plies = sum(g["plies"] for g in json.loads(body))
+            check((plies > 0) == undelayed[who], "%s /games.json plies %d" % (who, plies))
+            st, _, _ = r.http("/arbiter/incidents.json", hdr)
+            check((st == 200) == undelayed[who], "%s /arbiter/: %d" % (who, st))
+            for path in ("/healthz", "/metrics"):
+                check(r.http(path, hdr)[0] == 200, "%s %s" % (who, path))
+            # /ws, token in the upgrade and in hello
+            for how in ("upgrade", "hello"):
+                ws = r.ws(hdr if how == "upgrade" else {})
+                if how == "hello" and who != "viewer":
+                    ws.send({"op": "hello", "token": hdr["Authorization"][7:]})
+                    w = ws.recv()
+                    check(w["type"] == "welcome" and w["trusted"] == undelayed[who], "%s hello: %s" % (who, w))
+                ws.send({"op": "list"})
+                games = ws.recv()["games"]
+                plies = sum(g["plies"] for g in games)
+                check((plies > 0) == undelayed[who], "%s ws %s list: %s" % (who, how, games))
+                for op in ({"op": "result", "game": gid, "result": "*"},
+                           {"op": "tag", "game": gid, "name": "Annotator", "value": who},
+                           {"op": "arbiter"},
+                           {"op": "arbiter-action", "game": gid, "action": "confirm-flag"}):
+                    ws.send(op)
+                    ws.send({"op": "ping"})
+                    got = []
+                    while not got or got[-1]["type"] != "pong":
+                        got.append(ws.recv())
+                    refused = any(m["type"] == "error" and "not allowed" in m["error"] for m in got)
+                    check(refused != undelayed[who], "%s %s: %s" % (who, op["op"], got))
+                ws.close()
+        # Header limits: never silently public
+        st, _, _ = r.http("/live.pgn", {"Authorization": "Bearer " + ARBITER + "x" * 600})
+        check(st == 431, "long Authorization: %d" % st)
+        st, _, _ = r.http("/live.pgn", {"Authorization": "Basic " + ARBITER})
+        check(st == 401, "Basic scheme: %d" % st)
+        try:
+            r.ws({"Authorization": "Bearer " + "x" * 600})
+            check(False, "WebSocket upgrade with a long Authorization accepted")
+        except WSClosed:
+            pass
+        r.stop()
+        print("ok: roles table (viewer, agent, arbiter) on HTTP and /ws; header limits")
+    finally:
+        os.unlink(cfg)
+        shutil.rmtree(state, ignore_errors=True)
+
+
+VENUE_A = "venue-a-secret"
+VENUE_B = "venue-b-secret"
+E4 = "rnbqkbnr/pppppppp/8/8/4P3/8/PPPP1PPP/RNBQKBNR"
+START = "rnbqkbnr/pppppppp/8/8/8/8/PPPPPPPP/RNBQKBNR"
+
+
+def agent(r, name, token, last=0):
+    """An agent link: hello sent; returns (ws, first answer)."""
+    ws = WS(r.port, {"Sec-WebSocket-Protocol": "chessrelay-agent"}, path="/agent")
+    now = int(time.time() * 1000)
+    ws.send({"op": "agent-hello", "agent": name, "token": token, "clock": now, "last": last})
+    return ws, ws.recv()
+
+
+def send_ev(ws, n, lines):
+    now = int(time.time() * 1000)
+    ws.send({"op": "ev", "n": n, "clock": now, "lines": ["%d %s" % (now, x) for x in lines]})
+
+
+def wait_ack(ws, n):
+    while True:
+        m = ws.recv()
+        check(m["type"] != "error", "agent error: %s" % m)
+        if m["type"] == "ack" and m["n"] >= n:
+            return m
+
+
+def agent_status(r, name):
+    for a in json.loads(r.http("/agents.json")[2])["agents"]:
+        if a["agent"] == name:
+            return a
+    return None
+
+
+def agents(binary):
+    """Findings 2 and 3: an agent's token names its ids and boards; event
+    numbers are bounded; a board belongs to its first source."""
+    local = board_of(FEED)
+    cfg = write_config({"tokens": [
+        {"name": "chief", "role": "arbiter", "token": ARBITER},
+        {"name": "venue A", "role": "agent", "token": VENUE_A, "agents": ["venue-a"]},
+        {"name": "venue B", "role": "agent", "token": VENUE_B, "agents": ["venue-b"],
+         "boards": ["B1", "B2", "B3"]}]})
+    state = tempfile.mkdtemp(prefix="cr_hostile_agents_")
+    try:
+        r = Relay(binary, ["serve", "--config", cfg, "--state", state, "--speed", "1000"])
+        wait_for("the local board's moves", lambda: any(
+            g["plies"] > 4 for g in json.loads(r.http("/games.json", {"Authorization": "Bearer " + ARBITER})[2])))
+        # another venue's id with my token: refused
+        ws, m = agent(r, "venue-a", VENUE_B)
+        check(m["type"] == "error" and m["where"] == "token", "venue-a with B's token: %s" % m)
+        # numbers near INT64_MAX: refused, nothing recorded
+        ws, m = agent(r, "venue-b", VENUE_B)
+        check(m["type"] == "welcome" and m["acked"] == 0, "venue-b welcome: %s" % m)
+        send_ev(ws, 9223372036854775806, ["B2 connect"])
+        m = ws.recv()
+        check(m["type"] == "error" and "2^40" in m["error"], "huge n: %s" % m)
+        ws.close()
+        ws, m = agent(r, "venue-b", VENUE_B, last=9223372036854775806)
+        check(m["type"] == "error", "huge last: %s" % m)
+        ws.close()
+        # venue A feeds B1 first; B may not; A may not feed the relay's own board
+        wa, m = agent(r, "venue-a", VENUE_A)
+        check(m["type"] == "welcome", "venue-a: %s" % m)
+        send_ev(wa, 1, ["B1 connect", "B1 pos " + START, "B1 pos " + E4])
+        wait_ack(wa, 3)
+        send_ev(wa, 4, ["%s pos %s" % (local, START)])
+        wait_ack(wa, 4)
+        wb, m = agent(r, "venue-b", VENUE_B)
+        check(m["type"] == "welcome" and m["acked"] == 0, "venue-b after the attack: %s" % m)
+        send_ev(wb, 1, ["B1 pos " + START, "B3 connect", "B9 connect", "B2 connect"])
+        wait_ack(wb, 4)
+        a, b = agent_status(r, "venue-a"), agent_status(r, "venue-b")
+        check(a["refused"] == 1 and a["acked"] == 4, "venue-a: %s" % a)
+        check(b["refused"] == 2 and b["acked"] == 4, "venue-b: %s" % b)
+        check(sorted(x["board"] for x in b["boards"]) == ["B2", "B3"], "venue-b boards: %s" % b["boards"])
+        games = json.loads(r.http("/games.json", {"Authorization": "Bearer " + ARBITER})[2])
+        mine = [g for g in games if g["board"] == local]
+        check(mine and mine[-1]["plies"] > 4, "the relay's own board reset by an agent: %s" % mine)
+        log = open(r.log.name).read()
+        print(log[-3000:]) if os.environ.get("CR_DEBUG") else None
+        check("another agent fed it first" in log and "does not list that board" in log
+              and "the relay's own source feeds it" in log, "refusals not logged")
+        wa.close()
+        wb.close()
+        r.stop()
+        # after a restart: the numbers are sane and the owners the same
+        r = Relay(binary, ["serve", "--config", cfg, "--state", state, "--speed", "1000"])
+        wb, m = agent(r, "venue-b", VENUE_B, last=4)
+        check(m["type"] == "welcome" and m["acked"] == 4, "venue-b after restart: %s" % m)
+        send_ev(wb, 5, ["B1 pos " + E4])
+        wait_ack(wb, 5)
+        check(agent_status(r, "venue-b")["refused"] == 1, "owner lost over the restart")
+        wb.close()
+        r.stop()
+        print("ok: agent ids per token, boards per token, first source owns a board, bounded numbers")
+    finally:
+        os.unlink(cfg)
+        shutil.rmtree(state, ignore_errors=True)
+
+
+def disk(binary):
+    """Finding 1: with the state folder on a full disk nothing is acked, the
+    relay says so (/healthz 503, metric), holds the events, and writes them
+    whole once there is room; a restart has every acked event. Needs root
+    (a small tmpfs), as in CI."""
+    import subprocess
+    check(os.geteuid() == 0, "this test mounts a tmpfs: run it as root (CI does)")
+    base = tempfile.mkdtemp(prefix="cr_hostile_disk_")
+    state = os.path.join(base, "state")
+    os.mkdir(state)
+    subprocess.run(["mount", "-t", "tmpfs", "-o", "size=512k", "tmpfs", state], check=True)
+    r = None
+    cfg = None
+    try:
+        cfg = write_config(feeds=False)
+        r = Relay(binary, ["serve", "--config", cfg, "--state", state])
+        arb = r.ws({"Authorization": "Bearer " + ARBITER})
+        arb.send({"op": "arbiter"})
+        wa, m = agent(r, "venue-a", AGENT)
+        check(m["type"] == "welcome", "welcome: %s" % m)
+        send_ev(wa, 1, ["B1 connect", "B1 pos " + START])
+        wait_ack(wa, 2)
+        # fill the disk
+        filler = os.path.join(state, "filler")
+        fd = os.open(filler, os.O_WRONLY | os.O_CREAT)
+        try:
+            while os.write(fd, b"x" * 4096) > 0:
+                pass
+        except OSError:
+            pass
+        os.close(fd)
+        n = 3
+        for k in range(40):  # 40 batches of 25 events: far more than any room left
+            send_ev(wa, n, ["B1 pos " + (E4 if (n + i) % 2 else START) for i in range(25)])
+            n += 25
+        last = n - 1
+        deadline = time.time() + 2.0
+        while time.time() < deadline:
+            try:
+                m = wa.recv(timeout=max(0.05, deadline - time.time()))
+            except TimeoutError:
+                break
+            check(m["type"] != "ack" or m["n"] <= 2, "acked %s with the disk full" % m)
+        st, _, body = r.http("/healthz")
+        check(st == 503 and "No space left" in body, "/healthz with the disk full: %d %s" % (st, body))
+        metrics = r.http("/metrics")[2]
+        check("chessrelay_journal_ok 0" in metrics, "chessrelay_journal_ok not 0")
+        a = agent_status(r, "venue-a")
+        check(a["acked"] <= 2, "/agents.json acked %s" % a)
+        def alert(kind):
+            while True:
+                m = arb.recv(timeout=5)
+                if m.get("type") == "relay-alert":
+                    check(m["alert"] == kind, "alert %s, want %s" % (m, kind))
+                    return m
+        check("No space left" in alert("journal-write")["text"], "the alert says why")
+        os.unlink(filler)  # room again: everything written, then acked
+        wait_ack(wa, last)
+        wait_for("/healthz ok", lambda: r.http("/healthz")[0] == 200, 5)
+        alert("ok")
+        arb.close()
+        log = open(r.log.name).read()
+        check(log.count("cannot write") == 1, "the failure is logged once, not per write:\n" + log[-1500:])
+        wa.close()
+        r.stop()
+        r = None
+        for name in sorted(os.listdir(state)):
+            if name.startswith("journal-"):
+                with open(os.path.join(state, name), "rb") as f:
+                    data = f.read()
+                check(data.endswith(b"\n"), "%s: torn last line" % name)
+                for line in data.decode().splitlines():
+                    check(line.startswith("#") or len(line.split(" ")) >= 3, "%s: torn line %r" % (name, line))
+        r = Relay(binary, ["serve", "--config", cfg, "--state", state])
+        wa, m = agent(r, "venue-a", AGENT, last=last)
+        check(m["type"] == "welcome" and m["acked"] == last, "after restart: %s (want %d)" % (m, last))
+        wa.close()
+        r.stop()
+        r = None
+        print("ok: full disk: no ack, 503, held and written whole later, restart has all %d events" % last)
+    finally:
+        if r:
+            r.stop()
+        subprocess.run(["umount", state])
+        shutil.rmtree(base, ignore_errors=True)
+        if cfg:
+            os.unlink(cfg)
+
+
+def open_idle_ws(port, n, source="127.0.0.2"):
+    """n WebSocket handshakes from `source` that then say nothing."""
+    import base64
+    import socket
+    socks = []
+    for _ in range(n):
+        c = socket.socket()
+        c.bind((source, 0))
+        c.setblocking(False)
+        try:
+            c.connect(("127.0.0.1", port))
+        except BlockingIOError:
+            pass
+        socks.append(c)
+    time.sleep(0.5)
+    for c in socks:
+        key = base64.b64encode(os.urandom(16)).decode()
+        try:
+            c.send(("GET /ws HTTP/1.1\r\nHost: x\r\nUpgrade: websocket\r\nConnection: Upgrade\r\n"
+                    "Sec-WebSocket-Key: %s\r\nSec-WebSocket-Version: 13\r\n\r\n" % key).encode())
+        except OSError:
+            pass
+    return socks
+
+
+def cpu_seconds(pid):
+    with open("/proc/%d/stat" % pid) as f:
+        fields = f.read().rsplit(")", 1)[1].split()
+    return (int(fields[11]) + int(fields[12])) / os.sysconf("SC_CLK_TCK")
+
+
+def flood(binary):
+    """Findings 4 and 8: under ulimit -n 1024, 1100 idle WebSockets from one
+    address: a new viewer is served within 3 s, the CPU stays idle, the log
+    stays quiet; the idle ones are closed; wrong tokens are throttled;
+    --listen on an address not of this host is an error."""
+    import resource
+    soft, hard = resource.getrlimit(resource.RLIMIT_NOFILE)
+    resource.setrlimit(resource.RLIMIT_NOFILE, (max(soft, min(hard, 8192)), hard))
+    cfg = write_config({"limits": {"idle_s": 3}})
+    state = tempfile.mkdtemp(prefix="cr_hostile_flood_")
+    socks = []
+    try:
+        r = Relay("/bin/sh", ["-c", 'ulimit -n 1024 && exec "$0" "$@"', binary, "serve", "--config", cfg,
+                              "--state", state, "--speed", "1000"])
+        log_before = len(open(r.log.name).read().splitlines())
+        socks = open_idle_ws(r.port, 1100)
+        time.sleep(1.0)
+        cpu0, t0 = cpu_seconds(r.proc.pid), time.time()
+        start = time.time()
+        ws = r.ws()
+        ws.send({"op": "list"})
+        m = ws.recv(timeout=3)
+        took = time.time() - start
+        check(m["type"] == "games" and took < 3, "new viewer: %s after %.2f s" % (m["type"], took))
+        time.sleep(2.0)
+        cpu = (cpu_seconds(r.proc.pid) - cpu0) / (time.time() - t0)
+        check(cpu < 0.3, "relay CPU under the flood: %.0f %%" % (cpu * 100))
+        metrics = r.http("/metrics")[2]
+        check('chessrelay_connections_refused_total{how="answered"}' in metrics, "no connection metrics")
+        def metric(text, name):
+            return int(text.split(name + " ")[1].split()[0])
+        answered = metric(metrics, 'chessrelay_connections_refused_total{how="answered"}')
+        closed = metric(metrics, 'chessrelay_connections_refused_total{how="closed"}')
+        check(answered + closed >= 1100 - 256, "over the per-address cap: %d answered, %d closed"
+              % (answered, closed))
+        # the idle ones are closed after idle_s (3 s); the viewer that spoke stays
+        time.sleep(3.0)
+        open_now = int(r.http("/metrics")[2].split("\nchessrelay_connections ")[1].split()[0])
+        check(open_now < 20, "idle sockets still open: %d" % open_now)
+        ws.send({"op": "ping"})
+        check(ws.recv()["type"] == "pong", "the viewer that spoke was closed")
+        log = open(r.log.name).read().splitlines()[log_before:]
+        flood_lines = len(log)
+        check(len(log) < 30, "the log under the flood: %d lines:\n%s" % (len(log), "\n".join(log[:40])))
+        # wrong tokens: throttled per address, logged in summary
+        codes = [r.http("/live.pgn", {"Authorization": "Bearer wrong-token-%03d" % k})[0] for k in range(30)]
+        check(codes[:10] == [401] * 10 and set(codes[10:]) == {429}, "token throttle: %s" % codes)
+        st, _, _ = r.http("/live.pgn", {"Authorization": "Bearer " + ARBITER})
+        check(st == 429, "a right token from a throttled address is not checked: %d" % st)
+        log = open(r.log.name).read()
+        check(log.count("wrong token") <= 2, "a log line per wrong token")
+        r.stop()
+        for c in socks:
+            c.close()
+        socks = []
+        # --listen on an address not of this host
+        import subprocess
+        p = subprocess.run([binary, "serve", "--config", cfg, "--state", state, "--listen", "192.0.2.1:0"],
+                           capture_output=True, text=True, timeout=20)
+        check(p.returncode != 0 and "cannot listen on 192.0.2.1" in p.stderr,
+              "--listen 192.0.2.1: status %d, %s" % (p.returncode, p.stderr[-300:]))
+        check("listening on" not in p.stderr, "says listening:\n" + p.stderr[-300:])
+        print("ok: flood of 1100 idle sockets: viewer in %.2f s, CPU %.0f %%, %d log lines; idle closed;"
+              " tokens throttled; bad --listen refused" % (took, cpu * 100, flood_lines))
+    finally:
+        for c in socks:
+            c.close()
+        os.unlink(cfg)
+        shutil.rmtree(state, ignore_errors=True)
+
+
+def journal(binary):
+    """The tamper-evident journal: `journal verify` passes a sound folder and
+    names the first bad file and line after a single changed byte; a restart
+    says so loudly (log, metric); `replay` still reads a sealed journal."""
+    import subprocess
+    cfg = write_config()
+    state = tempfile.mkdtemp(prefix="cr_hostile_journal_")
+    try:
+        r = Relay(binary, ["serve", "--config", cfg, "--state", state, "--speed", "1000"])
+        gid = first_game(r)
+        arb = r.ws({"Authorization": "Bearer " + ARBITER})
+        arb.send({"op": "tag", "game": gid, "name": "Annotator", "value": "chief"})
+        wait_for("moves", lambda: "1." in r.http("/live.pgn", {"Authorization": "Bearer " + ARBITER})[2])
+        time.sleep(0.5)
+        r.stop()
+        p = subprocess.run([binary, "journal", "verify", state], capture_output=True, text=True, timeout=60)
+        check(p.returncode == 0 and p.stdout.startswith("sound"), "verify a sound folder: %d %s %s"
+              % (p.returncode, p.stdout, p.stderr))
+        # the arbiter's evidence: the game's raw events, clock readings, corrections with who and when
+        ex = subprocess.run([binary, "journal", "export", state, "--game", str(gid)], capture_output=True,
+                            text=True, timeout=60)
+        out = ex.stdout
+        check(ex.returncode == 0, "export: %d %s" % (ex.returncode, ex.stderr))
+        check("# game %d board %s" % (gid, board_of(FEED)) in out and " pos " in out and " clock " in out,
+              "export lacks the board's events:\n" + out[:1500])
+        check('"cmd":"tag"' in out and '"who":"chief"' in out and '"at":' in out,
+              "export lacks the correction with who and when:\n" + out[-1500:])
+        check(all(":" in l.split(" ")[0] for l in out.splitlines()), "export lines without file:line")
+        ex = subprocess.run([binary, "journal", "export", state, "--game", "4294967297"], capture_output=True,
+                            text=True, timeout=60)
+        check(ex.returncode == 2 and "game number" in ex.stderr, "export of an id out of range: %s" % ex.stderr)
+        name = sorted(x for x in os.listdir(state) if x.startswith("journal-"))[0]
+        path = os.path.join(state, name)
+        rep = subprocess.run([binary, "replay", path], capture_output=True, text=True, timeout=60)
+        check(rep.returncode == 0 and "1." in rep.stdout, "replay of a sealed journal: %d %s"
+              % (rep.returncode, rep.stderr[-300:]))
+        data = bytearray(open(path, "rb").read())
+        lines = data.split(b"\n")
+        k = next(n for n, l in enumerate(lines) if b" pos " in l and n > 5)
+        at = sum(len(l) + 1 for l in lines[:k]) + len(lines[k]) - 1  # last byte of line k+1
+        data[at] = ord("b") if data[at] != ord("b") else ord("n")
+        open(path, "wb").write(bytes(data))
+        p = subprocess.run([binary, "journal", "verify", state], capture_output=True, text=True, timeout=60)
+        want = "%s:%d:" % (name, k + 1)
+        check(p.returncode == 1 and want in p.stdout, "verify after one changed byte (want %s): %d %s"
+              % (want, p.returncode, p.stdout))
+        r = Relay(binary, ["serve", "--config", cfg, "--state", state, "--speed", "1000"])
+        log = open(r.log.name).read()
+        check("NOT SOUND" in log and want in log, "restart did not report the changed byte:\n" + log[-1500:])
+        check("chessrelay_journal_bad_lines_total 1" in r.http("/metrics")[2], "no metric")
+        r.stop()
+        p = subprocess.run([binary, "journal", "verify", "/nonexistent-dir"], capture_output=True, text=True)
+        check(p.returncode == 1 and "not a folder" in p.stderr, "verify of a missing folder: %s" % p.stderr)
+        print("ok: journal verify (sound, one changed byte at %s), restart reports it, replay reads seals" % want)
+    finally:
+        os.unlink(cfg)
+        shutil.rmtree(state, ignore_errors=True)
+
+
+SCENARIOS = {"tags": tags, "roles": roles, "agents": agents, "disk": disk, "flood": flood, "journal": journal}
+
+if __name__ == "__main__":
+    SCENARIOS[sys.argv[2]](sys.argv[1])
