@@ -65,14 +65,16 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
             cr_srv_viewer_message(s, &p, text + at, len);
         }
         at += len + 1;
-    }
-    cr_command_msg *c;
-    while ((c = cr_queue_pop(s->cmds)) != NULL) {
-        bool ok = p.arbiter && c->game >= 1 &&
-                  (c->kind != CR_COMMAND_TAG || cr_pgn_tag_name_ok(c->name));
-        free(c);
-        if (!ok) {
-            abort();
+        /* Checked after each message: a later hello may take the role away
+         * again, which does not undo what an arbiter did before. */
+        cr_command_msg *c;
+        while ((c = cr_queue_pop(s->cmds)) != NULL) {
+            bool ok = p.arbiter && c->game >= 1 &&
+                      (c->kind != CR_COMMAND_TAG || cr_pgn_tag_name_ok(c->name));
+            free(c);
+            if (!ok) {
+                abort();
+            }
         }
     }
     cr_srv_slot_remove(s, &p);
