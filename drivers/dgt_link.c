@@ -388,8 +388,11 @@ static void on_tick(evutil_socket_t fd, short what, void *arg)
     }
     int64_t silent = now - l->last_rx;
     if (l->probing) {
-        if (now - l->probe_sent >= l->cfg.probe_ms && silent >= l->cfg.probe_ms) {
-            start_probe(l); /* ask again */
+        /* Ask again, even while the board chatters: a board that missed the
+         * probe (its line was dead) goes on sending field updates in its old
+         * mode, which are no answer. */
+        if (now - l->probe_sent >= l->cfg.probe_ms) {
+            start_probe(l);
         }
     } else if (cr_dgt_board_pending(l->board) > 0 && silent >= l->cfg.partial_ms && !l->partial_asked) {
         /* A message cut short and nothing after it: its end will not come. */
@@ -410,6 +413,14 @@ static void on_tick(evutil_socket_t fd, short what, void *arg)
         return;
     }
     if (silent >= l->cfg.silent_ms && l->state == CR_LINK_ACTIVE) {
+        /* Silence is a disconnect: what the board sees meanwhile is missed
+         * as surely as after an unplug, and the host must know the next dump
+         * may be several moves ahead. CONNECT follows when it answers. */
+        if (l->connected_emitted) {
+            emit_simple(l, CR_FEED_DISCONNECT);
+            l->connected_emitted = false;
+            l->health.disconnects++;
+        }
         set_state(l, CR_LINK_NOT_RESPONDING);
         start_probe(l); /* re-initialise: the board may have lost power and its mode */
         return;
