@@ -133,6 +133,18 @@ CR_EXTERN void cr_infer_tick(cr_infer *inf, int64_t now);
 /* End of input: everything pending is settled now. */
 CR_EXTERN void cr_infer_finish(cr_infer *inf, int64_t now);
 
+/* The arbiter accepts the board as it stands (one action, for a board the
+ * engine cannot follow: ATTENTION with the squares in question). The game
+ * continues from the board's position with side_to_move (CR_WHITE,
+ * CR_BLACK, or -1: the side the clock runs for, else the side to move in
+ * the game); castling rights stay where king and rook are untouched. The
+ * stretch in between is one ply flagged CR_PLY_ILLEGAL | CR_PLY_MISSING (no
+ * move is invented; SAN "--"), emitted as a MOVE, then RESYNCED. Returns 0
+ * (also when the board already fits the game: nothing changes), or
+ * CR_EINVAL when there is no game or the board is no position (a king
+ * missing or doubled, kings side by side, a pawn on its last rank). */
+CR_EXTERN int cr_infer_accept_board(cr_infer *inf, int side_to_move, int64_t t);
+
 /* The current game (borrowed), or NULL before the first game started.
  * Games that ended stay readable through the callback only: the caller
  * keeps a clone (cr_game_clone) when a game ends or a new one starts. */
