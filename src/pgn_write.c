@@ -132,6 +132,23 @@ static void ply_commands(cr_sb *t, const cr_ply *p, bool draw, bool relay)
 #undef SEP_
 }
 
+/* The words that say how sure a ply is, and the ply's comment after them:
+ * "reconstructed", "reconstructed, ambiguous: also Nf3 Nc6 Nc3 Nf6". The
+ * reader takes them back as flags. Nothing without a mark (or with bare). */
+static void ply_text(cr_sb *t, const cr_ply *p, const char *comment, bool bare, bool in_command)
+{
+    bool mark = !bare && (p->flags & CR_PLY_RECONSTRUCTED);
+    if (mark) {
+        cr_sb_str(t, (p->flags & CR_PLY_AMBIGUOUS) ? "reconstructed, ambiguous" : "reconstructed");
+    }
+    if (comment) {
+        if (mark) {
+            cr_sb_str(t, ": ");
+        }
+        clean_text(t, comment, in_command);
+    }
+}
+
 static const char *const str_tags[7] = {"Event", "Site", "Date", "Round", "White", "Black", "Result"};
 
 void cr_pgn_put_tag(cr_sb *b, const char *name, const char *value)
@@ -190,11 +207,15 @@ static void write_continuation(const cr_game *g, int k, const cr_pgn_options *o,
         if (p->flags & CR_PLY_ILLEGAL) {
             char fen[CR_FEN_MAX];
             cr_position_to_fen(&p->after, fen, sizeof fen);
-            cr_sb_str(b, "[%illegal ");
-            for (const char *s = p->san[0] ? p->san : "?"; *s; s++) {
-                cr_sb_add(b, (*s == ' ' || *s == ']' || *s == '}') ? "_" : s, 1);
+            if (p->flags & CR_PLY_MISSING) {
+                cr_sb_fmt(b, "[%%missing %s]", fen); /* the moves are not known */
+            } else {
+                cr_sb_str(b, "[%illegal ");
+                for (const char *s = p->san[0] ? p->san : "?"; *s; s++) {
+                    cr_sb_add(b, (*s == ' ' || *s == ']' || *s == '}') ? "_" : s, 1);
+                }
+                cr_sb_fmt(b, " %s]", fen);
             }
-            cr_sb_fmt(b, " %s]", fen);
             need_number = true;
         } else {
             const cr_position *before = cr_game_position_at(g, i);
@@ -210,9 +231,10 @@ static void write_continuation(const cr_game *g, int k, const cr_pgn_options *o,
         }
         ply_commands(b, p, true, o->flags & CR_PGN_RELAY_DATA);
         const char *cm = cr_game_comment(g, i);
-        if (cm) {
+        bool bare = o->flags & CR_PGN_BARE;
+        if (cm || (!bare && (p->flags & CR_PLY_RECONSTRUCTED))) {
             cr_sb_str(b, " [%comment ");
-            clean_text(b, cm, true);
+            ply_text(b, p, cm, bare, true);
             cr_sb_str(b, "]");
             need_number = true;
         }
@@ -311,11 +333,12 @@ static int write_all(const cr_game *g, const cr_pgn_options *opt, cr_sb *b)
         cr_sb t = {0};
         ply_commands(&t, p, !fide_draw, o.flags & CR_PGN_RELAY_DATA);
         const char *cm = cr_game_comment(g, i);
-        if (cm) {
+        bool bare = o.flags & CR_PGN_BARE;
+        if (cm || (!bare && (p->flags & CR_PLY_RECONSTRUCTED))) {
             if (t.len) {
                 cr_sb_add(&t, " ", 1);
             }
-            clean_text(&t, cm, false);
+            ply_text(&t, p, cm, bare, false);
         }
         if (t.len) {
             cr_sb u = {0};

@@ -209,7 +209,11 @@ static void assert_same_game(const cr_game *a, const cr_game *b, bool relay)
         const cr_ply *p = cr_game_ply(a, i), *q = cr_game_ply(b, i);
         assert_int_equal(p->move, q->move);
         assert_string_equal(p->san, q->san);
-        uint32_t mask = CR_PLY_DRAW_OFFER | CR_PLY_ILLEGAL;
+        /* the words of uncertainty come back in any case */
+        uint32_t mask = CR_PLY_DRAW_OFFER | CR_PLY_ILLEGAL | CR_PLY_MISSING | CR_PLY_RECONSTRUCTED;
+        if (p->flags & CR_PLY_RECONSTRUCTED) {
+            mask |= CR_PLY_AMBIGUOUS;
+        }
         if (relay) {
             mask |= CR_PLY_RECONSTRUCTED | CR_PLY_AMBIGUOUS;
             assert_int_equal(p->ts, q->ts);
@@ -287,7 +291,12 @@ static cr_game *random_game(int n, bool illegal)
             /* a king or piece jumps somewhere: the board now shows this */
             cr_position after = *pos;
             cr_position_do_move(&after, list.moves[rnd() % (unsigned)list.count]);
-            assert_int_equal(cr_game_push_illegal(g, &after, "Ke1-e3", (int32_t)(rnd() % 100000), 77), 0);
+            bool missing = rnd() % 3 == 0; /* or a stretch accepted by the arbiter */
+            assert_int_equal(cr_game_push_illegal(g, &after, missing ? "--" : "Ke1-e3", (int32_t)(rnd() % 100000), 77),
+                             0);
+            if (missing) {
+                cr_game_ply_mut(g, cr_game_ply_count(g) - 1)->flags |= CR_PLY_MISSING;
+            }
             continue;
         }
         cr_move m = list.moves[rnd() % (unsigned)list.count];
@@ -346,6 +355,53 @@ static void test_round_trip(void **state)
     }
 }
 
+/* Every PGN says which plies were guessed, and a reader gets them back;
+ * bare PGN leaves the words out. */
+static void test_uncertainty_marks(void **state)
+{
+    (void)state;
+    cr_game *g = cr_game_new(NULL);
+    const char *sans[] = {"e4", "e5", "Nf3", "Nc6", "Nc3", "Nf6", "Bb5"};
+    for (int i = 0; i < 7; i++) {
+        cr_move m = cr_move_from_text(cr_game_position(g), sans[i], CR_LANG_EN, NULL, NULL);
+        uint32_t flags = i >= 2 && i < 6 ? CR_PLY_RECONSTRUCTED | CR_PLY_AMBIGUOUS : i == 1 ? CR_PLY_RECONSTRUCTED : 0;
+        assert_int_equal(cr_game_push(g, m, i == 6 ? 5000 : CR_CLOCK_UNKNOWN, -1, flags), 0);
+    }
+    cr_game_set_comment(g, 2, "also Nc3 Nc6 Nf3 Nf6");
+    char *out;
+    assert_int_equal(cr_pgn_write(g, NULL, &out, NULL), 0);
+    assert_non_null(strstr(out, "1. e4 e5 {reconstructed} 2. Nf3 {reconstructed, ambiguous: also Nc3 Nc6 Nf3 Nf6}\n"
+                                "2... Nc6 {reconstructed, ambiguous} 3. Nc3 {reconstructed, ambiguous} 3... Nf6\n"
+                                "{reconstructed, ambiguous} 4. Bb5 {[%clk 0:00:05]} *"));
+    cr_game *back = NULL;
+    cr_error err;
+    assert_int_equal(cr_pgn_parse(out, strlen(out), -1, &back, &err), 0);
+    assert_same_game(g, back, false);
+    assert_int_equal(cr_game_ply(back, 0)->flags, 0);
+    assert_int_equal(cr_game_ply(back, 1)->flags, CR_PLY_RECONSTRUCTED);
+    assert_string_equal(cr_game_comment(back, 2), "also Nc3 Nc6 Nf3 Nf6");
+    assert_null(cr_game_comment(back, 3));
+    cr_game_free(back);
+    free(out);
+    cr_pgn_options bare = {.style = CR_STYLE_SAN, .lang = CR_LANG_EN, .flags = CR_PGN_BARE};
+    assert_int_equal(cr_pgn_write(g, &bare, &out, NULL), 0);
+    assert_null(strstr(out, "reconstructed"));
+    assert_non_null(strstr(out, "1. e4 e5 2. Nf3 {also Nc3 Nc6 Nf3 Nf6} 2... Nc6 3. Nc3 Nf6 4. Bb5"));
+    free(out);
+    /* an arbiter's "accept the board": the missing stretch says so */
+    cr_position after;
+    cr_position_from_fen(&after, "r1bqkb1r/pppp1ppp/2n2n2/1B2p3/4P3/2N2N2/PPPP1PPP/R1BQK2R w KQkq - 0 9", NULL);
+    assert_int_equal(cr_game_push_illegal(g, &after, "--", CR_CLOCK_UNKNOWN, -1), 0);
+    cr_game_ply_mut(g, 7)->flags |= CR_PLY_MISSING;
+    assert_int_equal(cr_pgn_write(g, NULL, &out, NULL), 0);
+    assert_non_null(strstr(out, "4. Bb5 {[%clk 0:00:05]} {[%missing\nr1bqkb1r/pppp1ppp/2n2n2/1B2p3/4P3/2N2N2/PPPP1PPP/R1BQK2R w KQkq - 0 9]} *"));
+    assert_int_equal(cr_pgn_parse(out, strlen(out), -1, &back, &err), 0);
+    assert_same_game(g, back, false);
+    cr_game_free(back);
+    free(out);
+    cr_game_free(g);
+}
+
 static void test_writer_format(void **state)
 {
     (void)state;
@@ -380,6 +436,7 @@ int main(void)
         cmocka_unit_test(test_multi_game_file),
         cmocka_unit_test(test_malformed),
         cmocka_unit_test(test_round_trip),
+        cmocka_unit_test(test_uncertainty_marks),
         cmocka_unit_test(test_writer_format),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
