@@ -402,6 +402,21 @@ static void test_uncertainty_marks(void **state)
     cr_game_free(g);
 }
 
+/* A suffix that a line break parted from its move still belongs to it. */
+static void test_suffix_on_next_line(void **state)
+{
+    (void)state;
+    const char *text = "[Event \"x\"]\n\n1. e4 Nf6 2. e5 d5 3. exd6\ne.p. exd6 4. d4 Qe7\n+ 5. Be2 *\n";
+    cr_game *g = NULL;
+    cr_error err;
+    assert_int_equal(cr_pgn_parse(text, strlen(text), -1, &g, &err), 0);
+    assert_int_equal(cr_game_ply_count(g), 9);
+    assert_string_equal(cr_game_ply(g, 4)->san, "exd6");
+    assert_string_equal(cr_game_ply(g, 5)->san, "exd6");
+    assert_string_equal(cr_game_ply(g, 7)->san, "Qe7+");
+    cr_game_free(g);
+}
+
 static void test_writer_format(void **state)
 {
     (void)state;
@@ -437,6 +452,7 @@ int main(void)
         cmocka_unit_test(test_malformed),
         cmocka_unit_test(test_round_trip),
         cmocka_unit_test(test_uncertainty_marks),
+        cmocka_unit_test(test_suffix_on_next_line),
         cmocka_unit_test(test_writer_format),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
