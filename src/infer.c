@@ -448,12 +448,16 @@ static void dfs(search_ctx *c, const cr_position *pos, int ply, int left, cr_bb 
             movers |= 1ull << cr_move_to(m);
         }
         bool free_move = !(from_ok & movers);
+        int to = cr_move_to(m);
         if (free_move &&
-            (c->free_moves == 0 || cr_move_kind(m) == CR_MOVE_CASTLE || !(c->d0 & (1ull << cr_move_to(m))) ||
-             (!pos->board[cr_move_to(m)] && cr_type_of(pos->board[cr_move_from(m)]) != CR_PAWN))) {
+            (c->free_moves == 0 || cr_move_kind(m) == CR_MOVE_CASTLE || !(c->d0 & (1ull << to)) ||
+             (!pos->board[to] && cr_type_of(pos->board[cr_move_from(m)]) != CR_PAWN &&
+              c->target->sq[to] != pos->board[cr_move_from(m)]))) {
             /* Leaving a square that ends as it began: a piece that went
              * and came back (its trace: what it took on a changed square),
-             * or a pawn whose square the next pawn of its file took. */
+             * a pawn whose square the next pawn of its file took, or a
+             * piece that went where the board shows one like it while
+             * another took its place (Rd2-f2 ... Rd8-d2). */
             continue;
         }
         cr_position next = *pos;
