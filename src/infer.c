@@ -502,12 +502,16 @@ static int gap_search_n(cr_infer *inf, const cr_position *base, const snap *s, s
         maxd = MAX_SEQ;
     }
     inf->stats.searches++;
-    /* Every moved piece starts on a changed square or where an earlier
-     * move put it; then, deeper only, one move from a square that ends as
-     * it began (a piece that left and came back). */
-    for (int pass = 0; pass < 2; pass++) {
-        for (int depth = mind > 2 + pass ? mind : 2 + pass; depth <= maxd && !c.aborted; depth++) {
-            if (want_side >= 0 && ((base->side + depth) & 1) != want_side) {
+    /* Shortest first. At each length: every moved piece starts on a
+     * changed square or where an earlier move put it; then (3 plies and
+     * more) also one move from a square that ends as it began (a piece
+     * that left and came back, or whose square another like it took). */
+    for (int depth = mind > 2 ? mind : 2; depth <= maxd && !c.aborted; depth++) {
+        if (want_side >= 0 && ((base->side + depth) & 1) != want_side) {
+            continue;
+        }
+        for (int pass = 0; pass < 2 && !c.aborted; pass++) {
+            if (pass == 1 && depth < 3) {
                 continue;
             }
             c.free_moves = pass;
@@ -536,14 +540,6 @@ static int gap_search_n(cr_infer *inf, const cr_position *base, const snap *s, s
 static int gap_search(cr_infer *inf, const cr_position *base, const snap *s, seq *out, int mind, int maxd)
 {
     return gap_search_n(inf, base, s, out, mind, maxd, 0, 0, -1);
-}
-
-/* At a press the side to move is the one the clock now runs for. */
-static int gap_search_pressed(cr_infer *inf, const cr_position *base, const snap *s, seq *out, int mind, int maxd,
-                              bool pressed)
-{
-    int want = pressed && inf->running != CR_CLOCK_STOPPED ? inf->running : -1;
-    return gap_search_n(inf, base, s, out, mind, maxd, 0, 0, want);
 }
 
 /* ------------------------------------------------------------ the game */
@@ -1253,7 +1249,7 @@ static void resolve(cr_infer *inf, int64_t t, bool pressed, int depth)
             q.base = n;
             int fits = 0;
             if (popcount(diff_bb(pos_at(inf, n), s)) >= 2) {
-                fits = gap_search_pressed(inf, pos_at(inf, n), s, &q, from, depth, pressed);
+                fits = gap_search(inf, pos_at(inf, n), s, &q, from, depth);
             }
             if ((fits == 1 && q.n <= 2) || (fits >= 1 && pressed)) {
                 commit(inf, &q, inf->t_change, t);
@@ -1279,7 +1275,7 @@ static void resolve(cr_infer *inf, int64_t t, bool pressed, int depth)
                 memset(&q, 0, sizeof q);
                 q.base = b;
                 /* only a unique sequence: the guessed plies and one more move */
-                fits = gap_search_pressed(inf, pos_at(inf, b), s, &q, 2, n - b + 1, pressed);
+                fits = gap_search(inf, pos_at(inf, b), s, &q, 2, n - b + 1);
                 if (fits == 1) {
                     set_pending(inf, &q, inf->t_change);
                     if (pressed) {
@@ -1662,6 +1658,16 @@ static void feed_clock(cr_infer *inf, const cr_feed_event *ev, int64_t t)
     }
 }
 
+/* The raw board is the game's position, or one legal move from it. */
+static bool continues_game(const cr_infer *inf)
+{
+    snap s;
+    snap_build(&s, inf->raw, inf->rotated);
+    const cr_position *pn = pos_at(inf, ply_count(inf));
+    cr_move m;
+    return same_board(pn, &s) || match_one(pn, &s, &m);
+}
+
 static void feed_pos(cr_infer *inf, const cr_feed_event *ev, int64_t t)
 {
     inf->stats.snapshots++;
@@ -1672,12 +1678,17 @@ static void feed_pos(cr_infer *inf, const cr_feed_event *ev, int64_t t)
     inf->have_snap = true;
     inf->t_change = t;
 
-    /* A new game? Only when it cannot be a move of the current one. */
+    /* A new game? Only when it cannot be a move of the current one. A
+     * game longer than the take-backs tried on every snapshot that comes
+     * back to a start position was reset by hand for the next game (pieces
+     * put back, never three gone at once): never a take-back of the whole
+     * game, unless one legal move leads there (1. Nf3 Nf6 2. Ng1 Ng8). */
     bool may_start = !inf->game || inf->ended || inf->swept || cr_game_ply_count(inf->game) == 0;
-    if (may_start) {
+    bool reset = !may_start && cr_game_ply_count(inf->game) > RECENT_PLIES;
+    if (may_start || reset) {
         cr_position start;
         bool rot;
-        if (recognise_start(inf, &start, &rot)) {
+        if (recognise_start(inf, &start, &rot) && !(reset && continues_game(inf))) {
             if (inf->game && cr_game_ply_count(inf->game) == 0 && !inf->ended && rot == inf->rotated &&
                 memcmp(cr_game_start(inf->game)->board, start.board, CR_SQ_NB) == 0) {
                 snap_build(&inf->cur, inf->raw, inf->rotated);
