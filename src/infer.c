@@ -1135,7 +1135,7 @@ static void evaluate(cr_infer *inf, int64_t t)
         set_pending(inf, &q, t);
         return;
     }
-    if (inf->has_pending && inf->pending.n < MAX_SEQ && inf->pending.n > 0) {
+    if (inf->has_pending && inf->pending.n > 0) {
         cr_position end;
         seq_end(inf, &inf->pending, &end);
         if (same_board(&end, s)) {
@@ -1143,8 +1143,20 @@ static void evaluate(cr_infer *inf, int64_t t)
             return;
         }
         if (match_one(&end, s, &m)) {
-            q = inf->pending;
+            if (inf->pending.n == MAX_SEQ) {
+                /* a full sequence (a long gap) and the next move: the
+                 * gap's moves stand, the next one waits as usual */
+                seq full = inf->pending;
+                commit(inf, &full, inf->pending_t, t);
+                memset(&q, 0, sizeof q);
+                q.base = ply_count(inf);
+            } else {
+                q = inf->pending;
+            }
             q.moves[q.n++] = m;
+            if (q.n == 1) {
+                q.fits = 1;
+            }
             set_pending(inf, &q, t);
             return;
         }
@@ -1608,7 +1620,13 @@ static void feed_clock(cr_infer *inf, const cr_feed_event *ev, int64_t t)
     if (inf->has_pending && inf->pending.reconstructed && now != CR_CLOCK_STOPPED) {
         cr_position end;
         seq_end(inf, &inf->pending, &end);
-        if (end.side != now) {
+        cr_move m;
+        if (end.side != now && !same_board(&end, &inf->cur) && match_one(&end, &inf->cur, &m)) {
+            /* the board went on by a move: that press was for it */
+            seq q = inf->pending;
+            commit(inf, &q, inf->pending_t, t);
+            evaluate(inf, t);
+        } else if (end.side != now) {
             /* the clock runs for the other side: not what happened */
             inf->has_pending = false;
             inf->explained = false;
