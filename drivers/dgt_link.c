@@ -341,8 +341,11 @@ static void probe_input(cr_dgt_link *l, const uint8_t *bytes, size_t len)
         }
         got_version = got_version || m.kind == CR_DGT_VERSION;
     }
-    if (got_version) { /* version came but no serial number: the board has none */
-        identified(l, "");
+    if (got_version) {
+        /* Version but no serial number: the board has none, or (a board
+         * known already, back after a silence) the request was lost on the
+         * dead line while the version request got through: keep its id. */
+        identified(l, l->identified ? cr_dgt_board_id(l->board) : "");
     }
 }
 
@@ -356,10 +359,17 @@ void cr_dgt_link_input(cr_dgt_link *l, const uint8_t *bytes, size_t len)
         l->health.delay_ms = now - l->await_since;
         l->await_since = -1;
     }
+    int64_t quiet = now - l->last_rx;
     l->last_rx = now;
     l->partial_asked = false;
     if (l->probing) {
         probe_input(l, bytes, len);
+        if (l->probing && quiet >= l->cfg.ping_ms) {
+            /* The board is back after a silence: the probe went out while
+             * its line was dead. Ask again now, not a probe period later
+             * (it may be gone again by then). */
+            start_probe(l);
+        }
         return;
     }
     if (l->state == CR_LINK_NOT_RESPONDING) {
