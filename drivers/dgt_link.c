@@ -316,9 +316,18 @@ static void identified(cr_dgt_link *l, const char *serial)
         l->connected_emitted = true;
     }
     set_state(l, CR_LINK_ACTIVE);
-    (void)cr_dgt_board_feed_raw(l->board, event_time(l), l->probe_bytes, l->probe_len, board_event, l);
+    bool gap = cr_dgt_board_gap_pending(l->board);
+    if (!gap) {
+        (void)cr_dgt_board_feed_raw(l->board, event_time(l), l->probe_bytes, l->probe_len, board_event, l);
+    }
     (void)cr_dgt_board_take_want_dump(l->board); /* the dump is asked for below anyway */
     l->probe_len = 0;
+    if (gap && !l->cfg.identify_only) {
+        /* Back after a gap: the board's own log first (what happened
+         * meanwhile, replayed by the board state), then the dump. What it
+         * sent before it said who it is was its old mode's updates. */
+        send1(l, CR_DGT_SEND_EE_MOVES);
+    }
     start_updates(l);
 }
 

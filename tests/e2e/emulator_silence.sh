@@ -6,7 +6,8 @@
 # `chessrelay replay` of the recording must give the games of the .expected
 # file. A mute outlasts the link's silent threshold (3 s) but not its lost
 # one (6 s): the recording must hold disconnect/connect lines for it, and the
-# inference must take up the game after it, however many plies ahead.
+# inference must take up the game after it, however many plies ahead. Where
+# the board saw the moves made during a mute, its own log replays them.
 #   $1 = path of the chessrelay binary; env CR_SOURCE_DIR.
 #   E2E_FEEDS="p03 g13-24-8" limits the feeds, E2E_KEEP=1 keeps the files.
 # Timing: gaps between events are cut to 800 feed ms (16 ms at speed 50;
@@ -83,6 +84,24 @@ for f in "$SRC"/tests/data/feeds/p[0-9]*.feed "$SRC"/tests/data/feeds-gaps/*.fee
   name=$(basename "$f" .feed)
   want "$name" && list+=("$f")
 done
+# Muted windows over moves the board saw (cut-gaps --keep): the board's own
+# log (EE_MOVES) read after the reconnection replays them, so those plies
+# are observed: the games come out exact and no more plies are marked
+# reconstructed than in the sample itself.
+muted=()
+for spec in "p01 DGT23164:20:6 DGT23164:40:8" "p07 B675:24:7" "p10 Board_156:30:5 Board_156:60:8"; do
+  set -- $spec
+  want "m$1" || continue
+  src="$SRC/tests/data/feeds/$1.feed"
+  mkdir -p "$tmp/muted"
+  shift
+  "$SRC/tests/tools/cut-gaps" --keep "$BIN" "$src" "$tmp/muted/m$(basename "$src" .feed).feed" "$@" ||
+    bad "m$(basename "$src" .feed)" "cut-gaps failed"
+  cp "${src%.feed}.expected" "$tmp/muted/m$(basename "$src" .feed).expected"
+  muted+=("$tmp/muted/m$(basename "$src" .feed).feed")
+done
+list+=("${muted[@]}")
+
 # one board of the eight-board sample
 pm="$SRC/tests/data/feeds/pm01"
 pmboard=$(head -n 1 "$pm.expected" | cut -f1)
@@ -105,5 +124,14 @@ case "$last" in
   *" 0 failed") ;;
   *) printf '%s\n' "$res" | grep -E '^FAIL' | head -20; fail=1 ;;
 esac
+for f in "${muted[@]}"; do
+  name=$(basename "$f" .feed)
+  [ -s "$tmp/out/$name.feed" ] || continue
+  grep -q ' raw 8f' "$tmp/out/$name.feed" || { echo "FAIL $name: the board's log was not read"; fail=1; }
+  "$BIN" replay "$tmp/out/$name.feed" > "$tmp/$name.got.pgn"
+  "$BIN" replay "$SRC/tests/data/feeds/${name#m}.feed" > "$tmp/$name.sample.pgn"
+  out=$("$SRC/tests/tools/check-marks" "$tmp/$name.got.pgn" --like "$tmp/$name.sample.pgn") ||
+    { echo "FAIL $name: the muted plies were guessed, not replayed: $out"; fail=1; }
+done
 [ $fail -eq 0 ] && echo "emulator silence e2e: ok"
 exit $fail
