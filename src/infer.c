@@ -149,17 +149,26 @@ void cr_infer_config_default(cr_infer_config *cfg)
 
 /* ---------------------------------------------------------------- helpers */
 
+/* Only real pieces count: any other byte is an empty square. */
+static const uint8_t real_piece[256] = {
+    [CR_WP] = CR_WP, [CR_WN] = CR_WN, [CR_WB] = CR_WB, [CR_WR] = CR_WR, [CR_WQ] = CR_WQ, [CR_WK] = CR_WK,
+    [CR_BP] = CR_BP, [CR_BN] = CR_BN, [CR_BB] = CR_BB, [CR_BR] = CR_BR, [CR_BQ] = CR_BQ, [CR_BK] = CR_BK,
+};
+
 static void snap_build(snap *s, const uint8_t raw[CR_SQ_NB], bool rotated)
 {
     memset(s->bb, 0, sizeof s->bb);
-    for (int i = 0; i < CR_SQ_NB; i++) {
-        uint8_t p = raw[rotated ? 63 - i : i];
-        /* Only real pieces count: anything else is an empty square. */
-        if ((p & 7) == 0 || (p & 7) == 7 || p > CR_BK) {
-            p = CR_NO_PIECE;
+    if (rotated) {
+        for (int i = 0; i < CR_SQ_NB; i++) {
+            s->sq[i] = real_piece[raw[63 - i]];
         }
-        s->sq[i] = p;
-        s->bb[p] |= 1ull << i; /* bb[0]: the empty squares */
+    } else {
+        for (int i = 0; i < CR_SQ_NB; i++) {
+            s->sq[i] = real_piece[raw[i]];
+        }
+    }
+    for (int i = 0; i < CR_SQ_NB; i++) {
+        s->bb[s->sq[i]] |= 1ull << i; /* bb[0]: the empty squares */
     }
     s->by_color[CR_WHITE] = s->bb[CR_WP] | s->bb[CR_WN] | s->bb[CR_WB] | s->bb[CR_WR] | s->bb[CR_WQ] | s->bb[CR_WK];
     s->by_color[CR_BLACK] = s->bb[CR_BP] | s->bb[CR_BN] | s->bb[CR_BB] | s->bb[CR_BR] | s->bb[CR_BQ] | s->bb[CR_BK];
@@ -915,6 +924,10 @@ static int scharnagl(const uint8_t *b)
 /* Does the raw snapshot show a start position? Fills pos and rotated. */
 static bool recognise_start(cr_infer *inf, cr_position *pos, bool *rotated)
 {
+    static const uint8_t empty_middle[32];
+    if (!inf->have_fen && memcmp(inf->raw + 16, empty_middle, sizeof empty_middle) != 0) {
+        return false; /* ranks 3 to 6 hold a piece: no start position (checked per snapshot) */
+    }
     uint8_t rot[CR_SQ_NB];
     rotate(inf->raw, rot);
     if (inf->have_fen) {

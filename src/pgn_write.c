@@ -66,7 +66,31 @@ static void put_words(wrap *w, const char *s)
 static void fmt_clock(cr_sb *b, const char *name, int32_t ms)
 {
     int s = ms / 1000, frac = ms % 1000;
-    cr_sb_fmt(b, "[%%%s %d:%02d:%02d", name, s / 3600, s / 60 % 60, s % 60);
+    /* by hand: every ply has one, and printf is most of writing a game */
+    char t[32];
+    int n = 0, h = s / 3600, m = s / 60 % 60, sec = s % 60;
+    t[n++] = '[';
+    t[n++] = '%';
+    for (const char *c = name; *c && n < 8; c++) {
+        t[n++] = *c;
+    }
+    t[n++] = ' ';
+    char hd[12];
+    int hl = 0;
+    do {
+        hd[hl++] = (char)('0' + h % 10);
+        h /= 10;
+    } while (h > 0 && hl < 10);
+    while (hl > 0) {
+        t[n++] = hd[--hl];
+    }
+    t[n++] = ':';
+    t[n++] = (char)('0' + m / 10);
+    t[n++] = (char)('0' + m % 10);
+    t[n++] = ':';
+    t[n++] = (char)('0' + sec / 10);
+    t[n++] = (char)('0' + sec % 10);
+    cr_sb_add(b, t, (size_t)n);
     if (frac) {
         char f[8];
         snprintf(f, sizeof f, "%03d", frac);
