@@ -15,8 +15,10 @@
  *    used for one game), either way round: a board standing the wrong way
  *    round is detected there and every later snapshot is rotated 180
  *    degrees. A new game replaces the current one only when that one ended,
- *    has no moves, or the board was swept (3+ pieces missing) in between;
- *    the unfinished game is then handed over with GAME_ENDED/CR_RESULT_NONE.
+ *    has no moves, or the board was swept (3+ pieces missing) in between,
+ *    or the game is longer than 8 plies and no legal move leads to the
+ *    start position (pieces put back by hand for the next game); the
+ *    unfinished game is then handed over with GAME_ENDED/CR_RESULT_NONE.
  *  - A snapshot is explained, cheapest first, as: the game's position; one
  *    legal move from it; one more move after the pending ones; an earlier
  *    position of the last 8 plies, or one of them plus a legal move
@@ -42,6 +44,13 @@
  *    its player presses the clock or a legal move follows from it.
  *  - Anything else is never guessed: ATTENTION (with the differing squares)
  *    after attention_ms, RESYNCED when the board is back in the game.
+ *  - Never give up: after a DISCONNECT, or once the board stood unreachable,
+ *    every settled picture is searched from P(n) up to 8 plies (pruned by
+ *    the moves each side still needs; the clock, once read, saying who is
+ *    to move); one sequence or a small set (up to 48) resumes the game.
+ *    Plies the board showed are never marked reconstructed; the other
+ *    sequences that fit are named in the first guessed ply's comment.
+ *    Failing that, cr_infer_accept_board() is the arbiter's way on.
  *  - Clock: a ply gets the mover's time from the press that follows it (or,
  *    missed, from the next reading where the mover's clock stands still).
  *
