@@ -422,7 +422,8 @@ static int handle_comment(gctx *c, size_t a, size_t b)
             }
             if (illegal) {
                 size_t stop;
-                return parse_span(c, e, b, true, &stop);
+                rc = take_marks(c, ply); /* the marks of the ply before the continuation */
+                return rc ? rc : parse_span(c, e, b, true, &stop);
             }
             i = text_start = e;
             continue;

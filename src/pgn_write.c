@@ -316,10 +316,19 @@ static int write_all(const cr_game *g, const cr_pgn_options *opt, cr_sb *b)
     wrap w = {b, o.width, 0};
     bool need_number = true;
     const char *c0 = cr_game_comment(g, -1);
+    int n = cr_game_ply_count(g);
+    /* The continuation after an illegal ply or a missing stretch goes into
+     * the comment before it when there is one: readers such as chess.js do
+     * not take two comments in a row. */
+#define ILLEGAL_AT_(k) ((k) < n && (cr_game_ply(g, (k))->flags & CR_PLY_ILLEGAL))
     if (c0) {
         cr_sb t = {0};
         cr_sb_add(&t, "{", 1);
         clean_text(&t, c0, false);
+        if (ILLEGAL_AT_(0)) {
+            cr_sb_add(&t, " ", 1);
+            write_continuation(g, 0, &o, &t);
+        }
         cr_sb_add(&t, "}", 1);
         if (t.failed) {
             free(t.p);
@@ -327,8 +336,10 @@ static int write_all(const cr_game *g, const cr_pgn_options *opt, cr_sb *b)
         }
         put_words(&w, t.p);
         free(t.p);
+        if (ILLEGAL_AT_(0)) {
+            n = 0;
+        }
     }
-    int n = cr_game_ply_count(g);
     for (int i = 0; i < n; i++) {
         const cr_ply *p = cr_game_ply(g, i);
         if (p->flags & CR_PLY_ILLEGAL) {
@@ -364,6 +375,11 @@ static int write_all(const cr_game *g, const cr_pgn_options *opt, cr_sb *b)
             }
             ply_text(&t, p, cm, bare, false);
         }
+        bool merged = t.len && ILLEGAL_AT_(i + 1);
+        if (merged) {
+            cr_sb_add(&t, " ", 1);
+            write_continuation(g, i + 1, &o, &t);
+        }
         if (t.len) {
             cr_sb u = {0};
             cr_sb_add(&u, "{", 1);
@@ -378,7 +394,11 @@ static int write_all(const cr_game *g, const cr_pgn_options *opt, cr_sb *b)
         }
         b->failed |= t.failed;
         free(t.p);
+        if (merged) {
+            break;
+        }
     }
+#undef ILLEGAL_AT_
     const char *res = cr_result_string(cr_game_result(g));
     put_word(&w, res, strlen(res));
     cr_sb_str(b, "\n\n");

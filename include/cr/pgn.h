@@ -29,6 +29,9 @@
  *   23. Kd2 {[%illegal Ke1-e3 <FEN after it>] 23... Kd7 [%clk 0:10:00]
  *   24. Nf3 [%comment text] ...} 1-0
  *
+ * (in the comment of the ply before, when it has one: no two comments in a
+ * row, which some readers such as chess.js refuse)
+ *
  * A stretch the board was not followed through (CR_PLY_MISSING, the arbiter
  * accepted the board) goes the same way as `[%missing <FEN after it>]`:
  * the moves are unknown and are never invented.
