@@ -54,15 +54,7 @@ play() {
   "$BIN" record --serial "$dev" --out "$w/rec.feed" --time-scale "$SPEED" --quiet --duration 300000 \
     2>"$w/rec.err" &
   local rec=$!
-  local waited=0
-  while kill -0 "$emu" 2>/dev/null; do
-    sleep 0.2; waited=$((waited + 1))
-    if [ $waited -gt 1200 ]; then bad "$name" "emulator still running after 240 s"; kill "$emu"; break; fi
-  done
-  wait "$emu"; local erc=$?
-  kill -INT "$rec"; wait "$rec"; local rrc=$?
-  [ $erc -eq 0 ] || { bad "$name" "emulate exited $erc"; cat "$w/emu.err"; }
-  [ $rrc -eq 0 ] || { bad "$name" "record exited $rrc"; cat "$w/rec.err"; }
+  emulation_done "$name" "$emu" "$rec" "$w/emu.err" "$w/rec.err"
   # every mute of the feed is a disconnect..connect in the recording
   local mutes recorded
   mutes=$(grep -c ' disconnect$' "$w/in.feed")
