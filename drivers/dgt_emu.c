@@ -240,15 +240,14 @@ static void command(cr_dgt_emu *e, const cr_dgt_command *c)
         break;
     }
     case CR_DGT_SEND_EE_MOVES: {
-        uint8_t *msg = malloc(e->log_len + 8);
-        if (msg) {
-            uint8_t *payload = msg + 4;
+        uint8_t *payload = malloc(e->log_len + 1), *msg = malloc(e->log_len + 4);
+        if (payload && msg) {
             memcpy(payload, e->log, e->log_len);
             payload[e->log_len] = 0x6B; /* EOF */
-            int n = cr_dgt_encode_msg(msg, e->log_len + 8, CR_DGT_MSG_EE_MOVES, payload, e->log_len + 1);
-            put(e, msg, n);
-            free(msg);
+            put(e, msg, cr_dgt_encode_msg(msg, e->log_len + 4, CR_DGT_MSG_EE_MOVES, payload, e->log_len + 1));
         }
+        free(payload);
+        free(msg);
         break;
     }
     case CR_DGT_TO_BUSMODE: e->mode = CR_EMU_BUS; break;
