@@ -708,3 +708,99 @@ int cr_dgt_start_orientation(const uint8_t squares[64])
     }
     return 0;
 }
+
+/*----- EE log -----*/
+
+static const struct {
+    uint8_t code;
+    cr_dgt_ee_kind kind;
+} ee_singles[] = {
+    {0x6A, CR_DGT_EE_POWERUP},   {0x6B, CR_DGT_EE_EOF},          {0x6C, CR_DGT_EE_FOURROWS},
+    {0x6D, CR_DGT_EE_EMPTYBOARD}, {0x6E, CR_DGT_EE_DOWNLOADED},  {0x6F, CR_DGT_EE_BEGINPOS},
+    {0x7A, CR_DGT_EE_BEGINPOS_ROT}, {0x7B, CR_DGT_EE_START_TAG}, {0x7C, CR_DGT_EE_WATCHDOG},
+    {0x7F, CR_DGT_EE_NOP},        {0x00, CR_DGT_EE_NOP},
+};
+
+static int ee_two_digits(uint8_t b) { return ((b >> 4) & 7) * 10 + (b & 15); }
+
+size_t cr_dgt_ee_decode(const uint8_t *p, size_t len, cr_dgt_ee_entry *out, size_t max)
+{
+    size_t n = 0, i = 0;
+    while (i < len && n < max && p) {
+        uint8_t b = p[i];
+        cr_dgt_ee_entry *e = &out[n];
+        memset(e, 0, sizeof *e);
+        if (b >= 0x40 && b <= 0x5F) { /* 010r pppp, index */
+            if (i + 2 > len) {
+                break;
+            }
+            e->kind = CR_DGT_EE_FIELD;
+            e->piece = b & 0x0F;
+            e->quick = (b & 0x10) != 0;
+            e->index = p[i + 1] & 63;
+            i += 2;
+        } else if ((b >= 0x60 && b <= 0x69) || (b >= 0x70 && b <= 0x79)) { /* 011f hhhh, mm, ss */
+            if (i + 3 > len) {
+                break;
+            }
+            e->kind = CR_DGT_EE_CLOCK;
+            e->left = (b & 0x10) != 0;
+            e->ms = (((b & 15) * 60 + ee_two_digits(p[i + 1])) * 60 + ee_two_digits(p[i + 2])) * 1000;
+            i += 3;
+        } else {
+            e->kind = CR_DGT_EE_UNKNOWN;
+            for (size_t k = 0; k < sizeof ee_singles / sizeof ee_singles[0]; k++) {
+                if (ee_singles[k].code == b) {
+                    e->kind = ee_singles[k].kind;
+                }
+            }
+            i++;
+        }
+        n++;
+    }
+    return n;
+}
+
+int cr_dgt_ee_encode(const cr_dgt_ee_entry *e, uint8_t *out, size_t size)
+{
+    if (!e || !out) {
+        return CR_EINVAL;
+    }
+    switch (e->kind) {
+    case CR_DGT_EE_FIELD:
+        if (e->index > 63 || e->piece > 15) {
+            return CR_EINVAL;
+        }
+        if (size < 2) {
+            return CR_ENOSPC;
+        }
+        out[0] = (uint8_t)(0x40 | (e->quick ? 0x10 : 0) | e->piece);
+        out[1] = e->index;
+        return 2;
+    case CR_DGT_EE_CLOCK: {
+        int32_t s = e->ms / 1000;
+        if (s < 0 || s >= 10 * 3600) {
+            return CR_EINVAL;
+        }
+        if (size < 3) {
+            return CR_ENOSPC;
+        }
+        int h = s / 3600, m = s / 60 % 60, sec = s % 60;
+        out[0] = (uint8_t)((e->left ? 0x70 : 0x60) | h);
+        out[1] = (uint8_t)((m / 10) << 4 | (m % 10));
+        out[2] = (uint8_t)((sec / 10) << 4 | (sec % 10));
+        return 3;
+    }
+    default:
+        for (size_t k = 0; k < sizeof ee_singles / sizeof ee_singles[0]; k++) {
+            if (ee_singles[k].kind == e->kind) {
+                if (size < 1) {
+                    return CR_ENOSPC;
+                }
+                out[0] = ee_singles[k].code;
+                return 1;
+            }
+        }
+        return CR_EINVAL;
+    }
+}

@@ -220,6 +220,41 @@ int cr_dgt_encode_trademark(uint8_t *out, size_t size, const char *text);
 int cr_dgt_encode_busaddr(uint8_t *out, size_t size, int addr);
 int cr_dgt_encode_battery(uint8_t *out, size_t size, const cr_dgt_battery *b);
 
+/*----- The board's own event log (EE_MOVES payload) -----*/
+
+/* A DGT board logs every field change, and the clock times when the lever
+ * moves, into a cyclic EEPROM buffer (oldest first, ending in EOF) that
+ * SEND_EE_MOVES returns. One entry: */
+typedef enum cr_dgt_ee_kind {
+    CR_DGT_EE_FIELD = 1,   /* index (0 = a8), piece (DGT code, 0 = the square emptied), quick */
+    CR_DGT_EE_CLOCK,       /* left (the left clock, else the right), ms */
+    CR_DGT_EE_POWERUP,     /* 0x6A */
+    CR_DGT_EE_EOF,         /* 0x6B: the end of the log */
+    CR_DGT_EE_FOURROWS,    /* 0x6C */
+    CR_DGT_EE_EMPTYBOARD,  /* 0x6D */
+    CR_DGT_EE_DOWNLOADED,  /* 0x6E */
+    CR_DGT_EE_BEGINPOS,    /* 0x6F: the start position stands */
+    CR_DGT_EE_BEGINPOS_ROT,/* 0x7A: the same, board turned round */
+    CR_DGT_EE_START_TAG,   /* 0x7B */
+    CR_DGT_EE_WATCHDOG,    /* 0x7C */
+    CR_DGT_EE_NOP,         /* 0x7F, 0x00 */
+    CR_DGT_EE_UNKNOWN      /* any other byte (skipped, one byte) */
+} cr_dgt_ee_kind;
+
+typedef struct cr_dgt_ee_entry {
+    cr_dgt_ee_kind kind;
+    uint8_t index, piece;  /* FIELD */
+    bool quick;            /* FIELD: under about 250 ms after the previous change */
+    bool left;             /* CLOCK */
+    int32_t ms;            /* CLOCK: hours 0..9, minutes, seconds */
+} cr_dgt_ee_entry;
+
+/* Decodes a whole EE_MOVES payload into out (max entries): returns how many
+ * were decoded (a field or clock entry cut short at the end is dropped). */
+size_t cr_dgt_ee_decode(const uint8_t *payload, size_t len, cr_dgt_ee_entry *out, size_t max);
+/* Encodes one entry: returns its bytes (1..3), CR_ENOSPC or CR_EINVAL. */
+int cr_dgt_ee_encode(const cr_dgt_ee_entry *e, uint8_t *out, size_t size);
+
 /*----- Squares and pieces -----*/
 
 /* DGT piece code -> cr piece (CR_WP...), magic pieces and unknown codes -> CR_NO_PIECE. */

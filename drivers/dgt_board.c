@@ -4,6 +4,8 @@
 #include <stdlib.h>
 #include <string.h>
 
+#define RECENT_FIELDS 8
+
 struct cr_dgt_board {
     char id[CR_BOARD_ID_MAX + 1];
     cr_dgt_board_config cfg;
@@ -18,6 +20,13 @@ struct cr_dgt_board {
     bool placed_since_press;
     int prev_side;          /* running side of the last reading: 0 left, 1 right, -1 stopped/none */
     int votes_same, votes_inverted;
+    /* The last field changes received (index, DGT piece code), a ring, and
+     * a copy made when the stream broke: where to take up the board's log. */
+    uint8_t recent[RECENT_FIELDS][2];
+    int nrecent, recent_head;
+    uint8_t gap_tail[RECENT_FIELDS][2]; /* oldest first */
+    int gap_len;
+    bool gap_pending;
 };
 
 bool cr_dgt_valid_id(const char *s)
@@ -104,8 +113,16 @@ void cr_dgt_board_reset_stream(cr_dgt_board *b)
     if (b) {
         cr_dgt_parser_reset(b->parser);
         b->clock_emitted = false;
+        b->gap_len = b->nrecent;
+        for (int k = 0; k < b->nrecent; k++) {
+            int i = (b->recent_head - b->nrecent + k + RECENT_FIELDS) % RECENT_FIELDS;
+            memcpy(b->gap_tail[k], b->recent[i], 2);
+        }
+        b->gap_pending = b->gap_len >= 2;
     }
 }
+
+bool cr_dgt_board_gap_pending(const cr_dgt_board *b) { return b && b->gap_pending; }
 
 const cr_dgt_board_info *cr_dgt_board_info_get(const cr_dgt_board *b)
 {
@@ -151,6 +168,72 @@ void cr_dgt_clock_from_colors(cr_dgt_clock *c, cr_dgt_white_side side, bool rota
         bool white_runs = running == CR_WHITE;
         c->right_high = white_runs != wl;
     }
+}
+
+static void emit_pos(cr_dgt_board *b, int64_t t, cr_dgt_event_cb cb, void *data);
+
+static void remember_field(cr_dgt_board *b, uint8_t index, uint8_t piece)
+{
+    b->recent[b->recent_head][0] = index;
+    b->recent[b->recent_head][1] = piece;
+    b->recent_head = (b->recent_head + 1) % RECENT_FIELDS;
+    if (b->nrecent < RECENT_FIELDS) {
+        b->nrecent++;
+    }
+}
+
+/* Sets one square from a field change; emits POS if the image changed. */
+static void apply_field(cr_dgt_board *b, int64_t t, uint8_t index, uint8_t piece, cr_dgt_event_cb cb, void *data)
+{
+    cr_dgt_board_info *in = &b->info;
+    int sq = cr_dgt_index_to_sq(index);
+    uint8_t pc = (uint8_t)cr_dgt_piece_to_cr(piece);
+    if (in->squares[sq] != pc) {
+        in->squares[sq] = pc;
+        if (pc != CR_NO_PIECE) {
+            b->last_placed_color = cr_color_of(pc);
+            b->placed_since_press = true;
+        }
+        emit_pos(b, t, cb, data);
+    }
+}
+
+/* The board's log after a gap: find the last changes the host had before
+ * it (the latest place where they stand in a row), replay what follows. */
+static void replay_log(cr_dgt_board *b, int64_t t, const uint8_t *bytes, size_t len, cr_dgt_event_cb cb,
+                       void *data)
+{
+    cr_dgt_ee_entry *e = malloc((len + 1) * sizeof *e);
+    if (!e) {
+        return;
+    }
+    size_t n = cr_dgt_ee_decode(bytes, len, e, len + 1), nf = 0;
+    for (size_t i = 0; i < n; i++) {
+        if (e[i].kind == CR_DGT_EE_FIELD) {
+            e[nf++] = e[i]; /* the field changes, in order */
+        }
+    }
+    int L = b->gap_len;
+    size_t from = 0;
+    bool found = false;
+    for (size_t j = nf; j >= (size_t)L && !found; j--) {
+        found = true;
+        for (int k = 0; k < L && found; k++) {
+            const cr_dgt_ee_entry *x = &e[j - (size_t)L + (size_t)k];
+            found = x->index == b->gap_tail[k][0] && (x->piece & 0x0F) == (b->gap_tail[k][1] & 0x0F);
+        }
+        if (found) {
+            from = j;
+        }
+    }
+    if (found) {
+        for (size_t i = from; i < nf; i++) {
+            remember_field(b, e[i].index, e[i].piece);
+            apply_field(b, t, e[i].index, e[i].piece, cb, data);
+            b->info.ee_replayed++;
+        }
+    }
+    free(e);
 }
 
 static void emit_pos(cr_dgt_board *b, int64_t t, cr_dgt_event_cb cb, void *data)
@@ -251,22 +334,21 @@ void cr_dgt_board_feed_msg(cr_dgt_board *b, int64_t t, const cr_dgt_msg *msg, cr
         }
         in->have_dump = true;
         in->dumps++;
+        b->gap_pending = false; /* no log came first: the board keeps none */
         emit_pos(b, t, cb, data);
         break;
-    case CR_DGT_FIELD: {
+    case CR_DGT_FIELD:
         in->fields++;
-        int sq = cr_dgt_index_to_sq(msg->u.field.index);
-        uint8_t pc = (uint8_t)cr_dgt_piece_to_cr(msg->u.field.piece);
-        if (in->squares[sq] != pc) {
-            in->squares[sq] = pc;
-            if (pc != CR_NO_PIECE) {
-                b->last_placed_color = cr_color_of(pc);
-                b->placed_since_press = true;
-            }
-            emit_pos(b, t, cb, data);
+        remember_field(b, msg->u.field.index, msg->u.field.piece);
+        apply_field(b, t, msg->u.field.index, msg->u.field.piece, cb, data);
+        break;
+    case CR_DGT_EE_MOVES:
+        in->ee_logs++;
+        if (b->gap_pending) {
+            b->gap_pending = false;
+            replay_log(b, t, msg->u.ee.bytes, msg->u.ee.len, cb, data);
         }
         break;
-    }
     case CR_DGT_CLOCK:
         handle_clock(b, t, &msg->u.clock, cb, data);
         break;

@@ -60,6 +60,8 @@ typedef struct cr_dgt_board_info {
     cr_dgt_clock clock;                    /* last valid reading */
     cr_dgt_ack last_ack;
     uint64_t messages, dumps, fields, clocks, acks, resyncs, skipped;
+    uint64_t ee_logs;                      /* EE_MOVES logs received */
+    uint64_t ee_replayed;                  /* field changes replayed from them */
     int64_t last_t;                        /* t of the last decoded message, -1 none */
 } cr_dgt_board_info;
 
@@ -93,8 +95,18 @@ void cr_dgt_board_feed_msg(cr_dgt_board *b, int64_t t, const cr_dgt_msg *msg, cr
  * SEND_BRD. Clears the flag. */
 bool cr_dgt_board_take_want_dump(cr_dgt_board *b);
 
-/* The link went down: forget half-received bytes (the image is kept). */
+/* The link went down: forget half-received bytes (the image is kept). The
+ * last field changes received are kept too: when the board's event log
+ * (EE_MOVES) arrives next, the changes it holds after them are replayed as
+ * POS events (stamped with the log's arrival time), so that what happened
+ * on the board while the host was away is observed, not guessed. A log in
+ * which they cannot be found is not replayed. */
 void cr_dgt_board_reset_stream(cr_dgt_board *b);
+
+/* True while a stream reset waits for the board's log: the caller asks for
+ * it (SEND_EE_MOVES) before the dump, and does not feed what the board sent
+ * before it said who it is (changes in its old mode, not in order). */
+bool cr_dgt_board_gap_pending(const cr_dgt_board *b);
 
 const cr_dgt_board_info *cr_dgt_board_info_get(const cr_dgt_board *b);
 /* Bytes of a message started but not complete yet. */

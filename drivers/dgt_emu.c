@@ -5,6 +5,8 @@
 #include <stdlib.h>
 #include <string.h>
 
+#define EMU_LOG_MAX 0x1F00
+
 struct cr_dgt_emu {
     cr_dgt_emu_config cfg;
     char serial[32], long_serial[32];
@@ -21,7 +23,14 @@ struct cr_dgt_emu {
     uint8_t *out;
     size_t out_len, out_cap;
     uint64_t commands;
+    /* The board's own event log: entries, oldest first (0x1F00 bytes as on
+     * a real board, the oldest entries dropped when full). */
+    uint8_t log[EMU_LOG_MAX];
+    size_t log_len;
+    int64_t last_change;
 };
+
+static void log_simple(cr_dgt_emu *e, cr_dgt_ee_kind kind);
 
 cr_dgt_emu *cr_dgt_emu_new(const cr_dgt_emu_config *cfg)
 {
@@ -42,6 +51,7 @@ cr_dgt_emu *cr_dgt_emu_new(const cr_dgt_emu_config *cfg)
     e->cfg.long_serial = e->long_serial;
     e->running = CR_CLOCK_STOPPED;
     e->white_ms = e->black_ms = 0;
+    log_simple(e, CR_DGT_EE_POWERUP);
     return e;
 }
 
@@ -51,6 +61,38 @@ void cr_dgt_emu_free(cr_dgt_emu *e)
         free(e->out);
         free(e);
     }
+}
+
+/* Bytes of the log entry that starts with b. */
+static size_t entry_len(uint8_t b)
+{
+    if (b >= 0x40 && b <= 0x5F) {
+        return 2;
+    }
+    return (b >= 0x60 && b <= 0x69) || (b >= 0x70 && b <= 0x79) ? 3 : 1;
+}
+
+static void log_entry(cr_dgt_emu *e, const cr_dgt_ee_entry *entry)
+{
+    uint8_t b[4];
+    int n = cr_dgt_ee_encode(entry, b, sizeof b);
+    if (n <= 0) {
+        return;
+    }
+    size_t drop = 0;
+    while (e->log_len - drop + (size_t)n > EMU_LOG_MAX) {
+        drop += entry_len(e->log[drop]); /* cyclic: the oldest whole entries go */
+    }
+    memmove(e->log, e->log + drop, e->log_len - drop);
+    e->log_len -= drop;
+    memcpy(e->log + e->log_len, b, (size_t)n);
+    e->log_len += (size_t)n;
+}
+
+static void log_simple(cr_dgt_emu *e, cr_dgt_ee_kind kind)
+{
+    cr_dgt_ee_entry entry = {.kind = kind};
+    log_entry(e, &entry);
 }
 
 static void put(cr_dgt_emu *e, const uint8_t *b, int n)
@@ -198,8 +240,14 @@ static void command(cr_dgt_emu *e, const cr_dgt_command *c)
         break;
     }
     case CR_DGT_SEND_EE_MOVES: {
-        const uint8_t log[2] = {0x6A, 0x6B}; /* POWERUP, EOF */
-        put(e, b, cr_dgt_encode_msg(b, sizeof b, CR_DGT_MSG_EE_MOVES, log, 2));
+        uint8_t *payload = malloc(e->log_len + 1), *msg = malloc(e->log_len + 4);
+        if (payload && msg) {
+            memcpy(payload, e->log, e->log_len);
+            payload[e->log_len] = 0x6B; /* EOF */
+            put(e, msg, cr_dgt_encode_msg(msg, e->log_len + 4, CR_DGT_MSG_EE_MOVES, payload, e->log_len + 1));
+        }
+        free(payload);
+        free(msg);
         break;
     }
     case CR_DGT_TO_BUSMODE: e->mode = CR_EMU_BUS; break;
@@ -254,10 +302,31 @@ void cr_dgt_emu_set_squares(cr_dgt_emu *e, int64_t now, const uint8_t squares[64
     if (now > e->now) {
         e->now = now;
     }
+    /* The log gets every change, the line up or not: lifts first. */
+    bool changed = false;
+    for (int pass = 0; pass < 2; pass++) {
+        for (int sq = 0; sq < 64; sq++) {
+            if (e->squares[sq] == squares[sq] || (pass == 0) != (squares[sq] == 0)) {
+                continue;
+            }
+            cr_dgt_ee_entry entry = {.kind = CR_DGT_EE_FIELD,
+                                     .index = (uint8_t)cr_dgt_sq_to_index(sq),
+                                     .piece = (uint8_t)cr_dgt_piece_from_cr(squares[sq]),
+                                     .quick = changed || e->now - e->last_change < 250};
+            log_entry(e, &entry);
+            changed = true;
+        }
+    }
+    if (changed) {
+        e->last_change = e->now;
+    }
     memcpy(e->squares, squares, 64);
     int o = cr_dgt_start_orientation(squares);
     if (o != 0) {
         e->rotated = o < 0;
+        if (changed) {
+            log_simple(e, o < 0 ? CR_DGT_EE_BEGINPOS_ROT : CR_DGT_EE_BEGINPOS);
+        }
     }
     send_changes(e);
 }
@@ -270,10 +339,20 @@ void cr_dgt_emu_set_clock(cr_dgt_emu *e, int64_t now, int32_t white_ms, int32_t 
     if (now > e->now) {
         e->now = now;
     }
+    bool lever = running != e->running && running != CR_CLOCK_STOPPED;
     e->white_ms = white_ms;
     e->black_ms = black_ms;
     e->running = running;
     e->clock_t = e->now;
+    if (lever && !e->cfg.no_clock) {
+        /* The log keeps the clock times when the lever moves. */
+        cr_dgt_clock c;
+        current_clock(e, &c);
+        cr_dgt_ee_entry l = {.kind = CR_DGT_EE_CLOCK, .left = true, .ms = c.left_ms};
+        cr_dgt_ee_entry r = {.kind = CR_DGT_EE_CLOCK, .left = false, .ms = c.right_ms};
+        log_entry(e, &l);
+        log_entry(e, &r);
+    }
     if (clock_updates(e)) {
         send_clock(e);
     }
@@ -310,6 +389,7 @@ void cr_dgt_emu_power_up(cr_dgt_emu *e)
     e->mode = CR_EMU_BUS;
     e->in_len = 0;
     e->out_len = 0;
+    log_simple(e, CR_DGT_EE_POWERUP);
     memset(e->reported, 0, sizeof e->reported);
 }
 

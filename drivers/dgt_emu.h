@@ -3,7 +3,7 @@
  * Pure state machine, no I/O: host command bytes go in with
  * cr_dgt_emu_input(), board messages come out of cr_dgt_emu_take_output().
  * It answers SEND_RESET, SEND_CLK, SEND_BRD, the update modes, serial numbers,
- * bus address, trademark, version, battery, EE moves (an empty log), bus mode
+ * bus address, trademark, version, battery, EE moves (its event log), bus mode
  * (then silent), clock wrapper commands (acked in UPDATE / UPDATE_NICE;
  * SETNRUN sets the clock) and LEDs (no reply). Powers up in bus mode, as a
  * real board: the first single-board command switches it to IDLE.
@@ -12,7 +12,11 @@
  * between readings. Positions are cr squares (a1 = 0); changes are sent as
  * field updates (emptied squares first, then the placed ones) in the update
  * modes. While muted (link down) nothing is sent; unmuting sends the squares
- * changed meanwhile.
+ * changed meanwhile. Like a real board it logs every field change (emptied
+ * squares first; quick when under 250 ms after the last), BEGINPOS when a
+ * start position stands, both clock times when the lever moves, POWERUP at
+ * power-up, muted or not, in a cyclic 0x1F00-byte log that SEND_EE_MOVES
+ * returns (oldest first, then EOF).
  *
  * Ownership: cr_dgt_emu_new returns a new object, free with cr_dgt_emu_free. */
 #ifndef CR_DRIVERS_DGT_EMU_H

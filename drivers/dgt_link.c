@@ -316,9 +316,18 @@ static void identified(cr_dgt_link *l, const char *serial)
         l->connected_emitted = true;
     }
     set_state(l, CR_LINK_ACTIVE);
-    (void)cr_dgt_board_feed_raw(l->board, event_time(l), l->probe_bytes, l->probe_len, board_event, l);
+    bool gap = cr_dgt_board_gap_pending(l->board);
+    if (!gap) {
+        (void)cr_dgt_board_feed_raw(l->board, event_time(l), l->probe_bytes, l->probe_len, board_event, l);
+    }
     (void)cr_dgt_board_take_want_dump(l->board); /* the dump is asked for below anyway */
     l->probe_len = 0;
+    if (gap && !l->cfg.identify_only) {
+        /* Back after a gap: the board's own log first (what happened
+         * meanwhile, replayed by the board state), then the dump. What it
+         * sent before it said who it is was its old mode's updates. */
+        send1(l, CR_DGT_SEND_EE_MOVES);
+    }
     start_updates(l);
 }
 
@@ -341,8 +350,11 @@ static void probe_input(cr_dgt_link *l, const uint8_t *bytes, size_t len)
         }
         got_version = got_version || m.kind == CR_DGT_VERSION;
     }
-    if (got_version) { /* version came but no serial number: the board has none */
-        identified(l, "");
+    if (got_version) {
+        /* Version but no serial number: the board has none, or (a board
+         * known already, back after a silence) the request was lost on the
+         * dead line while the version request got through: keep its id. */
+        identified(l, l->identified ? cr_dgt_board_id(l->board) : "");
     }
 }
 
@@ -356,10 +368,17 @@ void cr_dgt_link_input(cr_dgt_link *l, const uint8_t *bytes, size_t len)
         l->health.delay_ms = now - l->await_since;
         l->await_since = -1;
     }
+    int64_t quiet = now - l->last_rx;
     l->last_rx = now;
     l->partial_asked = false;
     if (l->probing) {
         probe_input(l, bytes, len);
+        if (l->probing && quiet >= l->cfg.ping_ms) {
+            /* The board is back after a silence: the probe went out while
+             * its line was dead. Ask again now, not a probe period later
+             * (it may be gone again by then). */
+            start_probe(l);
+        }
         return;
     }
     if (l->state == CR_LINK_NOT_RESPONDING) {
@@ -388,8 +407,11 @@ static void on_tick(evutil_socket_t fd, short what, void *arg)
     }
     int64_t silent = now - l->last_rx;
     if (l->probing) {
-        if (now - l->probe_sent >= l->cfg.probe_ms && silent >= l->cfg.probe_ms) {
-            start_probe(l); /* ask again */
+        /* Ask again, even while the board chatters: a board that missed the
+         * probe (its line was dead) goes on sending field updates in its old
+         * mode, which are no answer. */
+        if (now - l->probe_sent >= l->cfg.probe_ms) {
+            start_probe(l);
         }
     } else if (cr_dgt_board_pending(l->board) > 0 && silent >= l->cfg.partial_ms && !l->partial_asked) {
         /* A message cut short and nothing after it: its end will not come. */
@@ -410,6 +432,14 @@ static void on_tick(evutil_socket_t fd, short what, void *arg)
         return;
     }
     if (silent >= l->cfg.silent_ms && l->state == CR_LINK_ACTIVE) {
+        /* Silence is a disconnect: what the board sees meanwhile is missed
+         * as surely as after an unplug, and the host must know the next dump
+         * may be several moves ahead. CONNECT follows when it answers. */
+        if (l->connected_emitted) {
+            emit_simple(l, CR_FEED_DISCONNECT);
+            l->connected_emitted = false;
+            l->health.disconnects++;
+        }
         set_state(l, CR_LINK_NOT_RESPONDING);
         start_probe(l); /* re-initialise: the board may have lost power and its mode */
         return;

@@ -21,8 +21,9 @@ const char *cr_strerror(int code)
 
 void cr_error_clear(cr_error *err)
 {
-    if (err) {
-        memset(err, 0, sizeof *err);
+    if (err) { /* called per feed line: no need to wipe the text buffer */
+        err->code = err->line = err->column = 0;
+        err->text[0] = '\0';
     }
 }
 

@@ -144,14 +144,11 @@ static int parse_pos(feed_line *l, cr_feed_event *ev, cr_error *err)
     if (fl == 0) {
         return cr_error_set(err, CR_EFEED, 0, (int)st + 1, "pos: missing placement");
     }
-    char buf[128];
-    if (fl >= sizeof buf) {
+    if (fl >= 128) {
         return cr_error_set(err, CR_EFEED, 0, (int)st + 1, "pos: placement too long");
     }
-    memcpy(buf, l->s + st, fl);
-    buf[fl] = '\0';
     cr_error perr;
-    if (cr_placement_read(buf, ev->u.squares, &perr) != 0) {
+    if (cr_placement_read_len(l->s + st, fl, ev->u.squares, &perr) != 0) {
         return cr_error_set(err, CR_EFEED, 0, (int)st + (perr.column > 0 ? perr.column : 1),
                             "pos: %s", perr.text[0] ? perr.text : "invalid placement");
     }

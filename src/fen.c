@@ -8,13 +8,15 @@
 
 static const char piece_chars[] = " PNBRQK  pnbrqk";
 
+/* A table, not strchr: every snapshot of a feed is a placement. */
+static const uint8_t piece_of_char[128] = {
+    ['P'] = CR_WP, ['N'] = CR_WN, ['B'] = CR_WB, ['R'] = CR_WR, ['Q'] = CR_WQ, ['K'] = CR_WK,
+    ['p'] = CR_BP, ['n'] = CR_BN, ['b'] = CR_BB, ['r'] = CR_BR, ['q'] = CR_BQ, ['k'] = CR_BK,
+};
+
 static int piece_from_char(char c)
 {
-    const char *p = c ? strchr(piece_chars, c) : NULL;
-    if (!p || c == ' ') {
-        return CR_NO_PIECE;
-    }
-    return (int)(p - piece_chars);
+    return (unsigned char)c < 128 ? piece_of_char[(unsigned char)c] : CR_NO_PIECE;
 }
 
 /* Parses len bytes of s as a placement; col0 is the column of s[0]. */
@@ -82,6 +84,14 @@ int cr_placement_read(const char *s, uint8_t board[CR_SQ_NB], cr_error *err)
         return cr_error_set(err, CR_EINVAL, 0, 0, "no placement");
     }
     return placement_parse(s, strlen(s), 1, board, err);
+}
+
+int cr_placement_read_len(const char *s, size_t len, uint8_t board[CR_SQ_NB], cr_error *err)
+{
+    if (!s || !board) {
+        return cr_error_set(err, CR_EINVAL, 0, 0, "no placement");
+    }
+    return placement_parse(s, len, 1, board, err);
 }
 
 int cr_placement_write(const uint8_t board[CR_SQ_NB], char *buf, size_t size)

@@ -23,6 +23,7 @@
  * clock running for the other side refutes). Nothing here reads the wall
  * clock. */
 #include "cr/infer.h"
+#include "cr/notation.h"
 
 #include <stdio.h>
 #include <stdlib.h>
@@ -32,6 +33,12 @@
 #define MAX_TAGS 32
 #define RECENT_PLIES 8  /* earlier positions tried on every snapshot */
 #define SOLUTIONS_CAP 64
+#define ALT_MAX 4       /* sequences kept from one search (the first and alternatives) */
+#define AMBIG_MAX 48    /* a recovery commits when at most this many sequences fit
+                           (transpositions: four quiet moves a side in 8 plies give
+                           up to 576, but a few captures or checks cut that down) */
+#define SEEN_MAX 16     /* recent boards remembered: a ply the board showed is no guess */
+#define RECOVER_NODES 200000 /* node budget of one recovery search (under 10 ms) */
 
 static const cr_bb CENTRE = (1ull << CR_SQ_D4) | (1ull << CR_SQ_E4) | (1ull << CR_SQ_D5) | (1ull << CR_SQ_E5);
 static const cr_bb BACK_RANKS = 0xFF000000000000FFull;
@@ -63,6 +70,8 @@ typedef struct seq {
     bool illegal;        /* moves[0] is an illegal move: `after` holds its position */
     cr_position after;
     char illegal_text[16];
+    int nalt;            /* other sequences that fit (up to ALT_MAX - 1 kept) */
+    cr_move alt[ALT_MAX - 1][MAX_SEQ];
 } seq;
 
 struct cr_infer {
@@ -106,6 +115,13 @@ struct cr_infer {
     bool have_illegal;   /* an illegal move that may have stood */
     seq illegal;
 
+    bool gap_open;       /* the link was down: the board may be several plies ahead */
+    bool clock_stale;    /* no clock reading since the link was down */
+    bool lost;           /* the board stood unreachable: every settled picture is
+                            searched deeply from P(n) until one fits */
+    uint8_t seen[SEEN_MAX][CR_SQ_NB]; /* recent boards (normalised), a ring */
+    int nseen, seen_head;
+
     bool clock_seen;
     int running;
     int32_t clock_ms[2];
@@ -135,17 +151,26 @@ void cr_infer_config_default(cr_infer_config *cfg)
 
 /* ---------------------------------------------------------------- helpers */
 
+/* Only real pieces count: any other byte is an empty square. */
+static const uint8_t real_piece[256] = {
+    [CR_WP] = CR_WP, [CR_WN] = CR_WN, [CR_WB] = CR_WB, [CR_WR] = CR_WR, [CR_WQ] = CR_WQ, [CR_WK] = CR_WK,
+    [CR_BP] = CR_BP, [CR_BN] = CR_BN, [CR_BB] = CR_BB, [CR_BR] = CR_BR, [CR_BQ] = CR_BQ, [CR_BK] = CR_BK,
+};
+
 static void snap_build(snap *s, const uint8_t raw[CR_SQ_NB], bool rotated)
 {
     memset(s->bb, 0, sizeof s->bb);
-    for (int i = 0; i < CR_SQ_NB; i++) {
-        uint8_t p = raw[rotated ? 63 - i : i];
-        /* Only real pieces count: anything else is an empty square. */
-        if ((p & 7) == 0 || (p & 7) == 7 || p > CR_BK) {
-            p = CR_NO_PIECE;
+    if (rotated) {
+        for (int i = 0; i < CR_SQ_NB; i++) {
+            s->sq[i] = real_piece[raw[63 - i]];
         }
-        s->sq[i] = p;
-        s->bb[p] |= 1ull << i; /* bb[0]: the empty squares */
+    } else {
+        for (int i = 0; i < CR_SQ_NB; i++) {
+            s->sq[i] = real_piece[raw[i]];
+        }
+    }
+    for (int i = 0; i < CR_SQ_NB; i++) {
+        s->bb[s->sq[i]] |= 1ull << i; /* bb[0]: the empty squares */
     }
     s->by_color[CR_WHITE] = s->bb[CR_WP] | s->bb[CR_WN] | s->bb[CR_WB] | s->bb[CR_WR] | s->bb[CR_WQ] | s->bb[CR_WK];
     s->by_color[CR_BLACK] = s->bb[CR_BP] | s->bb[CR_BN] | s->bb[CR_BB] | s->bb[CR_BR] | s->bb[CR_BQ] | s->bb[CR_BK];
@@ -267,8 +292,95 @@ typedef struct search_ctx {
     int depth;
     int free_moves;      /* moves allowed from a square that ends unchanged */
     cr_move stack[MAX_SEQ];
-    cr_move first[MAX_SEQ];
+    cr_move first[ALT_MAX][MAX_SEQ]; /* the first sequences found */
+    bool castle_ok[2];   /* a side may still castle: one move fills two squares */
+    int cap;             /* stop after this many solutions */
 } search_ctx;
+
+static int floordiv(int a, int b) { return a >= 0 ? a / b : -((-a + b - 1) / b); }
+
+/* Knight moves from one square to another on an unbounded board: never
+ * more than on the real one, so a lower bound. */
+static int knight_moves(int df, int dr)
+{
+    int x = df > dr ? df : dr, y = df > dr ? dr : df;
+    if (x == 1 && y == 0) {
+        return 3;
+    }
+    if (x == 2 && y == 2) {
+        return 4;
+    }
+    int delta = x - y;
+    return y > delta ? delta - 2 * floordiv(delta - y, 3) : delta - 2 * floordiv(delta - y, 4);
+}
+
+/* Fewest moves a piece of this type (colour col) needs from one square to
+ * another on an empty board: what "a piece must have moved there" costs. */
+static int piece_dist(int type, int col, int from, int to)
+{
+    int df = abs(cr_file_of(from) - cr_file_of(to)), dr = abs(cr_rank_of(from) - cr_rank_of(to));
+    switch (type) {
+    case CR_PAWN: {
+        int up = col == CR_WHITE ? cr_rank_of(to) - cr_rank_of(from) : cr_rank_of(from) - cr_rank_of(to);
+        if (up <= 0 || df > up) {
+            return 99;
+        }
+        bool home = cr_rank_of(from) == (col == CR_WHITE ? 1 : 6);
+        /* the double step saves a move; captures after it change files */
+        return home && up >= 2 && df <= up - 1 ? up - 1 : up;
+    }
+    case CR_KNIGHT: return knight_moves(df, dr);
+    case CR_BISHOP:
+        if (((df + dr) & 1) != 0) {
+            return 99;
+        }
+        return df == dr ? 1 : 2;
+    case CR_ROOK: return df == 0 || dr == 0 ? 1 : 2;
+    case CR_QUEEN: return df == 0 || dr == 0 || df == dr ? 1 : 2;
+    default: return df > dr ? df : dr;
+    }
+}
+
+/* Lower bound on the moves side col still needs: every square that must
+ * come to hold one of its pieces is reached by a piece of that type (or a
+ * pawn promoting), each by its own moves. Castling moves king and rook at
+ * once: they count one move at most while it is possible. */
+static int moves_needed(const search_ctx *c, const cr_position *pos, cr_bb d, int col)
+{
+    int total = 0;
+    cr_bb arrive = d & c->target->by_color[col];
+    cr_bb pawns = pos->by_piece[cr_make_piece(col, CR_PAWN)];
+    for (cr_bb b = arrive; b; b &= b - 1) {
+        int to = lsb(b);
+        int pc = c->target->sq[to];
+        int type = cr_type_of(pc);
+        int best = 99;
+        if (c->castle_ok[col] && (type == CR_KING || type == CR_ROOK)) {
+            best = 1;
+        }
+        for (cr_bb src = pos->by_piece[pc]; src && best > 1; src &= src - 1) {
+            int dd = piece_dist(type, col, lsb(src), to);
+            if (dd < best) {
+                best = dd;
+            }
+        }
+        if (type != CR_PAWN && type != CR_KING) {
+            for (cr_bb src = pawns; src && best > 1; src &= src - 1) {
+                int from = lsb(src);
+                int last = col == CR_WHITE ? 7 : 0;
+                int dd = piece_dist(CR_PAWN, col, from, cr_square(cr_file_of(from), last));
+                if (dd < best) {
+                    best = dd; /* the promoting move may land there */
+                }
+            }
+        }
+        total += best;
+        if (total > 16) {
+            break;
+        }
+    }
+    return total;
+}
 
 static void dfs(search_ctx *c, const cr_position *pos, int ply, int left, cr_bb touched)
 {
@@ -279,9 +391,10 @@ static void dfs(search_ctx *c, const cr_position *pos, int ply, int left, cr_bb 
     cr_bb d = diff_bb(pos, c->target);
     if (left == 0) {
         if (d == 0) {
-            if (c->nsol++ == 0) {
-                memcpy(c->first, c->stack, sizeof c->first);
+            if (c->nsol < ALT_MAX) {
+                memcpy(c->first[c->nsol], c->stack, sizeof c->first[0]);
             }
+            c->nsol++;
         }
         return;
     }
@@ -308,6 +421,42 @@ static void dfs(search_ctx *c, const cr_position *pos, int ply, int left, cr_bb 
     if (need[side] > (left + 1) / 2 || need[!side] > left / 2) {
         return;
     }
+    /* Which pieces must still move where: every square that must come to
+     * hold a piece of one side takes a move of that side (castling fills
+     * two), and every piece of a side that must vanish takes a capture by
+     * the other. */
+    int moves[2];
+    moves[side] = (left + 1) / 2;
+    moves[!side] = left / 2;
+    int needed[2];
+    for (int col = 0; col < 2; col++) {
+        int bonus = c->castle_ok[col] && moves[col] > 0;
+        cr_bb arrive = d & c->target->by_color[col];
+        if (popcount(arrive) > moves[col] + bonus) {
+            return;
+        }
+        needed[col] = moves_needed(c, pos, d, col);
+        if (needed[col] > moves[col] + bonus) {
+            return;
+        }
+        if (popcount(pos->by_color[col]) - c->target_count[col] > moves[!col]) {
+            return;
+        }
+    }
+    /* A piece standing where the board shows an empty square or another
+     * piece of its own side must move away, or be taken by a piece that
+     * then moves on (a move the other side has to spare; en passant is
+     * the one capture that leaves nothing behind: one allowed). */
+    for (int col = 0; col < 2; col++) {
+        cr_bb vacate = d & pos->by_color[col] & ~c->target->by_color[!col];
+        int spare = moves[!col] - needed[!col];
+        if (spare < 0) {
+            spare = 0;
+        }
+        if (popcount(vacate) > moves[col] + (c->castle_ok[col] && moves[col] > 0) + spare + 1) {
+            return;
+        }
+    }
     cr_movelist ml;
     cr_generate_legal(pos, &ml);
     cr_bb from_ok = c->d0 | touched;
@@ -318,12 +467,16 @@ static void dfs(search_ctx *c, const cr_position *pos, int ply, int left, cr_bb 
             movers |= 1ull << cr_move_to(m);
         }
         bool free_move = !(from_ok & movers);
+        int to = cr_move_to(m);
         if (free_move &&
-            (c->free_moves == 0 || cr_move_kind(m) == CR_MOVE_CASTLE || !(c->d0 & (1ull << cr_move_to(m))) ||
-             (!pos->board[cr_move_to(m)] && cr_type_of(pos->board[cr_move_from(m)]) != CR_PAWN))) {
+            (c->free_moves == 0 || cr_move_kind(m) == CR_MOVE_CASTLE || !(c->d0 & (1ull << to)) ||
+             (!pos->board[to] && cr_type_of(pos->board[cr_move_from(m)]) != CR_PAWN &&
+              c->target->sq[to] != pos->board[cr_move_from(m)]))) {
             /* Leaving a square that ends as it began: a piece that went
              * and came back (its trace: what it took on a changed square),
-             * or a pawn whose square the next pawn of its file took. */
+             * a pawn whose square the next pawn of its file took, or a
+             * piece that went where the board shows one like it while
+             * another took its place (Rd2-f2 ... Rd8-d2). */
             continue;
         }
         cr_position next = *pos;
@@ -339,7 +492,7 @@ static void dfs(search_ctx *c, const cr_position *pos, int ply, int left, cr_bb 
         c->free_moves -= free_move;
         dfs(c, &next, ply + 1, left - 1, t2);
         c->free_moves += free_move;
-        if (c->aborted || c->nsol >= SOLUTIONS_CAP) {
+        if (c->aborted || c->nsol >= c->cap) {
             return;
         }
     }
@@ -347,7 +500,11 @@ static void dfs(search_ctx *c, const cr_position *pos, int ply, int left, cr_bb 
 
 /* Sequences of 2..max plies from base to s (shortest first). Returns the
  * number found at the shortest depth, 0 if none. */
-static int gap_search(cr_infer *inf, const cr_position *base, const snap *s, seq *out, int mind, int maxd)
+/* want_side >= 0: only sequences after which that side is to move (the
+ * clock runs for it); then a search cut short by its budget still counts
+ * what it found (at least that many fit). */
+static int gap_search_n(cr_infer *inf, const cr_position *base, const snap *s, seq *out, int mind, int maxd,
+                        long budget, int cap, int want_side)
 {
     search_ctx c;
     memset(&c, 0, sizeof c);
@@ -355,23 +512,39 @@ static int gap_search(cr_infer *inf, const cr_position *base, const snap *s, seq
     c.d0 = diff_bb(base, s);
     c.target_count[0] = popcount(s->by_color[0]);
     c.target_count[1] = popcount(s->by_color[1]);
-    c.budget = inf->cfg.search_nodes;
+    c.budget = budget > 0 ? budget : inf->cfg.search_nodes;
+    c.cap = cap > 0 ? cap : SOLUTIONS_CAP;
+    for (int col = 0; col < 2; col++) {
+        c.castle_ok[col] = base->castle_rook[col][0] != CR_SQ_NONE || base->castle_rook[col][1] != CR_SQ_NONE;
+    }
     if (maxd > MAX_SEQ) {
         maxd = MAX_SEQ;
     }
     inf->stats.searches++;
-    /* Every moved piece starts on a changed square or where an earlier
-     * move put it; then, deeper only, one move from a square that ends as
-     * it began (a piece that left and came back). */
-    for (int pass = 0; pass < 2; pass++) {
-        for (int depth = mind > 2 + pass ? mind : 2 + pass; depth <= maxd && !c.aborted; depth++) {
+    /* Shortest first. At each length: every moved piece starts on a
+     * changed square or where an earlier move put it; then (3 plies and
+     * more) also one move from a square that ends as it began (a piece
+     * that left and came back, or whose square another like it took). */
+    for (int depth = mind > 2 ? mind : 2; depth <= maxd && !c.aborted; depth++) {
+        if (want_side >= 0 && ((base->side + depth) & 1) != want_side) {
+            continue;
+        }
+        for (int pass = 0; pass < 2 && !c.aborted; pass++) {
+            if (pass == 1 && depth < 3) {
+                continue;
+            }
             c.free_moves = pass;
             c.nsol = 0;
             c.depth = depth;
             dfs(&c, base, 0, depth, 0);
+            if (c.nsol > 0 && c.aborted && want_side < 0) {
+                break; /* how many fit is not known */
+            }
             if (c.nsol > 0) {
                 out->n = depth;
-                memcpy(out->moves, c.first, sizeof out->moves);
+                memcpy(out->moves, c.first[0], sizeof out->moves);
+                out->nalt = c.nsol < ALT_MAX ? c.nsol - 1 : ALT_MAX - 1;
+                memcpy(out->alt, c.first[1], sizeof out->alt);
                 out->fits = (uint16_t)c.nsol;
                 out->reconstructed = true;
                 inf->stats.search_nodes += (uint64_t)c.nodes;
@@ -380,7 +553,12 @@ static int gap_search(cr_infer *inf, const cr_position *base, const snap *s, seq
         }
     }
     inf->stats.search_nodes += (uint64_t)c.nodes;
-    return 0;
+    return c.aborted ? -1 : 0;
+}
+
+static int gap_search(cr_infer *inf, const cr_position *base, const snap *s, seq *out, int mind, int maxd)
+{
+    return gap_search_n(inf, base, s, out, mind, maxd, 0, 0, -1);
 }
 
 /* ------------------------------------------------------------ the game */
@@ -482,6 +660,53 @@ static void resynced(cr_infer *inf, int64_t t)
     }
 }
 
+static void remember_board(cr_infer *inf, const uint8_t *board)
+{
+    memcpy(inf->seen[inf->seen_head], board, CR_SQ_NB);
+    inf->seen_head = (inf->seen_head + 1) % SEEN_MAX;
+    if (inf->nseen < SEEN_MAX) {
+        inf->nseen++;
+    }
+}
+
+/* Did the board show this since the last commit? */
+static bool was_seen(const cr_infer *inf, const uint8_t *board)
+{
+    for (int k = 0; k < inf->nseen; k++) {
+        int i = (inf->seen_head - 1 - k + SEEN_MAX) % SEEN_MAX;
+        if (memcmp(inf->seen[i], board, CR_SQ_NB) == 0) {
+            return true;
+        }
+    }
+    return false;
+}
+
+/* The other sequences that fitted, as the comment of the sequence's first
+ * ply: "also Nf3 Nc6 Nc3 Nf6 or ... (and 3 more)". */
+static void note_alternatives(cr_infer *inf, const seq *q, int idx)
+{
+    char text[512];
+    size_t len = (size_t)snprintf(text, sizeof text, "also");
+    for (int a = 0; a < q->nalt && len < sizeof text; a++) {
+        if (a > 0) {
+            len += (size_t)snprintf(text + len, sizeof text - len, " or");
+        }
+        cr_position p = *pos_at(inf, q->base);
+        for (int i = 0; i < q->n && len < sizeof text; i++) {
+            char san[CR_SAN_MAX];
+            if (cr_move_to_san(&p, q->alt[a][i], san, sizeof san) < 0) {
+                break;
+            }
+            len += (size_t)snprintf(text + len, sizeof text - len, " %s", san);
+            cr_position_do_move(&p, q->alt[a][i]);
+        }
+    }
+    if (q->fits > q->nalt + 1 && len < sizeof text) {
+        snprintf(text + len, sizeof text - len, " (and %d more)", q->fits - q->nalt - 1);
+    }
+    (void)cr_game_set_comment(inf->game, idx, text);
+}
+
 /* Makes q final: retract what it replaces, append its moves, emit. */
 static void commit(cr_infer *inf, const seq *q, int64_t t_snapshot, int64_t t)
 {
@@ -521,14 +746,25 @@ static void commit(cr_infer *inf, const seq *q, int64_t t_snapshot, int64_t t)
         ev.running = CR_CLOCK_STOPPED;
         emit(inf, &ev);
     }
+    cr_position walk = *pos_at(inf, q->base);
+    bool before_seen = true; /* the position before the ply is certain */
     for (int i = 0; i < q->n; i++) {
         uint32_t flags = 0;
         int rc;
-        if (q->reconstructed) {
-            flags |= CR_PLY_RECONSTRUCTED;
+        bool shown = false;
+        if (q->reconstructed && !(i == 0 && q->illegal)) {
+            /* Only plies the board did not show are guesses: shown is a
+             * ply whose positions before and after the board both showed. */
+            cr_position_do_move(&walk, q->moves[i]);
+            bool after_seen = was_seen(inf, walk.board);
+            shown = before_seen && after_seen;
+            before_seen = after_seen;
         }
-        if (q->fits > 1) {
-            flags |= CR_PLY_AMBIGUOUS;
+        if (q->reconstructed && !shown) {
+            flags |= CR_PLY_RECONSTRUCTED;
+            if (q->fits > 1) {
+                flags |= CR_PLY_AMBIGUOUS;
+            }
         }
         if (i == 0 && q->illegal) {
             rc = cr_game_push_illegal(inf->game, &q->after, q->illegal_text, CR_CLOCK_UNKNOWN, t_snapshot);
@@ -554,6 +790,9 @@ static void commit(cr_infer *inf, const seq *q, int64_t t_snapshot, int64_t t)
                 inf->stash_valid = false;
             }
         }
+        if (i == 0 && q->fits > 1 && q->nalt > 0) {
+            note_alternatives(inf, q, idx);
+        }
         inf->stats.moves++;
         cr_infer_event ev;
         memset(&ev, 0, sizeof ev);
@@ -577,6 +816,10 @@ static void commit(cr_infer *inf, const seq *q, int64_t t_snapshot, int64_t t)
     inf->has_pending = false;
     inf->have_illegal = false;
     inf->swept = false;
+    inf->nseen = 0;
+    if (q->n > 0) {
+        inf->lost = false;
+    }
     resynced(inf, t);
     if (!inf->ended) {
         check_status(inf, t);
@@ -694,6 +937,10 @@ static int scharnagl(const uint8_t *b)
 /* Does the raw snapshot show a start position? Fills pos and rotated. */
 static bool recognise_start(cr_infer *inf, cr_position *pos, bool *rotated)
 {
+    static const uint8_t empty_middle[32];
+    if (!inf->have_fen && memcmp(inf->raw + 16, empty_middle, sizeof empty_middle) != 0) {
+        return false; /* ranks 3 to 6 hold a piece: no start position (checked per snapshot) */
+    }
     uint8_t rot[CR_SQ_NB];
     rotate(inf->raw, rot);
     if (inf->have_fen) {
@@ -801,6 +1048,42 @@ static bool plausible(const snap *s)
     return ((s->bb[CR_WP] | s->bb[CR_BP]) & BACK_RANKS) == 0;
 }
 
+/* The position the board shows, after p by moves nobody saw: side to move
+ * given, castling rights kept where king and rook stand as in p. */
+static int board_position(const cr_position *p, const snap *s, int side, cr_position *out)
+{
+    char fen[CR_FEN_MAX + 40];
+    int len = cr_placement_write(s->sq, fen, CR_FEN_MAX);
+    if (len < 0) {
+        return CR_EINVAL;
+    }
+    char cast[8];
+    int nc = 0;
+    for (int c = 0; c < 2; c++) {
+        int king = cr_make_piece(c, CR_KING);
+        if (!p->by_piece[king]) {
+            continue;
+        }
+        int ksq = lsb(p->by_piece[king]);
+        for (int k = 0; k < 2; k++) {
+            int r = p->castle_rook[c][k];
+            if (r == CR_SQ_NONE || s->sq[r] != p->board[r] || s->sq[ksq] != king) {
+                continue;
+            }
+            char ch = p->chess960 ? (char)('a' + cr_file_of(r)) : (k == CR_CASTLE_KING_SIDE ? 'k' : 'q');
+            cast[nc++] = c == CR_WHITE ? (char)(ch - 'a' + 'A') : ch;
+        }
+    }
+    cast[nc] = '\0';
+    snprintf(fen + len, sizeof fen - (size_t)len, " %c %s - 0 %d", side == CR_WHITE ? 'w' : 'b', nc ? cast : "-",
+             p->fullmove + (p->side == CR_BLACK && side == CR_WHITE));
+    if (cr_position_from_fen(out, fen, NULL) != 0) {
+        return CR_EINVAL;
+    }
+    out->chess960 = p->chess960;
+    return 0;
+}
+
 /* The board shows what an illegal move of the side to move would give:
  * one piece gone from one square and standing on another (empty or an
  * enemy's). Builds its position into q. */
@@ -819,37 +1102,10 @@ static bool illegal_shape(cr_infer *inf, const cr_position *p, const snap *s, se
     if (p->board[to] && (cr_color_of(p->board[to]) == p->side || cr_type_of(p->board[to]) == CR_KING)) {
         return false;
     }
-    /* Build the position after it through a FEN: castling rights survive
-     * where king and rook stand untouched. */
-    char fen[CR_FEN_MAX + 40];
-    int len = cr_placement_write(s->sq, fen, CR_FEN_MAX);
-    if (len < 0) {
-        return false;
-    }
-    char cast[8];
-    int nc = 0;
-    for (int c = 0; c < 2; c++) {
-        for (int k = 0; k < 2; k++) {
-            int r = p->castle_rook[c][k];
-            if (r == CR_SQ_NONE || r == from || r == to) {
-                continue;
-            }
-            int ksq = lsb(p->by_piece[cr_make_piece(c, CR_KING)]);
-            if (ksq == from) {
-                continue;
-            }
-            char ch = p->chess960 ? (char)('a' + cr_file_of(r)) : (k == CR_CASTLE_KING_SIDE ? 'k' : 'q');
-            cast[nc++] = c == CR_WHITE ? (char)(ch - 'a' + 'A') : ch;
-        }
-    }
-    cast[nc] = '\0';
-    snprintf(fen + len, sizeof fen - (size_t)len, " %c %s - 0 %d", p->side == CR_WHITE ? 'b' : 'w',
-             nc ? cast : "-", p->fullmove + (p->side == CR_BLACK));
     cr_position after;
-    if (cr_position_from_fen(&after, fen, NULL) != 0) {
+    if (board_position(p, s, !p->side, &after) != 0) {
         return false;
     }
-    after.chess960 = p->chess960;
     memset(q, 0, sizeof *q);
     q->base = ply_count(inf);
     q->n = 1;
@@ -886,6 +1142,7 @@ static void evaluate(cr_infer *inf, int64_t t)
             inf->has_pending = false; /* the move was taken back before it counted */
         }
         inf->explained = true;
+        inf->lost = false;
         inf->swept = false;
         inf->have_illegal = false;
         resynced(inf, t);
@@ -904,7 +1161,7 @@ static void evaluate(cr_infer *inf, int64_t t)
         set_pending(inf, &q, t);
         return;
     }
-    if (inf->has_pending && inf->pending.n < MAX_SEQ && inf->pending.n > 0) {
+    if (inf->has_pending && inf->pending.n > 0) {
         cr_position end;
         seq_end(inf, &inf->pending, &end);
         if (same_board(&end, s)) {
@@ -912,8 +1169,20 @@ static void evaluate(cr_infer *inf, int64_t t)
             return;
         }
         if (match_one(&end, s, &m)) {
-            q = inf->pending;
+            if (inf->pending.n == MAX_SEQ) {
+                /* a full sequence (a long gap) and the next move: the
+                 * gap's moves stand, the next one waits as usual */
+                seq full = inf->pending;
+                commit(inf, &full, inf->pending_t, t);
+                memset(&q, 0, sizeof q);
+                q.base = ply_count(inf);
+            } else {
+                q = inf->pending;
+            }
             q.moves[q.n++] = m;
+            if (q.n == 1) {
+                q.fits = 1;
+            }
             set_pending(inf, &q, t);
             return;
         }
@@ -1076,14 +1345,20 @@ static void raise_attention(cr_infer *inf, int64_t t)
     ev.t = t;
     ev.squares = diff_bb(pn, s);
     ev.running = CR_CLOCK_STOPPED;
+    bool far = false; /* pieces the game cannot explain, not a board in the making */
     if (popcount(s->bb[CR_WK]) > 1 || popcount(s->bb[CR_BK]) > 1) {
         ev.reason = "two kings of one colour";
     } else if ((s->bb[CR_WP] | s->bb[CR_BP]) & BACK_RANKS) {
         ev.reason = "promotion pending: pawn on the last rank";
     } else if (popcount(s->occ) + 3 <= popcount(pn->occupied)) {
         ev.reason = "pieces missing";
+        far = true;
     } else {
         ev.reason = "position not reachable from the game";
+        far = true;
+    }
+    if (far) {
+        inf->lost = true; /* from now on every settled picture is searched deeply */
     }
     inf->attention = true;
     inf->stats.attentions++;
@@ -1119,6 +1394,44 @@ static bool prefer_forward(cr_infer *inf, int64_t t)
     return false;
 }
 
+/* The board has been lost (unreachable, or after the link was down): the
+ * settled picture is searched from P(n) as deep as a sequence goes, pruned
+ * by the pieces that must have moved where. One sequence, or a small set
+ * of them, resumes the game at once. */
+static void recover(cr_infer *inf, int64_t t)
+{
+    resolve(inf, t, false, 1); /* earlier positions, a possible illegal move */
+    if (inf->explained || inf->ended) {
+        return;
+    }
+    inf->searched = MAX_SEQ;
+    const snap *s = &inf->cur;
+    int n = ply_count(inf);
+    if (!plausible(s) || popcount(diff_bb(pos_at(inf, n), s)) < 2) {
+        return;
+    }
+    seq q;
+    memset(&q, 0, sizeof q);
+    q.base = n;
+    /* Deep searches find pieces walking to and fro: the clock running for
+     * one side says who is to move (its press triggers another try). */
+    int want = inf->clock_seen && !inf->clock_stale && inf->running != CR_CLOCK_STOPPED ? inf->running : -1;
+    int fits = gap_search_n(inf, pos_at(inf, n), s, &q, 2, MAX_SEQ, RECOVER_NODES, AMBIG_MAX + 1, want);
+    if (fits < 1 || fits > AMBIG_MAX) {
+        return;
+    }
+    if (fits == 1 && q.n <= 2) {
+        inf->has_pending = false;
+        commit(inf, &q, inf->t_change, t);
+        inf->explained = true;
+        return;
+    }
+    /* Held like any long or ambiguous gap: a board that stands (or a
+     * press) confirms it, a clock running for the other side refutes it. */
+    set_pending(inf, &q, inf->t_change);
+    inf->deadline = inf->t_change + inf->cfg.attention_ms;
+}
+
 /* Lets time pass up to now: pending moves settle, stuck boards are
  * searched and flagged. */
 static void advance(cr_infer *inf, int64_t now)
@@ -1152,6 +1465,19 @@ static void advance(cr_infer *inf, int64_t now)
             prefer_forward(inf, inf->t_change + inf->cfg.settle_ms)) {
             continue;
         }
+        /* Lost, or back after the link was down: the deep search, once the
+         * board has stood as long as for any search of 3+ plies (a piece
+         * held in the air looks like one taken). By then the clock reading
+         * the link asks for at once says who is to move. */
+        int64_t deep_at = inf->t_change + inf->cfg.settle_ms + inf->cfg.deep_search_ms;
+        bool clock_known = !(inf->clock_seen && inf->clock_stale) || now >= inf->t_change + inf->cfg.attention_ms;
+        if (!inf->explained && (inf->lost || inf->gap_open) && inf->searched < MAX_SEQ && clock_known &&
+            now >= deep_at) {
+            recover(inf, deep_at);
+            if (inf->explained) {
+                continue;
+            }
+        }
         /* Missed snapshots: two plies once the board has settled, deeper
          * only when it stands longer (pieces in the air rarely do). */
         if (!inf->explained && inf->searched < 2 && now >= inf->t_change + inf->cfg.settle_ms) {
@@ -1160,7 +1486,6 @@ static void advance(cr_infer *inf, int64_t now)
                 continue;
             }
         }
-        int64_t deep_at = inf->t_change + inf->cfg.settle_ms + inf->cfg.deep_search_ms;
         if (!inf->explained && inf->searched < inf->cfg.max_gap_plies && now >= deep_at) {
             resolve(inf, deep_at, false, inf->cfg.max_gap_plies);
             if (inf->explained) {
@@ -1305,6 +1630,7 @@ static void feed_clock(cr_infer *inf, const cr_feed_event *ev, int64_t t)
         }
     }
     inf->clock_seen = true;
+    inf->clock_stale = false;
     inf->running = now;
     inf->clock_ms[CR_WHITE] = ev->u.clock.white_ms;
     inf->clock_ms[CR_BLACK] = ev->u.clock.black_ms;
@@ -1335,7 +1661,13 @@ static void feed_clock(cr_infer *inf, const cr_feed_event *ev, int64_t t)
     if (inf->has_pending && inf->pending.reconstructed && now != CR_CLOCK_STOPPED) {
         cr_position end;
         seq_end(inf, &inf->pending, &end);
-        if (end.side != now) {
+        cr_move m;
+        if (end.side != now && !same_board(&end, &inf->cur) && match_one(&end, &inf->cur, &m)) {
+            /* the board went on by a move: that press was for it */
+            seq q = inf->pending;
+            commit(inf, &q, inf->pending_t, t);
+            evaluate(inf, t);
+        } else if (end.side != now) {
             /* the clock runs for the other side: not what happened */
             inf->has_pending = false;
             inf->explained = false;
@@ -1351,6 +1683,9 @@ static void feed_clock(cr_infer *inf, const cr_feed_event *ev, int64_t t)
     }
     /* prev pressed the clock (or stopped it): its move is complete. */
     int presser = prev;
+    if (!inf->explained && (inf->lost || inf->gap_open)) {
+        inf->searched = 0; /* the side to move is known anew: search again */
+    }
     if (inf->has_pending) {
         cr_position end;
         seq_end(inf, &inf->pending, &end);
@@ -1385,6 +1720,16 @@ static void feed_clock(cr_infer *inf, const cr_feed_event *ev, int64_t t)
     }
 }
 
+/* The raw board is the game's position, or one legal move from it. */
+static bool continues_game(const cr_infer *inf)
+{
+    snap s;
+    snap_build(&s, inf->raw, inf->rotated);
+    const cr_position *pn = pos_at(inf, ply_count(inf));
+    cr_move m;
+    return same_board(pn, &s) || match_one(pn, &s, &m);
+}
+
 static void feed_pos(cr_infer *inf, const cr_feed_event *ev, int64_t t)
 {
     inf->stats.snapshots++;
@@ -1395,12 +1740,17 @@ static void feed_pos(cr_infer *inf, const cr_feed_event *ev, int64_t t)
     inf->have_snap = true;
     inf->t_change = t;
 
-    /* A new game? Only when it cannot be a move of the current one. */
+    /* A new game? Only when it cannot be a move of the current one. A
+     * game longer than the take-backs tried on every snapshot that comes
+     * back to a start position was reset by hand for the next game (pieces
+     * put back, never three gone at once): never a take-back of the whole
+     * game, unless one legal move leads there (1. Nf3 Nf6 2. Ng1 Ng8). */
     bool may_start = !inf->game || inf->ended || inf->swept || cr_game_ply_count(inf->game) == 0;
-    if (may_start) {
+    bool reset = !may_start && cr_game_ply_count(inf->game) > RECENT_PLIES;
+    if (may_start || reset) {
         cr_position start;
         bool rot;
-        if (recognise_start(inf, &start, &rot)) {
+        if (recognise_start(inf, &start, &rot) && !(reset && continues_game(inf))) {
             if (inf->game && cr_game_ply_count(inf->game) == 0 && !inf->ended && rot == inf->rotated &&
                 memcmp(cr_game_start(inf->game)->board, start.board, CR_SQ_NB) == 0) {
                 snap_build(&inf->cur, inf->raw, inf->rotated);
@@ -1418,8 +1768,12 @@ static void feed_pos(cr_infer *inf, const cr_feed_event *ev, int64_t t)
         return;
     }
     snap_build(&inf->cur, inf->raw, inf->rotated);
+    remember_board(inf, inf->cur.sq);
     inf->signal = !inf->ended_by_board && is_kings_signal(&inf->cur);
     evaluate(inf, t);
+    if (inf->explained) {
+        inf->gap_open = false; /* the first picture after the gap fitted */
+    }
 }
 
 int cr_infer_feed(cr_infer *inf, const cr_feed_event *ev)
@@ -1440,8 +1794,11 @@ int cr_infer_feed(cr_infer *inf, const cr_feed_event *ev)
     case CR_FEED_META:
         feed_meta(inf, ev);
         return 0;
-    case CR_FEED_CONNECT:
     case CR_FEED_DISCONNECT:
+        inf->gap_open = inf->game != NULL; /* the next pictures may be plies ahead */
+        inf->clock_stale = true;
+        return 0;
+    case CR_FEED_CONNECT:
         return 0;
     default:
         return CR_EINVAL;
@@ -1481,6 +1838,61 @@ void cr_infer_finish(cr_infer *inf, int64_t now)
         resolve(inf, now, false, inf->cfg.max_gap_plies);
     }
     inf->t_last = now;
+}
+
+int cr_infer_accept_board(cr_infer *inf, int side_to_move, int64_t t)
+{
+    if (!inf || !inf->game || !inf->have_snap || !plausible(&inf->cur)) {
+        return CR_EINVAL;
+    }
+    int n = ply_count(inf);
+    const cr_position *pn = pos_at(inf, n);
+    if (same_board(pn, &inf->cur)) {
+        return 0;
+    }
+    if (side_to_move != CR_WHITE && side_to_move != CR_BLACK) {
+        side_to_move = inf->clock_seen && inf->running != CR_CLOCK_STOPPED ? inf->running : pn->side;
+    }
+    cr_position after;
+    if (board_position(pn, &inf->cur, side_to_move, &after) != 0) {
+        return CR_EINVAL;
+    }
+    if (t < inf->t_last) {
+        t = inf->t_last;
+    }
+    inf->has_pending = false;
+    inf->have_illegal = false;
+    int rc = cr_game_push_illegal(inf->game, &after, "--", CR_CLOCK_UNKNOWN, t);
+    if (rc != 0) {
+        return rc;
+    }
+    int idx = cr_game_ply_count(inf->game) - 1;
+    cr_game_ply_mut(inf->game, idx)->flags |= CR_PLY_MISSING;
+    if (inf->ended && !inf->ended_by_board) {
+        inf->ended = false;
+        cr_game_set_result(inf->game, CR_RESULT_NONE);
+    }
+    inf->stats.moves++;
+    cr_infer_event ev;
+    memset(&ev, 0, sizeof ev);
+    ev.kind = CR_INFER_MOVE;
+    ev.t = t;
+    ev.t_snapshot = inf->t_change;
+    ev.ply = idx;
+    ev.reason = "board accepted by the arbiter";
+    ev.running = CR_CLOCK_STOPPED;
+    emit(inf, &ev);
+    inf->explained = true;
+    inf->lost = false;
+    inf->gap_open = false;
+    inf->swept = false;
+    inf->nseen = 0;
+    inf->searched = 0;
+    resynced(inf, t);
+    if (!inf->ended) {
+        check_status(inf, t);
+    }
+    return 0;
 }
 
 const cr_game *cr_infer_game(const cr_infer *inf) { return inf ? inf->game : NULL; }

@@ -629,12 +629,22 @@ static int parse_suffixes(const char *s, parsed *p, int *at, cr_error *err)
     if (!is_terminator(c)) {
         return unreadable(err, "unexpected character", s, i);
     }
-    for (int round = 0; round < 2; round++) {
+    /* Written apart, also across a line break (a scoresheet line or a
+     * wrapped PGN line ends after "exd6"): still this move's. */
+    for (int round = 0; round < 3; round++) {
         int j = i, el;
-        while (s[j] == ' ' || s[j] == '\t') {
+        while (s[j] == ' ' || s[j] == '\t' || s[j] == '\r' || s[j] == '\n') {
             j++;
         }
-        if (!(p->flags & CR_SANF_EP) && starts_ep(s + j, &el) && is_terminator(utf8_at(s + j + el, &l))) {
+        int k = j;
+        while (s[k] == '+' || s[k] == '#') {
+            k++;
+        }
+        if (k > j && k - j <= 2 && is_terminator(utf8_at(s + k, &l)) &&
+            !(p->flags & (CR_SANF_CHECK | CR_SANF_MATE))) {
+            p->flags |= s[j] == '#' || k - j == 2 ? CR_SANF_MATE : CR_SANF_CHECK;
+            i = k;
+        } else if (!(p->flags & CR_SANF_EP) && starts_ep(s + j, &el) && is_terminator(utf8_at(s + j + el, &l))) {
             p->flags |= CR_SANF_EP;
             i = j + el;
         } else if (!(p->flags & CR_SANF_DRAW_OFFER) && s[j] == '(' && s[j + 1] == '=' && s[j + 2] == ')') {

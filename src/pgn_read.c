@@ -219,6 +219,40 @@ static int add_comment(gctx *c, int ply, const char *s, size_t n)
 
 static int parse_span(gctx *c, size_t i, size_t end, bool cont, size_t *stop);
 
+/* The writer's marks of uncertainty lead a ply's comment: "reconstructed",
+ * "reconstructed, ambiguous", then ": " and the rest. They become flags
+ * again; the rest stays the comment. */
+static int take_marks(gctx *c, int ply)
+{
+    const char *cm = ply >= 0 ? cr_game_comment(c->g, ply) : NULL;
+    if (!cm || strncmp(cm, "reconstructed", 13) != 0 || (cm[13] && cm[13] != ',' && cm[13] != ':')) {
+        return 0;
+    }
+    uint32_t flags = CR_PLY_RECONSTRUCTED;
+    const char *r = cm + 13;
+    if (strncmp(r, ", ambiguous", 11) == 0 && (!r[11] || r[11] == ':')) {
+        flags |= CR_PLY_AMBIGUOUS;
+        r += 11;
+    }
+    if (*r == ':') {
+        r++;
+    } else if (*r) {
+        return 0; /* not the writer's form: leave the text alone */
+    }
+    while (*r == ' ') {
+        r++;
+    }
+    cr_ply *p = cr_game_ply_mut(c->g, ply);
+    p->flags |= flags;
+    char *rest = *r ? strdup(r) : NULL;
+    if (*r && !rest) {
+        return CR_ENOMEM;
+    }
+    int rc = cr_game_set_comment(c->g, ply, rest);
+    free(rest);
+    return rc;
+}
+
 /* Handles one `[%name args]` command at [a, b) (a at '[', b after ']').
  * *rest_is_cont: set when the command was %illegal and the remainder of the
  * comment is continuation movetext. */
@@ -294,20 +328,26 @@ static int handle_command(gctx *c, size_t a, size_t b, bool *is_illegal)
         return 0;
     }
     if (k == 7 && memcmp(s, "comment", 7) == 0) {
-        return add_comment(c, last, s + as, ae - as);
+        int rc = add_comment(c, last, s + as, ae - as);
+        return rc ? rc : take_marks(c, last);
     }
-    if (k == 7 && memcmp(s, "illegal", 7) == 0) {
+    bool missing = k == 7 && memcmp(s, "missing", 7) == 0;
+    if ((k == 7 && memcmp(s, "illegal", 7) == 0) || missing) {
+        /* [%illegal SAN FEN]; [%missing FEN]: moves not known, the position after */
         size_t se = as;
-        while (se < ae && !is_space(s[se])) {
+        while (!missing && se < ae && !is_space(s[se])) {
             se++;
         }
         char san[16], fen[CR_FEN_MAX + 40];
         size_t sl = se - as;
-        if (sl == 0 || sl >= sizeof san) {
+        if (missing) {
+            snprintf(san, sizeof san, "--");
+        } else if (sl == 0 || sl >= sizeof san) {
             return fail_at(c, CR_EPGN, a, "bad [%%illegal] command");
+        } else {
+            memcpy(san, s + as, sl);
+            san[sl] = '\0';
         }
-        memcpy(san, s + as, sl);
-        san[sl] = '\0';
         /* the FEN may have been wrapped: collapse whitespace */
         size_t fl = 0;
         for (size_t q = se; q < ae && fl + 2 < sizeof fen; q++) {
@@ -336,6 +376,9 @@ static int handle_command(gctx *c, size_t a, size_t b, bool *is_illegal)
         int rc = cr_game_push_illegal(c->g, &after, san, CR_CLOCK_UNKNOWN, -1);
         if (rc) {
             return fail_at(c, rc, a, "out of memory");
+        }
+        if (missing) {
+            cr_game_ply_mut(c->g, cr_game_ply_count(c->g) - 1)->flags |= CR_PLY_MISSING;
         }
         *is_illegal = true;
         return 0;
@@ -379,14 +422,16 @@ static int handle_comment(gctx *c, size_t a, size_t b)
             }
             if (illegal) {
                 size_t stop;
-                return parse_span(c, e, b, true, &stop);
+                rc = take_marks(c, ply); /* the marks of the ply before the continuation */
+                return rc ? rc : parse_span(c, e, b, true, &stop);
             }
             i = text_start = e;
             continue;
         }
         i++;
     }
-    return add_comment(c, ply, c->buf + text_start, b - text_start);
+    int rc = add_comment(c, ply, c->buf + text_start, b - text_start);
+    return rc ? rc : take_marks(c, ply);
 }
 
 static bool is_result_at(const char *s, int *result, size_t *n)

@@ -66,7 +66,31 @@ static void put_words(wrap *w, const char *s)
 static void fmt_clock(cr_sb *b, const char *name, int32_t ms)
 {
     int s = ms / 1000, frac = ms % 1000;
-    cr_sb_fmt(b, "[%%%s %d:%02d:%02d", name, s / 3600, s / 60 % 60, s % 60);
+    /* by hand: every ply has one, and printf is most of writing a game */
+    char t[32];
+    int n = 0, h = s / 3600, m = s / 60 % 60, sec = s % 60;
+    t[n++] = '[';
+    t[n++] = '%';
+    for (const char *c = name; *c && n < 8; c++) {
+        t[n++] = *c;
+    }
+    t[n++] = ' ';
+    char hd[12];
+    int hl = 0;
+    do {
+        hd[hl++] = (char)('0' + h % 10);
+        h /= 10;
+    } while (h > 0 && hl < 10);
+    while (hl > 0) {
+        t[n++] = hd[--hl];
+    }
+    t[n++] = ':';
+    t[n++] = (char)('0' + m / 10);
+    t[n++] = (char)('0' + m % 10);
+    t[n++] = ':';
+    t[n++] = (char)('0' + sec / 10);
+    t[n++] = (char)('0' + sec % 10);
+    cr_sb_add(b, t, (size_t)n);
     if (frac) {
         char f[8];
         snprintf(f, sizeof f, "%03d", frac);
@@ -130,6 +154,23 @@ static void ply_commands(cr_sb *t, const cr_ply *p, bool draw, bool relay)
         }
     }
 #undef SEP_
+}
+
+/* The words that say how sure a ply is, and the ply's comment after them:
+ * "reconstructed", "reconstructed, ambiguous: also Nf3 Nc6 Nc3 Nf6". The
+ * reader takes them back as flags. Nothing without a mark (or with bare). */
+static void ply_text(cr_sb *t, const cr_ply *p, const char *comment, bool bare, bool in_command)
+{
+    bool mark = !bare && (p->flags & CR_PLY_RECONSTRUCTED);
+    if (mark) {
+        cr_sb_str(t, (p->flags & CR_PLY_AMBIGUOUS) ? "reconstructed, ambiguous" : "reconstructed");
+    }
+    if (comment) {
+        if (mark) {
+            cr_sb_str(t, ": ");
+        }
+        clean_text(t, comment, in_command);
+    }
 }
 
 static const char *const str_tags[7] = {"Event", "Site", "Date", "Round", "White", "Black", "Result"};
@@ -210,11 +251,15 @@ static void write_continuation(const cr_game *g, int k, const cr_pgn_options *o,
         if (p->flags & CR_PLY_ILLEGAL) {
             char fen[CR_FEN_MAX];
             cr_position_to_fen(&p->after, fen, sizeof fen);
-            cr_sb_str(b, "[%illegal ");
-            for (const char *s = p->san[0] ? p->san : "?"; *s; s++) {
-                cr_sb_add(b, (*s == ' ' || *s == ']' || *s == '}') ? "_" : s, 1);
+            if (p->flags & CR_PLY_MISSING) {
+                cr_sb_fmt(b, "[%%missing %s]", fen); /* the moves are not known */
+            } else {
+                cr_sb_str(b, "[%illegal ");
+                for (const char *s = p->san[0] ? p->san : "?"; *s; s++) {
+                    cr_sb_add(b, (*s == ' ' || *s == ']' || *s == '}') ? "_" : s, 1);
+                }
+                cr_sb_fmt(b, " %s]", fen);
             }
-            cr_sb_fmt(b, " %s]", fen);
             need_number = true;
         } else {
             const cr_position *before = cr_game_position_at(g, i);
@@ -230,9 +275,10 @@ static void write_continuation(const cr_game *g, int k, const cr_pgn_options *o,
         }
         ply_commands(b, p, true, o->flags & CR_PGN_RELAY_DATA);
         const char *cm = cr_game_comment(g, i);
-        if (cm) {
+        bool bare = o->flags & CR_PGN_BARE;
+        if (cm || (!bare && (p->flags & CR_PLY_RECONSTRUCTED))) {
             cr_sb_str(b, " [%comment ");
-            clean_text(b, cm, true);
+            ply_text(b, p, cm, bare, true);
             cr_sb_str(b, "]");
             need_number = true;
         }
@@ -290,10 +336,19 @@ static int write_all(const cr_game *g, const cr_pgn_options *opt, cr_sb *b)
     wrap w = {b, o.width, 0};
     bool need_number = true;
     const char *c0 = cr_game_comment(g, -1);
+    int n = cr_game_ply_count(g);
+    /* The continuation after an illegal ply or a missing stretch goes into
+     * the comment before it when there is one: readers such as chess.js do
+     * not take two comments in a row. */
+#define ILLEGAL_AT_(k) ((k) < n && (cr_game_ply(g, (k))->flags & CR_PLY_ILLEGAL))
     if (c0) {
         cr_sb t = {0};
         cr_sb_add(&t, "{", 1);
         clean_text(&t, c0, false);
+        if (ILLEGAL_AT_(0)) {
+            cr_sb_add(&t, " ", 1);
+            write_continuation(g, 0, &o, &t);
+        }
         cr_sb_add(&t, "}", 1);
         if (t.failed) {
             free(t.p);
@@ -301,8 +356,10 @@ static int write_all(const cr_game *g, const cr_pgn_options *opt, cr_sb *b)
         }
         put_words(&w, t.p);
         free(t.p);
+        if (ILLEGAL_AT_(0)) {
+            n = 0;
+        }
     }
-    int n = cr_game_ply_count(g);
     for (int i = 0; i < n; i++) {
         const cr_ply *p = cr_game_ply(g, i);
         if (p->flags & CR_PLY_ILLEGAL) {
@@ -331,11 +388,17 @@ static int write_all(const cr_game *g, const cr_pgn_options *opt, cr_sb *b)
         cr_sb t = {0};
         ply_commands(&t, p, !fide_draw, o.flags & CR_PGN_RELAY_DATA);
         const char *cm = cr_game_comment(g, i);
-        if (cm) {
+        bool bare = o.flags & CR_PGN_BARE;
+        if (cm || (!bare && (p->flags & CR_PLY_RECONSTRUCTED))) {
             if (t.len) {
                 cr_sb_add(&t, " ", 1);
             }
-            clean_text(&t, cm, false);
+            ply_text(&t, p, cm, bare, false);
+        }
+        bool merged = t.len && ILLEGAL_AT_(i + 1);
+        if (merged) {
+            cr_sb_add(&t, " ", 1);
+            write_continuation(g, i + 1, &o, &t);
         }
         if (t.len) {
             cr_sb u = {0};
@@ -351,7 +414,11 @@ static int write_all(const cr_game *g, const cr_pgn_options *opt, cr_sb *b)
         }
         b->failed |= t.failed;
         free(t.p);
+        if (merged) {
+            break;
+        }
     }
+#undef ILLEGAL_AT_
     const char *res = cr_result_string(cr_game_result(g));
     put_word(&w, res, strlen(res));
     cr_sb_str(b, "\n\n");

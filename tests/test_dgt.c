@@ -590,6 +590,120 @@ static int emu_messages(cr_dgt_emu *e, cr_dgt_msg *m, int max)
     return k;
 }
 
+/* The EEPROM log: every entry kind decodes and encodes back. */
+static void test_ee_log_codec(void **state)
+{
+    (void)state;
+    /* POWERUP, BEGINPOS, Pe2 lifted, Pe4 set (quick), clocks L 1:29:58 and
+     * R 0:09:05, NOP, an unknown byte, EOF */
+    const uint8_t log[] = {0x6A, 0x6F, 0x40, 52, 0x51, 36, 0x71, 0x29, 0x58, 0x60, 0x09, 0x05, 0x7F, 0x23, 0x6B};
+    cr_dgt_ee_entry e[16];
+    size_t n = cr_dgt_ee_decode(log, sizeof log, e, 16);
+    assert_int_equal(n, 9);
+    assert_int_equal(e[0].kind, CR_DGT_EE_POWERUP);
+    assert_int_equal(e[1].kind, CR_DGT_EE_BEGINPOS);
+    assert_int_equal(e[2].kind, CR_DGT_EE_FIELD);
+    assert_int_equal(cr_dgt_index_to_sq(e[2].index), CR_SQ_E2);
+    assert_int_equal(e[2].piece, 0);
+    assert_false(e[2].quick);
+    assert_int_equal(cr_dgt_index_to_sq(e[3].index), CR_SQ_E4);
+    assert_int_equal(cr_dgt_piece_to_cr(e[3].piece), CR_WP);
+    assert_true(e[3].quick);
+    assert_int_equal(e[4].kind, CR_DGT_EE_CLOCK);
+    assert_true(e[4].left);
+    assert_int_equal(e[4].ms, (1 * 3600 + 29 * 60 + 58) * 1000);
+    assert_false(e[5].left);
+    assert_int_equal(e[5].ms, (9 * 60 + 5) * 1000);
+    assert_int_equal(e[6].kind, CR_DGT_EE_NOP);
+    assert_int_equal(e[7].kind, CR_DGT_EE_UNKNOWN);
+    assert_int_equal(e[8].kind, CR_DGT_EE_EOF);
+    uint8_t back[32];
+    size_t len = 0;
+    for (size_t i = 0; i < n; i++) {
+        if (e[i].kind == CR_DGT_EE_UNKNOWN) {
+            back[len++] = 0x23; /* no encoding: it is not an entry */
+            continue;
+        }
+        int r = cr_dgt_ee_encode(&e[i], back + len, sizeof back - len);
+        assert_true(r > 0);
+        len += (size_t)r;
+    }
+    assert_int_equal(len, sizeof log);
+    assert_memory_equal(back, log, sizeof log);
+    /* an entry cut short at the end is not decoded */
+    assert_int_equal(cr_dgt_ee_decode(log, 3, e, 16), 2);
+    cr_dgt_ee_entry bad = {.kind = CR_DGT_EE_FIELD, .index = 64};
+    assert_int_equal(cr_dgt_ee_encode(&bad, back, sizeof back), CR_EINVAL);
+    cr_dgt_ee_entry clk = {.kind = CR_DGT_EE_CLOCK, .ms = 1000};
+    assert_int_equal(cr_dgt_ee_encode(&clk, back, 2), CR_ENOSPC);
+}
+
+static int pos_count;
+static uint8_t pos_last[64];
+static void count_pos(void *data, const cr_feed_event *ev)
+{
+    (void)data;
+    if (ev->kind == CR_FEED_POS) {
+        pos_count++;
+        memcpy(pos_last, ev->u.squares, 64);
+    }
+}
+
+/* The emulator logs what stands on it, the line up or not; after a gap the
+ * board state replays the log from the last changes it had received. */
+static void test_ee_log_replay(void **state)
+{
+    (void)state;
+    cr_dgt_emu *emu = cr_dgt_emu_new(NULL);
+    cr_dgt_board *b = cr_dgt_board_new("EE1", NULL);
+    uint8_t sq[64], out[16384];
+    start_squares(sq);
+    cr_dgt_emu_set_squares(emu, 0, sq);
+    cr_dgt_emu_input(emu, 0, (const uint8_t[]){CR_DGT_SEND_BRD, CR_DGT_SEND_UPDATE_NICE}, 2);
+    size_t n = cr_dgt_emu_take_output(emu, out, sizeof out);
+    cr_dgt_board_feed_raw(b, 0, out, n, count_pos, NULL);
+    /* e4 seen by the host */
+    sq[CR_SQ_E2] = 0;
+    cr_dgt_emu_set_squares(emu, 1000, sq);
+    sq[CR_SQ_E4] = CR_WP;
+    cr_dgt_emu_set_squares(emu, 1400, sq);
+    n = cr_dgt_emu_take_output(emu, out, sizeof out);
+    cr_dgt_board_feed_raw(b, 1400, out, n, count_pos, NULL);
+    /* the line goes dead: e5 Nf3 on the board only */
+    cr_dgt_board_reset_stream(b);
+    assert_true(cr_dgt_board_gap_pending(b));
+    cr_dgt_emu_set_muted(emu, true);
+    sq[CR_SQ_E7] = 0;
+    cr_dgt_emu_set_squares(emu, 5000, sq);
+    sq[CR_SQ_E5] = CR_BP;
+    cr_dgt_emu_set_squares(emu, 5300, sq);
+    sq[CR_SQ_G1] = 0;
+    cr_dgt_emu_set_squares(emu, 9000, sq);
+    sq[CR_SQ_F3] = CR_WN;
+    cr_dgt_emu_set_squares(emu, 9200, sq);
+    cr_dgt_emu_set_muted(emu, false);
+    cr_dgt_emu_take_output(emu, out, sizeof out); /* old-mode updates: the host skips them */
+    cr_dgt_emu_input(emu, 12000, (const uint8_t[]){CR_DGT_SEND_EE_MOVES}, 1);
+    n = cr_dgt_emu_take_output(emu, out, sizeof out);
+    pos_count = 0;
+    assert_true(cr_dgt_board_feed_raw(b, 12000, out, n, count_pos, NULL) >= 1);
+    /* four changes replayed: e7 lifted, e5 set, g1 lifted, f3 set */
+    assert_int_equal(pos_count, 4);
+    assert_memory_equal(pos_last, sq, 64);
+    const cr_dgt_board_info *in = cr_dgt_board_info_get(b);
+    assert_int_equal(in->ee_logs, 1);
+    assert_int_equal(in->ee_replayed, 4);
+    assert_false(cr_dgt_board_gap_pending(b));
+    /* a log asked for without a gap replays nothing */
+    cr_dgt_emu_input(emu, 13000, (const uint8_t[]){CR_DGT_SEND_EE_MOVES}, 1);
+    n = cr_dgt_emu_take_output(emu, out, sizeof out);
+    pos_count = 0;
+    cr_dgt_board_feed_raw(b, 13000, out, n, count_pos, NULL);
+    assert_int_equal(pos_count, 0);
+    cr_dgt_board_free(b);
+    cr_dgt_emu_free(emu);
+}
+
 static void test_emulator(void **state)
 {
     (void)state;
@@ -677,6 +791,8 @@ int main(void)
         cmocka_unit_test(test_board_rotated_clock_and_info),
         cmocka_unit_test(test_random_bytes),
         cmocka_unit_test(test_emulator),
+        cmocka_unit_test(test_ee_log_codec),
+        cmocka_unit_test(test_ee_log_replay),
         cmocka_unit_test(test_board_raw_covers_input),
         cmocka_unit_test(test_board_learns_clock_sides),
     };

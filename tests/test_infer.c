@@ -14,6 +14,7 @@
 #include <cmocka.h>
 
 #include "cr/infer.h"
+#include "cr/notation.h"
 
 #define MAX_EV 512
 
@@ -163,6 +164,11 @@ static void meta(sim *s, const char *key, const char *value)
 }
 
 static void finish(sim *s) { cr_infer_finish(s->inf, s->t + 10000); }
+static void tick(sim *s, int dt)
+{
+    s->t += dt;
+    cr_infer_tick(s->inf, s->t);
+}
 
 /* The game's moves as one SAN string. */
 static void moves_of(const sim *s, char *buf, size_t size)
@@ -457,6 +463,170 @@ static void test_ambiguous_gap(void **state)
     sim_free(s);
 }
 
+/* Plays SAN moves on the simulated board (from the game's position). */
+static void play_unseen(sim *s, cr_position *p, const char *sans)
+{
+    char buf[256];
+    snprintf(buf, sizeof buf, "%s", sans);
+    for (char *tok = strtok(buf, " "); tok; tok = strtok(NULL, " ")) {
+        cr_move m = cr_move_from_text(p, tok, CR_LANG_EN, NULL, NULL);
+        assert_int_not_equal(m, CR_MOVE_NONE);
+        cr_position_do_move(p, m);
+    }
+    memcpy(s->b, p->board, CR_SQ_NB);
+}
+
+static void link_ev(sim *s, cr_feed_kind kind, int dt)
+{
+    s->t += dt;
+    cr_feed_event ev;
+    memset(&ev, 0, sizeof ev);
+    ev.t = s->t;
+    snprintf(ev.board, sizeof ev.board, "T1");
+    ev.kind = kind;
+    assert_int_equal(cr_infer_feed(s->inf, &ev), 0);
+}
+
+/* The link goes quiet, six plies are played, the board answers again
+ * several plies ahead: the game resumes at once, the gap's plies marked. */
+static void test_silent_gap_recovers(void **state)
+{
+    (void)state;
+    sim *s = sim_new(false);
+    start(s);
+    move(s, "e2", "e4");
+    move(s, "e7", "e5");
+    clock_ev(s, 500, CR_WHITE);
+    cr_position p;
+    cr_position_from_fen(&p, "rnbqkbnr/pppp1ppp/8/4p3/4P3/8/PPPP1PPP/RNBQKBNR w KQkq - 0 2", NULL);
+    link_ev(s, CR_FEED_DISCONNECT, 1000);
+    play_unseen(s, &p, "Nf3 Nc6 Bc4 Bc5 O-O Nf6");
+    link_ev(s, CR_FEED_CONNECT, 60000);
+    show(s, 0);
+    clock_ev(s, 100, CR_WHITE);
+    tick(s, 1000);
+    /* held until the board has stood (a press would confirm it at once) */
+    assert_int_equal(cr_game_ply_count(cr_infer_game(s->inf)), 2);
+    tick(s, 5000);
+    const cr_game *g = cr_infer_game(s->inf);
+    /* 12 orders fit (one piece move each, in any order that is legal) */
+    assert_int_equal(cr_game_ply_count(g), 8);
+    assert_int_equal(cr_game_ply(g, 7)->fits, 12);
+    assert_memory_equal(cr_game_position(g)->board, p.board, CR_SQ_NB);
+    move(s, "c2", "c3");
+    finish(s);
+    g = cr_infer_game(s->inf);
+    assert_string_equal(cr_game_ply(g, 8)->san, "c3");
+    for (int i = 0; i < 9; i++) {
+        bool guessed = i >= 2 && i < 8;
+        assert_int_equal(!!(cr_game_ply(g, i)->flags & CR_PLY_RECONSTRUCTED), guessed);
+    }
+    /* the one ATTENTION says the order is not known; nothing was unreachable */
+    assert_int_equal(count(s, CR_INFER_ATTENTION), 1);
+    assert_true(strncmp(last_of(s, CR_INFER_ATTENTION)->reason, "ambiguous", 9) == 0);
+    sim_free(s);
+}
+
+/* No disconnect on record: the board stands unreachable (ATTENTION), and
+ * once it does, the deep search from the last certain position finds the
+ * five plies; the next picture goes on from there. */
+static void test_lost_board_recovers(void **state)
+{
+    (void)state;
+    sim *s = sim_new(false);
+    start(s);
+    move(s, "d2", "d4");
+    cr_position p;
+    cr_position_from_fen(&p, "rnbqkbnr/pppppppp/8/8/3P4/8/PPP1PPPP/RNBQKBNR b KQkq - 0 1", NULL);
+    play_unseen(s, &p, "e5 dxe5 d6 exd6 Qxd6");
+    show(s, 2000);
+    tick(s, 6000);
+    assert_non_null(last_of(s, CR_INFER_ATTENTION));
+    move(s, "c1", "f4");
+    finish(s);
+    /* d6 exd6 or d5 exd6 e.p.: both fit */
+    const cr_game *g = cr_infer_game(s->inf);
+    assert_int_equal(cr_game_ply_count(g), 7);
+    assert_string_equal(cr_game_ply(g, 5)->san, "Qxd6");
+    assert_string_equal(cr_game_ply(g, 6)->san, "Bf4");
+    assert_int_equal(cr_game_ply(g, 3)->fits, 2);
+    assert_true(cr_game_ply(g, 3)->flags & CR_PLY_RECONSTRUCTED);
+    assert_false(cr_game_ply(g, 6)->flags & CR_PLY_RECONSTRUCTED);
+    sim_free(s);
+}
+
+/* Ambiguous orders: the other sequences that fit are named on the first
+ * guessed ply; the plies the board showed carry no mark. */
+static void test_ambiguous_alternatives_named(void **state)
+{
+    (void)state;
+    sim *s = sim_new(false);
+    start(s);
+    cr_position p;
+    cr_position_init_start(&p);
+    link_ev(s, CR_FEED_DISCONNECT, 1000);
+    play_unseen(s, &p, "Nf3 Nc6 Nc3 Nf6");
+    link_ev(s, CR_FEED_CONNECT, 30000);
+    show(s, 0);
+    tick(s, 6000);
+    const cr_game *g = cr_infer_game(s->inf);
+    assert_int_equal(cr_game_ply_count(g), 4);
+    for (int i = 0; i < 4; i++) {
+        assert_true(cr_game_ply(g, i)->flags & CR_PLY_AMBIGUOUS);
+        assert_int_equal(cr_game_ply(g, i)->fits, 4);
+    }
+    const char *c = cr_game_comment(g, 0);
+    assert_non_null(c);
+    assert_true(strncmp(c, "also ", 5) == 0);
+    assert_non_null(strstr(c, " or "));
+    move(s, "e2", "e4");
+    finish(s);
+    assert_false(cr_game_ply(cr_infer_game(s->inf), 4)->flags & (CR_PLY_RECONSTRUCTED | CR_PLY_AMBIGUOUS));
+    sim_free(s);
+}
+
+/* Too far to follow (a whole opening missed): the arbiter accepts the
+ * board; one ply records the missing stretch, nothing is invented, and the
+ * game goes on from the board's position. */
+static void test_accept_board(void **state)
+{
+    (void)state;
+    sim *s = sim_new(false);
+    start(s);
+    move(s, "e2", "e4");
+    assert_int_equal(cr_infer_accept_board(s->inf, -1, s->t), 0); /* in sync: nothing */
+    assert_int_equal(cr_game_ply_count(cr_infer_game(s->inf)), 1);
+    cr_position p;
+    cr_position_from_fen(&p, "rnbqkbnr/pppppppp/8/8/4P3/8/PPPP1PPP/RNBQKBNR b KQkq - 0 1", NULL);
+    play_unseen(s, &p, "c5 Nf3 d6 d4 cxd4 Nxd4 Nf6 Nc3 a6 Be3 e5");
+    show(s, 2000);
+    tick(s, 8000);
+    const rec_ev *a = last_of(s, CR_INFER_ATTENTION);
+    assert_non_null(a);
+    assert_true(a->squares & (1ull << sq("d4")));
+    assert_int_equal(cr_game_ply_count(cr_infer_game(s->inf)), 1);
+    clock_ev(s, 100, CR_WHITE);
+    assert_int_equal(cr_infer_accept_board(s->inf, -1, s->t), 0);
+    const cr_game *g = cr_infer_game(s->inf);
+    assert_int_equal(cr_game_ply_count(g), 2);
+    const cr_ply *pl = cr_game_ply(g, 1);
+    assert_int_equal(pl->flags & (CR_PLY_ILLEGAL | CR_PLY_MISSING), CR_PLY_ILLEGAL | CR_PLY_MISSING);
+    assert_int_equal(pl->after.side, CR_WHITE);
+    assert_memory_equal(pl->after.board, p.board, CR_SQ_NB);
+    assert_int_equal(pl->after.castle_rook[CR_WHITE][CR_CASTLE_KING_SIDE], CR_SQ_H1);
+    assert_non_null(last_of(s, CR_INFER_RESYNCED));
+    move(s, "d4", "b3");
+    finish(s);
+    g = cr_infer_game(s->inf);
+    assert_int_equal(cr_game_ply_count(g), 3);
+    assert_string_equal(cr_game_ply(g, 2)->san, "Nb3");
+    /* No board that is a position: refused. */
+    sim *t = sim_new(false);
+    assert_int_equal(cr_infer_accept_board(t->inf, CR_WHITE, 0), CR_EINVAL);
+    sim_free(t);
+    sim_free(s);
+}
+
 static void test_rotated(void **state)
 {
     (void)state;
@@ -681,6 +851,10 @@ int main(void)
         cmocka_unit_test(test_takeback),
         cmocka_unit_test(test_gap),
         cmocka_unit_test(test_ambiguous_gap),
+        cmocka_unit_test(test_silent_gap_recovers),
+        cmocka_unit_test(test_lost_board_recovers),
+        cmocka_unit_test(test_ambiguous_alternatives_named),
+        cmocka_unit_test(test_accept_board),
         cmocka_unit_test(test_rotated),
         cmocka_unit_test(test_new_games),
         cmocka_unit_test(test_all_960),

@@ -314,6 +314,10 @@ static void test_read_forms(void **state)
     const char *ep = "rnbqkbnr/ppp1p1pp/8/3pPp2/8/8/PPPP1PPP/RNBQKBNR w KQkq f6 0 3";
     expect_read(ep, "exf6", -1, "e5f6", 0, 0);
     expect_read(ep, "exf6 e.p.", -1, "e5f6", CR_SANF_EP, 0);
+    expect_read(ep, "exf6\ne.p.", -1, "e5f6", CR_SANF_EP, 0); /* the line ended after the move */
+    expect_read(ep, "exf6\r\n  e.p. Nf6", -1, "e5f6", CR_SANF_EP, 0);
+    expect_read(ep, "exf6 +", -1, "e5f6", CR_SANF_CHECK, 0);
+    expect_read(ep, "exf6 e.p.\n+", -1, "e5f6", CR_SANF_EP | CR_SANF_CHECK, 0);
     expect_read(ep, "e:f6ep", -1, "e5f6", CR_SANF_EP, 0);
     expect_read(ep, "ef", -1, "e5f6", 0, 0);
     expect_read(ep, "ef6 \xd0\xb5.\xd1\x80.", -1, "e5f6", CR_SANF_EP, 0); /* е.р. */

@@ -14,6 +14,7 @@
 #include <string.h>
 
 #include "cr/pgn.h"
+#include "strbuf.h"
 
 static uint64_t rng_state;
 
@@ -209,7 +210,11 @@ static void assert_same_game(const cr_game *a, const cr_game *b, bool relay)
         const cr_ply *p = cr_game_ply(a, i), *q = cr_game_ply(b, i);
         assert_int_equal(p->move, q->move);
         assert_string_equal(p->san, q->san);
-        uint32_t mask = CR_PLY_DRAW_OFFER | CR_PLY_ILLEGAL;
+        /* the words of uncertainty come back in any case */
+        uint32_t mask = CR_PLY_DRAW_OFFER | CR_PLY_ILLEGAL | CR_PLY_MISSING | CR_PLY_RECONSTRUCTED;
+        if (p->flags & CR_PLY_RECONSTRUCTED) {
+            mask |= CR_PLY_AMBIGUOUS;
+        }
         if (relay) {
             mask |= CR_PLY_RECONSTRUCTED | CR_PLY_AMBIGUOUS;
             assert_int_equal(p->ts, q->ts);
@@ -287,7 +292,12 @@ static cr_game *random_game(int n, bool illegal)
             /* a king or piece jumps somewhere: the board now shows this */
             cr_position after = *pos;
             cr_position_do_move(&after, list.moves[rnd() % (unsigned)list.count]);
-            assert_int_equal(cr_game_push_illegal(g, &after, "Ke1-e3", (int32_t)(rnd() % 100000), 77), 0);
+            bool missing = rnd() % 3 == 0; /* or a stretch accepted by the arbiter */
+            assert_int_equal(cr_game_push_illegal(g, &after, missing ? "--" : "Ke1-e3", (int32_t)(rnd() % 100000), 77),
+                             0);
+            if (missing) {
+                cr_game_ply_mut(g, cr_game_ply_count(g) - 1)->flags |= CR_PLY_MISSING;
+            }
             continue;
         }
         cr_move m = list.moves[rnd() % (unsigned)list.count];
@@ -344,6 +354,106 @@ static void test_round_trip(void **state)
         }
         cr_game_free(g);
     }
+}
+
+/* Every PGN says which plies were guessed, and a reader gets them back;
+ * bare PGN leaves the words out. */
+static void test_uncertainty_marks(void **state)
+{
+    (void)state;
+    cr_game *g = cr_game_new(NULL);
+    const char *sans[] = {"e4", "e5", "Nf3", "Nc6", "Nc3", "Nf6", "Bb5"};
+    for (int i = 0; i < 7; i++) {
+        cr_move m = cr_move_from_text(cr_game_position(g), sans[i], CR_LANG_EN, NULL, NULL);
+        uint32_t flags = i >= 2 && i < 6 ? CR_PLY_RECONSTRUCTED | CR_PLY_AMBIGUOUS : i == 1 ? CR_PLY_RECONSTRUCTED : 0;
+        assert_int_equal(cr_game_push(g, m, i == 6 ? 5000 : CR_CLOCK_UNKNOWN, -1, flags), 0);
+    }
+    cr_game_set_comment(g, 2, "also Nc3 Nc6 Nf3 Nf6");
+    char *out;
+    assert_int_equal(cr_pgn_write(g, NULL, &out, NULL), 0);
+    assert_non_null(strstr(out, "1. e4 e5 {reconstructed} 2. Nf3 {reconstructed, ambiguous: also Nc3 Nc6 Nf3 Nf6}\n"
+                                "2... Nc6 {reconstructed, ambiguous} 3. Nc3 {reconstructed, ambiguous} 3... Nf6\n"
+                                "{reconstructed, ambiguous} 4. Bb5 {[%clk 0:00:05]} *"));
+    cr_game *back = NULL;
+    cr_error err;
+    assert_int_equal(cr_pgn_parse(out, strlen(out), -1, &back, &err), 0);
+    assert_same_game(g, back, false);
+    assert_int_equal(cr_game_ply(back, 0)->flags, 0);
+    assert_int_equal(cr_game_ply(back, 1)->flags, CR_PLY_RECONSTRUCTED);
+    assert_string_equal(cr_game_comment(back, 2), "also Nc3 Nc6 Nf3 Nf6");
+    assert_null(cr_game_comment(back, 3));
+    cr_game_free(back);
+    free(out);
+    cr_pgn_options bare = {.style = CR_STYLE_SAN, .lang = CR_LANG_EN, .flags = CR_PGN_BARE};
+    assert_int_equal(cr_pgn_write(g, &bare, &out, NULL), 0);
+    assert_null(strstr(out, "reconstructed"));
+    assert_non_null(strstr(out, "1. e4 e5 2. Nf3 {also Nc3 Nc6 Nf3 Nf6} 2... Nc6 3. Nc3 Nf6 4. Bb5"));
+    free(out);
+    /* an arbiter's "accept the board": the missing stretch says so */
+    cr_position after;
+    cr_position_from_fen(&after, "r1bqkb1r/pppp1ppp/2n2n2/1B2p3/4P3/2N2N2/PPPP1PPP/R1BQK2R w KQkq - 0 9", NULL);
+    assert_int_equal(cr_game_push_illegal(g, &after, "--", CR_CLOCK_UNKNOWN, -1), 0);
+    cr_game_ply_mut(g, 7)->flags |= CR_PLY_MISSING;
+    assert_int_equal(cr_pgn_write(g, NULL, &out, NULL), 0);
+    /* one comment: the ply's and the continuation (chess.js takes no two in a row) */
+    assert_non_null(strstr(out, "4. Bb5 {[%clk 0:00:05] [%missing\nr1bqkb1r/pppp1ppp/2n2n2/1B2p3/4P3/2N2N2/PPPP1PPP/R1BQK2R w KQkq - 0 9]} *"));
+    assert_int_equal(cr_pgn_parse(out, strlen(out), -1, &back, &err), 0);
+    assert_same_game(g, back, false);
+    cr_game_free(back);
+    free(out);
+    cr_game_free(g);
+}
+
+/* A suffix that a line break parted from its move still belongs to it. */
+static void test_suffix_on_next_line(void **state)
+{
+    (void)state;
+    const char *text = "[Event \"x\"]\n\n1. e4 Nf6 2. e5 d5 3. exd6\ne.p. exd6 4. d4 Qe7\n+ 5. Be2 *\n";
+    cr_game *g = NULL;
+    cr_error err;
+    assert_int_equal(cr_pgn_parse(text, strlen(text), -1, &g, &err), 0);
+    assert_int_equal(cr_game_ply_count(g), 9);
+    assert_string_equal(cr_game_ply(g, 4)->san, "exd6");
+    assert_string_equal(cr_game_ply(g, 5)->san, "exd6");
+    assert_string_equal(cr_game_ply(g, 7)->san, "Qe7+");
+    cr_game_free(g);
+}
+
+/* tests/data/pgn/uncertainty.pgn (read by chess.js in tests/browser) is the
+ * writer's output: read back and written again it is the same text, with
+ * the marks back as flags. */
+static void test_uncertainty_fixture(void **state)
+{
+    (void)state;
+    size_t len;
+    char *text = read_file("pgn/uncertainty.pgn", &len);
+    cr_pgn_reader *r = cr_pgn_reader_new(text, len);
+    cr_sb all = {0};
+    cr_game *g;
+    cr_error err;
+    int n = 0;
+    while (cr_pgn_read(r, &g, &err) == 0) {
+        char *out;
+        assert_int_equal(cr_pgn_write(g, NULL, &out, NULL), 0);
+        cr_sb_str(&all, out);
+        free(out);
+        if (n == 0) {
+            for (int i = 0; i < cr_game_ply_count(g); i++) {
+                bool guessed = i >= 24 && i < 32;
+                assert_int_equal(!!(cr_game_ply(g, i)->flags & CR_PLY_RECONSTRUCTED), guessed);
+            }
+        } else {
+            assert_true(cr_game_ply(g, 7)->flags & CR_PLY_MISSING);
+        }
+        cr_game_free(g);
+        n++;
+    }
+    assert_int_equal(n, 2);
+    assert_int_equal(all.len, len);
+    assert_memory_equal(all.p, text, len);
+    free(all.p);
+    cr_pgn_reader_free(r);
+    free(text);
 }
 
 static void test_writer_format(void **state)
@@ -416,6 +526,9 @@ int main(void)
         cmocka_unit_test(test_multi_game_file),
         cmocka_unit_test(test_malformed),
         cmocka_unit_test(test_round_trip),
+        cmocka_unit_test(test_uncertainty_marks),
+        cmocka_unit_test(test_suffix_on_next_line),
+        cmocka_unit_test(test_uncertainty_fixture),
         cmocka_unit_test(test_writer_format),
         cmocka_unit_test(test_writer_escapes_tags),
     };

@@ -234,9 +234,9 @@ static void test_not_responding_lost_back(void **state)
     start_link(r, 1);
     RUN_UNTIL(r, 2000, r->positions >= 1);
     assert_int_equal(r->connects, 1);
-    /* The board goes silent: pinged, re-initialised, then lost. */
+    /* The board goes silent: pinged, re-initialised (a disconnect), then lost. */
     r->board_dead = true;
-    RUN_UNTIL(r, 2000, r->disconnects >= 1);
+    RUN_UNTIL(r, 2000, cr_dgt_link_health(r->link).state == CR_LINK_LOST);
     assert_int_equal(r->disconnects, 1);
     bool saw_not_responding = false;
     for (int i = 0; i < r->nstates; i++) {
@@ -252,6 +252,44 @@ static void test_not_responding_lost_back(void **state)
     assert_int_equal(r->connects, 2);
     assert_true(r->positions > pos);
     assert_int_equal(cr_dgt_emu_mode_get(r->emu), CR_EMU_UPDATE_NICE);
+    cr_dgt_health h = cr_dgt_link_health(r->link);
+    assert_int_equal(h.state, CR_LINK_ACTIVE);
+    assert_int_equal(h.disconnects, 1);
+}
+
+/* A board whose line goes dead for a while (Bluetooth drop-out, loose
+ * cable) and comes back chattering field updates in its old mode: the
+ * silence is a DISCONNECT, the answer a CONNECT with a fresh dump. */
+static void test_silence_is_disconnect(void **state)
+{
+    rig *r = *state;
+    start_link(r, 2);
+    RUN_UNTIL(r, 2000, r->positions >= 1 && cr_dgt_emu_mode_get(r->emu) == CR_EMU_UPDATE_NICE);
+    assert_int_equal(r->connects, 1);
+    cr_dgt_emu_set_muted(r->emu, true);
+    RUN_UNTIL(r, 1000, r->disconnects >= 1);
+    assert_int_equal(r->disconnects, 1);
+    assert_int_equal(cr_dgt_link_health(r->link).state, CR_LINK_NOT_RESPONDING);
+    /* Meanwhile a move is made; then the line is back and the board, which
+     * never saw the probe, sends its updates. */
+    uint8_t sq[64];
+    start_squares(sq);
+    sq[CR_SQ_E2] = 0;
+    sq[CR_SQ_E4] = CR_WP;
+    cr_dgt_emu_set_squares(r->emu, 0, sq);
+    cr_dgt_emu_set_muted(r->emu, false);
+    flush_board(r);
+    for (int i = 0; i < 20 && r->connects < 2; i++) {
+        sq[CR_SQ_A8] = i % 2 ? CR_BR : 0; /* a rook straightened, again and again */
+        cr_dgt_emu_set_squares(r->emu, 0, sq);
+        flush_board(r);
+        run_ms(r, 30);
+    }
+    RUN_UNTIL(r, 1000, r->connects >= 2 && r->last_pos.u.squares[CR_SQ_E4] == CR_WP);
+    assert_int_equal(r->connects, 2);
+    assert_int_equal(r->disconnects, 1);
+    assert_int_equal(r->last_pos.u.squares[CR_SQ_E4], CR_WP);
+    assert_int_equal(r->last_pos.u.squares[CR_SQ_E2], 0);
     cr_dgt_health h = cr_dgt_link_health(r->link);
     assert_int_equal(h.state, CR_LINK_ACTIVE);
     assert_int_equal(h.disconnects, 1);
@@ -283,6 +321,7 @@ int main(void)
         cmocka_unit_test_setup_teardown(test_open_configures_tty, setup, teardown),
         cmocka_unit_test_setup_teardown(test_connect_dump_updates, setup, teardown),
         cmocka_unit_test_setup_teardown(test_not_responding_lost_back, setup, teardown),
+        cmocka_unit_test_setup_teardown(test_silence_is_disconnect, setup, teardown),
         cmocka_unit_test_setup_teardown(test_hangup, setup, teardown),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);

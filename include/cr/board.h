@@ -143,6 +143,8 @@ CR_EXTERN int cr_placement_write(const uint8_t board[CR_SQ_NB], char *buf, size_
  * the syntax: 8 ranks of 8 squares, letters PNBRQKpnbrqk). Returns 0 or
  * CR_EFEN with err filled (column = 1-based offset in s). */
 CR_EXTERN int cr_placement_read(const char *s, uint8_t board[CR_SQ_NB], cr_error *err);
+/* The same for len bytes of s (need not be NUL-terminated). */
+CR_EXTERN int cr_placement_read_len(const char *s, size_t len, uint8_t board[CR_SQ_NB], cr_error *err);
 
 /* All legal moves of the side to move. Returns the count. Castling moves are
  * listed once (king takes rook). */

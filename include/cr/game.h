@@ -17,7 +17,10 @@ enum {
     CR_PLY_DRAW_OFFER = 1u << 0,    /* (=) after this move */
     CR_PLY_ILLEGAL = 1u << 1,       /* the board showed a position only an illegal move reaches */
     CR_PLY_RECONSTRUCTED = 1u << 2, /* found by search over missed snapshots, not seen */
-    CR_PLY_AMBIGUOUS = 1u << 3      /* more than one sequence fitted (alternatives counted) */
+    CR_PLY_AMBIGUOUS = 1u << 3,     /* more than one sequence fitted (alternatives counted) */
+    CR_PLY_MISSING = 1u << 4        /* with CR_PLY_ILLEGAL: moves the board was not followed
+                                       through; `after` is the position it showed next (the
+                                       arbiter accepted it), the moves are unknown */
 };
 
 #define CR_CLOCK_UNKNOWN (-1)

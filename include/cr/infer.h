@@ -17,8 +17,10 @@
  *    used for one game), either way round: a board standing the wrong way
  *    round is detected there and every later snapshot is rotated 180
  *    degrees. A new game replaces the current one only when that one ended,
- *    has no moves, or the board was swept (3+ pieces missing) in between;
- *    the unfinished game is then handed over with GAME_ENDED/CR_RESULT_NONE.
+ *    has no moves, or the board was swept (3+ pieces missing) in between,
+ *    or the game is longer than 8 plies and no legal move leads to the
+ *    start position (pieces put back by hand for the next game); the
+ *    unfinished game is then handed over with GAME_ENDED/CR_RESULT_NONE.
  *  - A snapshot is explained, cheapest first, as: the game's position; one
  *    legal move from it; one more move after the pending ones; an earlier
  *    position of the last 8 plies, or one of them plus a legal move
@@ -44,6 +46,13 @@
  *    its player presses the clock or a legal move follows from it.
  *  - Anything else is never guessed: ATTENTION (with the differing squares)
  *    after attention_ms, RESYNCED when the board is back in the game.
+ *  - Never give up: after a DISCONNECT, or once the board stood unreachable,
+ *    every settled picture is searched from P(n) up to 8 plies (pruned by
+ *    the moves each side still needs; the clock, once read, saying who is
+ *    to move); one sequence or a small set (up to 48) resumes the game.
+ *    Plies the board showed are never marked reconstructed; the other
+ *    sequences that fit are named in the first guessed ply's comment.
+ *    Failing that, cr_infer_accept_board() is the arbiter's way on.
  *  - Clock: a ply gets the mover's time from the press that follows it (or,
  *    missed, from the next reading where the mover's clock stands still).
  *
@@ -138,6 +147,18 @@ CR_EXTERN void cr_infer_tick(cr_infer *inf, int64_t now);
 
 /* End of input: everything pending is settled now. */
 CR_EXTERN void cr_infer_finish(cr_infer *inf, int64_t now);
+
+/* The arbiter accepts the board as it stands (one action, for a board the
+ * engine cannot follow: ATTENTION with the squares in question). The game
+ * continues from the board's position with side_to_move (CR_WHITE,
+ * CR_BLACK, or -1: the side the clock runs for, else the side to move in
+ * the game); castling rights stay where king and rook are untouched. The
+ * stretch in between is one ply flagged CR_PLY_ILLEGAL | CR_PLY_MISSING (no
+ * move is invented; SAN "--"), emitted as a MOVE, then RESYNCED. Returns 0
+ * (also when the board already fits the game: nothing changes), or
+ * CR_EINVAL when there is no game or the board is no position (a king
+ * missing or doubled, kings side by side, a pawn on its last rank). */
+CR_EXTERN int cr_infer_accept_board(cr_infer *inf, int side_to_move, int64_t t);
 
 /* The current game (borrowed), or NULL before the first game started.
  * Games that ended stay readable through the callback only: the caller

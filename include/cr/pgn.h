@@ -29,6 +29,13 @@
  *   23. Kd2 {[%illegal Ke1-e3 <FEN after it>] 23... Kd7 [%clk 0:10:00]
  *   24. Nf3 [%comment text] ...} 1-0
  *
+ * (in the comment of the ply before, when it has one: no two comments in a
+ * row, which some readers such as chess.js refuse)
+ *
+ * A stretch the board was not followed through (CR_PLY_MISSING, the arbiter
+ * accepted the board) goes the same way as `[%missing <FEN after it>]`:
+ * the moves are unknown and are never invented.
+ *
  * i.e. the continuation is movetext in which `[%...]` replaces `{[%...]}`.
  * Result tag and terminator keep the real result. A `}` in comment text
  * (and a `]` in comments after an illegal ply) is written as `)`, and
@@ -75,7 +82,13 @@ enum {
     /* Also write the relay's own ply data as comment commands, which this
      * reader restores: [%ts N] (time stamp), [%fits N] (when not 1),
      * [%reconstructed], [%ambiguous]. Off for plain PGN export. */
-    CR_PGN_RELAY_DATA = 1u << 0
+    CR_PGN_RELAY_DATA = 1u << 0,
+    /* No words of uncertainty. By default a ply the board did not show
+     * carries them in its comment: {reconstructed}, {reconstructed,
+     * ambiguous: also Nf3 Nc6 Nc3 Nf6} (the ply's own comment follows the
+     * colon); this reader turns them back into CR_PLY_RECONSTRUCTED and
+     * CR_PLY_AMBIGUOUS. For a host that wants bare PGN. */
+    CR_PGN_BARE = 1u << 1
 };
 
 typedef struct cr_pgn_options {

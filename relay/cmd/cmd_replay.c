@@ -1,6 +1,9 @@
 /* chessrelay replay FEED... : runs recorded feeds through the move inference
  * (one engine per board id) and prints every game as PGN. RAW lines are
- * decoded with the DGT board codec of drivers/ exactly like a live board. */
+ * decoded with the DGT board codec of drivers/ exactly like a live board;
+ * a board with RAW lines is replayed from them alone (its decoded lines say
+ * the same, but a board's event log replays many changes from one RAW
+ * line, which its decoded lines repeat after it). */
 #include <inttypes.h>
 #include <stdio.h>
 #include <stdlib.h>

@@ -66,6 +66,12 @@ int cr_board_infer_feed(cr_board_infer *b, const cr_feed_event *ev)
     if (ev->kind == CR_FEED_DISCONNECT && b->dgt) {
         cr_dgt_board_reset_stream(b->dgt);
     }
+    if ((ev->kind == CR_FEED_POS || ev->kind == CR_FEED_CLOCK) && b->dgt) {
+        /* Decoded from the RAW bytes already; and one RAW line of the
+         * board's own log replays many changes that the decoded lines
+         * would then repeat out of order. */
+        return 0;
+    }
     cr_infer_feed(b->inf, ev);
     return 0;
 }

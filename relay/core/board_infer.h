@@ -4,7 +4,9 @@
  * RAW bytes are decoded with the DGT codec of drivers/ (a decoder made on
  * the first RAW event, its stream reset when the board disconnects) and the
  * POS / CLOCK they give go to the board's cr_infer, exactly as from a live
- * board; every other event goes to the inference as it is.
+ * board; a board that has RAW events is read from them alone (its POS and
+ * CLOCK lines, decoded from the same bytes, are passed over); every other
+ * event goes to the inference as it is.
  *
  * Ownership: cr_board_infer_new returns a new object owning its cr_infer
  * and decoder; cr_board_infer_free frees them. */

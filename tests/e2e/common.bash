@@ -25,3 +25,18 @@ reap_children() {
   wait 2>/dev/null
   return 0
 }
+
+# emulation_done NAME EMU_PID REC_PID EMU_ERR REC_ERR: waits for `chessrelay
+# emulate` to end (240 s at most), stops the `chessrelay record` beside it,
+# and reports what went wrong through the caller's `bad NAME TEXT`.
+emulation_done() {
+  local name=$1 emu=$2 rec=$3 emu_err=$4 rec_err=$5 waited=0
+  while kill -0 "$emu" 2>/dev/null; do
+    sleep 0.2; waited=$((waited + 1))
+    if [ $waited -gt 1200 ]; then bad "$name" "emulator still running after 240 s"; kill "$emu"; break; fi
+  done
+  wait "$emu"; local erc=$?
+  kill -INT "$rec"; wait "$rec"; local rrc=$?
+  [ $erc -eq 0 ] || { bad "$name" "emulate exited $erc"; cat "$emu_err"; }
+  [ $rrc -eq 0 ] || { bad "$name" "record exited $rrc"; cat "$rec_err"; }
+}

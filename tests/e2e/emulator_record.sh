@@ -57,15 +57,7 @@ run_one() {
   "$BIN" record --serial "$dev" --out "$w/$name.feed" --time-scale "$speed" --quiet \
     --duration 300000 2>"$w/$name.rec.err" &
   local rec=$!
-  local waited=0
-  while kill -0 "$emu" 2>/dev/null; do
-    sleep 0.2; waited=$((waited + 1))
-    if [ $waited -gt 1200 ]; then bad "$name" "emulator still running after 240 s"; kill "$emu"; break; fi
-  done
-  wait "$emu"; local erc=$?
-  kill -INT "$rec"; wait "$rec"; local rrc=$?
-  [ $erc -eq 0 ] || { bad "$name" "emulate exited $erc"; cat "$w/$name.emu.err"; }
-  [ $rrc -eq 0 ] || { bad "$name" "record exited $rrc"; cat "$w/$name.rec.err"; }
+  emulation_done "$name" "$emu" "$rec" "$w/$name.emu.err" "$w/$name.rec.err"
   grep -q ' raw ' "$w/$name.feed" || bad "$name" "no raw lines recorded"
   cp "$w/$name.feed" "$w/out/$name.feed"
   # The same recording with only its raw (and link) lines: replay decodes them.

@@ -12,8 +12,11 @@ fail=0
 tmp=$(mktemp -d)
 trap 'rm -rf "$tmp"' EXIT
 
-# the samples, and the hard cases other generators found
-for dir in "$FEEDS" "$SRC/tests/data/feeds-hard" "$SRC/tests/data/feeds-arbiter"; do
+# the samples, the hard cases other generators found, silent gaps of 5-8
+# plies cut into samples, and tournaments of 8+ boards (resets, rotated
+# boards, board ids reused from round to round)
+for dir in "$FEEDS" "$SRC/tests/data/feeds-hard" "$SRC/tests/data/feeds-arbiter" "$SRC/tests/data/feeds-gaps" \
+  "$SRC/tests/data/feeds-multi"; do
   out=$(CMD="$BIN replay {feed}" JOBS=2 "$CHECK" "$dir")
   last=$(printf '%s\n' "$out" | tail -n 1)
   echo "$(basename "$dir"): $last"
@@ -37,6 +40,13 @@ for feed in "$FEEDS"/*.feed "$ARB"/*.feed; do
   "$BIN" replay "$feed" >"$tmp/a.pgn" 2>/dev/null
   "$BIN" replay "$feed" >"$tmp/b.pgn" 2>/dev/null
   cmp -s "$tmp/a.pgn" "$tmp/b.pgn" || { echo "FAIL: $(basename "$feed"): two replays differ"; fail=1; }
+done
+
+# The PGN marks exactly the plies the board did not show.
+for marks in "$SRC"/tests/data/feeds-gaps/*.marks; do
+  feed="${marks%.marks}.feed"
+  "$BIN" replay "$feed" > "$tmp/marks.pgn" || { echo "FAIL: replay $feed"; fail=1; continue; }
+  out=$("$SRC/tests/tools/check-marks" "$tmp/marks.pgn" "$marks") || { echo "FAIL $(basename "$feed"): $out"; fail=1; }
 done
 
 # A bad line is an error naming file and line.
