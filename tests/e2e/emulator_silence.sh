@@ -18,7 +18,7 @@ SRC="${CR_SOURCE_DIR:-$(cd "$(dirname "$0")/../.." && pwd)}"
 CHECK="$SRC/tests/tools/check-feeds"
 SPEED=50
 tmp=$(mktemp -d)
-. "$(dirname "$0")/lib.sh"
+. "$(dirname "$0")/common.bash"
 if [ -n "${E2E_KEEP:-}" ]; then
   echo "files in $tmp"; trap reap_children EXIT
 else
