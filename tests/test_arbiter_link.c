@@ -461,7 +461,7 @@ static void test_flag(void **state)
     assert_int_equal(h_count(&h, "\"kind\":\"flag\"", NULL), 0);
     h.t = 4100;
     clock_reading(&h, 5, 0, 60000, CR_WHITE);
-    cr_arbiter_link_tick(h.link, 4200, 4200);
+    h_tick(&h, 4200); /* the RESULT the link queued is applied after the call */
     assert_int_equal(h_count(&h, "\"kind\":\"flag\"", "\"urgency\":\"critical\""), 1);
     assert_int_equal(cr_game_result(cr_store_find(h.store, 5)->game), CR_RESULT_BLACK);
     assert_true(h_count(&h, "\"type\":\"arbiter-state\"", "\"flagged\":\"w\"") >= 1);

@@ -381,7 +381,13 @@ int cr_cmd_replay(int argc, char **argv)
         }
     }
     for (size_t i = 0; i < rp.ngames; i++) {
-        const cr_game *g = rp.games[i].game;
+        cr_game *g = rp.games[i].game;
+        /* The round as the served relay names it (core/board_games.c), so
+         * that the PGN of a feed is the same byte for byte either way. */
+        const char *round = cr_game_tag(g, "Round");
+        if (!round || !round[0] || strcmp(round, "?") == 0) {
+            cr_game_set_tag(g, "Round", "1");
+        }
         if (cr_game_ply_count(g) > 0 && cr_pgn_write_file(g, NULL, out) != 0) {
             fprintf(stderr, "chessrelay replay: cannot write the PGN\n");
             status = 1;
