@@ -435,7 +435,11 @@ static arb_game *add_game(cr_arbiter_link *l, const cr_store_game *sg, bool sile
     mc.silent_start = silent;
     if (g->game && g->clock) {
         if (sg->clock_at > 0 && sg->white_ms >= 0 && sg->black_ms >= 0) {
-            cr_clock_feed(g->clock, t, sg->white_ms, sg->black_ms, sg->running);
+            /* The reading at its own time, not now: the clock runs on from
+             * there. Games with a reading here were rebuilt from the
+             * journal, whose events are stamped with their feed time. */
+            int64_t at = sg->clock_at / 1000;
+            cr_clock_feed(g->clock, at < t ? at : t, sg->white_ms, sg->black_ms, sg->running);
         }
         g->mon = cr_monitor_new(g->game, g->clock, &mc);
     }
@@ -820,6 +824,23 @@ void cr_arbiter_link_on_store_event(cr_arbiter_link *l, const cr_store_event *ev
         g->push_due = true;
     }
     flush(l, g, true);
+}
+
+void cr_arbiter_link_source_time(cr_arbiter_link *l, const char *board, int64_t t)
+{
+    if (!l || !l->started) {
+        return;
+    }
+    for (int i = 0; i < l->ngames; i++) {
+        arb_game *g = l->games[i];
+        if (!board || strcmp(g->board, board) == 0) {
+            cr_result before = cr_game_result(g->game);
+            cr_monitor_source_time(g->mon, t);
+            if (cr_game_result(g->game) != before) {
+                g->push_due = true; /* a flag fell: told to the store at the next tick */
+            }
+        }
+    }
 }
 
 void cr_arbiter_link_tick(cr_arbiter_link *l, int64_t t, int64_t wall)

@@ -59,7 +59,10 @@ struct relay {
     bool rebuilding;
     cr_feed_clock clock;           /* epoch_ms: from the journal, else this start */
     int64_t last_tick, tick_limit; /* feed ms: see run_ticks */
-    int64_t cur_ts;     /* wall time (us) of the event being processed */
+    int64_t cur_ts;     /* wall time (us) of the event being processed (on a rebuild:
+                           the journaled feed event's time) */
+    int64_t cur_t;      /* feed time (ms) of the source event being processed */
+    int64_t source_t;   /* feed time (ms) every source has reached (see source_now) */
     int emitted;        /* store events emitted */
     bool finished;
     cr_queue *pubs, *cmds;
@@ -147,7 +150,7 @@ static void on_live_event(void *data, const cr_store *live, const cr_store_event
 {
     relay *r = data;
     if (!r->applying_arbiter) {
-        cr_arbiter_link_on_store_event(r->arb, ev, feed_now(r), wall_ms());
+        cr_arbiter_link_on_store_event(r->arb, ev, r->cur_t, wall_ms());
     }
     cr_log(CR_LOG_DEBUG, "event %" PRId64 ": kind %d game %d ply %d%s", ev->seq, (int)ev->kind,
            ev->game, ev->ply, r->rebuilding ? " (rebuild)" : "");
@@ -265,6 +268,7 @@ static void feed_event(relay *r, const cr_feed_event *ev, const char *line, size
         r->status = 1;
         return;
     }
+    r->cur_t = ev->t;
     run_ticks(r, ev->t);
     after_event(r, ev->t);
     if (!r->rebuilding && r->journal) {
@@ -285,6 +289,10 @@ static void feed_event(relay *r, const cr_feed_event *ev, const char *line, size
     }
     if (link) {
         cr_board_games_link_status(b->games);
+    }
+    cr_arbiter_link_source_time(r->arb, b->id, ev->t); /* the board's source is at t */
+    if (r->source_t < ev->t) {
+        r->source_t = ev->t;
     }
 }
 
@@ -320,6 +328,7 @@ static void after_event(relay *r, int64_t t)
  * rebuild does the same at the same point). */
 static void finish_all(relay *r, int64_t t)
 {
+    r->cur_t = t;
     run_ticks(r, t);
     for (int i = 0; i < r->nboards; i++) {
         cr_infer_finish(cr_board_infer_engine(r->boards[i]->infer), t);
@@ -407,8 +416,9 @@ static void on_commands(evutil_socket_t fd, short what, void *arg)
     cr_command_msg *c;
     while ((c = cr_queue_pop(r->cmds)) != NULL) {
         r->cur_ts = cr_now_us();
+        r->cur_t = r->source_t; /* an action at the time the sources have reached */
         if (c->kind == CR_COMMAND_ARBITER) {
-            cr_arbiter_link_command(r->arb, &c->arbiter, feed_now(r), wall_ms(), NULL, 0);
+            cr_arbiter_link_command(r->arb, &c->arbiter, r->source_t, wall_ms(), NULL, 0);
             apply_arbiter_events(r);
         } else {
             if (c->kind == CR_COMMAND_RESULT) {
@@ -824,8 +834,16 @@ static void on_tick(evutil_socket_t fd, short what, void *arg)
             bound = cr_agent_link_tick_bound(r->agents, bound); /* agents' watermarks */
         }
         run_ticks(r, bound);
+        /* Every source has reached bound (the feeds' next event, the
+         * agents' watermarks, the live boards now). Once the sources have
+         * ended, time stands: a clock is never run down past its feed. */
+        if (r->source_t < bound) {
+            r->source_t = bound;
+            cr_arbiter_link_source_time(r->arb, NULL, bound);
+        }
     }
-    cr_arbiter_link_tick(r->arb, feed_now(r), wall_ms());
+    r->cur_t = r->source_t;
+    cr_arbiter_link_tick(r->arb, r->source_t, wall_ms());
     apply_arbiter_events(r);
     cr_lanes_tick(r->lanes, cr_now_us());
     cr_outputs_flush(r->outputs, cr_lanes_public(r->lanes));
@@ -1007,7 +1025,10 @@ static int start_state(relay *r)
     if (!r->clock.epoch_ms) {
         r->clock.epoch_ms = wall_ms();
     }
-    if (r->arb && cr_arbiter_link_start(r->arb, feed_now(r), wall_ms(), &err)) {
+    if (r->source_t < r->last_tick) {
+        r->source_t = r->last_tick; /* the rebuild's sources reached that far */
+    }
+    if (r->arb && cr_arbiter_link_start(r->arb, r->source_t, wall_ms(), &err)) {
         cr_log(CR_LOG_ERROR, "%s", err.text);
         return -1;
     }
