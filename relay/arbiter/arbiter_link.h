@@ -16,8 +16,10 @@
  * incidents.json (CR_PUB_ARBITER_STATE, after a command, after a change at
  * the next tick, and once a second for the clocks). On restart
  * cr_arbiter_link_start creates the monitors on the games as they stand
- * (silently) and restores the journaled incidents. Claims are not journaled:
- * a claim pending at a restart is lost (its incidents stay).
+ * (silently) and restores the journaled incidents, then the claims and
+ * their decisions, journaled in the same log after each claim and decision
+ * ("<game>\tclaim\t" + one cr_claim_format line), and publishes their
+ * reports.
  *
  * Threads: the loop thread only (the store is read there too).
  * Time: `t` is the source event's feed time (ms), never its arrival;
