@@ -38,6 +38,7 @@ typedef struct board {
     cr_board_infer *infer; /* feed events -> inference events */
     cr_board_games *games; /* inference events -> store events */
     long skip;       /* restart: events of this board already in the journal */
+    int table;       /* its number when the tournament file gives none (journaled) */
 } board;
 
 struct relay {
@@ -225,11 +226,26 @@ static void on_infer(void *data, const cr_infer_event *ev)
 static void run_ticks(relay *r, int64_t upto);
 static void after_event(relay *r, int64_t t);
 
-static board *get_board(relay *r, const char *id)
+static board *find_board(relay *r, const char *id);
+
+/* A new board numbered `table` (0: the next number, journaled as
+ * "# board <table> <id>" before its first event, so that a rebuild numbers
+ * it the same: a board's number never moves at a restart). */
+static board *new_board(relay *r, const char *id, int table)
 {
-    for (int i = 0; i < r->nboards; i++) {
-        if (strcmp(r->boards[i]->id, id) == 0) {
-            return r->boards[i];
+    if (table <= 0) {
+        table = 1;
+        for (int i = 0; i < r->nboards; i++) {
+            if (r->boards[i]->table >= table) {
+                table = r->boards[i]->table + 1;
+            }
+        }
+        if (!r->rebuilding && r->journal) {
+            char line[CR_BOARD_ID_MAX + 48];
+            int n = snprintf(line, sizeof line, "# board %d %s\n", table, id);
+            if (n > 0 && n < (int)sizeof line) {
+                cr_journal_append(r->journal, line, (size_t)n);
+            }
         }
     }
     if (r->nboards == r->capboards) {
@@ -246,8 +262,9 @@ static board *get_board(relay *r, const char *id)
         return NULL;
     }
     snprintf(b->id, sizeof b->id, "%s", id);
+    b->table = table;
     b->infer = cr_board_infer_new(id, NULL, on_infer, b);
-    b->games = cr_board_games_new(&r->games_cfg, id, r->nboards + 1);
+    b->games = cr_board_games_new(&r->games_cfg, id, table);
     if (!b->infer || !b->games) {
         cr_board_infer_free(b->infer);
         cr_board_games_free(b->games);
@@ -256,6 +273,12 @@ static board *get_board(relay *r, const char *id)
     }
     r->boards[r->nboards++] = b;
     return b;
+}
+
+static board *get_board(relay *r, const char *id)
+{
+    board *b = find_board(r, id);
+    return b ? b : new_board(r, id, 0);
 }
 
 /* One feed event into its board: journal first (unless rebuilding), then the
@@ -741,11 +764,18 @@ static int on_journal_line(void *data, const char *line, size_t len, const char 
     }
     if (len && line[0] == '#') {
         long long a;
+        int table;
+        char id[CR_BOARD_ID_MAX + 1];
         char word[16], res[16];
         int game;
         char copy[512];
         snprintf(copy, sizeof copy, "%.*s", (int)(len < sizeof copy ? len : sizeof copy - 1), line);
-        if (sscanf(copy, "# epoch %lld", &a) == 1) {
+        _Static_assert(CR_BOARD_ID_MAX == 64, "the %64s below");
+        if (sscanf(copy, "# board %d %64s", &table, id) == 2) {
+            if (table > 0 && !find_board(r, id) && !new_board(r, id, table)) {
+                return CR_ENOMEM;
+            }
+        } else if (sscanf(copy, "# epoch %lld", &a) == 1) {
             if (!r->clock.epoch_ms) {
                 r->clock.epoch_ms = a;
             }
