@@ -183,7 +183,7 @@ static void game_tags(const cr_board_games *b, cr_store_event *ev, const cr_game
         }
     }
     add_tag(ev, "Round", ev->round);
-    add_tag(ev, "TimeControl", t->time_control);
+    add_tag(ev, "TimeControl", cr_config_time_control(t, ev->round));
     if (b->entry) {
         const cr_config_board *e = b->entry;
         add_tag(ev, "White", e->white);
