@@ -117,7 +117,12 @@ static void on_event(void *data, const cr_infer_event *ev)
             rp->delays[rp->ndelays++] = ev->t - ev->t_snapshot;
         }
     }
-    if (ev->kind == CR_INFER_GAME_ENDED && ev->game) {
+    /* A press after the end (mate) still times the last ply, as the served
+     * relay's store takes it: the saved copy follows. */
+    /* Saved when it starts too, so that games are listed in the order they
+     * began, as the served relay numbers them (its /live.pgn). */
+    if (ev->game && (ev->kind == CR_INFER_GAME_STARTED || ev->kind == CR_INFER_GAME_ENDED ||
+                     (ev->kind == CR_INFER_PLY_CLOCK && cr_game_result(ev->game) != CR_RESULT_NONE))) {
         save_game(rp, b->serial, ev->game_number, ev->game);
     }
     if (!rp->events) {

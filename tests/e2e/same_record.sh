@@ -3,7 +3,9 @@
 # relay (issue 14): the PGN of `replay FEED` (offline) equals the served
 # relay's /live.pgn after `replay FEED --serve` at --speed 1000 and 100 (and
 # 1 for a short feed), and after the feed came through a venue agent
-# (`chessrelay agent --feed`) into `serve --agent-token`. Clocks (%clk),
+# (`chessrelay agent --feed`) into `serve --agent-token`. p10 ends in mate
+# (the press after it still times the last ply), pm01 has several boards
+# and games. Clocks (%clk),
 # %emt, results included: p05 and stopped end with a stopped clock (no flag
 # may fall), fivefold is drawn by the relay, quickplay is a sudden-death
 # finish. The served PGN lists the games without moves as well (a board set
@@ -89,10 +91,10 @@ with_moves() { # PGN -> stdout
   python3 - "$1" <<'PY'
 import re, sys
 text = open(sys.argv[1]).read()
-for block in re.split(r'\n(?=\[Event )', text):
+for block in re.split(r'(?<=\n)(?=\[Event )', text):  # every byte kept
     body = re.sub(r'^\[\w+ "(?:[^"\\]|\\.)*"\]$', '', block, flags=re.M).split()
     if [t for t in body if t not in ("*", "1-0", "0-1", "1/2-1/2")]:
-        sys.stdout.write(block if block.endswith("\n") else block + "\n")
+        sys.stdout.write(block)
 PY
 }
 
@@ -112,6 +114,7 @@ compare() { # NAME FEED RUN_DIR WHAT
 }
 
 declare -A FEED=([p05]="$FEEDS/p05.feed" [p01]="$FEEDS/p01.feed" [p17]="$FEEDS/p17.feed"
+                 [p10]="$FEEDS/p10.feed" [pm01]="$FEEDS/pm01.feed"
                  [stopped]="$ARB/stopped.feed" [fivefold]="$ARB/fivefold.feed"
                  [quickplay]="$ARB/quickplay.feed")
 for n in "${!FEED[@]}"; do
@@ -127,7 +130,7 @@ done
 # Side by side: the short feed at 1x, the others at 1000x and 100x, agents at 1000x.
 runs=()
 served quickplay "${FEED[quickplay]}" 1 & runs+=($!)
-for n in p05 p01 p17 stopped fivefold; do
+for n in p05 p01 p17 p10 pm01 stopped fivefold; do
   served "$n" "${FEED[$n]}" 1000 & runs+=($!)
 done
 for n in stopped fivefold quickplay; do
@@ -139,7 +142,7 @@ done
 wait "${runs[@]}"
 
 compare quickplay "${FEED[quickplay]}" "$tmp/served-quickplay-1" "served at 1x"
-for n in p05 p01 p17 stopped fivefold; do
+for n in p05 p01 p17 p10 pm01 stopped fivefold; do
   compare "$n" "${FEED[$n]}" "$tmp/served-$n-1000" "served at 1000x"
 done
 for n in stopped fivefold quickplay; do
