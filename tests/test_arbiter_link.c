@@ -461,7 +461,7 @@ static void test_flag(void **state)
     assert_int_equal(h_count(&h, "\"kind\":\"flag\"", NULL), 0);
     h.t = 4100;
     clock_reading(&h, 5, 0, 60000, CR_WHITE);
-    h_tick(&h, 4200);
+    h_tick(&h, 4200); /* the RESULT the link queued is applied after the call */
     assert_int_equal(h_count(&h, "\"kind\":\"flag\"", "\"urgency\":\"critical\""), 1);
     assert_int_equal(cr_game_result(cr_store_find(h.store, 5)->game), CR_RESULT_BLACK);
     assert_true(h_count(&h, "\"type\":\"arbiter-state\"", "\"flagged\":\"w\"") >= 1);
@@ -613,6 +613,11 @@ static void test_cmd_parse(void **state)
         "{\"game\":1,\"action\":\"players\"}",
         "{\"game\":1,\"action\":\"draw-offer\",\"ply\":\"x\"}",
         "{\"game\":1,\"game\":2,\"action\":\"result\",\"result\":\"1-0\"}",
+        "{\"game\":1,\"action\":\"claim\",\"claimant\":\"w\",\"basis\":\"a\",\"move\":\"Nf3\"}",
+        "{\"game\":1,\"action\":\"confirm-flag\"}",
+        "{\"game\":1,\"action\":\"confirm-flag\",\"color\":\"x\"}",
+        "{\"game\":1,\"action\":\"replace-move\",\"ply\":2}",
+        "{\"game\":1,\"action\":\"replace-move\",\"ply\":-1,\"move\":\"e4\"}",
     };
     for (size_t i = 0; i < sizeof bad / sizeof bad[0]; i++) {
         cr_arbiter_cmd c;
@@ -632,6 +637,92 @@ static void test_cmd_parse(void **state)
     assert_string_equal(c.text, "later");
     assert_string_equal(cr_arbiter_action_name(CR_ARB_TAKE_BACK), "take-back");
     assert_string_equal(cr_arbiter_action_name(CR_ARB_ACTION_NB), "?");
+    ok = "{\"game\":7,\"action\":\"claim\",\"claimant\":\"b\",\"basis\":\"threefold\","
+         "\"move\":\"Nf3\"}";
+    assert_int_equal(cr_arbiter_cmd_parse(ok, strlen(ok), &c, err, sizeof err), 0);
+    assert_int_equal(c.basis, CR_CLAIM_THREEFOLD);
+    assert_int_equal(c.color, CR_BLACK);
+    assert_string_equal(c.move, "Nf3");
+    ok = "{\"game\":7,\"action\":\"confirm-flag\",\"color\":\"w\",\"reason\":\"seen\"}";
+    assert_int_equal(cr_arbiter_cmd_parse(ok, strlen(ok), &c, err, sizeof err), 0);
+    assert_int_equal(c.action, CR_ARB_CONFIRM_FLAG);
+    assert_int_equal(c.color, CR_WHITE);
+    ok = "{\"game\":7,\"action\":\"replace-move\",\"ply\":2,\"move\":\"g1f3\"}";
+    assert_int_equal(cr_arbiter_cmd_parse(ok, strlen(ok), &c, err, sizeof err), 0);
+    assert_int_equal(c.action, CR_ARB_REPLACE_MOVE);
+    assert_int_equal(c.ply, 2);
+    assert_string_equal(c.move, "g1f3");
+}
+
+/* replace-move: the store gets a CORRECTION from the ply and the plies that
+ * stand; confirm-flag ends the game 6.9; a threefold claim is checked. */
+static void test_new_actions(void **state)
+{
+    (void)state;
+    harness h;
+    h_init(&h);
+    new_game(&h, 4, "B4", NULL);
+    move(&h, 4, "e2e4");
+    move(&h, 4, "e7e5");
+    move(&h, 4, "g1f3");
+    char why[200];
+    assert_int_equal(command(&h, "{\"game\":4,\"action\":\"replace-move\",\"ply\":2,"
+                                 "\"move\":\"Nc3\"}", why, sizeof why), 0);
+    const cr_game *g = cr_store_find(h.store, 4)->game;
+    assert_int_equal(cr_game_ply_count(g), 3);
+    assert_string_equal(cr_game_ply(g, 2)->san, "Nc3");
+    assert_int_equal(command(&h, "{\"game\":4,\"action\":\"replace-move\",\"ply\":1,"
+                                 "\"move\":\"Ke2\"}", why, sizeof why), CR_EINVAL);
+    /* Knights out and back twice: the start position stands a third time
+     * after Black's Ng8, White to move claims it. */
+    move(&h, 4, "g8f6");
+    move(&h, 4, "c3b1");
+    move(&h, 4, "f6g8");
+    move(&h, 4, "b1c3");
+    move(&h, 4, "g8f6");
+    move(&h, 4, "c3b1");
+    move(&h, 4, "f6g8");
+    assert_int_equal(command(&h, "{\"game\":4,\"action\":\"claim\",\"claimant\":\"w\","
+                                 "\"basis\":\"threefold\"}", why, sizeof why), 0);
+    assert_true(h_count(&h, "\"basis\":\"threefold\"", "\"correct\":true") >= 1);
+    /* A restart with the claim pending: it is back (report and all), and the
+     * decision goes on it. */
+    cr_error err;
+    cr_arbiter_link_free(h.link);
+    cr_arbiter_view_free(h.view); /* the server thread starts afresh too */
+    h.view = cr_arbiter_view_new();
+    h.link = h_link(&h);
+    assert_int_equal(cr_arbiter_link_start(h.link, h.t, h.t, &err), 0);
+    h_clear(&h);
+    int status;
+    const char *ctype;
+    char *body = http(&h, "/arbiter/claim/1.html", true, &status, &ctype);
+    assert_int_equal(status, 200);
+    free(body);
+    assert_int_equal(command(&h, "{\"game\":4,\"action\":\"decide\",\"decision\":\"draw\"}",
+                             why, sizeof why), 0);
+    /* and after a second restart the decision is kept: nothing pending */
+    cr_arbiter_link_free(h.link);
+    cr_arbiter_view_free(h.view);
+    h.view = cr_arbiter_view_new();
+    h.link = h_link(&h);
+    assert_int_equal(cr_arbiter_link_start(h.link, h.t, h.t, &err), 0);
+    h_clear(&h);
+    body = http(&h, "/arbiter/claim/1.html", true, &status, &ctype);
+    assert_int_equal(status, 200);
+    free(body);
+    assert_int_equal(command(&h, "{\"game\":4,\"action\":\"decide\",\"decision\":\"draw\"}",
+                             why, sizeof why), CR_EINVAL);
+    assert_int_equal(cr_game_result(cr_store_find(h.store, 4)->game), CR_RESULT_DRAW);
+    /* a game over: no flag to confirm */
+    assert_int_equal(command(&h, "{\"game\":4,\"action\":\"confirm-flag\",\"color\":\"w\"}",
+                             why, sizeof why), CR_EINVAL);
+    new_game(&h, 5, "B5", NULL);
+    move(&h, 5, "e2e4");
+    assert_int_equal(command(&h, "{\"game\":5,\"action\":\"confirm-flag\",\"color\":\"b\"}",
+                             why, sizeof why), 0);
+    assert_int_equal(cr_game_result(cr_store_find(h.store, 5)->game), CR_RESULT_WHITE);
+    h_free(&h);
 }
 
 /* Mutated messages never crash the parser and either parse or say why. */
@@ -671,7 +762,7 @@ int main(void)
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(test_claim_workflow), cmocka_unit_test(test_restart),
         cmocka_unit_test(test_actions),        cmocka_unit_test(test_flag),
-        cmocka_unit_test(test_dead_position), cmocka_unit_test(test_cmd_parse),
+        cmocka_unit_test(test_dead_position), cmocka_unit_test(test_cmd_parse), cmocka_unit_test(test_new_actions),
         cmocka_unit_test(test_cmd_parse_mutations), cmocka_unit_test(test_events_after_call),
         cmocka_unit_test(test_join),
     };

@@ -156,6 +156,33 @@ static void test_pairings(void **state)
     expect_error("{\"pairings\":\"\"}", "pairings: empty path");
 }
 
+/* "time_control" per round: the round's own, "*" for the others; a
+ * string is every round's; a bad one names its round. */
+static void test_round_time_controls(void **state)
+{
+    (void)state;
+    cr_error err;
+    cr_config *cfg = cr_config_parse(
+        "{\"time_control\":{\"1\":\"5400+30\",\"9\":\"900+10\",\"*\":\"3600\"}}", "t.json",
+        "/etc/cr", &err);
+    assert_non_null(cfg);
+    assert_string_equal(cr_config_time_control(cfg, "1"), "5400+30");
+    assert_string_equal(cr_config_time_control(cfg, "9"), "900+10");
+    assert_string_equal(cr_config_time_control(cfg, "4"), "3600");
+    cr_config_free(cfg);
+    cfg = cr_config_parse("{\"time_control\":{\"1\":\"5400+30\"}}", "t.json", "/etc/cr", &err);
+    assert_non_null(cfg);
+    assert_null(cr_config_time_control(cfg, "2"));
+    cr_config_free(cfg);
+    cfg = cr_config_parse("{\"time_control\":\"180d2\"}", "t.json", "/etc/cr", &err);
+    assert_non_null(cfg);
+    assert_string_equal(cr_config_time_control(cfg, "7"), "180d2");
+    cr_config_free(cfg);
+    cfg = cr_config_parse("{\"time_control\":{\"2\":\"fast\"}}", "t.json", "/etc/cr", &err);
+    assert_null(cfg);
+    assert_non_null(strstr(err.text, "time_control.2"));
+}
+
 static void test_listen_and_load(void **state)
 {
     (void)state;
@@ -224,6 +251,7 @@ int main(void)
         cmocka_unit_test(test_errors_name_the_field),
         cmocka_unit_test(test_agent_token_scope),
         cmocka_unit_test(test_pairings),
+        cmocka_unit_test(test_round_time_controls),
         cmocka_unit_test(test_listen_and_load),
         cmocka_unit_test(test_command_line_tokens),
     };

@@ -75,7 +75,8 @@ static void test_moves_and_snapshot(void **state)
     apply_ok(s, move_event(s, 1, "e7e5", 3, 5395000));
     apply_ok(s, move_event(s, 1, "g1f3", 4, CR_CLOCK_UNKNOWN));
 
-    /* Black's clock starts: White's time goes with Nf3, which had none. */
+    /* Black's clock starts: a reading alone never times a ply (no guess
+     * from the order of MOVE and CLOCK)... */
     cr_store_event *ck = cr_store_event_new(CR_SEV_CLOCK);
     ck->seq = 5;
     ck->ts = 5000;
@@ -84,11 +85,34 @@ static void test_moves_and_snapshot(void **state)
     ck->black_ms = 5395000;
     ck->running = CR_BLACK;
     apply_ok(s, ck);
-
     const cr_store_game *g = cr_store_find(s, 1);
+    assert_int_equal(cr_game_ply(g->game, 2)->clock_ms, CR_CLOCK_UNKNOWN);
+
+    /* ...the inference's PLY_CLOCK does: Nf3's clock and %emt. */
+    ck = cr_store_event_new(CR_SEV_CLOCK);
+    ck->seq = 6;
+    ck->ts = 5000;
+    ck->game = 1;
+    ck->white_ms = 5390000;
+    ck->black_ms = 5395000;
+    ck->running = CR_BLACK;
+    ck->clock_ply = 2;
+    ck->ply_clock_ms = 5390000;
+    ck->ply_emt_ms = 4000;
+    apply_ok(s, ck);
+    ck = cr_store_event_new(CR_SEV_CLOCK); /* a ply the game does not have */
+    ck->seq = 7;
+    ck->game = 1;
+    ck->clock_ply = 3;
+    cr_error err;
+    assert_int_equal(cr_store_apply(s, ck, &err), CR_EINVAL);
+    cr_store_event_free(ck);
+
+    g = cr_store_find(s, 1);
     assert_int_equal(cr_game_ply_count(g->game), 3);
-    assert_int_equal(g->last_seq, 5);
+    assert_int_equal(g->last_seq, 6);
     assert_int_equal(cr_game_ply(g->game, 2)->clock_ms, 5390000);
+    assert_int_equal(cr_game_ply(g->game, 2)->emt_ms, 4000);
     assert_int_equal(g->running, CR_BLACK);
     assert_ptr_equal(cr_store_board_game(s, "DGT1"), g);
     assert_null(cr_store_board_game(s, "DGT2"));
@@ -96,7 +120,7 @@ static void test_moves_and_snapshot(void **state)
 
     json_t *j = parse(cr_store_snapshot_json(s, 1, 900));
     assert_string_equal(json_string_value(json_object_get(j, "type")), "snapshot");
-    assert_int_equal(json_integer_value(json_object_get(j, "seq")), 5);
+    assert_int_equal(json_integer_value(json_object_get(j, "seq")), 6);
     json_t *gj = json_object_get(j, "game");
     assert_int_equal(json_integer_value(json_object_get(gj, "delay")), 900);
     assert_string_equal(json_string_value(json_object_get(gj, "round")), "3");

@@ -5,8 +5,8 @@
 #include <stdio.h>
 #include <string.h>
 
-static const char *const action_names[CR_ARB_ACTION_NB] = {"result", "draw-offer", "take-back",
-                                                           "players", "claim",      "decide"};
+static const char *const action_names[CR_ARB_ACTION_NB] = {
+    "result", "draw-offer", "take-back", "players", "claim", "decide", "confirm-flag", "replace-move"};
 
 const char *cr_arbiter_action_name(cr_arbiter_action a)
 {
@@ -40,6 +40,19 @@ static bool opt_string(json_t *j, const char *name, char *out, size_t size, bool
     return true;
 }
 
+/* "w"/"b" (or "white"/"black") in field `name`: CR_WHITE/CR_BLACK, -1 otherwise. */
+static int color_field(json_t *j, const char *name)
+{
+    const char *who = json_string_value(json_object_get(j, name));
+    if (!who) {
+        return -1;
+    }
+    if (strcmp(who, "w") == 0 || strcmp(who, "white") == 0) {
+        return CR_WHITE;
+    }
+    return strcmp(who, "b") == 0 || strcmp(who, "black") == 0 ? CR_BLACK : -1;
+}
+
 static int parse_object(json_t *j, cr_arbiter_cmd *c, char *err, size_t es)
 {
     json_t *game = json_object_get(j, "game");
@@ -60,7 +73,8 @@ static int parse_object(json_t *j, cr_arbiter_cmd *c, char *err, size_t es)
     }
     if (a < 0) {
         return fail(err, es,
-                    "action: expected result, draw-offer, take-back, players, claim or decide");
+                    "action: expected result, draw-offer, take-back, players, claim, decide, "
+                    "confirm-flag or replace-move");
     }
     c->action = (cr_arbiter_action)a;
     switch (c->action) {
@@ -112,17 +126,50 @@ static int parse_object(json_t *j, cr_arbiter_cmd *c, char *err, size_t es)
         }
         return 0;
     case CR_ARB_CLAIM: {
-        const char *who = json_string_value(json_object_get(j, "claimant"));
         const char *basis = json_string_value(json_object_get(j, "basis"));
-        if (!who || (strcmp(who, "w") && strcmp(who, "b") && strcmp(who, "white") &&
-                     strcmp(who, "black"))) {
+        int b = basis ? cr_claim_basis_parse(basis) : -1;
+        c->color = color_field(j, "claimant");
+        if (c->color < 0) {
             return fail(err, es, "claimant: expected \"w\" or \"b\"");
         }
-        if (!basis || (strcmp(basis, "a") && strcmp(basis, "b"))) {
-            return fail(err, es, "basis: expected \"a\" (cannot win) or \"b\" (no effort)");
+        if (b < 0) {
+            return fail(err, es, "basis: expected \"a\" (cannot win), \"b\" (no effort), "
+                                 "\"threefold\" or \"fifty-moves\"");
         }
-        c->color = who[0] == 'w' ? CR_WHITE : CR_BLACK;
-        c->basis = basis[0] == 'a' ? CR_CLAIM_CANNOT_WIN : CR_CLAIM_NO_EFFORT;
+        c->basis = (cr_claim_basis)b;
+        bool has_move = false;
+        if (!opt_string(j, "move", c->move, sizeof c->move, &has_move)) {
+            return fail(err, es, "move: expected a move (SAN or UCI)");
+        }
+        if (has_move && (c->basis == CR_CLAIM_CANNOT_WIN || c->basis == CR_CLAIM_NO_EFFORT)) {
+            return fail(err, es, "move: only for a threefold or fifty-moves claim");
+        }
+        return 0;
+    }
+    case CR_ARB_CONFIRM_FLAG:
+        c->color = color_field(j, "color");
+        if (c->color < 0) {
+            return fail(err, es, "color: expected \"w\" or \"b\" (whose flag fell)");
+        }
+        if (!opt_string(j, "reason", c->text, sizeof c->text, NULL)) {
+            return fail(err, es, "reason: expected a string");
+        }
+        return 0;
+    case CR_ARB_REPLACE_MOVE: {
+        json_t *ply = json_object_get(j, "ply");
+        bool has_move = false;
+        if (!json_is_integer(ply) || json_integer_value(ply) < 0 ||
+            json_integer_value(ply) > 100000) {
+            return fail(err, es, "ply: expected a ply index (0-based)");
+        }
+        c->ply = (int)json_integer_value(ply);
+        if (!opt_string(j, "move", c->move, sizeof c->move, &has_move) || !has_move ||
+            !c->move[0]) {
+            return fail(err, es, "move: expected the move played (SAN or UCI)");
+        }
+        if (!opt_string(j, "reason", c->text, sizeof c->text, NULL)) {
+            return fail(err, es, "reason: expected a string");
+        }
         return 0;
     }
     case CR_ARB_DECIDE: {

@@ -15,8 +15,10 @@ typedef enum cr_arbiter_action {
     CR_ARB_DRAW_OFFER, /* mark/clear a draw offer on a ply ("draw-offer") */
     CR_ARB_TAKE_BACK,  /* keep `ply` plies ("take-back") */
     CR_ARB_PLAYERS,    /* White/Black names ("players") */
-    CR_ARB_CLAIM,      /* a D1 draw claim ("claim") */
+    CR_ARB_CLAIM,      /* a draw claim: D1 a/b, threefold, 50 moves ("claim") */
     CR_ARB_DECIDE,     /* the decision on the pending claim ("decide") */
+    CR_ARB_CONFIRM_FLAG, /* `color`'s flag fell, seen on the clock ("confirm-flag") */
+    CR_ARB_REPLACE_MOVE, /* ply `ply` was `move` ("replace-move") */
     CR_ARB_ACTION_NB
 } cr_arbiter_action;
 
@@ -26,10 +28,13 @@ typedef struct cr_arbiter_cmd {
     cr_arbiter_action action;
     int game;
     cr_result result;       /* RESULT */
-    int ply;                /* DRAW_OFFER: ply index (-1 last); TAKE_BACK: plies kept */
+    int ply;                /* DRAW_OFFER: ply index (-1 last); TAKE_BACK: plies kept;
+                               REPLACE_MOVE: the ply (0-based) */
     bool offered;           /* DRAW_OFFER */
-    int color;              /* CLAIM: claimant (CR_WHITE/CR_BLACK) */
+    int color;              /* CLAIM: claimant; CONFIRM_FLAG: whose flag (CR_WHITE/CR_BLACK) */
     cr_claim_basis basis;   /* CLAIM */
+    char move[16];          /* CLAIM (threefold, 50 moves): the move written, "" none;
+                               REPLACE_MOVE: the move played (SAN or UCI) */
     cr_decision decision;   /* DECIDE */
     int32_t added_ms;       /* DECIDE: time added on rejection (-1: default) */
     bool has_white, has_black;
@@ -46,7 +51,10 @@ const char *cr_arbiter_action_name(cr_arbiter_action a);
  *   "action":"draw-offer","ply":12,"offered":true       (ply -1 or absent: the last)
  *   "action":"take-back","plies":40,"reason":"..."      (plies kept)
  *   "action":"players","white":"...","black":"..."       (either may be absent)
- *   "action":"claim","claimant":"w"|"b","basis":"a"|"b"
+ *   "action":"claim","claimant":"w"|"b","basis":"a"|"b"|"threefold"|"fifty-moves","move":"Nf3"
+ *                                                        (move: threefold / 50 moves only, optional)
+ *   "action":"confirm-flag","color":"w"|"b","reason":"..."
+ *   "action":"replace-move","ply":12,"move":"Nf3","reason":"..."
  *   "action":"decide","decision":"draw"|"rejected"|"postponed","added_ms":120000,"note":"..."
  * Returns 0, or CR_EINVAL with a message naming the field in err. */
 int cr_arbiter_cmd_parse(const char *json, size_t len, cr_arbiter_cmd *out, char *err,

@@ -222,7 +222,7 @@ static json_t *claim_json(const arb_game *g, const cr_claim *c, int global_id)
         "s:{s:o,s:o,s:i,s:i,s:i,s:i,s:i,s:i,s:i,s:b,s:o},"
         "s:s,s:o,s:s,s:s,s:s}",
         "id", global_id, "game", g->id, "board", g->board, "number", c->id, "claimant",
-        c->claimant == CR_WHITE ? "w" : "b", "basis", c->basis == CR_CLAIM_CANNOT_WIN ? "a" : "b",
+        c->claimant == CR_WHITE ? "w" : "b", "basis", cr_claim_basis_name(c->basis),
         "ply", c->ply, "white_ms", ms_json(c->white_ms), "black_ms", ms_json(c->black_ms), "wall",
         ms_json(c->wall), "fen", fz ? fen_of(cr_game_position(fz), fen) : "", "scoresheet", sheet,
         "recent", recent, "evidence", "white_material", material_json(&c->material[CR_WHITE]),
@@ -236,6 +236,12 @@ static json_t *claim_json(const arb_game *g, const cr_claim *c, int global_id)
         html, "pgn", pgn);
     if (j && fz) {
         json_object_set_new(j, "start", json_string(fen_of(cr_game_start(fz), fen)));
+    }
+    if (j) { /* threefold / 50 moves: the position claimed and the relay's check */
+        json_object_set_new(j, "move", c->move[0] ? json_string(c->move) : json_null());
+        json_object_set_new(j, "correct", json_boolean(c->correct));
+        json_object_set_new(j, "claimed_repetitions", json_integer(c->claimed_repetitions));
+        json_object_set_new(j, "claimed_halfmove", json_integer(c->claimed_halfmove));
     }
     return j;
 }
@@ -251,6 +257,20 @@ static int claim_global_id(const cr_arbiter_link *l, int game, int index)
 }
 
 /*----- incidents: journal and publish -----*/
+
+/* A claim and its decision: "<game>\tclaim\t<cr_claim_format line>" in the
+ * same log, after the incidents it made, so that a restart restores the
+ * claims in order after the incidents. */
+static void journal_claim(cr_arbiter_link *l, const arb_game *g, const cr_claim *c)
+{
+    char line[CR_CLAIM_LINE_MAX];
+    if (!l->log || !c || cr_claim_format(c, line, sizeof line) < 0) {
+        return;
+    }
+    if (fprintf(l->log, "%d\tclaim\t%s\n", g->id, line) < 0 || fflush(l->log)) {
+        cr_log(CR_LOG_ERROR, "%s: cannot write: %s", l->log_path, strerror(errno));
+    }
+}
 
 static void journal_incident(cr_arbiter_link *l, const arb_game *g, const cr_incident *inc)
 {
@@ -441,7 +461,11 @@ static arb_game *add_game(cr_arbiter_link *l, const cr_store_game *sg, bool sile
     mc.silent_start = silent;
     if (g->game && g->clock) {
         if (sg->clock_at > 0 && sg->white_ms >= 0 && sg->black_ms >= 0) {
-            cr_clock_feed(g->clock, t, sg->white_ms, sg->black_ms, sg->running);
+            /* The reading at its own time, not now: the clock runs on from
+             * there. Games with a reading here were rebuilt from the
+             * journal, whose events are stamped with their feed time. */
+            int64_t at = sg->clock_at / 1000;
+            cr_clock_feed(g->clock, at < t ? at : t, sg->white_ms, sg->black_ms, sg->running);
         }
         g->mon = cr_monitor_new(g->game, g->clock, &mc);
     }
@@ -701,6 +725,17 @@ static int restore_line(void *data, const char *line, size_t len, int lineno)
     arb_game *g = *end == '\t' && id > 0 && id < INT_MAX ? find_game(l, (int)id) : NULL;
     cr_incident inc;
     cr_error err;
+    static const char claim_tag[] = "claim\t";
+    if (g && strncmp(end + 1, claim_tag, sizeof claim_tag - 1) == 0) {
+        const char *cl = end + sizeof claim_tag;
+        int rc = cr_monitor_restore_claim(g->mon, cl, (size_t)(line + len - cl), &err);
+        if (rc) {
+            cr_log(CR_LOG_WARN, "%s:%d: %s (skipped)", l->log_path, lineno,
+                   rc == CR_EFEED ? err.text : cr_strerror(rc));
+        }
+        note_claims(l, g);
+        return 0;
+    }
     if (!g) {
         cr_log(CR_LOG_WARN, "%s:%d: unknown game, skipped", l->log_path, lineno);
     } else if (cr_incident_parse(end + 1, (size_t)(line + len - (end + 1)), &inc, &err)) {
@@ -759,6 +794,11 @@ int cr_arbiter_link_start(cr_arbiter_link *l, int64_t t, int64_t wall, cr_error 
         json_decref(key);
     }
     l->started = true;
+    for (int i = 0; i < l->ngames; i++) {
+        if (cr_monitor_claim_count(l->games[i]->mon) > 0) {
+            publish_reports(l, l->games[i]); /* the restored claims' reports, before the snapshot */
+        }
+    }
     publish_state(l, wall);
 out:
     return rc;
@@ -797,7 +837,17 @@ void cr_arbiter_link_on_store_event(cr_arbiter_link *l, const cr_store_event *ev
         }
         break;
     case CR_SEV_CLOCK:
-        cr_monitor_clock(g->mon, t, ev->white_ms, ev->black_ms, ev->running);
+        if (ev->clock_ply >= 0) { /* the reading again, timing a ply: the scoresheet's clock */
+            cr_ply *p = ev->clock_ply < cr_game_ply_count(g->game)
+                            ? cr_game_ply_mut(g->game, ev->clock_ply)
+                            : NULL;
+            if (p) {
+                p->clock_ms = ev->ply_clock_ms;
+                p->emt_ms = ev->ply_emt_ms;
+            }
+        } else {
+            cr_monitor_clock(g->mon, t, ev->white_ms, ev->black_ms, ev->running);
+        }
         break;
     case CR_SEV_STATUS:
         if (ev->online != g->online) {
@@ -816,6 +866,23 @@ void cr_arbiter_link_on_store_event(cr_arbiter_link *l, const cr_store_event *ev
         g->push_due = true;
     }
     flush(l, g, true);
+}
+
+void cr_arbiter_link_source_time(cr_arbiter_link *l, const char *board, int64_t t)
+{
+    if (!l || !l->started) {
+        return;
+    }
+    for (int i = 0; i < l->ngames; i++) {
+        arb_game *g = l->games[i];
+        if (!board || strcmp(g->board, board) == 0) {
+            cr_result before = cr_game_result(g->game);
+            cr_monitor_source_time(g->mon, t);
+            if (cr_game_result(g->game) != before) {
+                g->push_due = true; /* a flag fell: told to the store at the next tick */
+            }
+        }
+    }
 }
 
 void cr_arbiter_link_tick(cr_arbiter_link *l, int64_t t, int64_t wall)
@@ -881,7 +948,26 @@ int cr_arbiter_link_command(cr_arbiter_link *l, const cr_arbiter_cmd *c, int64_t
                                        c->has_black ? c->black : NULL, t);
         break;
     case CR_ARB_CLAIM:
-        rc = cr_monitor_claim(g->mon, c->color, c->basis, t, reason, sizeof reason);
+        rc = cr_monitor_claim_move(g->mon, c->color, c->basis, c->move[0] ? c->move : NULL, t,
+                                   reason, sizeof reason);
+        break;
+    case CR_ARB_CONFIRM_FLAG:
+        rc = cr_monitor_confirm_flag(g->mon, c->color, text ? text : "arbiter", t);
+        if (rc) {
+            snprintf(reason, sizeof reason, "the game is over");
+        }
+        break;
+    case CR_ARB_REPLACE_MOVE:
+        if (c->ply >= cr_game_ply_count(g->game)) {
+            snprintf(reason, sizeof reason, "the game has only %d plies",
+                     cr_game_ply_count(g->game));
+            goto out;
+        }
+        /* the store then gets a CORRECTION from the ply and the plies that stand */
+        rc = cr_monitor_replace_move(g->mon, c->ply, c->move, text ? text : "arbiter", t, reason,
+                                     sizeof reason)
+                 ? CR_EINVAL /* not legal there: the reason says why */
+                 : 0;
         break;
     case CR_ARB_DECIDE:
         rc = cr_monitor_decide(g->mon, c->decision, c->added_ms, text, t);
@@ -896,11 +982,14 @@ int cr_arbiter_link_command(cr_arbiter_link *l, const cr_arbiter_cmd *c, int64_t
         cr_log(CR_LOG_INFO, "arbiter %s: game %d: %s", c->who[0] ? c->who : "?", c->game,
                cr_arbiter_action_name(c->action));
         push_to_store(l, g);
+    }
+    flush(l, g, true);
+    if (rc == 0 && (c->action == CR_ARB_CLAIM || c->action == CR_ARB_DECIDE)) {
+        journal_claim(l, g, cr_monitor_claim_last(g->mon));
     } else if (!reason[0]) {
         snprintf(reason, sizeof reason, "%s refused (%s)", cr_arbiter_action_name(c->action),
                  cr_strerror(rc));
     }
-    flush(l, g, true);
 out:
     if (rc) {
         publish_error(l, c, reason);

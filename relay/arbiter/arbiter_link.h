@@ -16,11 +16,14 @@
  * incidents.json (CR_PUB_ARBITER_STATE, after a command, after a change at
  * the next tick, and once a second for the clocks). On restart
  * cr_arbiter_link_start creates the monitors on the games as they stand
- * (silently) and restores the journaled incidents. Claims are not journaled:
- * a claim pending at a restart is lost (its incidents stay).
+ * (silently) and restores the journaled incidents, then the claims and
+ * their decisions, journaled in the same log after each claim and decision
+ * ("<game>\tclaim\t" + one cr_claim_format line), and publishes their
+ * reports.
  *
  * Threads: the loop thread only (the store is read there too).
- * Time: `t` is the loop's feed clock (ms), `wall` ms since the epoch.
+ * Time: `t` is the source event's feed time (ms), never its arrival;
+ * `wall` ms since the epoch.
  * Ownership: cr_arbiter_link_new returns a new object (cr_arbiter_link_free);
  * the store is borrowed and must outlive the link. */
 #ifndef CR_RELAY_ARBITER_LINK_H
@@ -58,8 +61,15 @@ int cr_arbiter_link_start(cr_arbiter_link *l, int64_t t, int64_t wall, cr_error 
 void cr_arbiter_link_on_store_event(cr_arbiter_link *l, const cr_store_event *ev, int64_t t,
                                     int64_t wall);
 
+/* The source of `board` (NULL: of every board) has reached feed time t
+ * with nothing more to say before it (the feed's time, an agent's
+ * watermark): its game's monitor may check its clock up to t. Never past
+ * what the source sent: a feed that ended, or a silent agent, stops it. */
+void cr_arbiter_link_source_time(cr_arbiter_link *l, const char *board, int64_t t);
+
 /* Time passes: flag falls, two-minute windows, state messages, and the
- * RESULT events of games the monitor ended (queued). */
+ * RESULT events of games the monitor ended (queued). t never past the
+ * boards' source time (the monitors cut it there too). */
 void cr_arbiter_link_tick(cr_arbiter_link *l, int64_t t, int64_t wall);
 
 /* An arbiter's action; its store events are queued. Returns 0, or CR_EINVAL

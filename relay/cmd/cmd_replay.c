@@ -120,7 +120,12 @@ static void on_event(void *data, const cr_infer_event *ev)
             rp->delays[rp->ndelays++] = ev->t - ev->t_snapshot;
         }
     }
-    if (ev->kind == CR_INFER_GAME_ENDED && ev->game) {
+    /* A press after the end (mate) still times the last ply, as the served
+     * relay's store takes it: the saved copy follows. */
+    /* Saved when it starts too, so that games are listed in the order they
+     * began, as the served relay numbers them (its /live.pgn). */
+    if (ev->game && (ev->kind == CR_INFER_GAME_STARTED || ev->kind == CR_INFER_GAME_ENDED ||
+                     (ev->kind == CR_INFER_PLY_CLOCK && cr_game_result(ev->game) != CR_RESULT_NONE))) {
         save_game(rp, b->serial, ev->game_number, ev->game);
     }
     if (!rp->events) {
@@ -384,7 +389,13 @@ int cr_cmd_replay(int argc, char **argv)
         }
     }
     for (size_t i = 0; i < rp.ngames; i++) {
-        const cr_game *g = rp.games[i].game;
+        cr_game *g = rp.games[i].game;
+        /* The round as the served relay names it (core/board_games.c), so
+         * that the PGN of a feed is the same byte for byte either way. */
+        const char *round = cr_game_tag(g, "Round");
+        if (!round || !round[0] || strcmp(round, "?") == 0) {
+            cr_game_set_tag(g, "Round", "1");
+        }
         if (cr_game_ply_count(g) > 0 && cr_pgn_write_file(g, NULL, out) != 0) {
             fprintf(stderr, "chessrelay replay: cannot write the PGN\n");
             status = 1;

@@ -183,7 +183,7 @@ static void game_tags(const cr_board_games *b, cr_store_event *ev, const cr_game
         }
     }
     add_tag(ev, "Round", ev->round);
-    add_tag(ev, "TimeControl", t->time_control);
+    add_tag(ev, "TimeControl", cr_config_time_control(t, ev->round));
     if (b->entry) {
         const cr_config_board *e = b->entry;
         add_tag(ev, "White", e->white);
@@ -303,6 +303,28 @@ static void clock_read(cr_board_games *b, const cr_infer_event *ev)
     emit(b, e);
 }
 
+/* A press timed a ply (its MOVE may have gone out before): the store's
+ * ply takes the inference's clock and %emt, with the reading as it stands. */
+static void ply_clock(cr_board_games *b, const cr_infer_event *ev)
+{
+    const cr_store_game *sg = b->game_id ? cr_store_find(b->cfg->store, b->game_id) : NULL;
+    const cr_ply *p = ev->game ? cr_game_ply(ev->game, ev->ply) : NULL;
+    if (!sg || !p || ev->ply >= cr_game_ply_count(sg->game)) {
+        return;
+    }
+    cr_store_event *e = cr_store_event_new(CR_SEV_CLOCK);
+    if (e) {
+        e->game = b->game_id;
+        e->white_ms = sg->white_ms;
+        e->black_ms = sg->black_ms;
+        e->running = sg->running;
+        e->clock_ply = ev->ply;
+        e->ply_clock_ms = p->clock_ms;
+        e->ply_emt_ms = p->emt_ms;
+    }
+    emit(b, e);
+}
+
 void cr_board_games_on_infer(cr_board_games *b, const cr_infer_event *ev)
 {
     if (ev->kind == CR_INFER_GAME_STARTED || (ev->game && ev->game_number != b->game_number)) {
@@ -332,6 +354,9 @@ void cr_board_games_on_infer(cr_board_games *b, const cr_infer_event *ev)
         break;
     case CR_INFER_META:
         sync_tags(b, ev->game);
+        break;
+    case CR_INFER_PLY_CLOCK:
+        ply_clock(b, ev);
         break;
     default:
         break;

@@ -7,6 +7,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "cr/clock.h"
 #include "cr/pairings.h"
 #include "util/fileio.h"
 #include "out/push.h"
@@ -46,6 +47,7 @@ void cr_config_free(cr_config *cfg)
     free_strv(cfg->devices, cfg->device_count);
     free(cfg->boards);
     free(cfg->pushes);
+    free(cfg->round_tcs);
     free(cfg->export_dir);
     free(cfg->pairings);
     free(cfg);
@@ -122,6 +124,37 @@ static int get_str(ctx *c, json_t *v, const char *field, char *dst, size_t size)
         return fail(c, field, what);
     }
     memcpy(dst, json_string_value(v), json_string_length(v) + 1);
+    return 0;
+}
+
+/* "time_control": {"<round>": "<time control>", ..., "*": "<the others>"} */
+static int get_round_tcs(ctx *c, json_t *v, cr_config *cfg)
+{
+    size_t n = json_object_size(v);
+    cfg->round_tcs = calloc(n ? n : 1, sizeof *cfg->round_tcs);
+    if (!cfg->round_tcs) {
+        return fail(c, "time_control", "out of memory");
+    }
+    const char *round;
+    json_t *tc;
+    json_object_foreach(v, round, tc)
+    {
+        char field[64];
+        snprintf(field, sizeof field, "time_control.%.40s", round);
+        cr_config_round_tc *r = &cfg->round_tcs[cfg->round_tc_count];
+        if (!round[0] || strlen(round) >= sizeof r->round) {
+            return fail(c, field, "expected a round name (1 to 15 characters) or \"*\"");
+        }
+        int rc = get_str(c, tc, field, r->time_control, sizeof r->time_control);
+        if (rc) {
+            return rc;
+        }
+        if (cr_time_control_parse(r->time_control, &(cr_time_control){0}, NULL)) {
+            return fail(c, field, "expected a time control such as \"5400+30\" or \"40/5400:1800+30\"");
+        }
+        snprintf(r->round, sizeof r->round, "%s", round);
+        cfg->round_tc_count++;
+    }
     return 0;
 }
 
@@ -477,7 +510,8 @@ static int read_root(ctx *c, json_t *root, cr_config *cfg)
         } else if (strcmp(key, "rounds") == 0) {
             rc = get_int(c, v, key, 1, 1000, &cfg->rounds);
         } else if (strcmp(key, "time_control") == 0) {
-            rc = get_str(c, v, key, cfg->time_control, sizeof cfg->time_control);
+            rc = json_is_object(v) ? get_round_tcs(c, v, cfg)
+                                   : get_str(c, v, key, cfg->time_control, sizeof cfg->time_control);
         } else if (strcmp(key, "delay_minutes") == 0) {
             int m;
             rc = get_int(c, v, key, 0, 24 * 60, &m);
@@ -748,4 +782,21 @@ int cr_config_add_token(cr_config *cfg, const char *name, const char *role, cons
     snprintf(t->token, sizeof t->token, "%s", token);
     cfg->token_count++;
     return 0;
+}
+
+const char *cr_config_time_control(const cr_config *cfg, const char *round)
+{
+    if (!cfg) {
+        return NULL;
+    }
+    const char *any = NULL;
+    for (int i = 0; i < cfg->round_tc_count; i++) {
+        if (round && strcmp(cfg->round_tcs[i].round, round) == 0) {
+            return cfg->round_tcs[i].time_control;
+        }
+        if (strcmp(cfg->round_tcs[i].round, "*") == 0) {
+            any = cfg->round_tcs[i].time_control;
+        }
+    }
+    return any ? any : cfg->time_control[0] ? cfg->time_control : NULL;
 }

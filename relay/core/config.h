@@ -3,6 +3,8 @@
  *   {
  *     "event": "Club Championship", "site": "Oslo", "date": "2026.11.29",
  *     "rounds": 9, "time_control": "40/5400:1800+30",
+ *                                              or per round, "*" for the others:
+ *     "time_control": {"1": "5400+30", "9": "900+10", "*": "5400+30"},
  *     "delay_minutes": 15,                     public delay (0 by default)
  *     "listen": "127.0.0.1:8080",
  *     "tls": {"cert": "cert.pem", "key": "key.pem"},
@@ -78,10 +80,18 @@ typedef struct cr_config_push {
     char token[256]; /* "" when not given */
 } cr_config_push;
 
+/* One round's time control ("time_control" as an object). */
+typedef struct cr_config_round_tc {
+    char round[16]; /* "*": any round not listed */
+    char time_control[64];
+} cr_config_round_tc;
+
 typedef struct cr_config {
     char event[128], site[128], date[16];
     int rounds;
-    char time_control[64];
+    char time_control[64]; /* every round's ("time_control" as a string), "" if none */
+    cr_config_round_tc *round_tcs; /* "time_control" as an object */
+    int round_tc_count;
     int delay_s;
     char listen_host[128];
     int listen_port;
@@ -135,6 +145,11 @@ int cr_parse_listen(const char *s, char *host, size_t host_size, int *port);
 /* The board entry for the n-th game (0-based) seen on board `board_id`:
  * matched by serial, else by table number. NULL if none. */
 const cr_config_board *cr_config_board_for(const cr_config *cfg, const char *board_id, int n);
+
+/* The time control of `round` (PGN TimeControl text, checked by
+ * cr_time_control_parse when read): the round's own, else "*"'s, else
+ * the event's; NULL when none is given. */
+const char *cr_config_time_control(const cr_config *cfg, const char *round);
 
 /* Tokens are 8 to 255 characters, from the command line as in the
  * tournament file: a short one is refused, a long one is never cut. */

@@ -38,6 +38,7 @@ typedef struct board {
     cr_board_infer *infer; /* feed events -> inference events */
     cr_board_games *games; /* inference events -> store events */
     long skip;       /* restart: events of this board already in the journal */
+    int table;       /* its number when the tournament file gives none (journaled) */
 } board;
 
 struct relay {
@@ -61,7 +62,10 @@ struct relay {
     bool rebuilding;
     cr_feed_clock clock;           /* epoch_ms: from the journal, else this start */
     int64_t last_tick, tick_limit; /* feed ms: see run_ticks */
-    int64_t cur_ts;     /* wall time (us) of the event being processed */
+    int64_t cur_ts;     /* wall time (us) of the event being processed (on a rebuild:
+                           the journaled feed event's time) */
+    int64_t cur_t;      /* feed time (ms) of the source event being processed */
+    int64_t source_t;   /* feed time (ms) every source has reached (see source_now) */
     int emitted;        /* store events emitted */
     bool finished;
     cr_queue *pubs, *cmds;
@@ -164,7 +168,7 @@ static void on_live_event(void *data, const cr_store *live, const cr_store_event
 {
     relay *r = data;
     if (!r->applying_arbiter) {
-        cr_arbiter_link_on_store_event(r->arb, ev, feed_now(r), wall_ms());
+        cr_arbiter_link_on_store_event(r->arb, ev, r->cur_t, wall_ms());
     }
     /* Which board a game is on, for `chessrelay journal export --game N`. */
     if (ev->kind == CR_SEV_GAME && ev->board[0] && !r->rebuilding && r->journal) {
@@ -245,11 +249,26 @@ static void on_infer(void *data, const cr_infer_event *ev)
 static void run_ticks(relay *r, int64_t upto);
 static void after_event(relay *r, int64_t t);
 
-static board *get_board(relay *r, const char *id)
+static board *find_board(relay *r, const char *id);
+
+/* A new board numbered `table` (0: the next number, journaled as
+ * "# board <table> <id>" before its first event, so that a rebuild numbers
+ * it the same: a board's number never moves at a restart). */
+static board *new_board(relay *r, const char *id, int table)
 {
-    for (int i = 0; i < r->nboards; i++) {
-        if (strcmp(r->boards[i]->id, id) == 0) {
-            return r->boards[i];
+    if (table <= 0) {
+        table = 1;
+        for (int i = 0; i < r->nboards; i++) {
+            if (r->boards[i]->table >= table) {
+                table = r->boards[i]->table + 1;
+            }
+        }
+        if (!r->rebuilding && r->journal) {
+            char line[CR_BOARD_ID_MAX + 48];
+            int n = snprintf(line, sizeof line, "# board %d %s\n", table, id);
+            if (n > 0 && n < (int)sizeof line) {
+                cr_journal_append(r->journal, line, (size_t)n);
+            }
         }
     }
     if (r->nboards == r->capboards) {
@@ -266,8 +285,9 @@ static board *get_board(relay *r, const char *id)
         return NULL;
     }
     snprintf(b->id, sizeof b->id, "%s", id);
+    b->table = table;
     b->infer = cr_board_infer_new(id, NULL, on_infer, b);
-    b->games = cr_board_games_new(&r->games_cfg, id, r->nboards + 1);
+    b->games = cr_board_games_new(&r->games_cfg, id, table);
     if (!b->infer || !b->games) {
         cr_board_infer_free(b->infer);
         cr_board_games_free(b->games);
@@ -276,6 +296,12 @@ static board *get_board(relay *r, const char *id)
     }
     r->boards[r->nboards++] = b;
     return b;
+}
+
+static board *get_board(relay *r, const char *id)
+{
+    board *b = find_board(r, id);
+    return b ? b : new_board(r, id, 0);
 }
 
 /* One feed event into its board: journal first (unless rebuilding), then the
@@ -292,6 +318,7 @@ static void feed_event(relay *r, const cr_feed_event *ev, const char *line, size
         r->status = 1;
         return;
     }
+    r->cur_t = ev->t;
     run_ticks(r, ev->t);
     after_event(r, ev->t);
     if (!r->rebuilding && r->journal) {
@@ -311,6 +338,10 @@ static void feed_event(relay *r, const cr_feed_event *ev, const char *line, size
     }
     if (link) {
         cr_board_games_link_status(b->games);
+    }
+    cr_arbiter_link_source_time(r->arb, b->id, ev->t); /* the board's source is at t */
+    if (r->source_t < ev->t) {
+        r->source_t = ev->t;
     }
 }
 
@@ -346,6 +377,7 @@ static void after_event(relay *r, int64_t t)
  * rebuild does the same at the same point). */
 static void finish_all(relay *r, int64_t t)
 {
+    r->cur_t = t;
     run_ticks(r, t);
     for (int i = 0; i < r->nboards; i++) {
         cr_infer_finish(cr_board_infer_engine(r->boards[i]->infer), t);
@@ -429,8 +461,9 @@ static void on_commands(evutil_socket_t fd, short what, void *arg)
     cr_command_msg *c;
     while ((c = cr_queue_pop(r->cmds)) != NULL) {
         r->cur_ts = cr_now_us();
+        r->cur_t = r->source_t; /* an action at the time the sources have reached */
         if (c->kind == CR_COMMAND_ARBITER) {
-            cr_arbiter_link_command(r->arb, &c->arbiter, feed_now(r), wall_ms(), NULL, 0);
+            cr_arbiter_link_command(r->arb, &c->arbiter, r->source_t, wall_ms(), NULL, 0);
             apply_arbiter_events(r);
         } else {
             if (c->kind == CR_COMMAND_RESULT) {
@@ -779,9 +812,16 @@ static int on_journal_line(void *data, const char *line, size_t len, const char 
     }
     if (len && line[0] == '#') {
         long long a;
+        int table;
+        char id[CR_BOARD_ID_MAX + 1];
         char copy[512];
         snprintf(copy, sizeof copy, "%.*s", (int)(len < sizeof copy ? len : sizeof copy - 1), line);
-        if (sscanf(copy, "# epoch %lld", &a) == 1) {
+        _Static_assert(CR_BOARD_ID_MAX == 64, "the %64s below");
+        if (sscanf(copy, "# board %d %64s", &table, id) == 2) {
+            if (table > 0 && !find_board(r, id) && !new_board(r, id, table)) {
+                return CR_ENOMEM;
+            }
+        } else if (sscanf(copy, "# epoch %lld", &a) == 1) {
             if (!r->clock.epoch_ms) {
                 r->clock.epoch_ms = a;
             }
@@ -867,8 +907,16 @@ static void on_tick(evutil_socket_t fd, short what, void *arg)
             bound = cr_agent_link_tick_bound(r->agents, bound); /* agents' watermarks */
         }
         run_ticks(r, bound);
+        /* Every source has reached bound (the feeds' next event, the
+         * agents' watermarks, the live boards now). Once the sources have
+         * ended, time stands: a clock is never run down past its feed. */
+        if (r->source_t < bound) {
+            r->source_t = bound;
+            cr_arbiter_link_source_time(r->arb, NULL, bound);
+        }
     }
-    cr_arbiter_link_tick(r->arb, feed_now(r), wall_ms());
+    r->cur_t = r->source_t;
+    cr_arbiter_link_tick(r->arb, r->source_t, wall_ms());
     apply_arbiter_events(r);
     cr_lanes_tick(r->lanes, cr_now_us());
     cr_outputs_flush(r->outputs, cr_lanes_public(r->lanes));
@@ -1050,7 +1098,10 @@ static int start_state(relay *r)
     if (!r->clock.epoch_ms) {
         r->clock.epoch_ms = wall_ms();
     }
-    if (r->arb && cr_arbiter_link_start(r->arb, feed_now(r), wall_ms(), &err)) {
+    if (r->source_t < r->last_tick) {
+        r->source_t = r->last_tick; /* the rebuild's sources reached that far */
+    }
+    if (r->arb && cr_arbiter_link_start(r->arb, r->source_t, wall_ms(), &err)) {
         cr_log(CR_LOG_ERROR, "%s", err.text);
         return -1;
     }

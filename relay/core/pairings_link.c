@@ -231,7 +231,7 @@ static void create_game(cr_pairings_link *l, const cr_pairing *pr)
         add_tag(ev, white_tags[i], w[i]);
         add_tag(ev, black_tags[i], k[i]);
     }
-    add_tag(ev, "TimeControl", t ? t->time_control : NULL);
+    add_tag(ev, "TimeControl", cr_config_time_control(t, ev->round));
     add_tag(ev, "Board", ev->board);
     int id = ev->game;
     char board[CR_BOARD_ID_MAX + 1];

@@ -33,6 +33,7 @@ cr_store_event *cr_store_event_new(cr_sev_kind kind)
     if (ev) {
         ev->kind = kind;
         ev->running = CR_CLOCK_STOPPED;
+        ev->clock_ply = -1;
     }
     return ev;
 }
@@ -185,6 +186,11 @@ cr_buf *cr_store_event_json(const cr_store_event *ev)
         json_object_set_new(j, "white", json_integer(ev->white_ms));
         json_object_set_new(j, "black", json_integer(ev->black_ms));
         json_object_set_new(j, "running", json_string(running_text(ev->running)));
+        if (ev->clock_ply >= 0) {
+            json_object_set_new(j, "ply", json_integer(ev->clock_ply));
+            json_object_set_new(j, "ply_clock", clock_value(ev->ply_clock_ms));
+            json_object_set_new(j, "emt", clock_value(ev->ply_emt_ms));
+        }
         break;
     case CR_SEV_RESULT:
         json_object_set_new(j, "game", json_integer(ev->game));
@@ -341,12 +347,6 @@ static int apply_move(cr_store_game *g, const cr_store_event *ev, cr_error *err)
     q->flags |= p->flags;
     q->emt_ms = p->emt_ms;
     q->fits = p->fits;
-    /* The press may come before the move is known: if the clock already
-     * runs for the side to move, it stopped for the mover (see CLOCK). */
-    int side = cr_game_position(g->game)->side;
-    if (q->clock_ms == CR_CLOCK_UNKNOWN && g->clock_at && g->running == side) {
-        q->clock_ms = side == CR_WHITE ? g->black_ms : g->white_ms;
-    }
     return 0;
 }
 
@@ -377,18 +377,18 @@ int cr_store_apply(cr_store *s, const cr_store_event *ev, cr_error *err)
             /* A result stood on the retracted moves no longer holds. */
             cr_game_set_result(g->game, CR_RESULT_NONE);
             break;
-        case CR_SEV_CLOCK: {
-            /* The press after a move tells the mover's time: it goes with
-             * the ply (snapshots, %clk in the PGN) when the move had none. */
-            int n = cr_game_ply_count(g->game);
-            const cr_position *pos = cr_game_position(g->game);
-            if (n > 0 && ev->running == pos->side) {
-                cr_ply *last = cr_game_ply_mut(g->game, n - 1);
-                if (last->clock_ms == CR_CLOCK_UNKNOWN) {
-                    last->clock_ms = pos->side == CR_WHITE ? ev->black_ms : ev->white_ms;
+        case CR_SEV_CLOCK:
+            /* A ply's time comes from the inference alone (never guessed
+             * from the order of MOVE and CLOCK, which depends on timing). */
+            if (ev->clock_ply >= 0) {
+                if (ev->clock_ply >= cr_game_ply_count(g->game)) {
+                    return cr_error_set(err, CR_EINVAL, 0, 0, "game %d: clock for ply %d of %d",
+                                        g->id, ev->clock_ply, cr_game_ply_count(g->game));
                 }
+                cr_ply *q = cr_game_ply_mut(g->game, ev->clock_ply);
+                q->clock_ms = ev->ply_clock_ms;
+                q->emt_ms = ev->ply_emt_ms;
             }
-        }
             g->white_ms = ev->white_ms;
             g->black_ms = ev->black_ms;
             g->running = ev->running;

@@ -57,6 +57,11 @@ typedef struct cr_store_event {
     /* CLOCK */
     int32_t white_ms, black_ms;
     int running;       /* CR_WHITE, CR_BLACK, CR_CLOCK_STOPPED */
+    /* CLOCK: the ply a press timed (-1, the default: none) with its clock and
+     * %emt (cr_infer's PLY_CLOCK): the store's only way to a ply's time
+     * after its MOVE, so every run of a feed gives the same %clk */
+    int clock_ply;
+    int32_t ply_clock_ms, ply_emt_ms;
     /* RESULT */
     cr_result result;
     char reason[CR_REASON_MAX];

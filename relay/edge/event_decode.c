@@ -12,7 +12,7 @@ static const char *const kind_names[] = {"game",   "move",   "correction", "cloc
 static const char *const game_keys[] = {"game", NULL};
 static const char *const move_keys[] = {"game", "ply", "san", "uci", "fen", "clock", "flags", NULL};
 static const char *const correction_keys[] = {"game", "ply", "retracted", NULL};
-static const char *const clock_keys[] = {"game", "white", "black", "running", NULL};
+static const char *const clock_keys[] = {"game", "white", "black", "running", NULL}; /* + ply */
 static const char *const result_keys[] = {"game", "result", "reason", NULL};
 static const char *const status_keys[] = {"game", "online", "attention", NULL}; /* + reason */
 static const char *const tag_keys[] = {"game", "name", "value", NULL};
@@ -276,6 +276,24 @@ static int decode_body(json_t *j, cr_store_event *ev, cr_error *err)
         } else {
             return bad(err, kind, "running", "expected \"w\", \"b\" or \"-\"");
         }
+        /* the ply a press timed, with its clock and %emt (null: unknown) */
+        ev->clock_ply = -1;
+        if (json_object_get(j, "ply")) {
+            json_t *pc = json_object_get(j, "ply_clock"), *emt = json_object_get(j, "emt");
+            if ((rc = get_int32(j, kind, "ply", 0, INT32_MAX, &ev->clock_ply, err))) {
+                return rc;
+            }
+            ev->ply_clock_ms = CR_CLOCK_UNKNOWN;
+            ev->ply_emt_ms = CR_CLOCK_UNKNOWN;
+            if (json_is_integer(pc) && (rc = get_int32(j, kind, "ply_clock", 0, INT32_MAX,
+                                                       &ev->ply_clock_ms, err))) {
+                return rc;
+            }
+            if (json_is_integer(emt) &&
+                (rc = get_int32(j, kind, "emt", 0, INT32_MAX, &ev->ply_emt_ms, err))) {
+                return rc;
+            }
+        }
         return 0;
     }
     case CR_SEV_RESULT: {
@@ -353,7 +371,10 @@ int cr_event_decode(const char *text, size_t len, cr_store_event **out, cr_error
     {
         bool known = strcmp(key, "type") == 0 || strcmp(key, "seq") == 0 ||
                      strcmp(key, "ts") == 0 || listed(kind_keys[kind], key) ||
-                     (kind == CR_SEV_STATUS && strcmp(key, "reason") == 0);
+                     (kind == CR_SEV_STATUS && strcmp(key, "reason") == 0) ||
+                     (kind == CR_SEV_CLOCK && (strcmp(key, "ply") == 0 ||
+                                               strcmp(key, "ply_clock") == 0 ||
+                                               strcmp(key, "emt") == 0));
         if (!known) {
             char field[80];
             snprintf(field, sizeof field, "%.60s", key);

@@ -61,7 +61,7 @@ pgn, agents, ids, feeds, names = sys.argv[1], sys.argv[2], sys.argv[3], sys.argv
 games = []
 for block in re.split(r'\n(?=\[Event )', open(pgn).read()):
     tags = dict(re.findall(r'^\[(\w+) "((?:[^"\\]|\\.)*)"\]', block, re.M))
-    body = re.sub(r'^\[.*\]$', '', block, flags=re.M)
+    body = re.sub(r'^\[\w+ "(?:[^"\\]|\\.)*"\]$', '', block, flags=re.M)  # tags only: a wrapped comment line may start with [%emt
     body = re.sub(r'\{[^}]*\}', ' ', body)
     moves = [t for t in body.split() if not re.match(r'^(\d+\.+|\*|1-0|0-1|1/2-1/2)$', t)]
     if tags:

@@ -3,7 +3,8 @@ arbiter_relay.sh): `chessrelay replay quickplay.feed --serve --arbiter-token T`
 plays a quickplay finish; the two-minute mark is raised, a claim is refused,
 made and decided through the arbiter channel, the claim report holds the
 right position and moves, a viewer without the token cannot reach the
-arbiter channel, and the incidents survive a restart."""
+arbiter channel, a claim pending at a restart is back after it (and decided
+then), and the incidents and the decided claim survive a restart."""
 import json
 import os
 import shutil
@@ -108,6 +109,23 @@ def main(binary):
         check([x["san"] for x in claim["scoresheet"]] == MOVES, "scoresheet: %s" % claim["scoresheet"])
         check(claim["white_ms"] < 120000 and claim["black_ms"] >= 120000, "clocks at the claim: %s" % claim)
         check(claim["evidence"]["captures"] == 0 and claim["evidence"]["pawn_moves"] == 0, "evidence: %s" % claim["evidence"])
+        check(claim["move"] is None and claim["correct"] is False and "claimed_repetitions" in claim
+              and "claimed_halfmove" in claim, "D1 claim's check fields: %s" % claim)
+
+        # A restart with the claim pending: it is back, pending, with its report.
+        arb.close()
+        viewer.close()
+        r.stop()
+        r = Relay(binary, args)
+        arb = r.ws(AUTH)
+        arb.send({"op": "arbiter"})
+        snap = wait_for(arb, lambda m: m.get("type") == "arbiter", "arbiter snapshot after the restart", 10)
+        pending = [c for c in snap["claims"] if c["id"] == claim["id"]]
+        check(pending and pending[0]["decision"] == "pending" and pending[0]["ply"] == claim["ply"],
+              "the pending claim after the restart: %s" % snap["claims"])
+        check(r.http(claim["report"], AUTH)[0] == 200, "the claim report after the restart")
+        viewer = r.ws()
+        viewer.send({"op": "subscribe", "round": "1"})
 
         action(arb, game=gid, action="decide", decision="draw", note="no winning attempts")
         m = wait_for(arb, lambda m: m.get("type") == "claim" and m["claim"]["decision"] == "draw", "the decision")
@@ -157,10 +175,13 @@ def main(binary):
         check(kinds.count("two-minutes") == 1, "two-minutes raised again after the restart: %s" % kinds)
         games = [g for g in data["games"] if g["board"] == "QP1"]
         check(games and games[0]["result"] == "1/2-1/2", "result after the restart: %s" % games)
+        st_, _, html = r.http("/arbiter/claim/1.html", AUTH)
+        check(st_ == 200 and "no winning attempts" in html, "the decided claim's report after the restart: %d" % st_)
     finally:
         r.stop()
         shutil.rmtree(state, ignore_errors=True)
-    print("ok: two-minute mark, claim refused/made/decided, report, no channel without a token, restart")
+    print("ok: two-minute mark, claim refused/made, restart with the claim pending, decided, report, "
+          "no channel without a token, restart")
 
 
 if __name__ == "__main__":

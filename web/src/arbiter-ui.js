@@ -240,6 +240,11 @@ export class ArbiterPage {
       h('span', { class: 'arb-kind' }, KIND_LABEL[a.kind] || a.kind),
       h('span', { class: 'arb-text' }, a.text),
       h('span', { class: 'arb-time' }, wallTime(a.wall)),
+      // A flag the clock model only suspects: the arbiter looks at the clock and confirms it.
+      a.kind === 'flag-check' && (a.color === 'w' || a.color === 'b') && s && s.result === '*'
+        ? h('button', { class: 'abtn small act-confirm-flag', type: 'button', title: `confirm that ${colorName(a.color)}'s flag fell`,
+          onclick: () => this.send('confirm-flag', a.game, { color: a.color, reason: 'flag seen on the clock' }) }, 'confirm')
+        : null,
       h('button', { class: 'abtn small', type: 'button', title: 'acknowledge', onclick: () => { this.arb.ack(a); this.requestRender(); } }, '✓'));
   }
 
@@ -305,9 +310,11 @@ export class ArbiterPage {
     return h('div', { class: 'arb-actions' },
       h('h2', {}, 'Actions'),
       this.notice ? h('p', { class: 'arb-notice' }, this.notice) : null,
-      form('act-claim', 'Draw claim (D1)', [
+      form('act-claim', 'Draw claim', [
         h('label', {}, 'Claimant ', h('select', { name: 'claimant' }, h('option', { value: 'w' }, 'White'), h('option', { value: 'b' }, 'Black'))),
-        h('label', {}, 'Basis ', h('select', { name: 'basis' }, h('option', { value: 'a' }, '(a) cannot win by normal means'), h('option', { value: 'b' }, '(b) no effort to win'))),
+        h('label', {}, 'Basis ', h('select', { name: 'basis' }, h('option', { value: 'a' }, 'D1 (a) cannot win by normal means'), h('option', { value: 'b' }, 'D1 (b) no effort to win'),
+          h('option', { value: 'threefold' }, 'threefold repetition'), h('option', { value: 'fifty-moves' }, '50 moves'))),
+        field('move', { placeholder: 'move written (threefold/50 moves, optional)' }),
         h('button', { class: 'abtn', type: 'submit', disabled: !!claim || s.result !== '*' }, 'Start claim'),
       ], (f) => this.send('claim', id, f)),
       form('act-result', 'Result', [
@@ -320,6 +327,12 @@ export class ArbiterPage {
         h('label', {}, h('input', { type: 'checkbox', name: 'clear' }), ' clear'),
         h('button', { class: 'abtn', type: 'submit' }, 'Mark'),
       ], (f) => this.send('draw-offer', id, { ply: f.ply, offered: !f.clear })),
+      form('act-replace', 'Replace a move', [
+        field('ply', { type: 'number', min: '0', max: String(Math.max(0, s.plies - 1)), placeholder: `ply (0 = White's first, < ${s.plies})` }),
+        field('move', { placeholder: 'the move played (Nf3, g1f3)' }),
+        field('reason', { placeholder: 'reason' }),
+        h('button', { class: 'abtn', type: 'submit', disabled: !s.plies }, 'Replace'),
+      ], (f) => this.send('replace-move', id, f)),
       form('act-takeback', 'Take back', [
         field('plies', { type: 'number', min: '0', max: String(s.plies), placeholder: `plies to keep (< ${s.plies})` }),
         field('reason', { placeholder: 'reason' }),
@@ -346,7 +359,7 @@ export class ArbiterPage {
     const rows = scoresheetRows(c, c.start);
     return h('div', { class: `arb-claim ${open ? 'open' : 'decided'}`, 'data-claim': String(c.id), 'data-decision': c.decision },
       h('h2', {}, `Claim ${c.id}: ${colorName(c.claimant)} claims a draw · ${c.decision}`),
-      h('p', { class: 'arb-basis' }, `D1 ${BASIS_TEXT[c.basis] || c.basis}. Clocks at the claim: White ${formatMs(c.white_ms)}, Black ${formatMs(c.black_ms)}; after ply ${c.ply}.`),
+      h('p', { class: 'arb-basis' }, `${c.basis === 'a' || c.basis === 'b' ? 'D1 ' : ''}${BASIS_TEXT[c.basis] || c.basis}${c.move ? `, with the move ${c.move}` : ''}${c.basis === 'a' || c.basis === 'b' ? '' : `: ${c.correct ? 'correct' : 'NOT correct'} (the relay's check)`}. Clocks at the claim: White ${formatMs(c.white_ms)}, Black ${formatMs(c.black_ms)}; after ply ${c.ply}.`),
       h('div', { class: 'arb-claim-body' },
         this.frozenBoard(c.fen),
         h('table', { class: 'arb-sheet' }, h('tbody', {}, rows.map((r) => h('tr', {},

@@ -246,10 +246,28 @@ export function actionMessage(action, game, f = {}) {
       return m;
     case 'claim':
       if (f.claimant !== 'w' && f.claimant !== 'b') throw new Error('claimant: White or Black');
-      if (f.basis !== 'a' && f.basis !== 'b') throw new Error('basis: (a) or (b)');
+      if (!BASIS_TEXT[f.basis]) throw new Error('basis: (a), (b), threefold or 50 moves');
       m.claimant = f.claimant;
       m.basis = f.basis;
+      if (text(f.move)) {
+        if (f.basis === 'a' || f.basis === 'b') throw new Error('move: only for a threefold or 50-move claim');
+        m.move = text(f.move);
+      }
       return m;
+    case 'confirm-flag':
+      if (f.color !== 'w' && f.color !== 'b') throw new Error('flag: White or Black');
+      m.color = f.color;
+      if (text(f.reason)) m.reason = text(f.reason);
+      return m;
+    case 'replace-move': {
+      const ply = Number(f.ply);
+      if (f.ply === '' || f.ply === undefined || !Number.isInteger(ply) || ply < 0) throw new Error('ply: the ply to correct (0 = White\'s first move)');
+      if (!text(f.move)) throw new Error('move: the move played (SAN or UCI)');
+      m.ply = ply;
+      m.move = text(f.move);
+      if (text(f.reason)) m.reason = text(f.reason);
+      return m;
+    }
     case 'decide': {
       if (!['draw', 'rejected', 'postponed'].includes(f.decision)) throw new Error('decision: draw, rejected or postponed');
       m.decision = f.decision;
@@ -314,6 +332,8 @@ export function scoresheetRows(claim, startFen) {
 export const BASIS_TEXT = {
   a: '(a) the opponent cannot win by normal means',
   b: '(b) the opponent is making no effort to win by normal means',
+  threefold: 'threefold repetition (9.2)',
+  'fifty-moves': '50 moves without a capture or pawn move (9.3)',
 };
 
 export const KIND_LABEL = {

@@ -243,6 +243,10 @@ export class Store {
       }
       case 'clock':
         g.clock = { white: msg.white, black: msg.black, running: msg.running || '-', at: msg.ts };
+        // A press timed a ply whose move came first: the move takes its clock.
+        if (typeof msg.ply === 'number' && g.moves[msg.ply]) {
+          g.moves[msg.ply].clock = msg.ply_clock === undefined ? null : msg.ply_clock;
+        }
         break;
       case 'correction': {
         if (!g.loaded || typeof msg.ply !== 'number' || msg.ply < 0 || msg.ply > g.moves.length) {

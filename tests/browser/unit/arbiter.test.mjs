@@ -105,6 +105,15 @@ test('action messages', () => {
   assert.throws(() => actionMessage('decide', 3, { decision: 'rejected', addedMinutes: '-1' }), /time added/);
   assert.throws(() => actionMessage('players', 3, {}), /players/);
   assert.throws(() => actionMessage('result', 0, { result: '1-0' }), /no game/);
+  assert.deepEqual(actionMessage('claim', 3, { claimant: 'w', basis: 'threefold', move: ' Nf3 ' }),
+    { op: 'arbiter-action', game: 3, action: 'claim', claimant: 'w', basis: 'threefold', move: 'Nf3' });
+  assert.throws(() => actionMessage('claim', 3, { claimant: 'w', basis: 'a', move: 'Nf3' }), /move/);
+  assert.deepEqual(actionMessage('confirm-flag', 3, { color: 'b' }), { op: 'arbiter-action', game: 3, action: 'confirm-flag', color: 'b' });
+  assert.throws(() => actionMessage('confirm-flag', 3, {}), /flag/);
+  assert.deepEqual(actionMessage('replace-move', 3, { ply: '4', move: 'Nc3', reason: '' }),
+    { op: 'arbiter-action', game: 3, action: 'replace-move', ply: 4, move: 'Nc3' });
+  assert.throws(() => actionMessage('replace-move', 3, { ply: '', move: 'Nc3' }), /ply/);
+  assert.throws(() => actionMessage('replace-move', 3, { ply: '2', move: ' ' }), /move/);
 });
 
 test('frozen position and scoresheet', () => {
