@@ -20,6 +20,7 @@
 #include "util/log.h"
 #include "out/nats_pub.h"
 #include "out/outputs.h"
+#include "engine/evals.h"
 #include "core/pairings_link.h"
 #include "net/queue.h"
 #include "net/server.h"
@@ -66,6 +67,7 @@ struct relay {
     cr_arbiter_link *arb; /* arbiter monitoring (arbiter_link.h) */
     cr_nats_pub *nats; /* NULL: not publishing to NATS (nats_pub.h) */
     cr_pairings_link *pairings; /* the pairings file (pairings_link.h), or NULL */
+    cr_evals *evals; /* engine evaluations (engine/evals.h), or NULL */
     struct event *tick_ev, *sync_ev, *stats_ev, *cmd_ev, *reload_ev;
     int status;
 };
@@ -93,7 +95,8 @@ static void set_rebuilding(relay *r, bool on)
 static cr_buf *loop_metrics(relay *r)
 {
     const cr_pusher *pusher = r->outputs ? cr_outputs_pusher(r->outputs) : NULL;
-    if (!r->pairings && !r->nats && (!pusher || cr_pusher_round_count(pusher) == 0)) {
+    if (!r->pairings && !r->nats && !r->evals &&
+        (!pusher || cr_pusher_round_count(pusher) == 0)) {
         return NULL;
     }
     char *text = NULL;
@@ -110,6 +113,9 @@ static cr_buf *loop_metrics(relay *r)
     }
     if (r->nats) {
         cr_nats_pub_metrics(r->nats, f);
+    }
+    if (r->evals) {
+        cr_evals_metrics(r->evals, f);
     }
     if (fclose(f) != 0) {
         free(text);
@@ -154,6 +160,15 @@ static void on_public_event(void *data, const cr_store *pub, const cr_store_even
 {
     relay *r = data;
     cr_outputs_changed(r->outputs, pub, ev);
+    cr_evals_public_event(r->evals, pub, ev); /* positions analysed once public */
+}
+
+/* An engine evaluation reached the public store: the round's PGN again. */
+static void on_evaluated(void *data, const cr_store *pub, int game, int ply)
+{
+    relay *r = data;
+    (void)ply;
+    cr_outputs_changed_game(r->outputs, pub, game);
 }
 
 /* Gives an event its seq and ts and adds it to the lanes. Takes ev. */
@@ -895,6 +910,7 @@ static void free_relay(relay *r)
     }
     free(r->boards);
     cr_outputs_free(r->outputs); /* before the event_base */
+    cr_evals_free(r->evals);     /* kills and reaps the engines; before the base */
     cr_pairings_link_free(r->pairings);
     cr_arbiter_link_free(r->arb); /* after the server: its HTTP thread reads the link */
     cr_lanes_free(r->lanes);      /* after the arbiter link, which reads its live store */
@@ -902,6 +918,31 @@ static void free_relay(relay *r)
     if (r->base) {
         event_base_free(r->base);
     }
+}
+
+/* Engine evaluations (engine/evals.h): the engines niced, so that the
+ * relay's own work comes first. Returns 0 or -1 (logged). */
+static int start_evals(relay *r)
+{
+    const cr_config_engine *e = &r->t->engine;
+    cr_evals_config ec = {.base = r->base,
+                          .engine = e,
+                          .lanes = r->lanes,
+                          .nice = 10,
+                          .evaluated = on_evaluated,
+                          .data = r};
+    cr_error err;
+    r->evals = cr_evals_new(&ec, &err);
+    if (!r->evals) {
+        cr_log(CR_LOG_ERROR, "%s", err.text);
+        return -1;
+    }
+    cr_lanes_set_pgn_evals(r->lanes, e->pgn_http);
+    cr_outputs_set_evals(r->outputs, e->pgn_push, e->pgn_export);
+    cr_log(CR_LOG_INFO, "engine %s: %d process(es), %d thread(s) each, %s %d", e->path,
+           e->processes, e->threads, e->movetime_ms > 0 ? "movetime_ms" : "depth",
+           e->movetime_ms > 0 ? e->movetime_ms : e->depth);
+    return 0;
 }
 
 /* The loop's base, queues, lanes, outputs and pairings link, and the
@@ -944,6 +985,9 @@ static int loop_init(relay *r, cr_sigwatch *sw)
     }
     if (r->t->export_dir) {
         cr_log(CR_LOG_INFO, "export folder %s", r->t->export_dir);
+    }
+    if (r->t->engine.path && start_evals(r)) {
+        return -1;
     }
     if (r->t->pairings) {
         r->pairings = new_pairings_link(r, r->t->pairings);
