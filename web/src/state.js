@@ -324,7 +324,7 @@ export class Store {
   // none; the list's when the moves are not loaded).
   evalAt(g, plies) {
     if (!g.loaded) return g.summaryEval || null;
-    return plies > 0 ? g.evals[plies - 1] || null : null;
+    return plies > 0 && plies <= g.moves.length ? g.evals[plies - 1] || null : null;
   }
 
   // The latest evaluation at or before `plies` half-moves: {e, exact}
