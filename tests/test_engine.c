@@ -4,6 +4,7 @@
  * (score to white's view, SAN line, NAGs), the store's evals (JSON, PGN)
  * and the delay rule: nothing is analysed before the position is public.
  * Every wait is on a condition, bounded by a deadline. */
+#define _GNU_SOURCE /* SCHED_IDLE */
 #include <setjmp.h>
 #include <stdarg.h>
 #include <stddef.h>
@@ -11,6 +12,7 @@
 
 #include <cmocka.h>
 #include <errno.h>
+#include <sched.h>
 #include <event2/event.h>
 #include <jansson.h>
 #include <signal.h>
@@ -115,6 +117,7 @@ static cr_uci *start_fake(struct event_base *base, uci_ctx *c, const char *mode,
                          .hash_mb = 16,
                          .multipv = 2,
                          .nice = nice_by,
+                         .idle = nice_by > 0,
                          .start_timeout_ms = 2000,
                          .ready = u_ready,
                          .result = u_result,
@@ -200,6 +203,7 @@ static void test_uci_go(void **state)
     int mine = getpriority(PRIO_PROCESS, 0);
     int its = getpriority(PRIO_PROCESS, (id_t)cr_uci_pid(e));
     assert_int_equal(its, mine + 10 > 19 ? 19 : mine + 10);
+    assert_int_equal(sched_getscheduler(cr_uci_pid(e)), SCHED_IDLE); /* CPU only when idle */
 
     assert_int_equal(cr_uci_go(e, START_FEN, 10, 0, 2000), 0);
     assert_false(cr_uci_idle(e));

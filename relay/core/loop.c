@@ -920,8 +920,8 @@ static void free_relay(relay *r)
     }
 }
 
-/* Engine evaluations (engine/evals.h): the engines niced, so that the
- * relay's own work comes first. Returns 0 or -1 (logged). */
+/* Engine evaluations (engine/evals.h): the engines niced and SCHED_IDLE,
+ * so that the relay's own work comes first. Returns 0 or -1 (logged). */
 static int start_evals(relay *r)
 {
     const cr_config_engine *e = &r->t->engine;
@@ -929,6 +929,7 @@ static int start_evals(relay *r)
                           .engine = e,
                           .lanes = r->lanes,
                           .nice = 10,
+                          .idle = true,
                           .evaluated = on_evaluated,
                           .data = r};
     cr_error err;

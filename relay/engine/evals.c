@@ -178,6 +178,7 @@ cr_evals *cr_evals_new(const cr_evals_config *cfg, cr_error *err)
                                 .movetime_ms = cfg->engine->movetime_ms,
                                 .depth = cfg->engine->depth,
                                 .nice = cfg->nice,
+                                .idle = cfg->idle,
                                 .result = on_result,
                                 .data = x};
     x->pool = cr_engine_pool_new(&pc, err);

@@ -263,6 +263,7 @@ static int start_engine(slot *s, cr_error *err)
                         .hash_mb = p->cfg.hash_mb,
                         .multipv = p->cfg.multipv,
                         .nice = p->cfg.nice,
+                        .idle = p->cfg.idle,
                         .start_timeout_ms = p->cfg.start_timeout_ms,
                         .ready = on_ready,
                         .result = on_result,

@@ -33,6 +33,7 @@ typedef struct cr_engine_pool_config {
     int movetime_ms;      /* per position; or */
     int depth;            /* when movetime_ms is 0 */
     int nice;             /* added to the engines' niceness */
+    bool idle;            /* SCHED_IDLE engines (uci.h) */
     int start_timeout_ms; /* see uci.h (0: 10 s) */
     /* A position's analysis (fen as asked; r borrowed). Called from the
      * loop, or from cr_engine_pool_want when the position is cached. */

@@ -7,6 +7,7 @@
 #include <event2/bufferevent.h>
 #include <event2/event.h>
 #include <fcntl.h>
+#include <sched.h>
 #include <signal.h>
 #include <stdarg.h>
 #include <stdio.h>
@@ -334,6 +335,12 @@ cr_uci *cr_uci_new(const cr_uci_config *cfg, cr_error *err)
         if (cfg->nice) {
             errno = 0;
             (void)!nice(cfg->nice);
+        }
+        if (cfg->idle) {
+            /* Runs only when nothing else wants the CPU (the nice value
+             * stays for a kernel without SCHED_IDLE). */
+            struct sched_param sp = {0};
+            sched_setscheduler(0, SCHED_IDLE, &sp);
         }
         if (dup2(to[0], 0) < 0 || dup2(from[1], 1) < 0) {
             _exit(127);

@@ -2,7 +2,8 @@
  * loop thread through two pipes (libevent bufferevents: never a blocking
  * read or write).
  *
- * Life of an engine: cr_uci_new spawns it (nice'd, with SIGKILL as its
+ * Life of an engine: cr_uci_new spawns it (nice'd, optionally SCHED_IDLE,
+ * with SIGKILL as its
  * parent-death signal so a relay that dies leaves no engine behind) and
  * sends "uci"; after "uciok" the options (Threads, Hash, MultiPV) and
  * "isready"; after "readyok" it is idle and `ready` is called. cr_uci_go
@@ -50,6 +51,7 @@ typedef struct cr_uci_config {
     int threads, hash_mb; /* setoption Threads / Hash; 0: the engine's default */
     int multipv;          /* setoption MultiPV when > 1 (only line 1 is kept) */
     int nice;             /* added to the child's niceness (0: none) */
+    bool idle;            /* and the SCHED_IDLE policy: CPU only when nothing else wants it */
     int start_timeout_ms; /* uciok and readyok within this (0: 10 s) */
     void (*ready)(void *data, cr_uci *e);
     void (*result)(void *data, cr_uci *e, const cr_uci_result *r);
