@@ -25,14 +25,8 @@ repeat=${REPEAT:-3}
 bin=$build/bench/relay_load
 command -v stockfish >/dev/null || [ -x /usr/games/stockfish ] || {
   echo "engine.sh: stockfish missing (scripts/setup installs it)" >&2; exit 1; }
-ulimit -n "$(ulimit -Hn)"
-tmp=${KEEP:-$(mktemp -d)}
-mkdir -p "$tmp"
-cleanup() {
-  kill $(jobs -p) 2>/dev/null || true
-  [ -n "${KEEP:-}" ] || rm -rf "$tmp"
-}
-trap cleanup EXIT INT TERM
+# shellcheck source=common.sh
+. "$(dirname "$0")/common.sh"
 
 "$bin/relay_load_feed" --rate "$rate" --boards "$boards" --seconds 3600 >"$tmp/load.feed"
 cat >"$tmp/none.json" <<EOF

@@ -21,7 +21,7 @@ import tempfile
 import time
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
-from relay_ws import Relay, check, fail, sample_feed  # noqa: E402
+from relay_ws import Relay, check, fail, sample_feed, wait_until  # noqa: E402
 
 FEED = sample_feed("p03.feed")  # one board, 44 plies in 35 minutes
 TOKEN = "arbiter-secret-1"
@@ -34,16 +34,6 @@ def stockfish():
         if os.path.isfile(p) and os.access(p, os.X_OK):
             return p
     fail("stockfish is not installed (scripts/setup installs Debian's stockfish package)")
-
-
-def wait_for(what, cond, limit):
-    end = time.time() + limit
-    while time.time() < end:
-        v = cond()
-        if v:
-            return v
-        time.sleep(0.1)
-    fail("timed out after %.0f s waiting for %s" % (limit, what))
 
 
 def metric(relay, name):
@@ -68,9 +58,8 @@ def config(tmp, **extra):
 def replay(binary):
     r = Relay(binary, ["replay", FEED, "--serve", "--speed", "100", "--engine", "stockfish"])
     try:
-        pgn = wait_for("[%eval] in /game/1.pgn",
-                       lambda: (lambda s: s[2] if s[0] == 200 and EVAL_RE.search(s[2]) else None)(
-                           r.http("/game/1.pgn")), 60)
+        pgn = wait_until(lambda: (lambda s: s[2] if s[0] == 200 and EVAL_RE.search(s[2]) else None)(
+        r.http("/game/1.pgn")), "[%eval] in /game/1.pgn", 60)
         check(metric(r, "chessrelay_engine_processes") == 1, "one engine process")
         print("ok: replay --engine stockfish: %s" % EVAL_RE.search(pgn).group(0))
     finally:
