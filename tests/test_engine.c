@@ -680,6 +680,62 @@ static void test_delay_rule(void **state)
     unsetenv("FAKE_UCI_PV");
 }
 
+/*----- the tournament file's "engine" -----*/
+
+static cr_config *parse_cfg(const char *text, cr_error *err)
+{
+    return cr_config_parse(text, "t.json", "/base", err);
+}
+
+static void test_config_engine(void **state)
+{
+    (void)state;
+    cr_error err;
+    cr_config *c = parse_cfg("{}", &err);
+    assert_null(c->engine.path); /* no engine by default */
+    cr_config_free(c);
+    c = parse_cfg("{\"engine\": {\"path\": \"stockfish\"}}", &err);
+    assert_string_equal(c->engine.path, "stockfish"); /* a name: looked up in $PATH later */
+    assert_int_equal(c->engine.processes, 1);
+    assert_int_equal(c->engine.movetime_ms, 1000);
+    assert_true(c->engine.pgn_http && c->engine.pgn_export && c->engine.pgn_push);
+    assert_int_equal(c->engine.blunder_cp, 0); /* alerts off */
+    cr_config_free(c);
+    c = parse_cfg("{\"engine\": {\"path\": \"bin/sf\", \"processes\": 8, \"threads\": 2, "
+                  "\"hash_mb\": 64, \"depth\": 18, \"multipv\": 3, \"pgn\": [\"export\"], "
+                  "\"alerts\": {\"blunder_cp\": 250}}}",
+                  &err);
+    assert_non_null(c);
+    assert_string_equal(c->engine.path, "/base/bin/sf"); /* a path: relative to the file */
+    assert_int_equal(c->engine.processes, 8);
+    assert_int_equal(c->engine.threads, 2);
+    assert_int_equal(c->engine.hash_mb, 64);
+    assert_int_equal(c->engine.depth, 18);
+    assert_int_equal(c->engine.movetime_ms, 0); /* depth alone: to that depth */
+    assert_int_equal(c->engine.multipv, 3);
+    assert_false(c->engine.pgn_http);
+    assert_true(c->engine.pgn_export);
+    assert_false(c->engine.pgn_push);
+    assert_int_equal(c->engine.mistake_cp, 150);
+    assert_int_equal(c->engine.blunder_cp, 250);
+    cr_config_free(c);
+    static const char *const bad[][2] = {
+        {"{\"engine\": {\"processes\": 2}}", "t.json: engine.path: missing"},
+        {"{\"engine\": {\"path\": \"sf\", \"procs\": 2}}", "t.json: engine.procs: unknown field"},
+        {"{\"engine\": {\"path\": \"sf\", \"processes\": 0}}", "t.json: engine.processes: 0 is out of range"},
+        {"{\"engine\": {\"path\": \"sf\", \"pgn\": [\"ftp\"]}}", "t.json: engine.pgn: expected"},
+        {"{\"engine\": {\"path\": \"sf\", \"alerts\": {\"x\": 1}}}", "t.json: engine.alerts.x: unknown field"},
+        {"{\"engine\": \"stockfish\"}", "t.json: engine: expected an object"},
+    };
+    for (size_t i = 0; i < sizeof bad / sizeof bad[0]; i++) {
+        c = parse_cfg(bad[i][0], &err);
+        assert_null(c);
+        if (!strstr(err.text, bad[i][1])) {
+            fail_msg("%s: got '%s'", bad[i][0], err.text);
+        }
+    }
+}
+
 int main(void)
 {
     signal(SIGPIPE, SIG_IGN);
@@ -696,6 +752,7 @@ int main(void)
         cmocka_unit_test(test_nag),
         cmocka_unit_test(test_store_evals),
         cmocka_unit_test(test_delay_rule),
+        cmocka_unit_test(test_config_engine),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }
