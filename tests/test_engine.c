@@ -30,8 +30,10 @@
 #include "engine/pool.h"
 #include "engine/uci.h"
 #include "net/queue.h"
+#include "out/outputs.h"
 #include "net/view.h"
 #include "util/log.h"
+#include "test_util.h"
 
 #define START_FEN "rnbqkbnr/pppppppp/8/8/8/8/PPPPPPPP/RNBQKBNR w KQkq - 0 1"
 #define E4_FEN "rnbqkbnr/pppppppp/8/8/4P3/8/PPPP1PPP/RNBQKBNR b KQkq - 0 1"
@@ -548,6 +550,52 @@ static void test_store_evals(void **state)
     cr_store_free(s);
 }
 
+/* Per output: the export folder with the evals, then without. */
+static void test_export_evals(void **state)
+{
+    (void)state;
+    char dir[] = "/tmp/cr_engine_XXXXXX";
+    assert_non_null(mkdtemp(dir));
+    struct event_base *base = event_base_new();
+    cr_outputs *o = cr_outputs_new(base, dir, NULL);
+    assert_non_null(o);
+    cr_store *s = cr_store_new();
+    apply(s, game_ev(1, 1));
+    apply(s, move_ev(s, 1, "e2e4", 2, 2));
+    cr_eval e = {.depth = 18, .value = -42, .best = "e5", .pv = "e5"};
+    cr_error err;
+    assert_int_equal(cr_store_set_eval(s, 1, 0, &e, &err), 0);
+    char path[256];
+    snprintf(path, sizeof path, "%s/round-1/games.pgn", dir);
+    cr_outputs_set_evals(o, false, true);
+    cr_outputs_changed_game(o, s, 1);
+    cr_outputs_flush(o, s);
+    size_t len;
+    char *text = NULL;
+    FILE *f = fopen(path, "r");
+    assert_non_null(f);
+    assert_true(getdelim(&text, &len, '\0', f) > 0);
+    fclose(f);
+    assert_non_null(strstr(text, "1. e4 {[%eval -0.42]}"));
+    free(text);
+    text = NULL;
+    cr_outputs_set_evals(o, true, false); /* pushes would have them, the folder not */
+    apply(s, move_ev(s, 1, "e7e5", 3, 3));
+    cr_outputs_changed_game(o, s, 1);
+    cr_outputs_flush(o, s);
+    f = fopen(path, "r");
+    assert_non_null(f);
+    assert_true(getdelim(&text, &len, '\0', f) > 0);
+    fclose(f);
+    assert_non_null(strstr(text, "1. e4 e5"));
+    assert_null(strstr(text, "%eval"));
+    free(text);
+    cr_store_free(s);
+    cr_outputs_free(o);
+    event_base_free(base);
+    cr_test_rm_rf(dir);
+}
+
 /*----- the delay rule: lanes and evals together -----*/
 
 typedef struct relay_ctx {
@@ -751,6 +799,7 @@ int main(void)
         cmocka_unit_test(test_from_uci),
         cmocka_unit_test(test_nag),
         cmocka_unit_test(test_store_evals),
+        cmocka_unit_test(test_export_evals),
         cmocka_unit_test(test_delay_rule),
         cmocka_unit_test(test_config_engine),
     };
