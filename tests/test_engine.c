@@ -728,6 +728,75 @@ static void test_delay_rule(void **state)
     unsetenv("FAKE_UCI_PV");
 }
 
+static void on_live(void *data, const cr_store *live, const cr_store_event *ev, cr_buf *json)
+{
+    (void)json;
+    relay_ctx *r = data;
+    cr_evals_live_event(r->evals, live, ev);
+}
+
+typedef struct live_wait {
+    cr_lanes *l;
+    int ply;
+} live_wait;
+
+static bool live_has_eval(void *arg)
+{
+    live_wait *w = arg;
+    const cr_store_game *g = cr_store_find(cr_lanes_live(w->l), 1);
+    return g && cr_store_eval(g, w->ply) != NULL;
+}
+
+/* engine.live: the arbiters' lane gets evals of live positions at once;
+ * the public store still only once it has the position (from the cache). */
+static void test_live_evals(void **state)
+{
+    (void)state;
+    setenv("FAKE_UCI_MODE", "", 1);
+    struct event_base *base = event_base_new();
+    cr_queue *pubs = cr_queue_new(1 << 12, NULL, NULL);
+    relay_ctx rc = {0};
+    cr_lanes_config lc = {.delay_s = 60, .pubs = pubs, .base = base, .live_event = on_live,
+                          .public_event = on_public, .data = &rc};
+    cr_lanes *l = cr_lanes_new(&lc);
+    cr_config_engine eng;
+    memset(&eng, 0, sizeof eng);
+    cr_config_engine_defaults(&eng);
+    eng.path = CR_FAKE_UCI;
+    eng.movetime_ms = 10;
+    eng.live = true;
+    cr_evals_config ec = {.base = base, .engine = &eng, .lanes = l, .evaluated = on_evaluated,
+                          .data = &rc};
+    cr_error err;
+    rc.evals = cr_evals_new(&ec, &err);
+    assert_non_null(rc.evals);
+    cr_store *live = cr_lanes_live(l);
+    int64_t t0 = 1000000;
+    add(l, game_ev(1, 1));
+    add(l, move_ev(live, 1, "e2e4", 2, t0));
+    live_wait lw = {l, 0};
+    run_until(base, live_has_eval, &lw, 10000, "the live eval of ply 0");
+    assert_null(cr_store_find(cr_lanes_public(l), 1)); /* nothing public yet */
+    assert_int_equal(rc.evaluated, 0);                  /* no public eval, no output changed */
+    cr_engine_pool_stats st;
+    cr_evals_get_stats(rc.evals, &st);
+    assert_int_equal(st.analysed, 1);
+    /* public: taken from the cache at once, not analysed again */
+    cr_lanes_tick(l, t0 + 60 * 1000000);
+    const cr_store_game *pg = cr_store_find(cr_lanes_public(l), 1);
+    assert_non_null(pg);
+    assert_non_null(cr_store_eval(pg, 0));
+    assert_int_equal(cr_store_eval(pg, 0)->value, -fake_score(E4_FEN));
+    cr_evals_get_stats(rc.evals, &st);
+    assert_int_equal(st.analysed, 1);
+    assert_int_equal(st.cached, 1);
+    assert_int_equal(rc.evaluated, 1);
+    cr_evals_free(rc.evals);
+    cr_lanes_free(l);
+    cr_queue_free(pubs, free_pub);
+    event_base_free(base);
+}
+
 /*----- the tournament file's "engine" -----*/
 
 static cr_config *parse_cfg(const char *text, cr_error *err)
@@ -766,6 +835,10 @@ static void test_config_engine(void **state)
     assert_false(c->engine.pgn_push);
     assert_int_equal(c->engine.mistake_cp, 150);
     assert_int_equal(c->engine.blunder_cp, 250);
+    assert_false(c->engine.live);
+    cr_config_free(c);
+    c = parse_cfg("{\"engine\": {\"path\": \"sf\", \"live\": true}}", &err);
+    assert_true(c->engine.live);
     cr_config_free(c);
     static const char *const bad[][2] = {
         {"{\"engine\": {\"processes\": 2}}", "t.json: engine.path: missing"},
@@ -801,6 +874,7 @@ int main(void)
         cmocka_unit_test(test_store_evals),
         cmocka_unit_test(test_export_evals),
         cmocka_unit_test(test_delay_rule),
+        cmocka_unit_test(test_live_evals),
         cmocka_unit_test(test_config_engine),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);

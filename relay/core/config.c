@@ -455,6 +455,9 @@ static int read_engine(ctx *c, json_t *v, cr_config_engine *e)
                     rc = fail(c, f, "expected \"http\", \"export\" or \"push\"");
                 }
             }
+        } else if (strcmp(key, "live") == 0) {
+            rc = json_is_boolean(x) ? 0 : fail(c, f, "expected true or false");
+            e->live = json_is_true(x);
         } else if (strcmp(key, "alerts") == 0) {
             rc = 0;
             if (json_is_boolean(x)) {

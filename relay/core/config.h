@@ -26,9 +26,11 @@
  *     "engine": {"path": "stockfish", "processes": 2, "threads": 1, "hash_mb": 16,
  *                "movetime_ms": 1000 (or "depth": 18), "multipv": 1,
  *                "pgn": ["http", "export", "push"],   which PGNs carry [%eval] (all by default)
- *                "alerts": {"mistake_cp": 150, "blunder_cp": 300}},
+ *                "alerts": {"mistake_cp": 150, "blunder_cp": 300}, "live": false},
  *                                              engine evaluations (engine/evals.h); "alerts":
- *                                              true for those thresholds, false: none (default)
+ *                                              true for those thresholds, false: none (default);
+ *                                              "live": with a delay, arbiters get evals of live
+ *                                              positions (analysed before they are public)
  *     "boards": [{"board": "DGT23164", "table": 1, "round": "1", "game": 1,
  *                 "white": "Carlsen, Magnus", "black": "Nepomniachtchi, Ian",
  *                 "white_elo": 2830, "black_elo": 2795, "white_title": "GM",
@@ -82,6 +84,7 @@ typedef struct cr_config_engine {
     int multipv;             /* 1 */
     bool pgn_http, pgn_export, pgn_push; /* "pgn": which PGNs carry the evals (all) */
     int mistake_cp, blunder_cp;          /* "alerts": 0: none (the default) */
+    bool live; /* "live": with a delay, analyse live positions too, for the arbiters (false) */
 } cr_config_engine;
 
 /* The defaults above, path kept. */

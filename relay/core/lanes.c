@@ -220,6 +220,12 @@ static bool has_position(const cr_store *store, int game, int ply, const char *f
     return mine[n] == fen[n];
 }
 
+static bool same_eval(const cr_eval *a, const cr_eval *b)
+{
+    return a && a->depth == b->depth && a->mate == b->mate && a->value == b->value &&
+           a->nag == b->nag && strcmp(a->best, b->best) == 0 && strcmp(a->pv, b->pv) == 0;
+}
+
 unsigned cr_lanes_set_eval(cr_lanes *l, int game, int ply, const char *fen, const cr_eval *e)
 {
     unsigned done = 0;
@@ -228,6 +234,10 @@ unsigned cr_lanes_set_eval(cr_lanes *l, int game, int ply, const char *fen, cons
     unsigned bits[2] = {CR_LANE_PUBLIC, l->pub ? CR_LANE_LIVE : CR_LANE_LIVE | CR_LANE_PUBLIC};
     for (int i = 0; i < 2; i++) {
         if (!stores[i] || !has_position(stores[i], game, ply, fen)) {
+            continue;
+        }
+        if (same_eval(cr_store_eval(cr_store_find(stores[i], game), ply), e)) {
+            done |= bits[i]; /* the live lane had it already (engine.live) */
             continue;
         }
         if (cr_store_set_eval(stores[i], game, ply, e, &err)) {

@@ -153,6 +153,7 @@ static void on_live_event(void *data, const cr_store *live, const cr_store_event
            ev->game, ev->ply, r->rebuilding ? " (rebuild)" : "");
     /* NATS: every live event, rebuild included */
     cr_nats_pub_event(r->nats, live, ev, json);
+    cr_evals_live_event(r->evals, live, ev); /* engine.live: arbiters' evals (evals.h) */
 }
 
 /* An event of the public lane: the round's PGN pushed and exported. */

@@ -9,6 +9,7 @@
 
 typedef struct want {
     int game, ply;
+    bool live; /* asked for the live lane (engine.live), not yet public */
     char fen[CR_FEN_MAX];
 } want;
 
@@ -105,24 +106,24 @@ static int mover(const cr_store_game *g, int ply)
     return cr_game_position_at(g->game, ply)->side;
 }
 
-/* Sets e (its NAG made here) for game/ply, then redoes the next ply's NAG,
- * which depends on this one. */
+/* Sets e (its NAG made here, from the live store: it has every eval the
+ * public one has) for game/ply on the lanes that have that position, then
+ * redoes the next ply's NAG, which depends on this one. */
 static void set_eval(cr_evals *x, int game, int ply, const char *fen, cr_eval *e)
 {
+    const cr_store *live = cr_lanes_live(x->cfg.lanes);
     const cr_store *pub = cr_lanes_public(x->cfg.lanes);
-    const cr_store_game *g = cr_store_find(pub, game);
-    if (!g) {
+    const cr_store_game *g = cr_store_find(live, game);
+    if (!g || ply >= cr_game_ply_count(g->game)) {
         return;
     }
     const cr_eval *before = ply > 0 ? cr_store_eval(g, ply - 1) : NULL;
     e->nag = cr_evals_nag(before, e, mover(g, ply), x->engine.mistake_cp, x->engine.blunder_cp);
-    if (!(cr_lanes_set_eval(x->cfg.lanes, game, ply, fen, e) & CR_LANE_PUBLIC)) {
-        return;
-    }
-    if (x->cfg.evaluated) {
+    unsigned lanes = cr_lanes_set_eval(x->cfg.lanes, game, ply, fen, e);
+    if ((lanes & CR_LANE_PUBLIC) && x->cfg.evaluated) {
         x->cfg.evaluated(x->cfg.data, pub, game, ply);
     }
-    g = cr_store_find(pub, game);
+    g = lanes ? cr_store_find(live, game) : NULL;
     const cr_eval *next = g ? cr_store_eval(g, ply + 1) : NULL;
     if (next) {
         cr_eval n = *next;
@@ -132,8 +133,8 @@ static void set_eval(cr_evals *x, int game, int ply, const char *fen, cr_eval *e
             char nfen[CR_FEN_MAX];
             cr_position_to_fen(&cr_game_ply(g->game, ply + 1)->after, nfen, sizeof nfen);
             n.nag = nag;
-            cr_lanes_set_eval(x->cfg.lanes, game, ply + 1, nfen, &n);
-            if (x->cfg.evaluated) {
+            if ((cr_lanes_set_eval(x->cfg.lanes, game, ply + 1, nfen, &n) & CR_LANE_PUBLIC) &&
+                x->cfg.evaluated) {
                 x->cfg.evaluated(x->cfg.data, pub, game, ply + 1);
             }
         }
@@ -199,10 +200,10 @@ void cr_evals_free(cr_evals *x)
     free(x);
 }
 
-static void forget_game(cr_evals *x, int game, int from_ply)
+static void forget_game(cr_evals *x, int game, int from_ply, bool live)
 {
     for (int i = 0; i < x->nwants;) {
-        if (x->wants[i].game == game && x->wants[i].ply >= from_ply) {
+        if (x->wants[i].game == game && x->wants[i].ply >= from_ply && x->wants[i].live == live) {
             x->wants[i] = x->wants[--x->nwants];
         } else {
             i++;
@@ -210,19 +211,18 @@ static void forget_game(cr_evals *x, int game, int from_ply)
     }
 }
 
-void cr_evals_public_event(cr_evals *x, const cr_store *pub, const cr_store_event *ev)
+/* A lane's event: a move's position asked for (priority: its seq; below
+ * every public one for the live lane), a correction's plies forgotten. */
+static void lane_event(cr_evals *x, const cr_store *store, const cr_store_event *ev, bool live)
 {
-    if (!x) {
-        return;
-    }
     if (ev->kind == CR_SEV_CORRECTION) {
-        forget_game(x, ev->game, ev->ply);
+        forget_game(x, ev->game, ev->ply, live);
         return;
     }
     if (ev->kind != CR_SEV_MOVE || (ev->move.flags & CR_PLY_ILLEGAL)) {
         return;
     }
-    const cr_store_game *g = cr_store_find(pub, ev->game);
+    const cr_store_game *g = cr_store_find(store, ev->game);
     if (!g || ev->ply >= cr_game_ply_count(g->game)) {
         return;
     }
@@ -239,21 +239,38 @@ void cr_evals_public_event(cr_evals *x, const cr_store *pub, const cr_store_even
         x->wants = n;
         x->capwants = cap;
     }
-    want w = {.game = ev->game, .ply = ev->ply};
+    want w = {.game = ev->game, .ply = ev->ply, .live = live};
     if (cr_position_to_fen(pos, w.fen, sizeof w.fen) < 0) {
         return;
     }
     x->wants[x->nwants++] = w;
     /* w.fen, not the array's: a cached answer comes back at once and
      * moves the array's entries */
-    if (cr_engine_pool_want(x->pool, w.fen, ev->seq) != 0) {
-        /* the want may have been answered (and removed) from the cache */
+    int64_t prio = live ? ev->seq - ((int64_t)1 << 48) : ev->seq;
+    if (cr_engine_pool_want(x->pool, w.fen, prio) != 0) {
         for (int i = 0; i < x->nwants; i++) {
-            if (x->wants[i].game == ev->game && x->wants[i].ply == ev->ply) {
+            if (x->wants[i].game == ev->game && x->wants[i].ply == ev->ply &&
+                x->wants[i].live == live) {
                 x->wants[i] = x->wants[--x->nwants];
                 break;
             }
         }
+    }
+}
+
+void cr_evals_public_event(cr_evals *x, const cr_store *pub, const cr_store_event *ev)
+{
+    if (x) {
+        lane_event(x, pub, ev, false);
+    }
+}
+
+void cr_evals_live_event(cr_evals *x, const cr_store *live, const cr_store_event *ev)
+{
+    /* Without a delay the live lane is the public one: its events come here
+     * through cr_evals_public_event. */
+    if (x && x->engine.live && cr_lanes_live(x->cfg.lanes) != cr_lanes_public(x->cfg.lanes)) {
+        lane_event(x, live, ev, true);
     }
 }
 

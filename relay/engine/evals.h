@@ -5,7 +5,8 @@
  * pool (pool.h) with the move's seq as its priority, so games with a new
  * move go first and each position is analysed once (the pool's cache).
  * Positions enter only once public: with a public delay an evaluation
- * never tells a move before the delay does. Each result becomes a cr_eval
+ * never tells a move before the delay does (engine.live: the live lane's
+ * positions too, for the arbiters, see cr_evals_live_event). Each result becomes a cr_eval
  * (white's point of view, the line in SAN) set on the lanes'
  * stores where the ply still has that position (cr_lanes_set_eval), which
  * publishes it as an "eval" message (docs/protocol.md).
@@ -45,6 +46,13 @@ void cr_evals_free(cr_evals *x); /* accepts NULL */
 
 /* An event that reached the public store. */
 void cr_evals_public_event(cr_evals *x, const cr_store *pub, const cr_store_event *ev);
+
+/* An event of the live lane. Only with engine.live and a public delay: its
+ * positions are analysed at once (below every public one) for the live
+ * lane, so arbiters see evaluations live; the public store still takes an
+ * evaluation only once it has the position (from the cache by then). Off
+ * by default: then no position is analysed before it is public. */
+void cr_evals_live_event(cr_evals *x, const cr_store *live, const cr_store_event *ev);
 
 /* The evaluation of a UCI result for the position fen (the engine's
  * score turned to white's point of view, best move and line in SAN).

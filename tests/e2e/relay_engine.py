@@ -122,9 +122,17 @@ def evals(binary):
         shutil.rmtree(tmp, ignore_errors=True)
 
 
-def delay(binary):
+def delay(binary, live=False):
+    """live: "engine": {"live": true}: the arbiter's lane gets evals of live
+    positions (before they are public); the public rule is the same."""
     tmp = tempfile.mkdtemp(prefix="cr_e2e_engine_")
     cfg = config(tmp, delay_seconds=4, tokens=[{"name": "chief", "role": "arbiter", "token": TOKEN}])
+    if live:
+        with open(cfg) as f:
+            c = json.load(f)
+        c["engine"]["live"] = True
+        with open(cfg, "w") as f:
+            json.dump(c, f)
     r = Relay(binary, ["serve", "--config", cfg, "--state", os.path.join(tmp, "state"),
                        "--speed", "150"])
     try:
@@ -138,6 +146,7 @@ def delay(binary):
         first_live = None
         checked_quiet = False
         pub_evals, live_evals = {}, {}
+        live_early = 0  # live evals that came while their move was inside the delay
         end = time.time() + 120
         while time.time() < end and (len(pub_evals) < 44 or len(live_evals) < 44):
             for ws, lane in ((arb, "live"), (pub, "public")):
@@ -157,18 +166,26 @@ def delay(binary):
                     pub_evals[m["ply"]] = m["eval"]
                 elif m["type"] == "eval" and lane == "live":
                     live_evals[m["ply"]] = m["eval"]
+                    ts = move_ts.get(m["ply"])
+                    if ts is not None and now < ts + 4 - 0.5:
+                        live_early += 1
             # Moves are live, none is public yet: the engines have seen nothing.
-            if first_live and not checked_quiet and time.time() < min(move_ts.values()) + 3:
+            if not live and first_live and not checked_quiet and time.time() < min(move_ts.values()) + 3:
                 q = metric(r, "chessrelay_engine_queued")
                 a = metric(r, "chessrelay_engine_positions_analysed_total")
                 if time.time() < min(move_ts.values()) + 3.5:
                     check(q == 0 and a == 0, "moves inside the delay were given to the engine "
                                              "(queued %d, analysed %d)" % (q, a))
                     checked_quiet = True
-        check(checked_quiet, "never saw the relay while every move was inside the delay")
+        check(live or checked_quiet, "never saw the relay while every move was inside the delay")
         check(len(pub_evals) == 44, "public evals: %d of 44" % len(pub_evals))
         check(live_evals == pub_evals, "the live lane's evals differ from the public ones")
-        print("ok: delay 4 s: 44 public evals, none before its position was public")
+        if live:
+            check(live_early >= 22, "only %d of 44 live evals came before their move was public" % live_early)
+        else:
+            check(live_early == 0, "%d live evals came before their move was public" % live_early)
+        print("ok: delay 4 s%s: 44 public evals, none before its position was public; %d live evals "
+              "before" % (", live evals for the arbiter" if live else "", live_early))
     finally:
         r.stop()
         shutil.rmtree(tmp, ignore_errors=True)
@@ -191,4 +208,5 @@ if __name__ == "__main__":
     replay(binary)
     evals(binary)
     delay(binary)
-    print("relay_engine: 4 passed, 0 failed")
+    delay(binary, live=True)
+    print("relay_engine: 5 passed, 0 failed")
