@@ -226,7 +226,7 @@ static void test_uci_go(void **state)
     pid_t pid = cr_uci_pid(e);
     cr_uci_free(e);
     assert_int_equal(kill(pid, 0), -1); /* reaped */
-    assert_false(c.died); /* no callback from free */
+    assert_false(c.died);               /* no callback from free */
     event_base_free(base);
 }
 
@@ -346,7 +346,9 @@ static void test_pool_priority_and_cache(void **state)
     assert_string_equal(c.order[2], d);
     assert_string_equal(c.order[3], b);
     /* the same position again (other counters): from the cache, at once */
-    assert_int_equal(cr_engine_pool_want(p, "rnbqkbnr/pppp1ppp/8/4p3/4P3/8/PPPP1PPP/RNBQKBNR w KQkq - 5 9", 1), 0);
+    assert_int_equal(
+        cr_engine_pool_want(p, "rnbqkbnr/pppp1ppp/8/4p3/4P3/8/PPPP1PPP/RNBQKBNR w KQkq - 5 9", 1),
+        0);
     assert_int_equal(c.n, 5);
     cr_engine_pool_get_stats(p, &st);
     assert_int_equal(st.analysed, 4);
@@ -397,8 +399,8 @@ static void test_pool_bad_path(void **state)
 {
     (void)state;
     struct event_base *base = event_base_new();
-    cr_engine_pool_config cfg = {.base = base, .path = "/nonexistent/stockfish", .processes = 2,
-                                 .movetime_ms = 10};
+    cr_engine_pool_config cfg = {
+        .base = base, .path = "/nonexistent/stockfish", .processes = 2, .movetime_ms = 10};
     cr_error err;
     assert_null(cr_engine_pool_new(&cfg, &err));
     assert_non_null(strstr(err.text, "engine /nonexistent/stockfish: no such file"));
@@ -524,8 +526,8 @@ static void test_store_evals(void **state)
     cr_buf *snap = cr_store_snapshot_json(s, 1, 0);
     j = json_loadb(snap->data, snap->len, 0, NULL);
     json_t *moves = json_object_get(json_object_get(j, "game"), "moves");
-    assert_int_equal(json_integer_value(json_object_get(
-                         json_object_get(json_array_get(moves, 0), "eval"), "cp")),
+    assert_int_equal(json_integer_value(
+                         json_object_get(json_object_get(json_array_get(moves, 0), "eval"), "cp")),
                      35);
     json_decref(j);
     cr_buf_unref(snap);
@@ -544,8 +546,9 @@ static void test_store_evals(void **state)
     assert_null(cr_store_eval(cr_store_find(s, 1), 1));
     assert_non_null(cr_store_eval(cr_store_find(s, 1), 0));
     m = cr_store_evals_json(s, 1);
-    assert_string_equal(m->data, "{\"type\":\"evals\",\"game\":1,\"evals\":[{\"cp\":35,\"depth\":18,"
-                                  "\"best\":\"Nf3\",\"pv\":\"Nf3 Nc6\"},null]}");
+    assert_string_equal(m->data,
+                        "{\"type\":\"evals\",\"game\":1,\"evals\":[{\"cp\":35,\"depth\":18,"
+                        "\"best\":\"Nf3\",\"pv\":\"Nf3 Nc6\"},null]}");
     cr_buf_unref(m);
     cr_store_free(s);
 }
@@ -655,8 +658,8 @@ static void test_delay_rule(void **state)
     struct event_base *base = event_base_new();
     cr_queue *pubs = cr_queue_new(1 << 12, NULL, NULL);
     relay_ctx rc = {0};
-    cr_lanes_config lc = {.delay_s = 60, .pubs = pubs, .base = base, .public_event = on_public,
-                          .data = &rc};
+    cr_lanes_config lc = {
+        .delay_s = 60, .pubs = pubs, .base = base, .public_event = on_public, .data = &rc};
     cr_lanes *l = cr_lanes_new(&lc);
     cr_config_engine eng;
     memset(&eng, 0, sizeof eng);
@@ -666,8 +669,12 @@ static void test_delay_rule(void **state)
     eng.movetime_ms = 10;
     eng.mistake_cp = 150;
     eng.blunder_cp = 300;
-    cr_evals_config ec = {.base = base, .engine = &eng, .lanes = l, .nice = 10,
-                          .evaluated = on_evaluated, .data = &rc};
+    cr_evals_config ec = {.base = base,
+                          .engine = &eng,
+                          .lanes = l,
+                          .nice = 10,
+                          .evaluated = on_evaluated,
+                          .data = &rc};
     cr_error err;
     rc.evals = cr_evals_new(&ec, &err);
     if (!rc.evals) {
@@ -756,8 +763,12 @@ static void test_live_evals(void **state)
     struct event_base *base = event_base_new();
     cr_queue *pubs = cr_queue_new(1 << 12, NULL, NULL);
     relay_ctx rc = {0};
-    cr_lanes_config lc = {.delay_s = 60, .pubs = pubs, .base = base, .live_event = on_live,
-                          .public_event = on_public, .data = &rc};
+    cr_lanes_config lc = {.delay_s = 60,
+                          .pubs = pubs,
+                          .base = base,
+                          .live_event = on_live,
+                          .public_event = on_public,
+                          .data = &rc};
     cr_lanes *l = cr_lanes_new(&lc);
     cr_config_engine eng;
     memset(&eng, 0, sizeof eng);
@@ -765,8 +776,8 @@ static void test_live_evals(void **state)
     eng.path = CR_FAKE_UCI;
     eng.movetime_ms = 10;
     eng.live = true;
-    cr_evals_config ec = {.base = base, .engine = &eng, .lanes = l, .evaluated = on_evaluated,
-                          .data = &rc};
+    cr_evals_config ec = {
+        .base = base, .engine = &eng, .lanes = l, .evaluated = on_evaluated, .data = &rc};
     cr_error err;
     rc.evals = cr_evals_new(&ec, &err);
     assert_non_null(rc.evals);
@@ -777,7 +788,7 @@ static void test_live_evals(void **state)
     live_wait lw = {l, 0};
     run_until(base, live_has_eval, &lw, 10000, "the live eval of ply 0");
     assert_null(cr_store_find(cr_lanes_public(l), 1)); /* nothing public yet */
-    assert_int_equal(rc.evaluated, 0);                  /* no public eval, no output changed */
+    assert_int_equal(rc.evaluated, 0);                 /* no public eval, no output changed */
     cr_engine_pool_stats st;
     cr_evals_get_stats(rc.evals, &st);
     assert_int_equal(st.analysed, 1);
@@ -843,9 +854,11 @@ static void test_config_engine(void **state)
     static const char *const bad[][2] = {
         {"{\"engine\": {\"processes\": 2}}", "t.json: engine.path: missing"},
         {"{\"engine\": {\"path\": \"sf\", \"procs\": 2}}", "t.json: engine.procs: unknown field"},
-        {"{\"engine\": {\"path\": \"sf\", \"processes\": 0}}", "t.json: engine.processes: 0 is out of range"},
+        {"{\"engine\": {\"path\": \"sf\", \"processes\": 0}}",
+         "t.json: engine.processes: 0 is out of range"},
         {"{\"engine\": {\"path\": \"sf\", \"pgn\": [\"ftp\"]}}", "t.json: engine.pgn: expected"},
-        {"{\"engine\": {\"path\": \"sf\", \"alerts\": {\"x\": 1}}}", "t.json: engine.alerts.x: unknown field"},
+        {"{\"engine\": {\"path\": \"sf\", \"alerts\": {\"x\": 1}}}",
+         "t.json: engine.alerts.x: unknown field"},
         {"{\"engine\": \"stockfish\"}", "t.json: engine: expected an object"},
     };
     for (size_t i = 0; i < sizeof bad / sizeof bad[0]; i++) {

@@ -121,7 +121,8 @@ static int parse_args(const char *who, int argc, char **argv, bool feeds_allowed
             a->agent_token = v;
         } else if (strcmp(o, "--engine") == 0) {
             if (!v[0]) {
-                fprintf(stderr, "chessrelay %s: --engine: expected an engine's path or name\n", who);
+                fprintf(stderr, "chessrelay %s: --engine: expected an engine's path or name\n",
+                        who);
                 return 2;
             }
             a->engine = v;
@@ -272,9 +273,10 @@ int cr_relay_replay_serve(int argc, char **argv)
     int rc = parse_args("replay", argc, argv, true, &a);
     if (rc || a.feed_count == 0) {
         if (!rc) {
-            fprintf(stderr, "usage: chessrelay replay FEED... --serve [--listen ADDR:PORT] [--speed X]\n"
-                            "                         [--delay MINUTES] [--arbiter-token T] [--state DIR]\n"
-                            "                         [--engine PATH]\n");
+            fprintf(stderr,
+                    "usage: chessrelay replay FEED... --serve [--listen ADDR:PORT] [--speed X]\n"
+                    "                         [--delay MINUTES] [--arbiter-token T] [--state DIR]\n"
+                    "                         [--engine PATH]\n");
         }
         free(a.feeds);
         return rc ? rc : 2;

@@ -441,7 +441,9 @@ static int read_engine(ctx *c, json_t *v, cr_config_engine *e)
         } else if (strcmp(key, "multipv") == 0) {
             rc = get_int(c, x, f, 1, 16, &e->multipv);
         } else if (strcmp(key, "pgn") == 0) {
-            rc = json_is_array(x) ? 0 : fail(c, f, "expected an array of \"http\", \"export\", \"push\"");
+            rc = json_is_array(x)
+                     ? 0
+                     : fail(c, f, "expected an array of \"http\", \"export\", \"push\"");
             e->pgn_http = e->pgn_export = e->pgn_push = false;
             for (size_t i = 0; !rc && i < json_array_size(x); i++) {
                 const char *o = json_string_value(json_array_get(x, i));

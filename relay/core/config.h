@@ -77,11 +77,11 @@ typedef struct cr_config_push {
 
 /* "engine": UCI engines evaluating every public position (engine/evals.h). */
 typedef struct cr_config_engine {
-    char *path;              /* NULL: no engine; a name without '/' is looked up in $PATH */
-    int processes;           /* 1 */
-    int threads, hash_mb;    /* 1, 16 */
-    int movetime_ms, depth;  /* 1000 and 0 (depth given: movetime 0) */
-    int multipv;             /* 1 */
+    char *path;             /* NULL: no engine; a name without '/' is looked up in $PATH */
+    int processes;          /* 1 */
+    int threads, hash_mb;   /* 1, 16 */
+    int movetime_ms, depth; /* 1000 and 0 (depth given: movetime 0) */
+    int multipv;            /* 1 */
     bool pgn_http, pgn_export, pgn_push; /* "pgn": which PGNs carry the evals (all) */
     int mistake_cp, blunder_cp;          /* "alerts": 0: none (the default) */
     bool live; /* "live": with a delay, analyse live positions too, for the arbiters (false) */

@@ -67,7 +67,7 @@ struct relay {
     cr_arbiter_link *arb; /* arbiter monitoring (arbiter_link.h) */
     cr_nats_pub *nats; /* NULL: not publishing to NATS (nats_pub.h) */
     cr_pairings_link *pairings; /* the pairings file (pairings_link.h), or NULL */
-    cr_evals *evals; /* engine evaluations (engine/evals.h), or NULL */
+    cr_evals *evals;            /* engine evaluations (engine/evals.h), or NULL */
     struct event *tick_ev, *sync_ev, *stats_ev, *cmd_ev, *reload_ev;
     int status;
 };
@@ -95,8 +95,7 @@ static void set_rebuilding(relay *r, bool on)
 static cr_buf *loop_metrics(relay *r)
 {
     const cr_pusher *pusher = r->outputs ? cr_outputs_pusher(r->outputs) : NULL;
-    if (!r->pairings && !r->nats && !r->evals &&
-        (!pusher || cr_pusher_round_count(pusher) == 0)) {
+    if (!r->pairings && !r->nats && !r->evals && (!pusher || cr_pusher_round_count(pusher) == 0)) {
         return NULL;
     }
     char *text = NULL;

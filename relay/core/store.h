@@ -85,12 +85,12 @@ typedef struct cr_store cr_store;
  * goes out as an "eval" message of its own (docs/protocol.md). */
 enum { CR_EVAL_PV_MAX = 128 };
 typedef struct cr_eval {
-    int depth;  /* > 0 when there is an evaluation */
-    bool mate;  /* value is moves to mate */
-    int value;  /* white's point of view: centipawns, or moves to mate (> 0: white mates) */
+    int depth; /* > 0 when there is an evaluation */
+    bool mate; /* value is moves to mate */
+    int value; /* white's point of view: centipawns, or moves to mate (> 0: white mates) */
     char best[CR_SAN_MAX];   /* the best move in SAN ("" when none) */
     char pv[CR_EVAL_PV_MAX]; /* the line in SAN from the best move on, space-separated */
-    int nag;    /* the ply that led here: 0, 2 (mistake, "?") or 4 (blunder, "??") */
+    int nag;                 /* the ply that led here: 0, 2 (mistake, "?") or 4 (blunder, "??") */
 } cr_eval;
 
 /* One game as the store holds it (borrowed, valid until the store changes). */

@@ -127,8 +127,8 @@ static void set_eval(cr_evals *x, int game, int ply, const char *fen, cr_eval *e
     const cr_eval *next = g ? cr_store_eval(g, ply + 1) : NULL;
     if (next) {
         cr_eval n = *next;
-        int nag = cr_evals_nag(e, &n, mover(g, ply + 1), x->engine.mistake_cp,
-                               x->engine.blunder_cp);
+        int nag =
+            cr_evals_nag(e, &n, mover(g, ply + 1), x->engine.mistake_cp, x->engine.blunder_cp);
         if (nag != n.nag) {
             char nfen[CR_FEN_MAX];
             cr_position_to_fen(&cr_game_ply(g->game, ply + 1)->after, nfen, sizeof nfen);

@@ -30,8 +30,8 @@ typedef struct cr_evals_config {
     struct event_base *base;
     const cr_config_engine *engine; /* path, processes, ... (copied) */
     cr_lanes *lanes;
-    int nice;         /* the engines' niceness (10 in the relay) */
-    bool idle;        /* and SCHED_IDLE (the relay: yes) */
+    int nice;  /* the engines' niceness (10 in the relay) */
+    bool idle; /* and SCHED_IDLE (the relay: yes) */
     /* An evaluation was set on the public store (may be NULL). */
     void (*evaluated)(void *data, const cr_store *pub, int game, int ply);
     void *data;

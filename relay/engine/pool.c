@@ -34,12 +34,12 @@ typedef struct centry {
 
 typedef struct slot {
     cr_engine_pool *pool;
-    cr_uci *e;          /* NULL while waiting for a restart */
+    cr_uci *e; /* NULL while waiting for a restart */
     bool has_job;
-    job cur;            /* the position it analyses */
+    job cur; /* the position it analyses */
     int backoff_ms;
     struct event *restart_ev;
-    bool dead;          /* e died: freed by restart_ev */
+    bool dead; /* e died: freed by restart_ev */
 } slot;
 
 struct cr_engine_pool {

@@ -27,8 +27,8 @@ struct event_base;
 
 typedef struct cr_engine_pool_config {
     struct event_base *base;
-    const char *path;     /* the engine (resolved with cr_uci_resolve) */
-    int processes;        /* engines (>= 1) */
+    const char *path; /* the engine (resolved with cr_uci_resolve) */
+    int processes;    /* engines (>= 1) */
     int threads, hash_mb, multipv;
     int movetime_ms;      /* per position; or */
     int depth;            /* when movetime_ms is 0 */
@@ -44,12 +44,12 @@ typedef struct cr_engine_pool_config {
 typedef struct cr_engine_pool cr_engine_pool;
 
 typedef struct cr_engine_pool_stats {
-    uint64_t analysed;  /* positions analysed by an engine */
-    uint64_t cached;    /* asked again and answered from the cache */
-    uint64_t restarts;  /* engines restarted */
-    uint64_t dropped;   /* positions given up (they killed engines) */
-    int queued;         /* waiting now */
-    int running;        /* engines up (handshake done or under way) */
+    uint64_t analysed; /* positions analysed by an engine */
+    uint64_t cached;   /* asked again and answered from the cache */
+    uint64_t restarts; /* engines restarted */
+    uint64_t dropped;  /* positions given up (they killed engines) */
+    int queued;        /* waiting now */
+    int running;       /* engines up (handshake done or under way) */
 } cr_engine_pool_stats;
 
 /* Resolves the path (cr_uci_resolve) and starts the engines. NULL with err

@@ -129,7 +129,8 @@ bool cr_uci_parse_info(const char *line, cr_uci_result *r)
             }
         } else if (strcmp(w, "score") == 0) {
             const char *kind = word(&s);
-            if (!kind || (strcmp(kind, "cp") && strcmp(kind, "mate")) || !to_int(word(&s), &value)) {
+            if (!kind || (strcmp(kind, "cp") && strcmp(kind, "mate")) ||
+                !to_int(word(&s), &value)) {
                 return false;
             }
             mate = kind[0] == 'm';

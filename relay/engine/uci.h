@@ -36,9 +36,9 @@ enum { CR_UCI_PV_MAX = 160, CR_UCI_MOVE_MAX = 6 };
 /* What the engine said about the position of the last go. Scores are the
  * engine's: from the side to move's point of view. */
 typedef struct cr_uci_result {
-    int depth;      /* of the kept info line; 0: no score was given */
-    bool mate;      /* value is moves to mate (negative: the side to move is mated) */
-    int value;      /* centipawns, or moves to mate */
+    int depth;                  /* of the kept info line; 0: no score was given */
+    bool mate;                  /* value is moves to mate (negative: the side to move is mated) */
+    int value;                  /* centipawns, or moves to mate */
     char best[CR_UCI_MOVE_MAX]; /* bestmove in UCI ("" for "(none)") */
     char pv[CR_UCI_PV_MAX];     /* the line, UCI moves separated by spaces (cut at a move) */
 } cr_uci_result;

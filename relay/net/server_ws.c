@@ -852,8 +852,8 @@ void cr_srv_drain_pubs(cr_server *s)
                     /* A viewer with that many messages waiting is far
                      * behind: it misses these evals (they are in every
                      * later snapshot, and in "evals" on a resume). */
-                    if (s->slots[i].lane == l && s->slots[i].subscribed && vp->qlen < EVAL_QUEUE_MAX &&
-                        find_sub(vp, p->game)) {
+                    if (s->slots[i].lane == l && s->slots[i].subscribed &&
+                        vp->qlen < EVAL_QUEUE_MAX && find_sub(vp, p->game)) {
                         q_push(vp, cr_buf_ref(p->event));
                         lws_callback_on_writable(vp->wsi);
                     }

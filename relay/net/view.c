@@ -136,8 +136,8 @@ void cr_view_apply(cr_view *v, const cr_pub *p, int64_t now_us)
     if (p->kind != CR_PUB_EVENT && p->kind != CR_PUB_STATE && p->kind != CR_PUB_EVAL) {
         return;
     }
-    cr_view_game *g = p->kind == CR_PUB_EVAL ? (cr_view_game *)cr_view_find(v, p->game)
-                                             : game_slot(v, p->game);
+    cr_view_game *g =
+        p->kind == CR_PUB_EVAL ? (cr_view_game *)cr_view_find(v, p->game) : game_slot(v, p->game);
     if (g) {
         if (p->kind != CR_PUB_EVAL) {
             memcpy(g->round, p->round, sizeof g->round);

@@ -39,8 +39,8 @@ typedef struct cr_pub {
     int game;
     char round[CR_ROUND_MAX];
     cr_buf *event, *snapshot, *summary, *pgn;
-    cr_buf *evals;   /* the game's "evals" message (NULL: none) ... */
-    bool has_evals;  /* ... when this is set (else the view keeps its own) */
+    cr_buf *evals;  /* the game's "evals" message (NULL: none) ... */
+    bool has_evals; /* ... when this is set (else the view keeps its own) */
     /* STATS */
     int boards_online, boards_known;
     bool ready;
