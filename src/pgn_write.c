@@ -381,11 +381,21 @@ static int write_all(const cr_game *g, const cr_pgn_options *opt, cr_sb *b)
         char mv[CR_SAN_MAX + 8];
         move_text(g, i, &o, mv, sizeof mv);
         put_words(&w, mv);
+        int nag = 0;
+        const char *extra = o.ply_extra ? o.ply_extra(o.extra_data, i, &nag) : NULL;
+        if (nag > 0 && nag < 256) {
+            char nb[8];
+            int k = snprintf(nb, sizeof nb, "$%d", nag);
+            put_word(&w, nb, (size_t)k);
+        }
         bool fide_draw = o.style == CR_STYLE_FIDE && (p->flags & CR_PLY_DRAW_OFFER);
         if (fide_draw) {
             put_word(&w, "(=)", 3);
         }
         cr_sb t = {0};
+        if (extra && extra[0]) {
+            cr_sb_str(&t, extra);
+        }
         ply_commands(&t, p, !fide_draw, o.flags & CR_PGN_RELAY_DATA);
         const char *cm = cr_game_comment(g, i);
         bool bare = o.flags & CR_PGN_BARE;

@@ -13,7 +13,7 @@ rmSync(out, { recursive: true, force: true });
 mkdirSync(out, { recursive: true });
 
 const result = await esbuild.build({
-  entryPoints: { app: join(here, 'src/main.js') },
+  entryPoints: { app: join(here, 'src/entry.js') },
   bundle: true,
   minify: true,
   sourcemap: false,

@@ -23,14 +23,8 @@ rate=${RATE:-5}
 seconds=${SECONDS_MEASURED:-10}
 repeat=${REPEAT:-1}
 bin=$build/bench/relay_load
-ulimit -n "$(ulimit -Hn)"
-tmp=${KEEP:-$(mktemp -d)}
-mkdir -p "$tmp"
-cleanup() {
-  kill $(jobs -p) 2>/dev/null || true
-  [ -n "${KEEP:-}" ] || rm -rf "$tmp"
-}
-trap cleanup EXIT INT TERM
+# shellcheck source=common.sh
+. "$(dirname "$0")/common.sh"
 
 rss_kib() { awk '/VmRSS/ {print $2}' "/proc/$1/status"; }
 field() { tr ' ' '\n' <"$1" | awk -F= -v k="$2" '$1 == k {print $2}'; }

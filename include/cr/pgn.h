@@ -96,6 +96,12 @@ typedef struct cr_pgn_options {
     cr_lang lang;   /* piece letters (CR_LANG_EN for PGN export) */
     int width;      /* movetext line width, 0 = 80 */
     unsigned flags; /* CR_PGN_* */
+    /* The caller's additions per ply (NULL: none), e.g. an engine's
+     * evaluation: returns commands put first in the ply's comment
+     * ("[%eval 0.35]"; borrowed until the next call; NULL or "" for none)
+     * and sets *nag to a NAG written after the move ($2 for "?"; 0: none). */
+    const char *(*ply_extra)(void *data, int ply, int *nag);
+    void *extra_data;
 } cr_pgn_options;
 
 /* Renders game as PGN (opt NULL: export SAN, English, 80 columns) into a

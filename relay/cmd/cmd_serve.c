@@ -7,6 +7,10 @@
  *   chessrelay replay FEED... --serve [--listen ADDR:PORT] [--speed X]
  *                     [--delay MINUTES] [--arbiter-token T] [--state DIR]
  *
+ * Both take --engine PATH: a UCI engine (a name is looked up in $PATH and
+ * /usr/games) evaluating every public position (engine/evals.h), over the
+ * tournament file's "engine" path (its other settings kept).
+ *
  * Both end in cr_loop_run (loop.h). Common options: --port-file FILE (the
  * bound port is written there; use --listen 127.0.0.1:0 for any free port),
  * --web-root DIR, --exit-at-end, --quiet, --verbose (every store event). */
@@ -27,6 +31,7 @@ typedef struct serve_args {
     const char *config_path, *listen, *state_dir, *port_file, *web_root, *token;
     const char *agent_token; /* --agent-token: venue agents */
     const char *pairings;    /* --pairings: over the tournament file's "pairings" */
+    const char *engine;      /* --engine: over the tournament file's engine path */
     int round;               /* --round: the round played of the pairings, 0: not given */
     double speed;
     int delay_s; /* -1: not given */
@@ -114,6 +119,13 @@ static int parse_args(const char *who, int argc, char **argv, bool feeds_allowed
                 return 2;
             }
             a->agent_token = v;
+        } else if (strcmp(o, "--engine") == 0) {
+            if (!v[0]) {
+                fprintf(stderr, "chessrelay %s: --engine: expected an engine's path or name\n",
+                        who);
+                return 2;
+            }
+            a->engine = v;
         } else if (strcmp(o, "--pairings") == 0 && v[0]) {
             a->pairings = v;
         } else if (strcmp(o, "--round") == 0) {
@@ -161,6 +173,13 @@ static int run(const char *who, serve_args *a, cr_config *cfg, const char *state
         cfg->pairings_format = CR_PAIRINGS_AUTO;
         cfg->pairings_round = 0;
         if (!cfg->pairings) {
+            return 1;
+        }
+    }
+    if (a->engine) {
+        free(cfg->engine.path);
+        cfg->engine.path = strdup(a->engine);
+        if (!cfg->engine.path) {
             return 1;
         }
     }
@@ -254,8 +273,10 @@ int cr_relay_replay_serve(int argc, char **argv)
     int rc = parse_args("replay", argc, argv, true, &a);
     if (rc || a.feed_count == 0) {
         if (!rc) {
-            fprintf(stderr, "usage: chessrelay replay FEED... --serve [--listen ADDR:PORT] [--speed X]\n"
-                            "                         [--delay MINUTES] [--arbiter-token T] [--state DIR]\n");
+            fprintf(stderr,
+                    "usage: chessrelay replay FEED... --serve [--listen ADDR:PORT] [--speed X]\n"
+                    "                         [--delay MINUTES] [--arbiter-token T] [--state DIR]\n"
+                    "                         [--engine PATH]\n");
         }
         free(a.feeds);
         return rc ? rc : 2;

@@ -9,11 +9,11 @@ static int cmd_help(int argc, char **argv);
 static const struct cr_command commands[] = {
     {"help", cmd_help, "[COMMAND]", "list the commands, or show one command's usage"},
     {"perft", cr_cmd_perft, "[--divide] FEN|startpos DEPTH", "count the leaf nodes of the legal move tree"},
-    {"replay", cr_cmd_replay, "FEED... [--pgn FILE] [--keep-going] [--events] [--stats] [--settle MS] | FEED... --serve [--listen ADDR:PORT] [--speed X] [--delay MINUTES] [--arbiter-token T] [--state DIR] [--publish nats://HOST:PORT]", "infer the games of recorded feeds and print them as PGN"},
+    {"replay", cr_cmd_replay, "FEED... [--pgn FILE] [--keep-going] [--events] [--stats] [--settle MS] | FEED... --serve [--listen ADDR:PORT] [--speed X] [--delay MINUTES] [--arbiter-token T] [--state DIR] [--publish nats://HOST:PORT] [--engine PATH]", "infer the games of recorded feeds and print them as PGN"},
     {"boards", cr_cmd_boards, "[--serial DEV]... [--usb] [--timeout MS]", "list the DGT boards reachable now (transport, serial number, version)"},
     {"record", cr_cmd_record, "[--serial DEV]... [--usb] [--out FILE] [--time-scale X] [--clock-white S] [--no-raw]", "record live boards into a feed (raw and decoded lines) until SIGINT/SIGTERM"},
     {"emulate", cr_cmd_emulate, "FEED --pty [--link PATH] [--board ID] [--speed X] [--max-gap MS] [--faults garbage,drop,disconnect] [--seed N]", "play one board of a feed as a DGT board on a pseudo-terminal"},
-    {"serve", cr_cmd_serve, "[--config FILE] [--listen ADDR:PORT] [--state DIR] [--serial DEV]... [--usb] [--pairings FILE [--round N]] [--arbiter-token T] [--agent-token T] [--delay MINUTES] [--publish nats://HOST:PORT]", "run the relay for a tournament: live games over HTTP and WebSocket"},
+    {"serve", cr_cmd_serve, "[--config FILE] [--listen ADDR:PORT] [--state DIR] [--serial DEV]... [--usb] [--pairings FILE [--round N]] [--arbiter-token T] [--agent-token T] [--delay MINUTES] [--publish nats://HOST:PORT] [--engine PATH]", "run the relay for a tournament: live games over HTTP and WebSocket"},
     {"demo", cr_cmd_demo, "[--listen ADDR:PORT] [--speed X] [--delay MINUTES]", "serve famous games as a live demo at http://127.0.0.1:8080"},
     {"edge", cr_cmd_edge, "--from nats://HOST:PORT[,...] [--tournament T] [--listen ADDR:PORT] [--state DIR] [--config FILE] [--delay MINUTES]", "serve viewers from the events a venue relay publishes to NATS JetStream"},
     {"agent", cr_cmd_agent, "--to ws://HOST:PORT/agent --token T [--id ID] [--usb | --serial DEV... | --feed FILE... [--speed X]] [--state DIR] [--insecure] [--exit-at-end]", "forward the boards of a venue to a central relay over a WebSocket, losing nothing across cuts"},

@@ -21,7 +21,21 @@ cr_config *cr_config_new(void)
     strcpy(cfg->listen_host, "127.0.0.1");
     cfg->listen_port = 8080;
     cfg->fsync_ms = 100;
+    cr_config_engine_defaults(&cfg->engine);
     return cfg;
+}
+
+void cr_config_engine_defaults(cr_config_engine *e)
+{
+    char *path = e->path;
+    memset(e, 0, sizeof *e);
+    e->path = path;
+    e->processes = 1;
+    e->threads = 1;
+    e->hash_mb = 16;
+    e->movetime_ms = 1000;
+    e->multipv = 1;
+    e->pgn_http = e->pgn_export = e->pgn_push = true;
 }
 
 static void free_strv(char **v, int n)
@@ -50,6 +64,7 @@ void cr_config_free(cr_config *cfg)
     free(cfg->round_tcs);
     free(cfg->export_dir);
     free(cfg->pairings);
+    free(cfg->engine.path);
     free(cfg);
 }
 
@@ -477,6 +492,109 @@ static int read_pairings(ctx *c, json_t *v, cr_config *cfg)
     return 0;
 }
 
+/* "engine": {"path", "processes", "threads", "hash_mb", "movetime_ms" or
+ * "depth", "multipv", "pgn", "alerts"}. */
+static int read_engine(ctx *c, json_t *v, cr_config_engine *e)
+{
+    if (!json_is_object(v)) {
+        return fail(c, "engine", "expected an object with \"path\"");
+    }
+    const char *key;
+    json_t *x;
+    bool movetime = false;
+    json_object_foreach(v, key, x)
+    {
+        char f[64];
+        snprintf(f, sizeof f, "engine.%s", key);
+        int rc;
+        if (strcmp(key, "path") == 0) {
+            char tmp[4096];
+            rc = get_str(c, x, f, tmp, sizeof tmp);
+            if (!rc && !tmp[0]) {
+                rc = fail(c, f, "empty path");
+            }
+            if (!rc) { /* a bare name is looked up in $PATH, a path is relative to the file */
+                free(e->path);
+                e->path = strchr(tmp, '/') ? resolve(c, tmp) : strdup(tmp);
+                rc = e->path ? 0 : cr_error_set(c->err, CR_ENOMEM, 0, 0, "out of memory");
+            }
+        } else if (strcmp(key, "processes") == 0) {
+            rc = get_int(c, x, f, 1, 64, &e->processes);
+        } else if (strcmp(key, "threads") == 0) {
+            rc = get_int(c, x, f, 1, 256, &e->threads);
+        } else if (strcmp(key, "hash_mb") == 0) {
+            rc = get_int(c, x, f, 1, 65536, &e->hash_mb);
+        } else if (strcmp(key, "movetime_ms") == 0) {
+            rc = get_int(c, x, f, 10, 600000, &e->movetime_ms);
+            movetime = true;
+        } else if (strcmp(key, "depth") == 0) {
+            rc = get_int(c, x, f, 1, 100, &e->depth);
+        } else if (strcmp(key, "multipv") == 0) {
+            rc = get_int(c, x, f, 1, 16, &e->multipv);
+        } else if (strcmp(key, "pgn") == 0) {
+            rc = json_is_array(x)
+                     ? 0
+                     : fail(c, f, "expected an array of \"http\", \"export\", \"push\"");
+            e->pgn_http = e->pgn_export = e->pgn_push = false;
+            for (size_t i = 0; !rc && i < json_array_size(x); i++) {
+                const char *o = json_string_value(json_array_get(x, i));
+                if (o && strcmp(o, "http") == 0) {
+                    e->pgn_http = true;
+                } else if (o && strcmp(o, "export") == 0) {
+                    e->pgn_export = true;
+                } else if (o && strcmp(o, "push") == 0) {
+                    e->pgn_push = true;
+                } else {
+                    rc = fail(c, f, "expected \"http\", \"export\" or \"push\"");
+                }
+            }
+        } else if (strcmp(key, "live") == 0) {
+            rc = json_is_boolean(x) ? 0 : fail(c, f, "expected true or false");
+            e->live = json_is_true(x);
+        } else if (strcmp(key, "alerts") == 0) {
+            rc = 0;
+            if (json_is_boolean(x)) {
+                e->mistake_cp = json_is_true(x) ? 150 : 0;
+                e->blunder_cp = json_is_true(x) ? 300 : 0;
+            } else if (json_is_object(x)) {
+                e->mistake_cp = 150;
+                e->blunder_cp = 300;
+                const char *k2;
+                json_t *x2;
+                json_object_foreach(x, k2, x2)
+                {
+                    char f2[80];
+                    snprintf(f2, sizeof f2, "engine.alerts.%s", k2);
+                    if (strcmp(k2, "mistake_cp") == 0) {
+                        rc = get_int(c, x2, f2, 10, 10000, &e->mistake_cp);
+                    } else if (strcmp(k2, "blunder_cp") == 0) {
+                        rc = get_int(c, x2, f2, 10, 10000, &e->blunder_cp);
+                    } else {
+                        rc = fail(c, f2, "unknown field");
+                    }
+                    if (rc) {
+                        return rc;
+                    }
+                }
+            } else {
+                rc = fail(c, f, "expected true, false or {\"mistake_cp\", \"blunder_cp\"}");
+            }
+        } else {
+            rc = fail(c, f, "unknown field");
+        }
+        if (rc) {
+            return rc;
+        }
+    }
+    if (!e->path) {
+        return fail(c, "engine.path", "missing");
+    }
+    if (e->depth && !movetime) {
+        e->movetime_ms = 0; /* "depth" alone: to that depth */
+    }
+    return 0;
+}
+
 int cr_config_pairings_format(const char *name, int *format)
 {
     if (strcmp(name, "auto") == 0) {
@@ -600,6 +718,8 @@ static int read_root(ctx *c, json_t *root, cr_config *cfg)
             rc = get_path(c, v, key, &cfg->export_dir);
         } else if (strcmp(key, "pairings") == 0) {
             rc = read_pairings(c, v, cfg);
+        } else if (strcmp(key, "engine") == 0) {
+            rc = read_engine(c, v, &cfg->engine);
         } else if (strcmp(key, "boards") == 0) {
             if (!json_is_array(v)) {
                 rc = fail(c, key, "expected an array");

@@ -25,6 +25,14 @@
  *                                              "format": "trf", "pgn" or "auto" (default)
  *     "devices": ["/dev/ttyUSB0"],             live DGT boards on serial ttys
  *     "usb": true,                             live DGT boards on USB (hotplug)
+ *     "engine": {"path": "stockfish", "processes": 2, "threads": 1, "hash_mb": 16,
+ *                "movetime_ms": 1000 (or "depth": 18), "multipv": 1,
+ *                "pgn": ["http", "export", "push"],   which PGNs carry [%eval] (all by default)
+ *                "alerts": {"mistake_cp": 150, "blunder_cp": 300}, "live": false},
+ *                                              engine evaluations (engine/evals.h); "alerts":
+ *                                              true for those thresholds, false: none (default);
+ *                                              "live": with a delay, arbiters get evals of live
+ *                                              positions (analysed before they are public)
  *     "boards": [{"board": "DGT23164", "table": 1, "round": "1", "game": 1,
  *                 "white": "Carlsen, Magnus", "black": "Nepomniachtchi, Ian",
  *                 "white_elo": 2830, "black_elo": 2795, "white_title": "GM",
@@ -86,6 +94,21 @@ typedef struct cr_config_round_tc {
     char time_control[64];
 } cr_config_round_tc;
 
+/* "engine": UCI engines evaluating every public position (engine/evals.h). */
+typedef struct cr_config_engine {
+    char *path;             /* NULL: no engine; a name without '/' is looked up in $PATH */
+    int processes;          /* 1 */
+    int threads, hash_mb;   /* 1, 16 */
+    int movetime_ms, depth; /* 1000 and 0 (depth given: movetime 0) */
+    int multipv;            /* 1 */
+    bool pgn_http, pgn_export, pgn_push; /* "pgn": which PGNs carry the evals (all) */
+    int mistake_cp, blunder_cp;          /* "alerts": 0: none (the default) */
+    bool live; /* "live": with a delay, analyse live positions too, for the arbiters (false) */
+} cr_config_engine;
+
+/* The defaults above, path kept. */
+void cr_config_engine_defaults(cr_config_engine *e);
+
 typedef struct cr_config {
     char event[128], site[128], date[16];
     int rounds;
@@ -120,6 +143,7 @@ typedef struct cr_config {
     char *pairings;   /* "pairings": the pairings file, NULL: none */
     int pairings_round;   /* its "round": the round played, 0: chosen from the file */
     int pairings_format;  /* its "format": a cr_pairings_format (CR_PAIRINGS_AUTO = 0) */
+    cr_config_engine engine; /* "engine" (engine.path NULL: none) */
 } cr_config;
 
 /* A config with the defaults (listen 127.0.0.1:8080, no delay, fsync 100

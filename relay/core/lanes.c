@@ -2,6 +2,7 @@
 #include "core/lanes.h"
 
 #include <stdlib.h>
+#include <string.h>
 
 #include "util/log.h"
 
@@ -77,6 +78,14 @@ const cr_store *cr_lanes_public(const cr_lanes *l)
 void cr_lanes_set_quiet(cr_lanes *l, bool quiet)
 {
     l->quiet = quiet;
+}
+
+void cr_lanes_set_pgn_evals(cr_lanes *l, bool on)
+{
+    cr_store_set_pgn_evals(l->live, on);
+    if (l->public_store) {
+        cr_store_set_pgn_evals(l->public_store, on);
+    }
 }
 
 /* Publications are pushed without waking the server thread; flush_ev, run
@@ -189,4 +198,58 @@ int cr_lanes_add(cr_lanes *l, cr_store_event *ev, cr_buf *json, cr_error *err)
     }
     l->tail = d;
     return 0;
+}
+
+/* Whether ply `ply` of game `game` in store leads to fen (placement, side,
+ * castling and en passant: the counters may differ from the engine's). */
+static bool has_position(const cr_store *store, int game, int ply, const char *fen)
+{
+    const cr_store_game *g = cr_store_find(store, game);
+    if (!g || ply < 0 || ply >= cr_game_ply_count(g->game)) {
+        return false;
+    }
+    char mine[CR_FEN_MAX];
+    if (cr_position_to_fen(&cr_game_ply(g->game, ply)->after, mine, sizeof mine) < 0) {
+        return false;
+    }
+    size_t n = 0;
+    for (int spaces = 0; mine[n] && mine[n] == fen[n]; n++) {
+        if (mine[n] == ' ' && ++spaces == 4) {
+            return true;
+        }
+    }
+    return mine[n] == fen[n];
+}
+
+static bool same_eval(const cr_eval *a, const cr_eval *b)
+{
+    return a && a->depth == b->depth && a->mate == b->mate && a->value == b->value &&
+           a->nag == b->nag && strcmp(a->best, b->best) == 0 && strcmp(a->pv, b->pv) == 0;
+}
+
+unsigned cr_lanes_set_eval(cr_lanes *l, int game, int ply, const char *fen, const cr_eval *e)
+{
+    unsigned done = 0;
+    cr_error err;
+    cr_store *stores[2] = {l->public_store, l->live}; /* no public store: live is public */
+    unsigned bits[2] = {CR_LANE_PUBLIC, l->public_store ? CR_LANE_LIVE : CR_LANE_LIVE | CR_LANE_PUBLIC};
+    for (int i = 0; i < 2; i++) {
+        if (!stores[i] || !has_position(stores[i], game, ply, fen)) {
+            continue;
+        }
+        if (same_eval(cr_store_eval(cr_store_find(stores[i], game), ply), e)) {
+            done |= bits[i]; /* the live lane had it already (engine.live) */
+            continue;
+        }
+        if (cr_store_set_eval(stores[i], game, ply, e, &err)) {
+            cr_log(CR_LOG_WARN, "eval: %s", err.text);
+            continue;
+        }
+        done |= bits[i];
+        if (!l->quiet) {
+            int delay_s = (bits[i] & CR_LANE_PUBLIC) ? l->cfg.delay_s : 0;
+            cr_lanes_publish(l, cr_pub_for_eval(stores[i], game, ply, bits[i], delay_s));
+        }
+    }
+    return done;
 }

@@ -53,6 +53,10 @@ const cr_store *cr_lanes_public(const cr_lanes *l);
 
 void cr_lanes_set_quiet(cr_lanes *l, bool quiet);
 
+/* Whether the PGN published with each game carries the engine
+ * evaluations (cr_store_set_pgn_evals on both stores). */
+void cr_lanes_set_pgn_evals(cr_lanes *l, bool on);
+
 /* Applies ev (its seq and ts given) to the live store. On success takes ev
  * and json (its serialised form, or NULL: made here when needed), tells
  * live_event, publishes it on the live lane and queues it for the public
@@ -63,6 +67,14 @@ int cr_lanes_add(cr_lanes *l, cr_store_event *ev, cr_buf *json, cr_error *err);
 /* Moves the events due at now_us (wall us) from the delay line to the
  * public store. */
 void cr_lanes_tick(cr_lanes *l, int64_t now_us);
+
+/* An engine's evaluation (engine/evals.h) of the position `fen` after ply
+ * `ply` of game `game`: set on the public store, and on the live one, each
+ * only where that ply has that position (a correction may have changed
+ * it), and published on those lanes. The public store never gets an
+ * evaluation of a position it does not have yet: evaluations keep the
+ * public delay. Returns the lanes it was set on (CR_LANE_*; 0: none). */
+unsigned cr_lanes_set_eval(cr_lanes *l, int game, int ply, const char *fen, const cr_eval *e);
 
 /* Every game's state of both lanes, then a mark (after a rebuild). */
 void cr_lanes_publish_states(cr_lanes *l);

@@ -21,6 +21,7 @@
 #include "util/log.h"
 #include "out/nats_out.h"
 #include "out/outputs.h"
+#include "engine/evals.h"
 #include "core/pairings_link.h"
 #include "net/queue.h"
 #include "net/server.h"
@@ -76,6 +77,7 @@ struct relay {
     bool applying_arbiter; /* the link's own events: not fed back to it */
     cr_nats_out *nats;     /* NULL: not publishing to NATS */
     cr_pairings_link *pairings; /* the pairings file, or NULL */
+    cr_evals *evals;            /* engine evaluations, or NULL */
     struct event *tick_ev, *sync_ev, *stats_ev, *cmd_ev, *reload_ev;
     int status;
 };
@@ -103,7 +105,7 @@ static void set_rebuilding(relay *r, bool on)
 static cr_buf *loop_metrics(relay *r)
 {
     const cr_pusher *pusher = r->outputs ? cr_outputs_pusher(r->outputs) : NULL;
-    if (!r->pairings && !r->nats && !r->journal_bad_lines && !r->journal &&
+    if (!r->pairings && !r->nats && !r->evals && !r->journal_bad_lines && !r->journal &&
         (!pusher || cr_pusher_round_count(pusher) == 0)) {
         return NULL;
     }
@@ -128,6 +130,9 @@ static cr_buf *loop_metrics(relay *r)
     if (r->journal_bad_lines) {
         fprintf(f, "# TYPE chessrelay_journal_bad_lines_total counter\n"
                    "chessrelay_journal_bad_lines_total %ld\n", r->journal_bad_lines);
+    }
+    if (r->evals) {
+        cr_evals_metrics(r->evals, f);
     }
     if (fclose(f) != 0) {
         free(text);
@@ -180,6 +185,7 @@ static void on_live_event(void *data, const cr_store *live, const cr_store_event
            ev->game, ev->ply, r->rebuilding ? " (rebuild)" : "");
     /* NATS: every live event, rebuild included */
     cr_nats_out_event(r->nats, live, ev, json);
+    cr_evals_live_event(r->evals, live, ev); /* engine.live: the arbiters' evals */
 }
 
 /* An event of the public lane: the round's PGN pushed and exported. */
@@ -187,6 +193,15 @@ static void on_public_event(void *data, const cr_store *public_store, const cr_s
 {
     relay *r = data;
     cr_outputs_changed(r->outputs, public_store, ev);
+    cr_evals_public_event(r->evals, public_store, ev); /* positions analysed once public */
+}
+
+/* An engine evaluation reached the public store: the round's PGN again. */
+static void on_evaluated(void *data, const cr_store *public_store, int game, int ply)
+{
+    relay *r = data;
+    (void)ply;
+    cr_outputs_changed_game(r->outputs, public_store, game);
 }
 
 /* Gives an event its seq and ts and adds it to the lanes. Takes ev. */
@@ -969,6 +984,7 @@ static void free_relay(relay *r)
     }
     free(r->boards);
     cr_outputs_free(r->outputs); /* before the event_base */
+    cr_evals_free(r->evals);     /* kills and reaps the engines; before the base */
     cr_pairings_link_free(r->pairings);
     cr_arbiter_link_free(r->arb);
     cr_lanes_free(r->lanes); /* after the arbiter link, which reads its live store */
@@ -977,6 +993,32 @@ static void free_relay(relay *r)
     if (r->base) {
         event_base_free(r->base);
     }
+}
+
+/* Engine evaluations (engine/evals.h): the engines niced and SCHED_IDLE,
+ * so that the relay's own work comes first. Returns 0 or -1 (logged). */
+static int start_evals(relay *r)
+{
+    const cr_config_engine *e = &r->t->engine;
+    cr_evals_config ec = {.base = r->base,
+                          .engine = e,
+                          .lanes = r->lanes,
+                          .nice = 10,
+                          .idle = true,
+                          .evaluated = on_evaluated,
+                          .data = r};
+    cr_error err;
+    r->evals = cr_evals_new(&ec, &err);
+    if (!r->evals) {
+        cr_log(CR_LOG_ERROR, "%s", err.text);
+        return -1;
+    }
+    cr_lanes_set_pgn_evals(r->lanes, e->pgn_http);
+    cr_outputs_set_evals(r->outputs, e->pgn_push, e->pgn_export);
+    cr_log(CR_LOG_INFO, "engine %s: %d process(es), %d thread(s) each, %s %d", e->path,
+           e->processes, e->threads, e->movetime_ms > 0 ? "movetime_ms" : "depth",
+           e->movetime_ms > 0 ? e->movetime_ms : e->depth);
+    return 0;
 }
 
 /* The loop's base, queues, lanes, outputs and pairings link, and the
@@ -1019,6 +1061,9 @@ static int loop_init(relay *r, cr_sigwatch *sw)
     }
     if (r->t->export_dir) {
         cr_log(CR_LOG_INFO, "export folder %s", r->t->export_dir);
+    }
+    if (r->t->engine.path && start_evals(r)) {
+        return -1;
     }
     if (r->t->pairings) {
         r->pairings = new_pairings_link(r, r->t->pairings);

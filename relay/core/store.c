@@ -13,6 +13,7 @@ struct cr_store {
     cr_store_game *games;
     int count, cap;
     int64_t last_seq;
+    bool pgn_evals;
 };
 
 static void copy_str(char *dst, size_t size, const char *src)
@@ -115,7 +116,21 @@ static json_t *clock_value(int32_t ms)
     return ms == CR_CLOCK_UNKNOWN ? json_null() : json_integer(ms);
 }
 
-static json_t *move_json(const cr_ply *p)
+static json_t *eval_json(const cr_eval *e)
+{
+    json_t *j = json_object();
+    json_object_set_new(j, e->mate ? "mate" : "cp", json_integer(e->value));
+    json_object_set_new(j, "depth", json_integer(e->depth));
+    json_object_set_new(j, "best", text_json(e->best));
+    json_object_set_new(j, "pv", text_json(e->pv));
+    if (e->nag) {
+        json_object_set_new(j, "nag", json_integer(e->nag));
+    }
+    return j;
+}
+
+/* e: the ply's evaluation or NULL (no "eval" key then). */
+static json_t *move_json(const cr_ply *p, const cr_eval *e)
 {
     json_t *m = json_object();
     json_object_set_new(m, "san", text_json(p->san));
@@ -123,6 +138,9 @@ static json_t *move_json(const cr_ply *p)
     json_object_set_new(m, "fen", fen_json(&p->after));
     json_object_set_new(m, "clock", clock_value(p->clock_ms));
     json_object_set_new(m, "flags", flags_json(p->flags));
+    if (e) {
+        json_object_set_new(m, "eval", eval_json(e));
+    }
     return m;
 }
 
@@ -171,7 +189,7 @@ cr_buf *cr_store_event_json(const cr_store_event *ev)
     case CR_SEV_MOVE: {
         json_object_set_new(j, "game", json_integer(ev->game));
         json_object_set_new(j, "ply", json_integer(ev->ply));
-        json_t *m = move_json(&ev->move);
+        json_t *m = move_json(&ev->move, NULL);
         json_object_update(j, m);
         json_decref(m);
         break;
@@ -228,6 +246,7 @@ void cr_store_free(cr_store *s)
     }
     for (int i = 0; i < s->count; i++) {
         cr_game_free(s->games[i].game);
+        free(s->games[i].evals);
     }
     free(s->games);
     free(s);
@@ -374,6 +393,9 @@ int cr_store_apply(cr_store *s, const cr_store_event *ev, cr_error *err)
                                     g->id, ev->ply, cr_game_ply_count(g->game));
             }
             cr_game_truncate(g->game, ev->ply);
+            for (int i = ev->ply; i < g->evals_cap; i++) {
+                g->evals[i].depth = 0; /* retracted with their plies */
+            }
             /* A result stood on the retracted moves no longer holds. */
             cr_game_set_result(g->game, CR_RESULT_NONE);
             break;
@@ -454,7 +476,7 @@ cr_buf *cr_store_snapshot_json(const cr_store *s, int id, int delay_s)
     json_object_set_new(gj, "start", fen_json(cr_game_start(g->game)));
     json_t *moves = json_array();
     for (int i = 0; i < cr_game_ply_count(g->game); i++) {
-        json_array_append_new(moves, move_json(cr_game_ply(g->game, i)));
+        json_array_append_new(moves, move_json(cr_game_ply(g->game, i), cr_store_eval(g, i)));
     }
     json_object_set_new(gj, "moves", moves);
     if (g->clock_at) {
@@ -527,25 +549,150 @@ cr_buf *cr_store_summary_json(const cr_store *s, int id)
     json_object_set_new(j, "plies", json_integer(n));
     json_object_set_new(j, "fen", fen_json(cr_game_position(game)));
     json_object_set_new(j, "last", n ? text_json(cr_game_ply(game, n - 1)->san) : json_null());
+    const cr_eval *e = n ? cr_store_eval(g, n - 1) : NULL;
+    if (e) {
+        json_object_set_new(j, "eval", eval_json(e));
+    }
     json_object_set_new(j, "online", json_boolean(g->online));
     json_object_set_new(j, "attention", json_boolean(g->attention));
     json_object_set_new(j, "seq", json_integer(g->last_seq));
     return dump(j);
 }
 
+/*----- evaluations -----*/
+
+int cr_store_set_eval(cr_store *s, int game, int ply, const cr_eval *e, cr_error *err)
+{
+    cr_store_game *g = find(s, game);
+    if (!g) {
+        return cr_error_set(err, CR_EINVAL, 0, 0, "unknown game %d", game);
+    }
+    if (ply < 0 || ply >= cr_game_ply_count(g->game)) {
+        return cr_error_set(err, CR_EINVAL, 0, 0, "game %d: no ply %d", game, ply);
+    }
+    if (ply >= g->evals_cap) {
+        int cap = g->evals_cap ? g->evals_cap : 64;
+        while (cap <= ply) {
+            cap *= 2;
+        }
+        cr_eval *n = realloc(g->evals, (size_t)cap * sizeof *n);
+        if (!n) {
+            return cr_error_set(err, CR_ENOMEM, 0, 0, "out of memory");
+        }
+        memset(n + g->evals_cap, 0, (size_t)(cap - g->evals_cap) * sizeof *n);
+        g->evals = n;
+        g->evals_cap = cap;
+    }
+    g->evals[ply] = *e;
+    return 0;
+}
+
+const cr_eval *cr_store_eval(const cr_store_game *g, int ply)
+{
+    if (ply < 0 || ply >= g->evals_cap || ply >= cr_game_ply_count(g->game) ||
+        g->evals[ply].depth <= 0) {
+        return NULL;
+    }
+    return &g->evals[ply];
+}
+
+cr_buf *cr_store_eval_json(const cr_store *s, int game, int ply)
+{
+    const cr_store_game *g = find(s, game);
+    const cr_eval *e = g ? cr_store_eval(g, ply) : NULL;
+    if (!e) {
+        return NULL;
+    }
+    json_t *j = json_object();
+    json_object_set_new(j, "type", json_string("eval"));
+    json_object_set_new(j, "game", json_integer(game));
+    json_object_set_new(j, "ply", json_integer(ply));
+    json_object_set_new(j, "eval", eval_json(e));
+    return dump(j);
+}
+
+cr_buf *cr_store_evals_json(const cr_store *s, int game)
+{
+    const cr_store_game *g = find(s, game);
+    if (!g) {
+        return NULL;
+    }
+    json_t *a = json_array();
+    bool any = false;
+    for (int i = 0; i < cr_game_ply_count(g->game); i++) {
+        const cr_eval *e = cr_store_eval(g, i);
+        json_array_append_new(a, e ? eval_json(e) : json_null());
+        any |= e != NULL;
+    }
+    if (!any) {
+        json_decref(a);
+        return NULL;
+    }
+    json_t *j = json_object();
+    json_object_set_new(j, "type", json_string("evals"));
+    json_object_set_new(j, "game", json_integer(game));
+    json_object_set_new(j, "evals", a);
+    return dump(j);
+}
+
+void cr_store_set_pgn_evals(cr_store *s, bool on)
+{
+    s->pgn_evals = on;
+}
+
+bool cr_store_pgn_evals(const cr_store *s)
+{
+    return s->pgn_evals;
+}
+
 /*----- PGN -----*/
 
-char *cr_store_game_pgn_text(const cr_store_game *g)
+typedef struct pgn_extra {
+    const cr_store_game *g;
+    char text[32];
+} pgn_extra;
+
+/* [%eval 0.35] / [%eval #-3] (lichess), and the ply's NAG. */
+static const char *eval_extra(void *data, int ply, int *nag)
+{
+    pgn_extra *x = data;
+    const cr_eval *e = cr_store_eval(x->g, ply);
+    if (!e) {
+        return NULL;
+    }
+    *nag = e->nag;
+    if (e->mate) {
+        snprintf(x->text, sizeof x->text, "[%%eval #%d]", e->value);
+    } else {
+        int v = e->value < 0 ? -e->value : e->value;
+        snprintf(x->text, sizeof x->text, "[%%eval %s%d.%02d]", e->value < 0 ? "-" : "", v / 100,
+                 v % 100);
+    }
+    return x->text;
+}
+
+char *cr_store_game_pgn_text_ex(const cr_store_game *g, bool evals)
 {
     char *out = NULL;
-    if (cr_pgn_write(g->game, NULL, &out, NULL) != 0) {
+    pgn_extra x = {.g = g};
+    cr_pgn_options o = {.style = CR_STYLE_SAN, .lang = CR_LANG_EN, .width = 80};
+    if (evals) {
+        o.ply_extra = eval_extra;
+        o.extra_data = &x;
+    }
+    if (cr_pgn_write(g->game, &o, &out, NULL) != 0) {
         return NULL;
     }
     return out;
 }
 
+char *cr_store_game_pgn_text(const cr_store_game *g)
+{
+    return cr_store_game_pgn_text_ex(g, false);
+}
+
 cr_buf *cr_store_pgn(const cr_store *s, int id)
 {
     const cr_store_game *g = find(s, id);
-    return g ? cr_buf_take_str(cr_store_game_pgn_text(g)) : NULL;
+    return g ? cr_buf_take_str(cr_store_game_pgn_text_ex(g, s->pgn_evals)) : NULL;
 }

@@ -15,6 +15,7 @@
 #include "util/buf.h"
 #include "cr/feed.h"
 #include "cr/game.h"
+#include "cr/notation.h"
 
 #define CR_ROUND_MAX 16
 
@@ -83,6 +84,20 @@ cr_buf *cr_store_event_json(const cr_store_event *ev);
 
 typedef struct cr_store cr_store;
 
+/* An engine's evaluation of the position after a ply (engine/evals.h). It
+ * is no store event: it has no seq, is set on a lane's store once the
+ * position is there (the public store: once the position is public) and
+ * goes out as an "eval" message of its own (docs/protocol.md). */
+enum { CR_EVAL_PV_MAX = 128 };
+typedef struct cr_eval {
+    int depth; /* > 0 when there is an evaluation */
+    bool mate; /* value is moves to mate */
+    int value; /* white's point of view: centipawns, or moves to mate (> 0: white mates) */
+    char best[CR_SAN_MAX];   /* the best move in SAN ("" when none) */
+    char pv[CR_EVAL_PV_MAX]; /* the line in SAN from the best move on, space-separated */
+    int nag;                 /* the ply that led here: 0, 2 (mistake, "?") or 4 (blunder, "??") */
+} cr_eval;
+
 /* One game as the store holds it (borrowed, valid until the store changes). */
 typedef struct cr_store_game {
     int id;
@@ -96,6 +111,8 @@ typedef struct cr_store_game {
     bool online, attention;
     char reason[CR_REASON_MAX];
     int64_t last_seq, last_ts;
+    cr_eval *evals; /* per ply (depth 0: none), evals_cap of them */
+    int evals_cap;
 } cr_store_game;
 
 cr_store *cr_store_new(void);
@@ -119,8 +136,28 @@ cr_buf *cr_store_snapshot_json(const cr_store *s, int id, int delay_s); /* "snap
 cr_buf *cr_store_summary_json(const cr_store *s, int id); /* one object of "games" */
 cr_buf *cr_store_pgn(const cr_store *s, int id);          /* PGN with %clk, blank line after */
 
+/* Sets the evaluation of the position after ply `ply` (0-based) of game
+ * `game`. Returns 0, or CR_EINVAL (err filled) for an unknown game or a ply
+ * the game does not have, CR_ENOMEM. Corrections drop the evaluations of
+ * the plies they retract. */
+int cr_store_set_eval(cr_store *s, int game, int ply, const cr_eval *e, cr_error *err);
+/* The evaluation after ply `ply`, or NULL when there is none. */
+const cr_eval *cr_store_eval(const cr_store_game *g, int ply);
+/* {"type":"eval","game":G,"ply":P,"eval":{...}} (NULL: no such eval). */
+cr_buf *cr_store_eval_json(const cr_store *s, int game, int ply);
+/* {"type":"evals","game":G,"evals":[{...} or null per ply]}, NULL when the
+ * game has no evaluation (sent to a viewer that resumes: docs/protocol.md). */
+cr_buf *cr_store_evals_json(const cr_store *s, int game);
+/* Whether cr_store_pgn writes the evaluations ([%eval 0.35], [%eval #-3])
+ * and their NAGs ($2, $4). Off by default. */
+void cr_store_set_pgn_evals(cr_store *s, bool on);
+bool cr_store_pgn_evals(const cr_store *s);
+
 /* Writes one game as PGN (cr_pgn_write: tags, moves with {[%clk h:mm:ss]},
  * result) into a new malloc'ed string, or NULL when out of memory. */
 char *cr_store_game_pgn_text(const cr_store_game *g);
+/* Same, with the evaluations and their NAGs or without (the plain one:
+ * without; outputs make their own choice). */
+char *cr_store_game_pgn_text_ex(const cr_store_game *g, bool evals);
 
 #endif

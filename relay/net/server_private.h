@@ -19,6 +19,7 @@ _Static_assert(LWS_PRE <= CR_BUF_PRE, "cr_buf headroom must hold the WebSocket f
 
 enum { LANE_LIVE = 0, LANE_PUBLIC = 1, LANE_NB = 2 };
 enum { MAX_FAULTS = 5, WALK_MAX = 4096, HTTP_CHUNK = 16384, WRITE_BATCH = 8, BATCH_BYTES = 65536 };
+enum { EVAL_QUEUE_MAX = 256 }; /* evals queued for a viewer at most (server_ws.c) */
 
 /* Delivery latency buckets (seconds) for /metrics (server_ws.c). */
 #define LATENCY_NB 12

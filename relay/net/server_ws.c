@@ -261,10 +261,12 @@ static void subscribe_game(cr_server *s, pss *p, const cr_view_game *g, int64_t 
     int64_t head = cr_view_head(v);
     if (since >= 0 && since < head && since >= g->seq) {
         add_sub(p, g->id, since); /* the client has everything of this game */
+        q_push(p, cr_buf_ref(g->evals)); /* but evals have no seq: all of them */
     } else if (since >= 0 && since < head && since + 1 >= cr_view_oldest(v)) {
         /* Every event after `since` is held: rewind the tail; events of
          * other games already sent are skipped by their subs' `seen`. */
         add_sub(p, g->id, since);
+        q_push(p, cr_buf_ref(g->evals));
         if (p->tail > since + 1) {
             p->tail = since + 1;
         }
@@ -905,6 +907,26 @@ void cr_srv_drain_pubs(cr_server *s)
             break;
         case CR_PUB_STOP:
             atomic_store(&s->stop, true);
+            break;
+        case CR_PUB_EVAL: /* engine evaluations (engine/evals.h): to the game's viewers */
+            for (int l = 0; l < LANE_NB; l++) {
+                unsigned bit = l == LANE_LIVE ? CR_LANE_LIVE : CR_LANE_PUBLIC;
+                if (!(p->lanes & bit)) {
+                    continue;
+                }
+                cr_view_apply(s->views[l], p, now);
+                for (int i = 0; i < s->nviewers; i++) {
+                    pss *vp = s->slots[i].p;
+                    /* A viewer with that many messages waiting is far
+                     * behind: it misses these evals (they are in every
+                     * later snapshot, and in "evals" on a resume). */
+                    if (s->slots[i].lane == l && s->slots[i].subscribed &&
+                        vp->qlen < EVAL_QUEUE_MAX && find_sub(vp, p->game)) {
+                        q_push(vp, cr_buf_ref(p->event));
+                        lws_callback_on_writable(vp->wsi);
+                    }
+                }
+            }
             break;
         case CR_PUB_ARBITER:
             for (pss *v = s->arbiters; v; v = v->arb_next) {

@@ -30,6 +30,7 @@ void cr_pub_free(cr_pub *p)
     cr_buf_unref(p->snapshot);
     cr_buf_unref(p->summary);
     cr_buf_unref(p->pgn);
+    cr_buf_unref(p->evals);
     cr_buf_unref(p->boards_metrics);
     cr_buf_unref(p->boards_json);
     cr_buf_unref(p->loop_metrics);
@@ -64,6 +65,7 @@ void cr_view_free(cr_view *v)
         cr_buf_unref(v->games[i].snapshot);
         cr_buf_unref(v->games[i].summary);
         cr_buf_unref(v->games[i].pgn);
+        cr_buf_unref(v->games[i].evals);
     }
     for (size_t i = 0; i < v->ring_cap; i++) {
         cr_buf_unref(v->ring[i].msg);
@@ -134,18 +136,28 @@ void cr_view_apply(cr_view *v, const cr_pub *p, int64_t now_us)
         }
         return;
     }
-    if (p->kind != CR_PUB_EVENT && p->kind != CR_PUB_STATE) {
+    if (p->kind != CR_PUB_EVENT && p->kind != CR_PUB_STATE && p->kind != CR_PUB_EVAL) {
         return;
     }
-    cr_view_game *g = game_slot(v, p->game);
+    cr_view_game *g =
+        p->kind == CR_PUB_EVAL ? (cr_view_game *)cr_view_find(v, p->game) : game_slot(v, p->game);
     if (g) {
-        memcpy(g->round, p->round, sizeof g->round);
-        g->round[sizeof g->round - 1] = '\0';
-        g->seq = p->seq;
+        if (p->kind != CR_PUB_EVAL) {
+            memcpy(g->round, p->round, sizeof g->round);
+            g->round[sizeof g->round - 1] = '\0';
+            g->seq = p->seq;
+        }
         g->modified_us = now_us;
         replace(&g->snapshot, p->snapshot);
         replace(&g->summary, p->summary);
         replace(&g->pgn, p->pgn);
+        if (p->has_evals) {
+            cr_buf_unref(g->evals);
+            g->evals = cr_buf_ref(p->evals);
+        }
+    }
+    if (p->kind == CR_PUB_EVAL) {
+        return;
     }
     if (p->kind == CR_PUB_STATE) {
         if (p->seq + 1 > v->head) {
@@ -290,6 +302,35 @@ cr_pub *cr_pub_for_event(const cr_store *store, const cr_store_event *ev, cr_buf
     if (ev->kind != CR_SEV_STATUS) {
         p->pgn = cr_store_pgn(store, ev->game);
     }
+    if (ev->kind == CR_SEV_CORRECTION) {
+        p->evals = cr_store_evals_json(store, ev->game); /* retracted plies' evals gone */
+        p->has_evals = true;
+    }
+    return p;
+}
+
+cr_pub *cr_pub_for_eval(const cr_store *store, int game, int ply, unsigned lanes, int delay_s)
+{
+    const cr_store_game *g = cr_store_find(store, game);
+    cr_pub *p = g ? cr_pub_new(CR_PUB_EVAL) : NULL;
+    if (!p) {
+        return NULL;
+    }
+    p->lanes = lanes;
+    p->seq = g->last_seq;
+    p->ts = g->last_ts;
+    p->game = game;
+    memcpy(p->round, g->round, sizeof p->round);
+    p->event = cr_store_eval_json(store, game, ply);
+    p->snapshot = cr_store_snapshot_json(store, game, delay_s);
+    p->summary = cr_store_summary_json(store, game);
+    p->pgn = cr_store_pgn(store, game);
+    p->evals = cr_store_evals_json(store, game);
+    p->has_evals = true;
+    if (!p->event) {
+        cr_pub_free(p);
+        return NULL;
+    }
     return p;
 }
 
@@ -307,5 +348,7 @@ cr_pub *cr_pub_for_game(const cr_store *store, const cr_store_game *g, unsigned 
     p->snapshot = cr_store_snapshot_json(store, g->id, delay_s);
     p->summary = cr_store_summary_json(store, g->id);
     p->pgn = cr_store_pgn(store, g->id);
+    p->evals = cr_store_evals_json(store, g->id);
+    p->has_evals = true;
     return p;
 }

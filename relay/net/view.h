@@ -28,7 +28,9 @@ typedef enum cr_pub_kind {
     CR_PUB_STOP,          /* the server thread should exit */
     CR_PUB_ARBITER,       /* event: a message of the arbiter channel */
     CR_PUB_ARBITER_STATE, /* snapshot: the channel's; incidents: /arbiter/incidents.json */
-    CR_PUB_ARBITER_REPORT /* claim's report_html and report_pgn (/arbiter/claim/<claim>.*) */
+    CR_PUB_ARBITER_REPORT, /* claim's report_html and report_pgn (/arbiter/claim/<claim>.*) */
+    CR_PUB_EVAL           /* event: an engine's "eval" message (no seq, no ring entry) and the
+                             game's state with it (engine/evals.h) */
 } cr_pub_kind;
 
 /* One publication. Owns one reference to each buffer; free with cr_pub_free. */
@@ -39,6 +41,8 @@ typedef struct cr_pub {
     int game;
     char round[CR_ROUND_MAX];
     cr_buf *event, *snapshot, *summary, *pgn;
+    cr_buf *evals;  /* the game's "evals" message (NULL: none) ... */
+    bool has_evals; /* ... when this is set (else the view keeps its own) */
     /* STATS */
     int boards_online, boards_known;
     bool ready;
@@ -67,12 +71,17 @@ cr_pub *cr_pub_for_event(const cr_store *store, const cr_store_event *ev, cr_buf
 /* A game's whole state (CR_PUB_STATE), e.g. after a rebuild. */
 cr_pub *cr_pub_for_game(const cr_store *store, const cr_store_game *g, unsigned lanes, int delay_s);
 
+/* The publication of an evaluation the store has just taken
+ * (cr_store_set_eval): the "eval" message and the game's state with it. */
+cr_pub *cr_pub_for_eval(const cr_store *store, int game, int ply, unsigned lanes, int delay_s);
+
 typedef struct cr_view_game {
     int id;
     char round[CR_ROUND_MAX];
     int64_t seq;         /* last event of the game in this view */
     int64_t modified_us; /* wall time the view last changed it */
     cr_buf *snapshot, *summary, *pgn;
+    cr_buf *evals; /* "evals" message, NULL: none (sent to resuming viewers) */
 } cr_view_game;
 
 typedef struct cr_view_entry {
@@ -87,7 +96,8 @@ typedef struct cr_view cr_view;
 cr_view *cr_view_new(size_t ring);
 void cr_view_free(cr_view *v);
 
-/* Applies a publication (EVENT, STATE or MARK); now_us stamps changes. */
+/* Applies a publication (EVENT, STATE, MARK or EVAL); now_us stamps
+ * changes. EVAL changes the game's state only (no seq, no ring entry). */
 void cr_view_apply(cr_view *v, const cr_pub *p, int64_t now_us);
 
 int cr_view_game_count(const cr_view *v);

@@ -25,6 +25,7 @@ struct cr_outputs {
     name_set pushed; /* rounds with a push URL */
     name_set dirty;
     char last_export_error[200];
+    bool push_evals, export_evals; /* [%eval] in the pushed / exported PGN */
 };
 
 static bool set_has(const name_set *s, const char *name)
@@ -94,6 +95,20 @@ int cr_outputs_set_push(cr_outputs *o, const char *round, const char *url, const
     return rc;
 }
 
+void cr_outputs_set_evals(cr_outputs *o, bool push, bool export_dir)
+{
+    o->push_evals = push;
+    o->export_evals = export_dir;
+}
+
+void cr_outputs_changed_game(cr_outputs *o, const cr_store *store, int game)
+{
+    const cr_store_game *g = o ? cr_store_find(store, game) : NULL;
+    if (g && set_add(&o->dirty, g->round)) {
+        cr_log(CR_LOG_WARN, "outputs: out of memory (round %s not updated)", g->round);
+    }
+}
+
 const cr_pusher *cr_outputs_pusher(const cr_outputs *o)
 {
     return o->pusher;
@@ -160,6 +175,41 @@ static void export_error(cr_outputs *o, const cr_error *err)
     }
 }
 
+/* The games' PGNs (texts[i], malloc'd, to be freed by the caller) and
+ * all of them joined (malloc'd), or NULL when out of memory. */
+static char *render(const cr_store_game **games, int n, bool evals, char **texts, size_t *len)
+{
+    size_t total = 0;
+    for (int i = 0; i < n; i++) {
+        texts[i] = cr_store_game_pgn_text_ex(games[i], evals);
+        if (!texts[i]) {
+            return NULL;
+        }
+        total += strlen(texts[i]);
+    }
+    char *all = malloc(total + 1);
+    if (!all) {
+        return NULL;
+    }
+    size_t at = 0;
+    for (int i = 0; i < n; i++) {
+        size_t k = strlen(texts[i]);
+        memcpy(all + at, texts[i], k);
+        at += k;
+    }
+    all[at] = '\0';
+    *len = at;
+    return all;
+}
+
+static void free_texts(char **texts, int n)
+{
+    for (int i = 0; texts && i < n; i++) {
+        free(texts[i]);
+        texts[i] = NULL;
+    }
+}
+
 static void flush_round(cr_outputs *o, const cr_store *store, const char *round)
 {
     bool push = set_has(&o->pushed, round);
@@ -185,44 +235,36 @@ static void flush_round(cr_outputs *o, const cr_store *store, const char *round)
     qsort(games, (size_t)n, sizeof *games, by_table);
     size_t len = 0;
     bool ok = true;
-    for (int i = 0; i < n && ok; i++) {
-        texts[i] = cr_store_game_pgn_text(games[i]);
-        ok = texts[i] != NULL;
-        len += ok ? strlen(texts[i]) : 0;
+    if (push) {
+        char *all = render(games, n, o->push_evals, texts, &len);
+        if (all) {
+            cr_pusher_offer(o->pusher, round, all, len);
+        }
+        ok = all != NULL;
+        free(all);
+        free_texts(texts, n);
     }
-    char *all = ok ? malloc(len + 1) : NULL;
-    if (all) {
-        size_t at = 0;
-        for (int i = 0; i < n; i++) {
-            size_t k = strlen(texts[i]);
-            memcpy(all + at, texts[i], k);
-            at += k;
-        }
-        all[at] = '\0';
-        if (push) {
-            cr_pusher_offer(o->pusher, round, all, at);
-        }
+    if (number && ok) {
+        char *all = render(games, n, o->export_evals, texts, &len);
+        ok = all != NULL;
         cr_error err;
-        if (number) {
-            if (cr_exporter_write_round(o->exporter, number, all, &err)) {
+        if (all && cr_exporter_write_round(o->exporter, number, all, &err)) {
+            export_error(o, &err);
+        }
+        for (int i = 0; all && i < n; i++) {
+            /* games are sorted by table, then id: the newest of a table is last */
+            bool newest = i + 1 == n || games[i + 1]->table != games[i]->table;
+            if (games[i]->table >= 1 && newest &&
+                cr_exporter_write_game(o->exporter, number, games[i]->table, texts[i], &err)) {
                 export_error(o, &err);
             }
-            for (int i = 0; i < n; i++) {
-                /* games are sorted by table, then id: the newest of a table is last */
-                bool newest = i + 1 == n || games[i + 1]->table != games[i]->table;
-                if (games[i]->table >= 1 && newest &&
-                    cr_exporter_write_game(o->exporter, number, games[i]->table, texts[i], &err)) {
-                    export_error(o, &err);
-                }
-            }
         }
-    } else {
+        free(all);
+    }
+    if (!ok) {
         cr_log(CR_LOG_WARN, "outputs: out of memory (round %s not updated)", round);
     }
-    free(all);
-    for (int i = 0; i < n; i++) {
-        free(texts[i]);
-    }
+    free_texts(texts, n);
     free(texts);
     free(games);
 }

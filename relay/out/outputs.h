@@ -40,6 +40,13 @@ int cr_outputs_set_push(cr_outputs *o, const char *round, const char *url, const
  * as changed (clock and status events change no PGN and are ignored). */
 void cr_outputs_changed(cr_outputs *o, const cr_store *store, const cr_store_event *ev);
 
+/* Marks the round of a game as changed (an engine evaluation came). */
+void cr_outputs_changed_game(cr_outputs *o, const cr_store *store, int game);
+
+/* Whether the pushed and the exported PGNs carry the engine evaluations
+ * ([%eval], NAGs: cr_store_game_pgn_text_ex). Off by default. */
+void cr_outputs_set_evals(cr_outputs *o, bool push, bool export_dir);
+
 /* Marks every round of the store as changed (after a rebuild). */
 void cr_outputs_changed_all(cr_outputs *o, const cr_store *store);
 

@@ -106,7 +106,8 @@ export class FakeRelay {
     const last = g.moves[g.moves.length - 1];
     return { id: g.id, round: g.round, board: g.board, table: g.table, white: g.tags.White, black: g.tags.Black,
       white_elo: Number(g.tags.WhiteElo) || 0, black_elo: Number(g.tags.BlackElo) || 0, result: g.result,
-      plies: g.moves.length, fen: last ? last.fen : g.start, last: last ? last.san : null, online: g.online, attention: g.attention };
+      plies: g.moves.length, fen: last ? last.fen : g.start, last: last ? last.san : null, online: g.online, attention: g.attention,
+      ...(last && last.eval ? { eval: last.eval } : {}) };
   }
 
   snapshot(g) {
@@ -136,6 +137,16 @@ export class FakeRelay {
     const g = this.games.get(id);
     g.clock = { white, black, running, at: nowUs() };
     return this.emit(g, { type: 'clock', game: id, white, black, running });
+  }
+
+  // An engine evaluation of the position after ply `ply` (docs/protocol.md,
+  // "Engine evaluations"): no seq; kept for snapshots, games.json and PGN.
+  evaluate(id, ply, e) {
+    const g = this.games.get(id);
+    g.moves[ply].eval = e;
+    const msg = { type: 'eval', game: id, ply, eval: e };
+    for (const c of this.clients) if (this.wants(c, g)) this.send(c, msg);
+    return msg;
   }
 
   correction(id, ply) {
@@ -366,7 +377,10 @@ export class FakeRelay {
     }
     if (url.pathname === '/games.json') return this.reply(res, 200, 'application/json', JSON.stringify([...this.games.values()].map((g) => this.summary(g))));
     if (url.pathname === '/healthz') return this.reply(res, 200, 'text/plain', 'ok\n');
-    const rel = url.pathname === '/' ? 'index.html' : decodeURIComponent(url.pathname).replace(/^\/+/, '');
+    // As the relay: a path without an extension is a client route (the
+    // overlays' /overlay/game/<id> too) and gets index.html.
+    const path = decodeURIComponent(url.pathname);
+    const rel = url.pathname === '/' || !extname(path) ? 'index.html' : path.replace(/^\/+/, '');
     const file = normalize(join(this.webDir, rel));
     if (!file.startsWith(this.webDir)) return this.reply(res, 403, 'text/plain', 'forbidden\n');
     try {

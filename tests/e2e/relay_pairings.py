@@ -25,7 +25,7 @@ import time
 
 HERE = os.path.dirname(os.path.abspath(__file__))
 sys.path.insert(0, HERE)
-from relay_ws import Games, Relay, WSClosed, check, fail, moves_of_pgn  # noqa: E402
+from relay_ws import Games, Relay, WSClosed, check, fail, moves_of_pgn, wait_until  # noqa: E402
 
 DATA = os.path.join(HERE, "..", "data")
 TRF = os.path.join(DATA, "pairings", "oslo-open-r5.trf")
@@ -39,14 +39,7 @@ ROUND5 = {1: ("Lindqvist, Erik", "Nováková, Jana"), 2: ("Nilsen, Petter", "Ød
           5: ("Ivanova, Darya", "Haugen, Ingrid")}
 
 
-def wait(cond, what, limit=20.0):
-    end = time.time() + limit
-    while time.time() < end:
-        v = cond()
-        if v:
-            return v
-        time.sleep(0.1)
-    fail("timed out: %s" % what)
+wait = wait_until  # relay_ws.py
 
 
 def write_file(path, text):

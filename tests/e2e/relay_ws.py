@@ -361,6 +361,18 @@ def sample_feed(name):
     return path
 
 
+def wait_until(cond, what, limit=20.0):
+    """cond() until it gives something true (returned), every 0.1 s; fails
+    the test after `limit` seconds."""
+    end = time.time() + limit
+    while time.time() < end:
+        v = cond()
+        if v:
+            return v
+        time.sleep(0.1)
+    fail("timed out after %.0f s: %s" % (limit, what))
+
+
 def check(cond, msg):
     if not cond:
         fail(msg)

@@ -11,6 +11,8 @@ import { sanNode, playerRow, fillPlayer, setBoard } from './widgets.js';
 import { uciSquares, isCheck, sideToMove } from './state.js';
 import { NOTATIONS, localizeSan } from './san.js';
 import { moveNumberLabel, resultText, resultLine, clampPly, pgnFileName } from './view.js';
+import { evalText, nagMark } from './eval.js';
+import { evalBar, fillEvalBar, evalGraph, timeGraph, graphPly } from './graphs.js';
 
 export class GamePage {
   // app: { store, conn, ui, main, scheduleRender(), setNotation(v) }
@@ -84,13 +86,27 @@ export class GamePage {
       Object.entries(NOTATIONS).map(([k, v]) => h('option', { value: k }, v.label)));
     select.value = ui.notation;
     const moves = h('div', { class: 'moves', role: 'group', 'aria-label': 'moves' });
+    // The evaluation and time-use graphs: a click jumps to that ply.
+    const graphs = h('div', { class: 'graphs' },
+      h('div', { class: 'graph eval-graph', role: 'img', title: 'evaluation: click to go to a move' }),
+      h('div', { class: 'graph time-graph', role: 'img', title: 'time used per move: click to go to a move' }));
+    graphs.addEventListener('click', (e) => {
+      const g = this.game();
+      const p = g ? graphPly(e, g.moves.length) : -1;
+      if (p >= 0) this.goPly(p + 1);
+    });
+    const engine = h('input', { type: 'checkbox', class: 'show-eval', onchange: (e) => this.app.setShowEval(e.target.checked) });
+    engine.checked = ui.showEval;
     moves.addEventListener('click', (e) => {
       const m = e.target.closest('[data-ply]');
       if (m) this.goPly(Number(m.dataset.ply) + 1);
     });
     const el = h('section', { class: 'game-page' },
       h('div', { class: 'board-col' },
-        top, h('div', { class: 'board-wrap', role: 'img' }, box), bottom),
+        top,
+        h('div', { class: 'board-row' }, evalBar(), h('div', { class: 'board-wrap', role: 'img' }, box)),
+        bottom,
+        h('div', { class: 'bestline', 'aria-live': 'off' })),
       h('div', { class: 'sr-announce visually-hidden', role: 'status', 'aria-live': 'polite' }),
       h('aside', { class: 'side' },
         h('div', { class: 'game-head' },
@@ -100,9 +116,11 @@ export class GamePage {
         h('div', { class: 'game-status' }),
         controls,
         moves,
+        graphs,
         h('div', { class: 'game-result' }),
         h('div', { class: 'tools' },
           h('label', { class: 'notation-label' }, 'Notation ', select),
+          h('label', { class: 'eval-label', title: 'engine evaluation: bar, best line, graph, ? and ?? marks' }, engine, ' Engine'),
           h('a', { class: 'pgn-link game-pgn', download: true }, icon('download'), ' Game PGN'),
           h('a', { class: 'pgn-link round-pgn', download: true }, icon('download'), ' Round PGN')),
         h('nav', { class: 'round-list', 'aria-label': 'other boards of the round' })));
@@ -112,7 +130,7 @@ export class GamePage {
       drawable: { enabled: false, visible: true },
       highlight: { lastMove: true, check: true },
     });
-    return { id, el, cg, box, top, bottom, moves, select, key: '', movesKey: '' };
+    return { id, el, cg, box, top, bottom, moves, select, engine, key: '', movesKey: '', evalKey: '', graphKey: '' };
   }
 
   render(route) {
@@ -220,8 +238,11 @@ export class GamePage {
     v.el.querySelector('.board-wrap').setAttribute('aria-label', this.boardLabel(g, ply, fen));
     this.announce(g);
 
+    this.renderEval(g, ply, fen);
+
     // Move list.
-    const mk = `${g.seq}|${n}|${ply}|${ui.notation}|${g.moves.map((x) => x.san).join(' ')}`;
+    const nags = ui.showEval ? g.evals.map((e) => nagMark(e)).join(',') : '';
+    const mk = `${g.seq}|${n}|${ply}|${ui.notation}|${g.moves.map((x) => x.san).join(' ')}|${nags}`;
     if (mk !== v.movesKey) {
       v.movesKey = mk;
       this.renderMoves(g, ply);
@@ -237,6 +258,41 @@ export class GamePage {
       res.hidden = false;
     } else {
       res.hidden = true;
+    }
+  }
+
+  // The eval bar beside the board, the best line under it, the graphs under
+  // the moves; none of it when the viewer hides the engine.
+  renderEval(g, ply, fen) {
+    const { store, ui } = this.app;
+    const v = this.view;
+    v.el.classList.toggle('no-eval', !ui.showEval);
+    v.engine.checked = ui.showEval;
+    const near = store.evalNear(g, ply);
+    const e = near.exact ? near.e : null;
+    const key = `${ui.showEval}|${ply}|${this.orientation}|${JSON.stringify(near)}|${ui.notation}`;
+    if (key !== v.evalKey) {
+      v.evalKey = key;
+      fillEvalBar(v.el.querySelector('.evalbar'), near.e, this.orientation, !near.exact);
+      const best = v.el.querySelector('.bestline');
+      if (e && e.pv && ui.showEval) {
+        const line = e.pv.split(' ').map((san, i) => {
+          const no = moveNumberLabel(fen, i);
+          return (i === 0 || !no.endsWith('...') ? `${no} ` : '') + localizeSan(san, ui.notation);
+        }).join(' ');
+        best.replaceChildren(h('span', { class: 'best-eval' }, evalText(e)), ' ',
+          h('span', { class: 'best-pv' }, line), ' ', h('span', { class: 'best-depth' }, `depth ${e.depth}`));
+      } else {
+        best.replaceChildren();
+      }
+    }
+    if (!ui.showEval) return;
+    const n = g.moves.length;
+    const gk = `${n}|${ply}|${JSON.stringify(g.evals)}|${g.moves.map((m) => m.clock).join(',')}`;
+    if (gk !== v.graphKey) {
+      v.graphKey = gk;
+      evalGraph(v.el.querySelector('.eval-graph'), g.evals, n, ply);
+      timeGraph(v.el.querySelector('.time-graph'), g, n, ply, (i) => sideToMove(store.fenAt(g, i)));
     }
   }
 
@@ -315,6 +371,7 @@ export class GamePage {
         rows.push(h('button', { type: 'button', class: cls.join(' '), 'data-ply': String(c.i), 'data-san': c.mv.san,
           'aria-current': current ? 'true' : null, tabindex: tabStop ? '0' : '-1', title: titles.join('; ') || null },
           sanNode(c.mv.san, ui.notation),
+          ui.showEval && nagMark(g.evals[c.i]) ? h('span', { class: `nag nag${g.evals[c.i].nag}` }, nagMark(g.evals[c.i])) : null,
           flags.includes('illegal') ? h('span', { class: 'flag illegal-flag' }, ' illegal') : null,
           flags.includes('reconstructed') ? h('sup', { class: 'flag' }, 'r') : null,
           flags.includes('draw-offer') ? h('span', { class: 'flag draw' }, ' (=)') : null));

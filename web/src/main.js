@@ -7,6 +7,7 @@ import { Connection } from './conn.js';
 import { NOTATIONS } from './san.js';
 import { clockRemaining, formatClock } from './clock.js';
 import { parseRoute } from './view.js';
+import { evalShown } from './eval.js';
 import { ArbiterStore, isArbiterMessage } from './arbiter.js';
 import { h, setText, icon } from './dom.js';
 import { OverviewPage } from './overview.js';
@@ -18,6 +19,7 @@ const arb = new ArbiterStore();
 const ui = {
   route: parseRoute(location.hash),
   notation: readPref('cr.notation', 'en'),
+  showEval: evalShown(location.search, readRaw('cr.eval')), // ?eval=0 for screens in the hall
   conn: { state: 'connecting', info: {} },
   renderQueued: false,
   lastError: null,
@@ -30,6 +32,10 @@ function readPref(key, dflt) {
   } catch (e) {
     return dflt;
   }
+}
+
+function readRaw(key) {
+  try { return localStorage.getItem(key); } catch (e) { return null; }
 }
 
 function writePref(key, v) {
@@ -164,6 +170,11 @@ const app = {
   setNotation: (v) => {
     ui.notation = v;
     writePref('cr.notation', v);
+    scheduleRender();
+  },
+  setShowEval: (v) => {
+    ui.showEval = !!v;
+    writePref('cr.eval', v ? '1' : '0');
     scheduleRender();
   },
 };

@@ -6,6 +6,7 @@ import { h, setText, icon } from './dom.js';
 import { sanNode, playerRow, fillPlayer, setBoard } from './widgets.js';
 import { uciSquares, isCheck, sideToMove } from './state.js';
 import { moveNumberLabel, resultText, pgnFileName } from './view.js';
+import { evalText, whiteShare } from './eval.js';
 
 export class OverviewPage {
   // app: { store, ui, main, eventName() }
@@ -74,7 +75,8 @@ export class OverviewPage {
       }
       // Only games that changed since their card was drawn are touched.
       const sig = [g.seq, g.moves.length, g.loaded, g.summary && g.summary.plies, g.result, g.online, g.attention,
-        g.statusReason, g.white, g.black, g.whiteElo, g.blackElo, g.whiteTitle, g.blackTitle, g.table, g.board, !!g.clock, ui.notation].join('|');
+        g.statusReason, g.white, g.black, g.whiteElo, g.blackElo, g.whiteTitle, g.blackTitle, g.table, g.board, !!g.clock, ui.notation,
+        ui.showEval, JSON.stringify(store.evalNear(g, store.current(g).plies))].join('|');
       if (sig !== c.sig) {
         c.sig = sig;
         this.updateCard(c, g);
@@ -113,6 +115,17 @@ export class OverviewPage {
       if (started && cur.san) last.replaceChildren(moveNumberLabel(g.start, cur.plies - 1) + ' ', sanNode(cur.san, ui.notation));
       else last.replaceChildren(started ? '' : 'Pairing · not started');
     }
+    // The small eval bar under the board (White's share, from the left).
+    const near = ui.showEval ? store.evalNear(g, cur.plies) : { e: null, exact: false };
+    const e = near.e;
+    const bar = c.el.querySelector('.card-eval');
+    bar.hidden = !e;
+    bar.classList.toggle('pending', !near.exact);
+    if (e) {
+      bar.firstChild.style.width = `${Math.round(whiteShare(e) * 1000) / 10}%`;
+      bar.title = `engine: ${evalText(e)}`;
+      bar.dataset.eval = evalText(e);
+    }
     const res = c.el.querySelector('.result');
     setText(res, g.result !== '*' ? resultText(g.result) : '');
     const key = `${cur.fen}|${cur.uci}|${cur.san}`;
@@ -136,7 +149,8 @@ function makeCard(g) {
   const bottom = playerRow('bottom');
   const el = h('a', { class: 'card', href: `#/game/${g.id}`, 'data-game': String(g.id) },
     h('div', { class: 'card-head' }, h('span', { class: 'board-no' }), h('span', { class: 'badges' })),
-    top, h('div', { class: 'mini' }, box), bottom,
+    top, h('div', { class: 'mini' }, box),
+    h('div', { class: 'card-eval', hidden: true }, h('div', { class: 'card-eval-white' })), bottom,
     h('div', { class: 'card-foot' }, h('span', { class: 'last' }), h('span', { class: 'result' })));
   const cg = Chessground(box, {
     viewOnly: true, coordinates: false, orientation: 'white',

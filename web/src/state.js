@@ -11,6 +11,8 @@ function newGame(id) {
   return {
     id, round: null, board: null, table: null, tags: {},
     white: '', black: '', whiteElo: null, blackElo: null, whiteTitle: '', blackTitle: '',
+    whiteFed: '', blackFed: '',
+    evals: [], summaryEval: null,               // engine evaluations by ply; the list's last one
     start: START_FEN, moves: [], loaded: false, // loaded: a snapshot gave the moves
     summary: null,                              // {fen,last,plies} from a games list
     clock: null, result: '*', reason: null, delay: 0,
@@ -106,6 +108,9 @@ export class Store {
       case 'move': case 'clock': case 'correction': case 'result': case 'status': case 'tag':
         this.applyEvent(msg, out);
         return out;
+      case 'eval': case 'evals':
+        this.applyEval(msg, out);
+        return out;
       default:
         return out;
     }
@@ -124,6 +129,9 @@ export class Store {
     if (s.black_elo !== undefined) g.blackElo = elo(s.black_elo);
     if (typeof s.white_title === 'string') g.whiteTitle = s.white_title;
     if (typeof s.black_title === 'string') g.blackTitle = s.black_title;
+    if (typeof s.white_fed === 'string') g.whiteFed = s.white_fed;
+    if (typeof s.black_fed === 'string') g.blackFed = s.black_fed;
+    if (s.eval !== undefined) g.summaryEval = s.eval || null;
     if (s.online !== undefined) g.online = !!s.online;
     if (s.attention !== undefined) g.attention = !!s.attention;
     // The list's position only stands in until a snapshot brings the moves.
@@ -163,6 +171,8 @@ export class Store {
     if (tags.BlackElo !== undefined) g.blackElo = elo(tags.BlackElo);
     if (tags.WhiteTitle !== undefined) g.whiteTitle = String(tags.WhiteTitle || '');
     if (tags.BlackTitle !== undefined) g.blackTitle = String(tags.BlackTitle || '');
+    if (tags.WhiteFed !== undefined) g.whiteFed = String(tags.WhiteFed || '');
+    if (tags.BlackFed !== undefined) g.blackFed = String(tags.BlackFed || '');
     if ((g.table === null || g.table === undefined) && tags.Board !== undefined && Number.isFinite(Number(tags.Board)) && Number(tags.Board) > 0) g.table = Number(tags.Board);
   }
 
@@ -188,6 +198,7 @@ export class Store {
       clock: typeof m.clock === 'number' ? m.clock : null,
       flags: Array.isArray(m.flags) ? m.flags : [],
     }));
+    g.evals = (s.moves || []).map((m) => (m.eval && typeof m.eval === 'object' ? m.eval : null));
     g.clock = s.clock ? {
       white: s.clock.white, black: s.clock.black,
       running: s.clock.running || '-',
@@ -241,19 +252,28 @@ export class Store {
         g.clock = c;
         break;
       }
-      case 'clock':
+      case 'clock': {
+        // The press after a move tells the mover's time, as the relay does
+        // for its snapshots and PGN (docs/protocol.md).
+        const n = g.moves.length;
+        if (n && g.moves[n - 1].clock === null && msg.running === sideToMove(this.fenAt(g, n))[0]) {
+          const mover = sideToMove(this.fenAt(g, n - 1));
+          if (typeof msg[mover] === 'number') g.moves[n - 1].clock = msg[mover];
+        }
         g.clock = { white: msg.white, black: msg.black, running: msg.running || '-', at: msg.ts };
         // A press timed a ply whose move came first: the move takes its clock.
         if (typeof msg.ply === 'number' && g.moves[msg.ply]) {
           g.moves[msg.ply].clock = msg.ply_clock === undefined ? null : msg.ply_clock;
         }
         break;
+      }
       case 'correction': {
         if (!g.loaded || typeof msg.ply !== 'number' || msg.ply < 0 || msg.ply > g.moves.length) {
           markStale();
           return;
         }
         g.moves.length = msg.ply;
+        if (g.evals.length > msg.ply) g.evals.length = msg.ply; // retracted with their plies
         break;
       }
       case 'result':
@@ -282,6 +302,44 @@ export class Store {
     }
     if (typeof msg.seq === 'number') g.seq = msg.seq;
     out.changed.add(id);
+  }
+
+  // An engine evaluation ("eval": one ply; "evals": every ply of a game, as
+  // sent on a resume). No seq: it may come before its move, so it is kept
+  // by ply; the last one for a ply holds.
+  applyEval(msg, out) {
+    const id = Number(msg.game);
+    const g = Number.isFinite(id) ? this.games.get(id) : null;
+    if (!g) return;
+    if (msg.type === 'evals') {
+      if (!Array.isArray(msg.evals)) return;
+      g.evals = msg.evals.map((e) => (e && typeof e === 'object' ? e : null));
+    } else {
+      const ply = Number(msg.ply);
+      if (!Number.isInteger(ply) || ply < 0 || !msg.eval || typeof msg.eval !== 'object') return;
+      while (g.evals.length < ply) g.evals.push(null);
+      g.evals[ply] = msg.eval;
+      if (!g.loaded && g.summary && ply === g.summary.plies - 1) g.summaryEval = msg.eval;
+    }
+    out.changed.add(id);
+  }
+
+  // The evaluation of the position after `plies` half-moves of g (null:
+  // none; the list's when the moves are not loaded).
+  evalAt(g, plies) {
+    if (!g.loaded) return g.summaryEval || null;
+    return plies > 0 && plies <= g.moves.length ? g.evals[plies - 1] || null : null;
+  }
+
+  // The latest evaluation at or before `plies` half-moves: {e, exact}
+  // (exact: of that very position); e null when there is none.
+  evalNear(g, plies) {
+    const e = this.evalAt(g, plies);
+    if (e || !g.loaded) return { e, exact: !!e };
+    for (let i = Math.min(plies, g.evals.length) - 1; i >= 0; i--) {
+      if (g.evals[i]) return { e: g.evals[i], exact: false };
+    }
+    return { e: null, exact: false };
   }
 
   // The `since` to resume a subscription with after a reconnect, or 0 for

@@ -83,3 +83,33 @@ export function pgnFileName({ event, round, table, white, black, id } = {}) {
   if (name) return `${name}.pgn`;
   return id !== null && id !== undefined ? `game-${id}.pgn` : 'games.pgn';
 }
+
+// An overlay's route and parameters (overlay.js): /overlay/game/<id> or
+// /overlay/round/<r>, and ?size=PX&orientation=white|black&show=a,b&hide=c
+// &limit=N&eval=0. Parts: board, names, flags, clocks, eval, last (all by
+// default). null for another path.
+export const OVERLAY_PARTS = ['board', 'names', 'flags', 'clocks', 'eval', 'last'];
+
+export function parseOverlay(pathname, search) {
+  const m = /^\/overlay\/(game|round)\/([^/]+)\/?$/.exec(String(pathname || ''));
+  if (!m) return null;
+  const q = new URLSearchParams(search || '');
+  const kind = m[1];
+  if (kind === 'game' && !/^\d+$/.test(m[2])) return null;
+  const size = Number(q.get('size'));
+  const limit = Number(q.get('limit'));
+  let show = new Set(OVERLAY_PARTS);
+  if (q.get('show')) show = new Set(q.get('show').split(',').map((s) => s.trim()).filter((s) => OVERLAY_PARTS.includes(s)));
+  for (const p of (q.get('hide') || '').split(',')) show.delete(p.trim());
+  const ev = q.get('eval');
+  if (ev === '0' || ev === 'off' || ev === 'false') show.delete('eval');
+  return {
+    kind,
+    id: kind === 'game' ? Number(m[2]) : null,
+    round: kind === 'round' ? decodeOr(m[2]) : null,
+    size: Number.isFinite(size) && size >= 80 && size <= 2000 ? Math.round(size) : (kind === 'game' ? 360 : 160),
+    orientation: q.get('orientation') === 'black' ? 'black' : 'white',
+    limit: Number.isFinite(limit) && limit >= 1 ? Math.floor(limit) : 0,
+    show,
+  };
+}
