@@ -19,7 +19,7 @@ struct cr_evals {
     cr_engine_pool *pool;
     want *wants; /* positions asked for and not answered yet */
     int nwants, capwants;
-    const cr_store *pub; /* the public store of the last event */
+    const cr_store *public_store; /* the public store of the last event */
 };
 
 /* Same position: FENs equal up to the fourth field (the counters aside). */
@@ -112,7 +112,7 @@ static int mover(const cr_store_game *g, int ply)
 static void set_eval(cr_evals *x, int game, int ply, const char *fen, cr_eval *e)
 {
     const cr_store *live = cr_lanes_live(x->cfg.lanes);
-    const cr_store *pub = cr_lanes_public(x->cfg.lanes);
+    const cr_store *public_store = cr_lanes_public(x->cfg.lanes);
     const cr_store_game *g = cr_store_find(live, game);
     if (!g || ply >= cr_game_ply_count(g->game)) {
         return;
@@ -121,7 +121,7 @@ static void set_eval(cr_evals *x, int game, int ply, const char *fen, cr_eval *e
     e->nag = cr_evals_nag(before, e, mover(g, ply), x->engine.mistake_cp, x->engine.blunder_cp);
     unsigned lanes = cr_lanes_set_eval(x->cfg.lanes, game, ply, fen, e);
     if ((lanes & CR_LANE_PUBLIC) && x->cfg.evaluated) {
-        x->cfg.evaluated(x->cfg.data, pub, game, ply);
+        x->cfg.evaluated(x->cfg.data, public_store, game, ply);
     }
     g = lanes ? cr_store_find(live, game) : NULL;
     const cr_eval *next = g ? cr_store_eval(g, ply + 1) : NULL;
@@ -135,7 +135,7 @@ static void set_eval(cr_evals *x, int game, int ply, const char *fen, cr_eval *e
             n.nag = nag;
             if ((cr_lanes_set_eval(x->cfg.lanes, game, ply + 1, nfen, &n) & CR_LANE_PUBLIC) &&
                 x->cfg.evaluated) {
-                x->cfg.evaluated(x->cfg.data, pub, game, ply + 1);
+                x->cfg.evaluated(x->cfg.data, public_store, game, ply + 1);
             }
         }
     }
@@ -258,10 +258,10 @@ static void lane_event(cr_evals *x, const cr_store *store, const cr_store_event 
     }
 }
 
-void cr_evals_public_event(cr_evals *x, const cr_store *pub, const cr_store_event *ev)
+void cr_evals_public_event(cr_evals *x, const cr_store *public_store, const cr_store_event *ev)
 {
     if (x) {
-        lane_event(x, pub, ev, false);
+        lane_event(x, public_store, ev, false);
     }
 }
 

@@ -33,7 +33,7 @@ typedef struct cr_evals_config {
     int nice;  /* the engines' niceness (10 in the relay) */
     bool idle; /* and SCHED_IDLE (the relay: yes) */
     /* An evaluation was set on the public store (may be NULL). */
-    void (*evaluated)(void *data, const cr_store *pub, int game, int ply);
+    void (*evaluated)(void *data, const cr_store *public_store, int game, int ply);
     void *data;
 } cr_evals_config;
 
@@ -45,7 +45,7 @@ cr_evals *cr_evals_new(const cr_evals_config *cfg, cr_error *err);
 void cr_evals_free(cr_evals *x); /* accepts NULL */
 
 /* An event that reached the public store. */
-void cr_evals_public_event(cr_evals *x, const cr_store *pub, const cr_store_event *ev);
+void cr_evals_public_event(cr_evals *x, const cr_store *public_store, const cr_store_event *ev);
 
 /* An event of the live lane. Only with engine.live and a public delay: its
  * positions are analysed at once (below every public one) for the live
