@@ -22,119 +22,8 @@
  * moves, and for searched sequences of 3+ plies or ambiguous ones, which a
  * clock running for the other side refutes). Nothing here reads the wall
  * clock. */
-#include "cr/infer.h"
-#include "cr/notation.h"
+#include "infer_private.h"
 
-#include <stdio.h>
-#include <stdlib.h>
-#include <string.h>
-
-#define MAX_SEQ 8       /* plies in one pending explanation */
-#define MAX_TAGS 32
-#define RECENT_PLIES 8  /* earlier positions tried on every snapshot */
-#define SOLUTIONS_CAP 64
-#define ALT_MAX 4       /* sequences kept from one search (the first and alternatives) */
-#define AMBIG_MAX 48    /* a recovery commits when at most this many sequences fit
-                           (transpositions: four quiet moves a side in 8 plies give
-                           up to 576, but a few captures or checks cut that down) */
-#define SEEN_MAX 16     /* recent boards remembered: a ply the board showed is no guess */
-#define RECOVER_NODES 200000 /* node budget of one recovery search (under 10 ms) */
-
-static const cr_bb CENTRE = (1ull << CR_SQ_D4) | (1ull << CR_SQ_E4) | (1ull << CR_SQ_D5) | (1ull << CR_SQ_E5);
-static const cr_bb BACK_RANKS = 0xFF000000000000FFull;
-
-/* SWAR: the builtin becomes a slow library call without -mpopcnt. */
-static int popcount(cr_bb b)
-{
-    b = b - ((b >> 1) & 0x5555555555555555ull);
-    b = (b & 0x3333333333333333ull) + ((b >> 2) & 0x3333333333333333ull);
-    b = (b + (b >> 4)) & 0x0F0F0F0F0F0F0F0Full;
-    return (int)((b * 0x0101010101010101ull) >> 56);
-}
-static int lsb(cr_bb b) { return __builtin_ctzll(b); }
-
-/* A snapshot as the engine sees it: rotated into the game's orientation. */
-typedef struct snap {
-    uint8_t sq[CR_SQ_NB];
-    cr_bb bb[CR_PIECE_NB];
-    cr_bb by_color[CR_COLOR_NB];
-    cr_bb occ;
-} snap;
-
-typedef struct seq {
-    int base;            /* ply index the moves start from */
-    int n;               /* moves */
-    cr_move moves[MAX_SEQ];
-    uint16_t fits;       /* sequences that fitted (1 when certain) */
-    bool reconstructed;  /* found by the gap search */
-    bool illegal;        /* moves[0] is an illegal move: `after` holds its position */
-    cr_position after;
-    char illegal_text[16];
-    int nalt;            /* other sequences that fit (up to ALT_MAX - 1 kept) */
-    cr_move alt[ALT_MAX - 1][MAX_SEQ];
-} seq;
-
-struct cr_infer {
-    char id[CR_BOARD_ID_MAX + 1];
-    cr_infer_config cfg;
-    cr_infer_cb cb;
-    void *data;
-
-    cr_game *game;
-    int game_number;
-    bool ended;          /* result known */
-    bool ended_by_board; /* result from the kings signal: no more moves */
-    bool rotated;
-
-    char *tag_name[MAX_TAGS];
-    char *tag_value[MAX_TAGS];
-    int ntags;
-    bool have_fen;
-    cr_position fen_start;
-    cr_position std_start; /* the standard start, made once */
-
-    snap cur;            /* last snapshot (normalised) */
-    uint8_t raw[CR_SQ_NB];
-    bool have_snap;
-    int64_t t_last;      /* last event time */
-    int64_t t_change;    /* time of the last snapshot that changed the board */
-
-    bool has_pending;
-    seq pending;
-    int64_t pending_t;   /* snapshot that completed it */
-    int64_t deadline;
-
-    bool explained;      /* the current snapshot is P(n) or the pending end */
-    int64_t unexplained_since;
-    bool attention;
-    int searched;        /* gap search depth done for the current snapshot (0: none) */
-    bool forward_tried;  /* prefer_forward ran for the current snapshot */
-    bool swept;          /* the board was (nearly) cleared since the last sync */
-    bool signal;         /* the snapshot shows both kings in the centre */
-
-    bool have_illegal;   /* an illegal move that may have stood */
-    seq illegal;
-
-    bool gap_open;       /* the link was down: the board may be several plies ahead */
-    bool clock_stale;    /* no clock reading since the link was down */
-    bool lost;           /* the board stood unreachable: every settled picture is
-                            searched deeply from P(n) until one fits */
-    uint8_t seen[SEEN_MAX][CR_SQ_NB]; /* recent boards (normalised), a ring */
-    int nseen, seen_head;
-
-    bool clock_seen;
-    int running;
-    int32_t clock_ms[2];
-    int plies_at_press;  /* ply count right after the last press */
-    int confirmed;       /* plies the clock has confirmed (running for the side to move) */
-    bool stash_valid;    /* a press whose move is not committed yet */
-    int stash_color;
-    int32_t stash_ms;
-    int32_t stash_emt;
-    int64_t turn_from[2]; /* when each side's clock started running this turn, -1 unknown */
-
-    cr_infer_stats stats;
-};
 
 void cr_infer_config_default(cr_infer_config *cfg)
 {
@@ -177,18 +66,6 @@ static void snap_build(snap *s, const uint8_t raw[CR_SQ_NB], bool rotated)
     s->occ = ~s->bb[CR_NO_PIECE];
 }
 
-static const int PIECES[12] = {CR_WP, CR_WN, CR_WB, CR_WR, CR_WQ, CR_WK,
-                               CR_BP, CR_BN, CR_BB, CR_BR, CR_BQ, CR_BK};
-
-/* Squares where the snapshot differs from the position. */
-static cr_bb diff_bb(const cr_position *p, const snap *s)
-{
-    cr_bb d = 0;
-    for (int i = 0; i < 12; i++) {
-        d |= p->by_piece[PIECES[i]] ^ s->bb[PIECES[i]];
-    }
-    return d;
-}
 
 static bool same_board(const cr_position *p, const snap *s) { return memcmp(p->board, s->sq, CR_SQ_NB) == 0; }
 
@@ -221,18 +98,6 @@ static void emit_simple(cr_infer *inf, cr_infer_kind kind, int64_t t, const char
     ev.reason = reason;
     ev.running = CR_CLOCK_STOPPED;
     emit(inf, &ev);
-}
-
-/* Single-move filter: could one legal move of `side` turn the base's board
- * into s, given d = the changed squares? */
-static bool one_move_shape(const snap *s, cr_bb d, int side)
-{
-    int n = popcount(d);
-    if (n < 2 || n > 4) {
-        return false;
-    }
-    cr_bb arrived = d & s->occ;
-    return arrived && (arrived & ~s->by_color[side]) == 0;
 }
 
 /* Legal moves from base that give exactly s. Returns their number (the
@@ -278,287 +143,6 @@ static void seq_end(const cr_infer *inf, const seq *q, cr_position *out)
     for (; i < q->n; i++) {
         cr_position_do_move(out, q->moves[i]);
     }
-}
-
-/* ----------------------------------------------------------- gap search */
-
-typedef struct search_ctx {
-    const snap *target;
-    cr_bb d0;
-    int target_count[2];
-    long budget, nodes;
-    bool aborted;
-    int nsol;
-    int depth;
-    int free_moves;      /* moves allowed from a square that ends unchanged */
-    cr_move stack[MAX_SEQ];
-    cr_move first[ALT_MAX][MAX_SEQ]; /* the first sequences found */
-    bool castle_ok[2];   /* a side may still castle: one move fills two squares */
-    int cap;             /* stop after this many solutions */
-} search_ctx;
-
-static int floordiv(int a, int b) { return a >= 0 ? a / b : -((-a + b - 1) / b); }
-
-/* Knight moves from one square to another on an unbounded board: never
- * more than on the real one, so a lower bound. */
-static int knight_moves(int df, int dr)
-{
-    int x = df > dr ? df : dr, y = df > dr ? dr : df;
-    if (x == 1 && y == 0) {
-        return 3;
-    }
-    if (x == 2 && y == 2) {
-        return 4;
-    }
-    int delta = x - y;
-    return y > delta ? delta - 2 * floordiv(delta - y, 3) : delta - 2 * floordiv(delta - y, 4);
-}
-
-/* Fewest moves a piece of this type (colour col) needs from one square to
- * another on an empty board: what "a piece must have moved there" costs. */
-static int piece_dist(int type, int col, int from, int to)
-{
-    int df = abs(cr_file_of(from) - cr_file_of(to)), dr = abs(cr_rank_of(from) - cr_rank_of(to));
-    switch (type) {
-    case CR_PAWN: {
-        int up = col == CR_WHITE ? cr_rank_of(to) - cr_rank_of(from) : cr_rank_of(from) - cr_rank_of(to);
-        if (up <= 0 || df > up) {
-            return 99;
-        }
-        bool home = cr_rank_of(from) == (col == CR_WHITE ? 1 : 6);
-        /* the double step saves a move; captures after it change files */
-        return home && up >= 2 && df <= up - 1 ? up - 1 : up;
-    }
-    case CR_KNIGHT: return knight_moves(df, dr);
-    case CR_BISHOP:
-        if (((df + dr) & 1) != 0) {
-            return 99;
-        }
-        return df == dr ? 1 : 2;
-    case CR_ROOK: return df == 0 || dr == 0 ? 1 : 2;
-    case CR_QUEEN: return df == 0 || dr == 0 || df == dr ? 1 : 2;
-    default: return df > dr ? df : dr;
-    }
-}
-
-/* Lower bound on the moves side col still needs: every square that must
- * come to hold one of its pieces is reached by a piece of that type (or a
- * pawn promoting), each by its own moves. Castling moves king and rook at
- * once: they count one move at most while it is possible. */
-static int moves_needed(const search_ctx *c, const cr_position *pos, cr_bb d, int col)
-{
-    int total = 0;
-    cr_bb arrive = d & c->target->by_color[col];
-    cr_bb pawns = pos->by_piece[cr_make_piece(col, CR_PAWN)];
-    for (cr_bb b = arrive; b; b &= b - 1) {
-        int to = lsb(b);
-        int pc = c->target->sq[to];
-        int type = cr_type_of(pc);
-        int best = 99;
-        if (c->castle_ok[col] && (type == CR_KING || type == CR_ROOK)) {
-            best = 1;
-        }
-        for (cr_bb src = pos->by_piece[pc]; src && best > 1; src &= src - 1) {
-            int dd = piece_dist(type, col, lsb(src), to);
-            if (dd < best) {
-                best = dd;
-            }
-        }
-        if (type != CR_PAWN && type != CR_KING) {
-            for (cr_bb src = pawns; src && best > 1; src &= src - 1) {
-                int from = lsb(src);
-                int last = col == CR_WHITE ? 7 : 0;
-                int dd = piece_dist(CR_PAWN, col, from, cr_square(cr_file_of(from), last));
-                if (dd < best) {
-                    best = dd; /* the promoting move may land there */
-                }
-            }
-        }
-        total += best;
-        if (total > 16) {
-            break;
-        }
-    }
-    return total;
-}
-
-static void dfs(search_ctx *c, const cr_position *pos, int ply, int left, cr_bb touched)
-{
-    if (++c->nodes > c->budget) {
-        c->aborted = true;
-        return;
-    }
-    cr_bb d = diff_bb(pos, c->target);
-    if (left == 0) {
-        if (d == 0) {
-            if (c->nsol < ALT_MAX) {
-                memcpy(c->first[c->nsol], c->stack, sizeof c->first[0]);
-            }
-            c->nsol++;
-        }
-        return;
-    }
-    if (d == 0 || popcount(d) > 4 * left) {
-        return;
-    }
-    if (left == 1 && !one_move_shape(c->target, d, pos->side)) {
-        return; /* the last ply must be one move of the side to move */
-    }
-    if (popcount(pos->by_color[0]) < c->target_count[0] || popcount(pos->by_color[1]) < c->target_count[1]) {
-        return;
-    }
-    /* Squares that differ outside the changed set must be put right, one
-     * ply each: by the side whose piece must stand there (moving in or
-     * capturing), or by the owner of a piece that must leave. */
-    cr_bb stray = d & ~c->d0;
-    int need[2] = {0, 0};
-    for (cr_bb b = stray; b; b &= b - 1) {
-        int sq = lsb(b);
-        int p = c->target->sq[sq] ? c->target->sq[sq] : pos->board[sq];
-        need[cr_color_of(p)]++;
-    }
-    int side = pos->side;
-    if (need[side] > (left + 1) / 2 || need[!side] > left / 2) {
-        return;
-    }
-    /* Which pieces must still move where: every square that must come to
-     * hold a piece of one side takes a move of that side (castling fills
-     * two), and every piece of a side that must vanish takes a capture by
-     * the other. */
-    int moves[2];
-    moves[side] = (left + 1) / 2;
-    moves[!side] = left / 2;
-    int needed[2];
-    for (int col = 0; col < 2; col++) {
-        int bonus = c->castle_ok[col] && moves[col] > 0;
-        cr_bb arrive = d & c->target->by_color[col];
-        if (popcount(arrive) > moves[col] + bonus) {
-            return;
-        }
-        needed[col] = moves_needed(c, pos, d, col);
-        if (needed[col] > moves[col] + bonus) {
-            return;
-        }
-        if (popcount(pos->by_color[col]) - c->target_count[col] > moves[!col]) {
-            return;
-        }
-    }
-    /* A piece standing where the board shows an empty square or another
-     * piece of its own side must move away, or be taken by a piece that
-     * then moves on (a move the other side has to spare; en passant is
-     * the one capture that leaves nothing behind: one allowed). */
-    for (int col = 0; col < 2; col++) {
-        cr_bb vacate = d & pos->by_color[col] & ~c->target->by_color[!col];
-        int spare = moves[!col] - needed[!col];
-        if (spare < 0) {
-            spare = 0;
-        }
-        if (popcount(vacate) > moves[col] + (c->castle_ok[col] && moves[col] > 0) + spare + 1) {
-            return;
-        }
-    }
-    cr_movelist ml;
-    cr_generate_legal(pos, &ml);
-    cr_bb from_ok = c->d0 | touched;
-    for (int i = 0; i < ml.count; i++) {
-        cr_move m = ml.moves[i];
-        cr_bb movers = 1ull << cr_move_from(m);
-        if (cr_move_kind(m) == CR_MOVE_CASTLE) {
-            movers |= 1ull << cr_move_to(m);
-        }
-        bool free_move = !(from_ok & movers);
-        int to = cr_move_to(m);
-        if (free_move &&
-            (c->free_moves == 0 || cr_move_kind(m) == CR_MOVE_CASTLE || !(c->d0 & (1ull << to)) ||
-             (!pos->board[to] && cr_type_of(pos->board[cr_move_from(m)]) != CR_PAWN &&
-              c->target->sq[to] != pos->board[cr_move_from(m)]))) {
-            /* Leaving a square that ends as it began: a piece that went
-             * and came back (its trace: what it took on a changed square),
-             * a pawn whose square the next pawn of its file took, or a
-             * piece that went where the board shows one like it while
-             * another took its place (Rd2-f2 ... Rd8-d2). */
-            continue;
-        }
-        cr_position next = *pos;
-        cr_position_do_move(&next, m);
-        cr_bb t2 = touched;
-        if (cr_move_kind(m) == CR_MOVE_CASTLE) {
-            t2 |= 1ull << cr_castle_king_to(m, side);
-            t2 |= 1ull << cr_castle_rook_to(m, side);
-        } else {
-            t2 |= 1ull << cr_move_to(m);
-        }
-        c->stack[ply] = m;
-        c->free_moves -= free_move;
-        dfs(c, &next, ply + 1, left - 1, t2);
-        c->free_moves += free_move;
-        if (c->aborted || c->nsol >= c->cap) {
-            return;
-        }
-    }
-}
-
-/* Sequences of 2..max plies from base to s (shortest first). Returns the
- * number found at the shortest depth, 0 if none. */
-/* want_side >= 0: only sequences after which that side is to move (the
- * clock runs for it); then a search cut short by its budget still counts
- * what it found (at least that many fit). */
-static int gap_search_n(cr_infer *inf, const cr_position *base, const snap *s, seq *out, int mind, int maxd,
-                        long budget, int cap, int want_side)
-{
-    search_ctx c;
-    memset(&c, 0, sizeof c);
-    c.target = s;
-    c.d0 = diff_bb(base, s);
-    c.target_count[0] = popcount(s->by_color[0]);
-    c.target_count[1] = popcount(s->by_color[1]);
-    c.budget = budget > 0 ? budget : inf->cfg.search_nodes;
-    c.cap = cap > 0 ? cap : SOLUTIONS_CAP;
-    for (int col = 0; col < 2; col++) {
-        c.castle_ok[col] = base->castle_rook[col][0] != CR_SQ_NONE || base->castle_rook[col][1] != CR_SQ_NONE;
-    }
-    if (maxd > MAX_SEQ) {
-        maxd = MAX_SEQ;
-    }
-    inf->stats.searches++;
-    /* Shortest first. At each length: every moved piece starts on a
-     * changed square or where an earlier move put it; then (3 plies and
-     * more) also one move from a square that ends as it began (a piece
-     * that left and came back, or whose square another like it took). */
-    for (int depth = mind > 2 ? mind : 2; depth <= maxd && !c.aborted; depth++) {
-        if (want_side >= 0 && ((base->side + depth) & 1) != want_side) {
-            continue;
-        }
-        for (int pass = 0; pass < 2 && !c.aborted; pass++) {
-            if (pass == 1 && depth < 3) {
-                continue;
-            }
-            c.free_moves = pass;
-            c.nsol = 0;
-            c.depth = depth;
-            dfs(&c, base, 0, depth, 0);
-            if (c.nsol > 0 && c.aborted && want_side < 0) {
-                break; /* how many fit is not known */
-            }
-            if (c.nsol > 0) {
-                out->n = depth;
-                memcpy(out->moves, c.first[0], sizeof out->moves);
-                out->nalt = c.nsol < ALT_MAX ? c.nsol - 1 : ALT_MAX - 1;
-                memcpy(out->alt, c.first[1], sizeof out->alt);
-                out->fits = (uint16_t)c.nsol;
-                out->reconstructed = true;
-                inf->stats.search_nodes += (uint64_t)c.nodes;
-                return c.nsol;
-            }
-        }
-    }
-    inf->stats.search_nodes += (uint64_t)c.nodes;
-    return c.aborted ? -1 : 0;
-}
-
-static int gap_search(cr_infer *inf, const cr_position *base, const snap *s, seq *out, int mind, int maxd)
-{
-    return gap_search_n(inf, base, s, out, mind, maxd, 0, 0, -1);
 }
 
 /* ------------------------------------------------------------ the game */
@@ -880,101 +464,6 @@ static void set_pending(cr_infer *inf, const seq *q, int64_t t)
 
 /* --------------------------------------------------- game start and end */
 
-static bool board_equals(const uint8_t *a, const uint8_t *b) { return memcmp(a, b, CR_SQ_NB) == 0; }
-
-static void rotate(const uint8_t *in, uint8_t *out)
-{
-    for (int i = 0; i < CR_SQ_NB; i++) {
-        out[i] = in[63 - i];
-    }
-}
-
-/* Chess960 number of a back rank by Scharnagl's scheme (518 is the
- * standard one), or -1; the caller checks it against the whole board.
- * Computed directly: the library's cr_chess960_index tries all 960. */
-static int scharnagl(const uint8_t *b)
-{
-    int light = -1, dark = -1, queen = -1, kn[2], nk = 0, free_i = 0;
-    for (int f = 0; f < 8; f++) {
-        if (b[f] == CR_WB) {
-            if (f & 1) {
-                light = (f - 1) / 2;
-            } else {
-                dark = f / 2;
-            }
-        }
-    }
-    if (light < 0 || dark < 0) {
-        return -1;
-    }
-    for (int f = 0; f < 8; f++) {
-        if (b[f] == CR_WB) {
-            continue;
-        }
-        if (b[f] == CR_WQ) {
-            queen = free_i;
-        }
-        free_i++;
-    }
-    free_i = 0;
-    for (int f = 0; f < 8; f++) {
-        if (b[f] == CR_WB || b[f] == CR_WQ) {
-            continue;
-        }
-        if (b[f] == CR_WN && nk < 2) {
-            kn[nk++] = free_i;
-        }
-        free_i++;
-    }
-    if (queen < 0 || nk != 2) {
-        return -1;
-    }
-    static const int first[4] = {0, 4, 7, 9}; /* codes of pairs (a, a+1..4) */
-    int code = first[kn[0]] + (kn[1] - kn[0] - 1);
-    return light + 4 * dark + 16 * queen + 96 * code;
-}
-
-/* Does the raw snapshot show a start position? Fills pos and rotated. */
-static bool recognise_start(cr_infer *inf, cr_position *pos, bool *rotated)
-{
-    static const uint8_t empty_middle[32];
-    if (!inf->have_fen && memcmp(inf->raw + 16, empty_middle, sizeof empty_middle) != 0) {
-        return false; /* ranks 3 to 6 hold a piece: no start position (checked per snapshot) */
-    }
-    uint8_t rot[CR_SQ_NB];
-    rotate(inf->raw, rot);
-    if (inf->have_fen) {
-        if (board_equals(inf->raw, inf->fen_start.board) || board_equals(rot, inf->fen_start.board)) {
-            *pos = inf->fen_start;
-            *rotated = !board_equals(inf->raw, inf->fen_start.board);
-            return true;
-        }
-    }
-    const cr_position *std = &inf->std_start;
-    if (board_equals(inf->raw, std->board) || board_equals(rot, std->board)) {
-        *pos = *std;
-        *rotated = !board_equals(inf->raw, std->board);
-        return true;
-    }
-    /* Chess960: only a full set on ranks 1, 2, 7 and 8 can be one. */
-    cr_bb occ = 0;
-    for (int i = 0; i < CR_SQ_NB; i++) {
-        occ |= (cr_bb)(inf->raw[i] != 0) << i;
-    }
-    if (occ != 0xFFFF00000000FFFFull) {
-        return false;
-    }
-    for (int r = 0; r < 2; r++) {
-        const uint8_t *b = r ? rot : inf->raw;
-        int n = scharnagl(b);
-        if (n >= 0 && cr_position_init_960(pos, n) == 0 && board_equals(b, pos->board)) {
-            *rotated = r;
-            return true;
-        }
-    }
-    return false;
-}
-
 /* Both kings on centre squares: the DGT way to enter a result. */
 static bool is_kings_signal(const snap *s)
 {
@@ -1287,7 +776,7 @@ static void resolve(cr_infer *inf, int64_t t, bool pressed, int depth)
             q.base = n;
             int fits = 0;
             if (popcount(diff_bb(pos_at(inf, n), s)) >= 2) {
-                fits = gap_search(inf, pos_at(inf, n), s, &q, from, depth);
+                fits = cr_infer__gap_search(inf, pos_at(inf, n), s, &q, from, depth);
             }
             if ((fits == 1 && q.n <= 2) || (fits >= 1 && pressed)) {
                 commit(inf, &q, inf->t_change, t);
@@ -1313,7 +802,7 @@ static void resolve(cr_infer *inf, int64_t t, bool pressed, int depth)
                 memset(&q, 0, sizeof q);
                 q.base = b;
                 /* only a unique sequence: the guessed plies and one more move */
-                fits = gap_search(inf, pos_at(inf, b), s, &q, 2, n - b + 1);
+                fits = cr_infer__gap_search(inf, pos_at(inf, b), s, &q, 2, n - b + 1);
                 if (fits == 1) {
                     set_pending(inf, &q, inf->t_change);
                     if (pressed) {
@@ -1385,7 +874,7 @@ static bool prefer_forward(cr_infer *inf, int64_t t)
     int undo = n - inf->pending.base + inf->pending.n;
     int maxd = undo + 1 < inf->cfg.max_gap_plies ? undo + 1 : inf->cfg.max_gap_plies;
     if (plausible(&inf->cur) && popcount(diff_bb(pos_at(inf, n), &inf->cur)) >= 2 && maxd >= 2 &&
-        gap_search(inf, pos_at(inf, n), &inf->cur, &q, 2, maxd) == 1) {
+        cr_infer__gap_search(inf, pos_at(inf, n), &inf->cur, &q, 2, maxd) == 1) {
         inf->has_pending = false;
         commit(inf, &q, inf->t_change, t);
         inf->explained = true;
@@ -1416,7 +905,7 @@ static void recover(cr_infer *inf, int64_t t)
     /* Deep searches find pieces walking to and fro: the clock running for
      * one side says who is to move (its press triggers another try). */
     int want = inf->clock_seen && !inf->clock_stale && inf->running != CR_CLOCK_STOPPED ? inf->running : -1;
-    int fits = gap_search_n(inf, pos_at(inf, n), s, &q, 2, MAX_SEQ, RECOVER_NODES, AMBIG_MAX + 1, want);
+    int fits = cr_infer__gap_search_n(inf, pos_at(inf, n), s, &q, 2, MAX_SEQ, RECOVER_NODES, AMBIG_MAX + 1, want);
     if (fits < 1 || fits > AMBIG_MAX) {
         return;
     }
@@ -1750,7 +1239,7 @@ static void feed_pos(cr_infer *inf, const cr_feed_event *ev, int64_t t)
     if (may_start || reset) {
         cr_position start;
         bool rot;
-        if (recognise_start(inf, &start, &rot) && !(reset && continues_game(inf))) {
+        if (cr_infer__recognise_start(inf, &start, &rot) && !(reset && continues_game(inf))) {
             if (inf->game && cr_game_ply_count(inf->game) == 0 && !inf->ended && rot == inf->rotated &&
                 memcmp(cr_game_start(inf->game)->board, start.board, CR_SQ_NB) == 0) {
                 snap_build(&inf->cur, inf->raw, inf->rotated);

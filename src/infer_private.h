@@ -1,0 +1,159 @@
+/* Internals of the move inference shared by infer.c (the state machine)
+ * and infer_search.c (the search for missed snapshots). Not installed. */
+#ifndef CR_INFER_PRIVATE_H
+#define CR_INFER_PRIVATE_H
+
+#include "cr/infer.h"
+#include "cr/notation.h"
+
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#define MAX_SEQ 8       /* plies in one pending explanation */
+#define MAX_TAGS 32
+#define RECENT_PLIES 8  /* earlier positions tried on every snapshot */
+#define SOLUTIONS_CAP 64
+#define ALT_MAX 4       /* sequences kept from one search (the first and alternatives) */
+#define AMBIG_MAX 48    /* a recovery commits when at most this many sequences fit
+                           (transpositions: four quiet moves a side in 8 plies give
+                           up to 576, but a few captures or checks cut that down) */
+#define SEEN_MAX 16     /* recent boards remembered: a ply the board showed is no guess */
+#define RECOVER_NODES 200000 /* node budget of one recovery search (under 10 ms) */
+
+static const cr_bb CENTRE = (1ull << CR_SQ_D4) | (1ull << CR_SQ_E4) | (1ull << CR_SQ_D5) | (1ull << CR_SQ_E5);
+static const cr_bb BACK_RANKS = 0xFF000000000000FFull;
+
+/* SWAR: the builtin becomes a slow library call without -mpopcnt. */
+static inline int popcount(cr_bb b)
+{
+    b = b - ((b >> 1) & 0x5555555555555555ull);
+    b = (b & 0x3333333333333333ull) + ((b >> 2) & 0x3333333333333333ull);
+    b = (b + (b >> 4)) & 0x0F0F0F0F0F0F0F0Full;
+    return (int)((b * 0x0101010101010101ull) >> 56);
+}
+static inline int lsb(cr_bb b) { return __builtin_ctzll(b); }
+
+/* A snapshot as the engine sees it: rotated into the game's orientation. */
+typedef struct snap {
+    uint8_t sq[CR_SQ_NB];
+    cr_bb bb[CR_PIECE_NB];
+    cr_bb by_color[CR_COLOR_NB];
+    cr_bb occ;
+} snap;
+
+typedef struct seq {
+    int base;            /* ply index the moves start from */
+    int n;               /* moves */
+    cr_move moves[MAX_SEQ];
+    uint16_t fits;       /* sequences that fitted (1 when certain) */
+    bool reconstructed;  /* found by the gap search */
+    bool illegal;        /* moves[0] is an illegal move: `after` holds its position */
+    cr_position after;
+    char illegal_text[16];
+    int nalt;            /* other sequences that fit (up to ALT_MAX - 1 kept) */
+    cr_move alt[ALT_MAX - 1][MAX_SEQ];
+} seq;
+
+struct cr_infer {
+    char id[CR_BOARD_ID_MAX + 1];
+    cr_infer_config cfg;
+    cr_infer_cb cb;
+    void *data;
+
+    cr_game *game;
+    int game_number;
+    bool ended;          /* result known */
+    bool ended_by_board; /* result from the kings signal: no more moves */
+    bool rotated;
+
+    char *tag_name[MAX_TAGS];
+    char *tag_value[MAX_TAGS];
+    int ntags;
+    bool have_fen;
+    cr_position fen_start;
+    cr_position std_start; /* the standard start, made once */
+
+    snap cur;            /* last snapshot (normalised) */
+    uint8_t raw[CR_SQ_NB];
+    bool have_snap;
+    int64_t t_last;      /* last event time */
+    int64_t t_change;    /* time of the last snapshot that changed the board */
+
+    bool has_pending;
+    seq pending;
+    int64_t pending_t;   /* snapshot that completed it */
+    int64_t deadline;
+
+    bool explained;      /* the current snapshot is P(n) or the pending end */
+    int64_t unexplained_since;
+    bool attention;
+    int searched;        /* gap search depth done for the current snapshot (0: none) */
+    bool forward_tried;  /* prefer_forward ran for the current snapshot */
+    bool swept;          /* the board was (nearly) cleared since the last sync */
+    bool signal;         /* the snapshot shows both kings in the centre */
+
+    bool have_illegal;   /* an illegal move that may have stood */
+    seq illegal;
+
+    bool gap_open;       /* the link was down: the board may be several plies ahead */
+    bool clock_stale;    /* no clock reading since the link was down */
+    bool lost;           /* the board stood unreachable: every settled picture is
+                            searched deeply from P(n) until one fits */
+    uint8_t seen[SEEN_MAX][CR_SQ_NB]; /* recent boards (normalised), a ring */
+    int nseen, seen_head;
+
+    bool clock_seen;
+    int running;
+    int32_t clock_ms[2];
+    int plies_at_press;  /* ply count right after the last press */
+    int confirmed;       /* plies the clock has confirmed (running for the side to move) */
+    bool stash_valid;    /* a press whose move is not committed yet */
+    int stash_color;
+    int32_t stash_ms;
+    int32_t stash_emt;
+    int64_t turn_from[2]; /* when each side's clock started running this turn, -1 unknown */
+
+    cr_infer_stats stats;
+};
+
+static const int PIECES[12] = {CR_WP, CR_WN, CR_WB, CR_WR, CR_WQ, CR_WK,
+                               CR_BP, CR_BN, CR_BB, CR_BR, CR_BQ, CR_BK};
+
+/* Squares where the snapshot differs from the position. */
+static inline cr_bb diff_bb(const cr_position *p, const snap *s)
+{
+    cr_bb d = 0;
+    for (int i = 0; i < 12; i++) {
+        d |= p->by_piece[PIECES[i]] ^ s->bb[PIECES[i]];
+    }
+    return d;
+}
+
+/* Single-move filter: could one legal move of `side` turn the base's board
+ * into s, given d = the changed squares? */
+static inline bool one_move_shape(const snap *s, cr_bb d, int side)
+{
+    int n = popcount(d);
+    if (n < 2 || n > 4) {
+        return false;
+    }
+    cr_bb arrived = d & s->occ;
+    return arrived && (arrived & ~s->by_color[side]) == 0;
+}
+
+/* Does the raw snapshot show a start position? Fills pos and rotated. */
+bool cr_infer__recognise_start(cr_infer *inf, cr_position *pos, bool *rotated);
+
+/* Sequences of mind..maxd plies (at most MAX_SEQ) from base to the
+ * snapshot s, shortest first, into out (the first and up to ALT_MAX - 1
+ * alternatives). budget: nodes (0: the board's search_nodes); cap:
+ * solutions (0: SOLUTIONS_CAP); want_side >= 0: only sequences after which
+ * that side is to move. Returns how many fit at the shortest length, 0 for
+ * none, -1 when the budget ran out first. */
+int cr_infer__gap_search_n(cr_infer *inf, const cr_position *base, const snap *s, seq *out, int mind,
+                           int maxd, long budget, int cap, int want_side);
+int cr_infer__gap_search(cr_infer *inf, const cr_position *base, const snap *s, seq *out, int mind,
+                         int maxd);
+
+#endif
