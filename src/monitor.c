@@ -124,6 +124,20 @@ static void auto_result(cr_monitor *m, cr_result r, int64_t t, const char *why, 
                             why);
 }
 
+/* A rule that ends the game by itself (5.2.2, 9.6): logged once for the
+ * position n, and the draw recorded unless the game is over already. */
+static void draw_by_rule(cr_monitor *m, cr_incident_kind kind, int64_t t, int n, bool over,
+                         const char *rule, const char *reason)
+{
+    cr_monitor_log_incident(m, kind, CR_URGENCY_WARNING, -1, t, "%s%s", rule,
+                            over ? "" : ": the game is drawn");
+    if (!over) {
+        auto_result(m, CR_RESULT_DRAW, t, reason, true);
+    }
+    m->ended_at = n;
+}
+
+
 static int ensure_ply_clock(cr_monitor *m, int n)
 {
     if (n <= m->ply_cap) {
@@ -233,34 +247,20 @@ static void evaluate_position(cr_monitor *m, int64_t t)
         auto_result(m, CR_RESULT_DRAW, t, "stalemate", true);
         return;
     }
+    char rule[96];
     if (m->dead) {
-        cr_monitor_log_incident(m, CR_INC_DEAD_POSITION, CR_URGENCY_WARNING, -1, t,
-                                "dead position: neither side can checkmate (5.2.2)%s",
-                                over ? "" : ": the game is drawn");
-        if (!over) {
-            auto_result(m, CR_RESULT_DRAW, t, "dead position", true);
-        }
-        m->ended_at = n;
+        draw_by_rule(m, CR_INC_DEAD_POSITION, t, n, over,
+                     "dead position: neither side can checkmate (5.2.2)", "dead position");
         return;
     }
     if (m->fivefold) {
-        cr_monitor_log_incident(m, CR_INC_FIVEFOLD, CR_URGENCY_WARNING, -1, t,
-                                "position repeated %d times (9.6.1)%s", m->repetitions,
-                                over ? "" : ": the game is drawn");
-        if (!over) {
-            auto_result(m, CR_RESULT_DRAW, t, "fivefold repetition", true);
-        }
-        m->ended_at = n;
+        snprintf(rule, sizeof rule, "position repeated %d times (9.6.1)", m->repetitions);
+        draw_by_rule(m, CR_INC_FIVEFOLD, t, n, over, rule, "fivefold repetition");
         return;
     }
     if (m->seventy_five) {
-        cr_monitor_log_incident(m, CR_INC_SEVENTY_FIVE_MOVES, CR_URGENCY_WARNING, -1, t,
-                                "75 moves by each side without a capture or pawn move (9.6.2)%s",
-                                over ? "" : ": the game is drawn");
-        if (!over) {
-            auto_result(m, CR_RESULT_DRAW, t, "75-move rule", true);
-        }
-        m->ended_at = n;
+        draw_by_rule(m, CR_INC_SEVENTY_FIVE_MOVES, t, n, over,
+                     "75 moves by each side without a capture or pawn move (9.6.2)", "75-move rule");
         return;
     }
     if (m->threefold && m->threefold_at != n && !over) {
