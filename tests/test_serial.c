@@ -22,7 +22,8 @@
 typedef struct rig {
     struct event_base *base;
     int master;
-    char slave[128];
+    char slave[128]; /* the link's path: a link to the pty in dir, as udev makes them */
+    char dir[64];
     struct event *rd;
     cr_dgt_emu *emu;
     cr_dgt_link *link;
@@ -108,7 +109,13 @@ static void open_master(rig *r)
     assert_true(r->master >= 0);
     assert_int_equal(grantpt(r->master), 0);
     assert_int_equal(unlockpt(r->master), 0);
-    snprintf(r->slave, sizeof r->slave, "%s", ptsname(r->master));
+    /* Not the pty's own path: once closed, its number may go to another
+     * process's new pty (tests run side by side), and reopening it would
+     * then succeed. The link is ours to remove, like a USB adapter's node. */
+    snprintf(r->dir, sizeof r->dir, "/tmp/cr-serial-XXXXXX");
+    assert_non_null(mkdtemp(r->dir));
+    snprintf(r->slave, sizeof r->slave, "%s/dgt", r->dir);
+    assert_int_equal(symlink(ptsname(r->master), r->slave), 0);
     fcntl(r->master, F_SETFL, fcntl(r->master, F_GETFL) | O_NONBLOCK);
     r->rd = event_new(r->base, r->master, EV_READ | EV_PERSIST, on_master, r);
     event_add(r->rd, NULL);
@@ -142,6 +149,8 @@ static int teardown(void **state)
     }
     cr_dgt_emu_free(r->emu);
     event_base_free(r->base);
+    unlink(r->slave);
+    rmdir(r->dir);
     free(r);
     return 0;
 }
@@ -150,7 +159,9 @@ static void start_link(rig *r, int scale)
 {
     cr_dgt_transport tr;
     assert_int_equal(cr_serial_transport_new(r->base, r->slave, &tr), 0);
-    assert_true(strncmp(tr.name, "serial:/dev/pts/", 16) == 0);
+    char name[160];
+    snprintf(name, sizeof name, "serial:%s", r->slave);
+    assert_string_equal(tr.name, name);
     cr_dgt_link_config cfg;
     cr_dgt_link_config_default(&cfg);
     cfg.board.emit_raw = true;
@@ -306,6 +317,7 @@ static void test_hangup(void **state)
     r->rd = NULL;
     close(r->master);
     r->master = -1;
+    unlink(r->slave); /* the device node is gone with the adapter */
     RUN_UNTIL(r, 500, r->disconnects >= 1);
     assert_int_equal(r->disconnects, 1);
     assert_int_equal(cr_dgt_link_health(r->link).state, CR_LINK_LOST);

@@ -495,7 +495,8 @@ void cr_server_stop(cr_server *s)
     cr_queue_set_wake(s->pubs, NULL, NULL);
     lws_cancel_service(s->ctx);
     pthread_join(s->thread, NULL);
-    lws_context_destroy(s->ctx);
+    lws_context_destroy(s->ctx); /* its connections' accounting goes to the limits: free them after */
+    cr_limits_free(s->limits);
     cr_buf_unref(s->boards_metrics);
     cr_buf_unref(s->boards_json);
     cr_buf_unref(s->loop_metrics);
