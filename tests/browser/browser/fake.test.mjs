@@ -244,6 +244,8 @@ test('check is highlighted, flags are marked, the result is shown', async () => 
   await page.goto(`${relay.url}/#/game/2`);
   await page.waitForFunction(() => /Ding/.test(document.querySelector('.game-title')?.textContent || ''));
   await page.waitForSelector('.moves .mv[data-ply="6"]');
+  // The board draws on its next frame, after the move list: wait for it.
+  await page.waitForSelector('.board-wrap square.check', { timeout: 5000 }).catch(() => {});
   const check = await page.$$eval('.board-wrap square.check', (els) => els.map((e) => e.cgKey));
   assert.deepEqual(check, ['e8']);
   assert.match(await page.textContent('.game-result'), /1–0/);
