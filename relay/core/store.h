@@ -88,7 +88,14 @@ typedef struct cr_store cr_store;
  * is no store event: it has no seq, is set on a lane's store once the
  * position is there (the public store: once the position is public) and
  * goes out as an "eval" message of its own (docs/protocol.md). */
-enum { CR_EVAL_PV_MAX = 128 };
+enum { CR_EVAL_PV_MAX = 128, CR_EVAL_LINES_MAX = 5, CR_EVAL_LINE_PV_MAX = 64 };
+/* Another of the engine's best lines (multipv 2 and up), as in cr_eval. */
+typedef struct cr_eval_line {
+    int depth;
+    bool mate;
+    int value;                    /* white's point of view */
+    char pv[CR_EVAL_LINE_PV_MAX]; /* SAN, its first move this line's best */
+} cr_eval_line;
 typedef struct cr_eval {
     int depth; /* > 0 when there is an evaluation */
     bool mate; /* value is moves to mate */
@@ -96,7 +103,12 @@ typedef struct cr_eval {
     char best[CR_SAN_MAX];   /* the best move in SAN ("" when none) */
     char pv[CR_EVAL_PV_MAX]; /* the line in SAN from the best move on, space-separated */
     int nag;                 /* the ply that led here: 0, 2 (mistake, "?") or 4 (blunder, "??") */
+    int nlines;              /* lines (this one counted) with multipv > 1; 0 or 1: only this */
+    cr_eval_line more[CR_EVAL_LINES_MAX - 1]; /* lines 2.. nlines, best first */
 } cr_eval;
+
+/* Whether a and b say the same (every field, the lines' too). */
+bool cr_eval_equal(const cr_eval *a, const cr_eval *b);
 
 /* One game as the store holds it (borrowed, valid until the store changes). */
 typedef struct cr_store_game {
