@@ -342,6 +342,13 @@ export class ArbiterPage {
       }
     }
     if (route.game === null) this.board.destroy();
+    if (route.game !== this.shownGame) {
+      // Another board: the last one's notices and a question still open stay behind.
+      this.shownGame = route.game;
+      this.notice = '';
+      this.formError = '';
+      if (this.pending && this.pending.stage === 'confirm') this.pending = null;
+    }
     const key = `${route.game}|${this.arb.version}|${this.formError}|${this.notice}|${this.sound}|${this.arb.aseq}|${this.pendingKey()}|${this.healthKey}|${this.movesKey(route.game)}`;
     if (this.el && key === this.key) return;
     this.key = key;

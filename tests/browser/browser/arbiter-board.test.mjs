@@ -62,6 +62,30 @@ test('the game page has a board and the move list; a picked move offers its acti
   await screenshot(page, 'arbiter-board');
 });
 
+test('phone (390x844): board, moves and the picked move\'s actions in one column, 44 px targets', async () => {
+  const phone = await browser.context.newPage();
+  phone.on('pageerror', (e) => pageErrors.push(e.message));
+  try {
+    await phone.setViewportSize({ width: 390, height: 844 });
+    await phone.goto(`${relay.url}/?token=${relay.token}#/arbiter/game/1`);
+    await phone.waitForSelector('.arb-boardview piece');
+    await phone.waitForSelector('.arb-mv[data-ply="9"]');
+    const box = (sel) => phone.$eval(sel, (e) => { const r = e.getBoundingClientRect(); return { top: r.top + scrollY, bottom: r.bottom + scrollY, left: r.left, right: r.right, height: r.height }; });
+    const board = await box('.arb-boardview .board-wrap');
+    const moves = await box('.arb-moves');
+    assert.ok(board.left >= 0 && board.right <= 390, `board within the screen: ${board.left}..${board.right}`);
+    assert.ok(moves.top - board.bottom <= 80, `moves ${Math.round(moves.top - board.bottom)} px below the board`);
+    assert.ok(await phone.evaluate(() => document.scrollingElement.scrollWidth <= 390), 'no sideways scrolling');
+    await phone.click('.arb-mv[data-ply="4"]');
+    await phone.waitForSelector('.arb-move-panel .act-takeback-here');
+    const heights = await phone.$$eval('.arb-mv, .arb-move-panel .abtn', (els) => els.map((e) => e.getBoundingClientRect().height));
+    for (const hgt of heights) assert.ok(hgt >= 44, `target height ${hgt} >= 44`);
+    await screenshot(phone, 'arbiter-board-phone');
+  } finally {
+    await phone.close();
+  }
+});
+
 test('a take-back asks first, is held with an undo, then goes out', async () => {
   await page.evaluate(() => { window.__cr.arbiterPage.undoMs = 1500; });
   await page.click('.arb-mv[data-ply="5"]');
