@@ -6,7 +6,8 @@
 #include <string.h>
 
 static const char *const action_names[CR_ARB_ACTION_NB] = {
-    "result", "draw-offer", "take-back", "players", "claim", "decide", "confirm-flag", "replace-move", "ack"};
+    "result", "draw-offer",   "take-back",    "players", "claim",
+    "decide", "confirm-flag", "replace-move", "ack"};
 
 const char *cr_arbiter_action_name(cr_arbiter_action a)
 {
@@ -184,7 +185,8 @@ static int parse_object(json_t *j, cr_arbiter_cmd *c, char *err, size_t es)
     case CR_ARB_ACK: {
         const char *key = json_string_value(json_object_get(j, "alert"));
         if (!cr_arbiter_alert_ok(key)) {
-            return fail(err, es, "alert: expected the alert's key (1 to 47 of A-Z a-z 0-9 @ : . _ -)");
+            return fail(err, es,
+                        "alert: expected the alert's key (1 to 47 of A-Z a-z 0-9 @ : . _ -)");
         }
         snprintf(c->alert, sizeof c->alert, "%s", key);
         return 0;

@@ -441,8 +441,8 @@ static void publish_error(cr_arbiter_link *l, const cr_arbiter_cmd *c, const cha
 
 static json_t *ack_json(const arb_ack *a)
 {
-    return json_pack("{s:i,s:s,s:s,s:I}", "game", a->game, "alert", a->alert, "who", a->who,
-                     "wall", (json_int_t)a->wall);
+    return json_pack("{s:i,s:s,s:s,s:I}", "game", a->game, "alert", a->alert, "who", a->who, "wall",
+                     (json_int_t)a->wall);
 }
 
 static const arb_ack *find_ack(const cr_arbiter_link *l, int game, const char *alert)
@@ -772,9 +772,9 @@ static void publish_state(cr_arbiter_link *l, int64_t wall)
         json_array_append_new(acks, ack_json(&l->acks[i]));
     }
     json_t *inc_doc = json_pack("{s:O,s:O,s:O}", "incidents", incs, "games", games, "acks", acks);
-    json_t *snap = json_pack("{s:s,s:I,s:o,s:o,s:o,s:o}", "type", "arbiter", "aseq",
-                             (json_int_t)l->aseq, "games", games, "incidents", incs, "claims",
-                             claims, "acks", acks);
+    json_t *snap =
+        json_pack("{s:s,s:I,s:o,s:o,s:o,s:o}", "type", "arbiter", "aseq", (json_int_t)l->aseq,
+                  "games", games, "incidents", incs, "claims", claims, "acks", acks);
     cr_pub *p = cr_pub_new(CR_PUB_ARBITER_STATE);
     if (p) {
         p->snapshot = json_to_buf(snap);
