@@ -459,6 +459,15 @@ int cr_store_apply(cr_store *s, const cr_store_event *ev, cr_error *err)
         case CR_SEV_STATUS:
             g->online = ev->online;
             g->attention = ev->attention;
+            /* A status that only restates the attention (the link came
+             * back) keeps its squares and reason. */
+            if (!ev->attention) {
+                g->attention_squares = 0;
+                g->attention_reason[0] = '\0';
+            } else if (ev->squares || ev->reason[0]) {
+                g->attention_squares = ev->squares;
+                copy_str(g->attention_reason, sizeof g->attention_reason, ev->reason);
+            }
             break;
         case CR_SEV_TAG:
             if (strcmp(ev->tag.name, "FEN") == 0 || strcmp(ev->tag.name, "SetUp") == 0) {

@@ -68,6 +68,8 @@ typedef struct cr_store_event {
     char reason[CR_REASON_MAX];
     /* STATUS */
     bool online, attention;
+    /* STATUS with attention: the squares in question (bit 0 = a1), for arbiters */
+    uint64_t squares;
     /* TAG */
     cr_store_tag tag;
 } cr_store_event;
@@ -122,6 +124,8 @@ typedef struct cr_store_game {
     int64_t clock_at;     /* ts of the clock reading, 0 if none */
     bool online, attention;
     char reason[CR_REASON_MAX];
+    uint64_t attention_squares;           /* while attention: the squares in question */
+    char attention_reason[CR_REASON_MAX]; /* while attention: why */
     int64_t last_seq, last_ts;
     cr_eval *evals; /* per ply (depth 0: none), evals_cap of them */
     int evals_cap;
