@@ -546,7 +546,75 @@ def journal(binary):
         shutil.rmtree(state, ignore_errors=True)
 
 
-SCENARIOS = {"tags": tags, "roles": roles, "agents": agents, "disk": disk, "flood": flood, "journal": journal}
+def emfile(binary):
+    """The EMFILE pause: under ulimit -n 64, with the caps set far above it,
+    a flood of connections runs the relay out of descriptors, so accept()
+    really fails with EMFILE. The relay stops accepting for a moment instead
+    of polling the listening socket in a loop: its CPU stays low, the log
+    says so once per interval, and once the flood is gone a new viewer is
+    served."""
+    import socket
+    cfg = write_config({"limits": {"connections": 5000, "per_address": 5000, "idle_s": 600}})
+    state = tempfile.mkdtemp(prefix="cr_hostile_emfile_")
+    socks = []
+    try:
+        r = Relay("/bin/sh", ["-c", 'ulimit -n 64 && exec "$0" "$@"', binary, "serve", "--config", cfg,
+                              "--state", state, "--speed", "1000"])
+        first_game(r)
+        log_before = len(open(r.log.name).read().splitlines())
+        for _ in range(150):  # far more than 64 descriptors; the backlog holds the rest
+            c = socket.socket()
+            c.setblocking(False)
+            try:
+                c.connect(("127.0.0.1", r.port))
+            except BlockingIOError:
+                pass
+            socks.append(c)
+        time.sleep(1.0)
+        cpu0, t0 = cpu_seconds(r.proc.pid), time.time()
+        time.sleep(3.0)
+        cpu = (cpu_seconds(r.proc.pid) - cpu0) / (time.time() - t0)
+        check(cpu < 0.2, "relay CPU with accept() failing: %.0f %%" % (cpu * 100))
+        log = open(r.log.name).read().splitlines()[log_before:]
+        accept_lines = [l for l in log if "accept" in l]
+        check(any("not accepting" in l for l in accept_lines),
+              "no log line about the pause:\n" + "\n".join(log[-20:]))
+        check(len(accept_lines) <= 3, "the log under EMFILE: %d lines:\n%s"
+              % (len(accept_lines), "\n".join(accept_lines[:20])))
+        for c in socks:
+            c.close()
+        socks = []
+        start = time.time()
+        ws = wait_for("a new viewer after the flood", lambda: try_ws(r), 5)
+        ws.send({"op": "list"})
+        m = ws.recv(timeout=3)
+        took = time.time() - start
+        check(m["type"] == "games" and took < 3, "new viewer after the flood: %s after %.2f s"
+              % (m["type"], took))
+        metrics = r.http("/metrics")[2]
+        pauses = int(metrics.split("\nchessrelay_accept_pauses_total ")[1].split()[0])
+        check(pauses >= 1, "chessrelay_accept_pauses_total %d" % pauses)
+        ws.close()
+        r.stop()
+        print(open(r.log.name).read()[-6000:]) if os.environ.get("CR_DEBUG") else None
+        print("ok: EMFILE under ulimit -n 64: CPU %.0f %%, %d accept log lines, %d pauses, "
+              "viewer after the flood in %.2f s" % (cpu * 100, len(accept_lines), pauses, took))
+    finally:
+        for c in socks:
+            c.close()
+        os.unlink(cfg)
+        shutil.rmtree(state, ignore_errors=True)
+
+
+def try_ws(r):
+    try:
+        return r.ws()
+    except (OSError, WSClosed):
+        return None
+
+
+SCENARIOS = {"tags": tags, "roles": roles, "agents": agents, "disk": disk, "flood": flood, "journal": journal,
+             "emfile": emfile}
 
 if __name__ == "__main__":
     SCENARIOS[sys.argv[2]](sys.argv[1])
