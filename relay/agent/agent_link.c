@@ -13,6 +13,7 @@
 #include "util/log.h"
 #include "net/queue.h"
 #include "net/ws_text.h"
+#include "util/prom.h"
 
 enum {
     IN_QUEUE = 4096,          /* batches in flight to the loop */
@@ -60,6 +61,15 @@ typedef struct owner {
     char agent[CR_AGENT_ID_MAX + 1];
 } owner;
 
+/* Events refused because another source owns the board: per board and
+ * refused source (loop thread). */
+typedef struct refusal {
+    char board[CR_BOARD_ID_MAX + 1];
+    char source[CR_AGENT_ID_MAX + 1]; /* an agent id; "" for the relay's own sources */
+    uint64_t count;
+} refusal;
+enum { REFUSALS_MAX = 1024 }; /* pairs counted one by one; the rest together */
+
 typedef struct item {
     agent_rec *rec;
     const cr_config_token *tok; /* the token it came with (NULL: --agent-token) */
@@ -88,6 +98,11 @@ struct cr_agent_link {
     size_t bufcap;
     owner *owners; /* boards and their first source (loop thread, and the scan) */
     int nowners;
+    refusal *refusals; /* loop thread */
+    int nrefusals;
+    uint64_t refusals_other; /* pairs past REFUSALS_MAX */
+    cr_agent_refused_fn on_refused;
+    void *refused_data;
 };
 
 /* Per connection; lws allocates it zeroed. */
@@ -362,6 +377,7 @@ void cr_agent_link_free(cr_agent_link *l)
     }
     free(l->agents);
     free(l->owners);
+    free(l->refusals);
     free(l->token);
     free(l->buf);
     pthread_mutex_destroy(&l->lock);
@@ -393,6 +409,60 @@ static bool reserve(cr_agent_link *l, size_t need)
     return true;
 }
 
+/* An event of `source` ("" for the relay's own) for `board`, which `owner`
+ * ("" likewise) fed first, refused: counted; the first of the pair told to
+ * on_refused. */
+static void refused_owned(cr_agent_link *l, const char *board, const char *source,
+                          const char *owner_name)
+{
+    for (int i = 0; i < l->nrefusals; i++) {
+        if (strcmp(l->refusals[i].board, board) == 0 && strcmp(l->refusals[i].source, source) == 0) {
+            l->refusals[i].count++;
+            return;
+        }
+    }
+    refusal *n = l->nrefusals < REFUSALS_MAX
+                     ? realloc(l->refusals, (size_t)(l->nrefusals + 1) * sizeof *n)
+                     : NULL;
+    if (!n) {
+        l->refusals_other++;
+        return;
+    }
+    l->refusals = n;
+    refusal *f = &n[l->nrefusals++];
+    snprintf(f->board, sizeof f->board, "%s", board);
+    snprintf(f->source, sizeof f->source, "%s", source);
+    f->count = 1;
+    if (l->on_refused) {
+        l->on_refused(l->refused_data, board, source, owner_name);
+    }
+}
+
+void cr_agent_link_on_refused(cr_agent_link *l, cr_agent_refused_fn fn, void *data)
+{
+    l->on_refused = fn;
+    l->refused_data = data;
+}
+
+void cr_agent_link_metrics(const cr_agent_link *l, FILE *f)
+{
+    fprintf(f, "# HELP chessrelay_board_ownership_refused_total Events refused because another "
+               "source fed the board first, by board and refused source (agent:ID, or relay).\n"
+               "# TYPE chessrelay_board_ownership_refused_total counter\n");
+    for (int i = 0; i < l->nrefusals; i++) {
+        const refusal *r = &l->refusals[i];
+        fputs("chessrelay_board_ownership_refused_total{board=\"", f);
+        cr_prom_label(f, r->board);
+        fprintf(f, "\",source=\"%s", r->source[0] ? "agent:" : "relay");
+        cr_prom_label(f, r->source);
+        fprintf(f, "\"} %" PRIu64 "\n", r->count);
+    }
+    if (l->refusals_other) {
+        fprintf(f, "chessrelay_board_ownership_refused_total{board=\"\",source=\"\"} %" PRIu64 "\n",
+                l->refusals_other);
+    }
+}
+
 /* Whether agent r (with token tok) may feed ev's board: its token lists it
  * (or lists none) and no other source fed it first. Reported when not. */
 static bool may_feed(cr_agent_link *l, agent_rec *r, const cr_config_token *tok,
@@ -404,6 +474,9 @@ static bool may_feed(cr_agent_link *l, agent_rec *r, const cr_config_token *tok,
     } else if (!claim(l, ev->board, r->name)) {
         owner *o = find_owner(l, ev->board);
         why = o && o->agent[0] ? "another agent fed it first" : "the relay's own source feeds it";
+        if (o) {
+            refused_owned(l, ev->board, r->name, o->agent);
+        }
     }
     if (!why) {
         return true;
@@ -424,6 +497,8 @@ bool cr_agent_link_claim_local(cr_agent_link *l, const char *board)
     if (claim(l, board, "")) {
         return true;
     }
+    owner *o = find_owner(l, board);
+    refused_owned(l, board, "", o ? o->agent : "");
     cr_log(CR_LOG_WARN, "board %s: an agent feeds it; the relay's own event refused", board);
     return false;
 }

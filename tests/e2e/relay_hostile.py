@@ -243,6 +243,8 @@ def agents(binary):
         r = Relay(binary, ["serve", "--config", cfg, "--state", state, "--speed", "1000"])
         wait_for("the local board's moves", lambda: any(
             g["plies"] > 4 for g in json.loads(r.http("/games.json", {"Authorization": "Bearer " + ARBITER})[2])))
+        arb = r.ws({"Authorization": "Bearer " + ARBITER})
+        arb.send({"op": "arbiter"})
         # another venue's id with my token: refused
         ws, m = agent(r, "venue-a", VENUE_B)
         check(m["type"] == "error" and m["where"] == "token", "venue-a with B's token: %s" % m)
@@ -265,11 +267,32 @@ def agents(binary):
         wait_ack(wa, 4)
         wb, m = agent(r, "venue-b", VENUE_B)
         check(m["type"] == "welcome" and m["acked"] == 0, "venue-b after the attack: %s" % m)
-        send_ev(wb, 1, ["B1 pos " + START, "B3 connect", "B9 connect", "B2 connect"])
-        wait_ack(wb, 4)
+        send_ev(wb, 1, ["B1 pos " + START, "B3 connect", "B9 connect", "B2 connect", "B1 pos " + E4])
+        wait_ack(wb, 5)
         a, b = agent_status(r, "venue-a"), agent_status(r, "venue-b")
         check(a["refused"] == 1 and a["acked"] == 4, "venue-a: %s" % a)
-        check(b["refused"] == 2 and b["acked"] == 4, "venue-b: %s" % b)
+        check(b["refused"] == 3 and b["acked"] == 5, "venue-b: %s" % b)
+        # the ownership refusals: counted per board and source in /metrics,
+        # one arbiter alert per pair (venue-b's two B1 events: one alert)
+        owned = {('board="B1",source="agent:venue-b"'): 2, ('board="%s",source="agent:venue-a"' % local): 1}
+        def metric_lines():
+            text = r.http("/metrics")[2]
+            return [l for l in text.splitlines() if l.startswith("chessrelay_board_ownership_refused_total{")]
+        want_lines = sorted("chessrelay_board_ownership_refused_total{%s} %d" % kv for kv in owned.items())
+        wait_for("the ownership metrics", lambda: sorted(metric_lines()) == want_lines, 5)
+        alerts = []
+        while True:
+            try:
+                m = arb.recv(timeout=1.0)
+            except TimeoutError:
+                break
+            if m.get("type") == "relay-alert":
+                alerts.append(m)
+        owner_alerts = sorted(m["text"] for m in alerts if m["alert"] == "board-owner")
+        check(owner_alerts == sorted([
+            "board B1: events of agent venue-b refused: agent venue-a fed it first",
+            "board %s: events of agent venue-a refused: the relay's own source fed it first" % local]),
+            "ownership alerts: %s" % owner_alerts)
         check(sorted(x["board"] for x in b["boards"]) == ["B2", "B3"], "venue-b boards: %s" % b["boards"])
         games = json.loads(r.http("/games.json", {"Authorization": "Bearer " + ARBITER})[2])
         mine = [g for g in games if g["board"] == local]
@@ -280,13 +303,14 @@ def agents(binary):
               and "the relay's own source feeds it" in log, "refusals not logged")
         wa.close()
         wb.close()
+        arb.close()
         r.stop()
         # after a restart: the numbers are sane and the owners the same
         r = Relay(binary, ["serve", "--config", cfg, "--state", state, "--speed", "1000"])
-        wb, m = agent(r, "venue-b", VENUE_B, last=4)
-        check(m["type"] == "welcome" and m["acked"] == 4, "venue-b after restart: %s" % m)
-        send_ev(wb, 5, ["B1 pos " + E4])
-        wait_ack(wb, 5)
+        wb, m = agent(r, "venue-b", VENUE_B, last=5)
+        check(m["type"] == "welcome" and m["acked"] == 5, "venue-b after restart: %s" % m)
+        send_ev(wb, 6, ["B1 pos " + E4])
+        wait_ack(wb, 6)
         check(agent_status(r, "venue-b")["refused"] == 1, "owner lost over the restart")
         wb.close()
         r.stop()
