@@ -72,7 +72,7 @@ enum { REFUSALS_MAX = 1024 }; /* pairs counted one by one; the rest together */
 
 typedef struct item {
     agent_rec *rec;
-    const cr_config_token *tok; /* the token it came with (NULL: --agent-token) */
+    const cr_config_token *tok; /* the token it came with */
     int64_t first, clock;
     size_t count;
     char **lines;
@@ -80,7 +80,7 @@ typedef struct item {
 } item;
 
 struct cr_agent_link {
-    char *token;
+    cr_config_token *token; /* --agent-token, or NULL */
     const cr_config *tournament;
     double speed;
     pthread_mutex_t lock;
@@ -109,7 +109,7 @@ struct cr_agent_link {
 typedef struct apss {
     struct lws *wsi;
     agent_rec *rec;
-    const cr_config_token *tok; /* the token of its hello (NULL: --agent-token) */
+    const cr_config_token *tok; /* the token of its hello */
     bool welcome;  /* a welcome is due */
     int64_t acked; /* last ack sent */
     char *out;     /* an error to send, then close */
@@ -337,7 +337,10 @@ cr_agent_link *cr_agent_link_new(const cr_agent_link_config *cfg, cr_error *err)
     l->speed = cfg->speed > 0 ? cfg->speed : 1.0;
     l->created_us = cr_now_us();
     l->in = cr_queue_new(IN_QUEUE, NULL, NULL);
-    if ((cfg->token && !(l->token = strdup(cfg->token))) || !l->in) {
+    if (cfg->token && (l->token = malloc(sizeof *l->token))) {
+        *l->token = *cfg->token;
+    }
+    if ((cfg->token && !l->token) || !l->in) {
         cr_error_set(err, CR_ENOMEM, 0, 0, "out of memory");
         cr_agent_link_free(l);
         return NULL;
@@ -703,15 +706,16 @@ static void peer_of(struct lws *wsi, char *buf, size_t size)
     }
 }
 
-/* The token of an agent-hello: true if it is an agent's; *tok is its
- * tournament entry (NULL for --agent-token, which may use any id). */
+/* The token of an agent-hello: true if it is an agent's; *tok is its entry
+ * (the tournament file's, or --agent-token's), with the ids and boards it
+ * may use. */
 static bool token_ok(cr_agent_link *l, const char *token, const cr_config_token **tok)
 {
     /* Both checks always run: the time does not tell which one matched. */
-    bool ok = l->token && token[0] && cr_secret_equal(token, l->token);
+    bool ok = l->token && token[0] && cr_secret_equal(token, l->token->token);
     const cr_config_token *t = l->tournament ? cr_config_find_token(l->tournament, token) : NULL;
-    *tok = t && strcmp(t->role, "agent") == 0 ? t : NULL;
-    return ok || *tok;
+    *tok = t && strcmp(t->role, "agent") == 0 ? t : ok ? l->token : NULL;
+    return *tok != NULL;
 }
 
 static void on_hello(cr_agent_link *l, apss *p, const cr_amsg *m)

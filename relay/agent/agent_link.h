@@ -39,7 +39,7 @@
 typedef struct cr_agent_link cr_agent_link;
 
 typedef struct cr_agent_link_config {
-    const char *token;           /* accepted agent token (e.g. --agent-token), or NULL */
+    const cr_config_token *token; /* --agent-token (copied, with its scope), or NULL */
     const cr_config *tournament; /* its tokens with role "agent" are accepted too; may be NULL */
     const char *state_dir;       /* the relay's journals (scanned at start), or NULL */
     double speed;                /* the relay's feed clock rate (1 = real time) */

@@ -630,6 +630,45 @@ def emfile(binary):
         shutil.rmtree(state, ignore_errors=True)
 
 
+def agent_token(binary):
+    """--agent-token scoped on the command line, as a tournament token is:
+    TOKEN:agents=ID,...:boards=ID,...; bad scopes are usage errors."""
+    import subprocess
+    cfg = write_config(feeds=False)
+    state = tempfile.mkdtemp(prefix="cr_hostile_agent_token_")
+    try:
+        for arg, why in (("venue-cli-tok:agents=a b", 'agents=: "a b" is not an id'),
+                         ("venue-cli-tok:board=B1", '"board=B1": expected agents=ID,... or boards=ID,...'),
+                         ("venue-cli-tok:boards=B1:boards=B2", "boards= given twice"),
+                         ("", "the token: empty")):
+            p = subprocess.run([binary, "serve", "--config", cfg, "--state", state, "--listen", "127.0.0.1:0",
+                                "--agent-token", arg], capture_output=True, text=True, timeout=20)
+            check(p.returncode == 2 and "--agent-token: " + why in p.stderr,
+                  "--agent-token %r: status %d, %s" % (arg, p.returncode, p.stderr[-300:]))
+        tok = "venue-cli-tok"
+        r = Relay(binary, ["serve", "--config", cfg, "--state", state,
+                           "--agent-token", tok + ":agents=venue-a:boards=B1,B2"])
+        ws, m = agent(r, "venue-b", tok)
+        check(m["type"] == "error" and m["where"] == "token", "venue-b with venue-a's scoped token: %s" % m)
+        ws.close()
+        ws, m = agent(r, "venue-a", tok + ":agents=venue-a")
+        check(m["type"] == "error" and m["where"] == "token", "the scope is not part of the token: %s" % m)
+        ws.close()
+        ws, m = agent(r, "venue-a", tok)
+        check(m["type"] == "welcome", "venue-a: %s" % m)
+        send_ev(ws, 1, ["B1 connect", "B3 connect", "B2 connect"])
+        wait_ack(ws, 3)
+        a = agent_status(r, "venue-a")
+        check(a["refused"] == 1 and sorted(x["board"] for x in a["boards"]) == ["B1", "B2"],
+              "venue-a fed a board outside its scope: %s" % a)
+        ws.close()
+        r.stop()
+        print("ok: --agent-token with agents= and boards=, bad scopes refused at start")
+    finally:
+        os.unlink(cfg)
+        shutil.rmtree(state, ignore_errors=True)
+
+
 def try_ws(r):
     try:
         return r.ws()
@@ -638,7 +677,7 @@ def try_ws(r):
 
 
 SCENARIOS = {"tags": tags, "roles": roles, "agents": agents, "disk": disk, "flood": flood, "journal": journal,
-             "emfile": emfile}
+             "emfile": emfile, "agent_token": agent_token}
 
 if __name__ == "__main__":
     SCENARIOS[sys.argv[2]](sys.argv[1])
