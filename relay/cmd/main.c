@@ -18,7 +18,7 @@ static const struct cr_command commands[] = {
     {"edge", cr_cmd_edge, "--from nats://HOST:PORT[,...] [--tournament T] [--listen ADDR:PORT] [--state DIR] [--config FILE] [--delay MINUTES]", "serve viewers from the events a venue relay publishes to NATS JetStream"},
     {"agent", cr_cmd_agent, "--to ws://HOST:PORT/agent --token T [--id ID] [--usb | --serial DEV... | --feed FILE... [--speed X]] [--state DIR] [--insecure] [--exit-at-end]", "forward the boards of a venue to a central relay over a WebSocket, losing nothing across cuts"},
     {"pairings", cr_cmd_pairings, "FILE [--round N] [--format trf|pgn] [--pgn OUT|-] [--boards]", "print the pairings of a TRF (Swiss-Manager...) or tags-only PGN per round and table"},
-    {"journal", cr_cmd_journal, "verify DIR | export DIR --game N", "check the seals of a state folder's journals (the first bad file and line); print one game's journal lines as evidence"},
+    {"journal", cr_cmd_journal, "verify DIR | export DIR --game N", "check the seals of a state folder's journals and incidents.log, or of an agent's events.feed (the first bad file and line); print one game's journal lines as evidence"},
     {"notation", cr_cmd_notation, "[--lang L] [--style S] [--from-lang L] [FILE]",
      "read a game in any algebraic notation and print it as PGN"},
 };

@@ -1,5 +1,4 @@
 /* chessrelay relay: the journal. */
-#define _GNU_SOURCE /* memrchr, memmem */
 #include "core/journal.h"
 
 #include <dirent.h>
@@ -20,6 +19,7 @@
 #include "util/fileio.h"
 #include "util/log.h"
 #include "util/seal.h"
+#include "util/sealed_file.h"
 
 enum { PENDING_MAX = 64 * 1024 * 1024 }; /* bytes held while the disk refuses them */
 #define JOURNAL_MAX ((size_t)4 << 30) /* bytes of one journal file read back */
@@ -274,20 +274,16 @@ int cr_journal_append(cr_journal *j, const char *line, size_t len)
         return CR_EIO;
     }
     /* The record and its seal in one write: torn only by a crash. */
-    bool nl = len && line[len - 1] == '\n';
-    size_t n = len + !nl;
     char stackbuf[1024];
-    char *b = n + CR_SEAL_LINE <= sizeof stackbuf ? stackbuf : malloc(n + CR_SEAL_LINE);
+    size_t n;
+    cr_seal next;
+    char *b = cr_seal_frame(&j->chain, line, len, stackbuf, sizeof stackbuf, &n, &next);
     if (!b) {
         return CR_ENOMEM;
     }
-    memcpy(b, line, len);
-    b[n - 1] = '\n';
-    cr_seal chain = j->chain;
-    cr_seal_record(&chain, b, n, b + n);
-    int rc = append_line(j, b, n + CR_SEAL_LINE);
+    int rc = append_line(j, b, n);
     if (rc == 0) {
-        j->chain = chain;
+        j->chain = next;
     }
     if (b != stackbuf) {
         free(b);
@@ -426,7 +422,7 @@ typedef struct reader {
     bool cut;                           /* cut torn tails off (a restart), or only read (verify) */
     bool sealed_seen;                   /* a sealed file came before */
     cr_seal chain;                      /* the last seal */
-    const char *name, *text;            /* the file being read */
+    const char *name;                   /* the file being read */
 } reader;
 
 static void bad(reader *r, const char *name, int lineno, const char *why)
@@ -438,74 +434,41 @@ static void bad(reader *r, const char *name, int lineno, const char *why)
     }
 }
 
-/* Hands the lines of text[from, to) (whole lines) to the callback. */
-static int hand_over(reader *r, const char *name, const char *text, size_t from, size_t to,
-                     int lineno)
-{
-    while (from < to) {
-        const char *line = text + from;
-        const char *nl = memchr(line, '\n', to - from);
-        size_t len = (size_t)(nl - line);
-        from += len + 1;
-        if (len && line[len - 1] == '\r') {
-            len--;
-        }
-        r->st->lines++;
-        int rc = r->fn ? r->fn(r->data, line, len, name, lineno) : 0;
-        if (rc) {
-            return rc;
-        }
-        lineno++;
-    }
-    return 0;
-}
-
-/* One record of a sealed file: reported if it does not match its seal,
- * handed over all the same. */
-static int sealed_record(void *data, size_t from, size_t to, int first_line, const char *why,
-                         int bad_line)
+static int journal_line(void *data, const char *line, size_t len, int lineno)
 {
     reader *r = data;
-    if (why) {
-        r->st->bad_records++;
-        bad(r, r->name, bad_line, why);
-    }
-    return hand_over(r, r->name, r->text, from, to, first_line);
+    return r->fn ? r->fn(r->data, line, len, r->name, lineno) : 0;
 }
 
-/* One journal file. Sealed: every record is checked against its seal and
- * the chain, and handed over (a bad one too, reported); an unsealed tail (a
- * crash mid-write) is dropped and, with r->cut, cut off. An older file
- * without seals is read line by line (a torn last line dropped), but only
- * before any sealed file. */
+/* One journal file (util/sealed_file.h): every record is checked against
+ * its seal and the chain, and handed over (a bad one too, reported); a torn
+ * tail (a crash mid-write) is dropped and, with r->cut, cut off. An older
+ * file without seals is read line by line, but only before any sealed
+ * file. */
 static int read_file(reader *r, const char *path, const char *name, cr_error *err)
 {
     char *text;
-    size_t len;
+    size_t len, keep;
     int rc = cr_read_file(path, JOURNAL_MAX, &text, &len, err);
     if (rc) {
         return rc;
     }
     bool sealed = cr_seal_any(text, len);
-    size_t keep;
-    if (!sealed) {
-        if (r->sealed_seen && len) {
-            r->st->unsealed++;
-            bad(r, name, 1, "no seals after sealed journals (seals removed?)");
-        } else if (len) {
-            r->st->unsealed++;
-        }
-        const char *last = len ? memrchr(text, '\n', len) : NULL;
-        keep = last ? (size_t)(last - text) + 1 : 0;
-        rc = hand_over(r, name, text, 0, keep, 1);
-    } else {
-        r->sealed_seen = true;
-        r->name = name;
-        r->text = text;
-        int lines;
-        rc = cr_seal_scan(text, len, &r->chain, sealed_record, r, &keep, &lines);
+    if (!sealed && r->sealed_seen && len) {
+        bad(r, name, 1, "no seals after sealed journals (seals removed?)");
     }
-    if (rc == 0 && keep < len) {
+    r->sealed_seen |= sealed;
+    r->name = name;
+    cr_sealed_stats ss;
+    rc = cr_sealed_scan_text(text, len, &r->chain, journal_line, r, &ss, &keep);
+    r->st->lines += ss.lines;
+    r->st->unsealed += !sealed && len;
+    if (ss.bad) {
+        bad(r, name, ss.bad_line, ss.bad_why);
+        r->st->bad += ss.bad - 1;
+        r->st->bad_records += ss.bad;
+    }
+    if (ss.torn) {
         r->st->torn++;
         if (r->cut && truncate(path, (off_t)keep) != 0) {
             rc = cr_error_set(err, CR_EIO, 0, 0, "%s: cannot cut the torn tail: %s", path,
@@ -538,20 +501,20 @@ int cr_journal_replay(const char *dir, cr_journal_line_fn fn, void *data, cr_jou
                       cr_error *err)
 {
     cr_journal_stats local;
-    reader r = {fn, data, stats ? stats : &local, true, false, {{0}}, NULL, NULL};
+    reader r = {fn, data, stats ? stats : &local, true, false, {{0}}, NULL};
     return read_dir(dir, &r, err);
 }
 
 int cr_journal_verify(const char *dir, cr_journal_stats *stats, cr_error *err)
 {
-    reader r = {NULL, NULL, stats, false, false, {{0}}, NULL, NULL};
+    reader r = {NULL, NULL, stats, false, false, {{0}}, NULL};
     return read_dir(dir, &r, err);
 }
 
 int cr_journal_read(const char *dir, cr_journal_line_fn fn, void *data, cr_journal_stats *stats,
                     cr_error *err)
 {
-    reader r = {fn, data, stats, false, false, {{0}}, NULL, NULL};
+    reader r = {fn, data, stats, false, false, {{0}}, NULL};
     return read_dir(dir, &r, err);
 }
 

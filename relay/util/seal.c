@@ -2,6 +2,7 @@
 #define _GNU_SOURCE /* memrchr, memmem */
 #include "util/seal.h"
 
+#include <stdlib.h>
 #include <string.h>
 
 #include <openssl/evp.h>
@@ -31,6 +32,23 @@ void cr_seal_record(cr_seal *chain, const char *rec, size_t len, char *out)
     }
     out[CR_SEAL_LINE - 1] = '\n';
     *chain = s;
+}
+
+char *cr_seal_frame(const cr_seal *chain, const char *rec, size_t len, char *buf, size_t size,
+                    size_t *n, cr_seal *next)
+{
+    bool nl = len && rec[len - 1] == '\n';
+    size_t r = len + !nl;
+    char *b = r + CR_SEAL_LINE <= size ? buf : malloc(r + CR_SEAL_LINE);
+    if (!b) {
+        return NULL;
+    }
+    memcpy(b, rec, len);
+    b[r - 1] = '\n';
+    *next = *chain;
+    cr_seal_record(next, b, r, b + r);
+    *n = r + CR_SEAL_LINE;
+    return b;
 }
 
 bool cr_seal_is_line(const char *line, size_t len)

@@ -27,6 +27,13 @@ typedef struct cr_seal {
  * record's seal. */
 void cr_seal_record(cr_seal *chain, const char *rec, size_t len, char *out);
 
+/* rec (len bytes; a missing final "\n" is added) followed by its seal line
+ * after *chain: in buf when it fits (size bytes), else in a new malloc'ed
+ * buffer (free it when it is not buf). *n: its bytes; *next: the record's
+ * seal (for the chain once it is written). NULL when out of memory. */
+char *cr_seal_frame(const cr_seal *chain, const char *rec, size_t len, char *buf, size_t size,
+                    size_t *n, cr_seal *next);
+
 /* Whether a line (without its "\n") is a seal line. */
 bool cr_seal_is_line(const char *line, size_t len);
 

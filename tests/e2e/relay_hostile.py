@@ -669,6 +669,77 @@ def agent_token(binary):
         shutil.rmtree(state, ignore_errors=True)
 
 
+def change_byte(path, line_no):
+    """Changes one byte (the last) of line line_no (1-based) of path."""
+    data = bytearray(open(path, "rb").read())
+    lines = data.split(b"\n")
+    at = sum(len(l) + 1 for l in lines[:line_no - 1]) + len(lines[line_no - 1]) - 1
+    data[at] = ord("b") if data[at] != ord("b") else ord("n")
+    open(path, "wb").write(bytes(data))
+
+
+def sealed(binary):
+    """incidents.log and the agent's own journal (events.feed) are sealed like
+    the relay's journal: `journal verify` passes them sound and names the
+    file and line of a single changed byte in each."""
+    import subprocess
+    cfg = write_config()
+    state = tempfile.mkdtemp(prefix="cr_hostile_sealed_")
+    agent_state = os.path.join(state, "agent")
+    try:
+        r = Relay(binary, ["serve", "--config", cfg, "--state", state, "--speed", "1000"])
+        gid = first_game(r)
+        arb = r.ws({"Authorization": "Bearer " + ARBITER})
+        arb.send({"op": "arbiter-action", "game": gid, "action": "result", "result": "0-1"})
+        incidents = os.path.join(state, "incidents.log")
+        wait_for("an incident in incidents.log", lambda: os.path.exists(incidents)
+                 and open(incidents).read().count("\n") >= 2)
+        r.stop()
+        text = open(incidents).read().split("\n")
+        check(text[1].startswith("#= ") and len(text[1]) == 67, "incidents.log not sealed:\n" + "\n".join(text[:4]))
+        p = subprocess.run([binary, "journal", "verify", state], capture_output=True, text=True, timeout=60)
+        check(p.returncode == 0 and p.stdout.startswith("sound"), "verify with incidents.log: %d %s"
+              % (p.returncode, p.stdout))
+        change_byte(incidents, 1)
+        p = subprocess.run([binary, "journal", "verify", state], capture_output=True, text=True, timeout=60)
+        check(p.returncode == 1 and p.stdout.startswith(incidents + ":1: ") and "NOT SOUND" in p.stdout,
+              "verify after one changed byte in incidents.log: %d %s" % (p.returncode, p.stdout))
+        # the restart says so too (log and an arbiter alert)
+        r = Relay(binary, ["serve", "--config", cfg, "--state", state, "--speed", "1000"])
+        log = open(r.log.name).read()
+        check("incidents.log: NOT SOUND" in log and incidents + ":1:" in log,
+              "restart did not report the changed incidents.log:\n" + log[-1500:])
+        r.stop()
+
+        # the agent's journal: events kept while no relay answers
+        ag = subprocess.Popen([binary, "agent", "--to", "ws://127.0.0.1:9/agent", "--token", AGENT,
+                               "--id", "venue-x", "--feed", FEED, "--speed", "1000", "--state", agent_state,
+                               "--quiet"], stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
+        try:
+            events = os.path.join(agent_state, "events.feed")
+            wait_for("the agent's journal", lambda: os.path.exists(events)
+                     and open(events).read().count(" pos ") >= 10)
+        finally:
+            ag.terminate()
+            ag.wait(timeout=20)
+        p = subprocess.run([binary, "journal", "verify", agent_state], capture_output=True, text=True, timeout=60)
+        check(p.returncode == 0 and p.stdout.startswith("sound"), "verify an agent's folder: %d %s %s"
+              % (p.returncode, p.stdout, p.stderr))
+        lines = open(events).read().split("\n")
+        k = next(n for n, l in enumerate(lines) if " pos " in l and n > 4)
+        check(lines[k + 1].startswith("#= "), "events.feed not sealed:\n" + "\n".join(lines[:6]))
+        change_byte(events, k + 1)
+        p = subprocess.run([binary, "journal", "verify", agent_state], capture_output=True, text=True, timeout=60)
+        want = "%s:%d: " % (events, k + 1)
+        check(p.returncode == 1 and p.stdout.startswith(want) and "NOT SOUND" in p.stdout,
+              "verify after one changed byte in events.feed (want %s): %d %s" % (want, p.returncode, p.stdout))
+        print("ok: incidents.log and the agent's events.feed sealed; verify names %s:1 and events.feed:%d"
+              % (os.path.basename(incidents), k + 1))
+    finally:
+        os.unlink(cfg)
+        shutil.rmtree(state, ignore_errors=True)
+
+
 def try_ws(r):
     try:
         return r.ws()
@@ -677,7 +748,8 @@ def try_ws(r):
 
 
 SCENARIOS = {"tags": tags, "roles": roles, "agents": agents, "disk": disk, "flood": flood, "journal": journal,
-             "emfile": emfile, "agent_token": agent_token}
+             "emfile": emfile, "agent_token": agent_token,
+             "sealed": sealed}
 
 if __name__ == "__main__":
     SCENARIOS[sys.argv[2]](sys.argv[1])
