@@ -211,8 +211,8 @@ static int pgn_tag_line(pgn_state *st, const char *s, size_t n, size_t i, int li
             unsigned char c = (unsigned char)s[i];
             if (c >= 0x20 && c < 0x7f) {
                 return cr_error_set(err, CR_EPGN, line, (int)i + 1,
-                                    "tag name %s%c...: '%c' is not a letter, digit or '_'", name,
-                                    c, c);
+                                    "tag name %s%c...: '%c' is not a letter, digit or '_'", name, c,
+                                    c);
             }
             return cr_error_set(err, CR_EPGN, line, (int)i + 1,
                                 "tag name %s...: byte 0x%02x is not a letter, digit or '_'", name,

@@ -300,7 +300,8 @@ static void test_sealed(void **state)
     free(text);
     j = open_ok(dir, 1);
     assert_non_null(cr_agent_journal_problem(j));
-    assert_non_null(strstr(cr_agent_journal_problem(j), "events.feed:5: the record does not match"));
+    assert_non_null(
+        strstr(cr_agent_journal_problem(j), "events.feed:5: the record does not match"));
     line_is(j, 2, "11 b1 disconnect");
     cr_agent_journal_close(j);
     /* a whole line without its seal: torn, cut off */
@@ -314,7 +315,8 @@ static void test_sealed(void **state)
     cr_agent_journal_close(j);
     /* v1: read, rewritten as v2 with seals, nothing lost */
     unlink(p);
-    append_raw(dir, "events.feed", "# chessrelay agent journal v1 base 7 epoch 42\n0 b1 connect\n5 b1 disconnect\n");
+    append_raw(dir, "events.feed",
+               "# chessrelay agent journal v1 base 7 epoch 42\n0 b1 connect\n5 b1 disconnect\n");
     j = open_ok(dir, 1);
     assert_int_equal(cr_agent_journal_last(j), 9);
     assert_int_equal(cr_agent_journal_epoch(j), 42);

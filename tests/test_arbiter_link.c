@@ -435,7 +435,8 @@ static void test_incidents_sealed(void **state)
     free(changed);
     h.link = h_link(&h);
     assert_int_equal(cr_arbiter_link_start(h.link, h.t, h.t, &err), 0);
-    assert_int_equal(h_count(&h, "journal-not-sound", "incidents.log:1: the record does not match"), 1);
+    assert_int_equal(h_count(&h, "journal-not-sound", "incidents.log:1: the record does not match"),
+                     1);
     cr_arbiter_link_free(h.link);
     h_clear(&h);
 
@@ -456,7 +457,8 @@ static void test_incidents_sealed(void **state)
     assert_int_equal(h_count(&h, "journal-not-sound", NULL), 0);
     h.t = 16000;
     char why[200];
-    assert_int_equal(command(&h, "{\"game\":1,\"action\":\"result\",\"result\":\"0-1\"}", why, sizeof why), 0);
+    assert_int_equal(
+        command(&h, "{\"game\":1,\"action\":\"result\",\"result\":\"0-1\"}", why, sizeof why), 0);
     cr_arbiter_link_free(h.link);
     h_clear(&h);
     cr_sealed_stats st;

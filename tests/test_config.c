@@ -147,10 +147,9 @@ static void test_agent_token_option(void **state)
     assert_int_equal(cr_config_parse_agent_token("a:b:C=x:1=y", &t, why, sizeof why), 0);
     assert_string_equal(t.token, "a:b:C=x:1=y");
 
-    assert_int_equal(
-        cr_config_parse_agent_token("s3cr3t-tok:agents=venue-a,hall_2:boards=B1,B2.x", &t, why,
-                                    sizeof why),
-        0);
+    assert_int_equal(cr_config_parse_agent_token("s3cr3t-tok:agents=venue-a,hall_2:boards=B1,B2.x",
+                                                 &t, why, sizeof why),
+                     0);
     assert_string_equal(t.token, "s3cr3t-tok");
     assert_int_equal(t.agent_count, 2);
     assert_string_equal(t.agents[1], "hall_2");

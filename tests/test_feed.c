@@ -146,7 +146,8 @@ static void test_errors(void **state)
         cr_feed_event e31;
         char sc[128];
         cr_error er;
-        assert_int_equal(parse("5 b meta A234567890123456789012345678901 v", &e31, sc, sizeof sc, &er), 1);
+        assert_int_equal(
+            parse("5 b meta A234567890123456789012345678901 v", &e31, sc, sizeof sc, &er), 1);
         assert_int_equal(strlen(e31.u.meta.key), 31);
     }
     expect_error("5 b connect now", 0, "no arguments");

@@ -29,9 +29,9 @@ struct cr_agent_journal {
     size_t count, cap;
     bool dirty;
     int torn, compactions;
-    cr_seal chain;      /* the last record's seal in events.feed */
-    char problem[200];  /* the first record that does not match its seal, or "" */
-    char damaged[200];  /* load: why the file cannot be read, or "" */
+    cr_seal chain;     /* the last record's seal in events.feed */
+    char problem[200]; /* the first record that does not match its seal, or "" */
+    char damaged[200]; /* load: why the file cannot be read, or "" */
 };
 
 static char *join(const char *dir, const char *name)

@@ -419,7 +419,8 @@ static void refused_owned(cr_agent_link *l, const char *board, const char *sourc
                           const char *owner_name)
 {
     for (int i = 0; i < l->nrefusals; i++) {
-        if (strcmp(l->refusals[i].board, board) == 0 && strcmp(l->refusals[i].source, source) == 0) {
+        if (strcmp(l->refusals[i].board, board) == 0 &&
+            strcmp(l->refusals[i].source, source) == 0) {
             l->refusals[i].count++;
             return;
         }

@@ -57,7 +57,7 @@ struct cr_arbiter_link {
     int64_t state_aseq; /* aseq of the last published snapshot (-1: none yet) */
     int64_t state_wall; /* and when it was published */
     char *log_path;
-    int log;         /* incidents.log, sealed records (util/sealed_file.h); -1: none */
+    int log; /* incidents.log, sealed records (util/sealed_file.h); -1: none */
     cr_seal log_chain;
 };
 

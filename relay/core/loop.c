@@ -789,8 +789,7 @@ static int64_t agent_clock(void *data)
 
 /* A source refused a board another one owns: the arbiters hear of it once
  * per board and source (the log and /metrics have the rest). */
-static void agent_refused(void *data, const char *board_id, const char *source,
-                          const char *owner)
+static void agent_refused(void *data, const char *board_id, const char *source, const char *owner)
 {
     relay *r = data;
     char text[300];

@@ -211,8 +211,9 @@ int64_t cr_limits_accept_failed(cr_limits *l, int err, int64_t now)
     /* Failing again soon after the last pause: the descriptors are still
      * taken, wait longer. */
     bool again = l->pause_us && now - l->pause_end_us < 2 * PAUSE_MAX_US;
-    l->pause_us = !again ? PAUSE_MIN_US : l->pause_us * 2 > PAUSE_MAX_US ? PAUSE_MAX_US
-                                                                         : l->pause_us * 2;
+    l->pause_us = !again                           ? PAUSE_MIN_US
+                  : l->pause_us * 2 > PAUSE_MAX_US ? PAUSE_MAX_US
+                                                   : l->pause_us * 2;
     l->pause_end_us = now + l->pause_us;
     if (!l->last_accept_log_us || now - l->last_accept_log_us >= SUMMARY_US) {
         log_accept(l, now);
@@ -332,11 +333,13 @@ void cr_limits_metrics(const cr_limits *l, FILE *f)
             "# HELP chessrelay_token_failures_total Wrong tokens, and tokens not checked (throttled).\n"
             "# TYPE chessrelay_token_failures_total counter\n"
             "chessrelay_token_failures_total{what=\"wrong\"} %" PRIu64 "\n"
-            "chessrelay_token_failures_total{what=\"throttled\"} %" PRIu64 "\n"
+            "chessrelay_token_failures_total{what=\"throttled\"} %" PRIu64 "\n",
+            l->nconns, l->cfg.connections, l->over_total, l->refused_total, l->idle_closed,
+            l->token_failed, l->token_refused);
+    fprintf(f,
             "# HELP chessrelay_accept_pauses_total Times accept() ran out of descriptors and "
             "accepting paused.\n"
             "# TYPE chessrelay_accept_pauses_total counter\nchessrelay_accept_pauses_total %" PRIu64
             "\n",
-            l->nconns, l->cfg.connections, l->over_total, l->refused_total, l->idle_closed,
-            l->token_failed, l->token_refused, l->accept_pauses);
+            l->accept_pauses);
 }

@@ -26,9 +26,8 @@ static int hand_over(scan *s, size_t from, size_t to, int lineno)
         size_t len = (size_t)(nl - line);
         from += len + 1;
         s->st->lines++;
-        int rc = s->fn ? s->fn(s->data, line, len && line[len - 1] == '\r' ? len - 1 : len,
-                               lineno)
-                       : 0;
+        int rc =
+            s->fn ? s->fn(s->data, line, len && line[len - 1] == '\r' ? len - 1 : len, lineno) : 0;
         if (rc) {
             return rc;
         }

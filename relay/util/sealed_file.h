@@ -17,11 +17,11 @@
 
 /* What reading a sealed file found. */
 typedef struct cr_sealed_stats {
-    int lines;         /* lines handed over (seal lines not counted) */
-    bool unsealed;     /* written before seals: no seal at all */
-    bool torn;         /* a torn tail (a crash mid-write), dropped */
-    long bad;          /* records that do not match their seals */
-    int bad_line;      /* the first one's line, and why */
+    int lines;     /* lines handed over (seal lines not counted) */
+    bool unsealed; /* written before seals: no seal at all */
+    bool torn;     /* a torn tail (a crash mid-write), dropped */
+    long bad;      /* records that do not match their seals */
+    int bad_line;  /* the first one's line, and why */
     char bad_why[96];
 } cr_sealed_stats;
 
