@@ -242,9 +242,12 @@ static int load(cr_agent_journal *j, cr_error *err)
                  "%s:%d: %s (%ld record(s) do not match their seals)", j->path, st.bad_line,
                  st.bad_why, st.bad);
     }
-    if (st.unsealed && rewrite(j, j->base, 0)) {
-        return cr_error_set(err, CR_EIO, 0, 0, "%s: cannot rewrite with seals: %s", j->path,
-                            strerror(errno));
+    if (st.unsealed) {
+        if (rewrite(j, j->base, 0)) {
+            return cr_error_set(err, CR_EIO, 0, 0, "%s: cannot rewrite with seals: %s", j->path,
+                                strerror(errno));
+        }
+        j->compactions--; /* not a compaction: the same events, sealed */
     }
     return 0;
 }
@@ -302,9 +305,7 @@ cr_agent_journal *cr_agent_journal_open(const char *dir, int64_t now_ms, cr_erro
             cr_agent_journal_close(j);
             return NULL;
         }
-        int compactions = j->compactions; /* a rewrite with seals is none */
         load_acked(j);
-        j->compactions = compactions - (compactions > 0);
         if (j->fd < 0) {
             j->fd = open(j->path, O_WRONLY | O_APPEND | O_CLOEXEC);
         }
