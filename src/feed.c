@@ -227,6 +227,11 @@ static int parse_meta(feed_line *l, cr_feed_event *ev, char *scratch, size_t scr
                                 "meta: key must be a tag name (A-Z a-z 0-9 _)");
         }
     }
+    if (fl > CR_FEED_META_KEY_MAX) {
+        return cr_error_set(err, CR_EFEED, 0, (int)st + CR_FEED_META_KEY_MAX + 1,
+                            "meta: key longer than %d characters (a tag name)",
+                            CR_FEED_META_KEY_MAX);
+    }
     size_t vlen = l->len - l->pos;
     while (vlen > 0 && is_sep(l->s[l->pos + vlen - 1])) {
         vlen--;

@@ -196,13 +196,27 @@ static int pgn_tag_line(pgn_state *st, const char *s, size_t n, size_t i, int li
                          (lower_ascii((unsigned char)s[i]) >= 'a' &&
                           lower_ascii((unsigned char)s[i]) <= 'z'))) {
             if (nl + 1 >= sizeof name) {
-                return cr_error_set(err, CR_EPGN, line, (int)i + 1, "tag name too long");
+                return cr_error_set(err, CR_EPGN, line, (int)i + 1,
+                                    "tag name longer than %d characters", (int)sizeof name - 1);
             }
             name[nl++] = s[i++];
         }
         name[nl] = '\0';
         if (nl == 0) {
             return cr_error_set(err, CR_EPGN, line, (int)i + 1, "tag name expected after '['");
+        }
+        /* A tag name is letters, digits and '_' (PGN grammar): anything else
+         * right after it is named, not taken for a missing quote. */
+        if (i < n && !is_space((unsigned char)s[i]) && s[i] != '"') {
+            unsigned char c = (unsigned char)s[i];
+            if (c >= 0x20 && c < 0x7f) {
+                return cr_error_set(err, CR_EPGN, line, (int)i + 1,
+                                    "tag name %s%c...: '%c' is not a letter, digit or '_'", name, c,
+                                    c);
+            }
+            return cr_error_set(err, CR_EPGN, line, (int)i + 1,
+                                "tag name %s...: byte 0x%02x is not a letter, digit or '_'", name,
+                                c);
         }
         while (i < n && is_space((unsigned char)s[i])) {
             i++;

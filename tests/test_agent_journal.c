@@ -43,6 +43,11 @@ static void append_raw(const char *dir, const char *name, const char *text)
     fclose(f);
 }
 
+static bool starts(const char *text, const char *prefix)
+{
+    return strncmp(text, prefix, strlen(prefix)) == 0;
+}
+
 static int count_lines(const char *text)
 {
     int n = 0;
@@ -104,7 +109,7 @@ static void test_append_ack_compact(void **state)
     line_is(j, 3, "9 b1 disconnect");
     assert_int_equal(cr_agent_journal_compactions(j), 0);
     char *text = slurp(dir, "events.feed");
-    assert_int_equal(count_lines(text), 4);
+    assert_int_equal(count_lines(text), 8); /* header and 3 events, each with its seal */
     free(text);
     text = slurp(dir, "acked");
     assert_string_equal(text, "2\n");
@@ -118,7 +123,8 @@ static void test_append_ack_compact(void **state)
     assert_int_equal(cr_agent_journal_ack(j, 3), 0);
     assert_int_equal(cr_agent_journal_compactions(j), 1);
     text = slurp(dir, "events.feed");
-    assert_string_equal(text, "# chessrelay agent journal v1 base 3 epoch 1000\n");
+    assert_true(starts(text, "# chessrelay agent journal v2 base 3 epoch 1000\n#= "));
+    assert_int_equal(count_lines(text), 2);
     free(text);
     assert_int_equal(cr_agent_journal_append(j, "20 b1 connect", 13, &n), 0);
     assert_int_equal(n, 4);
@@ -198,7 +204,8 @@ static void test_torn_last_line(void **state)
     assert_int_equal(n, 3);
     cr_agent_journal_close(j);
     char *text = slurp(dir, "events.feed");
-    assert_non_null(strstr(text, "10 b1 disconnect\n30 b1 connect\n"));
+    assert_non_null(strstr(text, "10 b1 disconnect\n#= "));
+    assert_non_null(strstr(text, "30 b1 connect\n#= "));
     assert_null(strstr(text, "ppp"));
     free(text);
     j = open_ok(dir, 1);
@@ -245,8 +252,9 @@ static void test_rebase_and_big_compaction(void **state)
     assert_int_equal(cr_agent_journal_ack(j, 4500), 0);
     assert_int_equal(cr_agent_journal_compactions(j), 1);
     char *text = slurp(dir, "events.feed");
-    assert_int_equal(count_lines(text), 501);
-    assert_non_null(strstr(text, "base 4500 epoch 1\n4501 b1"));
+    assert_int_equal(count_lines(text), 1002);
+    assert_non_null(strstr(text, "base 4500 epoch 1\n#= "));
+    assert_true(starts(strstr(text, "base 4500 epoch 1\n#= ") + 18 + 67, "\n4501 b1"));
     free(text);
     line_is(j, 4501, "4501 b1 clock 0:10:00 0:10:00 w");
     /* The relay knows the agent up to 9000 (its state was lost): the 500
@@ -265,12 +273,74 @@ static void test_rebase_and_big_compaction(void **state)
     cr_test_rm_rf(dir);
 }
 
+/* events.feed is sealed: a changed byte is found (the line named), the
+ * events used all the same; a record whose seal never got written (a
+ * crash) is torn; a v1 journal from before seals is rewritten with them. */
+static void test_sealed(void **state)
+{
+    (void)state;
+    char dir[] = "/tmp/cr_test_agent_journal_XXXXXX";
+    assert_non_null(mkdtemp(dir));
+    cr_agent_journal *j = open_ok(dir, 1);
+    assert_int_equal(cr_agent_journal_append(j, "0 b1 connect", 12, NULL), 0);
+    assert_int_equal(cr_agent_journal_append(j, "10 b1 disconnect", 16, NULL), 0);
+    cr_agent_journal_close(j);
+    j = open_ok(dir, 1);
+    assert_null(cr_agent_journal_problem(j));
+    cr_agent_journal_close(j);
+    /* one byte: "10 b1 disconnect" (line 5) becomes "11 b1 ..." */
+    char *text = slurp(dir, "events.feed");
+    char *at = strstr(text, "10 b1 disconnect");
+    assert_non_null(at);
+    at[1] = '1';
+    char p[512];
+    snprintf(p, sizeof p, "%s/events.feed", dir);
+    unlink(p);
+    append_raw(dir, "events.feed", text);
+    free(text);
+    j = open_ok(dir, 1);
+    assert_non_null(cr_agent_journal_problem(j));
+    assert_non_null(
+        strstr(cr_agent_journal_problem(j), "events.feed:5: the record does not match"));
+    line_is(j, 2, "11 b1 disconnect");
+    cr_agent_journal_close(j);
+    /* a whole line without its seal: torn, cut off */
+    unlink(p);
+    j = open_ok(dir, 1);
+    cr_agent_journal_close(j);
+    append_raw(dir, "events.feed", "20 b1 connect\n");
+    j = open_ok(dir, 1);
+    assert_int_equal(cr_agent_journal_torn(j), 1);
+    assert_int_equal(cr_agent_journal_last(j), 0);
+    cr_agent_journal_close(j);
+    /* v1: read, rewritten as v2 with seals, nothing lost */
+    unlink(p);
+    append_raw(dir, "events.feed",
+               "# chessrelay agent journal v1 base 7 epoch 42\n0 b1 connect\n5 b1 disconnect\n");
+    j = open_ok(dir, 1);
+    assert_int_equal(cr_agent_journal_last(j), 9);
+    assert_int_equal(cr_agent_journal_epoch(j), 42);
+    line_is(j, 9, "5 b1 disconnect");
+    assert_null(cr_agent_journal_problem(j));
+    cr_agent_journal_close(j);
+    text = slurp(dir, "events.feed");
+    assert_true(starts(text, "# chessrelay agent journal v2 base 7 epoch 42\n#= "));
+    assert_int_equal(count_lines(text), 6);
+    free(text);
+    j = open_ok(dir, 1);
+    assert_int_equal(cr_agent_journal_last(j), 9);
+    assert_null(cr_agent_journal_problem(j));
+    cr_agent_journal_close(j);
+    cr_test_rm_rf(dir);
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(test_append_ack_compact),
         cmocka_unit_test(test_restart_recovery),
         cmocka_unit_test(test_torn_last_line),
+        cmocka_unit_test(test_sealed),
         cmocka_unit_test(test_damaged_and_bad_paths),
         cmocka_unit_test(test_rebase_and_big_compaction),
     };

@@ -33,7 +33,8 @@ static void write_file(const char *dir, const char *name, const char *text)
 
 static cr_agent_link *new_link(const char *dir)
 {
-    cr_agent_link_config cfg = {"tok", NULL, dir, 1.0};
+    static const cr_config_token tok = {.name = "--agent-token", .role = "agent", .token = "tok"};
+    cr_agent_link_config cfg = {&tok, NULL, dir, 1.0};
     cr_error err;
     cr_agent_link *l = cr_agent_link_new(&cfg, &err);
     if (!l) {

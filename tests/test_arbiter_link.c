@@ -12,6 +12,7 @@
 #include <string.h>
 #include <unistd.h>
 
+#include "util/sealed_file.h"
 #include "arbiter/arbiter_link.h"
 #include "net/arbiter_view.h"
 
@@ -390,6 +391,85 @@ static void test_restart(void **state)
     h.link = h_link(&h);
     assert_int_equal(cr_arbiter_link_start(h.link, h.t, h.t, &err), 0);
     assert_int_equal(cr_arbiter_link_incident_count(h.link), before + 1);
+    h_free(&h);
+}
+
+/* incidents.log is sealed like the journal: a changed byte is reported at
+ * restart (log and a journal-not-sound alert naming file and line), the
+ * incidents restored all the same; a log from before seals is sealed as it
+ * stands and goes on. */
+static void test_incidents_sealed(void **state)
+{
+    (void)state;
+    harness h;
+    h_init(&h);
+    quickplay(&h);
+    int before = cr_arbiter_link_incident_count(h.link);
+    assert_true(before >= 1);
+    cr_arbiter_link_free(h.link);
+    h_clear(&h);
+    char path[128];
+    snprintf(path, sizeof path, "%s/incidents.log", h.dir);
+    char *text;
+    size_t len;
+    assert_int_equal(cr_read_file(path, 1 << 20, &text, &len, NULL), 0);
+    /* every line of its own record: line, seal, line, seal ... */
+    assert_true(len > 3 && strncmp(strchr(text, '\n') + 1, "#= ", 3) == 0);
+    /* the sound log: no alert */
+    h.link = h_link(&h);
+    cr_error err;
+    assert_int_equal(cr_arbiter_link_start(h.link, h.t, h.t, &err), 0);
+    assert_int_equal(h_count(&h, "journal-not-sound", NULL), 0);
+    cr_arbiter_link_free(h.link);
+    h_clear(&h);
+
+    /* one byte of the first line changed (its game's tab is a space now) */
+    char *changed = malloc(len);
+    assert_non_null(changed);
+    memcpy(changed, text, len);
+    *strchr(changed, '\t') = ' ';
+    FILE *f = fopen(path, "w");
+    assert_non_null(f);
+    fwrite(changed, 1, len, f);
+    fclose(f);
+    free(changed);
+    h.link = h_link(&h);
+    assert_int_equal(cr_arbiter_link_start(h.link, h.t, h.t, &err), 0);
+    assert_int_equal(h_count(&h, "journal-not-sound", "incidents.log:1: the record does not match"),
+                     1);
+    cr_arbiter_link_free(h.link);
+    h_clear(&h);
+
+    /* written before seals: the lines without their seals */
+    f = fopen(path, "w");
+    assert_non_null(f);
+    for (const char *l = text; l < text + len;) {
+        const char *nl = strchr(l, '\n');
+        if (strncmp(l, "#= ", 3) != 0) {
+            fwrite(l, 1, (size_t)(nl - l) + 1, f);
+        }
+        l = nl + 1;
+    }
+    fclose(f);
+    h.link = h_link(&h);
+    assert_int_equal(cr_arbiter_link_start(h.link, h.t, h.t, &err), 0);
+    assert_int_equal(cr_arbiter_link_incident_count(h.link), before);
+    assert_int_equal(h_count(&h, "journal-not-sound", NULL), 0);
+    h.t = 16000;
+    char why[200];
+    assert_int_equal(
+        command(&h, "{\"game\":1,\"action\":\"result\",\"result\":\"0-1\"}", why, sizeof why), 0);
+    cr_arbiter_link_free(h.link);
+    h_clear(&h);
+    cr_sealed_stats st;
+    assert_int_equal(cr_sealed_read(path, false, NULL, NULL, NULL, &st, &err), 0);
+    assert_false(st.unsealed);
+    assert_int_equal(st.bad, 0);
+    h.link = h_link(&h);
+    assert_int_equal(cr_arbiter_link_start(h.link, h.t, h.t, &err), 0);
+    assert_int_equal(cr_arbiter_link_incident_count(h.link), before + 1);
+    assert_int_equal(h_count(&h, "journal-not-sound", NULL), 0);
+    free(text);
     h_free(&h);
 }
 
@@ -855,6 +935,7 @@ int main(void)
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(test_claim_workflow),
         cmocka_unit_test(test_restart),
+        cmocka_unit_test(test_incidents_sealed),
         cmocka_unit_test(test_actions),
         cmocka_unit_test(test_flag),
         cmocka_unit_test(test_dead_position),

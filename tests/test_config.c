@@ -130,6 +130,65 @@ static void test_agent_token_scope(void **state)
     cr_config_free(cfg);
 }
 
+/* --agent-token TOKEN[:agents=..][:boards=..]: the same scope from the
+ * command line, and clear errors. */
+static void test_agent_token_option(void **state)
+{
+    (void)state;
+    cr_config_token t;
+    char why[160];
+    assert_int_equal(cr_config_parse_agent_token("plain-token", &t, why, sizeof why), 0);
+    assert_string_equal(t.token, "plain-token");
+    assert_string_equal(t.role, "agent");
+    assert_int_equal(t.agent_count, 0);
+    assert_int_equal(t.board_count, 0);
+    assert_true(cr_config_token_allows_agent(&t, "anyone"));
+    /* a colon that starts no scope is part of the token */
+    assert_int_equal(cr_config_parse_agent_token("a:b:C=x:1=y", &t, why, sizeof why), 0);
+    assert_string_equal(t.token, "a:b:C=x:1=y");
+
+    assert_int_equal(cr_config_parse_agent_token("s3cr3t-tok:agents=venue-a,hall_2:boards=B1,B2.x",
+                                                 &t, why, sizeof why),
+                     0);
+    assert_string_equal(t.token, "s3cr3t-tok");
+    assert_int_equal(t.agent_count, 2);
+    assert_string_equal(t.agents[1], "hall_2");
+    assert_int_equal(t.board_count, 2);
+    assert_string_equal(t.boards[1], "B2.x");
+    assert_true(cr_config_token_allows_agent(&t, "venue-a"));
+    assert_false(cr_config_token_allows_agent(&t, "venue-b"));
+    assert_true(cr_config_token_allows_board(&t, "B2.x"));
+    assert_false(cr_config_token_allows_board(&t, "B3"));
+    /* boards first, agents absent: any id, those boards */
+    assert_int_equal(cr_config_parse_agent_token("s3cr3t-tok:boards=B7", &t, why, sizeof why), 0);
+    assert_string_equal(t.token, "s3cr3t-tok");
+    assert_int_equal(t.agent_count, 0);
+    assert_int_equal(t.board_count, 1);
+
+    static const struct {
+        const char *arg, *why;
+    } bad[] = {
+        {"", "the token: empty"},
+        {"short", "the token: too short"},
+        {":agents=a", "the token: empty"},
+        {"s3cr3t-tok:agents=", "agents=: \"\" is not an id"},
+        {"s3cr3t-tok:agents=a,,b", "agents=: \"\" is not an id"},
+        {"s3cr3t-tok:agents=a b", "agents=: \"a b\" is not an id"},
+        {"s3cr3t-tok:boards=B1:boards=B2", "boards= given twice"},
+        {"s3cr3t-tok:board=B1", "\"board=B1\": expected agents=ID,... or boards=ID,..."},
+        {"s3cr3t-tok:agents=a:board=B1", "\"board=B1\": expected agents=ID,... or boards=ID,..."},
+        {"s3cr3t-tok:agents=a:", "\"\": expected agents="},
+        {"s3cr3t-tok:agents=a,b,c,d,e,f,g,h,i,j,k,l,m,n,o,p,q", "agents=: more than 16 ids"},
+    };
+    for (size_t i = 0; i < sizeof bad / sizeof bad[0]; i++) {
+        why[0] = '\0';
+        assert_int_equal(cr_config_parse_agent_token(bad[i].arg, &t, why, sizeof why), CR_EINVAL);
+        if (!strstr(why, bad[i].why)) {
+            fail_msg("%s: \"%s\", want \"%s\"", bad[i].arg, why, bad[i].why);
+        }
+    }
+}
+
 static void test_pairings(void **state)
 {
     (void)state;
@@ -250,6 +309,7 @@ int main(void)
         cmocka_unit_test(test_good),
         cmocka_unit_test(test_errors_name_the_field),
         cmocka_unit_test(test_agent_token_scope),
+        cmocka_unit_test(test_agent_token_option),
         cmocka_unit_test(test_pairings),
         cmocka_unit_test(test_round_time_controls),
         cmocka_unit_test(test_listen_and_load),

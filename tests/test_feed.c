@@ -139,6 +139,17 @@ static void test_errors(void **state)
     expect_error("5 b raw AB", 0, "hex");
     expect_error("5 b meta", 0, "key");
     expect_error("5 b meta Wh/te x", 0, "key");
+    /* tag names checked at input: over 31 characters is an error of the line
+     * (the relay would have cut it into another name), 31 is fine */
+    expect_error("5 b meta WhiteFideIdentifierOfThePlayerXY x", 41, "key longer than 31");
+    {
+        cr_feed_event e31;
+        char sc[128];
+        cr_error er;
+        assert_int_equal(
+            parse("5 b meta A234567890123456789012345678901 v", &e31, sc, sizeof sc, &er), 1);
+        assert_int_equal(strlen(e31.u.meta.key), 31);
+    }
     expect_error("5 b connect now", 0, "no arguments");
     /* a NUL inside the line */
     cr_feed_event ev;

@@ -46,6 +46,11 @@ typedef struct cr_feed_event {
     } u;
 } cr_feed_event;
 
+/* A META key is a PGN tag name of 1 to this many letters, digits and
+ * underscores (the relay's limit for tag names, as for an arbiter's tag on
+ * the WebSocket): a longer or other key is an error of its line. */
+#define CR_FEED_META_KEY_MAX 31
+
 /* Parses one line (without or with its "\n"; a trailing "\r" is ignored).
  * Returns 1 with ev filled, 0 for a blank or comment line, or CR_EFEED with
  * err filled (column; the caller knows the line number and file). Borrowed

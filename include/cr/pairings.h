@@ -50,7 +50,9 @@
  *    bye. Tag values that are not UTF-8 are read as Windows-1252 (old PGN
  *    files are Latin-1). Lines starting with '%' or ';' and {comments} are
  *    skipped. The scanner here reads tags only (it does not use cr/pgn.h,
- *    so that a pairing list never depends on legal movetext).
+ *    so that a pairing list never depends on legal movetext). A tag name
+ *    outside the PGN grammar (letters, digits, '_'; at most 63) refuses the
+ *    file, the error naming its line, column and the character.
  *
  * Errors: parse functions return NULL and fill err with the line (and the
  * column where one applies) and what was wrong.

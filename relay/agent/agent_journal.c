@@ -12,8 +12,11 @@
 #include <unistd.h>
 
 #include "util/fileio.h"
+#include "util/sealed_file.h"
 
-#define HEADER_FMT "# chessrelay agent journal v1 base %" PRId64 " epoch %" PRId64 "\n"
+/* v2: every line is a record of its own, followed by its seal (v1, from
+ * before seals, is read and rewritten as v2 at open). */
+#define HEADER_FMT "# chessrelay agent journal v2 base %" PRId64 " epoch %" PRId64 "\n"
 enum { COMPACT_EVERY = 4096 }; /* acknowledged events that force a compaction */
 
 struct cr_agent_journal {
@@ -26,6 +29,9 @@ struct cr_agent_journal {
     size_t count, cap;
     bool dirty;
     int torn, compactions;
+    cr_seal chain;     /* the last record's seal in events.feed */
+    char problem[200]; /* the first record that does not match its seal, or "" */
+    char damaged[200]; /* load: why the file cannot be read, or "" */
 };
 
 static char *join(const char *dir, const char *name)
@@ -102,28 +108,32 @@ static int write_acked(cr_agent_journal *j)
     return write_atomic(j->dir, "acked", parts, lens, 1, false);
 }
 
-/* Rewrites events.feed with base `base` and lines[from..count), then drops
- * the lines before `from` from memory. */
+/* Rewrites events.feed with base `base` and lines[from..count), each line a
+ * sealed record (a new chain), then drops the lines before `from` from
+ * memory. */
 static int rewrite(cr_agent_journal *j, int64_t base, size_t from)
 {
-    size_t n = j->count - from + 1;
-    const char **parts = calloc(2 * n, sizeof *parts);
-    size_t *lens = calloc(2 * n, sizeof *lens);
     char header[128];
+    int hn = snprintf(header, sizeof header, HEADER_FMT, base, j->epoch);
+    size_t size = (size_t)hn + CR_SEAL_LINE;
+    for (size_t i = from; i < j->count; i++) {
+        size += j->lens[i] + 1 + CR_SEAL_LINE;
+    }
+    char *text = malloc(size);
+    cr_seal chain = {{0}};
     int rc = CR_ENOMEM;
-    if (!parts || !lens) {
+    if (!text) {
         goto out;
     }
-    lens[0] = (size_t)snprintf(header, sizeof header, HEADER_FMT, base, j->epoch);
-    parts[0] = header;
-    size_t k = 1;
+    /* Each record framed with its seal in place (the buffer has room). */
+    size_t at, n;
+    cr_seal_frame(&chain, header, (size_t)hn, text, size, &at, &chain);
     for (size_t i = from; i < j->count; i++) {
-        parts[k] = j->lines[i];
-        lens[k++] = j->lens[i];
-        parts[k] = "\n";
-        lens[k++] = 1;
+        cr_seal_frame(&chain, j->lines[i], j->lens[i], text + at, size - at, &n, &chain);
+        at += n;
     }
-    rc = write_atomic(j->dir, "events.feed", parts, lens, k, true);
+    const char *parts[] = {text};
+    rc = write_atomic(j->dir, "events.feed", parts, &at, 1, true);
     if (rc) {
         goto out;
     }
@@ -136,6 +146,7 @@ static int rewrite(cr_agent_journal *j, int64_t base, size_t from)
         close(j->fd);
     }
     j->fd = fd;
+    j->chain = chain;
     j->dirty = false; /* the rename made everything durable */
     for (size_t i = 0; i < from; i++) {
         free(j->lines[i]);
@@ -148,8 +159,7 @@ static int rewrite(cr_agent_journal *j, int64_t base, size_t from)
     j->base = base;
     j->compactions++;
 out:
-    free(parts);
-    free(lens);
+    free(text);
     return rc;
 }
 
@@ -180,58 +190,66 @@ static int push_line(cr_agent_journal *j, const char *line, size_t len)
     return 0;
 }
 
-/* Reads events.feed into j; cuts a torn last line off the file. */
+/* One line of events.feed: the header, then one event per line. */
+static int load_line(void *data, const char *line, size_t n, int lineno)
+{
+    cr_agent_journal *j = data;
+    if (lineno == 1) {
+        long long base, epoch;
+        int used = 0, v = 0;
+        char copy[128];
+        snprintf(copy, sizeof copy, "%.*s", (int)(n < sizeof copy - 1 ? n : sizeof copy - 1), line);
+        if (sscanf(copy, "# chessrelay agent journal v%d base %lld epoch %lld%n", &v, &base, &epoch,
+                   &used) != 3 ||
+            (size_t)used != n || (v != 1 && v != 2) || base < 0) {
+            snprintf(j->damaged, sizeof j->damaged, "%s:1: not an agent journal (bad header)",
+                     j->path);
+            return CR_EIO;
+        }
+        j->base = base;
+        j->acked = base;
+        j->epoch = epoch;
+        return 0;
+    }
+    if (n == 0 || memchr(line, '\0', n)) {
+        snprintf(j->damaged, sizeof j->damaged, "%s:%d: damaged line", j->path, lineno);
+        return CR_EIO;
+    }
+    return push_line(j, line, n) ? CR_ENOMEM : 0;
+}
+
+/* Reads events.feed into j (checking the seals); cuts a torn last record
+ * off the file (never sent: lines are synced before sending). A journal
+ * from before seals is rewritten with them. */
 static int load(cr_agent_journal *j, cr_error *err)
 {
-    size_t len = 0;
-    char *text = NULL;
-    int rc = cr_read_file(j->path, SIZE_MAX / 2, &text, &len, err);
+    cr_sealed_stats st;
+    int rc = cr_sealed_read(j->path, true, load_line, j, &j->chain, &st, err);
+    if (rc == 0 && st.lines == 0) {
+        snprintf(j->damaged, sizeof j->damaged, "%s:1: not an agent journal (bad header)", j->path);
+        rc = CR_EIO;
+    }
     if (rc) {
-        return rc;
-    }
-    rc = 0;
-    char *nl = memchr(text, '\n', len);
-    long long base, epoch;
-    int used = 0;
-    if (!nl || sscanf(text, "# chessrelay agent journal v1 base %lld epoch %lld%n", &base, &epoch,
-                      &used) != 2 ||
-        text + used != nl || base < 0) {
-        rc = cr_error_set(err, CR_EIO, 1, 0, "%s:1: not an agent journal (bad header)", j->path);
-        goto out;
-    }
-    j->base = base;
-    j->acked = base;
-    j->epoch = epoch;
-    size_t pos = (size_t)(nl - text) + 1;
-    int lineno = 1;
-    while (pos < len) {
-        lineno++;
-        char *end = memchr(text + pos, '\n', len - pos);
-        if (!end) {
-            /* Torn by a crash mid-write: the event was never sent (lines
-             * are synced before sending), so it is dropped. */
-            if (truncate(j->path, (off_t)pos)) {
-                rc = cr_error_set(err, CR_EIO, lineno, 0, "%s:%d: cannot cut the torn line: %s",
-                                  j->path, lineno, strerror(errno));
-                goto out;
-            }
-            j->torn++;
-            break;
+        if (j->damaged[0]) {
+            cr_error_set(err, CR_EIO, 0, 0, "%s", j->damaged);
+            return CR_EIO;
         }
-        size_t n = (size_t)(end - (text + pos));
-        if (n == 0 || memchr(text + pos, '\0', n)) {
-            rc = cr_error_set(err, CR_EIO, lineno, 0, "%s:%d: damaged line", j->path, lineno);
-            goto out;
-        }
-        if (push_line(j, text + pos, n)) {
-            rc = cr_error_set(err, CR_ENOMEM, 0, 0, "out of memory");
-            goto out;
-        }
-        pos += n + 1;
+        return rc == CR_ENOMEM ? cr_error_set(err, CR_ENOMEM, 0, 0, "out of memory") : rc;
     }
-out:
-    free(text);
-    return rc;
+    j->torn += st.torn;
+    if (st.bad) {
+        snprintf(j->problem, sizeof j->problem,
+                 "%s:%d: %s (%ld record(s) do not match their seals)", j->path, st.bad_line,
+                 st.bad_why, st.bad);
+    }
+    if (st.unsealed) {
+        if (rewrite(j, j->base, 0)) {
+            return cr_error_set(err, CR_EIO, 0, 0, "%s: cannot rewrite with seals: %s", j->path,
+                                strerror(errno));
+        }
+        j->compactions--; /* not a compaction: the same events, sealed */
+    }
+    return 0;
 }
 
 static void load_acked(cr_agent_journal *j)
@@ -288,7 +306,9 @@ cr_agent_journal *cr_agent_journal_open(const char *dir, int64_t now_ms, cr_erro
             return NULL;
         }
         load_acked(j);
-        j->fd = open(j->path, O_WRONLY | O_APPEND | O_CLOEXEC);
+        if (j->fd < 0) {
+            j->fd = open(j->path, O_WRONLY | O_APPEND | O_CLOEXEC);
+        }
         if (j->fd < 0) {
             cr_error_set(err, CR_EIO, 0, 0, "%s: %s", j->path, strerror(errno));
             cr_agent_journal_close(j);
@@ -344,6 +364,11 @@ int cr_agent_journal_compactions(const cr_agent_journal *j)
     return j->compactions;
 }
 
+const char *cr_agent_journal_problem(const cr_agent_journal *j)
+{
+    return j->problem[0] ? j->problem : NULL;
+}
+
 int cr_agent_journal_append(cr_agent_journal *j, const char *line, size_t len, int64_t *n)
 {
     if (len && line[len - 1] == '\n') {
@@ -355,20 +380,8 @@ int cr_agent_journal_append(cr_agent_journal *j, const char *line, size_t len, i
     if (push_line(j, line, len)) {
         return CR_ENOMEM;
     }
-    /* One write per line: a crash tears at most the last one. */
-    char stackbuf[1024];
-    char *b = len + 1 <= sizeof stackbuf ? stackbuf : malloc(len + 1);
-    if (!b) {
-        free(j->lines[--j->count]);
-        return CR_ENOMEM;
-    }
-    memcpy(b, line, len);
-    b[len] = '\n';
-    int rc = cr_write_all(j->fd, b, len + 1);
-    if (b != stackbuf) {
-        free(b);
-    }
-    if (rc) {
+    /* One write per line and its seal: a crash tears at most the last one. */
+    if (cr_sealed_append(j->fd, &j->chain, line, len)) {
         free(j->lines[--j->count]);
         return CR_EIO;
     }

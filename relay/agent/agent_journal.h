@@ -3,10 +3,14 @@
  * restart of the agent, of the relay, or of the link between them.
  *
  * Files in the state folder:
- *   events.feed  "# chessrelay agent journal v1 base B epoch E" then one feed
- *                line per event: the k-th line is event number B + k.
- *                Append-only; a crash can tear the last line (no "\n"):
+ *   events.feed  "# chessrelay agent journal v2 base B epoch E" then one feed
+ *                line per event: the k-th event line is event number B + k.
+ *                Every line is a sealed record (util/seal.h: followed by
+ *                "#= <SHA-256>" chained over the file), so a changed byte is
+ *                found (cr_agent_journal_problem, `chessrelay journal
+ *                verify`). Append-only; a crash can tear the last record:
  *                it is cut off at open (counted in cr_agent_journal_torn).
+ *                A v1 file (from before seals) is rewritten as v2 at open.
  *   acked        "N\n": the relay has journaled every event up to N.
  *                Written by rename; if it lags (crash), events are only
  *                sent again and the relay drops what it already has.
@@ -41,6 +45,10 @@ int64_t cr_agent_journal_acked(const cr_agent_journal *j); /* acknowledged up to
 int64_t cr_agent_journal_epoch(const cr_agent_journal *j);
 int cr_agent_journal_torn(const cr_agent_journal *j);      /* torn lines cut off at open */
 int cr_agent_journal_compactions(const cr_agent_journal *j);
+/* The first record of events.feed that did not match its seal at open
+ * ("<path>:<line>: why"), or NULL: the events are used all the same, the
+ * caller reports it. */
+const char *cr_agent_journal_problem(const cr_agent_journal *j);
 
 /* Appends one event (a feed line, with or without its final "\n"; no other
  * newline). Returns 0 with *n (may be NULL) set to its number, CR_EINVAL

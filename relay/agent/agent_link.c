@@ -13,6 +13,7 @@
 #include "util/log.h"
 #include "net/queue.h"
 #include "net/ws_text.h"
+#include "util/prom.h"
 
 enum {
     IN_QUEUE = 4096,          /* batches in flight to the loop */
@@ -60,9 +61,18 @@ typedef struct owner {
     char agent[CR_AGENT_ID_MAX + 1];
 } owner;
 
+/* Events refused because another source owns the board: per board and
+ * refused source (loop thread). */
+typedef struct refusal {
+    char board[CR_BOARD_ID_MAX + 1];
+    char source[CR_AGENT_ID_MAX + 1]; /* an agent id; "" for the relay's own sources */
+    uint64_t count;
+} refusal;
+enum { REFUSALS_MAX = 1024 }; /* pairs counted one by one; the rest together */
+
 typedef struct item {
     agent_rec *rec;
-    const cr_config_token *tok; /* the token it came with (NULL: --agent-token) */
+    const cr_config_token *tok; /* the token it came with */
     int64_t first, clock;
     size_t count;
     char **lines;
@@ -70,7 +80,7 @@ typedef struct item {
 } item;
 
 struct cr_agent_link {
-    char *token;
+    cr_config_token *token; /* --agent-token, or NULL */
     const cr_config *tournament;
     double speed;
     pthread_mutex_t lock;
@@ -88,13 +98,18 @@ struct cr_agent_link {
     size_t bufcap;
     owner *owners; /* boards and their first source (loop thread, and the scan) */
     int nowners;
+    refusal *refusals; /* loop thread */
+    int nrefusals;
+    uint64_t refusals_other; /* pairs past REFUSALS_MAX */
+    cr_agent_refused_fn on_refused;
+    void *refused_data;
 };
 
 /* Per connection; lws allocates it zeroed. */
 typedef struct apss {
     struct lws *wsi;
     agent_rec *rec;
-    const cr_config_token *tok; /* the token of its hello (NULL: --agent-token) */
+    const cr_config_token *tok; /* the token of its hello */
     bool welcome;  /* a welcome is due */
     int64_t acked; /* last ack sent */
     char *out;     /* an error to send, then close */
@@ -322,7 +337,10 @@ cr_agent_link *cr_agent_link_new(const cr_agent_link_config *cfg, cr_error *err)
     l->speed = cfg->speed > 0 ? cfg->speed : 1.0;
     l->created_us = cr_now_us();
     l->in = cr_queue_new(IN_QUEUE, NULL, NULL);
-    if ((cfg->token && !(l->token = strdup(cfg->token))) || !l->in) {
+    if (cfg->token && (l->token = malloc(sizeof *l->token))) {
+        *l->token = *cfg->token;
+    }
+    if ((cfg->token && !l->token) || !l->in) {
         cr_error_set(err, CR_ENOMEM, 0, 0, "out of memory");
         cr_agent_link_free(l);
         return NULL;
@@ -362,6 +380,7 @@ void cr_agent_link_free(cr_agent_link *l)
     }
     free(l->agents);
     free(l->owners);
+    free(l->refusals);
     free(l->token);
     free(l->buf);
     pthread_mutex_destroy(&l->lock);
@@ -393,6 +412,61 @@ static bool reserve(cr_agent_link *l, size_t need)
     return true;
 }
 
+/* An event of `source` ("" for the relay's own) for `board`, which `owner`
+ * ("" likewise) fed first, refused: counted; the first of the pair told to
+ * on_refused. */
+static void refused_owned(cr_agent_link *l, const char *board, const char *source,
+                          const char *owner_name)
+{
+    for (int i = 0; i < l->nrefusals; i++) {
+        if (strcmp(l->refusals[i].board, board) == 0 &&
+            strcmp(l->refusals[i].source, source) == 0) {
+            l->refusals[i].count++;
+            return;
+        }
+    }
+    refusal *n = l->nrefusals < REFUSALS_MAX
+                     ? realloc(l->refusals, (size_t)(l->nrefusals + 1) * sizeof *n)
+                     : NULL;
+    if (!n) {
+        l->refusals_other++;
+        return;
+    }
+    l->refusals = n;
+    refusal *f = &n[l->nrefusals++];
+    snprintf(f->board, sizeof f->board, "%s", board);
+    snprintf(f->source, sizeof f->source, "%s", source);
+    f->count = 1;
+    if (l->on_refused) {
+        l->on_refused(l->refused_data, board, source, owner_name);
+    }
+}
+
+void cr_agent_link_on_refused(cr_agent_link *l, cr_agent_refused_fn fn, void *data)
+{
+    l->on_refused = fn;
+    l->refused_data = data;
+}
+
+void cr_agent_link_metrics(const cr_agent_link *l, FILE *f)
+{
+    fprintf(f, "# HELP chessrelay_board_ownership_refused_total Events refused because another "
+               "source fed the board first, by board and refused source (agent:ID, or relay).\n"
+               "# TYPE chessrelay_board_ownership_refused_total counter\n");
+    for (int i = 0; i < l->nrefusals; i++) {
+        const refusal *r = &l->refusals[i];
+        fputs("chessrelay_board_ownership_refused_total{board=\"", f);
+        cr_prom_label(f, r->board);
+        fprintf(f, "\",source=\"%s", r->source[0] ? "agent:" : "relay");
+        cr_prom_label(f, r->source);
+        fprintf(f, "\"} %" PRIu64 "\n", r->count);
+    }
+    if (l->refusals_other) {
+        fprintf(f, "chessrelay_board_ownership_refused_total{board=\"\",source=\"\"} %" PRIu64 "\n",
+                l->refusals_other);
+    }
+}
+
 /* Whether agent r (with token tok) may feed ev's board: its token lists it
  * (or lists none) and no other source fed it first. Reported when not. */
 static bool may_feed(cr_agent_link *l, agent_rec *r, const cr_config_token *tok,
@@ -404,6 +478,9 @@ static bool may_feed(cr_agent_link *l, agent_rec *r, const cr_config_token *tok,
     } else if (!claim(l, ev->board, r->name)) {
         owner *o = find_owner(l, ev->board);
         why = o && o->agent[0] ? "another agent fed it first" : "the relay's own source feeds it";
+        if (o) {
+            refused_owned(l, ev->board, r->name, o->agent);
+        }
     }
     if (!why) {
         return true;
@@ -424,6 +501,8 @@ bool cr_agent_link_claim_local(cr_agent_link *l, const char *board)
     if (claim(l, board, "")) {
         return true;
     }
+    owner *o = find_owner(l, board);
+    refused_owned(l, board, "", o ? o->agent : "");
     cr_log(CR_LOG_WARN, "board %s: an agent feeds it; the relay's own event refused", board);
     return false;
 }
@@ -628,15 +707,16 @@ static void peer_of(struct lws *wsi, char *buf, size_t size)
     }
 }
 
-/* The token of an agent-hello: true if it is an agent's; *tok is its
- * tournament entry (NULL for --agent-token, which may use any id). */
+/* The token of an agent-hello: true if it is an agent's; *tok is its entry
+ * (the tournament file's, or --agent-token's), with the ids and boards it
+ * may use. */
 static bool token_ok(cr_agent_link *l, const char *token, const cr_config_token **tok)
 {
     /* Both checks always run: the time does not tell which one matched. */
-    bool ok = l->token && token[0] && cr_secret_equal(token, l->token);
+    bool ok = l->token && token[0] && cr_secret_equal(token, l->token->token);
     const cr_config_token *t = l->tournament ? cr_config_find_token(l->tournament, token) : NULL;
-    *tok = t && strcmp(t->role, "agent") == 0 ? t : NULL;
-    return ok || *tok;
+    *tok = t && strcmp(t->role, "agent") == 0 ? t : ok ? l->token : NULL;
+    return *tok != NULL;
 }
 
 static void on_hello(cr_agent_link *l, apss *p, const cr_amsg *m)

@@ -30,6 +30,7 @@
 
 #include <event2/event.h>
 #include <libwebsockets.h>
+#include <stdio.h>
 
 #include "util/buf.h"
 #include "core/config.h"
@@ -38,7 +39,7 @@
 typedef struct cr_agent_link cr_agent_link;
 
 typedef struct cr_agent_link_config {
-    const char *token;           /* accepted agent token (e.g. --agent-token), or NULL */
+    const cr_config_token *token; /* --agent-token (copied, with its scope), or NULL */
     const cr_config *tournament; /* its tokens with role "agent" are accepted too; may be NULL */
     const char *state_dir;       /* the relay's journals (scanned at start), or NULL */
     double speed;                /* the relay's feed clock rate (1 = real time) */
@@ -94,6 +95,17 @@ int64_t cr_agent_link_tick_bound(cr_agent_link *l, int64_t bound);
  * it yet); false (logged) if an agent fed it first: the event is refused.
  * Loop thread, outside the rebuild. */
 bool cr_agent_link_claim_local(cr_agent_link *l, const char *board);
+
+/* An event refused because another source owns its board: called once per
+ * (board, source) pair and run, on the first such refusal. source and owner
+ * are agent ids, "" for the relay's own sources. Loop thread. */
+typedef void (*cr_agent_refused_fn)(void *data, const char *board, const char *source,
+                                    const char *owner);
+void cr_agent_link_on_refused(cr_agent_link *l, cr_agent_refused_fn fn, void *data);
+
+/* chessrelay_board_ownership_refused_total{board,source}, Prometheus text
+ * (source "agent:ID", or "relay" for the relay's own). Loop thread. */
+void cr_agent_link_metrics(const cr_agent_link *l, FILE *f);
 
 /* Events held per agent after the scan: the highest journaled number of
  * agent `agent` (0 if unknown). For tests and logs. */

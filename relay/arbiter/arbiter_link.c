@@ -2,15 +2,18 @@
 #include "arbiter/arbiter_link.h"
 
 #include <errno.h>
+#include <fcntl.h>
 #include <inttypes.h>
 #include <jansson.h>
 #include <limits.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 
 #include "util/fileio.h"
 #include "util/log.h"
+#include "util/sealed_file.h"
 
 #define LOG_NAME "incidents.log"
 
@@ -64,7 +67,8 @@ struct cr_arbiter_link {
     int64_t state_aseq; /* aseq of the last published snapshot (-1: none yet) */
     int64_t state_wall; /* and when it was published */
     char *log_path;
-    FILE *log;
+    int log; /* incidents.log, sealed records (util/sealed_file.h); -1: none */
+    cr_seal log_chain;
 };
 
 /*----- small helpers -----*/
@@ -286,30 +290,33 @@ static int claim_global_id(const cr_arbiter_link *l, int game, int index)
 /* A claim and its decision: "<game>\tclaim\t<cr_claim_format line>" in the
  * same log, after the incidents it made, so that a restart restores the
  * claims in order after the incidents. */
-static void journal_claim(cr_arbiter_link *l, const arb_game *g, const cr_claim *c)
+static void journal_line(cr_arbiter_link *l, const char *line, int n)
 {
-    char line[CR_CLAIM_LINE_MAX];
-    if (!l->log || !c || cr_claim_format(c, line, sizeof line) < 0) {
-        return;
-    }
-    if (fprintf(l->log, "%d\tclaim\t%s\n", g->id, line) < 0 || fflush(l->log)) {
+    /* One sealed record per line, written at once: a crash leaves at most a
+     * torn last one, cut on restart. */
+    if (n < 0 || cr_sealed_append(l->log, &l->log_chain, line, (size_t)n)) {
         cr_log(CR_LOG_ERROR, "%s: cannot write: %s", l->log_path, strerror(errno));
     }
 }
 
+static void journal_claim(cr_arbiter_link *l, const arb_game *g, const cr_claim *c)
+{
+    char line[CR_CLAIM_LINE_MAX], rec[CR_CLAIM_LINE_MAX + 32];
+    if (l->log < 0 || !c || cr_claim_format(c, line, sizeof line) < 0) {
+        return;
+    }
+    int n = snprintf(rec, sizeof rec, "%d\tclaim\t%s\n", g->id, line);
+    journal_line(l, rec, n < (int)sizeof rec ? n : -1);
+}
+
 static void journal_incident(cr_arbiter_link *l, const arb_game *g, const cr_incident *inc)
 {
-    if (!l->log) {
+    char line[CR_INCIDENT_LINE_MAX], rec[CR_INCIDENT_LINE_MAX + 32];
+    if (l->log < 0 || cr_incident_format(inc, line, sizeof line) < 0) {
         return;
     }
-    char line[CR_INCIDENT_LINE_MAX];
-    if (cr_incident_format(inc, line, sizeof line) < 0) {
-        return;
-    }
-    /* One write per line: a crash leaves at most a torn last line, skipped on restart. */
-    if (fprintf(l->log, "%d\t%s\n", g->id, line) < 0 || fflush(l->log)) {
-        cr_log(CR_LOG_ERROR, "%s: cannot write: %s", l->log_path, strerror(errno));
-    }
+    int n = snprintf(rec, sizeof rec, "%d\t%s\n", g->id, line);
+    journal_line(l, rec, n < (int)sizeof rec ? n : -1);
 }
 
 /* Registers claims the monitor has and we have not numbered yet. */
@@ -489,11 +496,13 @@ static const arb_ack *add_ack(cr_arbiter_link *l, int game, const char *alert, c
 /* "<game>\tack\t<wall>\t<alert>\t<who>" in incidents.log. */
 static void journal_ack(cr_arbiter_link *l, const arb_ack *a)
 {
-    if (l->log && (fprintf(l->log, "%d\tack\t%" PRId64 "\t%s\t%s\n", a->game, a->wall, a->alert,
-                           a->who) < 0 ||
-                   fflush(l->log))) {
-        cr_log(CR_LOG_ERROR, "%s: cannot write: %s", l->log_path, strerror(errno));
+    char rec[CR_ARB_ALERT_MAX + 160];
+    if (l->log < 0) {
+        return;
     }
+    int n = snprintf(rec, sizeof rec, "%d\tack\t%" PRId64 "\t%s\t%s\n", a->game, a->wall, a->alert,
+                     a->who);
+    journal_line(l, rec, n < (int)sizeof rec ? n : -1);
 }
 
 /* Reads back what journal_ack wrote (after "<game>\tack\t"). */
@@ -803,6 +812,7 @@ cr_arbiter_link *cr_arbiter_link_new(const cr_arbiter_link_config *cfg)
     l->cfg = *cfg;
     l->out_tail = &l->out_head;
     l->state_aseq = -1;
+    l->log = -1;
     return l;
 }
 
@@ -817,8 +827,8 @@ void cr_arbiter_link_free(cr_arbiter_link *l)
     free(l->games);
     free(l->claims);
     free(l->acks);
-    if (l->log) {
-        fclose(l->log);
+    if (l->log >= 0) {
+        close(l->log);
     }
     free(l->log_path);
     cr_store_event *ev;
@@ -865,16 +875,28 @@ static int restore_line(void *data, const char *line, size_t len, int lineno)
     return 0;
 }
 
-/* Reads incidents.log back: "<game>\t<incident line>". */
-static void restore(cr_arbiter_link *l)
+/* Reads incidents.log back: "<game>\t<incident line>", each line sealed;
+ * a record that does not match its seal is restored all the same and
+ * reported loudly. */
+static void restore(cr_arbiter_link *l, int64_t wall)
 {
-    bool torn;
     cr_error err;
-    if (cr_read_lines(l->log_path, restore_line, l, &torn, &err) && errno != ENOENT) {
+    cr_sealed_stats st;
+    if (cr_sealed_read(l->log_path, true, restore_line, l, &l->log_chain, &st, &err) &&
+        errno != ENOENT) {
         cr_log(CR_LOG_WARN, "%s", err.text);
     }
-    if (torn) {
+    if (st.torn) {
         cr_log(CR_LOG_WARN, "%s: torn last line dropped", l->log_path);
+    }
+    if (st.bad) {
+        char text[400];
+        snprintf(text, sizeof text,
+                 "%s: NOT SOUND: %ld record(s) do not match their seals, the first at %s:%d: %s "
+                 "(check with `chessrelay journal verify %s`)",
+                 LOG_NAME, st.bad, l->log_path, st.bad_line, st.bad_why, l->cfg.state_dir);
+        cr_log(CR_LOG_ERROR, "%s", text);
+        cr_arbiter_link_alert(l, "journal-not-sound", text, wall);
     }
 }
 
@@ -898,9 +920,9 @@ int cr_arbiter_link_start(cr_arbiter_link *l, int64_t t, int64_t wall, cr_error 
             goto out;
         }
         snprintf(l->log_path, size, "%s/%s", l->cfg.state_dir, LOG_NAME);
-        restore(l);
-        l->log = fopen(l->log_path, "a");
-        if (!l->log) {
+        restore(l, wall);
+        l->log = open(l->log_path, O_WRONLY | O_CREAT | O_APPEND | O_CLOEXEC, 0644);
+        if (l->log < 0) {
             rc = cr_error_set(err, CR_EIO, 0, 0, "%s: %s", l->log_path, strerror(errno));
             goto out;
         }

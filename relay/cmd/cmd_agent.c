@@ -657,6 +657,10 @@ static int open_journal(agent *a, const char *state)
     if (cr_agent_journal_torn(a->journal)) {
         cr_log(CR_LOG_WARN, "agent: %s: a torn last line was dropped", state);
     }
+    if (cr_agent_journal_problem(a->journal)) {
+        cr_log(CR_LOG_ERROR, "agent: NOT SOUND: %s (check with `chessrelay journal verify %s`)",
+               cr_agent_journal_problem(a->journal), state);
+    }
     cr_log(CR_LOG_INFO, "agent %s: state %s: events up to %" PRId64 ", acknowledged up to %" PRId64,
            a->id, state, cr_agent_journal_last(a->journal), cr_agent_journal_acked(a->journal));
     a->wm = cr_agent_journal_epoch(a->journal);

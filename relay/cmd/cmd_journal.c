@@ -1,6 +1,7 @@
 /* chessrelay journal verify DIR: checks every seal of a state folder's
- * journals (docs/feed-format.md, "Seals") without changing any file; names
- * the first bad file and line. Exit 0 when sound, 1 when not (or the folder
+ * journals, its incidents.log, and of an agent's state folder (its
+ * events.feed) (docs/feed-format.md, "Seals") without changing any file;
+ * names the first bad file and line. Exit 0 when sound, 1 when not (or the folder
  * cannot be read), 2 on a usage error.
  *
  * chessrelay journal export DIR --game N: the arbiter's evidence for an
@@ -17,12 +18,17 @@
 
 #include "cmd/commands.h"
 #include "core/journal.h"
+#include "util/sealed_file.h"
 
 static int usage(void)
 {
     fprintf(stderr, "usage: chessrelay journal verify DIR | export DIR --game N\n");
     return 2;
 }
+
+/* The files beside the journals with sealed records of their own:
+ * the relay's incidents.log, an agent's events.feed (its state folder). */
+static const char *const side_files[] = {"incidents.log", "events.feed"};
 
 static int verify(const char *dir)
 {
@@ -37,21 +43,46 @@ static int verify(const char *dir)
         fprintf(stderr, "chessrelay journal verify: %s\n", err.text);
         return 1;
     }
-    if (!st.files) {
+    int files = st.files, unsealed = st.unsealed;
+    long lines = st.lines, bad = st.bad;
+    bool torn = st.torn;
+    if (st.bad) {
+        printf("%s/%s:%d: %s\n", dir, st.bad_file, st.bad_line, st.bad_why);
+    }
+    for (size_t i = 0; i < sizeof side_files / sizeof side_files[0]; i++) {
+        char path[PATH_MAX];
+        snprintf(path, sizeof path, "%s/%s", dir, side_files[i]);
+        if (stat(path, &sb) != 0) {
+            continue;
+        }
+        cr_sealed_stats ss;
+        if (cr_sealed_read(path, false, NULL, NULL, NULL, &ss, &err)) {
+            fprintf(stderr, "chessrelay journal verify: %s\n", err.text);
+            return 1;
+        }
+        files++;
+        lines += ss.lines;
+        unsealed += ss.unsealed;
+        torn |= ss.torn;
+        bad += ss.bad;
+        if (ss.bad) {
+            printf("%s:%d: %s\n", path, ss.bad_line, ss.bad_why);
+        }
+    }
+    if (!files) {
         fprintf(stderr, "chessrelay journal verify: %s: no journal files\n", dir);
         return 1;
     }
-    if (st.bad) {
-        printf("%s/%s:%d: %s\n", dir, st.bad_file, st.bad_line, st.bad_why);
-        printf("NOT SOUND: %ld problem(s) in %d file(s), %ld lines\n", st.bad, st.files, st.lines);
+    if (bad) {
+        printf("NOT SOUND: %ld problem(s) in %d file(s), %ld lines\n", bad, files, lines);
         return 1;
     }
-    if (st.unsealed) {
-        printf("NOT SEALED: %d file(s) written before seals; %ld lines\n", st.unsealed, st.lines);
+    if (unsealed) {
+        printf("NOT SEALED: %d file(s) written before seals; %ld lines\n", unsealed, lines);
         return 1;
     }
-    printf("sound: %d file(s), %ld lines%s\n", st.files, st.lines,
-           st.torn ? ", a torn tail (a crash mid-write: the relay cuts it at start)" : "");
+    printf("sound: %d file(s), %ld lines%s\n", files, lines,
+           torn ? ", a torn tail (a crash mid-write: cut at the next start)" : "");
     return 0;
 }
 

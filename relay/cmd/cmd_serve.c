@@ -1,7 +1,8 @@
 /* chessrelay serve / replay --serve: the relay daemon's command lines.
  *
  *   chessrelay serve [--config FILE] [--listen ADDR:PORT] [--state DIR] [--speed X]
- *                    [--agent-token T]   (venue agents at /agent: agent_link.h)
+ *                    [--agent-token T[:agents=ID,..][:boards=ID,..]]
+ *                                        (venue agents at /agent: agent_link.h)
  *                    [--serial DEV]... [--usb]      live DGT boards (source_boards.h)
  *                    [--pairings FILE [--round N]]  pairings file, watched (pairings_link.h)
  *   chessrelay replay FEED... --serve [--listen ADDR:PORT] [--speed X]
@@ -29,7 +30,8 @@
 
 typedef struct serve_args {
     const char *config_path, *listen, *state_dir, *port_file, *web_root, *token;
-    const char *agent_token; /* --agent-token: venue agents */
+    cr_config_token agent_token; /* --agent-token: venue agents (with its scope) */
+    bool has_agent_token;
     const char *pairings;    /* --pairings: over the tournament file's "pairings" */
     const char *engine;      /* --engine: over the tournament file's engine path */
     int round;               /* --round: the round played of the pairings, 0: not given */
@@ -114,11 +116,12 @@ static int parse_args(const char *who, int argc, char **argv, bool feeds_allowed
         } else if (strcmp(o, "--arbiter-token") == 0) {
             a->token = v;
         } else if (strcmp(o, "--agent-token") == 0) {
-            if (cr_config_token_problem(v)) {
-                fprintf(stderr, "chessrelay %s: --agent-token: %s\n", who, cr_config_token_problem(v));
+            char why[160];
+            if (cr_config_parse_agent_token(v, &a->agent_token, why, sizeof why)) {
+                fprintf(stderr, "chessrelay %s: --agent-token: %s\n", who, why);
                 return 2;
             }
-            a->agent_token = v;
+            a->has_agent_token = true;
         } else if (strcmp(o, "--engine") == 0) {
             if (!v[0]) {
                 fprintf(stderr, "chessrelay %s: --engine: expected an engine's path or name\n",
@@ -208,7 +211,7 @@ static int run(const char *who, serve_args *a, cr_config *cfg, const char *state
     lc.state_dir = state_dir;
     lc.port_file = a->port_file;
     lc.exit_at_end = a->exit_at_end;
-    lc.agent_token = a->agent_token;
+    lc.agent_token = a->has_agent_token ? &a->agent_token : NULL;
     lc.publish = &a->publish;
     lc.serials = a->serials;
     lc.serial_count = a->serial_count;

@@ -885,6 +885,81 @@ const char *cr_config_token_problem(const char *token)
     return NULL;
 }
 
+/* One ",ID,ID" list of --agent-token's scope (n bytes at s) into ids. */
+static int scope_ids(const char *key, const char *s, size_t n, char (*ids)[CR_BOARD_ID_MAX + 1],
+                     int max, int *count, char *why, size_t size)
+{
+    if (*count) {
+        snprintf(why, size, "%s= given twice", key);
+        return CR_EINVAL;
+    }
+    const char *end = s + n;
+    while (true) {
+        const char *comma = memchr(s, ',', (size_t)(end - s));
+        const char *e = comma ? comma : end;
+        if (!cr_feed_board_id_valid(s, (size_t)(e - s))) {
+            snprintf(why, size, "%s=: \"%.*s\" is not an id (1..64 of A-Z a-z 0-9 . _ -)", key,
+                     (int)(e - s > 70 ? 70 : e - s), s);
+            return CR_EINVAL;
+        }
+        if (*count == max) {
+            snprintf(why, size, "%s=: more than %d ids", key, max);
+            return CR_EINVAL;
+        }
+        snprintf(ids[(*count)++], sizeof ids[0], "%.*s", (int)(e - s), s);
+        if (!comma) {
+            return 0;
+        }
+        s = comma + 1;
+    }
+}
+
+int cr_config_parse_agent_token(const char *arg, cr_config_token *out, char *why, size_t size)
+{
+    memset(out, 0, sizeof *out);
+    snprintf(out->name, sizeof out->name, "--agent-token");
+    snprintf(out->role, sizeof out->role, "agent");
+    /* The scope starts at the first colon followed by a word and "=" (so a
+     * misspelt key is an error, not part of the token). */
+    const char *scope = NULL;
+    for (const char *c = strchr(arg, ':'); c && !scope; c = strchr(c + 1, ':')) {
+        size_t w = strspn(c + 1, "abcdefghijklmnopqrstuvwxyz");
+        scope = w && c[1 + w] == '=' ? c : NULL;
+    }
+    size_t tn = scope ? (size_t)(scope - arg) : strlen(arg);
+    if (tn >= sizeof out->token) {
+        snprintf(why, size, "the token: too long (at most 255 characters)");
+        return CR_EINVAL;
+    }
+    memcpy(out->token, arg, tn);
+    if (cr_config_token_problem(out->token)) {
+        snprintf(why, size, "the token: %s", cr_config_token_problem(out->token));
+        return CR_EINVAL;
+    }
+    while (scope && *scope) {
+        const char *part = scope + 1;
+        const char *next = strchr(part, ':');
+        size_t n = next ? (size_t)(next - part) : strlen(part);
+        int rc;
+        if (strncmp(part, "agents=", 7) == 0) {
+            rc = scope_ids("agents", part + 7, n - 7, out->agents, CR_TOKEN_AGENTS_MAX,
+                           &out->agent_count, why, size);
+        } else if (strncmp(part, "boards=", 7) == 0) {
+            rc = scope_ids("boards", part + 7, n - 7, out->boards, CR_TOKEN_BOARDS_MAX,
+                           &out->board_count, why, size);
+        } else {
+            snprintf(why, size, "\"%.*s\": expected agents=ID,... or boards=ID,... after a colon",
+                     (int)(n > 70 ? 70 : n), part);
+            rc = CR_EINVAL;
+        }
+        if (rc) {
+            return rc;
+        }
+        scope = next;
+    }
+    return 0;
+}
+
 int cr_config_add_token(cr_config *cfg, const char *name, const char *role, const char *token)
 {
     if (cr_config_token_problem(token)) {

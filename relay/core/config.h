@@ -187,6 +187,13 @@ const char *cr_config_token_problem(const char *token);
  * CR_EINVAL (cr_config_token_problem says why) or CR_ENOMEM. */
 int cr_config_add_token(cr_config *cfg, const char *name, const char *role, const char *token);
 
+/* The command line's --agent-token: TOKEN, or TOKEN scoped like a
+ * tournament token with ":agents=ID,ID..." and/or ":boards=ID,ID..." after
+ * it (each at most once; the token ends at the first colon followed by
+ * lower-case letters and "=", so a misspelt key is an error). Fills *out (name "--agent-token",
+ * role "agent") and returns 0, or CR_EINVAL with why (size bytes) saying what is wrong. */
+int cr_config_parse_agent_token(const char *arg, cr_config_token *out, char *why, size_t size);
+
 /* The role of a token ("arbiter"/"agent") or NULL; compares in constant
  * time over every configured token. */
 const char *cr_config_check_token(const cr_config *cfg, const char *token);

@@ -1,5 +1,4 @@
 /* chessrelay relay: the journal. */
-#define _GNU_SOURCE /* memrchr, memmem */
 #include "core/journal.h"
 
 #include <dirent.h>
@@ -14,68 +13,18 @@
 #include <unistd.h>
 
 #include <jansson.h>
-#include <openssl/evp.h>
 
 #include "cr/pgn.h"
 
 #include "util/fileio.h"
 #include "util/log.h"
+#include "util/seal.h"
+#include "util/sealed_file.h"
 
-enum { PENDING_MAX = 64 * 1024 * 1024, CR_SEAL_BYTES = 32, SEAL_LINE = 3 + 2 * CR_SEAL_BYTES + 1 };
+enum { PENDING_MAX = 64 * 1024 * 1024 }; /* bytes held while the disk refuses them */
 #define JOURNAL_MAX ((size_t)4 << 30) /* bytes of one journal file read back */
 
-/*----- seals: SHA-256 chained over the records -----*/
-
-/* out = SHA-256(prev || data): the seal of a record after the one sealed
- * with prev. */
-static void seal_of(const unsigned char *prev, const char *data, size_t len, unsigned char *out)
-{
-    EVP_MD_CTX *c = EVP_MD_CTX_new();
-    unsigned n = 0;
-    if (!c || !EVP_DigestInit_ex(c, EVP_sha256(), NULL) || !EVP_DigestUpdate(c, prev, CR_SEAL_BYTES) ||
-        !EVP_DigestUpdate(c, data, len) || !EVP_DigestFinal_ex(c, out, &n)) {
-        memset(out, 0, CR_SEAL_BYTES); /* out of memory: a seal no reader accepts */
-    }
-    EVP_MD_CTX_free(c);
-}
-
-/* "#= <64 hex>\n" into out (SEAL_LINE bytes). */
-static void seal_line(const unsigned char *seal, char *out)
-{
-    static const char hex[] = "0123456789abcdef";
-    memcpy(out, "#= ", 3);
-    for (int i = 0; i < CR_SEAL_BYTES; i++) {
-        out[3 + 2 * i] = hex[seal[i] >> 4];
-        out[4 + 2 * i] = hex[seal[i] & 15];
-    }
-    out[SEAL_LINE - 1] = '\n';
-}
-
-static bool is_seal(const char *line, size_t len)
-{
-    return len >= 3 && memcmp(line, "#= ", 3) == 0;
-}
-
-/* The seal written on a seal line (without its "\n"); false if malformed. */
-static bool parse_seal(const char *line, size_t len, unsigned char *out)
-{
-    if (len != SEAL_LINE - 1) {
-        return false;
-    }
-    for (int i = 0; i < CR_SEAL_BYTES; i++) {
-        int v = 0;
-        for (int k = 0; k < 2; k++) {
-            char c = line[3 + 2 * i + k];
-            int d = c >= '0' && c <= '9' ? c - '0' : c >= 'a' && c <= 'f' ? c - 'a' + 10 : -1;
-            if (d < 0) {
-                return false;
-            }
-            v = v * 16 + d;
-        }
-        out[i] = (unsigned char)v;
-    }
-    return true;
-} /* bytes held while the disk refuses them */
+/* bytes held while the disk refuses them */
 
 struct cr_journal {
     int fd;
@@ -93,7 +42,7 @@ struct cr_journal {
     size_t pend_len, pend_cap;
     uint64_t write_errors; /* failed writes and fsyncs */
     char problem[200];     /* why the journal is not sound ("": it is) */
-    unsigned char chain[CR_SEAL_BYTES]; /* the last record's seal */
+    cr_seal chain;         /* the last record's seal */
 };
 
 static ssize_t default_write(void *data, int fd, const void *buf, size_t len)
@@ -200,29 +149,14 @@ static void sync_dir(const char *dir)
 
 /* The last whole seal of the journal at path into out (left as it is when
  * the file has none: an older journal, or none yet). */
-static void last_seal(const char *path, unsigned char *out)
+static void last_seal(const char *path, cr_seal *out)
 {
     char *text;
     size_t len;
     if (cr_read_file(path, JOURNAL_MAX, &text, &len, NULL)) {
         return;
     }
-    size_t end = len;
-    while (end > 0) {
-        /* the line ending at end - 1 ("\n") */
-        size_t stop = end - 1;
-        if (text[stop] != '\n') { /* a torn tail */
-            char *nl = memrchr(text, '\n', stop);
-            end = nl ? (size_t)(nl - text) + 1 : 0;
-            continue;
-        }
-        char *nl = stop ? memrchr(text, '\n', stop) : NULL;
-        size_t start = nl ? (size_t)(nl - text) + 1 : 0;
-        if (is_seal(text + start, stop - start) && parse_seal(text + start, stop - start, out)) {
-            break;
-        }
-        end = start;
-    }
+    cr_seal_last(text, len, out);
     free(text);
 }
 
@@ -235,11 +169,11 @@ cr_journal *cr_journal_open(const char *dir, cr_error *err)
     int count;
     long *nums = list_journals(dir, &count);
     long next = count ? nums[count - 1] + 1 : 1;
-    unsigned char chain[CR_SEAL_BYTES] = {0};
+    cr_seal chain = {{0}};
     if (count) {
         char prev[4096];
         snprintf(prev, sizeof prev, "%s/journal-%06ld.feed", dir, nums[count - 1]);
-        last_seal(prev, chain);
+        last_seal(prev, &chain);
     }
     free(nums);
     cr_journal *j = calloc(1, sizeof *j);
@@ -248,7 +182,7 @@ cr_journal *cr_journal_open(const char *dir, cr_error *err)
         return NULL;
     }
     j->io = (cr_journal_io){default_write, default_sync, default_truncate, NULL};
-    memcpy(j->chain, chain, sizeof chain); /* the chain goes on across runs */
+    j->chain = chain; /* the chain goes on across runs */
     snprintf(j->path, sizeof j->path, "%s/journal-%06ld.feed", dir, next);
     j->fd = open(j->path, O_WRONLY | O_CREAT | O_EXCL | O_APPEND | O_CLOEXEC, 0644);
     if (j->fd < 0) {
@@ -340,21 +274,16 @@ int cr_journal_append(cr_journal *j, const char *line, size_t len)
         return CR_EIO;
     }
     /* The record and its seal in one write: torn only by a crash. */
-    bool nl = len && line[len - 1] == '\n';
-    size_t n = len + !nl;
     char stackbuf[1024];
-    char *b = n + SEAL_LINE <= sizeof stackbuf ? stackbuf : malloc(n + SEAL_LINE);
+    size_t n;
+    cr_seal next;
+    char *b = cr_seal_frame(&j->chain, line, len, stackbuf, sizeof stackbuf, &n, &next);
     if (!b) {
         return CR_ENOMEM;
     }
-    memcpy(b, line, len);
-    b[n - 1] = '\n';
-    unsigned char seal[CR_SEAL_BYTES];
-    seal_of(j->chain, b, n, seal);
-    seal_line(seal, b + n);
-    int rc = append_line(j, b, n + SEAL_LINE);
+    int rc = append_line(j, b, n);
     if (rc == 0) {
-        memcpy(j->chain, seal, sizeof seal);
+        j->chain = next;
     }
     if (b != stackbuf) {
         free(b);
@@ -381,7 +310,7 @@ static void retry(cr_journal *j)
             break;
         }
         /* A record counts as written with its seal line. */
-        j->written += is_seal(j->pend + off, n);
+        j->written += cr_seal_is_line(j->pend + off, n);
         off += n;
     }
     memmove(j->pend, j->pend + off, j->pend_len - off);
@@ -492,7 +421,8 @@ typedef struct reader {
     cr_journal_stats *st;
     bool cut;                           /* cut torn tails off (a restart), or only read (verify) */
     bool sealed_seen;                   /* a sealed file came before */
-    unsigned char chain[CR_SEAL_BYTES]; /* the last seal */
+    cr_seal chain;                      /* the last seal */
+    const char *name;                   /* the file being read */
 } reader;
 
 static void bad(reader *r, const char *name, int lineno, const char *why)
@@ -504,86 +434,41 @@ static void bad(reader *r, const char *name, int lineno, const char *why)
     }
 }
 
-/* Hands the lines of text[from, to) (whole lines) to the callback. */
-static int hand_over(reader *r, const char *name, const char *text, size_t from, size_t to,
-                     int lineno)
+static int journal_line(void *data, const char *line, size_t len, int lineno)
 {
-    while (from < to) {
-        const char *line = text + from;
-        const char *nl = memchr(line, '\n', to - from);
-        size_t len = (size_t)(nl - line);
-        from += len + 1;
-        if (len && line[len - 1] == '\r') {
-            len--;
-        }
-        r->st->lines++;
-        int rc = r->fn ? r->fn(r->data, line, len, name, lineno) : 0;
-        if (rc) {
-            return rc;
-        }
-        lineno++;
-    }
-    return 0;
+    reader *r = data;
+    return r->fn ? r->fn(r->data, line, len, r->name, lineno) : 0;
 }
 
-/* One journal file. Sealed: every record is checked against its seal and
- * the chain, and handed over (a bad one too, reported); an unsealed tail (a
- * crash mid-write) is dropped and, with r->cut, cut off. An older file
- * without seals is read line by line (a torn last line dropped), but only
- * before any sealed file. */
+/* One journal file (util/sealed_file.h): every record is checked against
+ * its seal and the chain, and handed over (a bad one too, reported); a torn
+ * tail (a crash mid-write) is dropped and, with r->cut, cut off. An older
+ * file without seals is read line by line, but only before any sealed
+ * file. */
 static int read_file(reader *r, const char *path, const char *name, cr_error *err)
 {
     char *text;
-    size_t len;
+    size_t len, keep;
     int rc = cr_read_file(path, JOURNAL_MAX, &text, &len, err);
     if (rc) {
         return rc;
     }
-    bool sealed = (len >= 3 && memcmp(text, "#= ", 3) == 0) || memmem(text, len, "\n#= ", 4);
-    size_t start = 0, pos = 0, keep;
-    int lineno = 0, start_line = 1;
-    if (!sealed) {
-        if (r->sealed_seen && len) {
-            r->st->unsealed++;
-            bad(r, name, 1, "no seals after sealed journals (seals removed?)");
-        } else if (len) {
-            r->st->unsealed++;
-        }
-        const char *last = len ? memrchr(text, '\n', len) : NULL;
-        keep = last ? (size_t)(last - text) + 1 : 0;
-        rc = hand_over(r, name, text, 0, keep, 1);
-    } else {
-        r->sealed_seen = true;
-        for (const char *nl; rc == 0 && (nl = memchr(text + pos, '\n', len - pos)) != NULL;) {
-            const char *line = text + pos;
-            size_t ll = (size_t)(nl - line);
-            lineno++;
-            pos += ll + 1;
-            if (!is_seal(line, ll)) {
-                continue;
-            }
-            unsigned char want[CR_SEAL_BYTES], got[CR_SEAL_BYTES];
-            size_t rec_end = (size_t)(line - text);
-            seal_of(r->chain, text + start, rec_end - start, want);
-            bool ok = parse_seal(line, ll, got);
-            if (!ok || memcmp(want, got, sizeof want) != 0 || rec_end == start) {
-                r->st->bad_records++;
-                bad(r, name, rec_end == start ? lineno : start_line,
-                    !ok ? "malformed seal"
-                        : rec_end == start ? "a seal without its record"
-                                           : "the record does not match its seal (changed, "
-                                             "removed or moved lines)");
-            }
-            rc = hand_over(r, name, text, start, rec_end, start_line);
-            /* After a bad record the chain goes on from the seal written:
-             * only the changed record is reported, not every one after it. */
-            memcpy(r->chain, ok ? got : want, sizeof want);
-            start = pos;
-            start_line = lineno + 1;
-        }
-        keep = start;
+    bool sealed = cr_seal_any(text, len);
+    if (!sealed && r->sealed_seen && len) {
+        bad(r, name, 1, "no seals after sealed journals (seals removed?)");
     }
-    if (rc == 0 && keep < len) {
+    r->sealed_seen |= sealed;
+    r->name = name;
+    cr_sealed_stats ss;
+    rc = cr_sealed_scan_text(text, len, &r->chain, journal_line, r, &ss, &keep);
+    r->st->lines += ss.lines;
+    r->st->unsealed += !sealed && len;
+    if (ss.bad) {
+        bad(r, name, ss.bad_line, ss.bad_why);
+        r->st->bad += ss.bad - 1;
+        r->st->bad_records += ss.bad;
+    }
+    if (ss.torn) {
         r->st->torn++;
         if (r->cut && truncate(path, (off_t)keep) != 0) {
             rc = cr_error_set(err, CR_EIO, 0, 0, "%s: cannot cut the torn tail: %s", path,
@@ -616,20 +501,20 @@ int cr_journal_replay(const char *dir, cr_journal_line_fn fn, void *data, cr_jou
                       cr_error *err)
 {
     cr_journal_stats local;
-    reader r = {fn, data, stats ? stats : &local, true, false, {0}};
+    reader r = {fn, data, stats ? stats : &local, true, false, {{0}}, NULL};
     return read_dir(dir, &r, err);
 }
 
 int cr_journal_verify(const char *dir, cr_journal_stats *stats, cr_error *err)
 {
-    reader r = {NULL, NULL, stats, false, false, {0}};
+    reader r = {NULL, NULL, stats, false, false, {{0}}, NULL};
     return read_dir(dir, &r, err);
 }
 
 int cr_journal_read(const char *dir, cr_journal_line_fn fn, void *data, cr_journal_stats *stats,
                     cr_error *err)
 {
-    reader r = {fn, data, stats, false, false, {0}};
+    reader r = {fn, data, stats, false, false, {{0}}, NULL};
     return read_dir(dir, &r, err);
 }
 

@@ -134,6 +134,9 @@ static cr_buf *loop_metrics(relay *r)
     if (r->evals) {
         cr_evals_metrics(r->evals, f);
     }
+    if (r->agents) {
+        cr_agent_link_metrics(r->agents, f);
+    }
     if (fclose(f) != 0) {
         free(text);
         return NULL;
@@ -785,6 +788,18 @@ static int64_t agent_clock(void *data)
     return feed_now(data);
 }
 
+/* A source refused a board another one owns: the arbiters hear of it once
+ * per board and source (the log and /metrics have the rest). */
+static void agent_refused(void *data, const char *board_id, const char *source, const char *owner)
+{
+    relay *r = data;
+    char text[300];
+    snprintf(text, sizeof text, "board %s: events of %s%s refused: %s%s fed it first", board_id,
+             source[0] ? "agent " : "the relay's own source", source,
+             owner[0] ? "agent " : "the relay's own source", owner);
+    cr_arbiter_link_alert(r->arb, "board-owner", text, wall_ms());
+}
+
 static bool wants_agents(const cr_loop_config *cfg)
 {
     for (int i = 0; i < cfg->tournament->token_count; i++) {
@@ -1173,6 +1188,9 @@ static int start_sources(relay *r)
     if (r->agents && cr_agent_link_attach(r->agents, r->base, agent_feed, agent_clock, r,
                                           r->journal != NULL)) {
         return -1;
+    }
+    if (r->agents) {
+        cr_agent_link_on_refused(r->agents, agent_refused, r);
     }
     if (open_feeds(r)) {
         return -1;

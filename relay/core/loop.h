@@ -24,8 +24,9 @@ typedef struct cr_loop_config {
     const char *state_dir;       /* journals; NULL: no journal */
     const char *port_file;       /* if set, the bound port is written there */
     bool exit_at_end;            /* stop once every source is done (tests, tools) */
-    const char *agent_token;     /* venue agents log in with it, or with a
-                                    tournament token of role "agent"; NULL: only those */
+    const cr_config_token *agent_token;       /* --agent-token: venue agents log in with it (within
+                                                 its scope), or with a tournament token of role
+                                                 "agent"; NULL: only those */
     const struct cr_nats_out_config *publish; /* NATS JetStream, or NULL */
     const char *const *serials;  /* live boards on these ttys (besides tournament->devices) */
     int serial_count;

@@ -31,6 +31,8 @@ typedef enum cr_sev_kind {
 
 #define CR_TAG_NAME_MAX 32
 #define CR_TAG_VALUE_MAX 128
+/* Every tag name taken at input (feed META keys, an arbiter's tag) fits. */
+_Static_assert(CR_TAG_NAME_MAX > CR_FEED_META_KEY_MAX, "a feed META key must fit a tag name");
 #define CR_REASON_MAX 64
 
 typedef struct cr_store_tag {

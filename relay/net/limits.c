@@ -2,6 +2,7 @@
 #include "net/limits.h"
 
 #include <arpa/inet.h>
+#include <errno.h>
 #include <inttypes.h>
 #include <netinet/in.h>
 #include <stdlib.h>
@@ -18,6 +19,8 @@ enum {
     TOKEN_WINDOW_US = 60000000,
     TOKEN_SLOTS = 256
 };
+#define PAUSE_MIN_US 100000
+#define PAUSE_MAX_US 1000000
 
 typedef struct conn {
     struct lws *wsi; /* NULL: accepted, its wsi not created yet */
@@ -42,6 +45,10 @@ struct cr_limits {
     uint64_t accepted, over_total, refused_total, idle_closed, token_refused, token_failed;
     uint64_t sum_over, sum_refused, sum_idle, sum_token;
     int64_t last_summary_us;
+    /* accept() out of descriptors: the pause in force and when it ends */
+    uint64_t accept_pauses, sum_accept;
+    int64_t pause_us, pause_end_us, last_accept_log_us;
+    int accept_errno;
 };
 
 cr_limits *cr_limits_new(const cr_limits_config *cfg)
@@ -186,6 +193,34 @@ bool cr_limits_over(const cr_limits *l, struct lws *wsi)
     return i >= 0 && l->conns[i].over;
 }
 
+static void log_accept(cr_limits *l, int64_t now)
+{
+    cr_log(CR_LOG_WARN,
+           "accept: %s: not accepting new connections for %d ms (up to 1 s while it lasts); "
+           "%" PRIu64 " pause(s) since the last report, %d connections open",
+           strerror(l->accept_errno), (int)(l->pause_us / 1000), l->sum_accept, l->nconns);
+    l->sum_accept = 0;
+    l->last_accept_log_us = now;
+}
+
+int64_t cr_limits_accept_failed(cr_limits *l, int err, int64_t now)
+{
+    l->accept_pauses++;
+    l->sum_accept++;
+    l->accept_errno = err;
+    /* Failing again soon after the last pause: the descriptors are still
+     * taken, wait longer. */
+    bool again = l->pause_us && now - l->pause_end_us < 2 * PAUSE_MAX_US;
+    l->pause_us = !again                           ? PAUSE_MIN_US
+                  : l->pause_us * 2 > PAUSE_MAX_US ? PAUSE_MAX_US
+                                                   : l->pause_us * 2;
+    l->pause_end_us = now + l->pause_us;
+    if (!l->last_accept_log_us || now - l->last_accept_log_us >= SUMMARY_US) {
+        log_accept(l, now);
+    }
+    return l->pause_us;
+}
+
 void cr_limits_sweep(cr_limits *l, int64_t now, bool (*active)(void *data, struct lws *wsi),
                      void *data)
 {
@@ -218,6 +253,9 @@ void cr_limits_sweep(cr_limits *l, int64_t now, bool (*active)(void *data, struc
         }
         l->sum_over = l->sum_refused = l->sum_idle = l->sum_token = 0;
         l->last_summary_us = now;
+    }
+    if (l->sum_accept && now - l->last_accept_log_us >= SUMMARY_US) {
+        log_accept(l, now);
     }
 }
 
@@ -298,4 +336,10 @@ void cr_limits_metrics(const cr_limits *l, FILE *f)
             "chessrelay_token_failures_total{what=\"throttled\"} %" PRIu64 "\n",
             l->nconns, l->cfg.connections, l->over_total, l->refused_total, l->idle_closed,
             l->token_failed, l->token_refused);
+    fprintf(f,
+            "# HELP chessrelay_accept_pauses_total Times accept() ran out of descriptors and "
+            "accepting paused.\n"
+            "# TYPE chessrelay_accept_pauses_total counter\nchessrelay_accept_pauses_total %" PRIu64
+            "\n",
+            l->accept_pauses);
 }

@@ -13,6 +13,10 @@
  * the global cap it is closed at once. Connections are few thousand at
  * most: plain arrays, scanned.
  *
+ * accept() failing for want of descriptors (EMFILE, ENFILE) is reported by
+ * cr_limits_accept_failed, which says how long to leave the listening
+ * socket alone (the server takes it out of the poll set for that long).
+ *
  * Ownership: cr_limits_new returns a new object, cr_limits_free frees it.
  * Every function is for the server thread only. */
 #ifndef CR_RELAY_LIMITS_H
@@ -55,6 +59,12 @@ void cr_limits_sweep(cr_limits *l, int64_t now_us, bool (*active)(void *data, st
 /* Wrong tokens: whether wsi's address may try one more, and a failure. */
 bool cr_limits_token_allowed(cr_limits *l, struct lws *wsi);
 void cr_limits_token_failed(cr_limits *l, struct lws *wsi);
+
+/* accept() failed with err (EMFILE or ENFILE) at now_us: counted, and
+ * logged at most once per 10 s. Returns how long not to accept: 100 ms,
+ * doubled while the failures go on (one within 2 s of the last pause's
+ * end), at most 1 s. */
+int64_t cr_limits_accept_failed(cr_limits *l, int err, int64_t now_us);
 
 /* chessrelay_connections_* metrics, Prometheus text. */
 void cr_limits_metrics(const cr_limits *l, FILE *f);

@@ -58,6 +58,9 @@ static int callback(struct lws *wsi, enum lws_callback_reasons reason, void *use
     switch (reason) {
     case LWS_CALLBACK_FILTER_NETWORK_CONNECTION: {
         const struct lws_filter_network_conn_args *a = user;
+        if (s) {
+            s->listen_wsi = wsi; /* lws 4.1 passes the listening wsi here */
+        }
         if (!s || !s->limits || !a) {
             return 0;
         }
@@ -196,10 +199,23 @@ static void lws_log(int level, const char *line)
     cr_log(level == LLL_ERR ? CR_LOG_ERROR : CR_LOG_WARN, "lws: %.*s", (int)n, line);
 }
 
-/* Repeated lws errors (accept failing with EMFILE under a flood) are
- * logged once per 5 s with their count, not once each. */
+/* accept() failing for want of descriptors: lws 4.1 only logs it ("accept:
+ * errno 24") and leaves the listening socket in the poll set, so that poll
+ * wakes at once, again and again, while the descriptors are taken. The log
+ * line is how the relay learns of it; the service thread then pauses the
+ * listener (accept_pause). Set and read in the service thread (lws logs
+ * there), atomic for the other threads' lws calls. */
+static _Atomic int accept_errno;
+
+/* Repeated lws errors are logged once per 5 s with their count, not once
+ * each. */
 static void lws_log_throttled(int level, const char *line)
 {
+    int e;
+    if (sscanf(line, "accept: errno %d", &e) == 1 && (e == EMFILE || e == ENFILE)) {
+        atomic_store(&accept_errno, e); /* logged by the limits, once per interval */
+        return;
+    }
     static char last[96];
     static int64_t last_us;
     static uint64_t repeats;
@@ -248,6 +264,34 @@ static bool conn_active(void *data, struct lws *wsi)
     return p && (p->kind == PSS_HTTP || (p->kind == PSS_WS && p->greeted));
 }
 
+static void accept_resume(lws_sorted_usec_list_t *sul)
+{
+    cr_server *s = lws_container_of(sul, cr_server, accept_sul);
+    if (s->accept_paused && s->listen_wsi) {
+        lws_rx_flow_control(s->listen_wsi, 1);
+    }
+    s->accept_paused = false;
+}
+
+/* Takes the listening socket out of the poll set for the limits' pause: the
+ * connections waiting in the backlog stay there until descriptors are free.
+ * lws puts it back by itself whenever a connection closes (its accept
+ * modulation, which goes around lws_rx_flow_control): a failure while
+ * paused takes it out again. */
+static void accept_pause(cr_server *s, int err)
+{
+    int64_t pause_us = cr_limits_accept_failed(s->limits, err, lws_now_usecs());
+    if (!s->listen_wsi) {
+        return;
+    }
+    if (s->accept_paused) {
+        lws_rx_flow_control(s->listen_wsi, 1); /* else the next call is a no-op */
+    }
+    lws_rx_flow_control(s->listen_wsi, 0);
+    s->accept_paused = true;
+    lws_sul_schedule(s->ctx, 0, &s->accept_sul, accept_resume, pause_us);
+}
+
 static void wake_server(void *data)
 {
     cr_server *s = data;
@@ -263,6 +307,10 @@ static void *service_thread(void *arg)
         if (lws_service(s->ctx, 0) < 0) {
             cr_log(CR_LOG_ERROR, "server thread: lws_service failed, no more broadcasts");
             break;
+        }
+        int e = atomic_exchange(&accept_errno, 0);
+        if (e && s->limits) {
+            accept_pause(s, e);
         }
         int64_t now = lws_now_usecs();
         if (s->limits && now - s->last_sweep_us >= 250000) {

@@ -92,6 +92,12 @@ struct cr_server {
     lws_callback_function *agent_callback; /* the agent link's, wrapped for the limits */
     cr_limits *limits;
     int64_t last_sweep_us;
+    /* accept() out of descriptors: the listening wsi (known from the first
+     * connection's FILTER_NETWORK_CONNECTION) is taken out of the poll set
+     * until accept_sul fires. */
+    struct lws *listen_wsi;
+    lws_sorted_usec_list_t accept_sul;
+    bool accept_paused;
     cr_queue *pubs, *cmds;
     pthread_t thread;
     atomic_bool stop;

@@ -243,6 +243,8 @@ def agents(binary):
         r = Relay(binary, ["serve", "--config", cfg, "--state", state, "--speed", "1000"])
         wait_for("the local board's moves", lambda: any(
             g["plies"] > 4 for g in json.loads(r.http("/games.json", {"Authorization": "Bearer " + ARBITER})[2])))
+        arb = r.ws({"Authorization": "Bearer " + ARBITER})
+        arb.send({"op": "arbiter"})
         # another venue's id with my token: refused
         ws, m = agent(r, "venue-a", VENUE_B)
         check(m["type"] == "error" and m["where"] == "token", "venue-a with B's token: %s" % m)
@@ -265,11 +267,32 @@ def agents(binary):
         wait_ack(wa, 4)
         wb, m = agent(r, "venue-b", VENUE_B)
         check(m["type"] == "welcome" and m["acked"] == 0, "venue-b after the attack: %s" % m)
-        send_ev(wb, 1, ["B1 pos " + START, "B3 connect", "B9 connect", "B2 connect"])
-        wait_ack(wb, 4)
+        send_ev(wb, 1, ["B1 pos " + START, "B3 connect", "B9 connect", "B2 connect", "B1 pos " + E4])
+        wait_ack(wb, 5)
         a, b = agent_status(r, "venue-a"), agent_status(r, "venue-b")
         check(a["refused"] == 1 and a["acked"] == 4, "venue-a: %s" % a)
-        check(b["refused"] == 2 and b["acked"] == 4, "venue-b: %s" % b)
+        check(b["refused"] == 3 and b["acked"] == 5, "venue-b: %s" % b)
+        # the ownership refusals: counted per board and source in /metrics,
+        # one arbiter alert per pair (venue-b's two B1 events: one alert)
+        owned = {('board="B1",source="agent:venue-b"'): 2, ('board="%s",source="agent:venue-a"' % local): 1}
+        def metric_lines():
+            text = r.http("/metrics")[2]
+            return [l for l in text.splitlines() if l.startswith("chessrelay_board_ownership_refused_total{")]
+        want_lines = sorted("chessrelay_board_ownership_refused_total{%s} %d" % kv for kv in owned.items())
+        wait_for("the ownership metrics", lambda: sorted(metric_lines()) == want_lines, 5)
+        alerts = []
+        while True:
+            try:
+                m = arb.recv(timeout=1.0)
+            except TimeoutError:
+                break
+            if m.get("type") == "relay-alert":
+                alerts.append(m)
+        owner_alerts = sorted(m["text"] for m in alerts if m["alert"] == "board-owner")
+        check(owner_alerts == sorted([
+            "board B1: events of agent venue-b refused: agent venue-a fed it first",
+            "board %s: events of agent venue-a refused: the relay's own source fed it first" % local]),
+            "ownership alerts: %s" % owner_alerts)
         check(sorted(x["board"] for x in b["boards"]) == ["B2", "B3"], "venue-b boards: %s" % b["boards"])
         games = json.loads(r.http("/games.json", {"Authorization": "Bearer " + ARBITER})[2])
         mine = [g for g in games if g["board"] == local]
@@ -280,13 +303,14 @@ def agents(binary):
               and "the relay's own source feeds it" in log, "refusals not logged")
         wa.close()
         wb.close()
+        arb.close()
         r.stop()
         # after a restart: the numbers are sane and the owners the same
         r = Relay(binary, ["serve", "--config", cfg, "--state", state, "--speed", "1000"])
-        wb, m = agent(r, "venue-b", VENUE_B, last=4)
-        check(m["type"] == "welcome" and m["acked"] == 4, "venue-b after restart: %s" % m)
-        send_ev(wb, 5, ["B1 pos " + E4])
-        wait_ack(wb, 5)
+        wb, m = agent(r, "venue-b", VENUE_B, last=5)
+        check(m["type"] == "welcome" and m["acked"] == 5, "venue-b after restart: %s" % m)
+        send_ev(wb, 6, ["B1 pos " + E4])
+        wait_ack(wb, 6)
         check(agent_status(r, "venue-b")["refused"] == 1, "owner lost over the restart")
         wb.close()
         r.stop()
@@ -546,7 +570,186 @@ def journal(binary):
         shutil.rmtree(state, ignore_errors=True)
 
 
-SCENARIOS = {"tags": tags, "roles": roles, "agents": agents, "disk": disk, "flood": flood, "journal": journal}
+def emfile(binary):
+    """The EMFILE pause: under ulimit -n 64, with the caps set far above it,
+    a flood of connections runs the relay out of descriptors, so accept()
+    really fails with EMFILE. The relay stops accepting for a moment instead
+    of polling the listening socket in a loop: its CPU stays low, the log
+    says so once per interval, and once the flood is gone a new viewer is
+    served."""
+    import socket
+    cfg = write_config({"limits": {"connections": 5000, "per_address": 5000, "idle_s": 600}})
+    state = tempfile.mkdtemp(prefix="cr_hostile_emfile_")
+    socks = []
+    try:
+        r = Relay("/bin/sh", ["-c", 'ulimit -n 64 && exec "$0" "$@"', binary, "serve", "--config", cfg,
+                              "--state", state, "--speed", "1000"])
+        first_game(r)
+        log_before = len(open(r.log.name).read().splitlines())
+        for _ in range(150):  # far more than 64 descriptors; the backlog holds the rest
+            c = socket.socket()
+            c.setblocking(False)
+            try:
+                c.connect(("127.0.0.1", r.port))
+            except BlockingIOError:
+                pass
+            socks.append(c)
+        time.sleep(1.0)
+        cpu0, t0 = cpu_seconds(r.proc.pid), time.time()
+        time.sleep(3.0)
+        cpu = (cpu_seconds(r.proc.pid) - cpu0) / (time.time() - t0)
+        check(cpu < 0.2, "relay CPU with accept() failing: %.0f %%" % (cpu * 100))
+        log = open(r.log.name).read().splitlines()[log_before:]
+        accept_lines = [l for l in log if "accept" in l]
+        check(any("not accepting" in l for l in accept_lines),
+              "no log line about the pause:\n" + "\n".join(log[-20:]))
+        check(len(accept_lines) <= 3, "the log under EMFILE: %d lines:\n%s"
+              % (len(accept_lines), "\n".join(accept_lines[:20])))
+        for c in socks:
+            c.close()
+        socks = []
+        start = time.time()
+        ws = wait_for("a new viewer after the flood", lambda: try_ws(r), 5)
+        ws.send({"op": "list"})
+        m = ws.recv(timeout=3)
+        took = time.time() - start
+        check(m["type"] == "games" and took < 3, "new viewer after the flood: %s after %.2f s"
+              % (m["type"], took))
+        metrics = r.http("/metrics")[2]
+        pauses = int(metrics.split("\nchessrelay_accept_pauses_total ")[1].split()[0])
+        check(pauses >= 1, "chessrelay_accept_pauses_total %d" % pauses)
+        ws.close()
+        r.stop()
+        print(open(r.log.name).read()[-6000:]) if os.environ.get("CR_DEBUG") else None
+        print("ok: EMFILE under ulimit -n 64: CPU %.0f %%, %d accept log lines, %d pauses, "
+              "viewer after the flood in %.2f s" % (cpu * 100, len(accept_lines), pauses, took))
+    finally:
+        for c in socks:
+            c.close()
+        os.unlink(cfg)
+        shutil.rmtree(state, ignore_errors=True)
+
+
+def agent_token(binary):
+    """--agent-token scoped on the command line, as a tournament token is:
+    TOKEN:agents=ID,...:boards=ID,...; bad scopes are usage errors."""
+    import subprocess
+    cfg = write_config(feeds=False)
+    state = tempfile.mkdtemp(prefix="cr_hostile_agent_token_")
+    try:
+        for arg, why in (("venue-cli-tok:agents=a b", 'agents=: "a b" is not an id'),
+                         ("venue-cli-tok:board=B1", '"board=B1": expected agents=ID,... or boards=ID,...'),
+                         ("venue-cli-tok:boards=B1:boards=B2", "boards= given twice"),
+                         ("", "the token: empty")):
+            p = subprocess.run([binary, "serve", "--config", cfg, "--state", state, "--listen", "127.0.0.1:0",
+                                "--agent-token", arg], capture_output=True, text=True, timeout=20)
+            check(p.returncode == 2 and "--agent-token: " + why in p.stderr,
+                  "--agent-token %r: status %d, %s" % (arg, p.returncode, p.stderr[-300:]))
+        tok = "venue-cli-tok"
+        r = Relay(binary, ["serve", "--config", cfg, "--state", state,
+                           "--agent-token", tok + ":agents=venue-a:boards=B1,B2"])
+        ws, m = agent(r, "venue-b", tok)
+        check(m["type"] == "error" and m["where"] == "token", "venue-b with venue-a's scoped token: %s" % m)
+        ws.close()
+        ws, m = agent(r, "venue-a", tok + ":agents=venue-a")
+        check(m["type"] == "error" and m["where"] == "token", "the scope is not part of the token: %s" % m)
+        ws.close()
+        ws, m = agent(r, "venue-a", tok)
+        check(m["type"] == "welcome", "venue-a: %s" % m)
+        send_ev(ws, 1, ["B1 connect", "B3 connect", "B2 connect"])
+        wait_ack(ws, 3)
+        a = agent_status(r, "venue-a")
+        check(a["refused"] == 1 and sorted(x["board"] for x in a["boards"]) == ["B1", "B2"],
+              "venue-a fed a board outside its scope: %s" % a)
+        ws.close()
+        r.stop()
+        print("ok: --agent-token with agents= and boards=, bad scopes refused at start")
+    finally:
+        os.unlink(cfg)
+        shutil.rmtree(state, ignore_errors=True)
+
+
+def change_byte(path, line_no):
+    """Changes one byte (the last) of line line_no (1-based) of path."""
+    data = bytearray(open(path, "rb").read())
+    lines = data.split(b"\n")
+    at = sum(len(l) + 1 for l in lines[:line_no - 1]) + len(lines[line_no - 1]) - 1
+    data[at] = ord("b") if data[at] != ord("b") else ord("n")
+    open(path, "wb").write(bytes(data))
+
+
+def sealed(binary):
+    """incidents.log and the agent's own journal (events.feed) are sealed like
+    the relay's journal: `journal verify` passes them sound and names the
+    file and line of a single changed byte in each."""
+    import subprocess
+    cfg = write_config()
+    state = tempfile.mkdtemp(prefix="cr_hostile_sealed_")
+    agent_state = os.path.join(state, "agent")
+    try:
+        r = Relay(binary, ["serve", "--config", cfg, "--state", state, "--speed", "1000"])
+        gid = first_game(r)
+        arb = r.ws({"Authorization": "Bearer " + ARBITER})
+        arb.send({"op": "arbiter-action", "game": gid, "action": "result", "result": "0-1"})
+        incidents = os.path.join(state, "incidents.log")
+        wait_for("an incident in incidents.log", lambda: os.path.exists(incidents)
+                 and open(incidents).read().count("\n") >= 2)
+        r.stop()
+        text = open(incidents).read().split("\n")
+        check(text[1].startswith("#= ") and len(text[1]) == 67, "incidents.log not sealed:\n" + "\n".join(text[:4]))
+        p = subprocess.run([binary, "journal", "verify", state], capture_output=True, text=True, timeout=60)
+        check(p.returncode == 0 and p.stdout.startswith("sound"), "verify with incidents.log: %d %s"
+              % (p.returncode, p.stdout))
+        change_byte(incidents, 1)
+        p = subprocess.run([binary, "journal", "verify", state], capture_output=True, text=True, timeout=60)
+        check(p.returncode == 1 and p.stdout.startswith(incidents + ":1: ") and "NOT SOUND" in p.stdout,
+              "verify after one changed byte in incidents.log: %d %s" % (p.returncode, p.stdout))
+        # the restart says so too (log and an arbiter alert)
+        r = Relay(binary, ["serve", "--config", cfg, "--state", state, "--speed", "1000"])
+        log = open(r.log.name).read()
+        check("incidents.log: NOT SOUND" in log and incidents + ":1:" in log,
+              "restart did not report the changed incidents.log:\n" + log[-1500:])
+        r.stop()
+
+        # the agent's journal: events kept while no relay answers
+        ag = subprocess.Popen([binary, "agent", "--to", "ws://127.0.0.1:9/agent", "--token", AGENT,
+                               "--id", "venue-x", "--feed", FEED, "--speed", "1000", "--state", agent_state,
+                               "--quiet"], stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
+        try:
+            events = os.path.join(agent_state, "events.feed")
+            wait_for("the agent's journal", lambda: os.path.exists(events)
+                     and open(events).read().count(" pos ") >= 10)
+        finally:
+            ag.terminate()
+            ag.wait(timeout=20)
+        p = subprocess.run([binary, "journal", "verify", agent_state], capture_output=True, text=True, timeout=60)
+        check(p.returncode == 0 and p.stdout.startswith("sound"), "verify an agent's folder: %d %s %s"
+              % (p.returncode, p.stdout, p.stderr))
+        lines = open(events).read().split("\n")
+        k = next(n for n, l in enumerate(lines) if " pos " in l and n > 4)
+        check(lines[k + 1].startswith("#= "), "events.feed not sealed:\n" + "\n".join(lines[:6]))
+        change_byte(events, k + 1)
+        p = subprocess.run([binary, "journal", "verify", agent_state], capture_output=True, text=True, timeout=60)
+        want = "%s:%d: " % (events, k + 1)
+        check(p.returncode == 1 and p.stdout.startswith(want) and "NOT SOUND" in p.stdout,
+              "verify after one changed byte in events.feed (want %s): %d %s" % (want, p.returncode, p.stdout))
+        print("ok: incidents.log and the agent's events.feed sealed; verify names %s:1 and events.feed:%d"
+              % (os.path.basename(incidents), k + 1))
+    finally:
+        os.unlink(cfg)
+        shutil.rmtree(state, ignore_errors=True)
+
+
+def try_ws(r):
+    try:
+        return r.ws()
+    except (OSError, WSClosed):
+        return None
+
+
+SCENARIOS = {"tags": tags, "roles": roles, "agents": agents, "disk": disk, "flood": flood, "journal": journal,
+             "emfile": emfile, "agent_token": agent_token,
+             "sealed": sealed}
 
 if __name__ == "__main__":
     SCENARIOS[sys.argv[2]](sys.argv[1])
