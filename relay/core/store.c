@@ -137,6 +137,8 @@ static json_t *move_json(const cr_ply *p, const cr_eval *e)
     json_object_set_new(m, "uci", text_json(p->uci));
     json_object_set_new(m, "fen", fen_json(&p->after));
     json_object_set_new(m, "clock", clock_value(p->clock_ms));
+    /* %emt: the viewer's time per move (docs/protocol.md) */
+    json_object_set_new(m, "emt", clock_value(p->emt_ms));
     json_object_set_new(m, "flags", flags_json(p->flags));
     if (e) {
         json_object_set_new(m, "eval", eval_json(e));

@@ -11,7 +11,8 @@ import { sanNode, playerRow, fillPlayer, setBoard } from './widgets.js';
 import { uciSquares, isCheck, sideToMove } from './state.js';
 import { NOTATIONS, localizeSan } from './san.js';
 import { moveNumberLabel, resultText, resultLine, clampPly, pgnFileName } from './view.js';
-import { evalText, nagMark } from './eval.js';
+import { evalText, nagMark, timeUse } from './eval.js';
+import { formatClock, formatUsed } from './clock.js';
 import { evalBar, fillEvalBar, evalGraph, timeGraph, graphPly } from './graphs.js';
 
 export class GamePage {
@@ -72,8 +73,8 @@ export class GamePage {
   makeView(id) {
     const { ui } = this.app;
     const box = h('div', { class: 'cgbox' });
-    const top = playerRow('top');
-    const bottom = playerRow('bottom');
+    const top = playerRow('top', { think: true });
+    const bottom = playerRow('bottom', { think: true });
     const btn = (cls, label, title, fn) => h('button', { class: `btn ${cls}`, type: 'button', title, 'aria-label': title, onclick: fn }, label);
     const controls = h('div', { class: 'controls' },
       btn('first', icon('first'), 'first move (Home)', () => this.goPly(0)),
@@ -130,7 +131,7 @@ export class GamePage {
       drawable: { enabled: false, visible: true },
       highlight: { lastMove: true, check: true },
     });
-    return { id, el, cg, box, top, bottom, moves, select, engine, key: '', movesKey: '', evalKey: '', graphKey: '' };
+    return { id, el, cg, box, top, bottom, moves, select, engine, key: '', movesKey: '', evalKey: '', graphKey: '', timeKey: '' };
   }
 
   render(route) {
@@ -214,8 +215,8 @@ export class GamePage {
     // Players: the top bar is the side at the top of the board.
     const topSide = this.orientation === 'white' ? 'black' : 'white';
     const clocks = !!g.clock || g.moves.some((m) => m.clock !== null);
-    fillPlayer(v.top, g, topSide, clocks);
-    fillPlayer(v.bottom, g, topSide === 'white' ? 'black' : 'white', clocks);
+    fillPlayer(v.top, g, topSide, clocks, { link: true });
+    fillPlayer(v.bottom, g, topSide === 'white' ? 'black' : 'white', clocks, { link: true });
     v.top.querySelector('.clock').dataset.ply = isLive ? '' : String(ply);
     v.bottom.querySelector('.clock').dataset.ply = isLive ? '' : String(ply);
 
@@ -242,7 +243,8 @@ export class GamePage {
 
     // Move list.
     const nags = ui.showEval ? g.evals.map((e) => nagMark(e)).join(',') : '';
-    const mk = `${g.seq}|${n}|${ply}|${ui.notation}|${g.moves.map((x) => x.san).join(' ')}|${nags}`;
+    const times = g.moves.map((x) => `${x.clock},${x.emt}`).join(' ');
+    const mk = `${g.seq}|${n}|${ply}|${ui.notation}|${g.moves.map((x) => x.san).join(' ')}|${nags}|${times}`;
     if (mk !== v.movesKey) {
       v.movesKey = mk;
       this.renderMoves(g, ply);
@@ -286,13 +288,18 @@ export class GamePage {
         best.replaceChildren();
       }
     }
-    if (!ui.showEval) return;
     const n = g.moves.length;
-    const gk = `${n}|${ply}|${JSON.stringify(g.evals)}|${g.moves.map((m) => m.clock).join(',')}`;
+    // The time-use chart is the clocks' own: shown with the engine off too.
+    const tk = `${n}|${ply}|${g.moves.map((m) => `${m.clock},${m.emt}`).join(' ')}`;
+    if (tk !== v.timeKey) {
+      v.timeKey = tk;
+      timeGraph(v.el.querySelector('.time-graph'), g, n, ply, (i) => sideToMove(store.fenAt(g, i)));
+    }
+    if (!ui.showEval) return;
+    const gk = `${n}|${ply}|${JSON.stringify(g.evals)}`;
     if (gk !== v.graphKey) {
       v.graphKey = gk;
       evalGraph(v.el.querySelector('.eval-graph'), g.evals, n, ply);
-      timeGraph(v.el.querySelector('.time-graph'), g, n, ply, (i) => sideToMove(store.fenAt(g, i)));
     }
   }
 
@@ -348,6 +355,7 @@ export class GamePage {
     const v = this.view;
     const rows = [];
     const startBlack = sideToMove(g.start) === 'black';
+    const used = timeUse(g.moves, g.moves.map((_, i) => sideToMove(this.app.store.fenAt(g, i))));
     const cells = [];
     if (startBlack && g.moves.length) cells.push({ ph: true });
     g.moves.forEach((mv, i) => cells.push({ mv, i }));
@@ -374,7 +382,8 @@ export class GamePage {
           ui.showEval && nagMark(g.evals[c.i]) ? h('span', { class: `nag nag${g.evals[c.i].nag}` }, nagMark(g.evals[c.i])) : null,
           flags.includes('illegal') ? h('span', { class: 'flag illegal-flag' }, ' illegal') : null,
           flags.includes('reconstructed') ? h('sup', { class: 'flag' }, 'r') : null,
-          flags.includes('draw-offer') ? h('span', { class: 'flag draw' }, ' (=)') : null));
+          flags.includes('draw-offer') ? h('span', { class: 'flag draw' }, ' (=)') : null,
+          moveTimes(c.mv.clock, used[c.i])));
       }
     }
     const legend = [];
@@ -401,4 +410,12 @@ export class GamePage {
       if (stop) stop.focus({ preventScroll: true });
     }
   }
+}
+
+// The time a move took and the mover's clock after it, beside the move.
+function moveTimes(clock, used) {
+  if (clock === null && used === null) return null;
+  return h('span', { class: 'mv-times' },
+    used === null ? null : h('span', { class: 'mv-used', title: 'time used for this move' }, formatUsed(used)),
+    clock === null ? null : h('span', { class: 'mv-clk', title: 'clock after this move' }, formatClock(clock)));
 }

@@ -5,7 +5,7 @@ import './app.css';
 import { Store, sideToMove } from './state.js';
 import { Connection } from './conn.js';
 import { NOTATIONS } from './san.js';
-import { clockRemaining, formatClock } from './clock.js';
+import { clockRemaining, formatClock, formatElapsed } from './clock.js';
 import { parseRoute } from './view.js';
 import { evalShown } from './eval.js';
 import { ArbiterStore, isArbiterMessage } from './arbiter.js';
@@ -310,7 +310,13 @@ function tickClocks() {
     setText(el, ms === null ? '' : formatClock(ms));
     el.classList.toggle('running', running);
     el.classList.toggle('low', ms !== null && ms < 60000);
-    el.parentElement.classList.toggle('to-move', running);
+    el.closest('.player').classList.toggle('to-move', running);
+    const think = el.parentElement.querySelector('.think');
+    if (think) {
+      // How long the side to move has been on this move, live only.
+      const since = running && g.turnAt !== null ? nowUs - g.turnAt : null;
+      setText(think, since === null ? '' : `thinking for ${formatElapsed(since / 1000)}`);
+    }
   }
   if (ui.conn.state === 'reconnecting' || (ui.lastError && Date.now() - ui.lastError.at < 9000)) renderNotice();
 }

@@ -75,7 +75,7 @@ export class OverviewPage {
       }
       // Only games that changed since their card was drawn are touched.
       const sig = [g.seq, g.moves.length, g.loaded, g.summary && g.summary.plies, g.result, g.online, g.attention,
-        g.statusReason, g.white, g.black, g.whiteElo, g.blackElo, g.whiteTitle, g.blackTitle, g.table, g.board, !!g.clock, ui.notation,
+        g.statusReason, g.white, g.black, g.whiteElo, g.blackElo, g.whiteTitle, g.blackTitle, g.whiteFed, g.blackFed, g.table, g.board, !!g.clock, ui.notation,
         ui.showEval, JSON.stringify(store.evalNear(g, store.current(g).plies))].join('|');
       if (sig !== c.sig) {
         c.sig = sig;

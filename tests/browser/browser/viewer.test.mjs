@@ -1,0 +1,113 @@
+// Issue 17, the viewer's new parts, in Debian's chromium against the fake
+// relay: move times and thinking time, players (flags, titles, FIDE links),
+// sharing (position links, copy FEN/PGN, embed mode), the event (round
+// status, standings, crosstable, teams), the look (themes, sounds, board
+// themes) and the Russian UI. Desktop and phone (390x844) where the layout
+// matters.
+
+import { test, before, after } from 'node:test';
+import assert from 'node:assert/strict';
+import { FakeRelay, seedRound } from '../fake-relay.mjs';
+import { waitFor, fakeRelaySession, screenshot } from '../lib.mjs';
+
+const H = 3_600_000;
+let session, relay, browser, page, pageErrors; // set by before()
+
+before(async () => {
+  session = await fakeRelaySession(FakeRelay, seedRound, (r) => {
+    // Round 3: clocks with %emt on some plies, the clock running for Black.
+    r.addGame({ id: 11, round: '3', table: 1, white: 'Timer, White', black: 'Timer, Black', whiteElo: 2600, blackElo: 2590,
+      moves: [
+        { san: 'e4', clock: 1.5 * H - 10_000, emt: 10_000 },
+        { san: 'e5', clock: 1.5 * H - 5_000, emt: 5_000 },
+        { san: 'Nf3', clock: 1.5 * H - 100_000 },            // no emt: the clocks' difference, 1:30
+      ],
+      clock: { white: 1.5 * H - 100_000, black: 1.5 * H - 5_000, running: 'b' } });
+    // Players with federations, titles and a FIDE id (the pairings file's tags).
+    r.addGame({ id: 12, round: '3', table: 2, white: 'Carlsen, Magnus', black: 'Goryachkina, Aleksandra', whiteElo: 2830, blackElo: 2553,
+      moves: ['d4'], tags: { WhiteTitle: 'GM', WhiteFed: 'NOR', WhiteFideId: '1503014', BlackTitle: 'WGM', BlackFed: 'RUS' } });
+    r.addGame({ id: 13, round: '3', table: 3, white: 'Arbiter, Fide', black: 'Scot, Land', whiteElo: 1800, blackElo: 1900,
+      tags: { WhiteFed: 'FID', BlackFed: 'SCO', BlackTitle: 'xx' } });
+  });
+  ({ relay, browser, page, pageErrors } = session);
+});
+
+after(async () => {
+  if (session) await session.close();
+});
+
+const text = (p, sel) => p.$eval(sel, (e) => e.textContent.trim());
+
+test('move times: time used and the clock after each move, thinking for m:ss, a time chart per game', async () => {
+  await page.goto(`${relay.url}/?eval=0#/game/11`);
+  await page.waitForSelector('.moves .mv[data-ply="2"] .mv-times');
+  assert.equal(await text(page, '.mv[data-ply="0"] .mv-used'), '10s');
+  assert.equal(await text(page, '.mv[data-ply="0"] .mv-clk'), '1:29:50');
+  assert.equal(await text(page, '.mv[data-ply="1"] .mv-used'), '5s');
+  assert.equal(await text(page, '.mv[data-ply="2"] .mv-used'), '1:30');
+  assert.equal(await text(page, '.mv[data-ply="2"] .mv-clk'), '1:28:20');
+  // Black is to move: "thinking for" under Black's clock (the top bar), none under White's.
+  const think = await waitFor(async () => {
+    const t = await text(page, '.player[data-side="black"] .think');
+    return /^thinking for 0:0\d$/.test(t) ? t : null;
+  });
+  assert.ok(think, 'thinking time under the running clock');
+  assert.equal(await text(page, '.player[data-side="white"] .think'), '');
+  // A live move: its time shows at once, and the thinking moves to White.
+  relay.move(11, 'Nc6', { clock: 1.5 * H - 8_000, emt: 3_000 });
+  await page.waitForSelector('.mv[data-ply="3"] .mv-used');
+  assert.equal(await text(page, '.mv[data-ply="3"] .mv-used'), '3s');
+  assert.ok(await waitFor(async () => /^thinking for/.test(await text(page, '.player[data-side="white"] .think'))));
+  assert.equal(await text(page, '.player[data-side="black"] .think'), '');
+  // The time-use chart, with the engine off as well: a bar per timed move.
+  assert.ok(await page.$eval('.time-graph', (e) => e.getBoundingClientRect().height > 20), 'time graph shown');
+  assert.equal(await page.$eval('.time-graph', (e) => e.dataset.bars), '4');
+
+  // Phone: the times fit inside the move list.
+  const phone = await browser.context.newPage();
+  try {
+    await phone.setViewportSize({ width: 390, height: 844 });
+    await phone.goto(`${relay.url}/#/game/11`);
+    await phone.waitForSelector('.mv[data-ply="3"] .mv-clk');
+    const over = await phone.$$eval('.mv-times', (els) => {
+      const list = document.querySelector('.moves').getBoundingClientRect();
+      return els.filter((e) => e.getBoundingClientRect().right > list.right + 0.5).length;
+    });
+    assert.equal(over, 0, 'move times overflow the list on a phone');
+    await screenshot(phone, 'viewer-move-times-phone');
+  } finally {
+    await phone.close();
+  }
+  assert.deepEqual(pageErrors, []);
+});
+
+test('players: bundled federation flags, styled titles, ratings, FIDE profile link', async () => {
+  await page.goto(`${relay.url}/#/game/12`);
+  await page.waitForSelector('.player[data-side="white"] img.fed');
+  const white = await page.$eval('.player[data-side="white"]', (row) => {
+    const img = row.querySelector('img.fed');
+    const t = row.querySelector('.ptitle');
+    const a = row.querySelector('a.pname');
+    return { src: img.getAttribute('src'), alt: img.alt, title: t && t.textContent, long: t && t.title,
+      link: a && a.href, name: row.querySelector('.pname').textContent, elo: row.querySelector('.elo').textContent };
+  });
+  assert.deepEqual(white, { src: '/flags/no.svg', alt: 'NOR', title: 'GM', long: 'Grandmaster',
+    link: 'https://ratings.fide.com/profile/1503014', name: 'Carlsen, Magnus', elo: '2830' });
+  // The image came from the relay (bundled), and it drew.
+  assert.ok(await waitFor(() => page.$eval('.player[data-side="white"] img.fed', (i) => i.complete && i.naturalWidth > 0)), 'flag image loaded');
+  assert.ok(relay.httpRequests.includes('/flags/no.svg'));
+  const black = await page.$eval('.player[data-side="black"]', (row) => ({
+    src: row.querySelector('img.fed').getAttribute('src'), title: row.querySelector('.ptitle').textContent,
+    link: !!row.querySelector('a.pname') }));
+  assert.deepEqual(black, { src: '/flags/ru.svg', title: 'WGM', link: false });
+  // The overview's cards: flags and titles too (no link inside the card's link).
+  await page.goto(`${relay.url}/#/round/3`);
+  await page.waitForSelector('.card[data-game="13"] .fed');
+  assert.equal(await page.$eval('.card[data-game="12"] .player.bottom img.fed', (i) => i.getAttribute('src')), '/flags/no.svg');
+  assert.equal(await page.$$eval('.card a', (a) => a.length), 0);
+  // FIDE's own code has no flag: the code as text; Scotland's own flag; an unknown title is left out.
+  assert.equal(await text(page, '.card[data-game="13"] .player.bottom .fed-text'), 'FID');
+  assert.equal(await page.$eval('.card[data-game="13"] .player.top img.fed', (i) => i.getAttribute('src')), '/flags/gb-sct.svg');
+  assert.equal(await page.$$eval('.card[data-game="13"] .ptitle', (a) => a.length), 0);
+  assert.deepEqual(pageErrors, []);
+});
