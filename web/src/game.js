@@ -10,7 +10,8 @@ import { h, setText, icon } from './dom.js';
 import { sanNode, playerRow, fillPlayer, setBoard } from './widgets.js';
 import { uciSquares, isCheck, sideToMove } from './state.js';
 import { NOTATIONS, localizeSan } from './san.js';
-import { moveNumberLabel, resultText, resultLine, clampPly, pgnFileName } from './view.js';
+import { moveNumberLabel, resultText, resultLine, clampPly, pgnFileName, positionUrl } from './view.js';
+import { copyText, embedCode } from './share.js';
 import { evalText, nagMark, timeUse } from './eval.js';
 import { formatClock, formatUsed } from './clock.js';
 import { evalBar, fillEvalBar, evalGraph, timeGraph, graphPly } from './graphs.js';
@@ -42,7 +43,31 @@ export class GamePage {
     if (!g) return;
     this.viewPly = p === null ? null : clampPly(p, g.moves.length);
     if (this.viewPly === g.moves.length) this.viewPly = null;
+    // The address bar names the shown position (#/game/7/41), ready to share.
+    if (!this.app.ui.embed) {
+      const hash = `#/game/${g.id}${this.viewPly === null ? '' : `/${this.viewPly}`}`;
+      if (location.hash !== hash) history.replaceState(history.state, '', hash);
+      this.app.ui.route = { ...this.app.ui.route, ply: this.viewPly };
+      this.routeKey = `${g.id}/${this.viewPly}`;
+    }
     this.app.scheduleRender();
+  }
+
+  shownPly(g) {
+    return this.viewPly === null ? g.moves.length : this.viewPly;
+  }
+
+  // A share button: copies what `what()` gives and says so beside the buttons.
+  async share(label, what) {
+    const note = this.view && this.view.el.querySelector('.share-note');
+    let text = null;
+    try { text = await what(); } catch (e) { text = null; }
+    const ok = text !== null && await copyText(text);
+    if (!note) return;
+    note.textContent = ok ? `${label} copied` : `${label}: copy failed`;
+    note.dataset.copied = ok ? text : '';
+    clearTimeout(this.noteTimer);
+    this.noteTimer = setTimeout(() => { note.textContent = ''; }, 4000);
   }
 
   stepPly(d) {
@@ -124,6 +149,12 @@ export class GamePage {
           h('label', { class: 'eval-label', title: 'engine evaluation: bar, best line, graph, ? and ?? marks' }, engine, ' Engine'),
           h('a', { class: 'pgn-link game-pgn', download: true }, icon('download'), ' Game PGN'),
           h('a', { class: 'pgn-link round-pgn', download: true }, icon('download'), ' Round PGN')),
+        h('div', { class: 'share' },
+          h('button', { type: 'button', class: 'abtn copy-link', onclick: () => this.share('Link', () => { const g = this.game(); return g ? positionUrl(location.origin, g.id, this.shownPly(g)) : null; }) }, 'Copy link'),
+          h('button', { type: 'button', class: 'abtn copy-fen', onclick: () => this.share('FEN', () => { const g = this.game(); return g ? this.app.store.fenAt(g, this.shownPly(g)) : null; }) }, 'Copy FEN'),
+          h('button', { type: 'button', class: 'abtn copy-pgn', onclick: () => this.share('PGN', async () => { const r = await fetch(`/game/${id}.pgn`); return r.ok ? r.text() : null; }) }, 'Copy PGN'),
+          h('button', { type: 'button', class: 'abtn copy-embed', onclick: () => this.share('Embed code', () => embedCode(location.origin, id)) }, 'Embed'),
+          h('span', { class: 'share-note', role: 'status', 'aria-live': 'polite' })),
         h('nav', { class: 'round-list', 'aria-label': 'other boards of the round' })));
     const cg = Chessground(box, {
       viewOnly: true, coordinates: true, orientation: this.orientation,
@@ -141,6 +172,7 @@ export class GamePage {
       // Another game (or back from another page): live, White at the bottom.
       this.destroy();
       this.viewPly = null;
+      this.routeKey = null;
       this.orientation = 'white';
       this.view = this.makeView(id);
       main.replaceChildren(this.view.el);
@@ -154,13 +186,25 @@ export class GamePage {
       return;
     }
     const n = g.moves.length;
+    // A link to a position (#/game/7/41) is followed once its moves are here.
+    const want = route.ply === null || route.ply === undefined ? null : route.ply;
+    const routeKey = `${id}/${want}`;
+    if (want !== null && this.routeKey !== routeKey && g.loaded) {
+      this.routeKey = routeKey;
+      this.viewPly = clampPly(want, n);
+    }
     if (this.viewPly !== null && this.viewPly > n) this.viewPly = n; // a correction shortened the game
     if (this.viewPly === n) this.viewPly = null;
     const ply = this.viewPly === null ? n : this.viewPly;
     const isLive = this.viewPly === null;
 
     document.title = `${g.white || 'White'} – ${g.black || 'Black'} · Round ${g.round ?? '?'} · chessrelay`;
-    setText(title, `${g.white || 'White'} – ${g.black || 'Black'}`);
+    if (ui.embed) {
+      if (!title.firstElementChild) title.replaceChildren(h('a', { href: `/#/game/${g.id}`, target: '_blank', rel: 'noopener' }));
+      setText(title.firstElementChild, `${g.white || 'White'} – ${g.black || 'Black'}`);
+    } else {
+      setText(title, `${g.white || 'White'} – ${g.black || 'Black'}`);
+    }
     const sub = [];
     if (g.round !== null) sub.push(`Round ${g.round}`);
     if (g.table !== null && g.table !== undefined) sub.push(`Board ${g.table}`);
@@ -249,7 +293,7 @@ export class GamePage {
       v.movesKey = mk;
       this.renderMoves(g, ply);
     }
-    if (g.round !== null) {
+    if (g.round !== null && !ui.embed) {
       // The other boards of the round, kept live beside the game.
       conn.subscribe({ round: g.round });
       this.renderRoundList(g);

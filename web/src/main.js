@@ -6,7 +6,7 @@ import { Store, sideToMove } from './state.js';
 import { Connection } from './conn.js';
 import { NOTATIONS } from './san.js';
 import { clockRemaining, formatClock, formatElapsed } from './clock.js';
-import { parseRoute } from './view.js';
+import { parseRoute, parseEmbed } from './view.js';
 import { evalShown } from './eval.js';
 import { ArbiterStore, isArbiterMessage } from './arbiter.js';
 import { h, setText, icon } from './dom.js';
@@ -16,8 +16,16 @@ import { ArbiterPage } from './arbiter-ui.js';
 
 const store = new Store();
 const arb = new ArbiterStore();
+// /embed/game/<id>: the game page alone, for an iframe (view.js parseEmbed).
+const embed = parseEmbed(location.pathname, location.search);
+if (embed) {
+  document.documentElement.classList.add('embed');
+  for (const part of embed.hide) document.documentElement.classList.add(`hide-${part.replace(/[^a-z]/g, '')}`);
+}
+const routeOf = () => (embed ? { page: 'game', id: embed.id, ply: embed.ply } : parseRoute(location.hash));
 const ui = {
-  route: parseRoute(location.hash),
+  embed,
+  route: routeOf(),
   notation: readPref('cr.notation', 'en'),
   showEval: evalShown(location.search, readRaw('cr.eval')), // ?eval=0 for screens in the hall
   conn: { state: 'connecting', info: {} },
@@ -133,7 +141,7 @@ function pickDefaultRound() {
 }
 
 function onRoute() {
-  ui.route = parseRoute(location.hash);
+  ui.route = routeOf();
   if (ui.route.page === 'arbiter') {
     window.scrollTo(0, 0);
     scheduleRender();
@@ -223,6 +231,10 @@ function renderHeader() {
   const rounds = store.rounds();
   const cur = currentRound();
   const { state, info } = ui.conn;
+  if (embed) {
+    header.hidden = true; // an iframe has the host page's header
+    return;
+  }
   const key = JSON.stringify([rounds, cur, state, eventName(), ui.route.page, store.welcome]);
   if (key === headerKey) return;
   headerKey = key;

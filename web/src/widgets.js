@@ -44,12 +44,12 @@ export function fillPlayer(row, g, side, showClock, { link = false } = {}) {
   if (el.dataset.key !== key) {
     el.dataset.key = key;
     const flag = flagUrl(fed);
-    el.replaceChildren(
+    el.replaceChildren(...[
       fed ? (flag ? h('img', { class: 'fed', src: flag, alt: fed, title: fed, width: 20, height: 15 })
         : h('span', { class: 'fed fed-text' }, fed)) : null,
       title ? h('abbr', { class: `ptitle t-${title}`, title: TITLES[title] }, title) : null,
       profile ? h('a', { class: 'pname fide', href: profile, target: '_blank', rel: 'noopener', title: 'FIDE profile' }, shown)
-        : h('span', { class: 'pname' }, shown));
+        : h('span', { class: 'pname' }, shown)].filter(Boolean));
   }
   setText(row.querySelector('.elo'), rating || '');
   setText(row.querySelector('.score'), playerScore(g.result, side));

@@ -109,5 +109,83 @@ test('players: bundled federation flags, styled titles, ratings, FIDE profile li
   assert.equal(await text(page, '.card[data-game="13"] .player.bottom .fed-text'), 'FID');
   assert.equal(await page.$eval('.card[data-game="13"] .player.top img.fed', (i) => i.getAttribute('src')), '/flags/gb-sct.svg');
   assert.equal(await page.$$eval('.card[data-game="13"] .ptitle', (a) => a.length), 0);
+  // A player with none of these: the name alone.
+  await page.goto(`${relay.url}/#/game/11`);
+  await page.waitForSelector('.player[data-side="white"] .pname');
+  assert.equal(await text(page, '.player[data-side="white"] .name'), 'Timer, White');
   assert.deepEqual(pageErrors, []);
+});
+
+test('sharing: a link to a position, copy link / FEN / PGN / embed code', async () => {
+  await browser.context.grantPermissions(['clipboard-read', 'clipboard-write'], { origin: relay.url });
+  await page.goto(`${relay.url}/#/game/1/4`);
+  await page.waitForSelector('.moves .mv.current[data-ply="3"]');
+  assert.equal(await page.$eval('.board-wrap .cgbox', (e) => e.dataset.ply), '4');
+  assert.ok(await page.$('.game-status .badge.browsing'), 'a position link is not live');
+  // Stepping names the shown position in the address bar.
+  await page.click('.btn.next');
+  await page.waitForSelector('.moves .mv.current[data-ply="4"]');
+  assert.equal(new URL(page.url()).hash, '#/game/1/5');
+  const copied = async (btn) => {
+    await page.evaluate(() => { document.querySelector('.share-note').textContent = ''; });
+    await page.click(btn);
+    await page.waitForFunction(() => / copied$/.test(document.querySelector('.share-note').textContent));
+    return page.evaluate(() => navigator.clipboard.readText());
+  };
+  assert.equal(await copied('.copy-link'), `${relay.url}/#/game/1/5`);
+  assert.equal(await copied('.copy-fen'), relay.fen(1, 5));
+  const pgn = await copied('.copy-pgn');
+  assert.match(pgn, /\[White "Carlsen, Magnus"\]/);
+  assert.match(pgn, /1\. e4 e5/);
+  assert.match(await copied('.copy-embed'), new RegExp(`^<iframe src="${relay.url}/embed/game/1" `));
+  // The copied link opens that position in a fresh page.
+  const other = await browser.context.newPage();
+  try {
+    await other.goto(`${relay.url}/#/game/1/5`);
+    await other.waitForSelector('.moves .mv.current[data-ply="4"]');
+    assert.equal(await other.$eval('.board-wrap .cgbox', (e) => e.dataset.fen), relay.fen(1, 5));
+  } finally {
+    await other.close();
+  }
+  assert.deepEqual(pageErrors, []);
+});
+
+test('embed: /embed/game/N in an iframe, no header or round list, ?hide=clocks', async () => {
+  for (const size of [{ width: 1280, height: 860 }, { width: 390, height: 844 }]) {
+    const host = await browser.context.newPage();
+    const errors = [];
+    host.on('pageerror', (e) => errors.push(e.message));
+    try {
+      await host.setViewportSize(size);
+      await host.setContent(`<iframe id="f" src="${relay.url}/embed/game/1" width="${size.width - 20}" height="440" style="border:0"></iframe>` +
+        `<iframe id="g" src="${relay.url}/embed/game/1?hide=clocks" width="${size.width - 20}" height="440" style="border:0"></iframe>`);
+      const frame = await waitFor(() => host.frames().find((f) => f.url() === `${relay.url}/embed/game/1`));
+      const bare = await waitFor(() => host.frames().find((f) => f.url().endsWith('?hide=clocks')));
+      await frame.waitForSelector('.board-wrap piece');
+      await frame.waitForSelector('.moves .mv.current');
+      const shown = (f, sel) => f.$eval(sel, (e) => e.getClientRects().length > 0 && getComputedStyle(e).visibility !== 'hidden').catch(() => false);
+      assert.equal(await shown(frame, '.topbar'), false, 'no header in the embed');
+      assert.equal(await shown(frame, '.round-list'), false, 'no round list in the embed');
+      assert.equal(await shown(frame, '.controls'), true);
+      assert.equal(await shown(frame, '.board-col .clock'), true);
+      assert.equal(await frame.$eval('.game-title a', (a) => a.getAttribute('href')), '/#/game/1');
+      // The board fits inside the frame.
+      const fits = await frame.$eval('.board-wrap', (e) => e.getBoundingClientRect().right <= innerWidth + 0.5);
+      assert.ok(fits, 'board wider than the iframe');
+      await bare.waitForSelector('.board-wrap piece');
+      await bare.waitForSelector('.moves .mv.current');
+      assert.equal(await shown(bare, '.board-col .clock'), false, '?hide=clocks shows a clock');
+      assert.equal(await shown(bare, '.mv-times'), false);
+      // Live: a move reaches the embedded board.
+      const n = relay.games.get(1).moves.length;
+      if (size.width > 400) {
+        relay.move(1, 'Re1');
+        await frame.waitForSelector(`.moves .mv.current[data-ply="${n}"]`);
+      }
+      await screenshot(host, `viewer-embed-${size.width}`);
+      assert.deepEqual(errors, []);
+    } finally {
+      await host.close();
+    }
+  }
 });
