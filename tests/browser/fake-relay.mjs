@@ -107,7 +107,10 @@ export class FakeRelay {
     return { id: g.id, round: g.round, board: g.board, table: g.table, white: g.tags.White, black: g.tags.Black,
       white_elo: Number(g.tags.WhiteElo) || 0, black_elo: Number(g.tags.BlackElo) || 0, result: g.result,
       plies: g.moves.length, fen: last ? last.fen : g.start, last: last ? last.san : null, online: g.online, attention: g.attention,
-      ...(last && last.eval ? { eval: last.eval } : {}) };
+      ...(last && last.eval ? { eval: last.eval } : {}),
+      // As the relay: titles, federations and teams when the tags have them.
+      ...Object.fromEntries([['WhiteTitle', 'white_title'], ['BlackTitle', 'black_title'], ['WhiteFed', 'white_fed'], ['BlackFed', 'black_fed'],
+        ['WhiteTeam', 'white_team'], ['BlackTeam', 'black_team']].filter(([t]) => g.tags[t]).map(([t, k]) => [k, g.tags[t]])) };
   }
 
   snapshot(g) {

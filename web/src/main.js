@@ -13,6 +13,8 @@ import { h, setText, icon } from './dom.js';
 import { OverviewPage } from './overview.js';
 import { GamePage } from './game.js';
 import { ArbiterPage } from './arbiter-ui.js';
+import { StandingsPage } from './event.js';
+import { roundStatus } from './standings.js';
 
 const store = new Store();
 const arb = new ArbiterStore();
@@ -142,7 +144,7 @@ function pickDefaultRound() {
 
 function onRoute() {
   ui.route = routeOf();
-  if (ui.route.page === 'arbiter') {
+  if (ui.route.page === 'arbiter' || ui.route.page === 'standings') {
     window.scrollTo(0, 0);
     scheduleRender();
     return;
@@ -191,6 +193,7 @@ const PAGES = {
   round: new OverviewPage(app),
   game: new GamePage(app),
   arbiter: arbiterPage,
+  standings: new StandingsPage(app),
 };
 window.__cr = { store, conn, ui, arb, arbiterPage, pages: PAGES }; // for tests and curious arbiters
 
@@ -235,7 +238,8 @@ function renderHeader() {
     header.hidden = true; // an iframe has the host page's header
     return;
   }
-  const key = JSON.stringify([rounds, cur, state, eventName(), ui.route.page, store.welcome]);
+  const info2 = rounds.map((r) => roundInfo(r));
+  const key = JSON.stringify([rounds, info2, cur, state, eventName(), ui.route.page, store.welcome]);
   if (key === headerKey) return;
   headerKey = key;
   const pill = h('span', { class: `conn conn-${state}`, 'data-state': state, title: 'connection to the relay' },
@@ -244,16 +248,43 @@ function renderHeader() {
     h('a', { class: 'brand', href: cur !== null ? `#/round/${encodeURIComponent(cur)}` : '#/' }, '♞ chessrelay'),
     eventName() ? h('span', { class: 'event' }, eventName()) : null,
     h('nav', { class: 'rounds', 'aria-label': 'rounds' },
-      rounds.map((r) => h('a', {
-        class: 'round-tab' + (r === cur ? ' active' : ''),
+      rounds.map((r, i) => h('a', {
+        class: `round-tab st-${info2[i].status}` + (r === cur && ui.route.page !== 'standings' ? ' active' : ''),
         href: `#/round/${encodeURIComponent(r)}`,
-        'data-round': r,
-      }, `Round ${r}`))),
+        'data-round': r, 'data-status': info2[i].status,
+        title: info2[i].start ? `${statusLabel(info2[i].status)} · ${info2[i].start}` : statusLabel(info2[i].status),
+      }, `Round ${r}`, h('span', { class: 'rt-status' }, statusLabel(info2[i].status)),
+      info2[i].start && info2[i].status === 'upcoming' ? h('span', { class: 'rt-start' }, info2[i].start) : null)),
+      rounds.length ? h('a', { class: 'standings-tab' + (ui.route.page === 'standings' ? ' active' : ''), href: '#/standings' }, 'Standings') : null),
     store.welcome && store.welcome.trusted ? h('span', { class: 'badge trusted', title: 'signed in with a token: no public delay' }, store.welcome.role || 'arbiter') : null,
     store.welcome && store.welcome.trusted && arbiterToken() ? h('a', { class: 'round-tab arb-link' + (ui.route.page === 'arbiter' ? ' active' : ''), href: '#/arbiter' }, 'Arbiter') : null,
     arbiterToken() ? h('button', { class: 'abtn signout', type: 'button', title: 'forget the arbiter token in this tab', onclick: signOut }, 'Sign out') : null,
     pill,
   ].filter(Boolean));
+}
+
+// A round tab's status and start time (from the games' Date/Time or
+// UTCDate/UTCTime tags, when the pairings or the tournament file give them).
+function roundInfo(r) {
+  const games = store.roundGames(r);
+  const status = roundStatus(games.map((g) => ({ result: g.result, started: store.current(g).plies > 0 })));
+  let start = '';
+  for (const g of games) {
+    const tg = g.tags || {};
+    const date = tg.UTCDate || tg.Date;
+    const time = tg.UTCTime || tg.Time;
+    if (date && /^\d{4}\.\d\d\.\d\d$/.test(date) && time && /^\d\d:\d\d/.test(time)) {
+      start = tg.UTCDate && tg.UTCTime
+        ? new Date(`${date.replace(/\./g, '-')}T${time.slice(0, 5)}:00Z`).toLocaleString([], { dateStyle: 'short', timeStyle: 'short' })
+        : `${date} ${time.slice(0, 5)}`;
+      break;
+    }
+  }
+  return { status, start };
+}
+
+function statusLabel(s) {
+  return s === 'live' ? 'live' : s === 'finished' ? 'finished' : 'upcoming';
 }
 
 function connLabel(state) {

@@ -11,7 +11,7 @@ function newGame(id) {
   return {
     id, round: null, board: null, table: null, tags: {},
     white: '', black: '', whiteElo: null, blackElo: null, whiteTitle: '', blackTitle: '',
-    whiteFed: '', blackFed: '', whiteFideId: '', blackFideId: '',
+    whiteFed: '', blackFed: '', whiteFideId: '', blackFideId: '', whiteTeam: '', blackTeam: '',
     evals: [], summaryEval: null,               // engine evaluations by ply; the list's last one
     start: START_FEN, moves: [], loaded: false, // loaded: a snapshot gave the moves
     summary: null,                              // {fen,last,plies} from a games list
@@ -132,6 +132,8 @@ export class Store {
     if (typeof s.black_title === 'string') g.blackTitle = s.black_title;
     if (typeof s.white_fed === 'string') g.whiteFed = s.white_fed;
     if (typeof s.black_fed === 'string') g.blackFed = s.black_fed;
+    if (typeof s.white_team === 'string') g.whiteTeam = s.white_team;
+    if (typeof s.black_team === 'string') g.blackTeam = s.black_team;
     if (s.eval !== undefined) g.summaryEval = s.eval || null;
     if (s.online !== undefined) g.online = !!s.online;
     if (s.attention !== undefined) g.attention = !!s.attention;
@@ -174,6 +176,8 @@ export class Store {
     if (tags.BlackTitle !== undefined) g.blackTitle = String(tags.BlackTitle || '');
     if (tags.WhiteFed !== undefined) g.whiteFed = String(tags.WhiteFed || '');
     if (tags.BlackFed !== undefined) g.blackFed = String(tags.BlackFed || '');
+    if (tags.WhiteTeam !== undefined) g.whiteTeam = String(tags.WhiteTeam || '');
+    if (tags.BlackTeam !== undefined) g.blackTeam = String(tags.BlackTeam || '');
     if (tags.WhiteFideId !== undefined) g.whiteFideId = String(tags.WhiteFideId || '');
     if (tags.BlackFideId !== undefined) g.blackFideId = String(tags.BlackFideId || '');
     if ((g.table === null || g.table === undefined) && tags.Board !== undefined && Number.isFinite(Number(tags.Board)) && Number(tags.Board) > 0) g.table = Number(tags.Board);

@@ -7,6 +7,7 @@ const ROUTES = [
   // #/game/7/41: game 7 at ply 41 (the position after 41 half-moves).
   { re: /^\/game\/(\d+)(?:\/(\d+))?\/?$/, route: (m) => ({ page: 'game', id: Number(m[1]), ply: m[2] !== undefined ? Number(m[2]) : null }) },
   { re: /^\/round\/([^/]+)\/?$/, route: (m) => ({ page: 'round', round: decodeOr(m[1]) }) },
+  { re: /^\/standings\/?$/, route: () => ({ page: 'standings' }) },
 ];
 const DEFAULT_ROUTE = { page: 'round', round: null };
 

@@ -28,6 +28,14 @@ before(async () => {
       moves: ['d4'], tags: { WhiteTitle: 'GM', WhiteFed: 'NOR', WhiteFideId: '1503014', BlackTitle: 'WGM', BlackFed: 'RUS' } });
     r.addGame({ id: 13, round: '3', table: 3, white: 'Arbiter, Fide', black: 'Scot, Land', whiteElo: 1800, blackElo: 1900,
       tags: { WhiteFed: 'FID', BlackFed: 'SCO', BlackTitle: 'xx' } });
+    // Rounds 4 and 5, finished: a team match each (North against South).
+    const T = (wt, bt) => ({ tags: { WhiteTeam: wt, BlackTeam: bt } });
+    r.addGame({ id: 20, round: '4', table: 1, white: 'Alpha, A', black: 'Gamma, G', whiteElo: 2400, blackElo: 2300, moves: ['e4'], result: '1-0', ...T('North', 'South') });
+    r.addGame({ id: 21, round: '4', table: 2, white: 'Delta, D', black: 'Beta, B', whiteElo: 2200, blackElo: 2350, moves: ['d4'], result: '1/2-1/2', ...T('South', 'North') });
+    r.addGame({ id: 22, round: '5', table: 1, white: 'Gamma, G', black: 'Alpha, A', whiteElo: 2300, blackElo: 2400, moves: ['c4'], result: '0-1', ...T('South', 'North') });
+    r.addGame({ id: 23, round: '5', table: 2, white: 'Beta, B', black: 'Delta, D', whiteElo: 2350, blackElo: 2200, moves: ['Nf3'], result: '1-0', ...T('North', 'South') });
+    // Round 6: paired, not begun, with a start time from the pairings' tags.
+    r.addGame({ id: 24, round: '6', table: 1, white: 'Alpha, A', black: 'Beta, B', tags: { Date: '2026.12.02', Time: '15:00:00' } });
   });
   ({ relay, browser, page, pageErrors } = session);
 });
@@ -188,4 +196,40 @@ test('embed: /embed/game/N in an iframe, no header or round list, ?hide=clocks',
       await host.close();
     }
   }
+});
+
+test('event: round tabs with status and start time, standings, crosstable, team standings', async () => {
+  await page.goto(`${relay.url}/#/round/6`);
+  await page.waitForSelector('.round-tab[data-round="6"] .rt-start');
+  const tabs = await page.$$eval('.round-tab', (els) => Object.fromEntries(els.map((e) => [e.dataset.round, e.dataset.status])));
+  assert.deepEqual(tabs, { 1: 'live', 2: 'upcoming', 3: 'live', 4: 'finished', 5: 'finished', 6: 'upcoming' });
+  assert.equal(await text(page, '.round-tab[data-round="6"] .rt-start'), '2026.12.02 15:00');
+  assert.equal(await text(page, '.round-tab[data-round="4"] .rt-status'), 'finished');
+
+  await page.click('.standings-tab');
+  await page.waitForSelector('.standings tbody tr');
+  const row = (name) => page.$eval(`.standings tr[data-player="${name}"]`, (tr) => [...tr.children].map((td) => td.textContent.trim()));
+  // Alpha: two wins, ranked first (Ding has one win, Buchholz 0).
+  assert.deepEqual((await row('Alpha, A')).slice(0, 2), ['1', 'Alpha, A']);
+  assert.equal(await page.$eval('.standings tr[data-player="Alpha, A"] .st-points', (e) => e.textContent), '2');
+  assert.equal(await page.$eval('.standings tr[data-player="Beta, B"] .st-points', (e) => e.textContent), '1½');
+  assert.equal(await page.$eval('.standings tr[data-player="Delta, D"] .st-points', (e) => e.textContent), '½');
+  assert.equal(await page.$eval('.standings tr[data-player="Alpha, A"] .st-team', (e) => e.textContent), 'North');
+  // Crosstable: Alpha beat Gamma with White in round 4 and with Black in round 5.
+  const gamma = await page.$eval('.standings tr[data-player="Gamma, G"] .st-rank', (e) => e.textContent);
+  assert.equal(await page.$eval('.crosstable tr[data-player="Alpha, A"] .ct-cell[data-round="4"]', (e) => e.textContent), `${gamma}w1`);
+  assert.equal(await page.$eval('.crosstable tr[data-player="Alpha, A"] .ct-cell[data-round="5"]', (e) => e.textContent), `${gamma}b1`);
+  assert.equal(await page.$eval('.crosstable tr[data-player="Alpha, A"] .ct-cell[data-round="6"]', (e) => e.textContent.endsWith('w*')), true);
+  // Teams: North won both matches (2 match points each), 3½ board points.
+  const teams = await page.$$eval('.team-standings tbody tr', (trs) => trs.map((tr) => [tr.dataset.team, tr.querySelector('.st-mp').textContent, tr.querySelector('.st-bp').textContent]));
+  assert.deepEqual(teams, [['North', '4', '3½'], ['South', '0', '½']]);
+  // A result arriving live changes the table.
+  relay.result(11, '0-1', 'resignation');
+  await page.waitForFunction(() => document.querySelector('.standings tr[data-player="Timer, Black"] .st-points')?.textContent === '1');
+  // Phone: the tables scroll inside the page, not the page itself.
+  await page.setViewportSize({ width: 390, height: 844 });
+  assert.equal(await page.evaluate(() => document.documentElement.scrollWidth <= innerWidth), true, 'page wider than the phone');
+  await screenshot(page, 'viewer-standings-phone');
+  await page.setViewportSize({ width: 1280, height: 860 });
+  assert.deepEqual(pageErrors, []);
 });
