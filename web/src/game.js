@@ -197,6 +197,9 @@ export class GamePage {
     if (this.viewPly === n) this.viewPly = null;
     const ply = this.viewPly === null ? n : this.viewPly;
     const isLive = this.viewPly === null;
+    // A move sound (when chosen) for each new move seen while following live.
+    if (v.lastN !== undefined && n > v.lastN && isLive && g.loaded) this.app.prefs.moveSound(/x/.test(g.moves[n - 1].san));
+    if (g.loaded) v.lastN = n;
 
     document.title = `${g.white || 'White'} – ${g.black || 'Black'} · Round ${g.round ?? '?'} · chessrelay`;
     if (ui.embed) {

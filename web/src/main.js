@@ -15,6 +15,8 @@ import { GamePage } from './game.js';
 import { ArbiterPage } from './arbiter-ui.js';
 import { StandingsPage } from './event.js';
 import { roundStatus } from './standings.js';
+import { Prefs } from './prefs.js';
+import { pickLang, setLang, lang } from './i18n.js';
 
 const store = new Store();
 const arb = new ArbiterStore();
@@ -24,9 +26,17 @@ if (embed) {
   document.documentElement.classList.add('embed');
   for (const part of embed.hide) document.documentElement.classList.add(`hide-${part.replace(/[^a-z]/g, '')}`);
 }
+// The UI language: the stored choice, else the browser's (i18n.js).
+setLang(pickLang(readRaw('cr.lang'), navigator.languages || [navigator.language]));
+function chooseLang(l) {
+  writePref('cr.lang', l);
+  location.reload(); // every page's text is drawn again in the new language
+}
+const prefs = new Prefs(() => scheduleRender());
 const routeOf = () => (embed ? { page: 'game', id: embed.id, ply: embed.ply } : parseRoute(location.hash));
 const ui = {
   embed,
+  lang: lang(),
   route: routeOf(),
   notation: readPref('cr.notation', 'en'),
   showEval: evalShown(location.search, readRaw('cr.eval')), // ?eval=0 for screens in the hall
@@ -175,7 +185,7 @@ root.append(header, noticeBar, main);
 // The pages, one per route kind (view.js parseRoute names them); each has
 // render(route) and destroy(), the arbiter page also tick().
 const app = {
-  store, conn, ui, main, eventName,
+  store, conn, ui, main, eventName, prefs,
   scheduleRender: () => scheduleRender(),
   setNotation: (v) => {
     ui.notation = v;
@@ -195,7 +205,7 @@ const PAGES = {
   arbiter: arbiterPage,
   standings: new StandingsPage(app),
 };
-window.__cr = { store, conn, ui, arb, arbiterPage, pages: PAGES }; // for tests and curious arbiters
+window.__cr = { store, conn, ui, arb, arbiterPage, pages: PAGES, prefs }; // for tests and curious arbiters
 
 function scheduleRender() {
   if (ui.renderQueued) return;
@@ -259,8 +269,16 @@ function renderHeader() {
     store.welcome && store.welcome.trusted ? h('span', { class: 'badge trusted', title: 'signed in with a token: no public delay' }, store.welcome.role || 'arbiter') : null,
     store.welcome && store.welcome.trusted && arbiterToken() ? h('a', { class: 'round-tab arb-link' + (ui.route.page === 'arbiter' ? ' active' : ''), href: '#/arbiter' }, 'Arbiter') : null,
     arbiterToken() ? h('button', { class: 'abtn signout', type: 'button', title: 'forget the arbiter token in this tab', onclick: signOut }, 'Sign out') : null,
+    prefsMenu(),
     pill,
   ].filter(Boolean));
+}
+
+// The settings menu is kept across header redraws (an open menu stays open).
+let prefsEl = null;
+function prefsMenu() {
+  if (!prefsEl) prefsEl = prefs.menu(lang(), chooseLang);
+  return prefsEl;
 }
 
 // A round tab's status and start time (from the games' Date/Time or

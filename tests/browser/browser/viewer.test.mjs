@@ -7,10 +7,21 @@
 
 import { test, before, after } from 'node:test';
 import assert from 'node:assert/strict';
+import { createRequire } from 'node:module';
 import { FakeRelay, seedRound } from '../fake-relay.mjs';
 import { waitFor, fakeRelaySession, screenshot } from '../lib.mjs';
 
 const H = 3_600_000;
+const AXE = createRequire(import.meta.url).resolve('axe-core/axe.min.js');
+
+async function axeViolations(p) {
+  await p.addScriptTag({ path: AXE });
+  const found = await p.evaluate(async () => {
+    const r = await window.axe.run(document, { resultTypes: ['violations'] });
+    return r.violations.map((v) => ({ id: v.id, impact: v.impact, nodes: v.nodes.map((n) => n.target.join(' ') + ': ' + n.failureSummary) }));
+  });
+  return found.filter((v) => v.impact === 'serious' || v.impact === 'critical');
+}
 let session, relay, browser, page, pageErrors; // set by before()
 
 before(async () => {
@@ -232,4 +243,76 @@ test('event: round tabs with status and start time, standings, crosstable, team 
   await screenshot(page, 'viewer-standings-phone');
   await page.setViewportSize({ width: 1280, height: 860 });
   assert.deepEqual(pageErrors, []);
+});
+
+// Opens the header's settings menu (a click on its summary when closed).
+async function openPrefs(p) {
+  if (!(await p.$eval('.prefs', (d) => d.open))) await p.click('.prefs summary');
+}
+
+test('look: light and dark themes (system or chosen, kept), board colours, optional move sounds; axe in both themes', async () => {
+  const p = await browser.context.newPage();
+  const errors = [];
+  p.on('pageerror', (e) => errors.push(e.message));
+  try {
+    const bg = () => p.evaluate(() => getComputedStyle(document.body).backgroundColor);
+    await p.emulateMedia({ colorScheme: 'dark' });
+    await p.goto(`${relay.url}/#/game/1`);
+    await p.waitForSelector('.board-wrap piece');
+    assert.equal(await p.evaluate(() => document.documentElement.dataset.theme), 'dark');
+    assert.equal(await bg(), 'rgb(22, 21, 18)');
+    // The system's preference is followed live while the choice is "System".
+    await p.emulateMedia({ colorScheme: 'light' });
+    await waitFor(async () => (await p.evaluate(() => document.documentElement.dataset.theme)) === 'light');
+    assert.equal(await bg(), 'rgb(242, 241, 239)');
+    assert.deepEqual(await axeViolations(p), [], 'game page, light');
+    // A chosen theme wins over the system's and is kept across a reload.
+    await openPrefs(p);
+    await p.selectOption('.pref-theme select', 'dark');
+    assert.equal(await p.evaluate(() => document.documentElement.dataset.theme), 'dark');
+    await p.selectOption('.pref-board select', 'blue');
+    await p.reload();
+    await p.waitForSelector('.board-wrap piece');
+    assert.equal(await p.evaluate(() => document.documentElement.dataset.theme), 'dark');
+    assert.match(await p.$eval('.board-wrap cg-board', (e) => getComputedStyle(e).backgroundImage), /data:image\/svg\+xml.*8ca2ad/);
+    assert.deepEqual(await axeViolations(p), [], 'game page, dark');
+    await p.goto(`${relay.url}/#/standings`);
+    await p.waitForSelector('.standings tbody tr');
+    assert.deepEqual(await axeViolations(p), [], 'standings, dark');
+    await openPrefs(p);
+    await p.selectOption('.pref-theme select', 'light');
+    assert.deepEqual(await axeViolations(p), [], 'standings, light');
+    await p.goto(`${relay.url}/#/round/1`);
+    await p.waitForSelector('.card .cgbox piece');
+    assert.deepEqual(await axeViolations(p), [], 'overview, light');
+    await screenshot(p, 'viewer-light-overview');
+
+    // Move sounds: off by default; on, each new live move plays one.
+    await p.goto(`${relay.url}/#/game/1`);
+    await p.waitForSelector('.board-wrap piece');
+    const played = () => p.evaluate(() => window.__cr.prefs.played);
+    const anyMove = () => relay.chessAt(relay.games.get(1)).moves()[0];
+    let n = relay.games.get(1).moves.length;
+    relay.move(1, anyMove());
+    await p.waitForSelector(`.mv.current[data-ply="${n}"]`);
+    assert.equal(await played(), 0, 'a sound with sounds off');
+    await openPrefs(p);
+    await p.check('.pref-sound input');
+    n++;
+    relay.move(1, anyMove());
+    await p.waitForSelector(`.mv.current[data-ply="${n}"]`);
+    assert.equal(await played(), 1);
+    assert.equal(await p.evaluate(() => window.__cr.prefs.audio && window.__cr.prefs.audio.state), 'running', 'audio unlocked by the click');
+    await p.uncheck('.pref-sound input');
+    n++;
+    relay.move(1, anyMove());
+    await p.waitForSelector(`.mv.current[data-ply="${n}"]`);
+    assert.equal(await played(), 1);
+    // Back to the defaults for the other tests.
+    await p.selectOption('.pref-theme select', 'auto');
+    await p.selectOption('.pref-board select', 'brown');
+    assert.deepEqual(errors, []);
+  } finally {
+    await p.close();
+  }
 });
