@@ -12,7 +12,7 @@ function playerCell(p) {
   const title = normTitle(p.title);
   return h('td', { class: 'st-name' },
     p.fed ? (flag ? h('img', { class: 'fed', src: flag, alt: p.fed, title: p.fed, width: 20, height: 15 }) : h('span', { class: 'fed fed-text' }, p.fed)) : null,
-    title ? h('abbr', { class: `ptitle t-${title}`, title: TITLES[title] }, title) : null,
+    title ? h('abbr', { class: `ptitle t-${title}`, title: t(TITLES[title]) }, title) : null,
     h('span', { class: 'pname' }, p.name));
 }
 

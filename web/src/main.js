@@ -16,7 +16,7 @@ import { ArbiterPage } from './arbiter-ui.js';
 import { StandingsPage } from './event.js';
 import { roundStatus } from './standings.js';
 import { Prefs } from './prefs.js';
-import { pickLang, setLang, lang } from './i18n.js';
+import { pickLang, setLang, lang, t } from './i18n.js';
 
 const store = new Store();
 const arb = new ArbiterStore();
@@ -252,7 +252,7 @@ function renderHeader() {
   const key = JSON.stringify([rounds, info2, cur, state, eventName(), ui.route.page, store.welcome]);
   if (key === headerKey) return;
   headerKey = key;
-  const pill = h('span', { class: `conn conn-${state}`, 'data-state': state, title: 'connection to the relay' },
+  const pill = h('span', { class: `conn conn-${state}`, 'data-state': state, title: t('connection to the relay') },
     h('span', { class: 'dot' }), connLabel(state, info));
   header.replaceChildren(...[
     h('a', { class: 'brand', href: cur !== null ? `#/round/${encodeURIComponent(cur)}` : '#/' }, '♞ chessrelay'),
@@ -263,9 +263,9 @@ function renderHeader() {
         href: `#/round/${encodeURIComponent(r)}`,
         'data-round': r, 'data-status': info2[i].status,
         title: info2[i].start ? `${statusLabel(info2[i].status)} · ${info2[i].start}` : statusLabel(info2[i].status),
-      }, `Round ${r}`, h('span', { class: 'rt-status' }, statusLabel(info2[i].status)),
+      }, t('Round {r}', { r }), h('span', { class: 'rt-status' }, statusLabel(info2[i].status)),
       info2[i].start && info2[i].status === 'upcoming' ? h('span', { class: 'rt-start' }, info2[i].start) : null)),
-      rounds.length ? h('a', { class: 'standings-tab' + (ui.route.page === 'standings' ? ' active' : ''), href: '#/standings' }, 'Standings') : null),
+      rounds.length ? h('a', { class: 'standings-tab' + (ui.route.page === 'standings' ? ' active' : ''), href: '#/standings' }, t('Standings')) : null),
     store.welcome && store.welcome.trusted ? h('span', { class: 'badge trusted', title: 'signed in with a token: no public delay' }, store.welcome.role || 'arbiter') : null,
     store.welcome && store.welcome.trusted && arbiterToken() ? h('a', { class: 'round-tab arb-link' + (ui.route.page === 'arbiter' ? ' active' : ''), href: '#/arbiter' }, 'Arbiter') : null,
     arbiterToken() ? h('button', { class: 'abtn signout', type: 'button', title: 'forget the arbiter token in this tab', onclick: signOut }, 'Sign out') : null,
@@ -302,14 +302,14 @@ function roundInfo(r) {
 }
 
 function statusLabel(s) {
-  return s === 'live' ? 'live' : s === 'finished' ? 'finished' : 'upcoming';
+  return s === 'live' ? t('live') : s === 'finished' ? t('finished') : t('upcoming');
 }
 
 function connLabel(state) {
-  if (state === 'open') return 'Live';
-  if (state === 'connecting') return 'Connecting…';
-  if (state === 'reconnecting') return 'Reconnecting…';
-  return 'Offline';
+  if (state === 'open') return t('Live');
+  if (state === 'connecting') return t('Connecting…');
+  if (state === 'reconnecting') return t('Reconnecting…');
+  return t('Offline');
 }
 
 function renderNotice() {
@@ -317,12 +317,12 @@ function renderNotice() {
   const parts = [];
   if (state === 'reconnecting') {
     const s = Math.max(0, Math.ceil(((info.at || Date.now()) - Date.now()) / 1000));
-    parts.push(h('span', { class: 'warn' }, `Connection to the relay lost — retrying in ${s} s. Moves resume where they stopped.`));
+    parts.push(h('span', { class: 'warn' }, t('Connection to the relay lost — retrying in {s} s. Moves resume where they stopped.', { s })));
   } else if (state === 'connecting' && store.lastSeq > 0) {
-    parts.push(h('span', { class: 'warn' }, 'Reconnecting to the relay…'));
+    parts.push(h('span', { class: 'warn' }, t('Reconnecting to the relay…')));
   }
   if (ui.lastError && Date.now() - ui.lastError.at < 8000) {
-    parts.push(h('span', { class: 'warn' }, `Relay: ${ui.lastError.text}`));
+    parts.push(h('span', { class: 'warn' }, t('Relay: {text}', { text: ui.lastError.text })));
   }
   let delay = 0;
   if (ui.route.page === 'game') {
@@ -333,15 +333,15 @@ function renderNotice() {
   }
   if (store.welcome && !store.welcome.trusted) delay = Math.max(delay, store.welcome.delay || 0);
   if (store.welcome && store.welcome.trusted) delay = 0;
-  if (delay > 0) parts.push(h('span', { class: 'delay' }, icon('clock'), ` Public broadcast: moves and clocks are shown with a ${formatDelay(delay)} delay.`));
+  if (delay > 0) parts.push(h('span', { class: 'delay' }, icon('clock'), ' ' + t('Public broadcast: moves and clocks are shown with a {delay} delay.', { delay: formatDelay(delay) })));
   noticeBar.replaceChildren(...parts);
   noticeBar.hidden = parts.length === 0;
 }
 
 function formatDelay(s) {
-  if (s >= 60 && s % 60 === 0) return `${s / 60}-minute`;
-  if (s >= 60) return `${Math.floor(s / 60)} min ${s % 60} s`;
-  return `${s}-second`;
+  if (s >= 60 && s % 60 === 0) return t('{n}-minute', { n: s / 60 });
+  if (s >= 60) return t('{m} min {s} s', { m: Math.floor(s / 60), s: s % 60 });
+  return t('{n}-second', { n: s });
 }
 
 // --- clocks: counted down locally, only the side to move's -------------------------------
@@ -376,7 +376,7 @@ function tickClocks() {
     if (think) {
       // How long the side to move has been on this move, live only.
       const since = running && g.turnAt !== null ? nowUs - g.turnAt : null;
-      setText(think, since === null ? '' : `thinking for ${formatElapsed(since / 1000)}`);
+      setText(think, since === null ? '' : t('thinking for {time}', { time: formatElapsed(since / 1000) }));
     }
   }
   if (ui.conn.state === 'reconnecting' || (ui.lastError && Date.now() - ui.lastError.at < 9000)) renderNotice();

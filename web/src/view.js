@@ -1,5 +1,7 @@
 // Small pure helpers of the pages, kept apart so node can test them.
 
+import { t } from './i18n.js';
+
 // The route table: a hash pattern and what its groups mean. The first match
 // names the page (main.js has one page object per name).
 const ROUTES = [
@@ -56,9 +58,10 @@ export function clampPly(p, n) {
 
 // "1–0 · White wins · checkmate" for the game page.
 export function resultLine(result, reason, lastSan) {
-  const who = result === '1-0' ? 'White wins' : result === '0-1' ? 'Black wins' : result === '1/2-1/2' ? 'Draw' : '';
+  const who = result === '1-0' ? t('White wins') : result === '0-1' ? t('Black wins') : result === '1/2-1/2' ? t('Draw') : '';
   let why = reason || '';
   if (!why && typeof lastSan === 'string' && lastSan.endsWith('#')) why = 'checkmate';
+  why = t(why); // the relay's reasons are English; the known ones are translated
   return [resultText(result), who, why].filter(Boolean).join(' · ');
 }
 

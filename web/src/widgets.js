@@ -5,6 +5,7 @@ import { h, setText } from './dom.js';
 import { localizeSan } from './san.js';
 import { playerScore } from './view.js';
 import { flagUrl, normTitle, TITLES, fideProfileUrl } from './feds.js';
+import { t } from './i18n.js';
 
 // SAN in the chosen notation; figurines get a span so they can be sized.
 export function sanNode(san, notation) {
@@ -34,7 +35,7 @@ export function playerRow(cls, { think = false } = {}) {
 export function fillPlayer(row, g, side, showClock, { link = false } = {}) {
   const w = side === 'white';
   const name = w ? g.white : g.black;
-  const shown = name || (w ? 'White' : 'Black');
+  const shown = name || (w ? t('White') : t('Black'));
   const title = normTitle(w ? g.whiteTitle : g.blackTitle);
   const fed = String((w ? g.whiteFed : g.blackFed) || '').trim().toUpperCase();
   const profile = link ? fideProfileUrl(w ? g.whiteFideId : g.blackFideId) : null;
@@ -47,8 +48,8 @@ export function fillPlayer(row, g, side, showClock, { link = false } = {}) {
     el.replaceChildren(...[
       fed ? (flag ? h('img', { class: 'fed', src: flag, alt: fed, title: fed, width: 20, height: 15 })
         : h('span', { class: 'fed fed-text' }, fed)) : null,
-      title ? h('abbr', { class: `ptitle t-${title}`, title: TITLES[title] }, title) : null,
-      profile ? h('a', { class: 'pname fide', href: profile, target: '_blank', rel: 'noopener', title: 'FIDE profile' }, shown)
+      title ? h('abbr', { class: `ptitle t-${title}`, title: t(TITLES[title]) }, title) : null,
+      profile ? h('a', { class: 'pname fide', href: profile, target: '_blank', rel: 'noopener', title: t('FIDE profile') }, shown)
         : h('span', { class: 'pname' }, shown)].filter(Boolean));
   }
   setText(row.querySelector('.elo'), rating || '');

@@ -316,3 +316,48 @@ test('look: light and dark themes (system or chosen, kept), board colours, optio
     await p.close();
   }
 });
+
+test('Russian UI: from the browser\'s language, with a switch back to English (desktop and phone)', async () => {
+  const p = await browser.context.newPage();
+  const errors = [];
+  p.on('pageerror', (e) => errors.push(e.message));
+  try {
+    await p.addInitScript(() => {
+      Object.defineProperty(navigator, 'languages', { get: () => ['ru-RU', 'ru'] });
+      Object.defineProperty(navigator, 'language', { get: () => 'ru-RU' });
+    });
+    await p.goto(`${relay.url}/#/round/1`);
+    await p.waitForSelector('.card .cgbox piece');
+    assert.equal(await p.evaluate(() => document.documentElement.lang), 'ru');
+    assert.equal(await p.$eval('.round-tab[data-round="1"]', (e) => e.firstChild.textContent), 'Тур 1');
+    assert.equal(await text(p, '.round-tab[data-round="4"] .rt-status'), 'завершён');
+    assert.equal(await text(p, '.standings-tab'), 'Таблица');
+    assert.match(await text(p, '.round-title'), /^Тур 1 · досок: \d+/);
+    await p.goto(`${relay.url}/#/game/1`);
+    await p.waitForSelector('.moves .mv.current');
+    assert.equal(await text(p, '.copy-link'), 'Копировать ссылку');
+    assert.equal(await text(p, '.btn.live'), '● Эфир');
+    assert.match(await p.$eval('.board-wrap', (e) => e.getAttribute('aria-label')), /^Доска: /);
+    // Phone: the longer Russian texts fit the width; the share buttons come after the moves.
+    await p.setViewportSize({ width: 390, height: 844 });
+    assert.equal(await p.evaluate(() => document.documentElement.scrollWidth <= innerWidth), true, 'page wider than the phone');
+    const top = (sel) => p.$eval(sel, (e) => e.getBoundingClientRect().top);
+    assert.ok(await top('.share') > await top('.moves'), 'share buttons above the moves on a phone');
+    assert.equal(await p.$eval('.btn.live', (e) => e.getBoundingClientRect().height), 44, 'the live button wraps');
+    await screenshot(p, 'viewer-russian-phone');
+    await p.setViewportSize({ width: 1280, height: 860 });
+    // The switch: English, kept over the browser's language.
+    await openPrefs(p);
+    await Promise.all([p.waitForEvent('load'), p.selectOption('.pref-lang select', 'en')]);
+    await p.waitForSelector('.moves .mv.current');
+    assert.equal(await p.evaluate(() => document.documentElement.lang), 'en');
+    assert.equal(await text(p, '.copy-link'), 'Copy link');
+    await p.reload();
+    await p.waitForSelector('.copy-link');
+    assert.equal(await text(p, '.copy-link'), 'Copy link');
+    await p.evaluate(() => localStorage.removeItem('cr.lang'));
+    assert.deepEqual(errors, []);
+  } finally {
+    await p.close();
+  }
+});
