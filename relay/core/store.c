@@ -537,12 +537,9 @@ cr_buf *cr_store_summary_json(const cr_store *s, int id)
     }
     /* Titles, federations and teams (from the pairings or the tournament file), when
      * known: the viewer's standings are computed from this list. */
-    static const char *const extra[][2] = {{"WhiteTitle", "white_title"},
-                                           {"BlackTitle", "black_title"},
-                                           {"WhiteFed", "white_fed"},
-                                           {"BlackFed", "black_fed"},
-                                           {"WhiteTeam", "white_team"},
-                                           {"BlackTeam", "black_team"}};
+    static const char *const extra[][2] = {
+        {"WhiteTitle", "white_title"}, {"BlackTitle", "black_title"}, {"WhiteFed", "white_fed"},
+        {"BlackFed", "black_fed"},     {"WhiteTeam", "white_team"},   {"BlackTeam", "black_team"}};
     for (size_t i = 0; i < sizeof extra / sizeof extra[0]; i++) {
         const char *v = cr_game_tag(game, extra[i][0]);
         if (v && v[0]) {

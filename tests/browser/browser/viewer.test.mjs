@@ -7,21 +7,11 @@
 
 import { test, before, after } from 'node:test';
 import assert from 'node:assert/strict';
-import { createRequire } from 'node:module';
 import { FakeRelay, seedRound } from '../fake-relay.mjs';
-import { waitFor, fakeRelaySession, screenshot } from '../lib.mjs';
+import { waitFor, fakeRelaySession, screenshot, axeViolations } from '../lib.mjs';
 
 const H = 3_600_000;
-const AXE = createRequire(import.meta.url).resolve('axe-core/axe.min.js');
 
-async function axeViolations(p) {
-  await p.addScriptTag({ path: AXE });
-  const found = await p.evaluate(async () => {
-    const r = await window.axe.run(document, { resultTypes: ['violations'] });
-    return r.violations.map((v) => ({ id: v.id, impact: v.impact, nodes: v.nodes.map((n) => n.target.join(' ') + ': ' + n.failureSummary) }));
-  });
-  return found.filter((v) => v.impact === 'serious' || v.impact === 'critical');
-}
 let session, relay, browser, page, pageErrors; // set by before()
 
 before(async () => {
