@@ -1,8 +1,9 @@
 /* libFuzzer target: arbitrary bytes as protocol messages (one per line), as
  * an edge relay receives them from NATS (relay/event_decode.h), applied in
- * order to one store. The decoder must never crash, hang or leak; an error
- * names a field; an event that applies must encode back to a message that
- * decodes to the same message. */
+ * order to one store, and as engine evaluations (cr_eval_decode), which
+ * travel on the same stream. The decoders must never crash, hang or leak; an
+ * error names a field; an event that applies must encode back to a message
+ * that decodes to the same message. */
 #include <stdint.h>
 #include <stdlib.h>
 #include <string.h>
@@ -50,6 +51,12 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
             cr_store_event_free(ev);
         } else if (!err.text[0]) {
             abort(); /* an error must say what is wrong */
+        }
+        int game, ply;
+        char fen[CR_FEN_MAX];
+        cr_eval e;
+        if (cr_eval_decode(p, len, &game, &ply, fen, &e, &err) != 0 && !err.text[0]) {
+            abort();
         }
         p += len + 1;
     }

@@ -595,6 +595,93 @@ static void test_join(void **state)
     h_free(&h);
 }
 
+/* An acknowledgement: journaled, told to every dashboard once, in the
+ * snapshot and incidents.json, and back after a restart. */
+static void test_ack(void **state)
+{
+    (void)state;
+    harness h;
+    h_init(&h);
+    quickplay(&h);
+    h_clear(&h);
+    char why[200] = "";
+    h.t = 20000;
+    assert_int_equal(
+        command(&h, "{\"game\":1,\"action\":\"ack\",\"alert\":\"1\"}", why, sizeof why), 0);
+    assert_int_equal(h_count(&h, "\"type\":\"ack\"", "\"alert\":\"1\",\"who\":\"test\""), 1);
+    /* A second arbiter acknowledging the same alert changes nothing. */
+    assert_int_equal(
+        command(&h, "{\"game\":1,\"action\":\"ack\",\"alert\":\"1\"}", why, sizeof why), 0);
+    assert_int_equal(h_count(&h, "\"type\":\"ack\"", NULL), 1);
+    assert_int_equal(
+        command(&h, "{\"game\":1,\"action\":\"ack\",\"alert\":\"attention@2\"}", why, sizeof why),
+        0);
+    assert_int_equal(h_count(&h, "\"type\":\"ack\"", "attention@2"), 1);
+    /* An unknown game is refused. */
+    assert_int_equal(
+        command(&h, "{\"game\":9,\"action\":\"ack\",\"alert\":\"1\"}", why, sizeof why), CR_EINVAL);
+    h_clear(&h);
+    assert_int_equal(cr_arbiter_view_join(h.view, h_collect, &h), 1);
+    assert_non_null(strstr(
+        h.msgs[0], "\"acks\":[{\"game\":1,\"alert\":\"1\",\"who\":\"test\",\"wall\":20000}"));
+
+    cr_arbiter_link_free(h.link);
+    h_clear(&h);
+    h.link = h_link(&h);
+    cr_error err;
+    assert_int_equal(cr_arbiter_link_start(h.link, h.t, h.t, &err), 0);
+    assert_int_equal(cr_arbiter_view_join(h.view, h_collect, &h), 1);
+    assert_non_null(
+        strstr(h.msgs[0], "{\"game\":1,\"alert\":\"1\",\"who\":\"test\",\"wall\":20000}"));
+    assert_non_null(strstr(h.msgs[0], "\"alert\":\"attention@2\""));
+    int status;
+    const char *ctype;
+    char *body = http(&h, "/arbiter/incidents.json", true, &status, &ctype);
+    assert_non_null(strstr(body, "\"acks\":[{"));
+    free(body);
+    h_free(&h);
+}
+
+/* A board whose picture the game cannot explain: the state says why and
+ * which squares; back to normal, it says none. */
+static void test_attention_squares(void **state)
+{
+    (void)state;
+    harness h;
+    h_init(&h);
+    new_game(&h, 1, "B1", "180");
+    h_clear(&h);
+    cr_store_event *ev = cr_store_event_new(CR_SEV_STATUS);
+    ev->game = 1;
+    ev->online = true;
+    ev->attention = true;
+    ev->squares = (1ull << 28) | (1ull << 35); /* e4, d5 */
+    snprintf(ev->reason, sizeof ev->reason, "position not reachable from the game");
+    h_emit(&h, ev);
+    assert_int_equal(h_count(&h, "\"type\":\"arbiter-state\"", "\"attention\":true"), 1);
+    assert_int_equal(h_count(&h, "\"attention_squares\":[\"e4\",\"d5\"]",
+                             "\"attention_reason\":\"position not reachable from the game\""),
+                     1);
+    /* The link restated (board back online): squares and reason stay. */
+    ev = cr_store_event_new(CR_SEV_STATUS);
+    ev->game = 1;
+    ev->online = false;
+    ev->attention = true;
+    h_emit(&h, ev);
+    h_tick(&h, 100);
+    h_clear(&h);
+    assert_int_equal(cr_arbiter_view_join(h.view, h_collect, &h), 1);
+    assert_non_null(strstr(h.msgs[0], "\"attention_squares\":[\"e4\",\"d5\"]"));
+    h_clear(&h);
+    ev = cr_store_event_new(CR_SEV_STATUS);
+    ev->game = 1;
+    ev->online = true;
+    ev->attention = false;
+    h_emit(&h, ev);
+    assert_int_equal(h_count(&h, "\"attention\":false", "\"attention_squares\":[]"), 1);
+    h_free(&h);
+}
+
 static void test_cmd_parse(void **state)
 {
     (void)state;
@@ -618,6 +705,12 @@ static void test_cmd_parse(void **state)
         "{\"game\":1,\"action\":\"confirm-flag\",\"color\":\"x\"}",
         "{\"game\":1,\"action\":\"replace-move\",\"ply\":2}",
         "{\"game\":1,\"action\":\"replace-move\",\"ply\":-1,\"move\":\"e4\"}",
+        "{\"game\":1,\"action\":\"ack\"}",
+        "{\"game\":1,\"action\":\"ack\",\"alert\":\"\"}",
+        "{\"game\":1,\"action\":\"ack\",\"alert\":\"a\\tb\"}",
+        "{\"game\":1,\"action\":\"ack\",\"alert\":3}",
+        "{\"game\":1,\"action\":\"ack\",\"alert\":"
+        "\"0123456789012345678901234567890123456789012345678\"}",
     };
     for (size_t i = 0; i < sizeof bad / sizeof bad[0]; i++) {
         cr_arbiter_cmd c;
@@ -760,11 +853,18 @@ static void test_cmd_parse_mutations(void **state)
 int main(void)
 {
     const struct CMUnitTest tests[] = {
-        cmocka_unit_test(test_claim_workflow), cmocka_unit_test(test_restart),
-        cmocka_unit_test(test_actions),        cmocka_unit_test(test_flag),
-        cmocka_unit_test(test_dead_position), cmocka_unit_test(test_cmd_parse), cmocka_unit_test(test_new_actions),
-        cmocka_unit_test(test_cmd_parse_mutations), cmocka_unit_test(test_events_after_call),
+        cmocka_unit_test(test_claim_workflow),
+        cmocka_unit_test(test_restart),
+        cmocka_unit_test(test_actions),
+        cmocka_unit_test(test_flag),
+        cmocka_unit_test(test_dead_position),
+        cmocka_unit_test(test_cmd_parse),
+        cmocka_unit_test(test_new_actions),
+        cmocka_unit_test(test_cmd_parse_mutations),
+        cmocka_unit_test(test_events_after_call),
         cmocka_unit_test(test_join),
+        cmocka_unit_test(test_ack),
+        cmocka_unit_test(test_attention_squares),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }

@@ -205,13 +205,18 @@ static void test_clock_status_and_link(void **state)
     assert_int_equal(sg->black_ms, 59000);
     ev.kind = CR_INFER_ATTENTION;
     ev.reason = "kings on d5/e4";
+    ev.squares = (1ull << 28) | (1ull << 35); /* e4, d5: for the arbiters */
     cr_board_games_on_infer(b, &ev);
     assert_true(cr_store_find(r->store, 1)->attention);
+    assert_true(cr_store_find(r->store, 1)->attention_squares == ev.squares);
+    assert_string_equal(cr_store_find(r->store, 1)->attention_reason, "kings on d5/e4");
     cr_board_games_set_online(b, false);
     cr_board_games_link_status(b);
     sg = cr_store_find(r->store, 1);
     assert_false(sg->online);
-    assert_true(sg->attention); /* kept while offline */
+    assert_true(sg->attention); /* kept while offline, with its squares and reason */
+    assert_true(sg->attention_squares == ev.squares);
+    assert_string_equal(sg->attention_reason, "kings on d5/e4");
     int before = r->emitted;
     cr_board_games_link_status(b); /* no change: no event */
     assert_int_equal(r->emitted, before);
@@ -221,6 +226,8 @@ static void test_clock_status_and_link(void **state)
     sg = cr_store_find(r->store, 1);
     assert_true(sg->online);
     assert_false(sg->attention);
+    assert_true(sg->attention_squares == 0);
+    assert_string_equal(sg->attention_reason, "");
     cr_game_free(g);
     cr_board_games_free(b);
 }

@@ -150,7 +150,7 @@ static void test_parse_info(void **state)
     assert_string_equal(r.pv, "h7h8q");
     /* kept as they were: bounds, other lines, free text, no pv, no score */
     assert_false(cr_uci_parse_info("info depth 21 score cp 99 lowerbound pv a2a3", &r));
-    assert_false(cr_uci_parse_info("info depth 21 multipv 2 score cp 99 pv a2a3", &r));
+    assert_false(cr_uci_parse_info("info depth 21 multipv 6 score cp 99 pv a2a3", &r));
     assert_false(cr_uci_parse_info("info string depth 3 score cp 1 pv a2a3", &r));
     assert_false(cr_uci_parse_info("info depth 21 score cp 99", &r));
     assert_false(cr_uci_parse_info("info depth 21 currmove e2e4 pv a2a3", &r));
@@ -166,6 +166,74 @@ static void test_parse_info(void **state)
     assert_true(cr_uci_parse_info(line, &r));
     assert_true(strlen(r.pv) < CR_UCI_PV_MAX);
     assert_int_equal(strlen(r.pv) % 5, 4);
+}
+
+/* multipv: the lines of several iterations interleaved, as an engine
+ * prints them; each line keeps its last exact score, bounds are passed
+ * over. */
+static void test_parse_multipv(void **state)
+{
+    (void)state;
+    cr_uci_result r;
+    memset(&r, 0, sizeof r);
+    static const char *const lines[] = {
+        "info depth 10 multipv 1 score cp 40 pv e2e4 e7e5",
+        "info depth 10 multipv 2 score cp 30 pv d2d4 d7d5",
+        "info depth 10 multipv 3 score cp 20 pv g1f3 g8f6",
+        "info depth 11 multipv 1 score cp 90 lowerbound pv e2e4",
+        "info depth 11 multipv 1 score cp 45 pv e2e4 c7c5 g1f3",
+        "info depth 11 multipv 3 score cp -20 upperbound pv c2c4",
+        "info depth 11 multipv 2 score mate 5 pv d2d4 d7d5 c2c4",
+        "info depth 11 seldepth 14 multipv 3 score cp 15 nodes 9 pv c2c4 e7e5",
+        "info depth 12 currmove e2e4 currmovenumber 1",
+        "info depth 12 multipv 1 score cp 50 upperbound pv e2e4",
+    };
+    for (size_t i = 0; i < sizeof lines / sizeof lines[0]; i++) {
+        bool bound = strstr(lines[i], "bound") != NULL || strstr(lines[i], "currmove") != NULL;
+        assert_int_equal(cr_uci_parse_info(lines[i], &r), !bound);
+    }
+    assert_int_equal(r.nlines, 3);
+    assert_int_equal(r.depth, 11);
+    assert_false(r.mate);
+    assert_int_equal(r.value, 45);
+    assert_string_equal(r.pv, "e2e4 c7c5 g1f3");
+    assert_int_equal(r.more[0].depth, 11);
+    assert_true(r.more[0].mate);
+    assert_int_equal(r.more[0].value, 5);
+    assert_string_equal(r.more[0].pv, "d2d4 d7d5 c2c4");
+    assert_int_equal(r.more[1].depth, 11);
+    assert_false(r.more[1].mate);
+    assert_int_equal(r.more[1].value, 15);
+    assert_string_equal(r.more[1].pv, "c2c4 e7e5");
+    assert_int_equal(r.more[2].depth, 0); /* no line 4 */
+    /* a long line 2 is cut at a move */
+    char line[1024] = "info depth 5 multipv 2 score cp 1 pv";
+    for (int i = 0; i < 40; i++) {
+        strcat(line, " e2e4");
+    }
+    assert_true(cr_uci_parse_info(line, &r));
+    assert_true(strlen(r.more[0].pv) < CR_UCI_LINE_PV_MAX);
+    assert_int_equal(strlen(r.more[0].pv) % 5, 4);
+    /* the lines to white's view and SAN, line 1 the eval's own fields;
+     * a line with no legal first move is left out */
+    cr_uci_result u = {.depth = 11,
+                       .value = 45,
+                       .best = "e7e5",
+                       .pv = "e7e5 g1f3",
+                       .nlines = 4,
+                       .more = {{.depth = 11, .value = 30, .pv = "c7c5 g1f3"},
+                                {.depth = 10, .value = 0, .pv = "a1a8"},
+                                {.depth = 11, .mate = true, .value = -4, .pv = "g7g5 d1h5"}}};
+    cr_eval e;
+    assert_int_equal(cr_evals_from_uci(E4_FEN, &u, &e), 0);
+    assert_int_equal(e.value, -45);
+    assert_string_equal(e.pv, "e5 Nf3");
+    assert_int_equal(e.nlines, 3);
+    assert_int_equal(e.more[0].value, -30);
+    assert_string_equal(e.more[0].pv, "c5 Nf3");
+    assert_true(e.more[1].mate);
+    assert_int_equal(e.more[1].value, 4);
+    assert_string_equal(e.more[1].pv, "g5 Qh5");
 }
 
 static void test_resolve(void **state)
@@ -197,7 +265,7 @@ static void test_uci_go(void **state)
     uci_ctx c;
     cr_uci *e = start_fake(base, &c, "", 10);
     assert_false(cr_uci_idle(e));
-    assert_int_equal(cr_uci_go(e, START_FEN, 10, 0, 1000), CR_EINVAL); /* not ready yet */
+    assert_int_equal(cr_uci_go(e, START_FEN, false, 10, 0, 1000), CR_EINVAL); /* not ready yet */
     run_until(base, flag_set, &c.ready, 5000, "readyok");
     assert_true(cr_uci_idle(e));
     /* niced: the relay's work first */
@@ -207,19 +275,22 @@ static void test_uci_go(void **state)
     assert_int_equal(its, mine + 10 > 19 ? 19 : mine + 10);
     assert_int_equal(sched_getscheduler(cr_uci_pid(e)), SCHED_IDLE); /* CPU only when idle */
 
-    assert_int_equal(cr_uci_go(e, START_FEN, 10, 0, 2000), 0);
+    assert_int_equal(cr_uci_go(e, START_FEN, false, 10, 0, 2000), 0);
     assert_false(cr_uci_idle(e));
-    assert_int_equal(cr_uci_go(e, START_FEN, 10, 0, 2000), CR_EINVAL); /* busy */
+    assert_int_equal(cr_uci_go(e, START_FEN, false, 10, 0, 2000), CR_EINVAL); /* busy */
     run_until(base, flag_set, &c.got, 5000, "bestmove");
     assert_true(cr_uci_idle(e));
-    assert_int_equal(c.r.depth, 7); /* the deeper line; multipv 2 and "string" not kept */
+    assert_int_equal(c.r.depth, 7); /* the deeper line; "string" not kept */
     assert_false(c.r.mate);
     assert_int_equal(c.r.value, fake_score(START_FEN));
     assert_string_equal(c.r.best, "e2e4");
     assert_string_equal(c.r.pv, "e2e4 e7e5");
+    assert_int_equal(c.r.nlines, 2); /* multipv 2 kept as it came */
+    assert_int_equal(c.r.more[0].value, -999);
+    assert_string_equal(c.r.more[0].pv, "0000");
     int first = c.r.value;
     c.got = false;
-    assert_int_equal(cr_uci_go(e, START_FEN, 0, 5, 2000), 0);
+    assert_int_equal(cr_uci_go(e, START_FEN, false, 0, 5, 2000), 0);
     run_until(base, flag_set, &c.got, 5000, "bestmove");
     assert_int_equal(c.r.value, first); /* deterministic */
     assert_false(c.died);
@@ -246,7 +317,7 @@ static void test_uci_failures(void **state)
     e = start_fake(base, &c, "hang", 0);
     run_until(base, flag_set, &c.ready, 5000, "readyok");
     pid_t pid = cr_uci_pid(e);
-    assert_int_equal(cr_uci_go(e, START_FEN, 10, 0, 200), 0);
+    assert_int_equal(cr_uci_go(e, START_FEN, false, 10, 0, 200), 0);
     run_until(base, flag_set, &c.died, 5000, "the go timeout");
     assert_string_equal(c.why, "gave no bestmove in time (hung)");
     assert_int_equal(kill(pid, 0), -1); /* killed and reaped */
@@ -255,7 +326,7 @@ static void test_uci_failures(void **state)
     /* crashes on go */
     e = start_fake(base, &c, "crash", 0);
     run_until(base, flag_set, &c.ready, 5000, "readyok");
-    assert_int_equal(cr_uci_go(e, START_FEN, 10, 0, 5000), 0);
+    assert_int_equal(cr_uci_go(e, START_FEN, false, 10, 0, 5000), 0);
     run_until(base, flag_set, &c.died, 5000, "the crash");
     assert_string_equal(c.why, "exited");
     cr_uci_free(e);
@@ -327,16 +398,16 @@ static void test_pool_priority_and_cache(void **state)
     const char *a = START_FEN, *b = E4_FEN;
     const char *cc = "rnbqkbnr/pppp1ppp/8/4p3/4P3/8/PPPP1PPP/RNBQKBNR w KQkq - 0 2";
     const char *d = "rnbqkbnr/pppp1ppp/8/4p3/4P3/5N2/PPPP1PPP/RNBQKB1R b KQkq - 1 2";
-    assert_int_equal(cr_engine_pool_want(p, "not a fen", 1), CR_EINVAL);
-    assert_int_equal(cr_engine_pool_want(p, a, 1), 0);
+    assert_int_equal(cr_engine_pool_want(p, "not a fen", false, 1), CR_EINVAL);
+    assert_int_equal(cr_engine_pool_want(p, a, false, 1), 0);
     /* a is sent once the engine is ready; the others wait behind it */
     cr_engine_pool_stats st;
     run_until(base, queue_empty, p, 5000, "a sent to the engine");
-    assert_int_equal(cr_engine_pool_want(p, b, 1), 0);
-    assert_int_equal(cr_engine_pool_want(p, cc, 5), 0);
-    assert_int_equal(cr_engine_pool_want(p, d, 3), 0);
-    assert_int_equal(cr_engine_pool_want(p, b, 2), 0); /* queued again: priority raised */
-    assert_int_equal(cr_engine_pool_want(p, a, 9), 0); /* running: nothing more */
+    assert_int_equal(cr_engine_pool_want(p, b, false, 1), 0);
+    assert_int_equal(cr_engine_pool_want(p, cc, false, 5), 0);
+    assert_int_equal(cr_engine_pool_want(p, d, false, 3), 0);
+    assert_int_equal(cr_engine_pool_want(p, b, false, 2), 0); /* queued again: priority raised */
+    assert_int_equal(cr_engine_pool_want(p, a, false, 9), 0); /* running: nothing more */
     cr_engine_pool_get_stats(p, &st);
     assert_int_equal(st.queued, 3);
     count_wait w = {&c, 4};
@@ -347,7 +418,7 @@ static void test_pool_priority_and_cache(void **state)
     assert_string_equal(c.order[3], b);
     /* the same position again (other counters): from the cache, at once */
     assert_int_equal(
-        cr_engine_pool_want(p, "rnbqkbnr/pppp1ppp/8/4p3/4P3/8/PPPP1PPP/RNBQKBNR w KQkq - 5 9", 1),
+        cr_engine_pool_want(p, "rnbqkbnr/pppp1ppp/8/4p3/4P3/8/PPPP1PPP/RNBQKBNR w KQkq - 5 9", false, 1),
         0);
     assert_int_equal(c.n, 5);
     cr_engine_pool_get_stats(p, &st);
@@ -373,7 +444,7 @@ static void test_pool_restart(void **state)
     cr_engine_pool *p = new_pool(base, &c, 1);
     pid_t before;
     assert_int_equal(cr_engine_pool_pids(p, &before, 1), 1);
-    assert_int_equal(cr_engine_pool_want(p, START_FEN, 1), 0);
+    assert_int_equal(cr_engine_pool_want(p, START_FEN, false, 1), 0);
     count_wait w = {&c, 1};
     run_until(base, got_n, &w, 10000, "the result after the restart");
     assert_string_equal(c.order[0], START_FEN);
@@ -549,6 +620,49 @@ static void test_store_evals(void **state)
     assert_string_equal(m->data,
                         "{\"type\":\"evals\",\"game\":1,\"evals\":[{\"cp\":35,\"depth\":18,"
                         "\"best\":\"Nf3\",\"pv\":\"Nf3 Nc6\"},null]}");
+    cr_buf_unref(m);
+    cr_store_free(s);
+}
+
+/* multipv: "lines" in the messages (line 1 the eval's own fields), only
+ * line 1 in the PGN; an eval without other lines has no "lines". */
+static void test_store_eval_lines(void **state)
+{
+    (void)state;
+    cr_store *s = cr_store_new();
+    apply(s, game_ev(1, 1));
+    apply(s, move_ev(s, 1, "e2e4", 2, 2));
+    cr_eval e = {.depth = 18,
+                 .value = -35,
+                 .best = "e5",
+                 .pv = "e5 Nf3",
+                 .nlines = 3,
+                 .more = {{.depth = 18, .value = -20, .pv = "c5 Nf3"},
+                          {.depth = 17, .mate = true, .value = 6, .pv = "g5 d4"}}};
+    cr_error err;
+    assert_int_equal(cr_store_set_eval(s, 1, 0, &e, &err), 0);
+    cr_buf *m = cr_store_eval_json(s, 1, 0);
+    assert_string_equal(m->data,
+                        "{\"type\":\"eval\",\"game\":1,\"ply\":0,\"eval\":{\"cp\":-35,\"depth\":18,"
+                        "\"best\":\"e5\",\"pv\":\"e5 Nf3\",\"lines\":["
+                        "{\"cp\":-35,\"depth\":18,\"pv\":\"e5 Nf3\"},"
+                        "{\"cp\":-20,\"depth\":18,\"pv\":\"c5 Nf3\"},"
+                        "{\"mate\":6,\"depth\":17,\"pv\":\"g5 d4\"}]}}");
+    cr_buf_unref(m);
+    cr_store_set_pgn_evals(s, true);
+    cr_buf *pgn = cr_store_pgn(s, 1);
+    assert_non_null(strstr(pgn->data, "1. e4 {[%eval -0.35]}"));
+    assert_null(strstr(pgn->data, "-0.20"));
+    assert_null(strstr(pgn->data, "#6"));
+    cr_buf_unref(pgn);
+    cr_eval same = e;
+    assert_true(cr_eval_equal(&e, &same));
+    same.more[1].value = 5;
+    assert_false(cr_eval_equal(&e, &same)); /* a line differs: a new eval */
+    e.nlines = 0;
+    assert_int_equal(cr_store_set_eval(s, 1, 0, &e, &err), 0);
+    m = cr_store_eval_json(s, 1, 0);
+    assert_null(strstr(m->data, "lines"));
     cr_buf_unref(m);
     cr_store_free(s);
 }
@@ -815,6 +929,156 @@ static cr_config *parse_cfg(const char *text, cr_error *err)
     return cr_config_parse(text, "t.json", "/base", err);
 }
 
+/*----- Chess960 -----*/
+
+/* A 960 set-up (king b1, rooks a1 and h1) where both sides may castle at
+ * once; in UCI_Chess960 notation O-O is b1h1, O-O-O b8a8. */
+#define FRC_FEN "rk5r/pppppppp/8/8/8/8/PPPPPPPP/RK5R w HAha - 0 1"
+
+/* The lines of file that start with prefix, in order, joined by '|'. */
+static void grep_lines(const char *file, const char *prefix, char *out, size_t size)
+{
+    out[0] = '\0';
+    FILE *f = fopen(file, "r");
+    char line[512];
+    while (f && fgets(line, sizeof line, f)) {
+        line[strcspn(line, "\n")] = '\0';
+        if (strncmp(line, prefix, strlen(prefix)) == 0) {
+            size_t n = strlen(out);
+            snprintf(out + n, size - n, "%s%s", n ? "|" : "", line);
+        }
+    }
+    if (f) {
+        fclose(f);
+    }
+}
+
+/* The engine's transcript: UCI_Chess960 set for a 960 game's position
+ * (and unset for a standard one) only when the engine offers it; its
+ * king-takes-rook castling comes back as O-O / O-O-O. */
+static void test_uci_chess960(void **state)
+{
+    (void)state;
+    char transcript[] = "/tmp/cr_uci960_XXXXXX";
+    int fd = mkstemp(transcript);
+    assert_true(fd >= 0);
+    close(fd);
+    setenv("FAKE_UCI_TRANSCRIPT", transcript, 1);
+    setenv("FAKE_UCI_960", "1", 1);
+    setenv("FAKE_UCI_PV", "b1h1 b8a8", 1);
+    struct event_base *base = event_base_new();
+    uci_ctx c;
+    cr_uci *e = start_fake(base, &c, "", 0);
+    run_until(base, flag_set, &c.ready, 5000, "readyok");
+    assert_true(cr_uci_has_chess960(e));
+    assert_int_equal(cr_uci_go(e, FRC_FEN, true, 10, 0, 2000), 0);
+    run_until(base, flag_set, &c.got, 5000, "bestmove");
+    assert_string_equal(c.r.pv, "b1h1 b8a8");
+    cr_eval ev;
+    assert_int_equal(cr_evals_from_uci(FRC_FEN, &c.r, &ev), 0);
+    assert_string_equal(ev.best, "O-O");
+    assert_string_equal(ev.pv, "O-O O-O-O");
+    /* again 960: set already; then a standard game: unset */
+    c.got = false;
+    assert_int_equal(cr_uci_go(e, FRC_FEN, true, 10, 0, 2000), 0);
+    run_until(base, flag_set, &c.got, 5000, "bestmove");
+    c.got = false;
+    assert_int_equal(cr_uci_go(e, START_FEN, false, 10, 0, 2000), 0);
+    run_until(base, flag_set, &c.got, 5000, "bestmove");
+    cr_uci_free(e);
+    char got[2048];
+    grep_lines(transcript, "setoption name UCI_Chess960", got, sizeof got);
+    assert_string_equal(got, "setoption name UCI_Chess960 value true|"
+                             "setoption name UCI_Chess960 value false");
+    /* in order: set before the position it is for */
+    grep_lines(transcript, "", got, sizeof got);
+    assert_non_null(strstr(got, "isready|setoption name UCI_Chess960 value true|position fen " FRC_FEN
+                                "|go movetime 10|position fen " FRC_FEN "|go movetime 10|"
+                                "setoption name UCI_Chess960 value false|position fen " START_FEN));
+    /* an engine without the option is never told it */
+    unsetenv("FAKE_UCI_960");
+    assert_int_equal(truncate(transcript, 0), 0);
+    e = start_fake(base, &c, "", 0);
+    run_until(base, flag_set, &c.ready, 5000, "readyok");
+    assert_false(cr_uci_has_chess960(e));
+    assert_int_equal(cr_uci_go(e, FRC_FEN, true, 10, 0, 2000), 0);
+    run_until(base, flag_set, &c.got, 5000, "bestmove");
+    cr_uci_free(e);
+    grep_lines(transcript, "setoption name UCI_Chess960", got, sizeof got);
+    assert_string_equal(got, "");
+    grep_lines(transcript, "position fen", got, sizeof got);
+    assert_string_equal(got, "position fen " FRC_FEN);
+    event_base_free(base);
+    unlink(transcript);
+    unsetenv("FAKE_UCI_TRANSCRIPT");
+    unsetenv("FAKE_UCI_PV");
+}
+
+/* Through the lanes: a game that starts from a 960 set-up is analysed
+ * with UCI_Chess960, a standard game's position without it. */
+static void test_evals_chess960(void **state)
+{
+    (void)state;
+    char transcript[] = "/tmp/cr_eval960_XXXXXX";
+    int fd = mkstemp(transcript);
+    assert_true(fd >= 0);
+    close(fd);
+    setenv("FAKE_UCI_MODE", "", 1);
+    setenv("FAKE_UCI_TRANSCRIPT", transcript, 1);
+    setenv("FAKE_UCI_960", "1", 1);
+    setenv("FAKE_UCI_PV", "b8a8 b1h1", 1);
+    struct event_base *base = event_base_new();
+    cr_queue *pubs = cr_queue_new(1 << 12, NULL, NULL);
+    relay_ctx rc = {0};
+    cr_lanes_config lc = {.pubs = pubs, .base = base, .public_event = on_public, .data = &rc};
+    cr_lanes *l = cr_lanes_new(&lc);
+    cr_config_engine eng;
+    memset(&eng, 0, sizeof eng);
+    cr_config_engine_defaults(&eng);
+    eng.path = CR_FAKE_UCI;
+    eng.processes = 1;
+    eng.movetime_ms = 10;
+    cr_evals_config ec = {
+        .base = base, .engine = &eng, .lanes = l, .evaluated = on_evaluated, .data = &rc};
+    cr_error err;
+    rc.evals = cr_evals_new(&ec, &err);
+    assert_non_null(rc.evals);
+    cr_store *live = cr_lanes_live(l);
+    cr_store_event *g = game_ev(1, 1);
+    g->has_start = true;
+    assert_int_equal(cr_position_from_fen(&g->start, FRC_FEN, &err), 0);
+    add(l, g);
+    add(l, move_ev(live, 1, "a2a3", 2, 2)); /* black to move: may castle O-O-O (b8a8) */
+    eval_wait w = {l, 0};
+    run_until(base, public_has_eval, &w, 10000, "the 960 game's eval");
+    const cr_eval *e = cr_store_eval(cr_store_find(cr_lanes_public(l), 1), 0);
+    assert_string_equal(e->best, "O-O-O");
+    assert_string_equal(e->pv, "O-O-O O-O");
+    char got[2048];
+    grep_lines(transcript, "setoption name UCI_Chess960", got, sizeof got);
+    assert_string_equal(got, "setoption name UCI_Chess960 value true");
+    /* a standard game next: the option unset before its position */
+    add(l, game_ev(2, 3));
+    add(l, move_ev(live, 2, "e2e4", 4, 4));
+    const cr_store_game *pg = NULL;
+    int64_t end = cr_mono_us() + 10000000;
+    while (!(pg = cr_store_find(cr_lanes_public(l), 2)) || !cr_store_eval(pg, 0)) {
+        assert_true(cr_mono_us() < end);
+        spin(base, 20);
+    }
+    grep_lines(transcript, "setoption name UCI_Chess960", got, sizeof got);
+    assert_string_equal(got, "setoption name UCI_Chess960 value true|"
+                             "setoption name UCI_Chess960 value false");
+    cr_evals_free(rc.evals);
+    cr_lanes_free(l);
+    cr_queue_free(pubs, free_pub);
+    event_base_free(base);
+    unlink(transcript);
+    unsetenv("FAKE_UCI_TRANSCRIPT");
+    unsetenv("FAKE_UCI_960");
+    unsetenv("FAKE_UCI_PV");
+}
+
 static void test_config_engine(void **state)
 {
     (void)state;
@@ -876,6 +1140,7 @@ int main(void)
     cr_log_set_level(CR_LOG_ERROR);
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(test_parse_info),
+        cmocka_unit_test(test_parse_multipv),
         cmocka_unit_test(test_resolve),
         cmocka_unit_test(test_uci_go),
         cmocka_unit_test(test_uci_failures),
@@ -885,9 +1150,12 @@ int main(void)
         cmocka_unit_test(test_from_uci),
         cmocka_unit_test(test_nag),
         cmocka_unit_test(test_store_evals),
+        cmocka_unit_test(test_store_eval_lines),
         cmocka_unit_test(test_export_evals),
         cmocka_unit_test(test_delay_rule),
         cmocka_unit_test(test_live_evals),
+        cmocka_unit_test(test_uci_chess960),
+        cmocka_unit_test(test_evals_chess960),
         cmocka_unit_test(test_config_engine),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);

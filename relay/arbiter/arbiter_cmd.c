@@ -6,7 +6,8 @@
 #include <string.h>
 
 static const char *const action_names[CR_ARB_ACTION_NB] = {
-    "result", "draw-offer", "take-back", "players", "claim", "decide", "confirm-flag", "replace-move"};
+    "result", "draw-offer",   "take-back",    "players", "claim",
+    "decide", "confirm-flag", "replace-move", "ack"};
 
 const char *cr_arbiter_action_name(cr_arbiter_action a)
 {
@@ -53,6 +54,15 @@ static int color_field(json_t *j, const char *name)
     return strcmp(who, "b") == 0 || strcmp(who, "black") == 0 ? CR_BLACK : -1;
 }
 
+bool cr_arbiter_alert_ok(const char *key)
+{
+    size_t n = key ? strlen(key) : 0;
+    if (n == 0 || n >= CR_ARB_ALERT_MAX) {
+        return false;
+    }
+    return strspn(key, "ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789@:._-") == n;
+}
+
 static int parse_object(json_t *j, cr_arbiter_cmd *c, char *err, size_t es)
 {
     json_t *game = json_object_get(j, "game");
@@ -74,7 +84,7 @@ static int parse_object(json_t *j, cr_arbiter_cmd *c, char *err, size_t es)
     if (a < 0) {
         return fail(err, es,
                     "action: expected result, draw-offer, take-back, players, claim, decide, "
-                    "confirm-flag or replace-move");
+                    "confirm-flag, replace-move or ack");
     }
     c->action = (cr_arbiter_action)a;
     switch (c->action) {
@@ -170,6 +180,15 @@ static int parse_object(json_t *j, cr_arbiter_cmd *c, char *err, size_t es)
         if (!opt_string(j, "reason", c->text, sizeof c->text, NULL)) {
             return fail(err, es, "reason: expected a string");
         }
+        return 0;
+    }
+    case CR_ARB_ACK: {
+        const char *key = json_string_value(json_object_get(j, "alert"));
+        if (!cr_arbiter_alert_ok(key)) {
+            return fail(err, es,
+                        "alert: expected the alert's key (1 to 47 of A-Z a-z 0-9 @ : . _ -)");
+        }
+        snprintf(c->alert, sizeof c->alert, "%s", key);
         return 0;
     }
     case CR_ARB_DECIDE: {

@@ -19,10 +19,12 @@ typedef enum cr_arbiter_action {
     CR_ARB_DECIDE,     /* the decision on the pending claim ("decide") */
     CR_ARB_CONFIRM_FLAG, /* `color`'s flag fell, seen on the clock ("confirm-flag") */
     CR_ARB_REPLACE_MOVE, /* ply `ply` was `move` ("replace-move") */
+    CR_ARB_ACK,          /* alert `alert` seen by an arbiter ("ack") */
     CR_ARB_ACTION_NB
 } cr_arbiter_action;
 
 #define CR_ARB_NAME_MAX 128
+#define CR_ARB_ALERT_MAX 48 /* an alert's key: an incident's seq ("3"), "attention@41", ... */
 
 typedef struct cr_arbiter_cmd {
     cr_arbiter_action action;
@@ -40,11 +42,15 @@ typedef struct cr_arbiter_cmd {
     bool has_white, has_black;
     char white[CR_ARB_NAME_MAX], black[CR_ARB_NAME_MAX]; /* PLAYERS */
     char text[CR_INCIDENT_TEXT_MAX];                      /* reason or note (may be empty) */
+    char alert[CR_ARB_ALERT_MAX];                         /* ACK: the alert's key */
     char who[64];                                         /* the token's name, for the log */
 } cr_arbiter_cmd;
 
 /* "result", "draw-offer", ... ; "?" when out of range. */
 const char *cr_arbiter_action_name(cr_arbiter_action a);
+
+/* An alert key: 1 to CR_ARB_ALERT_MAX - 1 of A-Z a-z 0-9 @ : . _ - */
+bool cr_arbiter_alert_ok(const char *key);
 
 /* Parses the JSON text of an "arbiter-action" message:
  *   {"op":"arbiter-action","game":7,"action":"result","result":"1-0","reason":"..."}
@@ -56,6 +62,7 @@ const char *cr_arbiter_action_name(cr_arbiter_action a);
  *   "action":"confirm-flag","color":"w"|"b","reason":"..."
  *   "action":"replace-move","ply":12,"move":"Nf3","reason":"..."
  *   "action":"decide","decision":"draw"|"rejected"|"postponed","added_ms":120000,"note":"..."
+ *   "action":"ack","alert":"3"                           (an incident's seq, "attention@41", ...)
  * Returns 0, or CR_EINVAL with a message naming the field in err. */
 int cr_arbiter_cmd_parse(const char *json, size_t len, cr_arbiter_cmd *out, char *err,
                          size_t err_size);

@@ -31,6 +31,14 @@ typedef struct arb_game {
     char *state_key; /* last published state, without the clock times */
 } arb_game;
 
+/* An alert an arbiter acknowledged: shared by every dashboard, journaled. */
+typedef struct arb_ack {
+    int game;
+    char alert[CR_ARB_ALERT_MAX];
+    char who[64];
+    int64_t wall;
+} arb_ack;
+
 typedef struct arb_claim_ref {
     int game; /* store id */
     int index; /* in the monitor's claims */
@@ -50,6 +58,8 @@ struct cr_arbiter_link {
     int ngames, capgames;
     arb_claim_ref *claims;
     int nclaims, capclaims;
+    arb_ack *acks;
+    int nacks, capacks;
     int64_t aseq;       /* last arbiter message number */
     int64_t state_aseq; /* aseq of the last published snapshot (-1: none yet) */
     int64_t state_wall; /* and when it was published */
@@ -178,6 +188,21 @@ static json_t *state_json(const cr_arbiter_link *l, const arb_game *g, bool with
             (st.under_two_minutes[CR_WHITE] || st.under_two_minutes[CR_BLACK]),
         "clock_mode", cr_clock_mode_name(mode), "bonus_ms", (int)st.bonus_ms, "incidents",
         cr_monitor_incident_count(g->mon), "claims", claims);
+    /* The board shows a picture the game cannot explain: why, and where. */
+    const cr_store_game *sg = l->cfg.store ? cr_store_find(l->cfg.store, g->id) : NULL;
+    if (j) {
+        json_t *sq = json_array();
+        for (int i = 0; sg && sg->attention && i < 64; i++) {
+            if (sg->attention_squares >> i & 1) {
+                char name[3] = {(char)('a' + i % 8), (char)('1' + i / 8), '\0'};
+                json_array_append_new(sq, json_string(name));
+            }
+        }
+        json_object_set_new(j, "attention", json_boolean(sg && sg->attention));
+        json_object_set_new(j, "attention_reason",
+                            json_string(sg && sg->attention ? sg->attention_reason : ""));
+        json_object_set_new(j, "attention_squares", sq);
+    }
     if (j && with_clock) {
         json_object_set_new(j, "white_ms", ms_json(st.remaining_ms[CR_WHITE]));
         json_object_set_new(j, "black_ms", ms_json(st.remaining_ms[CR_BLACK]));
@@ -410,6 +435,87 @@ static void publish_error(cr_arbiter_link *l, const cr_arbiter_cmd *c, const cha
 {
     publish(l, json_pack("{s:s,s:i,s:s,s:s,s:s}", "type", "arbiter-error", "game", c->game, "action",
                          cr_arbiter_action_name(c->action), "error", why, "who", c->who));
+}
+
+/*----- acknowledgements -----*/
+
+static json_t *ack_json(const arb_ack *a)
+{
+    return json_pack("{s:i,s:s,s:s,s:I}", "game", a->game, "alert", a->alert, "who", a->who, "wall",
+                     (json_int_t)a->wall);
+}
+
+static const arb_ack *find_ack(const cr_arbiter_link *l, int game, const char *alert)
+{
+    for (int i = 0; i < l->nacks; i++) {
+        if (l->acks[i].game == game && strcmp(l->acks[i].alert, alert) == 0) {
+            return &l->acks[i];
+        }
+    }
+    return NULL;
+}
+
+/* Records an acknowledgement (the first one of an alert counts); NULL when
+ * out of memory or already acknowledged. */
+static const arb_ack *add_ack(cr_arbiter_link *l, int game, const char *alert, const char *who,
+                              int64_t wall)
+{
+    if (find_ack(l, game, alert)) {
+        return NULL;
+    }
+    if (l->nacks == l->capacks) {
+        int cap = l->capacks ? 2 * l->capacks : 16;
+        arb_ack *a = realloc(l->acks, (size_t)cap * sizeof *a);
+        if (!a) {
+            return NULL;
+        }
+        l->acks = a;
+        l->capacks = cap;
+    }
+    arb_ack *a = &l->acks[l->nacks++];
+    a->game = game;
+    snprintf(a->alert, sizeof a->alert, "%s", alert);
+    /* The name goes into a tab-separated line: no tab or line break in it. */
+    snprintf(a->who, sizeof a->who, "%s", who && who[0] ? who : "?");
+    for (char *c = a->who; *c; c++) {
+        if (*c == '\t' || *c == '\n' || *c == '\r') {
+            *c = ' ';
+        }
+    }
+    a->wall = wall;
+    return a;
+}
+
+/* "<game>\tack\t<wall>\t<alert>\t<who>" in incidents.log. */
+static void journal_ack(cr_arbiter_link *l, const arb_ack *a)
+{
+    if (l->log && (fprintf(l->log, "%d\tack\t%" PRId64 "\t%s\t%s\n", a->game, a->wall, a->alert,
+                           a->who) < 0 ||
+                   fflush(l->log))) {
+        cr_log(CR_LOG_ERROR, "%s: cannot write: %s", l->log_path, strerror(errno));
+    }
+}
+
+/* Reads back what journal_ack wrote (after "<game>\tack\t"). */
+static bool restore_ack(cr_arbiter_link *l, int game, const char *s, size_t len)
+{
+    char buf[CR_ARB_ALERT_MAX + 64 + 32];
+    if (len >= sizeof buf) {
+        return false;
+    }
+    memcpy(buf, s, len);
+    buf[len] = '\0';
+    char *end, *alert, *who;
+    long long wall = strtoll(buf, &end, 10);
+    if (*end != '\t' || !(who = strchr(alert = end + 1, '\t')) || who == alert) {
+        return false;
+    }
+    *who++ = '\0';
+    if (!cr_arbiter_alert_ok(alert)) {
+        return false;
+    }
+    add_ack(l, game, alert, who, (int64_t)wall);
+    return true;
 }
 
 /*----- games -----*/
@@ -661,10 +767,14 @@ static void publish_state(cr_arbiter_link *l, int64_t wall)
             json_array_append_new(claims, claim_json(g, c, i + 1));
         }
     }
-    json_t *inc_doc = json_pack("{s:O,s:O}", "incidents", incs, "games", games);
-    json_t *snap = json_pack("{s:s,s:I,s:o,s:o,s:o}", "type", "arbiter", "aseq",
-                             (json_int_t)l->aseq, "games", games, "incidents", incs, "claims",
-                             claims);
+    json_t *acks = json_array();
+    for (int i = 0; i < l->nacks; i++) {
+        json_array_append_new(acks, ack_json(&l->acks[i]));
+    }
+    json_t *inc_doc = json_pack("{s:O,s:O,s:O}", "incidents", incs, "games", games, "acks", acks);
+    json_t *snap =
+        json_pack("{s:s,s:I,s:o,s:o,s:o,s:o}", "type", "arbiter", "aseq", (json_int_t)l->aseq,
+                  "games", games, "incidents", incs, "claims", claims, "acks", acks);
     cr_pub *p = cr_pub_new(CR_PUB_ARBITER_STATE);
     if (p) {
         p->snapshot = json_to_buf(snap);
@@ -706,6 +816,7 @@ void cr_arbiter_link_free(cr_arbiter_link *l)
     }
     free(l->games);
     free(l->claims);
+    free(l->acks);
     if (l->log) {
         fclose(l->log);
     }
@@ -725,7 +836,14 @@ static int restore_line(void *data, const char *line, size_t len, int lineno)
     arb_game *g = *end == '\t' && id > 0 && id < INT_MAX ? find_game(l, (int)id) : NULL;
     cr_incident inc;
     cr_error err;
-    static const char claim_tag[] = "claim\t";
+    static const char claim_tag[] = "claim\t", ack_tag[] = "ack\t";
+    if (g && strncmp(end + 1, ack_tag, sizeof ack_tag - 1) == 0) {
+        const char *a = end + sizeof ack_tag;
+        if (!restore_ack(l, g->id, a, (size_t)(line + len - a))) {
+            cr_log(CR_LOG_WARN, "%s:%d: not an acknowledgement (skipped)", l->log_path, lineno);
+        }
+        return 0;
+    }
     if (g && strncmp(end + 1, claim_tag, sizeof claim_tag - 1) == 0) {
         const char *cl = end + sizeof claim_tag;
         int rc = cr_monitor_restore_claim(g->mon, cl, (size_t)(line + len - cl), &err);
@@ -924,6 +1042,18 @@ int cr_arbiter_link_command(cr_arbiter_link *l, const cr_arbiter_cmd *c, int64_t
         goto out;
     }
     cr_monitor_set_wall(g->mon, wall);
+    if (c->action == CR_ARB_ACK) {
+        /* Not a change of the game: journaled and told to every dashboard. */
+        const arb_ack *a = add_ack(l, g->id, c->alert, c->who, wall);
+        if (a) {
+            journal_ack(l, a);
+            json_t *aj = ack_json(a);
+            publish(l, aj ? json_pack("{s:s,s:i,s:o}", "type", "ack", "game", g->id, "ack", aj)
+                          : NULL);
+            publish_state(l, wall);
+        }
+        return 0;
+    }
     const char *text = c->text[0] ? c->text : NULL;
     switch (c->action) {
     case CR_ARB_RESULT:

@@ -22,7 +22,17 @@
  * follows the first tournament it sees. Arbiters' commands go to the venue
  * relay, not here: the edge is read-only. An edge whose public delay is
  * shorter than the venue's (header Cr-Delay) stops with an error rather
- * than show moves early. */
+ * than show moves early.
+ *
+ * Engine evaluations come from the venue too (nats_out.h: subject
+ * ...<board>.eval, header Cr-After): an edge runs no engine of its own (an
+ * "engine" block in its --config is ignored), so its viewers, games.json
+ * and PGN carry the venue's evaluations. An eval is applied once every
+ * event up to its Cr-After seq is (the move of its ply is then in the
+ * live store), to the live store and, when the public store has that
+ * position already, to the public one; with a longer delay than the
+ * venue's the public store takes it from the live one when the move
+ * becomes public here (on_public_event). */
 #include <errno.h>
 #include <event2/event.h>
 #include <inttypes.h>
@@ -58,6 +68,7 @@ typedef struct item {
     int64_t seq;       /* relay seq (Cr-Seq) */
     int delay_s;       /* the venue's public delay (Cr-Delay), -1 unknown */
     bool has_ply;
+    bool eval; /* an engine evaluation: seq is its Cr-After */
     int32_t emt_ms;
     int64_t ply_ts;
     int fits;
@@ -89,6 +100,9 @@ typedef struct edge {
     uint64_t last_sseq; /* last stream message received */
     item **pending;     /* waiting for an earlier seq, sorted by seq */
     int npending;
+    item **evals; /* evals waiting for their Cr-After seq, in arrival order */
+    int nevals, capevals;
+    int64_t evals_applied;
     int64_t gap_since; /* mono us when the head of pending started waiting */
     bool restoring, ready, refusing;
     FILE *state;
@@ -163,6 +177,56 @@ static void apply_item(edge *e, const item *it)
     e->applied++;
 }
 
+/* Applies one engine evaluation (see the head comment). */
+static void apply_eval(edge *e, const item *it)
+{
+    int game, ply;
+    char fen[CR_FEN_MAX];
+    cr_eval ev;
+    cr_error err;
+    if (cr_eval_decode(it->data, it->len, &game, &ply, fen, &ev, &err)) {
+        cr_log(CR_LOG_WARN, "edge: stream message %" PRIu64 " (eval) refused: %s", it->sseq,
+               err.text);
+        return;
+    }
+    /* none: a correction retracted the ply since, or its move never came */
+    if (cr_lanes_set_eval(e->lanes, game, ply, fen, &ev)) {
+        e->evals_applied++;
+    }
+}
+
+/* The evals whose events are all applied. */
+static void drain_evals(edge *e)
+{
+    int k = 0;
+    for (int i = 0; i < e->nevals; i++) {
+        if (e->evals[i]->seq <= e->done_seq) {
+            apply_eval(e, e->evals[i]);
+            free(e->evals[i]);
+        } else {
+            e->evals[k++] = e->evals[i];
+        }
+    }
+    e->nevals = k;
+}
+
+/* The public store took a move: the live store's eval of its position, if
+ * it came before the move was public here. */
+static void on_public_event(void *data, const cr_store *public_store, const cr_store_event *ev)
+{
+    edge *e = data;
+    if (ev->kind != CR_SEV_MOVE || public_store == e->live) {
+        return;
+    }
+    const cr_store_game *g = cr_store_find(e->live, ev->game);
+    const cr_eval *had = g ? cr_store_eval(g, ev->ply) : NULL;
+    char fen[CR_FEN_MAX];
+    if (had && cr_position_to_fen(&ev->move.after, fen, sizeof fen) > 0) {
+        cr_eval copy = *had;
+        cr_lanes_set_eval(e->lanes, ev->game, ev->ply, fen, &copy);
+    }
+}
+
 /* Applies the pending events that are next in seq order. */
 static void drain_pending(edge *e)
 {
@@ -178,6 +242,7 @@ static void drain_pending(edge *e)
         memmove(e->pending, e->pending + k, (size_t)(e->npending - k) * sizeof *e->pending);
         e->npending -= k;
         e->gap_since = e->npending ? cr_mono_us() : 0;
+        drain_evals(e);
     }
 }
 
@@ -229,6 +294,25 @@ static void handle_item(edge *e, item *it)
     if (it->npending == 0 && !e->restoring) {
         e->ready = true;
     }
+    if (it->eval) {
+        if (it->seq <= e->done_seq) {
+            apply_eval(e, it);
+            free(it);
+            return;
+        }
+        if (e->nevals == e->capevals) {
+            int cap = e->capevals ? 2 * e->capevals : 64;
+            item **n = realloc(e->evals, (size_t)cap * sizeof *n);
+            if (!n) {
+                free(it);
+                return;
+            }
+            e->evals = n;
+            e->capevals = cap;
+        }
+        e->evals[e->nevals++] = it;
+        return;
+    }
     if (it->seq <= e->done_seq) {
         e->duplicates++;
         free(it);
@@ -274,8 +358,11 @@ static void state_append(edge *e, const item *it)
     if (!e->state) {
         return;
     }
-    /* <stream seq> <tournament> <seq> <delay> <emt,ts,fits or -> <message> */
-    if (it->has_ply) {
+    /* <stream seq> <tournament> <seq> <delay> <emt,ts,fits or - or eval> <message> */
+    if (it->eval) {
+        fprintf(e->state, "%" PRIu64 " %s %" PRId64 " %d eval %.*s\n", it->sseq, it->tournament,
+                it->seq, it->delay_s, (int)it->len, it->data);
+    } else if (it->has_ply) {
         fprintf(e->state, "%" PRIu64 " %s %" PRId64 " %d %" PRId32 ",%" PRId64 ",%d %.*s\n",
                 it->sseq, it->tournament, it->seq, it->delay_s, it->emt_ms, it->ply_ts, it->fits,
                 (int)it->len, it->data);
@@ -327,7 +414,9 @@ static item *state_line(const char *line, size_t len)
     snprintf(it->tournament, sizeof it->tournament, "%s", tournament);
     long long ts;
     int emt, fits;
-    if (strcmp(ply, "-") != 0) {
+    if (strcmp(ply, "eval") == 0) {
+        it->eval = true;
+    } else if (strcmp(ply, "-") != 0) {
         if (sscanf(ply, "%d,%lld,%d", &emt, &ts, &fits) != 3) {
             free(it);
             return NULL;
@@ -393,6 +482,20 @@ static int state_open(edge *e, const char *dir)
 
 /*----- NATS -----*/
 
+/* An eval's subject: five tokens, the last one CR_NATS_EVAL_TOKEN. */
+static bool eval_subject(const char *subj)
+{
+    int dots = 0;
+    const char *last = subj;
+    for (const char *s = subj; *s; s++) {
+        if (*s == '.') {
+            dots++;
+            last = s + 1;
+        }
+    }
+    return dots == 4 && strcmp(last, CR_NATS_EVAL_TOKEN) == 0;
+}
+
 /* libnats thread: one message to the loop's queue. */
 static void on_msg(natsConnection *nc, natsSubscription *sub, natsMsg *msg, void *closure)
 {
@@ -400,8 +503,14 @@ static void on_msg(natsConnection *nc, natsSubscription *sub, natsMsg *msg, void
     item *it = item_new(natsMsg_GetData(msg), (size_t)natsMsg_GetDataLength(msg));
     jsMsgMetaData *meta = NULL;
     const char *v = NULL;
+    /* chessrelay.<tournament>.<round>.<board>[.eval] */
+    const char *subj = natsMsg_GetSubject(msg);
+    bool eval = eval_subject(subj);
+    if (it) {
+        it->eval = eval;
+    }
     if (!it || natsMsg_GetMetaData(&meta, msg) != NATS_OK ||
-        natsMsgHeader_Get(msg, CR_NATS_HDR_SEQ, &v) != NATS_OK || !v) {
+        natsMsgHeader_Get(msg, eval ? CR_NATS_HDR_AFTER : CR_NATS_HDR_SEQ, &v) != NATS_OK || !v) {
         cr_log(CR_LOG_WARN, "edge: message on %s without stream data or %s: ignored",
                natsMsg_GetSubject(msg), CR_NATS_HDR_SEQ);
         free(it);
@@ -426,8 +535,6 @@ static void on_msg(natsConnection *nc, natsSubscription *sub, natsMsg *msg, void
             it->fits = fits;
         }
     }
-    /* chessrelay.<tournament>.<round>.<board> */
-    const char *subj = natsMsg_GetSubject(msg);
     const char *t = strchr(subj, '.');
     const char *end = t ? strchr(t + 1, '.') : NULL;
     if (t && end && end - t - 1 < CR_NATS_TOKEN_MAX) {
@@ -700,6 +807,11 @@ static int load_config(edge *e, const edge_args *a)
         free(c->web_root);
         c->web_root = strdup(a->web_root);
     }
+    if (c->engine.path) {
+        cr_log(CR_LOG_INFO, "edge: the \"engine\" of %s is not used: evaluations come from the "
+                            "venue relay",
+               a->config);
+    }
     int rc = a->token ? cr_config_add_token(c, "command line", "arbiter", a->token) : 0;
     if (rc) {
         fprintf(stderr, "chessrelay edge: --arbiter-token: %s\n",
@@ -719,9 +831,18 @@ static int start_edge(edge *e, cr_sigwatch *sw, const edge_args *a)
     e->cmds = cr_queue_new(CMD_QUEUE, NULL, NULL);
     e->pending = calloc(PENDING_MAX, sizeof *e->pending);
     if (e->base && e->pubs) {
-        cr_lanes_config lc = {.delay_s = e->cfg->delay_s, .pubs = e->pubs, .base = e->base};
+        cr_lanes_config lc = {.delay_s = e->cfg->delay_s,
+                              .pubs = e->pubs,
+                              .base = e->base,
+                              .public_event = on_public_event,
+                              .data = e};
         e->lanes = cr_lanes_new(&lc);
         e->live = e->lanes ? cr_lanes_live(e->lanes) : NULL;
+        if (e->lanes) {
+            /* the venue's evals in this edge's PGN ("engine": {"pgn"} of
+             * its --config; all by default) */
+            cr_lanes_set_pgn_evals(e->lanes, e->cfg->engine.pgn_http);
+        }
     }
     if (!e->base || !e->lanes || !e->in || !e->pubs || !e->cmds || !e->pending) {
         cr_log(CR_LOG_ERROR, "out of memory");
@@ -808,6 +929,10 @@ static void stop_edge(edge *e)
         free(e->pending[i]);
     }
     free(e->pending);
+    for (int i = 0; i < e->nevals; i++) {
+        free(e->evals[i]);
+    }
+    free(e->evals);
     if (e->state) {
         fclose(e->state);
     }
@@ -855,8 +980,8 @@ int cr_cmd_edge(int argc, char **argv)
             }
             cr_log(CR_LOG_INFO,
                    "edge: %" PRId64 " events applied, %" PRId64 " refused, %" PRId64
-                   " missing, %" PRId64 " duplicates",
-                   e->applied, e->refused, e->skipped, e->duplicates);
+                   " missing, %" PRId64 " duplicates; %" PRId64 " evaluations",
+                   e->applied, e->refused, e->skipped, e->duplicates, e->evals_applied);
             status = e->status;
         }
     }

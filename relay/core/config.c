@@ -530,7 +530,7 @@ static int read_engine(ctx *c, json_t *v, cr_config_engine *e)
         } else if (strcmp(key, "depth") == 0) {
             rc = get_int(c, x, f, 1, 100, &e->depth);
         } else if (strcmp(key, "multipv") == 0) {
-            rc = get_int(c, x, f, 1, 16, &e->multipv);
+            rc = get_int(c, x, f, 1, 5, &e->multipv); /* the lines kept: CR_EVAL_LINES_MAX */
         } else if (strcmp(key, "pgn") == 0) {
             rc = json_is_array(x)
                      ? 0

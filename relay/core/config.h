@@ -100,7 +100,7 @@ typedef struct cr_config_engine {
     int processes;          /* 1 */
     int threads, hash_mb;   /* 1, 16 */
     int movetime_ms, depth; /* 1000 and 0 (depth given: movetime 0) */
-    int multipv;            /* 1 */
+    int multipv;            /* 1; 1..5: the engine's best lines kept ("lines" of an eval) */
     bool pgn_http, pgn_export, pgn_push; /* "pgn": which PGNs carry the evals (all) */
     int mistake_cp, blunder_cp;          /* "alerts": 0: none (the default) */
     bool live; /* "live": with a delay, analyse live positions too, for the arbiters (false) */

@@ -221,11 +221,6 @@ static bool has_position(const cr_store *store, int game, int ply, const char *f
     return mine[n] == fen[n];
 }
 
-static bool same_eval(const cr_eval *a, const cr_eval *b)
-{
-    return a && a->depth == b->depth && a->mate == b->mate && a->value == b->value &&
-           a->nag == b->nag && strcmp(a->best, b->best) == 0 && strcmp(a->pv, b->pv) == 0;
-}
 
 unsigned cr_lanes_set_eval(cr_lanes *l, int game, int ply, const char *fen, const cr_eval *e)
 {
@@ -237,7 +232,8 @@ unsigned cr_lanes_set_eval(cr_lanes *l, int game, int ply, const char *fen, cons
         if (!stores[i] || !has_position(stores[i], game, ply, fen)) {
             continue;
         }
-        if (same_eval(cr_store_eval(cr_store_find(stores[i], game), ply), e)) {
+        const cr_eval *had = cr_store_eval(cr_store_find(stores[i], game), ply);
+        if (had && cr_eval_equal(had, e)) {
             done |= bits[i]; /* the live lane had it already (engine.live) */
             continue;
         }

@@ -196,12 +196,13 @@ static void on_public_event(void *data, const cr_store *public_store, const cr_s
     cr_evals_public_event(r->evals, public_store, ev); /* positions analysed once public */
 }
 
-/* An engine evaluation reached the public store: the round's PGN again. */
+/* An engine evaluation reached the public store: the round's PGN again,
+ * and the edges (only now: evaluations keep the public delay). */
 static void on_evaluated(void *data, const cr_store *public_store, int game, int ply)
 {
     relay *r = data;
-    (void)ply;
     cr_outputs_changed_game(r->outputs, public_store, game);
+    cr_nats_out_eval(r->nats, public_store, game, ply);
 }
 
 /* Gives an event its seq and ts and adds it to the lanes. Takes ev. */

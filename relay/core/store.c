@@ -116,6 +116,15 @@ static json_t *clock_value(int32_t ms)
     return ms == CR_CLOCK_UNKNOWN ? json_null() : json_integer(ms);
 }
 
+static json_t *line_json(bool mate, int value, int depth, const char *pv)
+{
+    json_t *j = json_object();
+    json_object_set_new(j, mate ? "mate" : "cp", json_integer(value));
+    json_object_set_new(j, "depth", json_integer(depth));
+    json_object_set_new(j, "pv", text_json(pv));
+    return j;
+}
+
 static json_t *eval_json(const cr_eval *e)
 {
     json_t *j = json_object();
@@ -126,7 +135,33 @@ static json_t *eval_json(const cr_eval *e)
     if (e->nag) {
         json_object_set_new(j, "nag", json_integer(e->nag));
     }
+    /* multipv: every line, the first one this eval's own */
+    if (e->nlines > 1) {
+        json_t *a = json_array();
+        json_array_append_new(a, line_json(e->mate, e->value, e->depth, e->pv));
+        for (int i = 0; i < e->nlines - 1 && i < CR_EVAL_LINES_MAX - 1; i++) {
+            const cr_eval_line *l = &e->more[i];
+            json_array_append_new(a, line_json(l->mate, l->value, l->depth, l->pv));
+        }
+        json_object_set_new(j, "lines", a);
+    }
     return j;
+}
+
+bool cr_eval_equal(const cr_eval *a, const cr_eval *b)
+{
+    if (a->depth != b->depth || a->mate != b->mate || a->value != b->value || a->nag != b->nag ||
+        a->nlines != b->nlines || strcmp(a->best, b->best) != 0 || strcmp(a->pv, b->pv) != 0) {
+        return false;
+    }
+    for (int i = 0; i < a->nlines - 1 && i < CR_EVAL_LINES_MAX - 1; i++) {
+        const cr_eval_line *x = &a->more[i], *y = &b->more[i];
+        if (x->depth != y->depth || x->mate != y->mate || x->value != y->value ||
+            strcmp(x->pv, y->pv) != 0) {
+            return false;
+        }
+    }
+    return true;
 }
 
 /* e: the ply's evaluation or NULL (no "eval" key then). */
@@ -426,6 +461,15 @@ int cr_store_apply(cr_store *s, const cr_store_event *ev, cr_error *err)
         case CR_SEV_STATUS:
             g->online = ev->online;
             g->attention = ev->attention;
+            /* A status that only restates the attention (the link came
+             * back) keeps its squares and reason. */
+            if (!ev->attention) {
+                g->attention_squares = 0;
+                g->attention_reason[0] = '\0';
+            } else if (ev->squares || ev->reason[0]) {
+                g->attention_squares = ev->squares;
+                copy_str(g->attention_reason, sizeof g->attention_reason, ev->reason);
+            }
             break;
         case CR_SEV_TAG:
             if (strcmp(ev->tag.name, "FEN") == 0 || strcmp(ev->tag.name, "SetUp") == 0) {

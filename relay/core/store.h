@@ -68,6 +68,8 @@ typedef struct cr_store_event {
     char reason[CR_REASON_MAX];
     /* STATUS */
     bool online, attention;
+    /* STATUS with attention: the squares in question (bit 0 = a1), for arbiters */
+    uint64_t squares;
     /* TAG */
     cr_store_tag tag;
 } cr_store_event;
@@ -88,7 +90,14 @@ typedef struct cr_store cr_store;
  * is no store event: it has no seq, is set on a lane's store once the
  * position is there (the public store: once the position is public) and
  * goes out as an "eval" message of its own (docs/protocol.md). */
-enum { CR_EVAL_PV_MAX = 128 };
+enum { CR_EVAL_PV_MAX = 128, CR_EVAL_LINES_MAX = 5, CR_EVAL_LINE_PV_MAX = 64 };
+/* Another of the engine's best lines (multipv 2 and up), as in cr_eval. */
+typedef struct cr_eval_line {
+    int depth;
+    bool mate;
+    int value;                    /* white's point of view */
+    char pv[CR_EVAL_LINE_PV_MAX]; /* SAN, its first move this line's best */
+} cr_eval_line;
 typedef struct cr_eval {
     int depth; /* > 0 when there is an evaluation */
     bool mate; /* value is moves to mate */
@@ -96,7 +105,12 @@ typedef struct cr_eval {
     char best[CR_SAN_MAX];   /* the best move in SAN ("" when none) */
     char pv[CR_EVAL_PV_MAX]; /* the line in SAN from the best move on, space-separated */
     int nag;                 /* the ply that led here: 0, 2 (mistake, "?") or 4 (blunder, "??") */
+    int nlines;              /* lines (this one counted) with multipv > 1; 0 or 1: only this */
+    cr_eval_line more[CR_EVAL_LINES_MAX - 1]; /* lines 2.. nlines, best first */
 } cr_eval;
+
+/* Whether a and b say the same (every field, the lines' too). */
+bool cr_eval_equal(const cr_eval *a, const cr_eval *b);
 
 /* One game as the store holds it (borrowed, valid until the store changes). */
 typedef struct cr_store_game {
@@ -110,6 +124,8 @@ typedef struct cr_store_game {
     int64_t clock_at;     /* ts of the clock reading, 0 if none */
     bool online, attention;
     char reason[CR_REASON_MAX];
+    uint64_t attention_squares;           /* while attention: the squares in question */
+    char attention_reason[CR_REASON_MAX]; /* while attention: why */
     int64_t last_seq, last_ts;
     cr_eval *evals; /* per ply (depth 0: none), evals_cap of them */
     int evals_cap;

@@ -456,3 +456,88 @@ int cr_event_apply_json(cr_store *store, const char *text, size_t len, cr_store_
     }
     return rc;
 }
+
+/*----- engine evaluations -----*/
+
+/* cp or mate (exactly one), and depth, of an eval or one of its lines. */
+static int get_score(json_t *o, const char *kind, bool *mate, int *value, int *depth,
+                     cr_error *err)
+{
+    json_t *cp = json_object_get(o, "cp"), *m = json_object_get(o, "mate");
+    if (!cp == !m) {
+        return bad(err, kind, "cp", "expected cp or mate");
+    }
+    *mate = m != NULL;
+    int rc = get_int32(o, kind, m ? "mate" : "cp", -1000000, 1000000, value, err);
+    return rc ? rc : get_int32(o, kind, "depth", 1, 1000, depth, err);
+}
+
+static int decode_lines(json_t *a, cr_eval *e, cr_error *err)
+{
+    if (!json_is_array(a) || json_array_size(a) < 2 || json_array_size(a) > CR_EVAL_LINES_MAX) {
+        return bad(err, "eval", "lines", "expected an array of 2 to 5 lines");
+    }
+    /* the first line is the eval's own fields */
+    for (size_t i = 1; i < json_array_size(a); i++) {
+        json_t *l = json_array_get(a, i);
+        cr_eval_line *o = &e->more[i - 1];
+        if (!json_is_object(l)) {
+            return bad(err, "eval", "lines", "expected objects");
+        }
+        int rc = get_score(l, "eval line", &o->mate, &o->value, &o->depth, err);
+        if (rc == 0) {
+            rc = get_text(l, "eval line", "pv", o->pv, sizeof o->pv, err);
+        }
+        if (rc) {
+            return rc;
+        }
+    }
+    e->nlines = (int)json_array_size(a);
+    return 0;
+}
+
+int cr_eval_decode(const char *text, size_t len, int *game, int *ply, char fen[CR_FEN_MAX],
+                   cr_eval *e, cr_error *err)
+{
+    json_error_t jerr;
+    json_t *j = json_loadb(text, len, JSON_REJECT_DUPLICATES, &jerr);
+    if (!j) {
+        return cr_error_set(err, CR_EPROTO, 0, 0, "eval: not JSON: %s", jerr.text);
+    }
+    memset(e, 0, sizeof *e);
+    int rc = 0;
+    json_t *t = json_object_get(j, "type"), *ev = json_object_get(j, "eval");
+    if (!json_is_string(t) || strcmp(json_string_value(t), "eval") != 0) {
+        rc = bad(err, "eval", "type", "expected \"eval\"");
+    } else if (!json_is_object(ev)) {
+        rc = bad(err, "eval", "eval", "expected an object");
+    }
+    if (rc == 0) {
+        rc = get_int32(j, "eval", "game", 1, INT32_MAX, game, err);
+    }
+    if (rc == 0) {
+        rc = get_int32(j, "eval", "ply", 0, 100000, ply, err);
+    }
+    if (rc == 0) {
+        rc = get_text(j, "eval", "fen", fen, CR_FEN_MAX, err);
+    }
+    if (rc == 0) {
+        rc = get_score(ev, "eval", &e->mate, &e->value, &e->depth, err);
+    }
+    if (rc == 0) {
+        rc = get_text(ev, "eval", "best", e->best, sizeof e->best, err);
+    }
+    if (rc == 0) {
+        rc = get_text(ev, "eval", "pv", e->pv, sizeof e->pv, err);
+    }
+    json_t *nag = rc == 0 ? json_object_get(ev, "nag") : NULL;
+    if (nag) {
+        rc = get_int32(ev, "eval", "nag", 0, 255, &e->nag, err);
+    }
+    json_t *lines = rc == 0 ? json_object_get(ev, "lines") : NULL;
+    if (lines) {
+        rc = decode_lines(lines, e, err);
+    }
+    json_decref(j);
+    return rc;
+}

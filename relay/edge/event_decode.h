@@ -42,4 +42,12 @@ int cr_event_resolve_move(cr_store_event *ev, const cr_position *before, cr_erro
 int cr_event_apply_json(cr_store *store, const char *text, size_t len, cr_store_event **out,
                         cr_error *err);
 
+/* An engine evaluation as the venue publishes it to NATS (nats_out.h):
+ * {"type":"eval","game":G,"ply":P,"fen":F,"eval":{...}}, the eval as in
+ * docs/protocol.md (cp or mate, depth, best, pv, optional nag and lines)
+ * and fen the position after ply P it is of. Returns 0 with the fields
+ * set, or CR_EPROTO with err naming the field. */
+int cr_eval_decode(const char *text, size_t len, int *game, int *ply, char fen[CR_FEN_MAX],
+                   cr_eval *e, cr_error *err);
+
 #endif

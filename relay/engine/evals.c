@@ -1,4 +1,5 @@
 /* chessrelay relay: engine evaluations of the games (see evals.h). */
+#define _GNU_SOURCE /* strcasestr */
 #include "engine/evals.h"
 
 #include <stdlib.h>
@@ -33,6 +34,45 @@ static bool same_position(const char *a, const char *b)
     return *a == *b;
 }
 
+/* A line of UCI moves from pos into SAN (as far as it is legal), cut at a
+ * move to fit size; best (may be NULL) gets its first move. Returns the
+ * moves written. */
+static int san_line(cr_position pos, const char *uci, char *out, size_t size, char *best,
+                    size_t best_size)
+{
+    char pv[CR_UCI_PV_MAX];
+    snprintf(pv, sizeof pv, "%s", uci);
+    size_t n = 0;
+    int moves = 0;
+    out[0] = '\0';
+    char *save = NULL;
+    for (char *w = strtok_r(pv, " ", &save); w; w = strtok_r(NULL, " ", &save)) {
+        /* both castling forms: e1g1, and king-takes-rook (Chess960, uci.h) */
+        cr_move m = cr_move_from_uci(&pos, w);
+        char san[CR_SAN_MAX];
+        if (m == CR_MOVE_NONE || !cr_is_legal(&pos, m) ||
+            cr_move_to_san(&pos, m, san, sizeof san) < 0) {
+            break;
+        }
+        size_t k = strlen(san);
+        if (n + k + 2 > size) {
+            break;
+        }
+        if (n == 0) {
+            if (best) {
+                snprintf(best, best_size, "%s", san);
+            }
+        } else {
+            out[n++] = ' ';
+        }
+        memcpy(out + n, san, k + 1);
+        n += k;
+        moves++;
+        cr_position_do_move(&pos, m);
+    }
+    return moves;
+}
+
 int cr_evals_from_uci(const char *fen, const cr_uci_result *r, cr_eval *e)
 {
     cr_position pos;
@@ -43,32 +83,24 @@ int cr_evals_from_uci(const char *fen, const cr_uci_result *r, cr_eval *e)
     memset(e, 0, sizeof *e);
     e->depth = r->depth;
     e->mate = r->mate;
-    e->value = pos.side == CR_WHITE ? r->value : -r->value;
-    /* The line in SAN, as far as it is legal. */
-    char pv[CR_UCI_PV_MAX];
-    snprintf(pv, sizeof pv, "%s", r->pv[0] ? r->pv : r->best);
-    size_t n = 0;
-    char *save = NULL;
-    for (char *w = strtok_r(pv, " ", &save); w; w = strtok_r(NULL, " ", &save)) {
-        cr_move m = cr_move_from_uci(&pos, w);
-        char san[CR_SAN_MAX];
-        if (m == CR_MOVE_NONE || !cr_is_legal(&pos, m) ||
-            cr_move_to_san(&pos, m, san, sizeof san) < 0) {
-            break;
+    int sign = pos.side == CR_WHITE ? 1 : -1;
+    e->value = sign * r->value;
+    san_line(pos, r->pv[0] ? r->pv : r->best, e->pv, sizeof e->pv, e->best, sizeof e->best);
+    /* multipv: the other lines that have a legal first move, in order */
+    int k = 0;
+    for (int i = 0; i < r->nlines - 1 && i < CR_UCI_LINES_MAX - 1 && k < CR_EVAL_LINES_MAX - 1;
+         i++) {
+        const cr_uci_line *l = &r->more[i];
+        cr_eval_line *o = &e->more[k];
+        if (l->depth <= 0 || san_line(pos, l->pv, o->pv, sizeof o->pv, NULL, 0) == 0) {
+            continue;
         }
-        size_t k = strlen(san);
-        if (n + k + 2 > sizeof e->pv) {
-            break;
-        }
-        if (n == 0) {
-            snprintf(e->best, sizeof e->best, "%s", san);
-        } else {
-            e->pv[n++] = ' ';
-        }
-        memcpy(e->pv + n, san, k + 1);
-        n += k;
-        cr_position_do_move(&pos, m);
+        o->depth = l->depth;
+        o->mate = l->mate;
+        o->value = sign * l->value;
+        k++;
     }
+    e->nlines = k ? k + 1 : 0;
     return 0;
 }
 
@@ -211,6 +243,18 @@ static void forget_game(cr_evals *x, int game, int from_ply, bool live)
     }
 }
 
+/* A Chess960 game: a start position that is one (its castling rooks not
+ * the a/h ones, or a 960 set-up other than the standard one), or a
+ * Variant tag that says so (the standard set-up drawn in a 960 event). */
+static bool is_chess960(const cr_game *g)
+{
+    if (cr_game_start(g)->chess960) {
+        return true;
+    }
+    const char *v = cr_game_tag(g, "Variant");
+    return v && (strstr(v, "960") || strcasestr(v, "fischer") || strcasestr(v, "freestyle"));
+}
+
 /* A lane's event: a move's position asked for (priority: its seq; below
  * every public one for the live lane), a correction's plies forgotten. */
 static void lane_event(cr_evals *x, const cr_store *store, const cr_store_event *ev, bool live)
@@ -247,7 +291,7 @@ static void lane_event(cr_evals *x, const cr_store *store, const cr_store_event 
     /* w.fen, not the array's: a cached answer comes back at once and
      * moves the array's entries */
     int64_t prio = live ? ev->seq - ((int64_t)1 << 48) : ev->seq;
-    if (cr_engine_pool_want(x->pool, w.fen, prio) != 0) {
+    if (cr_engine_pool_want(x->pool, w.fen, is_chess960(g->game), prio) != 0) {
         for (int i = 0; i < x->nwants; i++) {
             if (x->wants[i].game == ev->game && x->wants[i].ply == ev->ply &&
                 x->wants[i].live == live) {

@@ -16,12 +16,13 @@ enum {
     MAX_KILLS = 3,
     CACHE_BUCKETS = 1 << 14,
     CACHE_MAX = 200000, /* entries; past it the cache starts again empty */
-    KEY_MAX = 96
+    KEY_MAX = 104
 };
 
 typedef struct job {
     char fen[CR_FEN_MAX];
     char key[KEY_MAX];
+    bool chess960;
     int64_t prio;
     int kills;
 } job;
@@ -54,8 +55,9 @@ struct cr_engine_pool {
 };
 
 /* The cache key: placement, side, castling, en passant (the counters do
- * not change an engine's view enough to analyse again). */
-static int position_key(const char *fen, char *key, size_t size)
+ * not change an engine's view enough to analyse again), and " 960" for a
+ * Chess960 game's. */
+static int position_key(const char *fen, bool chess960, char *key, size_t size)
 {
     size_t n = 0;
     int spaces = 0;
@@ -69,6 +71,9 @@ static int position_key(const char *fen, char *key, size_t size)
         key[n++] = *s;
     }
     key[n] = '\0';
+    if (chess960 && (size_t)snprintf(key + n, size - n, " 960") >= size - n) {
+        return CR_EINVAL;
+    }
     return spaces >= 3 ? 0 : CR_EINVAL;
 }
 
@@ -176,7 +181,8 @@ static void dispatch(cr_engine_pool *p)
         p->jobs[best] = p->jobs[--p->njobs];
         /* A hung engine: no bestmove within four times the budget and 5 s. */
         int timeout = p->cfg.movetime_ms > 0 ? 4 * p->cfg.movetime_ms + 5000 : 60000;
-        if (cr_uci_go(s->e, s->cur.fen, p->cfg.movetime_ms, p->cfg.depth, timeout) == 0) {
+        if (cr_uci_go(s->e, s->cur.fen, s->cur.chess960, p->cfg.movetime_ms, p->cfg.depth,
+                      timeout) == 0) {
             s->has_job = true;
         } else {
             push_job(p, &s->cur); /* cannot fail: the slot was just freed */
@@ -326,12 +332,13 @@ void cr_engine_pool_free(cr_engine_pool *p)
     free(p);
 }
 
-int cr_engine_pool_want(cr_engine_pool *p, const char *fen, int64_t priority)
+int cr_engine_pool_want(cr_engine_pool *p, const char *fen, bool chess960, int64_t priority)
 {
     job j;
     memset(&j, 0, sizeof j);
+    j.chess960 = chess960;
     if (strlen(fen) >= sizeof j.fen || strchr(fen, '\n') ||
-        position_key(fen, j.key, sizeof j.key)) {
+        position_key(fen, chess960, j.key, sizeof j.key)) {
         return CR_EINVAL;
     }
     const centry *c = cache_find(p, j.key);

@@ -5,8 +5,10 @@
  * relay gives the seq of the move that made the position: the newest moves
  * go first); each idle engine takes the queued position of highest
  * priority. A position is analysed once: results are cached by position
- * (the FEN's first four fields) and a position asked for again is answered
- * from the cache at once; one already queued only has its priority raised.
+ * (the FEN's first four fields, and whether it is of a Chess960 game: the
+ * engine writes castling differently then) and a position asked for again
+ * is answered from the cache at once; one already queued only has its
+ * priority raised.
  *
  * An engine that dies (crash, exit, hang: uci.h) is restarted after a
  * back-off (0.5 s doubling to 30 s, back to 0.5 s after a result); the
@@ -57,10 +59,10 @@ typedef struct cr_engine_pool_stats {
 cr_engine_pool *cr_engine_pool_new(const cr_engine_pool_config *cfg, cr_error *err);
 void cr_engine_pool_free(cr_engine_pool *p); /* accepts NULL */
 
-/* Asks for fen's analysis. Returns 0 (queued, or answered from the cache
- * through `result` before returning), CR_EINVAL for a malformed fen, or
- * CR_ENOMEM. */
-int cr_engine_pool_want(cr_engine_pool *p, const char *fen, int64_t priority);
+/* Asks for fen's analysis (chess960: of a Chess960 game, see uci.h).
+ * Returns 0 (queued, or answered from the cache through `result` before
+ * returning), CR_EINVAL for a malformed fen, or CR_ENOMEM. */
+int cr_engine_pool_want(cr_engine_pool *p, const char *fen, bool chess960, int64_t priority);
 
 void cr_engine_pool_get_stats(const cr_engine_pool *p, cr_engine_pool_stats *st);
 

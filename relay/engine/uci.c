@@ -29,6 +29,8 @@ struct cr_uci {
     struct bufferevent *in, *out; /* in: the engine's stdin (we write); out: its stdout */
     struct event *timer;          /* handshake or go timeout */
     cr_uci_result cur;
+    bool has960; /* listed the UCI_Chess960 option */
+    bool set960; /* UCI_Chess960 is set true now */
 };
 
 int cr_uci_resolve(const char *name, char *out, size_t size, cr_error *err)
@@ -156,13 +158,33 @@ bool cr_uci_parse_info(const char *line, cr_uci_result *r)
             return false; /* free text */
         }
     }
-    if (!has_score || bound || multipv != 1 || depth < 0 || !pv[0]) {
+    if (!has_score || bound || multipv < 1 || multipv > CR_UCI_LINES_MAX || depth < 0 || !pv[0]) {
         return false;
     }
-    r->depth = depth;
-    r->mate = mate;
-    r->value = value;
-    snprintf(r->pv, sizeof r->pv, "%s", pv);
+    if (multipv == 1) {
+        r->depth = depth;
+        r->mate = mate;
+        r->value = value;
+        snprintf(r->pv, sizeof r->pv, "%s", pv);
+    } else {
+        cr_uci_line *l = &r->more[multipv - 2];
+        l->depth = depth;
+        l->mate = mate;
+        l->value = value;
+        /* cut at a move: the last space that fits */
+        size_t n = strlen(pv);
+        if (n >= sizeof l->pv) {
+            n = sizeof l->pv - 1;
+            while (n && pv[n] != ' ') {
+                n--;
+            }
+        }
+        memcpy(l->pv, pv, n);
+        l->pv[n] = '\0';
+    }
+    if (multipv > r->nlines) {
+        r->nlines = multipv;
+    }
     return true;
 }
 
@@ -217,6 +239,9 @@ static bool on_line(cr_uci *e, char *line)
     }
     switch (e->st) {
     case ST_HANDSHAKE:
+        if (strncmp(line, "option name UCI_Chess960 type check", 35) == 0) {
+            e->has960 = true;
+        }
         if (strcmp(line, "uciok") == 0) {
             if (e->cfg.threads > 0) {
                 send_line(e, "setoption name Threads value %d", e->cfg.threads);
@@ -423,12 +448,22 @@ pid_t cr_uci_pid(const cr_uci *e)
     return e ? e->pid : -1;
 }
 
-int cr_uci_go(cr_uci *e, const char *fen, int movetime_ms, int depth, int timeout_ms)
+bool cr_uci_has_chess960(const cr_uci *e)
+{
+    return e && e->has960;
+}
+
+int cr_uci_go(cr_uci *e, const char *fen, bool chess960, int movetime_ms, int depth,
+              int timeout_ms)
 {
     if (!cr_uci_idle(e) || strchr(fen, '\n') || (movetime_ms <= 0 && depth <= 0)) {
         return CR_EINVAL;
     }
     memset(&e->cur, 0, sizeof e->cur);
+    if (e->has960 && chess960 != e->set960) {
+        send_line(e, "setoption name UCI_Chess960 value %s", chess960 ? "true" : "false");
+        e->set960 = chess960;
+    }
     send_line(e, "position fen %s", fen);
     if (movetime_ms > 0) {
         send_line(e, "go movetime %d", movetime_ms);

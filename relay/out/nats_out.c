@@ -10,6 +10,7 @@
 #include <time.h>
 
 #include <event2/event.h>
+#include <jansson.h>
 
 /* libnats' libevent adapter: its functions are defined in the header, so
  * it is included in this one file only (and is not warning-clean). */
@@ -49,9 +50,11 @@ static cb_link *retired;
 
 /* One message as it is sent (the publisher thread takes a copy). */
 typedef struct outgoing {
-    int64_t seq;
+    int64_t seq; /* an eval's: the last event's before it (Cr-After) */
     cr_buf *json;
     char *subject;
+    bool eval;                        /* an engine evaluation, not an event */
+    char id[CR_NATS_TOKEN_MAX + 64]; /* an eval's Nats-Msg-Id */
     bool move;
     int32_t emt_ms;
     int64_t ply_ts;
@@ -84,7 +87,8 @@ struct cr_nats_out {
 
     pthread_mutex_t mu;
     pthread_cond_t cond;
-    /* entries by increasing seq: a ring (head .. head + count) */
+    /* entries by increasing seq: a ring (head .. head + count); an eval
+     * has the seq of the event before it, so seqs only do not decrease */
     entry *ring;
     size_t cap, head, count, bytes;
     int inflight;
@@ -92,6 +96,7 @@ struct cr_nats_out {
     bool loop_up;      /* the loop runs: replies to requests can be read */
     bool drained;      /* the thread is done (stop) */
     int64_t skip_upto; /* the stream holds the tournament up to this seq */
+    int64_t last_seq;  /* of the last event handed over */
     int64_t drain_deadline;
     int64_t stream_retry_at; /* mono us: next stream check after a failure */
     int64_t warned_at;       /* mono us of the last stream warning */
@@ -260,7 +265,9 @@ static void drop_head(cr_nats_out *p)
 static void prune(cr_nats_out *p)
 {
     while (p->count && at(p, 0)->state == E_ACKED) {
-        p->st.acked_seq = at(p, 0)->msg.seq;
+        if (!at(p, 0)->msg.eval) {
+            p->st.acked_seq = at(p, 0)->msg.seq;
+        }
         drop_head(p);
     }
 }
@@ -282,23 +289,54 @@ static bool grow(cr_nats_out *p)
     return true;
 }
 
-/* The entry with this seq, or NULL (binary search: seqs grow). */
-static entry *find_seq(cr_nats_out *p, int64_t seq)
+/* The event with this seq, or with eval_id the eval after it, or NULL
+ * (binary search to the first entry of that seq: seqs do not decrease). */
+static entry *find_entry(cr_nats_out *p, int64_t seq, const char *eval_id)
 {
     size_t lo = 0, hi = p->count;
     while (lo < hi) {
         size_t mid = (lo + hi) / 2;
-        entry *e = at(p, mid);
-        if (e->msg.seq == seq) {
-            return e;
-        }
-        if (e->msg.seq < seq) {
+        if (at(p, mid)->msg.seq < seq) {
             lo = mid + 1;
         } else {
             hi = mid;
         }
     }
+    for (; lo < p->count && at(p, lo)->msg.seq == seq; lo++) {
+        entry *e = at(p, lo);
+        if (eval_id ? e->msg.eval && strcmp(e->msg.id, eval_id) == 0 : !e->msg.eval) {
+            return e;
+        }
+    }
     return NULL;
+}
+
+/* Appends a message to the backlog (under mu); the oldest go when over the
+ * bound. Takes j and subject (freed when it cannot). */
+static entry *append(cr_nats_out *p, cr_buf *j, char *subject)
+{
+    while (p->count && p->bytes + j->len > p->backlog_max) {
+        p->st.dropped++;
+        drop_head(p);
+        if (!p->warned_full) {
+            cr_log(CR_LOG_ERROR, "nats: backlog over %zu bytes: dropping the oldest events",
+                   p->backlog_max);
+            p->warned_full = true;
+        }
+    }
+    if (p->count == p->cap && !grow(p)) {
+        free(subject);
+        cr_buf_unref(j);
+        return NULL;
+    }
+    entry *e = at(p, p->count++);
+    memset(e, 0, sizeof *e);
+    e->msg.json = j;
+    e->msg.subject = subject;
+    p->bytes += j->len;
+    p->st.queued++;
+    pthread_cond_signal(&p->cond);
+    return e;
 }
 
 /*----- the loop thread's side -----*/
@@ -328,35 +366,75 @@ void cr_nats_out_event(cr_nats_out *p, const cr_store *store, const cr_store_eve
 
     pthread_mutex_lock(&p->mu);
     /* Over the bound: the oldest go (counted, logged once per episode). */
-    while (p->count && p->bytes + j->len > p->backlog_max) {
-        p->st.dropped++;
-        drop_head(p);
-        if (!p->warned_full) {
-            cr_log(CR_LOG_ERROR, "nats: backlog over %zu bytes: dropping the oldest events",
-                   p->backlog_max);
-            p->warned_full = true;
+    entry *e = append(p, j, subject);
+    if (e) {
+        e->msg.seq = ev->seq;
+        if (ev->kind == CR_SEV_MOVE) {
+            e->msg.move = true;
+            e->msg.emt_ms = ev->move.emt_ms;
+            e->msg.ply_ts = ev->move.ts;
+            e->msg.fits = ev->move.fits;
         }
     }
-    if (p->count == p->cap && !grow(p)) {
-        pthread_mutex_unlock(&p->mu);
-        free(subject);
+    if (ev->seq > p->last_seq) {
+        p->last_seq = ev->seq;
+    }
+    pthread_mutex_unlock(&p->mu);
+}
+
+/* The store's eval message with the position it is of ("fen"). */
+static cr_buf *eval_message(const cr_store *store, int game, int ply)
+{
+    const cr_store_game *g = cr_store_find(store, game);
+    cr_buf *m = g ? cr_store_eval_json(store, game, ply) : NULL;
+    char fen[CR_FEN_MAX];
+    json_t *j = m ? json_loadb(m->data, m->len, 0, NULL) : NULL;
+    cr_buf_unref(m);
+    if (!j || cr_position_to_fen(&cr_game_ply(g->game, ply)->after, fen, sizeof fen) < 0) {
+        json_decref(j);
+        return NULL;
+    }
+    json_object_set_new(j, "fen", json_string(fen));
+    char *text = json_dumps(j, JSON_COMPACT | JSON_PRESERVE_ORDER);
+    json_decref(j);
+    return text ? cr_buf_take_str(text) : NULL;
+}
+
+void cr_nats_out_eval(cr_nats_out *p, const cr_store *store, int game, int ply)
+{
+    if (!p) {
+        return;
+    }
+    const cr_store_game *g = cr_store_find(store, game);
+    cr_buf *j = g ? eval_message(store, game, ply) : NULL;
+    if (!j) {
+        return;
+    }
+    char round[CR_NATS_TOKEN_MAX], board[CR_NATS_TOKEN_MAX];
+    cr_nats_token(g->round, round);
+    cr_nats_token(g->board, board);
+    size_t n = strlen(CR_NATS_PREFIX) + strlen(p->tournament) + strlen(round) + strlen(board) +
+               strlen(CR_NATS_EVAL_TOKEN) + 5;
+    char *subject = malloc(n);
+    if (!subject) {
         cr_buf_unref(j);
         return;
     }
-    entry *e = at(p, p->count++);
-    memset(e, 0, sizeof *e);
-    e->msg.seq = ev->seq;
-    e->msg.json = j;
-    e->msg.subject = subject;
-    if (ev->kind == CR_SEV_MOVE) {
-        e->msg.move = true;
-        e->msg.emt_ms = ev->move.emt_ms;
-        e->msg.ply_ts = ev->move.ts;
-        e->msg.fits = ev->move.fits;
+    snprintf(subject, n, "%s.%s.%s.%s.%s", CR_NATS_PREFIX, p->tournament, round, board,
+             CR_NATS_EVAL_TOKEN);
+    /* The same eval sent twice is one message for the stream; a changed
+     * one (a NAG added) is another. */
+    unsigned h = 2166136261u;
+    for (size_t i = 0; i < j->len; i++) {
+        h = (h ^ (unsigned char)j->data[i]) * 16777619u;
     }
-    p->bytes += j->len;
-    p->st.queued++;
-    pthread_cond_signal(&p->cond);
+    pthread_mutex_lock(&p->mu);
+    entry *e = append(p, j, subject);
+    if (e) {
+        e->msg.seq = p->last_seq;
+        e->msg.eval = true;
+        snprintf(e->msg.id, sizeof e->msg.id, "%s:eval:%d:%d:%08x", p->tournament, game, ply, h);
+    }
     pthread_mutex_unlock(&p->mu);
 }
 
@@ -368,10 +446,20 @@ static void on_ack(jsCtx *js, natsMsg *msg, jsPubAck *pa, jsPubAckErr *pae, void
     pthread_mutex_lock(&link->mu);
     cr_nats_out *p = link->p;
     const char *v = NULL;
-    if (p && natsMsgHeader_Get(msg, CR_NATS_HDR_SEQ, &v) == NATS_OK && v) {
+    const char *id = NULL;
+    bool eval = false;
+    if (p && (natsMsgHeader_Get(msg, CR_NATS_HDR_SEQ, &v) != NATS_OK || !v)) {
+        /* an eval: found by the seq before it and its id */
+        eval = natsMsgHeader_Get(msg, CR_NATS_HDR_AFTER, &v) == NATS_OK && v &&
+               natsMsgHeader_Get(msg, "Nats-Msg-Id", &id) == NATS_OK && id;
+        if (!eval) {
+            v = NULL;
+        }
+    }
+    if (p && v) {
         int64_t seq = strtoll(v, NULL, 10);
         pthread_mutex_lock(&p->mu);
-        entry *e = find_seq(p, seq);
+        entry *e = find_entry(p, seq, eval ? id : NULL);
         if (e && e->state == E_INFLIGHT) {
             p->inflight--;
             if (pa) {
@@ -476,7 +564,9 @@ static bool ensure_stream(cr_nats_out *p)
     pthread_mutex_unlock(&p->mu);
     if (!known) {
         char filter[CR_NATS_TOKEN_MAX + 32];
-        snprintf(filter, sizeof filter, "%s.%s.>", CR_NATS_PREFIX, p->tournament);
+        /* events only: <prefix>.<tournament>.<round>.<board> (evals have a
+         * fifth token) */
+        snprintf(filter, sizeof filter, "%s.%s.*.*", CR_NATS_PREFIX, p->tournament);
         natsMsg *m = NULL;
         int64_t last = 0;
         s = js_GetLastMsg(&m, p->js, p->stream, filter, NULL, &jerr);
@@ -510,10 +600,12 @@ static natsStatus send_one(cr_nats_out *p, const outgoing *o)
     snprintf(seq, sizeof seq, "%" PRId64, o->seq);
     natsStatus s = natsMsg_Create(&m, o->subject, NULL, o->json->data, (int)o->json->len);
     if (s == NATS_OK) {
-        s = natsMsgHeader_Set(m, "Nats-Msg-Id", id);
+        s = natsMsgHeader_Set(m, "Nats-Msg-Id", o->eval ? o->id : id);
     }
     if (s == NATS_OK) {
-        s = natsMsgHeader_Set(m, CR_NATS_HDR_SEQ, seq);
+        /* no Cr-Seq on an eval: it is no event (an edge of before evals
+         * passes it over) */
+        s = natsMsgHeader_Set(m, o->eval ? CR_NATS_HDR_AFTER : CR_NATS_HDR_SEQ, seq);
     }
     if (s == NATS_OK) {
         s = natsMsgHeader_Set(m, CR_NATS_HDR_DELAY, p->delay);
@@ -577,7 +669,7 @@ static void *pub_thread(void *arg)
         if (connected && p->stream_ok) {
             for (size_t i = 0; i < p->count && n < SEND_BATCH; i++) {
                 entry *e = at(p, i);
-                if (e->msg.seq <= p->skip_upto && e->state != E_ACKED) {
+                if (!e->msg.eval && e->msg.seq <= p->skip_upto && e->state != E_ACKED) {
                     if (e->state == E_INFLIGHT) {
                         p->inflight--;
                     }
@@ -633,7 +725,7 @@ static void *pub_thread(void *arg)
         p->st.sent += failed_from;
         /* Not handed to the library: back to new (they were never sent). */
         for (int i = failed_from; i < n; i++) {
-            entry *e = find_seq(p, batch[i].seq);
+            entry *e = find_entry(p, batch[i].seq, batch[i].eval ? batch[i].id : NULL);
             if (e && e->state == E_INFLIGHT) {
                 e->state = E_NEW;
                 p->inflight--;

@@ -52,6 +52,8 @@
 #define CR_NATS_HDR_SEQ "Cr-Seq"
 #define CR_NATS_HDR_PLY "Cr-Ply"
 #define CR_NATS_HDR_DELAY "Cr-Delay"
+#define CR_NATS_HDR_AFTER "Cr-After"
+#define CR_NATS_EVAL_TOKEN "eval"
 
 typedef struct cr_nats_out_config {
     const char *url;        /* "nats://h:p" or several, comma-separated; NULL: no publishing */
@@ -100,6 +102,20 @@ cr_nats_out *cr_nats_out_start(const cr_nats_out_config *cfg, struct event_base 
  * has it (a reference is taken), or NULL. Never blocks. p may be NULL. */
 void cr_nats_out_event(cr_nats_out *p, const cr_store *store, const cr_store_event *ev,
                        cr_buf *json);
+
+/* Hands over the engine evaluation of ply `ply` of game `game` that the
+ * store `store` (the public one: evaluations keep the public delay) has
+ * just taken. It goes to
+ *
+ *   chessrelay.<tournament>.<round>.<board>.eval
+ *
+ * as the store's "eval" message with "fen" (the position it is of) added,
+ * with the headers Cr-After: <seq of the last event handed over before
+ * it>, Cr-Delay, and Nats-Msg-Id <tournament>:eval:<game>:<ply>:<hash of
+ * the message> (no Cr-Seq: it is no event). Kept and resent until
+ * acknowledged like events, in the same order; never skipped at start.
+ * Never blocks. p may be NULL. */
+void cr_nats_out_eval(cr_nats_out *p, const cr_store *store, int game, int ply);
 
 typedef struct cr_nats_out_stats {
     int64_t queued, sent, acked, resent, dropped, skipped;

@@ -37,6 +37,8 @@ export class FakeRelay {
     this.arbGames = new Map();  // game id -> arbiter-state
     this.incidents = [];        // every incident, in order
     this.claims = new Map();    // claim id -> claim
+    this.acks = [];             // {game, alert, who, wall}: acknowledged alerts, as the relay keeps them
+    this.boardsHealth = [];     // what /boards.json answers
   }
 
   // --- lifecycle ---------------------------------------------------------------
@@ -266,7 +268,7 @@ export class FakeRelay {
 
   // --- arbiter channel ------------------------------------------------------------------
   arbSnapshot() {
-    return { type: 'arbiter', aseq: this.aseq, games: [...this.arbGames.values()], incidents: [...this.incidents], claims: [...this.claims.values()] };
+    return { type: 'arbiter', aseq: this.aseq, games: [...this.arbGames.values()], incidents: [...this.incidents], claims: [...this.claims.values()], acks: [...this.acks] };
   }
 
   arbPublish(msg) {
@@ -310,6 +312,13 @@ export class FakeRelay {
     if (!g) return err(`unknown game ${id}`);
     const st = this.arbGames.get(id) || this.arbState(id);
     switch (m.action) {
+      case 'ack': {
+        if (this.acks.some((a) => a.game === id && a.alert === m.alert)) return null;
+        const ack = { game: id, alert: m.alert, who: 'chief-arbiter', wall: Date.now() };
+        this.acks.push(ack);
+        this.arbPublish({ type: 'ack', game: id, ack });
+        return null;
+      }
       case 'claim': {
         const side = m.claimant;
         if (!st.under_two_minutes[side]) return err(`${side === 'w' ? 'White' : 'Black'} has two minutes or more: a claim needs less than two minutes`);
@@ -378,6 +387,7 @@ export class FakeRelay {
       const list = [...this.games.values()].filter((g) => g.round === r);
       return this.reply(res, 200, 'application/x-chess-pgn', list.map((g) => this.pgn(g)).join('\n'));
     }
+    if (url.pathname === '/boards.json') return this.reply(res, 200, 'application/json', JSON.stringify(this.boardsHealth));
     if (url.pathname === '/games.json') return this.reply(res, 200, 'application/json', JSON.stringify([...this.games.values()].map((g) => this.summary(g))));
     if (url.pathname === '/healthz') return this.reply(res, 200, 'text/plain', 'ok\n');
     // As the relay: a path without an extension is a client route (the

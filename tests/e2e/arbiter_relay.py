@@ -4,7 +4,8 @@ plays a quickplay finish; the two-minute mark is raised, a claim is refused,
 made and decided through the arbiter channel, the claim report holds the
 right position and moves, a viewer without the token cannot reach the
 arbiter channel, a claim pending at a restart is back after it (and decided
-then), and the incidents and the decided claim survive a restart."""
+then), an acknowledgement reaches every dashboard and is back after a
+restart, and the incidents and the decided claim survive a restart."""
 import json
 import os
 import shutil
@@ -112,6 +113,19 @@ def main(binary):
         check(claim["move"] is None and claim["correct"] is False and "claimed_repetitions" in claim
               and "claimed_halfmove" in claim, "D1 claim's check fields: %s" % claim)
 
+        # An acknowledgement reaches every arbiter connection and is kept.
+        st_, _, body = r.http("/arbiter/incidents.json", AUTH)
+        two = [i for i in json.loads(body)["incidents"] if i["kind"] == "two-minutes"]
+        check(st_ == 200 and two, "the two-minute incident in incidents.json")
+        arb2 = r.ws(AUTH)
+        arb2.send({"op": "arbiter"})
+        wait_for(arb2, lambda m: m.get("type") == "arbiter", "a second dashboard's snapshot", 10)
+        action(arb, game=gid, action="ack", alert=str(two[0]["seq"]))
+        m = wait_for(arb2, lambda m: m.get("type") == "ack", "the acknowledgement on the other dashboard", 10)
+        check(m["ack"]["alert"] == str(two[0]["seq"]) and m["ack"]["game"] == gid and m["ack"]["who"]
+              and m["ack"]["wall"] > 0, "ack: %s" % m)
+        arb2.close()
+
         # A restart with the claim pending: it is back, pending, with its report.
         arb.close()
         viewer.close()
@@ -124,6 +138,8 @@ def main(binary):
         check(pending and pending[0]["decision"] == "pending" and pending[0]["ply"] == claim["ply"],
               "the pending claim after the restart: %s" % snap["claims"])
         check(r.http(claim["report"], AUTH)[0] == 200, "the claim report after the restart")
+        check([a["alert"] for a in snap.get("acks", [])] == [str(two[0]["seq"])],
+              "the acknowledgement after the restart: %s" % snap.get("acks"))
         viewer = r.ws()
         viewer.send({"op": "subscribe", "round": "1"})
 
@@ -180,7 +196,7 @@ def main(binary):
     finally:
         r.stop()
         shutil.rmtree(state, ignore_errors=True)
-    print("ok: two-minute mark, claim refused/made, restart with the claim pending, decided, report, "
+    print("ok: two-minute mark, claim refused/made, ack shared and kept, restart with the claim pending, decided, report, "
           "no channel without a token, restart")
 
 

@@ -13,9 +13,16 @@ python3 nats_e2e.py BINARY SCENARIO (see the nats_*.sh wrappers).
            in order (their viewers check ply and seq order).
   outage   no NATS server when the venue starts: the boards go on, and
            once a server is up an edge gets every event, also after the
-           venue is killed (-9) and restarted from its journal."""
+           venue is killed (-9) and restarted from its journal.
+  engine   a venue with Stockfish (multipv 3) and a public delay of 3 s;
+           an edge with 5 s: the edge's public viewer gets an eval of
+           every ply, each with its three lines, none before the move is
+           public at the edge; the edge's games.json and game PGN carry
+           the venue's evals ([%eval] line 1 only); a late edge gets them
+           from the stream."""
 import json
 import os
+import re
 import shutil
 import signal
 import socket
@@ -26,7 +33,7 @@ import time
 import urllib.request
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
-from relay_ws import Games, Relay, WSClosed, check, fail, final_state, popen, sample_feed, san_tokens, unallocated_port  # noqa: E402
+from relay_ws import Games, Relay, WSClosed, check, fail, final_state, popen, sample_feed, san_tokens, unallocated_port, wait_until  # noqa: E402
 
 
 
@@ -403,10 +410,101 @@ def outage(binary):
             shutil.rmtree(tmp, ignore_errors=True)
 
 
+TOKEN = "arbiter-secret-1"
+EVAL_RE = re.compile(r"\[%eval (#-?\d+|-?\d+\.\d\d)\]")
+
+
+def game_evals(relay):
+    """The [%eval]s of /game/1.pgn and the eval of games.json's game 1."""
+    st, _, pgn = relay.http("/game/1.pgn")
+    st2, _, gj = relay.http("/games.json")
+    if st != 200 or st2 != 200:
+        return None
+    g = [x for x in json.loads(gj) if x.get("id") == 1]
+    return EVAL_RE.findall(pgn), g[0].get("eval") if g else None
+
+
+def engine(binary):
+    if not shutil.which("stockfish") and not os.path.exists("/usr/games/stockfish"):
+        fail("stockfish is not installed (scripts/setup installs Debian's stockfish package)")
+    tmp = tempfile.mkdtemp(prefix="cr_nats_engine_")
+    feed = sample_feed("p03.feed")  # one board, 44 plies
+    nats = Nats(tmp, "n1")
+    procs = []
+    try:
+        cfg = os.path.join(tmp, "t.json")
+        with open(cfg, "w") as f:
+            json.dump({"event": "NATS engine", "feeds": [feed], "delay_seconds": 3,
+                       "tokens": [{"name": "chief", "role": "arbiter", "token": TOKEN}],
+                       "engine": {"path": "stockfish", "processes": 1, "movetime_ms": 60,
+                                  "hash_mb": 16, "multipv": 3}}, f)
+        venue = Relay(binary, ["serve", "--config", cfg, "--state", os.path.join(tmp, "state"),
+                               "--speed", "150", "--publish", nats.url,
+                               "--publish-tournament", "e2e-engine"],
+                      log=os.path.join(tmp, "venue.log"))
+        procs.append(venue)
+        # An edge with more delay than the venue: evals reach it before
+        # their move is public there.
+        edge = Relay(binary, ["edge", "--from", nats.url, "--tournament", "e2e-engine",
+                              "--delay", str(5 / 60.0)], log=os.path.join(tmp, "edge.log"))
+        procs.append(edge)
+        pub = edge.ws()
+        pub.send({"op": "subscribe", "round": "1"})
+        move_ts, evals, arrived = {}, {}, {}
+        end = time.time() + 150
+        while time.time() < end and (len(evals) < 44 or len(move_ts) < 44):
+            try:
+                m = pub.recv(timeout=0.2)
+            except TimeoutError:
+                continue
+            if m["type"] == "move":
+                move_ts[m["ply"]] = m["ts"] / 1e6  # the venue's time of the move
+            elif m["type"] == "eval":
+                arrived.setdefault(m["ply"], time.time())
+                e = m["eval"]
+                lines = e.get("lines")
+                check(isinstance(lines, list) and 1 < len(lines) <= 3,
+                      "edge: eval of ply %d without its lines: %s" % (m["ply"], e))
+                first = {k: e[k] for k in ("cp", "mate", "depth", "pv") if k in e}
+                check(lines[0] == first, "edge: line 1 is not the eval: %s" % e)
+                evals[m["ply"]] = e
+        # An eval may come just before its move (keep them by ply), never
+        # before the move is public at the edge.
+        for ply, t in arrived.items():
+            check(ply in move_ts, "edge: eval of ply %d but no move" % ply)
+            check(t >= move_ts[ply] + 5 - 0.05, "edge: public eval of ply %d %.2f s after its move "
+                                               "(edge delay 5 s)" % (ply, t - move_ts[ply]))
+        check(len(evals) == 44, "edge: public evals of %d plies of 44" % len(evals))
+        # The edge's PGN and game list carry the venue's evals.
+        want = wait_until(lambda: (lambda v: v if v and len(v[0]) == 44 else None)(game_evals(venue)),
+                          "44 [%eval] in the venue's /game/1.pgn", 30)
+        got = wait_until(lambda: (lambda v: v if v == want else None)(game_evals(edge)),
+                         "the venue's evals in the edge's PGN and games.json", 30)
+        check(got[1] and "lines" in got[1], "games.json: the eval has its lines")
+        log = open(os.path.join(tmp, "edge.log")).read()
+        check("refused" not in log, "edge refused messages: %s" % log[-2000:])
+        # A late edge: the evals from the stream alone.
+        late = Relay(binary, ["edge", "--from", nats.url, "--tournament", "e2e-engine",
+                              "--delay", str(5 / 60.0)], log=os.path.join(tmp, "late.log"))
+        procs.append(late)
+        wait_until(lambda: game_evals(late) == want, "the late edge's evals", 30)
+        print("ok: engine evals over NATS: 44 public evals at the edge with their lines, none before "
+              "the move was public there; PGN and games.json equal the venue's (%s ... %s)"
+              % (want[0][0], want[0][-1]))
+    finally:
+        for p in procs:
+            p.stop()
+        nats.kill()
+        if os.environ.get("CR_KEEP_TMP"):
+            print("kept", tmp)
+        else:
+            shutil.rmtree(tmp, ignore_errors=True)
+
+
 if __name__ == "__main__":
-    if len(sys.argv) != 3 or sys.argv[2] not in ("single", "cluster", "outage"):
-        print("usage: nats_e2e.py BINARY single|cluster|outage")
+    if len(sys.argv) != 3 or sys.argv[2] not in ("single", "cluster", "outage", "engine"):
+        print("usage: nats_e2e.py BINARY single|cluster|outage|engine")
         sys.exit(2)
     if not shutil.which("nats-server"):
         fail("nats-server not installed (scripts/setup installs it)")
-    {"single": single, "cluster": cluster, "outage": outage}[sys.argv[2]](sys.argv[1])
+    {"single": single, "cluster": cluster, "outage": outage, "engine": engine}[sys.argv[2]](sys.argv[1])

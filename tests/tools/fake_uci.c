@@ -13,6 +13,13 @@
  * S is a hash of F's placement in -300..299 (the same position gives the
  * same score); M1 M2 come from $FAKE_UCI_PV (default "e2e4 e7e5").
  *
+ * $FAKE_UCI_LINES ("pv2;pv3;..."): after line 1, lines 2, 3, ... with
+ * these pvs and scores S-10, S-20, ..., each preceded by an upperbound
+ * line of the same multipv (cp 5000: to be passed over), the whole set
+ * twice (depth 6, then depth 7) as an engine's iterations interleave them.
+ * $FAKE_UCI_960=1: lists "option name UCI_Chess960 type check".
+ * $FAKE_UCI_TRANSCRIPT: every line received is appended to this file.
+ *
  * $FAKE_UCI_MODE changes the behaviour:
  *   crash       exit(3) on every "go"
  *   crash-once  exit(3) on the first "go" of all runs that share the file
@@ -23,6 +30,7 @@
  *   log         append every "position fen" line to $FAKE_UCI_STATE
  *   slow        sleep $FAKE_UCI_SLEEP_MS (default 100) before answering go
  * Lines it does not know are ignored, as UCI wants. */
+#define _GNU_SOURCE /* strtok_r */
 #include <fcntl.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -49,15 +57,27 @@ int main(void)
 {
     const char *mode = env("FAKE_UCI_MODE", "");
     const char *state = env("FAKE_UCI_STATE", "");
+    const char *transcript = env("FAKE_UCI_TRANSCRIPT", "");
     char line[4096], fen[4096] = "";
     setvbuf(stdout, NULL, _IOLBF, 0);
     while (fgets(line, sizeof line, stdin)) {
         line[strcspn(line, "\r\n")] = '\0';
+        if (transcript[0]) {
+            FILE *f = fopen(transcript, "a");
+            if (f) {
+                fprintf(f, "%s\n", line);
+                fclose(f);
+            }
+        }
         if (strcmp(line, "uci") == 0) {
             if (strcmp(mode, "mute") == 0) {
                 continue;
             }
-            printf("id name fake_uci\nid author chessrelay tests\nuciok\n");
+            printf("id name fake_uci\nid author chessrelay tests\n");
+            if (strcmp(env("FAKE_UCI_960", ""), "1") == 0) {
+                printf("option name UCI_Chess960 type check default false\n");
+            }
+            printf("uciok\n");
         } else if (strcmp(line, "isready") == 0) {
             printf("readyok\n");
         } else if (strncmp(line, "position fen ", 13) == 0) {
@@ -99,7 +119,23 @@ int main(void)
                 printf("info depth 7 seldepth 9 multipv 1 score cp %d nodes 100 pv %s\n",
                        score_of(fen), pv);
             }
-            printf("info depth 7 multipv 2 score cp -999 pv 0000\n");
+            const char *lines = env("FAKE_UCI_LINES", "");
+            if (lines[0]) {
+                for (int depth = 6; depth <= 7; depth++) {
+                    char copy[1024];
+                    snprintf(copy, sizeof copy, "%s", lines);
+                    int k = 2;
+                    for (char *save = NULL, *l = strtok_r(copy, ";", &save); l;
+                         l = strtok_r(NULL, ";", &save), k++) {
+                        printf("info depth %d multipv %d score cp 5000 upperbound pv %s\n", depth,
+                               k, l);
+                        printf("info depth %d multipv %d score cp %d pv %s\n", depth, k,
+                               score_of(fen) - 10 * (k - 1), l);
+                    }
+                }
+            } else {
+                printf("info depth 7 multipv 2 score cp -999 pv 0000\n");
+            }
             printf("info string a comment\n");
             printf("bestmove %s\n", first);
         } else if (strcmp(line, "quit") == 0) {

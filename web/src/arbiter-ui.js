@@ -1,20 +1,32 @@
 // The arbiter dashboard (#/arbiter, #/arbiter/game/<id>): every board with
 // both clocks and its counters, alerts by urgency with a beep, and a game's
-// incident log, actions and claim workflow. State: arbiter.js; actions go
-// out on the WebSocket as "arbiter-action" messages. A page of the shape
-// main.js routes to: render(route), destroy(), tick().
+// board, move list, incident log, actions and claim workflow. State:
+// arbiter.js; the board and the actions picked on a move: arbiter-board.js;
+// actions go out on the WebSocket as "arbiter-action" messages. A page of
+// the shape main.js routes to: render(route), destroy(), tick().
 
 import {
   counters, formatMs, underTwoMinutes, beepsFor, actionMessage, fenRows, PIECE_GLYPHS,
-  scoresheetRows, BASIS_TEXT, KIND_LABEL, urgencyOf,
+  scoresheetRows, BASIS_TEXT, KIND_LABEL, urgencyOf, incidentMove, alertKey, ALARM_KINDS,
 } from './arbiter.js';
+import { ArbiterBoard } from './arbiter-board.js';
 import { clockRemaining } from './clock.js';
 import { h, setText } from './dom.js';
+
+// How long a result can be undone, and a take-back held before it goes out.
+export const UNDO_MS = 10000;
 
 function wallTime(ms) {
   if (typeof ms !== 'number' || ms < 0) return '';
   const d = new Date(ms);
   return d.toISOString().slice(11, 19);
+}
+
+// A claim's scoresheet by ply index, for naming its moves.
+function claimMoves(c) {
+  const out = [];
+  for (const m of (c && c.scoresheet) || []) out[m.ply] = m;
+  return out;
 }
 
 function colorName(c) {
@@ -36,11 +48,34 @@ export class ArbiterPage {
     this.flashUntil = 0;
     this.formError = '';
     this.notice = '';
+    this.board = new ArbiterBoard(this);
+    // An action waiting for its confirmation, held, or just sent (undo):
+    // {action, game, fields, label, hold, undo, stage, until}.
+    this.pending = null;
+    this.undoMs = UNDO_MS;
+    // Alarms (flag check, attention, claim) ring again this often until acknowledged.
+    this.alarmEveryMs = 10000;
+    this.lastAlarm = 0;
+    this.alarms = 0; // rung, for tests
+    this.health = new Map(); // board id -> its entry of /boards.json
+    this.healthKey = '';
+    this.healthAt = 0;
   }
 
   destroy() {
     this.el = null;
     this.key = '';
+    this.board.destroy();
+  }
+
+  // The incident log names moves: it is redrawn when the game's moves change.
+  movesKey(id) {
+    const g = id ? this.store.games.get(id) : null;
+    return g ? `${g.moves.length}:${g.moves.length ? g.moves[g.moves.length - 1].san : ''}` : '';
+  }
+
+  notation() {
+    return (this.ui && this.ui.notation) || 'en';
   }
 
   // --- sound and visual cue ---
@@ -119,6 +154,149 @@ export class ArbiterPage {
     this.requestRender();
   }
 
+  fail(text) {
+    this.formError = text;
+    this.key = '';
+    this.requestRender();
+  }
+
+  // --- confirmation and undo ---
+  pendingKey() {
+    return this.pending ? `${this.pending.stage}|${this.pending.label}` : '';
+  }
+
+  // An action that needs a confirmation first: a result (then undone by
+  // sending the previous one back) or a take-back (then held UNDO_MS before
+  // it goes out: the relay has no op that puts retracted moves back).
+  ask(p) {
+    try {
+      actionMessage(p.action, p.game, p.fields);
+    } catch (e) {
+      this.fail(e.message);
+      return;
+    }
+    this.pending = { ...p, stage: 'confirm', until: 0 };
+    this.formError = '';
+    this.key = '';
+    this.requestRender();
+  }
+
+  confirm() {
+    const p = this.pending;
+    if (!p || p.stage !== 'confirm') return;
+    if (p.hold) {
+      this.pending = { ...p, stage: 'held', until: Date.now() + this.undoMs };
+      this.key = '';
+      this.requestRender();
+      return;
+    }
+    this.pending = p.undo ? { ...p, stage: 'sent', until: Date.now() + this.undoMs } : null;
+    this.send(p.action, p.game, p.fields);
+  }
+
+  // Cancel before the confirmation, while held, or undo what was sent.
+  cancel() {
+    const p = this.pending;
+    if (!p) return;
+    this.pending = null;
+    if (p.stage === 'sent') {
+      this.send(p.undo.action, p.game, p.undo.fields);
+      this.notice = `undone: ${p.label}`;
+    } else {
+      this.notice = p.stage === 'held' ? `cancelled: ${p.label}` : '';
+    }
+    this.key = '';
+    this.requestRender();
+  }
+
+  pendingBar() {
+    const p = this.pending;
+    if (!p) return null;
+    const btn = (cls, label, fn) => h('button', { class: `abtn ${cls}`, type: 'button', onclick: fn }, label);
+    if (p.stage === 'confirm') {
+      return h('div', { class: 'arb-pending', 'data-stage': 'confirm', role: 'alertdialog', 'aria-label': 'confirm the action' },
+        h('span', { class: 'arb-pending-text' }, `${p.label}?`),
+        btn('arb-confirm-yes', 'Confirm', () => this.confirm()),
+        btn('arb-confirm-no', 'Cancel', () => this.cancel()));
+    }
+    const text = p.stage === 'held' ? `${p.label}: goes out in ` : `${p.label}: sent. Undo within `;
+    return h('div', { class: 'arb-pending', 'data-stage': p.stage, role: 'status' },
+      h('span', { class: 'arb-pending-text' }, text, h('span', { class: 'arb-countdown' }, '')),
+      btn('arb-undo', 'Undo', () => this.cancel()));
+  }
+
+  tickPending(now) {
+    const p = this.pending;
+    if (!p || p.stage === 'confirm') return;
+    if (now >= p.until) {
+      this.pending = null;
+      if (p.stage === 'held') this.send(p.action, p.game, p.fields);
+      else {
+        this.key = '';
+        this.requestRender();
+      }
+      return;
+    }
+    const cd = this.el && this.el.querySelector('.arb-countdown');
+    if (cd) setText(cd, `${Math.ceil((p.until - now) / 1000)} s`);
+  }
+
+  // --- acknowledgements: kept by the relay, shared by every arbiter ---
+  ackAlerts(list) {
+    for (const a of list) {
+      this.arb.ack(a);
+      try {
+        this.conn.send(actionMessage('ack', a.game, { alert: alertKey(a) }));
+      } catch (e) { /* shown as acknowledged here; the relay may not have taken it */ }
+    }
+    this.key = '';
+    this.requestRender();
+  }
+
+  // Alarms ring again until acknowledged; only once sound is enabled.
+  tickAlarms(now) {
+    if (this.sound !== 'on' || now - this.lastAlarm < this.alarmEveryMs) return;
+    if (!this.arb.alerts().some((a) => ALARM_KINDS.has(a.kind))) return;
+    this.lastAlarm = now;
+    this.alarms++;
+    this.flashUntil = now + 1500;
+    this.beep(2);
+  }
+
+  // --- board health: /boards.json (link state, snapshot rate, battery) ---
+  async pollHealth(now) {
+    if (now - this.healthAt < 3000) return;
+    this.healthAt = now;
+    try {
+      const r = await fetch('/boards.json', { cache: 'no-store' });
+      if (!r.ok) return;
+      const list = await r.json();
+      const map = new Map();
+      for (const b of Array.isArray(list) ? list : []) if (b && b.board) map.set(String(b.board), b);
+      const key = JSON.stringify([...map.entries()]);
+      this.health = map;
+      if (key !== this.healthKey) {
+        this.healthKey = key;
+        this.key = '';
+        this.requestRender();
+      }
+    } catch (e) { /* the relay is away: the last figures stay */ }
+  }
+
+  healthLine(s) {
+    const b = this.health.get(String(s.board));
+    if (!b) return null;
+    const bad = b.state === 'lost' || b.state === 'not responding';
+    const parts = [
+      h('span', { class: `arb-link st-${String(b.state).replace(/\s+/g, '-')}` }, b.state === 'active' ? 'link ok' : `link ${b.state}`),
+      typeof b.snapshots_per_min === 'number' ? h('span', { class: 'arb-rate' }, `${Math.round(b.snapshots_per_min)}/min`) : null,
+      typeof b.battery === 'number' ? h('span', { class: 'arb-battery' + (b.battery < 20 ? ' low' : '') }, `battery ${b.battery}%`) : null,
+      b.rotated ? h('span', { class: 'badge attention arb-rotated' }, 'rotated') : null,
+      b.state === 'lost' ? h('span', { class: 'badge attention arb-lost' }, 'lost') : null,
+    ];
+    return h('div', { class: 'arb-health' + (bad ? ' bad' : ''), 'data-board': String(s.board) }, parts);
+  }
+
   // Reports need the token in a header: fetched, then opened as a blob.
   async openReport(path) {
     // The tab is opened within the click (popup blockers), filled after the fetch.
@@ -163,7 +341,15 @@ export class ArbiterPage {
         this.conn.subscribe({ round: r });
       }
     }
-    const key = `${route.game}|${this.arb.version}|${this.formError}|${this.notice}|${this.sound}|${this.arb.aseq}`;
+    if (route.game === null) this.board.destroy();
+    if (route.game !== this.shownGame) {
+      // Another board: the last one's notices and a question still open stay behind.
+      this.shownGame = route.game;
+      this.notice = '';
+      this.formError = '';
+      if (this.pending && this.pending.stage === 'confirm') this.pending = null;
+    }
+    const key = `${route.game}|${this.arb.version}|${this.formError}|${this.notice}|${this.sound}|${this.arb.aseq}|${this.pendingKey()}|${this.healthKey}|${this.movesKey(route.game)}`;
     if (this.el && key === this.key) return;
     this.key = key;
     // Messages redraw the page: what the arbiter is typing stays.
@@ -177,7 +363,10 @@ export class ArbiterPage {
       }
     }
     this.el = route.game ? this.renderGame(route.game) : this.renderOverview();
+    const slot = this.el.querySelector('.arb-board-slot');
+    if (slot) slot.replaceWith(this.board.element(route.game));
     this.main.replaceChildren(this.el);
+    this.board.update();
     for (const f of this.el.querySelectorAll('input, select')) {
       const k = `${f.form ? f.form.className : ''}|${f.name}`;
       if (kept.has(k)) {
@@ -216,9 +405,24 @@ export class ArbiterPage {
       h('div', { class: 'arb-cols' },
         h('div', { class: 'arb-alert-panel' },
           h('div', { class: 'arb-panel-head' }, h('h2', {}, 'Alerts'),
-            alerts.length ? h('button', { class: 'abtn small', type: 'button', onclick: () => { this.arb.ackAll(); this.requestRender(); } }, 'Acknowledge all') : null),
-          list),
+            alerts.length ? h('button', { class: 'abtn small arb-ack-all', type: 'button', onclick: () => this.ackAlerts(alerts) }, 'Acknowledge all') : null),
+          list,
+          this.recentAcks()),
         grid));
+  }
+
+  // Who acknowledged what, and when (the relay's record, shared by all).
+  recentAcks() {
+    const acks = this.arb.recentAcks(5);
+    if (!acks.length) return null;
+    return h('div', { class: 'arb-acks' }, h('h3', {}, 'Acknowledged'),
+      h('ul', {}, acks.map((a) => {
+        const [game, alert] = a.key.split(':');
+        const s = this.arb.games.get(Number(game));
+        const inc = this.arb.incidentsOf(Number(game)).find((x) => alertKey(x) === alert);
+        const what = inc ? (KIND_LABEL[inc.kind] || inc.kind) : alert.startsWith('attention') ? KIND_LABEL.attention : alert;
+        return h('li', { 'data-ack': a.key }, `${s && s.table ? `Board ${s.table}` : `Game ${game}`} · ${what} — ${a.who}, ${wallTime(a.wall)}`);
+      })));
   }
 
   errorLine() {
@@ -234,7 +438,7 @@ export class ArbiterPage {
   alertRow(a) {
     const s = this.arb.games.get(a.game);
     const where = s ? (s.table ? `Board ${s.table}` : s.board) : `Game ${a.game}`;
-    return h('li', { class: `arb-alert u-${a.urgency}`, 'data-kind': a.kind, 'data-game': String(a.game) },
+    return h('li', { class: `arb-alert u-${a.urgency}`, 'data-kind': a.kind, 'data-game': String(a.game), 'data-alert': alertKey(a) },
       h('span', { class: 'arb-urg' }, a.urgency),
       h('a', { class: 'arb-where', href: `#/arbiter/game/${a.game}` }, where),
       h('span', { class: 'arb-kind' }, KIND_LABEL[a.kind] || a.kind),
@@ -245,7 +449,7 @@ export class ArbiterPage {
         ? h('button', { class: 'abtn small act-confirm-flag', type: 'button', title: `confirm that ${colorName(a.color)}'s flag fell`,
           onclick: () => this.send('confirm-flag', a.game, { color: a.color, reason: 'flag seen on the clock' }) }, 'confirm')
         : null,
-      h('button', { class: 'abtn small', type: 'button', title: 'acknowledge', onclick: () => { this.arb.ack(a); this.requestRender(); } }, '✓'));
+      h('button', { class: 'abtn small arb-ack', type: 'button', title: 'acknowledge (for every arbiter)', onclick: () => this.ackAlerts([a]) }, '✓'));
   }
 
   clockEl(s, side) {
@@ -262,12 +466,15 @@ export class ArbiterPage {
         h('span', { class: 'arb-round' }, `R${s.round} · ${s.board}`),
         s.online ? null : h('span', { class: 'badge offline' }, 'offline'),
         s.claim_pending ? h('span', { class: 'badge attention' }, 'claim') : null,
+        s.attention ? h('span', { class: 'badge attention arb-attn-badge' }, 'attention') : null,
         s.result !== '*' ? h('span', { class: 'result' }, s.result) : null),
       h('div', { class: 'arb-players' },
         h('div', { class: 'arb-player' }, h('span', { class: 'name' }, s.white || 'White'), this.clockEl(s, 'white')),
         h('div', { class: 'arb-player' }, h('span', { class: 'name' }, s.black || 'Black'), this.clockEl(s, 'black'))),
       h('dl', { class: 'arb-counters' }, counters(s).map((c) => h('div', { class: `arb-counter ${c.level}`, 'data-counter': c.key },
         h('dt', {}, c.label), h('dd', {}, c.value)))),
+      s.attention ? h('div', { class: 'arb-card-attn' }, `⚠ ${s.attention_reason || 'needs attention'}${(s.attention_squares || []).length ? `: ${s.attention_squares.join(' ')}` : ''}`) : null,
+      this.healthLine(s),
       h('div', { class: 'arb-plies' }, `${s.plies} plies · ${s.side === 'w' ? 'White' : 'Black'} to move`));
   }
 
@@ -278,26 +485,35 @@ export class ArbiterPage {
         h('a', { href: '#/arbiter' }, '← all boards'));
     }
     const incs = [...this.arb.incidentsOf(id)].reverse();
+    const g = this.store.games.get(id);
     const claim = this.arb.openClaim(id);
     const claims = this.arb.claimsOf(id);
     return h('section', { class: 'arbiter arb-game', 'data-game': String(id) },
       this.head(`${s.table ? `Board ${s.table}` : s.board} · ${s.white || 'White'} – ${s.black || 'Black'}`,
         h('a', { class: 'pgn-link', href: '#/arbiter' }, '← all boards')),
       this.errorLine(),
-      h('div', { class: 'arb-cols' },
+      this.pendingBar(),
+      h('div', { class: 'arb-cols arb-game-cols' },
+        h('div', { class: 'arb-board-col' },
+          h('div', { class: 'arb-board-slot' }),
+          h('p', {}, h('a', { href: `#/game/${id}` }, 'Open the game page'))),
         h('div', {},
           this.boardCard(s),
-          h('p', {}, h('a', { href: `#/game/${id}` }, 'Open the game page')),
           this.actions(s, claim)),
         h('div', {},
           claims.length ? h('div', { class: 'arb-claims' }, claims.slice().reverse().map((c) => this.claimPanel(c))) : null,
           h('h2', {}, 'Incident log'),
           h('table', { class: 'arb-log' },
-            h('thead', {}, h('tr', {}, ['#', 'time', 'ply', 'kind', 'side', 'White', 'Black', 'text'].map((t) => h('th', {}, t)))),
-            h('tbody', {}, incs.map((inc) => h('tr', { class: `u-${inc.urgency}`, 'data-kind': inc.kind },
-              h('td', {}, inc.seq), h('td', {}, wallTime(inc.wall)), h('td', {}, inc.ply),
-              h('td', {}, KIND_LABEL[inc.kind] || inc.kind), h('td', {}, colorName(inc.color)),
-              h('td', {}, formatMs(inc.white_ms)), h('td', {}, formatMs(inc.black_ms)), h('td', {}, inc.text))))))));
+            h('thead', {}, h('tr', {}, ['#', 'time', 'after', 'kind', 'side', 'White', 'Black', 'text', 'seen by'].map((t) => h('th', {}, t)))),
+            h('tbody', {}, incs.map((inc) => {
+              const ack = this.arb.ackOf(inc);
+              return h('tr', { class: `u-${inc.urgency}`, 'data-kind': inc.kind, 'data-seq': String(inc.seq) },
+                h('td', {}, inc.seq), h('td', {}, wallTime(inc.wall)),
+                h('td', { class: 'arb-log-move' }, incidentMove(inc.ply, g ? g.start : null, g ? g.moves : null)),
+                h('td', {}, KIND_LABEL[inc.kind] || inc.kind), h('td', {}, colorName(inc.color)),
+                h('td', {}, formatMs(inc.white_ms)), h('td', {}, formatMs(inc.black_ms)), h('td', {}, inc.text),
+                h('td', { class: 'arb-log-ack' }, ack ? `${ack.who} ${wallTime(ack.wall)}` : ''));
+            }))))));
   }
 
   actions(s, claim) {
@@ -321,23 +537,15 @@ export class ArbiterPage {
         h('select', { name: 'result' }, ['1-0', '0-1', '1/2-1/2', '*'].map((r) => h('option', { value: r, selected: r === s.result }, r))),
         field('reason', { placeholder: 'reason (resignation, …)' }),
         h('button', { class: 'abtn', type: 'submit' }, 'Set result'),
-      ], (f) => this.send('result', id, f)),
-      form('act-offer', 'Draw offer', [
-        field('ply', { type: 'number', min: '0', placeholder: `ply (empty: last, ${s.plies - 1})` }),
-        h('label', {}, h('input', { type: 'checkbox', name: 'clear' }), ' clear'),
-        h('button', { class: 'abtn', type: 'submit' }, 'Mark'),
-      ], (f) => this.send('draw-offer', id, { ply: f.ply, offered: !f.clear })),
-      form('act-replace', 'Replace a move', [
-        field('ply', { type: 'number', min: '0', max: String(Math.max(0, s.plies - 1)), placeholder: `ply (0 = White's first, < ${s.plies})` }),
-        field('move', { placeholder: 'the move played (Nf3, g1f3)' }),
-        field('reason', { placeholder: 'reason' }),
-        h('button', { class: 'abtn', type: 'submit', disabled: !s.plies }, 'Replace'),
-      ], (f) => this.send('replace-move', id, f)),
-      form('act-takeback', 'Take back', [
-        field('plies', { type: 'number', min: '0', max: String(s.plies), placeholder: `plies to keep (< ${s.plies})` }),
-        field('reason', { placeholder: 'reason' }),
-        h('button', { class: 'abtn', type: 'submit' }, 'Take back'),
-      ], (f) => this.send('take-back', id, f)),
+      ], (f) => {
+        if (f.result === s.result) {
+          this.fail(`the result is ${s.result} already`);
+          return;
+        }
+        this.ask({ action: 'result', game: id, fields: f, label: `Set the result to ${f.result} (now ${s.result})`,
+          undo: { action: 'result', fields: { result: s.result, reason: `undo of ${f.result}` } } });
+      }),
+      h('p', { class: 'arb-hint' }, 'Take-backs, replaced moves and draw offers: pick the move in the list beside the board.'),
       form('act-players', 'Players', [
         field('white', { placeholder: s.white || 'White' }),
         field('black', { placeholder: s.black || 'Black' }),
@@ -359,7 +567,7 @@ export class ArbiterPage {
     const rows = scoresheetRows(c, c.start);
     return h('div', { class: `arb-claim ${open ? 'open' : 'decided'}`, 'data-claim': String(c.id), 'data-decision': c.decision },
       h('h2', {}, `Claim ${c.id}: ${colorName(c.claimant)} claims a draw · ${c.decision}`),
-      h('p', { class: 'arb-basis' }, `${c.basis === 'a' || c.basis === 'b' ? 'D1 ' : ''}${BASIS_TEXT[c.basis] || c.basis}${c.move ? `, with the move ${c.move}` : ''}${c.basis === 'a' || c.basis === 'b' ? '' : `: ${c.correct ? 'correct' : 'NOT correct'} (the relay's check)`}. Clocks at the claim: White ${formatMs(c.white_ms)}, Black ${formatMs(c.black_ms)}; after ply ${c.ply}.`),
+      h('p', { class: 'arb-basis' }, `${c.basis === 'a' || c.basis === 'b' ? 'D1 ' : ''}${BASIS_TEXT[c.basis] || c.basis}${c.move ? `, with the move ${c.move}` : ''}${c.basis === 'a' || c.basis === 'b' ? '' : `: ${c.correct ? 'correct' : 'NOT correct'} (the relay's check)`}. Clocks at the claim: White ${formatMs(c.white_ms)}, Black ${formatMs(c.black_ms)}; after ${incidentMove(c.ply, c.start, claimMoves(c))}.`),
       h('div', { class: 'arb-claim-body' },
         this.frozenBoard(c.fen),
         h('table', { class: 'arb-sheet' }, h('tbody', {}, rows.map((r) => h('tr', {},
@@ -394,7 +602,12 @@ export class ArbiterPage {
   // Clocks: the live store's (counted down), else the monitor's last figure.
   tick() {
     if (!this.el) return;
-    const nowUs = this.store.time.relayNowUs(Date.now());
+    const now = Date.now();
+    this.tickPending(now);
+    this.tickAlarms(now);
+    this.pollHealth(now);
+    this.board.update();
+    const nowUs = this.store.time.relayNowUs(now);
     for (const el of this.el.querySelectorAll('.arb-clock')) {
       const id = Number(el.dataset.arbGame);
       const side = el.dataset.side;

@@ -2,9 +2,12 @@
 // (docs/protocol.md, "Arbiters") and answers what the page shows: alerts by
 // urgency, counters per board, claims. Pure logic, no DOM: node tests it.
 
+import { Chess } from 'chess.js';
+import { moveNumberLabel } from './view.js';
+
 export const URGENCY = { info: 0, notice: 1, warning: 2, critical: 3 };
 export const TWO_MINUTES_MS = 120000;
-const ARBITER_TYPES = new Set(['arbiter', 'incident', 'arbiter-state', 'claim', 'arbiter-error']);
+const ARBITER_TYPES = new Set(['arbiter', 'incident', 'arbiter-state', 'claim', 'arbiter-error', 'ack']);
 
 export function isArbiterMessage(msg) {
   return !!msg && typeof msg === 'object' && ARBITER_TYPES.has(msg.type);
@@ -14,8 +17,41 @@ export function urgencyOf(inc) {
   return URGENCY[inc && inc.urgency] ?? 0;
 }
 
+// What the relay's "ack" names an alert by: an incident's seq, or
+// "attention@<plies>" for a board whose picture the game cannot explain.
+export function alertKey(a) {
+  return a.key !== undefined ? a.key : String(a.seq);
+}
+
 export function incidentKey(inc) {
-  return `${inc.game}:${inc.seq}`;
+  return `${inc.game}:${alertKey(inc)}`;
+}
+
+// Alerts that ring again until acknowledged (once sound is enabled).
+export const ALARM_KINDS = new Set(['flag-check', 'attention', 'claim']);
+
+// "23... Qd7": the move number and colour of 0-based ply i, then its SAN.
+export function plyLabel(startFen, i, san) {
+  return `${moveNumberLabel(startFen, i)} ${san || ''}`.trim();
+}
+
+// The move an incident came after (its ply counts the plies played then):
+// "23... Qd7", "start" before any move.
+export function incidentMove(ply, startFen, moves) {
+  const n = Number(ply);
+  if (!Number.isInteger(n) || n < 0) return '';
+  if (n === 0) return 'start';
+  const m = moves && moves[n - 1];
+  return plyLabel(startFen, n - 1, m && m.san);
+}
+
+// The legal moves of a position in SAN, sorted; [] when chess.js refuses the FEN.
+export function legalSans(fen) {
+  try {
+    return new Chess(fen).moves().sort((a, b) => a.localeCompare(b));
+  } catch (e) {
+    return [];
+  }
 }
 
 // Urgency first (highest first), then newest first (as the relay sorts them).
@@ -36,8 +72,17 @@ export class ArbiterStore {
     this.incidents = new Map(); // game id -> incidents by seq
     this.claims = new Map(); // claim id (relay-wide) -> claim
     this.errors = [];
-    this.acked = new Set();
+    this.acked = new Set();        // incidentKey()s seen here or by any arbiter
+    this.ackInfo = new Map();      // incidentKey() -> {who, wall} as the relay keeps it
+    this.attentionSeen = new Map(); // attention alert key -> when this page first saw it
     this.version = 0;
+  }
+
+  setAck(a) {
+    if (!a || typeof a.game !== 'number' || typeof a.alert !== 'string') return;
+    const k = `${a.game}:${a.alert}`;
+    this.acked.add(k);
+    this.ackInfo.set(k, { who: a.who || '?', wall: a.wall });
   }
 
   // Returns {changed, snapshot, alerts: new incidents at notice or above, error}.
@@ -52,6 +97,7 @@ export class ArbiterStore {
       for (const s of msg.games || []) this.games.set(s.game, s);
       for (const inc of msg.incidents || []) this.addIncident(inc);
       for (const c of msg.claims || []) this.claims.set(c.id, c);
+      for (const a of msg.acks || []) this.setAck(a);
       out.changed = out.snapshot = true;
       this.version++;
       return out;
@@ -70,6 +116,9 @@ export class ArbiterStore {
         break;
       case 'claim':
         if (msg.claim) this.claims.set(msg.claim.id, msg.claim);
+        break;
+      case 'ack':
+        this.setAck(msg.ack);
         break;
       case 'arbiter-error':
         out.error = msg;
@@ -101,31 +150,65 @@ export class ArbiterStore {
     return this.incidents.get(game) || [];
   }
 
+  // A board whose picture the game cannot explain, as an alert (the relay
+  // says so in the game's state, with the squares in question), or null.
+  attentionAlert(s) {
+    if (!s || !s.attention) return null;
+    const key = `attention@${s.plies}`;
+    const seenKey = `${s.game}:${key}`;
+    if (!this.attentionSeen.has(seenKey)) this.attentionSeen.set(seenKey, Date.now());
+    const squares = Array.isArray(s.attention_squares) ? s.attention_squares : [];
+    const why = s.attention_reason || 'the board shows a position the game cannot explain';
+    return { game: s.game, key, kind: 'attention', urgency: 'warning', ply: s.plies, color: '-', squares,
+      wall: this.attentionSeen.get(seenKey), text: squares.length ? `${why}: ${squares.join(' ')}` : why };
+  }
+
+  // A game's incidents and its attention alert, if any.
+  alertsOf(game) {
+    const att = this.attentionAlert(this.games.get(game));
+    return att ? [...this.incidentsOf(game), att] : this.incidentsOf(game);
+  }
+
   // Alerts still to be seen: notice and above, not acknowledged, sorted.
   alerts() {
     const out = [];
-    for (const list of this.incidents.values()) {
-      for (const inc of list) {
+    for (const game of new Set([...this.incidents.keys(), ...this.games.keys()])) {
+      for (const inc of this.alertsOf(game)) {
         if (urgencyOf(inc) >= URGENCY.notice && !this.acked.has(incidentKey(inc))) out.push(inc);
       }
     }
     return out.sort(compareAlerts);
   }
 
+  // Marks an alert seen here at once; the page tells the relay, which
+  // tells every arbiter (and keeps who and when).
   ack(inc) {
     this.acked.add(incidentKey(inc));
     this.version++;
   }
 
   ackAll() {
-    for (const inc of this.alerts()) this.acked.add(incidentKey(inc));
+    const all = this.alerts();
+    for (const inc of all) this.acked.add(incidentKey(inc));
     this.version++;
+    return all;
+  }
+
+  // {who, wall} of an acknowledged alert, or null.
+  ackOf(inc) {
+    return this.ackInfo.get(incidentKey(inc)) || null;
+  }
+
+  // The latest acknowledgements, newest first.
+  recentAcks(n = 5) {
+    return [...this.ackInfo.entries()].map(([k, v]) => ({ key: k, ...v }))
+      .sort((a, b) => (b.wall || 0) - (a.wall || 0)).slice(0, n);
   }
 
   // Highest urgency among a game's open alerts, or -1.
   gameAlertLevel(game) {
     let level = -1;
-    for (const inc of this.incidentsOf(game)) {
+    for (const inc of this.alertsOf(game)) {
       if (!this.acked.has(incidentKey(inc))) level = Math.max(level, urgencyOf(inc));
     }
     return level >= URGENCY.notice ? level : -1;
@@ -268,6 +351,10 @@ export function actionMessage(action, game, f = {}) {
       if (text(f.reason)) m.reason = text(f.reason);
       return m;
     }
+    case 'ack':
+      if (!/^[A-Za-z0-9@:._-]{1,47}$/.test(String(f.alert ?? ''))) throw new Error('alert: the alert\'s key');
+      m.alert = String(f.alert);
+      return m;
     case 'decide': {
       if (!['draw', 'rejected', 'postponed'].includes(f.decision)) throw new Error('decision: draw, rejected or postponed');
       m.decision = f.decision;
@@ -341,5 +428,6 @@ export const KIND_LABEL = {
   fivefold: 'Fivefold repetition', 'fifty-moves': '50-move rule', 'seventy-five-moves': '75-move rule',
   'dead-position': 'Dead position', 'illegal-move': 'Illegal move', 'board-offline': 'Board offline',
   'board-online': 'Board online', claim: 'Claim', decision: 'Decision', result: 'Result',
-  correction: 'Correction', 'draw-offer': 'Draw offer',
+  correction: 'Correction', 'draw-offer': 'Draw offer', 'flag-check': 'Flag check',
+  attention: 'Board needs attention',
 };

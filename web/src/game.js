@@ -326,12 +326,16 @@ export class GamePage {
       fillEvalBar(v.el.querySelector('.evalbar'), near.e, this.orientation, !near.exact);
       const best = v.el.querySelector('.bestline');
       if (e && e.pv && ui.showEval) {
-        const line = e.pv.split(' ').map((san, i) => {
-          const no = moveNumberLabel(fen, i);
-          return (i === 0 || !no.endsWith('...') ? `${no} ` : '') + localizeSan(san, ui.notation);
-        }).join(' ');
-        best.replaceChildren(h('span', { class: 'best-eval' }, evalText(e)), ' ',
-          h('span', { class: 'best-pv' }, line), ' ', h('span', { class: 'best-depth' }, t('depth {n}', { n: e.depth })));
+        // multipv: every line the engine gave (the first is the eval's own)
+        const lines = Array.isArray(e.lines) && e.lines.length > 1 ? e.lines : [e];
+        best.replaceChildren(...lines.filter((l) => l && l.pv).map((l) => {
+          const line = l.pv.split(' ').map((san, i) => {
+            const no = moveNumberLabel(fen, i);
+            return (i === 0 || !no.endsWith('...') ? `${no} ` : '') + localizeSan(san, ui.notation);
+          }).join(' ');
+          return h('div', { class: 'best-line' }, h('span', { class: 'best-eval' }, evalText(l)), ' ',
+            h('span', { class: 'best-pv' }, line), ' ', h('span', { class: 'best-depth' }, t('depth {n}', { n: l.depth })));
+        }));
       } else {
         best.replaceChildren();
       }

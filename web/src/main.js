@@ -198,7 +198,7 @@ const app = {
     scheduleRender();
   },
 };
-const arbiterPage = new ArbiterPage({ store, arb, conn, token: arbiterToken, main, onChange: () => scheduleRender() });
+const arbiterPage = new ArbiterPage({ store, arb, conn, ui, token: arbiterToken, main, onChange: () => scheduleRender() });
 const PAGES = {
   round: new OverviewPage(app),
   game: new GamePage(app),

@@ -43,6 +43,7 @@ test('game page: eval bar, best line, graphs, marks; a new eval follows live', a
   assert.equal(await page.$eval('.eval-graph', (e) => e.dataset.points), '10');
   assert.equal(await page.$eval('.time-graph', (e) => e.dataset.bars), '8'); // each side's first move has no time before it
   assert.equal(await page.textContent('.moves .mv[data-ply="9"] .nag'), '?');
+  assert.equal(await page.$$eval('.bestline .best-line', (l) => l.length), 1);
   // A move: the bar waits dimmed on the last eval, then takes the new one.
   relay.move(1, 'Re1');
   await page.waitForSelector('.moves .mv[data-ply="10"]');
@@ -55,6 +56,14 @@ test('game page: eval bar, best line, graphs, marks; a new eval follows live', a
   assert.equal(await page.$eval('.eval-graph', (e) => e.dataset.points), '11');
   assert.ok(await page.$('.eval-graph .g-blunder'), 'the blunder is marked on the graph');
   await screenshot(page, 'eval-game');
+  // multipv: the engine's best lines, one under the other, the first the eval's own.
+  relay.evaluate(1, 10, E(-350, { nag: 4, best: 'b5', pv: 'b5 Bb3',
+    lines: [{ cp: -350, depth: 18, pv: 'b5 Bb3' }, { cp: -420, depth: 18, pv: 'd6 c3' }, { mate: -3, depth: 17, pv: 'Nxe4 Qe2' }] }));
+  assert.equal(await waitFor(async () => (await page.$$eval('.bestline .best-line', (l) => l.length)) === 3), true);
+  const texts = await page.$$eval('.bestline .best-line', (l) => l.map((x) => x.textContent));
+  assert.match(texts[0], /^−3\.50 6\.\.\. b5 7\. Bb3 depth 18$/);
+  assert.match(texts[1], /^−4\.20 6\.\.\. d6 7\. c3 depth 18$/);
+  assert.match(texts[2], /^#−3 6\.\.\. Nxe4 7\. Qe2 depth 17$/);
   // A click on the graph's left end jumps to the first move.
   const box = await page.$eval('.eval-graph', (e) => { const r = e.getBoundingClientRect(); return { x: r.left, y: r.top, w: r.width, h: r.height }; });
   await page.mouse.click(box.x + 2, box.y + box.h / 2);

@@ -2,7 +2,7 @@ import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import {
   ArbiterStore, compareAlerts, counters, formatMs, beepsFor, actionMessage, fenRows, scoresheetRows,
-  underTwoMinutes, isArbiterMessage,
+  underTwoMinutes, isArbiterMessage, plyLabel, incidentMove, legalSans, alertKey,
 } from '../../../web/src/arbiter.js';
 import { parseRoute } from '../../../web/src/view.js';
 
@@ -128,4 +128,42 @@ test('frozen position and scoresheet', () => {
   assert.deepEqual(sheet.map((r) => [r.no, r.white && r.white.san, r.black && r.black.san]), [[40, 'Kf1', 'Kf8'], [41, 'Ke1', null]]);
   const fromBlack = scoresheetRows({ scoresheet: [{ san: 'e5' }, { san: 'Nf3' }] }, 'x b - - 0 7');
   assert.deepEqual(fromBlack.map((r) => [r.no, r.white && r.white.san, r.black && r.black.san]), [[7, null, 'e5'], [8, 'Nf3', null]]);
+});
+
+test('moves named by number and colour, never by ply index', () => {
+  const start = 'rnbqkbnr/pppppppp/8/8/8/8/PPPPPPPP/RNBQKBNR w KQkq - 0 1';
+  assert.equal(plyLabel(start, 0, 'e4'), '1. e4');
+  assert.equal(plyLabel(start, 45, 'Qd7'), '23... Qd7');
+  assert.equal(plyLabel('8/8/8/8/8/8/8/K1k5 b - - 0 40', 0, 'Kd2'), '40... Kd2');
+  const moves = [{ san: 'e4' }, { san: 'e5' }, { san: 'Nf3' }];
+  assert.equal(incidentMove(0, start, moves), 'start');
+  assert.equal(incidentMove(2, start, moves), '1... e5');
+  assert.equal(incidentMove(3, start, moves), '2. Nf3');
+  assert.equal(incidentMove(-1, start, moves), '');
+});
+
+test('legal moves of a position in SAN', () => {
+  const after = 'r1bqkbnr/pppp1ppp/2n5/4p3/4P3/5N2/PPPP1PPP/RNBQKB1R w KQkq - 2 3';
+  const legal = legalSans(after);
+  assert.ok(legal.includes('Bb5') && legal.includes('Nxe5') && legal.includes('O-O') === false);
+  assert.equal(legal.length, 27);
+  assert.deepEqual(legalSans('not a fen'), []);
+});
+
+test('attention as an alert; acknowledgements from the relay, shared', () => {
+  const a = new ArbiterStore();
+  a.apply({ type: 'arbiter', aseq: 0, games: [state(1, { plies: 12, attention: true, attention_reason: 'pieces missing', attention_squares: ['e4', 'd5'] }), state(2)],
+    incidents: [inc(2, 1, 'flag-check', 'warning')], claims: [], acks: [{ game: 2, alert: '1', who: 'chief', wall: 5 }] });
+  const alerts = a.alerts();
+  assert.deepEqual(alerts.map((x) => `${x.game}:${x.kind}:${alertKey(x)}`), ['1:attention:attention@12']);
+  assert.match(alerts[0].text, /pieces missing: e4 d5/);
+  assert.deepEqual(a.ackOf(inc(2, 1, 'flag-check', 'warning')), { who: 'chief', wall: 5 });
+  assert.equal(a.gameAlertLevel(1), 2);
+  // Another arbiter acknowledges it: gone here too.
+  const r = a.apply({ type: 'ack', aseq: 1, game: 1, ack: { game: 1, alert: 'attention@12', who: 'deputy', wall: 9 } });
+  assert.ok(r.changed);
+  assert.equal(a.alerts().length, 0);
+  assert.deepEqual(a.recentAcks().map((x) => x.who), ['deputy', 'chief']);
+  assert.deepEqual(actionMessage('ack', 1, { alert: 'attention@12' }), { op: 'arbiter-action', game: 1, action: 'ack', alert: 'attention@12' });
+  assert.throws(() => actionMessage('ack', 1, { alert: 'a b' }), /alert/);
 });

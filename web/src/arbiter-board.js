@@ -1,0 +1,191 @@
+// The board and the move list of the arbiter's game page (#/arbiter/game/N).
+// The board is a chessground board as on the viewer's game page; a move
+// picked in the list shows its position and the actions on it: take back to
+// here, replace it (a select of the legal moves of the position before it),
+// a draw offer at it. No ply number is typed anywhere; moves are named by
+// number and colour ("23... Qd7"). While the board needs attention, the
+// squares the relay names are marked on the live position.
+
+import { Chessground } from 'chessground';
+import { h, setText } from './dom.js';
+import { sanNode, setBoard } from './widgets.js';
+import { uciSquares, isCheck, sideToMove } from './state.js';
+import { moveNumberLabel } from './view.js';
+import { plyLabel, legalSans } from './arbiter.js';
+
+export class ArbiterBoard {
+  // page: the ArbiterPage (store, ask(), send()).
+  constructor(page) {
+    this.page = page;
+    this.view = null;
+    this.sel = null; // 0-based ply picked in the list; null: the live position
+  }
+
+  destroy() {
+    if (this.view) this.view.cg.destroy();
+    this.view = null;
+    this.sel = null;
+  }
+
+  // The view of game `id`: made once, then moved into each new render of the
+  // page (the board keeps its state and animations).
+  element(id) {
+    if (!this.view || this.view.id !== id) {
+      this.destroy();
+      const box = h('div', { class: 'cgbox' });
+      const wrap = h('div', { class: 'board-wrap arb-cg', role: 'img' }, box);
+      const moves = h('div', { class: 'arb-moves', role: 'group', 'aria-label': 'moves: pick one for its actions' });
+      moves.addEventListener('click', (e) => {
+        const b = e.target.closest('[data-ply]');
+        if (b) this.pick(Number(b.dataset.ply));
+      });
+      const el = h('div', { class: 'arb-boardview', 'data-game': String(id) },
+        h('div', { class: 'arb-attn', hidden: true }),
+        wrap,
+        h('p', { class: 'arb-board-at' }),
+        moves,
+        h('div', { class: 'arb-move-panel' }));
+      const cg = Chessground(box, {
+        viewOnly: true, coordinates: true,
+        animation: { enabled: true, duration: 150 },
+        drawable: { enabled: false, visible: true },
+        highlight: { lastMove: true, check: true },
+      });
+      this.view = { id, el, cg, box, wrap, moves, boardKey: '', movesKey: '', panelKey: '' };
+    }
+    return this.view.el;
+  }
+
+  pick(i) {
+    this.sel = this.sel === i ? null : i;
+    this.update();
+  }
+
+  // Brings board, list and panel up to the store (cheap when nothing changed).
+  update() {
+    const v = this.view;
+    if (!v) return;
+    const { store } = this.page;
+    const g = store.games.get(v.id);
+    const s = this.page.arb.games.get(v.id);
+    if (!g) {
+      setText(v.el.querySelector('.arb-board-at'), 'Loading the moves…');
+      return;
+    }
+    const n = g.moves.length;
+    if (this.sel !== null && this.sel >= n) this.sel = null; // a take-back shortened the game
+    const live = this.sel === null;
+    const ply = live ? n : this.sel + 1;
+    const fen = store.fenAt(g, ply);
+    const m = ply > 0 ? g.moves[ply - 1] : null;
+    const squares = live && s && s.attention && Array.isArray(s.attention_squares) ? s.attention_squares : [];
+
+    const bk = `${fen}|${m ? m.uci : ''}|${squares.join(',')}`;
+    if (bk !== v.boardKey) {
+      const first = v.boardKey === '';
+      v.boardKey = bk;
+      const turn = sideToMove(fen);
+      setBoard(v.cg, first, {
+        fen, turnColor: turn,
+        lastMove: m ? uciSquares(m.uci) : undefined,
+        check: m && isCheck(m.san) ? turn : false,
+        highlight: { lastMove: true, check: true, custom: new Map(squares.map((q) => [q, 'attention'])) },
+      });
+      v.cg.setAutoShapes(squares.map((q) => ({ orig: q, brush: 'red' })));
+      v.box.dataset.fen = fen;
+      v.box.dataset.ply = String(ply);
+      v.box.dataset.attention = squares.join(' ');
+      const at = m ? `after ${plyLabel(g.start, ply - 1, m.san)}` : 'start position';
+      v.wrap.setAttribute('aria-label', `Board ${s && s.table ? s.table : v.id}: ${at}${squares.length ? `; squares in question ${squares.join(', ')}` : ''}`);
+    }
+    const attn = v.el.querySelector('.arb-attn');
+    const alert = this.page.arb.attentionAlert(s);
+    attn.hidden = !alert;
+    setText(attn, alert ? `⚠ ${alert.text}${live ? '' : ' (shown on the live position)'}` : '');
+    setText(v.el.querySelector('.arb-board-at'), live ? `Live: ${m ? plyLabel(g.start, n - 1, m.san) : 'start position'}`
+      : `Showing ${plyLabel(g.start, this.sel, m.san)} (click it again for the live position)`);
+
+    const notation = this.page.notation();
+    const mk = `${n}|${this.sel}|${notation}|${g.moves.map((x) => x.san + (x.flags || []).join('')).join(' ')}`;
+    if (mk !== v.movesKey) {
+      v.movesKey = mk;
+      this.renderMoves(g, notation);
+    }
+    const pk = `${mk}|${g.result}|${this.page.pendingKey()}`;
+    if (pk !== v.panelKey) {
+      v.panelKey = pk;
+      this.renderPanel(g, s);
+    }
+  }
+
+  renderMoves(g, notation) {
+    const v = this.view;
+    const rows = [];
+    g.moves.forEach((mv, i) => {
+      const no = moveNumberLabel(g.start, i);
+      if (i === 0 || !no.endsWith('...')) rows.push(h('span', { class: 'idx' }, no.replace(/\.+$/, '.')));
+      if (i === 0 && no.endsWith('...')) rows.push(h('span', {}, '…')); // Black began: White's cell stays empty
+      const flags = mv.flags || [];
+      rows.push(h('button', {
+        type: 'button', class: 'arb-mv' + (i === this.sel ? ' picked' : '') + (flags.includes('draw-offer') ? ' offer' : ''),
+        'data-ply': String(i), 'data-label': plyLabel(g.start, i, mv.san), 'aria-pressed': String(i === this.sel),
+        title: `${plyLabel(g.start, i, mv.san)}: actions`,
+      }, sanNode(mv.san, notation), flags.includes('draw-offer') ? ' (=)' : ''));
+    });
+    if (!g.moves.length) rows.push(h('p', { class: 'no-moves' }, 'No moves yet.'));
+    v.moves.replaceChildren(...rows);
+    const picked = v.moves.querySelector('.arb-mv.picked') || v.moves.lastElementChild;
+    if (picked && picked.offsetTop !== undefined) {
+      const top = picked.offsetTop - v.moves.offsetTop;
+      if (top < v.moves.scrollTop || top + picked.offsetHeight > v.moves.scrollTop + v.moves.clientHeight) {
+        v.moves.scrollTop = top - v.moves.clientHeight / 2;
+      }
+    }
+  }
+
+  // The actions on the picked move.
+  renderPanel(g, s) {
+    const panel = this.view.el.querySelector('.arb-move-panel');
+    const i = this.sel;
+    if (i === null) {
+      panel.replaceChildren(h('p', { class: 'arb-hint' }, 'Pick a move in the list to take back to it, replace it or mark a draw offer at it.'));
+      return;
+    }
+    const id = this.view.id;
+    const n = g.moves.length;
+    const mv = g.moves[i];
+    const label = plyLabel(g.start, i, mv.san);
+    const offered = (mv.flags || []).includes('draw-offer');
+    const later = n - i - 1;
+    const legal = legalSans(this.page.store.fenAt(g, i)).filter((x) => x !== mv.san);
+    const reason = h('input', { name: 'reason', class: 'arb-mv-reason', placeholder: 'reason (for the log)' });
+    const select = h('select', { name: 'move', class: 'arb-replace-move', 'aria-label': `the move played instead of ${label}` },
+      h('option', { value: '' }, `instead of ${mv.san}…`),
+      legal.map((x) => h('option', { value: x }, x)));
+    const open = g.result === '*' || (s && s.result === '*');
+    panel.replaceChildren(
+      h('h3', {}, `Move ${label}`),
+      h('div', { class: 'arb-mv-actions' },
+        h('button', { class: 'abtn act-takeback-here', type: 'button', disabled: later === 0,
+          title: later === 0 ? 'this is the last move' : `keeps the game up to ${label}`,
+          onclick: () => this.page.ask({
+            action: 'take-back', game: id, fields: { plies: i + 1, reason: reason.value },
+            label: `Take back to ${label} (${later} ${later === 1 ? 'ply' : 'plies'} removed)`, hold: true,
+          }) }, later ? `Take back to here (−${later})` : 'Take back to here'),
+        h('button', { class: 'abtn act-offer-here', type: 'button',
+          onclick: () => this.page.send('draw-offer', id, { ply: i, offered: !offered }) },
+        offered ? `Clear the draw offer at ${label}` : `Draw offer at ${label}`)),
+      h('div', { class: 'arb-mv-replace' },
+        select,
+        h('button', { class: 'abtn act-replace-here', type: 'button', disabled: !legal.length,
+          onclick: () => {
+            if (!select.value) {
+              this.page.fail(`replace: pick the move played instead of ${label}`);
+              return;
+            }
+            this.page.send('replace-move', id, { ply: i, move: select.value, reason: reason.value });
+          } }, `Replace ${label}`)),
+      reason,
+      open ? null : h('p', { class: 'arb-hint' }, 'The game has a result: a take-back or a replaced move clears it.'));
+  }
+}
