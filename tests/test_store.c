@@ -45,6 +45,16 @@ static cr_store_event *game_event(int id, int64_t seq, const char *board, const 
     return ev;
 }
 
+static cr_store_event *tag_event(int id, int64_t seq, const char *name, const char *value)
+{
+    cr_store_event *t = cr_store_event_new(CR_SEV_TAG);
+    t->seq = seq;
+    t->game = id;
+    snprintf(t->tag.name, sizeof t->tag.name, "%s", name);
+    snprintf(t->tag.value, sizeof t->tag.value, "%s", value);
+    return t;
+}
+
 static void apply_ok(cr_store *s, cr_store_event *ev)
 {
     cr_error err;
@@ -131,6 +141,9 @@ static void test_moves_and_snapshot(void **state)
                      5398000);
     assert_int_equal(json_integer_value(json_object_get(json_array_get(moves, 2), "clock")),
                      5390000);
+    /* %emt for the viewer's move times: known for Nf3, null (unknown) for e4 */
+    assert_int_equal(json_integer_value(json_object_get(json_array_get(moves, 2), "emt")), 4000);
+    assert_true(json_is_null(json_object_get(json_array_get(moves, 0), "emt")));
     assert_string_equal(
         json_string_value(json_object_get(json_object_get(gj, "clock"), "running")), "b");
     assert_string_equal(
@@ -144,22 +157,15 @@ static void test_moves_and_snapshot(void **state)
     assert_string_equal(json_string_value(json_object_get(j, "white")), "Morphy, Paul");
     assert_null(json_object_get(j, "white_title")); /* unknown: left out */
     json_decref(j);
-    cr_store_event *t = cr_store_event_new(CR_SEV_TAG);
-    t->seq = 100;
-    t->game = 1;
-    strcpy(t->tag.name, "BlackTitle");
-    strcpy(t->tag.value, "GM");
-    apply_ok(s, t);
-    t = cr_store_event_new(CR_SEV_TAG);
-    t->seq = 101;
-    t->game = 1;
-    strcpy(t->tag.name, "WhiteFed");
-    strcpy(t->tag.value, "USA");
-    apply_ok(s, t);
+    apply_ok(s, tag_event(1, 100, "BlackTitle", "GM"));
+    apply_ok(s, tag_event(1, 101, "WhiteFed", "USA"));
+    apply_ok(s, tag_event(1, 102, "BlackTeam", "Brunswick"));
     j = parse(cr_store_summary_json(s, 1));
     assert_string_equal(json_string_value(json_object_get(j, "black_title")), "GM");
     assert_string_equal(json_string_value(json_object_get(j, "white_fed")), "USA");
+    assert_string_equal(json_string_value(json_object_get(j, "black_team")), "Brunswick");
     assert_null(json_object_get(j, "white_title"));
+    assert_null(json_object_get(j, "white_team"));
     json_decref(j);
     cr_store_free(s);
 }

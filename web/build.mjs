@@ -1,9 +1,9 @@
-// Bundles the viewer into dist/: index.html, app.js, app.css. Everything the
+// Bundles the viewer into dist/: index.html, app.js, app.css, flags/. Everything the
 // page needs (chessground, its CSS, the piece and board images as data URLs)
 // ends up in these files, so the relay serves the page without any outside
 // request.
 import * as esbuild from 'esbuild';
-import { copyFileSync, mkdirSync, rmSync, readFileSync, writeFileSync } from 'node:fs';
+import { copyFileSync, existsSync, mkdirSync, rmSync, readFileSync, writeFileSync } from 'node:fs';
 import { dirname, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 
@@ -25,6 +25,21 @@ const result = await esbuild.build({
   metafile: true,
 });
 copyFileSync(join(here, 'src/index.html'), join(out, 'index.html'));
+
+// The federation flags the viewer names (feds.js), from flag-icons: only
+// those, as files under /flags/ (a page loads the few its players need).
+const { FED_ISO } = await import('./src/feds.js');
+const flagSrc = join(here, 'node_modules/flag-icons/flags/4x3');
+mkdirSync(join(out, 'flags'), { recursive: true });
+for (const iso of new Set(Object.values(FED_ISO))) {
+  const from = join(flagSrc, `${iso}.svg`);
+  if (!existsSync(from)) {
+    console.error(`build: no flag image for ${iso} in flag-icons`);
+    process.exit(1);
+  }
+  copyFileSync(from, join(out, 'flags', `${iso}.svg`));
+}
+copyFileSync(join(here, 'node_modules/flag-icons/LICENSE'), join(out, 'flags', 'LICENSE.txt'));
 
 // Refuse a bundle that would reach outside the relay's origin.
 for (const f of ['app.js', 'app.css', 'index.html']) {

@@ -172,6 +172,8 @@ static json_t *move_json(const cr_ply *p, const cr_eval *e)
     json_object_set_new(m, "uci", text_json(p->uci));
     json_object_set_new(m, "fen", fen_json(&p->after));
     json_object_set_new(m, "clock", clock_value(p->clock_ms));
+    /* %emt: the viewer's time per move (docs/protocol.md) */
+    json_object_set_new(m, "emt", clock_value(p->emt_ms));
     json_object_set_new(m, "flags", flags_json(p->flags));
     if (e) {
         json_object_set_new(m, "eval", eval_json(e));
@@ -577,11 +579,11 @@ cr_buf *cr_store_summary_json(const cr_store *s, int id)
     if (tag_int(game, "BlackElo") > 0) {
         json_object_set_new(j, "black_elo", json_integer(tag_int(game, "BlackElo")));
     }
-    /* Titles and federations (from the pairings or the tournament file), when known. */
-    static const char *const extra[][2] = {{"WhiteTitle", "white_title"},
-                                           {"BlackTitle", "black_title"},
-                                           {"WhiteFed", "white_fed"},
-                                           {"BlackFed", "black_fed"}};
+    /* Titles, federations and teams (from the pairings or the tournament file), when
+     * known: the viewer's standings are computed from this list. */
+    static const char *const extra[][2] = {
+        {"WhiteTitle", "white_title"}, {"BlackTitle", "black_title"}, {"WhiteFed", "white_fed"},
+        {"BlackFed", "black_fed"},     {"WhiteTeam", "white_team"},   {"BlackTeam", "black_team"}};
     for (size_t i = 0; i < sizeof extra / sizeof extra[0]; i++) {
         const char *v = cr_game_tag(game, extra[i][0]);
         if (v && v[0]) {

@@ -74,9 +74,9 @@ export class FakeRelay {
   get url() { return `http://${this.host}:${this.port}`; }
 
   // --- game model ---------------------------------------------------------------
-  addGame({ id, round = '1', board, table, white, black, whiteElo, blackElo, event = 'chessrelay test open', start = START, moves = [], clock = null, result = '*', online = true, attention = false, announce = false }) {
+  addGame({ id, round = '1', board, table, white, black, whiteElo, blackElo, event = 'chessrelay test open', start = START, moves = [], clock = null, result = '*', online = true, attention = false, announce = false, tags = {} }) {
     const g = { id, round: String(round), board: board || `DGT${1000 + id}`, table: table ?? null, start, moves: [], clock: null, result, reason: null, online, attention,
-      tags: { Event: event, Site: 'Test hall', Round: String(round), White: white, Black: black, WhiteElo: String(whiteElo || ''), BlackElo: String(blackElo || ''), Board: String(table ?? '') } };
+      tags: { Event: event, Site: 'Test hall', Round: String(round), White: white, Black: black, WhiteElo: String(whiteElo || ''), BlackElo: String(blackElo || ''), Board: String(table ?? ''), ...tags } };
     this.games.set(id, g);
     const chess = new Chess(start);
     for (const mv of moves) {
@@ -88,9 +88,9 @@ export class FakeRelay {
     return g;
   }
 
-  makeMove(chess, { san, clock = null, flags = [] }) {
+  makeMove(chess, { san, clock = null, emt = null, flags = [] }) {
     const m = chess.move(san);
-    return { san: m.san, uci: m.from + m.to + (m.promotion || ''), fen: chess.fen(), clock, flags };
+    return { san: m.san, uci: m.from + m.to + (m.promotion || ''), fen: chess.fen(), clock, emt, flags };
   }
 
   chessAt(g, plies = g.moves.length) {
@@ -109,7 +109,10 @@ export class FakeRelay {
     return { id: g.id, round: g.round, board: g.board, table: g.table, white: g.tags.White, black: g.tags.Black,
       white_elo: Number(g.tags.WhiteElo) || 0, black_elo: Number(g.tags.BlackElo) || 0, result: g.result,
       plies: g.moves.length, fen: last ? last.fen : g.start, last: last ? last.san : null, online: g.online, attention: g.attention,
-      ...(last && last.eval ? { eval: last.eval } : {}) };
+      ...(last && last.eval ? { eval: last.eval } : {}),
+      // As the relay: titles, federations and teams when the tags have them.
+      ...Object.fromEntries([['WhiteTitle', 'white_title'], ['BlackTitle', 'black_title'], ['WhiteFed', 'white_fed'], ['BlackFed', 'black_fed'],
+        ['WhiteTeam', 'white_team'], ['BlackTeam', 'black_team']].filter(([t]) => g.tags[t]).map(([t, k]) => [k, g.tags[t]])) };
   }
 
   snapshot(g) {
@@ -121,9 +124,9 @@ export class FakeRelay {
 
   // --- scripted events (each returns the message it sent) -----------------------
   // opts.hold: record the event but deliver it to no one (a lost frame).
-  move(id, san, { clock = null, flags = [], hold = false } = {}) {
+  move(id, san, { clock = null, emt = null, flags = [], hold = false } = {}) {
     const g = this.games.get(id);
-    const m = this.makeMove(this.chessAt(g), { san, clock, flags });
+    const m = this.makeMove(this.chessAt(g), { san, clock, emt, flags });
     const ply = g.moves.length;
     g.moves.push(m);
     const mover = ply % 2 === 0 ? 'white' : 'black';

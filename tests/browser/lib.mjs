@@ -6,6 +6,7 @@ import { mkdtempSync, mkdirSync, rmSync, existsSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join, resolve, dirname } from 'node:path';
 import { fileURLToPath } from 'node:url';
+import { createRequire } from 'node:module';
 
 const here = dirname(fileURLToPath(import.meta.url));
 export const ARTIFACTS = process.env.CR_ARTIFACTS_DIR || resolve(here, '../../artifacts/browser');
@@ -124,4 +125,16 @@ export async function fakeRelaySession(FakeRelay, seedRound, fill = () => {}) {
     await relay.stop();
   };
   return { relay, browser, page, pageErrors, close };
+}
+
+// axe-core's serious and critical violations on the page as it is now
+// (axe.min.js injected from the test packages).
+const AXE = createRequire(import.meta.url).resolve('axe-core/axe.min.js');
+export async function axeViolations(p) {
+  await p.addScriptTag({ path: AXE });
+  const found = await p.evaluate(async () => {
+    const r = await window.axe.run(document, { resultTypes: ['violations'] });
+    return r.violations.map((v) => ({ id: v.id, impact: v.impact, nodes: v.nodes.map((n) => n.target.join(' ') + ': ' + n.failureSummary) }));
+  });
+  return found.filter((v) => v.impact === 'serious' || v.impact === 'critical');
 }

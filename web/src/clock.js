@@ -46,3 +46,23 @@ export function formatClock(ms) {
   if (h > 0) return `${h}:${String(m).padStart(2, '0')}:${ss}`;
   return `${m}:${ss}`;
 }
+
+// Time a move took, short: "0s", "12s", "1:05", "1:02:03".
+export function formatUsed(ms) {
+  if (ms === null || ms === undefined || !isFinite(ms) || ms < 0) return '';
+  const t = Math.round(ms / 1000);
+  if (t < 60) return `${t}s`;
+  const h = Math.floor(t / 3600);
+  const m = Math.floor((t % 3600) / 60);
+  const s = String(t % 60).padStart(2, '0');
+  return h > 0 ? `${h}:${String(m).padStart(2, '0')}:${s}` : `${m}:${s}`;
+}
+
+// A running time always as m:ss (h:mm:ss past an hour): "thinking for 2:05".
+export function formatElapsed(ms) {
+  const t = Math.max(0, Math.floor((Number(ms) || 0) / 1000));
+  const h = Math.floor(t / 3600);
+  const m = Math.floor((t % 3600) / 60);
+  const s = String(t % 60).padStart(2, '0');
+  return h > 0 ? `${h}:${String(m).padStart(2, '0')}:${s}` : `${m}:${s}`;
+}

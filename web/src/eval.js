@@ -66,6 +66,9 @@ export function timeUse(moves, movers) {
     const before = last[side];
     const now = typeof m.clock === 'number' ? m.clock : null;
     if (now !== null) last[side] = now;
+    // The relay's %emt when it has it (it knows the increment), else the
+    // drop of the mover's clock since their previous move.
+    if (typeof m.emt === 'number') return m.emt;
     if (before === null || now === null) return null;
     return Math.max(0, before - now);
   });

@@ -10,8 +10,11 @@ import { h, setText, icon } from './dom.js';
 import { sanNode, playerRow, fillPlayer, setBoard } from './widgets.js';
 import { uciSquares, isCheck, sideToMove } from './state.js';
 import { NOTATIONS, localizeSan } from './san.js';
-import { moveNumberLabel, resultText, resultLine, clampPly, pgnFileName } from './view.js';
-import { evalText, nagMark } from './eval.js';
+import { moveNumberLabel, resultText, resultLine, clampPly, pgnFileName, positionUrl } from './view.js';
+import { copyText, embedCode } from './share.js';
+import { t } from './i18n.js';
+import { evalText, nagMark, timeUse } from './eval.js';
+import { formatClock, formatUsed } from './clock.js';
 import { evalBar, fillEvalBar, evalGraph, timeGraph, graphPly } from './graphs.js';
 
 export class GamePage {
@@ -41,7 +44,31 @@ export class GamePage {
     if (!g) return;
     this.viewPly = p === null ? null : clampPly(p, g.moves.length);
     if (this.viewPly === g.moves.length) this.viewPly = null;
+    // The address bar names the shown position (#/game/7/41), ready to share.
+    if (!this.app.ui.embed) {
+      const hash = `#/game/${g.id}${this.viewPly === null ? '' : `/${this.viewPly}`}`;
+      if (location.hash !== hash) history.replaceState(history.state, '', hash);
+      this.app.ui.route = { ...this.app.ui.route, ply: this.viewPly };
+      this.routeKey = `${g.id}/${this.viewPly}`;
+    }
     this.app.scheduleRender();
+  }
+
+  shownPly(g) {
+    return this.viewPly === null ? g.moves.length : this.viewPly;
+  }
+
+  // A share button: copies what `what()` gives and says so beside the buttons.
+  async share(label, what) {
+    const note = this.view && this.view.el.querySelector('.share-note');
+    let text = null;
+    try { text = await what(); } catch (e) { text = null; }
+    const ok = text !== null && await copyText(text);
+    if (!note) return;
+    note.textContent = ok ? t('{what} copied', { what: label }) : t('{what}: copy failed', { what: label });
+    note.dataset.copied = ok ? text : '';
+    clearTimeout(this.noteTimer);
+    this.noteTimer = setTimeout(() => { note.textContent = ''; }, 4000);
   }
 
   stepPly(d) {
@@ -72,24 +99,24 @@ export class GamePage {
   makeView(id) {
     const { ui } = this.app;
     const box = h('div', { class: 'cgbox' });
-    const top = playerRow('top');
-    const bottom = playerRow('bottom');
+    const top = playerRow('top', { think: true });
+    const bottom = playerRow('bottom', { think: true });
     const btn = (cls, label, title, fn) => h('button', { class: `btn ${cls}`, type: 'button', title, 'aria-label': title, onclick: fn }, label);
     const controls = h('div', { class: 'controls' },
-      btn('first', icon('first'), 'first move (Home)', () => this.goPly(0)),
-      btn('prev', icon('prev'), 'previous move (←)', () => this.stepPly(-1)),
-      btn('next', icon('next'), 'next move (→)', () => this.stepPly(1)),
-      btn('last', icon('last'), 'latest move (End)', () => this.goPly(null)),
-      btn('live', '● Live', 'jump to the live position', () => this.goPly(null)),
-      btn('flip', icon('flip'), 'flip the board (f)', () => this.flip()));
-    const select = h('select', { class: 'notation', 'aria-label': 'move notation', onchange: (e) => this.app.setNotation(e.target.value) },
+      btn('first', icon('first'), t('first move (Home)'), () => this.goPly(0)),
+      btn('prev', icon('prev'), t('previous move (←)'), () => this.stepPly(-1)),
+      btn('next', icon('next'), t('next move (→)'), () => this.stepPly(1)),
+      btn('last', icon('last'), t('latest move (End)'), () => this.goPly(null)),
+      btn('live', `● ${t('Live')}`, t('jump to the live position'), () => this.goPly(null)),
+      btn('flip', icon('flip'), t('flip the board (f)'), () => this.flip()));
+    const select = h('select', { class: 'notation', 'aria-label': t('move notation'), onchange: (e) => this.app.setNotation(e.target.value) },
       Object.entries(NOTATIONS).map(([k, v]) => h('option', { value: k }, v.label)));
     select.value = ui.notation;
-    const moves = h('div', { class: 'moves', role: 'group', 'aria-label': 'moves' });
+    const moves = h('div', { class: 'moves', role: 'group', 'aria-label': t('moves') });
     // The evaluation and time-use graphs: a click jumps to that ply.
     const graphs = h('div', { class: 'graphs' },
-      h('div', { class: 'graph eval-graph', role: 'img', title: 'evaluation: click to go to a move' }),
-      h('div', { class: 'graph time-graph', role: 'img', title: 'time used per move: click to go to a move' }));
+      h('div', { class: 'graph eval-graph', role: 'img', title: t('evaluation: click to go to a move') }),
+      h('div', { class: 'graph time-graph', role: 'img', title: t('time used per move: click to go to a move') }));
     graphs.addEventListener('click', (e) => {
       const g = this.game();
       const p = g ? graphPly(e, g.moves.length) : -1;
@@ -110,7 +137,7 @@ export class GamePage {
       h('div', { class: 'sr-announce visually-hidden', role: 'status', 'aria-live': 'polite' }),
       h('aside', { class: 'side' },
         h('div', { class: 'game-head' },
-          h('a', { class: 'back' }, '← Round'),
+          h('a', { class: 'back' }, `← ${t('Round')}`),
           h('h1', { class: 'game-title' }),
           h('div', { class: 'game-sub' })),
         h('div', { class: 'game-status' }),
@@ -119,18 +146,24 @@ export class GamePage {
         graphs,
         h('div', { class: 'game-result' }),
         h('div', { class: 'tools' },
-          h('label', { class: 'notation-label' }, 'Notation ', select),
-          h('label', { class: 'eval-label', title: 'engine evaluation: bar, best line, graph, ? and ?? marks' }, engine, ' Engine'),
-          h('a', { class: 'pgn-link game-pgn', download: true }, icon('download'), ' Game PGN'),
-          h('a', { class: 'pgn-link round-pgn', download: true }, icon('download'), ' Round PGN')),
-        h('nav', { class: 'round-list', 'aria-label': 'other boards of the round' })));
+          h('label', { class: 'notation-label' }, `${t('Notation')} `, select),
+          h('label', { class: 'eval-label', title: t('engine evaluation: bar, best line, graph, ? and ?? marks') }, engine, ` ${t('Engine')}`),
+          h('a', { class: 'pgn-link game-pgn', download: true }, icon('download'), ` ${t('Game PGN')}`),
+          h('a', { class: 'pgn-link round-pgn', download: true }, icon('download'), ` ${t('Round PGN')}`)),
+        h('div', { class: 'share' },
+          h('button', { type: 'button', class: 'abtn copy-link', onclick: () => this.share(t('Link'), () => { const g = this.game(); return g ? positionUrl(location.origin, g.id, this.shownPly(g)) : null; }) }, t('Copy link')),
+          h('button', { type: 'button', class: 'abtn copy-fen', onclick: () => this.share('FEN', () => { const g = this.game(); return g ? this.app.store.fenAt(g, this.shownPly(g)) : null; }) }, t('Copy FEN')),
+          h('button', { type: 'button', class: 'abtn copy-pgn', onclick: () => this.share('PGN', async () => { const r = await fetch(`/game/${id}.pgn`); return r.ok ? r.text() : null; }) }, t('Copy PGN')),
+          h('button', { type: 'button', class: 'abtn copy-embed', onclick: () => this.share(t('Embed code'), () => embedCode(location.origin, id)) }, t('Embed')),
+          h('span', { class: 'share-note', role: 'status', 'aria-live': 'polite' })),
+        h('nav', { class: 'round-list', 'aria-label': t('other boards of the round') })));
     const cg = Chessground(box, {
       viewOnly: true, coordinates: true, orientation: this.orientation,
       animation: { enabled: true, duration: 180 },
       drawable: { enabled: false, visible: true },
       highlight: { lastMove: true, check: true },
     });
-    return { id, el, cg, box, top, bottom, moves, select, engine, key: '', movesKey: '', evalKey: '', graphKey: '' };
+    return { id, el, cg, box, top, bottom, moves, select, engine, key: '', movesKey: '', evalKey: '', graphKey: '', timeKey: '' };
   }
 
   render(route) {
@@ -140,6 +173,7 @@ export class GamePage {
       // Another game (or back from another page): live, White at the bottom.
       this.destroy();
       this.viewPly = null;
+      this.routeKey = null;
       this.orientation = 'white';
       this.view = this.makeView(id);
       main.replaceChildren(this.view.el);
@@ -148,27 +182,42 @@ export class GamePage {
     const g = store.games.get(id);
     const title = v.el.querySelector('.game-title');
     if (!g) {
-      setText(title, `Game ${id}`);
-      setText(v.el.querySelector('.game-sub'), 'Waiting for the relay…');
+      setText(title, t('Game {n}', { n: id }));
+      setText(v.el.querySelector('.game-sub'), t('Waiting for the relay…'));
       return;
     }
     const n = g.moves.length;
+    // A link to a position (#/game/7/41) is followed once its moves are here.
+    const want = route.ply === null || route.ply === undefined ? null : route.ply;
+    const routeKey = `${id}/${want}`;
+    if (want !== null && this.routeKey !== routeKey && g.loaded) {
+      this.routeKey = routeKey;
+      this.viewPly = clampPly(want, n);
+    }
     if (this.viewPly !== null && this.viewPly > n) this.viewPly = n; // a correction shortened the game
     if (this.viewPly === n) this.viewPly = null;
     const ply = this.viewPly === null ? n : this.viewPly;
     const isLive = this.viewPly === null;
+    // A move sound (when chosen) for each new move seen while following live.
+    if (v.lastN !== undefined && n > v.lastN && isLive && g.loaded) this.app.prefs.moveSound(/x/.test(g.moves[n - 1].san));
+    if (g.loaded) v.lastN = n;
 
-    document.title = `${g.white || 'White'} – ${g.black || 'Black'} · Round ${g.round ?? '?'} · chessrelay`;
-    setText(title, `${g.white || 'White'} – ${g.black || 'Black'}`);
+    document.title = `${g.white || t('White')} – ${g.black || t('Black')} · ${t('Round {r}', { r: g.round ?? '?' })} · chessrelay`;
+    if (ui.embed) {
+      if (!title.firstElementChild) title.replaceChildren(h('a', { href: `/#/game/${g.id}`, target: '_blank', rel: 'noopener' }));
+      setText(title.firstElementChild, `${g.white || t('White')} – ${g.black || t('Black')}`);
+    } else {
+      setText(title, `${g.white || t('White')} – ${g.black || t('Black')}`);
+    }
     const sub = [];
-    if (g.round !== null) sub.push(`Round ${g.round}`);
-    if (g.table !== null && g.table !== undefined) sub.push(`Board ${g.table}`);
+    if (g.round !== null) sub.push(t('Round {r}', { r: g.round }));
+    if (g.table !== null && g.table !== undefined) sub.push(t('Board {n}', { n: g.table }));
     if (g.board) sub.push(String(g.board));
     if (g.tags && g.tags.Event) sub.push(g.tags.Event);
     setText(v.el.querySelector('.game-sub'), sub.join(' · '));
     const back = v.el.querySelector('.back');
     back.href = g.round !== null ? `#/round/${encodeURIComponent(g.round)}` : '#/';
-    setText(back, g.round !== null ? `← Round ${g.round}` : '← Rounds');
+    setText(back, g.round !== null ? `← ${t('Round {r}', { r: g.round })}` : `← ${t('Rounds')}`);
     const event = g.tags && g.tags.Event;
     const gp = v.el.querySelector('.game-pgn');
     gp.href = `/game/${g.id}.pgn`;
@@ -181,13 +230,13 @@ export class GamePage {
     }
 
     const status = [];
-    if (!g.online) status.push(h('span', { class: 'badge offline', title: g.statusReason || null }, 'board offline'));
-    if (g.attention) status.push(h('span', { class: 'badge attention', title: g.statusReason || null }, '⚠ arbiter attention'));
+    if (!g.online) status.push(h('span', { class: 'badge offline', title: g.statusReason || null }, t('board offline')));
+    if (g.attention) status.push(h('span', { class: 'badge attention', title: g.statusReason || null }, `⚠ ${t('arbiter attention')}`));
     if (g.statusReason && (!g.online || g.attention)) status.push(h('span', { class: 'status-reason' }, g.statusReason));
-    if (g.stale) status.push(h('span', { class: 'badge' }, 'resyncing…'));
+    if (g.stale) status.push(h('span', { class: 'badge' }, t('resyncing…')));
     if (!isLive) {
-      const at = ply ? `${moveNumberLabel(g.start, ply - 1)} ${localizeSan(g.moves[ply - 1].san, ui.notation)}` : 'the start';
-      status.push(h('span', { class: 'badge browsing' }, `viewing ${at} — not live`));
+      const at = ply ? `${moveNumberLabel(g.start, ply - 1)} ${localizeSan(g.moves[ply - 1].san, ui.notation)}` : t('the start');
+      status.push(h('span', { class: 'badge browsing' }, t('viewing {at} — not live', { at })));
     }
     const statusEl = v.el.querySelector('.game-status');
     const sk = status.map((s) => s.textContent).join('|');
@@ -200,8 +249,8 @@ export class GamePage {
     const over = g.result !== '*';
     const liveBtn = v.el.querySelector('.btn.live');
     liveBtn.classList.toggle('on', isLive && !over);
-    setText(liveBtn, over ? 'Final' : '● Live');
-    const liveTitle = over ? 'jump to the final position' : 'jump to the live position';
+    setText(liveBtn, over ? t('Final') : `● ${t('Live')}`);
+    const liveTitle = over ? t('jump to the final position') : t('jump to the live position');
     if (liveBtn.title !== liveTitle) {
       liveBtn.title = liveTitle;
       liveBtn.setAttribute('aria-label', liveTitle);
@@ -214,8 +263,8 @@ export class GamePage {
     // Players: the top bar is the side at the top of the board.
     const topSide = this.orientation === 'white' ? 'black' : 'white';
     const clocks = !!g.clock || g.moves.some((m) => m.clock !== null);
-    fillPlayer(v.top, g, topSide, clocks);
-    fillPlayer(v.bottom, g, topSide === 'white' ? 'black' : 'white', clocks);
+    fillPlayer(v.top, g, topSide, clocks, { link: true });
+    fillPlayer(v.bottom, g, topSide === 'white' ? 'black' : 'white', clocks, { link: true });
     v.top.querySelector('.clock').dataset.ply = isLive ? '' : String(ply);
     v.bottom.querySelector('.clock').dataset.ply = isLive ? '' : String(ply);
 
@@ -242,12 +291,13 @@ export class GamePage {
 
     // Move list.
     const nags = ui.showEval ? g.evals.map((e) => nagMark(e)).join(',') : '';
-    const mk = `${g.seq}|${n}|${ply}|${ui.notation}|${g.moves.map((x) => x.san).join(' ')}|${nags}`;
+    const times = g.moves.map((x) => `${x.clock},${x.emt}`).join(' ');
+    const mk = `${g.seq}|${n}|${ply}|${ui.notation}|${g.moves.map((x) => x.san).join(' ')}|${nags}|${times}`;
     if (mk !== v.movesKey) {
       v.movesKey = mk;
       this.renderMoves(g, ply);
     }
-    if (g.round !== null) {
+    if (g.round !== null && !ui.embed) {
       // The other boards of the round, kept live beside the game.
       conn.subscribe({ round: g.round });
       this.renderRoundList(g);
@@ -284,28 +334,33 @@ export class GamePage {
             return (i === 0 || !no.endsWith('...') ? `${no} ` : '') + localizeSan(san, ui.notation);
           }).join(' ');
           return h('div', { class: 'best-line' }, h('span', { class: 'best-eval' }, evalText(l)), ' ',
-            h('span', { class: 'best-pv' }, line), ' ', h('span', { class: 'best-depth' }, `depth ${l.depth}`));
+            h('span', { class: 'best-pv' }, line), ' ', h('span', { class: 'best-depth' }, t('depth {n}', { n: l.depth })));
         }));
       } else {
         best.replaceChildren();
       }
     }
-    if (!ui.showEval) return;
     const n = g.moves.length;
-    const gk = `${n}|${ply}|${JSON.stringify(g.evals)}|${g.moves.map((m) => m.clock).join(',')}`;
+    // The time-use chart is the clocks' own: shown with the engine off too.
+    const tk = `${n}|${ply}|${g.moves.map((m) => `${m.clock},${m.emt}`).join(' ')}`;
+    if (tk !== v.timeKey) {
+      v.timeKey = tk;
+      timeGraph(v.el.querySelector('.time-graph'), g, n, ply, (i) => sideToMove(store.fenAt(g, i)));
+    }
+    if (!ui.showEval) return;
+    const gk = `${n}|${ply}|${JSON.stringify(g.evals)}`;
     if (gk !== v.graphKey) {
       v.graphKey = gk;
       evalGraph(v.el.querySelector('.eval-graph'), g.evals, n, ply);
-      timeGraph(v.el.querySelector('.time-graph'), g, n, ply, (i) => sideToMove(store.fenAt(g, i)));
     }
   }
 
   // Words a screen reader gives the board: the game and the shown position.
   boardLabel(g, ply, fen) {
-    const at = ply ? `after ${this.spokenMove(g, ply - 1)}` : 'start position';
-    const turn = sideToMove(fen) === 'white' ? 'White' : 'Black';
-    const view = this.viewPly === null ? '' : ' (not live)';
-    return `Board: ${g.white || 'White'} (White) against ${g.black || 'Black'} (Black), ${at}, ${turn} to move${view}`;
+    const at = ply ? t('after {move}', { move: this.spokenMove(g, ply - 1) }) : t('start position');
+    const turn = sideToMove(fen) === 'white' ? t('White') : t('Black');
+    const view = this.viewPly === null ? '' : ` (${t('not live')})`;
+    return t('Board: {white} (White) against {black} (Black), {at}, {turn} to move', { white: g.white || t('White'), black: g.black || t('Black'), at, turn }) + view;
   }
 
   // "12... Nf6"; figurines read badly aloud, so they are spoken in English.
@@ -318,7 +373,7 @@ export class GamePage {
   announce(g) {
     const n = g.moves.length;
     const parts = [];
-    if (n) parts.push(`Last move: ${this.spokenMove(g, n - 1)}`);
+    if (n) parts.push(t('Last move: {move}', { move: this.spokenMove(g, n - 1) }));
     if (g.result !== '*') parts.push(resultLine(g.result, g.reason, n ? g.moves[n - 1].san : null));
     setText(this.view.el.querySelector('.sr-announce'), parts.join('. '));
   }
@@ -330,20 +385,20 @@ export class GamePage {
     const rows = games.map((o) => {
       const cur = store.current(o);
       const state = o.result !== '*' ? resultText(o.result)
-        : cur.plies ? `${moveNumberLabel(o.start, cur.plies - 1)} ${localizeSan(cur.san || '', ui.notation)}` : 'not started';
+        : cur.plies ? `${moveNumberLabel(o.start, cur.plies - 1)} ${localizeSan(cur.san || '', ui.notation)}` : t('not started');
       return [o.id, o.table ?? '', o.white, o.black, state, o.online, o.attention];
     });
     const key = JSON.stringify([g.id, g.round, rows]);
     if (list.dataset.key === key) return;
     list.dataset.key = key;
     list.replaceChildren(
-      h('h2', {}, `Round ${g.round}`),
+      h('h2', {}, t('Round {r}', { r: g.round })),
       ...rows.map(([id, table, white, black, state, online, attention]) => h('a', {
         class: 'rl-row' + (id === g.id ? ' current' : '') + (online ? '' : ' is-offline') + (attention ? ' is-attention' : ''),
         href: `#/game/${id}`, 'data-game': String(id),
       },
       h('span', { class: 'rl-board' }, table === '' ? '' : String(table)),
-      h('span', { class: 'rl-players' }, h('span', {}, white || 'White'), h('span', {}, black || 'Black')),
+      h('span', { class: 'rl-players' }, h('span', {}, white || t('White')), h('span', {}, black || t('Black'))),
       h('span', { class: 'rl-state' }, state))));
   }
 
@@ -352,6 +407,7 @@ export class GamePage {
     const v = this.view;
     const rows = [];
     const startBlack = sideToMove(g.start) === 'black';
+    const used = timeUse(g.moves, g.moves.map((_, i) => sideToMove(this.app.store.fenAt(g, i))));
     const cells = [];
     if (startBlack && g.moves.length) cells.push({ ph: true });
     g.moves.forEach((mv, i) => cells.push({ mv, i }));
@@ -367,25 +423,26 @@ export class GamePage {
         const titles = [];
         const current = c.i === ply - 1;
         if (current) cls.push('current');
-        if (flags.includes('reconstructed')) { cls.push('reconstructed'); titles.push('reconstructed: the board missed this move, it was worked out from the positions around it'); }
-        if (flags.includes('illegal')) { cls.push('illegal'); titles.push('illegal move on the board'); }
-        if (flags.includes('ambiguous')) { cls.push('ambiguous'); titles.push('ambiguous: more than one move fits what the board saw'); }
+        if (flags.includes('reconstructed')) { cls.push('reconstructed'); titles.push(t('reconstructed: the board missed this move, it was worked out from the positions around it')); }
+        if (flags.includes('illegal')) { cls.push('illegal'); titles.push(t('illegal move on the board')); }
+        if (flags.includes('ambiguous')) { cls.push('ambiguous'); titles.push(t('ambiguous: more than one move fits what the board saw')); }
         // One tab stop: the current move, or the first before any is shown.
         const tabStop = current || (ply === 0 && c.i === 0);
         rows.push(h('button', { type: 'button', class: cls.join(' '), 'data-ply': String(c.i), 'data-san': c.mv.san,
           'aria-current': current ? 'true' : null, tabindex: tabStop ? '0' : '-1', title: titles.join('; ') || null },
           sanNode(c.mv.san, ui.notation),
           ui.showEval && nagMark(g.evals[c.i]) ? h('span', { class: `nag nag${g.evals[c.i].nag}` }, nagMark(g.evals[c.i])) : null,
-          flags.includes('illegal') ? h('span', { class: 'flag illegal-flag' }, ' illegal') : null,
+          flags.includes('illegal') ? h('span', { class: 'flag illegal-flag' }, ` ${t('illegal')}`) : null,
           flags.includes('reconstructed') ? h('sup', { class: 'flag' }, 'r') : null,
-          flags.includes('draw-offer') ? h('span', { class: 'flag draw' }, ' (=)') : null));
+          flags.includes('draw-offer') ? h('span', { class: 'flag draw' }, ' (=)') : null,
+          moveTimes(c.mv.clock, used[c.i])));
       }
     }
     const legend = [];
-    if (g.moves.some((x) => (x.flags || []).includes('reconstructed'))) legend.push('r = reconstructed from missed board updates');
-    if (g.moves.some((x) => (x.flags || []).includes('illegal'))) legend.push('illegal = an illegal move was made on the board');
+    if (g.moves.some((x) => (x.flags || []).includes('reconstructed'))) legend.push(t('r = reconstructed from missed board updates'));
+    if (g.moves.some((x) => (x.flags || []).includes('illegal'))) legend.push(t('illegal = an illegal move was made on the board'));
     if (legend.length) rows.push(h('p', { class: 'legend' }, legend.join(' · ')));
-    if (!g.moves.length) rows.push(h('p', { class: 'no-moves' }, g.loaded ? 'The game has not started yet.' : 'Loading moves…'));
+    if (!g.moves.length) rows.push(h('p', { class: 'no-moves' }, g.loaded ? t('The game has not started yet.') : t('Loading moves…')));
     const hadFocus = v.moves.contains(document.activeElement);
     v.moves.replaceChildren(...rows);
     const cur = v.moves.querySelector('.mv.current');
@@ -405,4 +462,12 @@ export class GamePage {
       if (stop) stop.focus({ preventScroll: true });
     }
   }
+}
+
+// The time a move took and the mover's clock after it, beside the move.
+function moveTimes(clock, used) {
+  if (clock === null && used === null) return null;
+  return h('span', { class: 'mv-times' },
+    used === null ? null : h('span', { class: 'mv-used', title: t('time used for this move') }, formatUsed(used)),
+    clock === null ? null : h('span', { class: 'mv-clk', title: t('clock after this move') }, formatClock(clock)));
 }

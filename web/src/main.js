@@ -5,19 +5,39 @@ import './app.css';
 import { Store, sideToMove } from './state.js';
 import { Connection } from './conn.js';
 import { NOTATIONS } from './san.js';
-import { clockRemaining, formatClock } from './clock.js';
-import { parseRoute } from './view.js';
+import { clockRemaining, formatClock, formatElapsed } from './clock.js';
+import { parseRoute, parseEmbed } from './view.js';
 import { evalShown } from './eval.js';
 import { ArbiterStore, isArbiterMessage } from './arbiter.js';
 import { h, setText, icon } from './dom.js';
 import { OverviewPage } from './overview.js';
 import { GamePage } from './game.js';
 import { ArbiterPage } from './arbiter-ui.js';
+import { StandingsPage } from './event.js';
+import { roundStatus } from './standings.js';
+import { Prefs } from './prefs.js';
+import { pickLang, setLang, lang, t } from './i18n.js';
 
 const store = new Store();
 const arb = new ArbiterStore();
+// /embed/game/<id>: the game page alone, for an iframe (view.js parseEmbed).
+const embed = parseEmbed(location.pathname, location.search);
+if (embed) {
+  document.documentElement.classList.add('embed');
+  for (const part of embed.hide) document.documentElement.classList.add(`hide-${part.replace(/[^a-z]/g, '')}`);
+}
+// The UI language: the stored choice, else the browser's (i18n.js).
+setLang(pickLang(readRaw('cr.lang'), navigator.languages || [navigator.language]));
+function chooseLang(l) {
+  writePref('cr.lang', l);
+  location.reload(); // every page's text is drawn again in the new language
+}
+const prefs = new Prefs(() => scheduleRender());
+const routeOf = () => (embed ? { page: 'game', id: embed.id, ply: embed.ply } : parseRoute(location.hash));
 const ui = {
-  route: parseRoute(location.hash),
+  embed,
+  lang: lang(),
+  route: routeOf(),
   notation: readPref('cr.notation', 'en'),
   showEval: evalShown(location.search, readRaw('cr.eval')), // ?eval=0 for screens in the hall
   conn: { state: 'connecting', info: {} },
@@ -133,8 +153,8 @@ function pickDefaultRound() {
 }
 
 function onRoute() {
-  ui.route = parseRoute(location.hash);
-  if (ui.route.page === 'arbiter') {
+  ui.route = routeOf();
+  if (ui.route.page === 'arbiter' || ui.route.page === 'standings') {
     window.scrollTo(0, 0);
     scheduleRender();
     return;
@@ -165,7 +185,7 @@ root.append(header, noticeBar, main);
 // The pages, one per route kind (view.js parseRoute names them); each has
 // render(route) and destroy(), the arbiter page also tick().
 const app = {
-  store, conn, ui, main, eventName,
+  store, conn, ui, main, eventName, prefs,
   scheduleRender: () => scheduleRender(),
   setNotation: (v) => {
     ui.notation = v;
@@ -183,8 +203,9 @@ const PAGES = {
   round: new OverviewPage(app),
   game: new GamePage(app),
   arbiter: arbiterPage,
+  standings: new StandingsPage(app),
 };
-window.__cr = { store, conn, ui, arb, arbiterPage, pages: PAGES }; // for tests and curious arbiters
+window.__cr = { store, conn, ui, arb, arbiterPage, pages: PAGES, prefs }; // for tests and curious arbiters
 
 function scheduleRender() {
   if (ui.renderQueued) return;
@@ -223,32 +244,72 @@ function renderHeader() {
   const rounds = store.rounds();
   const cur = currentRound();
   const { state, info } = ui.conn;
-  const key = JSON.stringify([rounds, cur, state, eventName(), ui.route.page, store.welcome]);
+  if (embed) {
+    header.hidden = true; // an iframe has the host page's header
+    return;
+  }
+  const info2 = rounds.map((r) => roundInfo(r));
+  const key = JSON.stringify([rounds, info2, cur, state, eventName(), ui.route.page, store.welcome]);
   if (key === headerKey) return;
   headerKey = key;
-  const pill = h('span', { class: `conn conn-${state}`, 'data-state': state, title: 'connection to the relay' },
+  const pill = h('span', { class: `conn conn-${state}`, 'data-state': state, title: t('connection to the relay') },
     h('span', { class: 'dot' }), connLabel(state, info));
   header.replaceChildren(...[
     h('a', { class: 'brand', href: cur !== null ? `#/round/${encodeURIComponent(cur)}` : '#/' }, '♞ chessrelay'),
     eventName() ? h('span', { class: 'event' }, eventName()) : null,
     h('nav', { class: 'rounds', 'aria-label': 'rounds' },
-      rounds.map((r) => h('a', {
-        class: 'round-tab' + (r === cur ? ' active' : ''),
+      rounds.map((r, i) => h('a', {
+        class: `round-tab st-${info2[i].status}` + (r === cur && ui.route.page !== 'standings' ? ' active' : ''),
         href: `#/round/${encodeURIComponent(r)}`,
-        'data-round': r,
-      }, `Round ${r}`))),
+        'data-round': r, 'data-status': info2[i].status,
+        title: info2[i].start ? `${statusLabel(info2[i].status)} · ${info2[i].start}` : statusLabel(info2[i].status),
+      }, t('Round {r}', { r }), h('span', { class: 'rt-status' }, statusLabel(info2[i].status)),
+      info2[i].start && info2[i].status === 'upcoming' ? h('span', { class: 'rt-start' }, info2[i].start) : null)),
+      rounds.length ? h('a', { class: 'standings-tab' + (ui.route.page === 'standings' ? ' active' : ''), href: '#/standings' }, t('Standings')) : null),
     store.welcome && store.welcome.trusted ? h('span', { class: 'badge trusted', title: 'signed in with a token: no public delay' }, store.welcome.role || 'arbiter') : null,
     store.welcome && store.welcome.trusted && arbiterToken() ? h('a', { class: 'round-tab arb-link' + (ui.route.page === 'arbiter' ? ' active' : ''), href: '#/arbiter' }, 'Arbiter') : null,
     arbiterToken() ? h('button', { class: 'abtn signout', type: 'button', title: 'forget the arbiter token in this tab', onclick: signOut }, 'Sign out') : null,
+    prefsMenu(),
     pill,
   ].filter(Boolean));
 }
 
+// The settings menu is kept across header redraws (an open menu stays open).
+let prefsEl = null;
+function prefsMenu() {
+  if (!prefsEl) prefsEl = prefs.menu(lang(), chooseLang);
+  return prefsEl;
+}
+
+// A round tab's status and start time (from the games' Date/Time or
+// UTCDate/UTCTime tags, when the pairings or the tournament file give them).
+function roundInfo(r) {
+  const games = store.roundGames(r);
+  const status = roundStatus(games.map((g) => ({ result: g.result, started: store.current(g).plies > 0 })));
+  let start = '';
+  for (const g of games) {
+    const tg = g.tags || {};
+    const date = tg.UTCDate || tg.Date;
+    const time = tg.UTCTime || tg.Time;
+    if (date && /^\d{4}\.\d\d\.\d\d$/.test(date) && time && /^\d\d:\d\d/.test(time)) {
+      start = tg.UTCDate && tg.UTCTime
+        ? new Date(`${date.replace(/\./g, '-')}T${time.slice(0, 5)}:00Z`).toLocaleString([], { dateStyle: 'short', timeStyle: 'short' })
+        : `${date} ${time.slice(0, 5)}`;
+      break;
+    }
+  }
+  return { status, start };
+}
+
+function statusLabel(s) {
+  return s === 'live' ? t('live') : s === 'finished' ? t('finished') : t('upcoming');
+}
+
 function connLabel(state) {
-  if (state === 'open') return 'Live';
-  if (state === 'connecting') return 'Connecting…';
-  if (state === 'reconnecting') return 'Reconnecting…';
-  return 'Offline';
+  if (state === 'open') return t('Live');
+  if (state === 'connecting') return t('Connecting…');
+  if (state === 'reconnecting') return t('Reconnecting…');
+  return t('Offline');
 }
 
 function renderNotice() {
@@ -256,12 +317,12 @@ function renderNotice() {
   const parts = [];
   if (state === 'reconnecting') {
     const s = Math.max(0, Math.ceil(((info.at || Date.now()) - Date.now()) / 1000));
-    parts.push(h('span', { class: 'warn' }, `Connection to the relay lost — retrying in ${s} s. Moves resume where they stopped.`));
+    parts.push(h('span', { class: 'warn' }, t('Connection to the relay lost — retrying in {s} s. Moves resume where they stopped.', { s })));
   } else if (state === 'connecting' && store.lastSeq > 0) {
-    parts.push(h('span', { class: 'warn' }, 'Reconnecting to the relay…'));
+    parts.push(h('span', { class: 'warn' }, t('Reconnecting to the relay…')));
   }
   if (ui.lastError && Date.now() - ui.lastError.at < 8000) {
-    parts.push(h('span', { class: 'warn' }, `Relay: ${ui.lastError.text}`));
+    parts.push(h('span', { class: 'warn' }, t('Relay: {text}', { text: ui.lastError.text })));
   }
   let delay = 0;
   if (ui.route.page === 'game') {
@@ -272,15 +333,15 @@ function renderNotice() {
   }
   if (store.welcome && !store.welcome.trusted) delay = Math.max(delay, store.welcome.delay || 0);
   if (store.welcome && store.welcome.trusted) delay = 0;
-  if (delay > 0) parts.push(h('span', { class: 'delay' }, icon('clock'), ` Public broadcast: moves and clocks are shown with a ${formatDelay(delay)} delay.`));
+  if (delay > 0) parts.push(h('span', { class: 'delay' }, icon('clock'), ' ' + t('Public broadcast: moves and clocks are shown with a {delay} delay.', { delay: formatDelay(delay) })));
   noticeBar.replaceChildren(...parts);
   noticeBar.hidden = parts.length === 0;
 }
 
 function formatDelay(s) {
-  if (s >= 60 && s % 60 === 0) return `${s / 60}-minute`;
-  if (s >= 60) return `${Math.floor(s / 60)} min ${s % 60} s`;
-  return `${s}-second`;
+  if (s >= 60 && s % 60 === 0) return t('{n}-minute', { n: s / 60 });
+  if (s >= 60) return t('{m} min {s} s', { m: Math.floor(s / 60), s: s % 60 });
+  return t('{n}-second', { n: s });
 }
 
 // --- clocks: counted down locally, only the side to move's -------------------------------
@@ -310,7 +371,13 @@ function tickClocks() {
     setText(el, ms === null ? '' : formatClock(ms));
     el.classList.toggle('running', running);
     el.classList.toggle('low', ms !== null && ms < 60000);
-    el.parentElement.classList.toggle('to-move', running);
+    el.closest('.player').classList.toggle('to-move', running);
+    const think = el.parentElement.querySelector('.think');
+    if (think) {
+      // How long the side to move has been on this move, live only.
+      const since = running && g.turnAt !== null ? nowUs - g.turnAt : null;
+      setText(think, since === null ? '' : t('thinking for {time}', { time: formatElapsed(since / 1000) }));
+    }
   }
   if (ui.conn.state === 'reconnecting' || (ui.lastError && Date.now() - ui.lastError.at < 9000)) renderNotice();
 }

@@ -7,6 +7,7 @@ import { sanNode, playerRow, fillPlayer, setBoard } from './widgets.js';
 import { uciSquares, isCheck, sideToMove } from './state.js';
 import { moveNumberLabel, resultText, pgnFileName } from './view.js';
 import { evalText, whiteShare } from './eval.js';
+import { t } from './i18n.js';
 
 export class OverviewPage {
   // app: { store, ui, main, eventName() }
@@ -29,7 +30,7 @@ export class OverviewPage {
       this.el = h('section', { class: 'overview' },
         h('div', { class: 'overview-head' },
           h('h1', { class: 'round-title' }),
-          h('a', { class: 'pgn-link round-pgn', download: true }, icon('download'), ' Round PGN')),
+          h('a', { class: 'pgn-link round-pgn', download: true }, icon('download'), ` ${t('Round PGN')}`)),
         h('div', { class: 'boards' }));
       main.replaceChildren(this.el);
     }
@@ -37,21 +38,21 @@ export class OverviewPage {
     const pgn = this.el.querySelector('.round-pgn');
     const grid = this.el.querySelector('.boards');
     if (round === null) {
-      setText(title, ui.conn.state === 'open' && store.welcome ? 'No games yet: the boards appear here as soon as the relay has them.' : 'Waiting for the relay…');
+      setText(title, ui.conn.state === 'open' && store.welcome ? t('No games yet: the boards appear here as soon as the relay has them.') : t('Waiting for the relay…'));
       pgn.hidden = true;
       return;
     }
     const games = store.roundGames(round);
     const live = games.filter((g) => g.result === '*' && (g.moves.length || (g.summary && g.summary.plies))).length;
     const event = this.app.eventName();
-    document.title = `Round ${round}${event ? ' · ' + event : ''} · chessrelay`;
-    setText(title, `Round ${round}` + (games.length ? ` · ${games.length} board${games.length > 1 ? 's' : ''}${live ? ` · ${live} live` : ''}` : ''));
+    document.title = `${t('Round {r}', { r: round })}${event ? ' · ' + event : ''} · chessrelay`;
+    setText(title, t('Round {r}', { r: round }) + (games.length ? ` · ${t(games.length > 1 ? '{n} boards' : '1 board', { n: games.length })}${live ? ` · ${t('{n} live', { n: live })}` : ''}` : ''));
     pgn.hidden = false;
     pgn.href = `/round/${encodeURIComponent(round)}.pgn`;
     pgn.download = pgnFileName({ event, round });
     if (!games.length) {
       if (!grid.firstChild || !grid.firstChild.classList.contains('empty')) {
-        grid.replaceChildren(h('p', { class: 'empty' }, 'No boards in this round yet.'));
+        grid.replaceChildren(h('p', { class: 'empty' }, t('No boards in this round yet.')));
       }
       return;
     }
@@ -75,7 +76,7 @@ export class OverviewPage {
       }
       // Only games that changed since their card was drawn are touched.
       const sig = [g.seq, g.moves.length, g.loaded, g.summary && g.summary.plies, g.result, g.online, g.attention,
-        g.statusReason, g.white, g.black, g.whiteElo, g.blackElo, g.whiteTitle, g.blackTitle, g.table, g.board, !!g.clock, ui.notation,
+        g.statusReason, g.white, g.black, g.whiteElo, g.blackElo, g.whiteTitle, g.blackTitle, g.whiteFed, g.blackFed, g.table, g.board, !!g.clock, ui.notation,
         ui.showEval, JSON.stringify(store.evalNear(g, store.current(g).plies))].join('|');
       if (sig !== c.sig) {
         c.sig = sig;
@@ -92,10 +93,10 @@ export class OverviewPage {
     const { store, ui } = this.app;
     const cur = store.current(g);
     const started = cur.plies > 0;
-    setText(c.el.querySelector('.board-no'), g.table !== null && g.table !== undefined ? `Board ${g.table}` : (g.board ? String(g.board) : `Game ${g.id}`));
+    setText(c.el.querySelector('.board-no'), g.table !== null && g.table !== undefined ? t('Board {n}', { n: g.table }) : (g.board ? String(g.board) : t('Game {n}', { n: g.id })));
     const badges = [];
-    if (!g.online) badges.push(h('span', { class: 'badge offline', title: g.statusReason || 'the board is not connected' }, 'offline'));
-    if (g.attention) badges.push(h('span', { class: 'badge attention', title: g.statusReason || 'an arbiter should look at this board' }, '⚠', h('span', { class: 'btxt' }, ' attention')));
+    if (!g.online) badges.push(h('span', { class: 'badge offline', title: g.statusReason || t('the board is not connected') }, t('offline')));
+    if (g.attention) badges.push(h('span', { class: 'badge attention', title: g.statusReason || t('an arbiter should look at this board') }, '⚠', h('span', { class: 'btxt' }, ` ${t('attention')}`)));
     const badgeEl = c.el.querySelector('.badges');
     const badgeKey = `${g.online}|${g.attention}|${g.statusReason}`;
     if (badgeEl.dataset.key !== badgeKey) {
@@ -113,7 +114,7 @@ export class OverviewPage {
     if (last.dataset.key !== lastKey) {
       last.dataset.key = lastKey;
       if (started && cur.san) last.replaceChildren(moveNumberLabel(g.start, cur.plies - 1) + ' ', sanNode(cur.san, ui.notation));
-      else last.replaceChildren(started ? '' : 'Pairing · not started');
+      else last.replaceChildren(started ? '' : t('Pairing · not started'));
     }
     // The small eval bar under the board (White's share, from the left).
     const near = ui.showEval ? store.evalNear(g, cur.plies) : { e: null, exact: false };

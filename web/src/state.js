@@ -11,11 +11,12 @@ function newGame(id) {
   return {
     id, round: null, board: null, table: null, tags: {},
     white: '', black: '', whiteElo: null, blackElo: null, whiteTitle: '', blackTitle: '',
-    whiteFed: '', blackFed: '',
+    whiteFed: '', blackFed: '', whiteFideId: '', blackFideId: '', whiteTeam: '', blackTeam: '',
     evals: [], summaryEval: null,               // engine evaluations by ply; the list's last one
     start: START_FEN, moves: [], loaded: false, // loaded: a snapshot gave the moves
     summary: null,                              // {fen,last,plies} from a games list
     clock: null, result: '*', reason: null, delay: 0,
+    turnAt: null,                               // relay µs the side to move began thinking
     online: true, attention: false, statusReason: null,
     seq: 0, stale: false,
   };
@@ -131,6 +132,8 @@ export class Store {
     if (typeof s.black_title === 'string') g.blackTitle = s.black_title;
     if (typeof s.white_fed === 'string') g.whiteFed = s.white_fed;
     if (typeof s.black_fed === 'string') g.blackFed = s.black_fed;
+    if (typeof s.white_team === 'string') g.whiteTeam = s.white_team;
+    if (typeof s.black_team === 'string') g.blackTeam = s.black_team;
     if (s.eval !== undefined) g.summaryEval = s.eval || null;
     if (s.online !== undefined) g.online = !!s.online;
     if (s.attention !== undefined) g.attention = !!s.attention;
@@ -173,6 +176,10 @@ export class Store {
     if (tags.BlackTitle !== undefined) g.blackTitle = String(tags.BlackTitle || '');
     if (tags.WhiteFed !== undefined) g.whiteFed = String(tags.WhiteFed || '');
     if (tags.BlackFed !== undefined) g.blackFed = String(tags.BlackFed || '');
+    if (tags.WhiteTeam !== undefined) g.whiteTeam = String(tags.WhiteTeam || '');
+    if (tags.BlackTeam !== undefined) g.blackTeam = String(tags.BlackTeam || '');
+    if (tags.WhiteFideId !== undefined) g.whiteFideId = String(tags.WhiteFideId || '');
+    if (tags.BlackFideId !== undefined) g.blackFideId = String(tags.BlackFideId || '');
     if ((g.table === null || g.table === undefined) && tags.Board !== undefined && Number.isFinite(Number(tags.Board)) && Number(tags.Board) > 0) g.table = Number(tags.Board);
   }
 
@@ -196,6 +203,7 @@ export class Store {
     g.moves = (s.moves || []).map((m) => ({
       san: m.san, uci: m.uci, fen: m.fen,
       clock: typeof m.clock === 'number' ? m.clock : null,
+      emt: typeof m.emt === 'number' ? m.emt : null,
       flags: Array.isArray(m.flags) ? m.flags : [],
     }));
     g.evals = (s.moves || []).map((m) => (m.eval && typeof m.eval === 'object' ? m.eval : null));
@@ -204,6 +212,8 @@ export class Store {
       running: s.clock.running || '-',
       at: typeof s.clock.at === 'number' ? s.clock.at : msg.ts,
     } : null;
+    // The side to move has been thinking since its clock last started.
+    g.turnAt = g.clock && g.clock.running !== '-' ? g.clock.at : null;
     g.result = s.result || '*';
     if (s.reason !== undefined) g.reason = s.reason;
     if (s.online !== undefined) g.online = !!s.online;
@@ -237,6 +247,7 @@ export class Store {
         g.moves.push({
           san: msg.san, uci: msg.uci, fen: msg.fen,
           clock: typeof msg.clock === 'number' ? msg.clock : null,
+          emt: typeof msg.emt === 'number' ? msg.emt : null,
           flags: Array.isArray(msg.flags) ? msg.flags : [],
         });
         g.loaded = true;
@@ -249,6 +260,7 @@ export class Store {
           c.running = other[0];
           c.at = msg.ts;
         }
+        g.turnAt = msg.ts; // the opponent starts thinking
         g.clock = c;
         break;
       }
@@ -260,10 +272,14 @@ export class Store {
           const mover = sideToMove(this.fenAt(g, n - 1));
           if (typeof msg[mover] === 'number') g.moves[n - 1].clock = msg[mover];
         }
+        // A reading that hands the move to the other side starts its thinking time.
+        const before = g.clock ? g.clock.running : '-';
+        if ((msg.running || '-') !== before || g.turnAt === null) g.turnAt = msg.ts;
         g.clock = { white: msg.white, black: msg.black, running: msg.running || '-', at: msg.ts };
         // A press timed a ply whose move came first: the move takes its clock.
         if (typeof msg.ply === 'number' && g.moves[msg.ply]) {
           g.moves[msg.ply].clock = msg.ply_clock === undefined ? null : msg.ply_clock;
+          g.moves[msg.ply].emt = typeof msg.emt === 'number' ? msg.emt : null;
         }
         break;
       }

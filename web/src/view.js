@@ -1,11 +1,15 @@
 // Small pure helpers of the pages, kept apart so node can test them.
 
+import { t } from './i18n.js';
+
 // The route table: a hash pattern and what its groups mean. The first match
 // names the page (main.js has one page object per name).
 const ROUTES = [
   { re: /^\/arbiter(?:\/game\/(\d+))?\/?$/, route: (m) => ({ page: 'arbiter', game: m[1] ? Number(m[1]) : null }) },
-  { re: /^\/game\/(\d+)\/?$/, route: (m) => ({ page: 'game', id: Number(m[1]) }) },
+  // #/game/7/41: game 7 at ply 41 (the position after 41 half-moves).
+  { re: /^\/game\/(\d+)(?:\/(\d+))?\/?$/, route: (m) => ({ page: 'game', id: Number(m[1]), ply: m[2] !== undefined ? Number(m[2]) : null }) },
   { re: /^\/round\/([^/]+)\/?$/, route: (m) => ({ page: 'round', round: decodeOr(m[1]) }) },
+  { re: /^\/standings\/?$/, route: () => ({ page: 'standings' }) },
 ];
 const DEFAULT_ROUTE = { page: 'round', round: null };
 
@@ -54,9 +58,10 @@ export function clampPly(p, n) {
 
 // "1–0 · White wins · checkmate" for the game page.
 export function resultLine(result, reason, lastSan) {
-  const who = result === '1-0' ? 'White wins' : result === '0-1' ? 'Black wins' : result === '1/2-1/2' ? 'Draw' : '';
+  const who = result === '1-0' ? t('White wins') : result === '0-1' ? t('Black wins') : result === '1/2-1/2' ? t('Draw') : '';
   let why = reason || '';
   if (!why && typeof lastSan === 'string' && lastSan.endsWith('#')) why = 'checkmate';
+  why = t(why); // the relay's reasons are English; the known ones are translated
   return [resultText(result), who, why].filter(Boolean).join(' · ');
 }
 
@@ -112,4 +117,21 @@ export function parseOverlay(pathname, search) {
     limit: Number.isFinite(limit) && limit >= 1 ? Math.floor(limit) : 0,
     show,
   };
+}
+
+// The embed mode (/embed/game/<id>, for an iframe on another site): the
+// game page alone, without the header and the round's boards;
+// ?hide=clocks leaves the clocks and move times out. null for another path.
+export function parseEmbed(pathname, search) {
+  const m = /^\/embed\/game\/(\d+)\/?$/.exec(String(pathname || ''));
+  if (!m) return null;
+  const q = new URLSearchParams(search || '');
+  const hide = new Set((q.get('hide') || '').split(',').map((x) => x.trim()).filter(Boolean));
+  const ply = Number(q.get('ply'));
+  return { id: Number(m[1]), hide, ply: q.has('ply') && Number.isInteger(ply) && ply >= 0 ? ply : null };
+}
+
+// The link to a position: /#/game/<id>/<ply> on this relay.
+export function positionUrl(origin, id, ply) {
+  return `${origin}/#/game/${id}/${ply}`;
 }

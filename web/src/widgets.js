@@ -4,6 +4,8 @@
 import { h, setText } from './dom.js';
 import { localizeSan } from './san.js';
 import { playerScore } from './view.js';
+import { flagUrl, normTitle, TITLES, fideProfileUrl } from './feds.js';
+import { t } from './i18n.js';
 
 // SAN in the chosen notation; figurines get a span so they can be sized.
 export function sanNode(san, notation) {
@@ -17,21 +19,39 @@ export function sanNode(san, notation) {
   return frag;
 }
 
-export function playerRow(cls) {
+// think: a "thinking for m:ss" line under the clock (the game page's bars).
+export function playerRow(cls, { think = false } = {}) {
+  const clock = h('span', { class: 'clock' });
   return h('div', { class: `player ${cls}` },
     h('span', { class: 'score' }),
     h('span', { class: 'name' }),
     h('span', { class: 'elo' }),
-    h('span', { class: 'clock' }));
+    think ? h('span', { class: 'clockbox' }, clock, h('span', { class: 'think', 'aria-live': 'off' })) : clock);
 }
 
 // The clock's data-game/data-side are what the page-wide clock ticker reads.
-export function fillPlayer(row, g, side, showClock) {
-  const name = side === 'white' ? g.white : g.black;
-  const title = side === 'white' ? g.whiteTitle : g.blackTitle;
-  const rating = side === 'white' ? g.whiteElo : g.blackElo;
-  const shown = name || (side === 'white' ? 'White' : 'Black');
-  setText(row.querySelector('.name'), title ? `${title} ${shown}` : shown);
+// link: the name links to the player's FIDE profile when the id is known
+// (not inside an overview card, which is a link itself).
+export function fillPlayer(row, g, side, showClock, { link = false } = {}) {
+  const w = side === 'white';
+  const name = w ? g.white : g.black;
+  const shown = name || (w ? t('White') : t('Black'));
+  const title = normTitle(w ? g.whiteTitle : g.blackTitle);
+  const fed = String((w ? g.whiteFed : g.blackFed) || '').trim().toUpperCase();
+  const profile = link ? fideProfileUrl(w ? g.whiteFideId : g.blackFideId) : null;
+  const rating = w ? g.whiteElo : g.blackElo;
+  const el = row.querySelector('.name');
+  const key = JSON.stringify([shown, title, fed, profile]);
+  if (el.dataset.key !== key) {
+    el.dataset.key = key;
+    const flag = flagUrl(fed);
+    el.replaceChildren(...[
+      fed ? (flag ? h('img', { class: 'fed', src: flag, alt: fed, title: fed, width: 20, height: 15 })
+        : h('span', { class: 'fed fed-text' }, fed)) : null,
+      title ? h('abbr', { class: `ptitle t-${title}`, title: t(TITLES[title]) }, title) : null,
+      profile ? h('a', { class: 'pname fide', href: profile, target: '_blank', rel: 'noopener', title: t('FIDE profile') }, shown)
+        : h('span', { class: 'pname' }, shown)].filter(Boolean));
+  }
   setText(row.querySelector('.elo'), rating || '');
   setText(row.querySelector('.score'), playerScore(g.result, side));
   const clk = row.querySelector('.clock');

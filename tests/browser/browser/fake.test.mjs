@@ -39,7 +39,9 @@ after(async () => {
 });
 
 const moveList = () => page.$$eval('.moves .mv[data-ply]', (els) => els.map((e) => e.dataset.san));
-const shownMoves = () => page.$$eval('.moves .mv[data-ply]', (els) => els.map((e) => e.textContent));
+// A move's text without its time used and clock (.mv-times).
+const shownMoves = () => page.$$eval('.moves .mv[data-ply]', (els) => els.map((e) => [...e.childNodes]
+  .filter((n) => !(n.classList && n.classList.contains('mv-times'))).map((n) => n.textContent).join('')));
 const connState = () => page.getAttribute('.conn', 'data-state');
 
 test('round overview: every board, in board order, with the right position and badges', async () => {

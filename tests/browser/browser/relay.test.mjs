@@ -31,6 +31,13 @@ test('real relay: replayed feed shows the expected moves and positions', { timeo
   try {
     const index = await (await fetch(`${base}/`)).text();
     assert.match(index, /app\.js/, 'the relay serves web/dist');
+    // The embed mode's path is the app too, and the flags are served (issue 17).
+    const embed = await fetch(`${base}/embed/game/1?hide=clocks`);
+    assert.equal(embed.status, 200);
+    assert.match(await embed.text(), /app\.js/, '/embed/game/1 serves the app');
+    const flag = await fetch(`${base}/flags/no.svg`);
+    assert.equal(flag.status, 200);
+    assert.equal(flag.headers.get('content-type'), 'image/svg+xml');
 
     browser = await launch();
     const page = await browser.context.newPage();

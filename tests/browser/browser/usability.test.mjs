@@ -9,12 +9,9 @@
 import { test, before, after } from 'node:test';
 import assert from 'node:assert/strict';
 import { readFileSync } from 'node:fs';
-import { createRequire } from 'node:module';
 import { FakeRelay, seedRound, RUY_MORE } from '../fake-relay.mjs';
-import { screenshot, waitForBoard, waitFor, fakeRelaySession } from '../lib.mjs';
+import { screenshot, waitForBoard, waitFor, fakeRelaySession, axeViolations } from '../lib.mjs';
 
-const require = createRequire(import.meta.url);
-const AXE = require.resolve('axe-core/axe.min.js');
 
 // A long game of knight moves: 64 plies, more than the move list shows.
 const DANCE = ['Nf3', 'Nf6', 'Ng1', 'Ng8'];
@@ -199,14 +196,6 @@ test('contrast of the current move, the running clock and the live button is at 
   }
 });
 
-async function axeViolations(p) {
-  await p.addScriptTag({ path: AXE });
-  const found = await p.evaluate(async () => {
-    const r = await window.axe.run(document, { resultTypes: ['violations'] });
-    return r.violations.map((v) => ({ id: v.id, impact: v.impact, nodes: v.nodes.map((n) => n.target.join(' ') + ': ' + n.failureSummary) }));
-  });
-  return found.filter((v) => v.impact === 'serious' || v.impact === 'critical');
-}
 
 test('axe-core: no serious or critical violation on the overview and the game page', async () => {
   await page.goto(`${relay.url}/#/round/1`);

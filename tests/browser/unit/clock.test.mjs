@@ -1,6 +1,6 @@
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
-import { TimeBase, clockRemaining, formatClock } from '../../../web/src/clock.js';
+import { TimeBase, clockRemaining, formatClock, formatUsed, formatElapsed } from '../../../web/src/clock.js';
 
 test('only the running side counts down, never below zero', () => {
   const at = 1_000_000_000_000_000;
@@ -34,4 +34,16 @@ test('clock formatting', () => {
   assert.equal(formatClock(9_960), '0:09.9');
   assert.equal(formatClock(0), '0:00.0');
   assert.equal(formatClock(null), '–:––');
+});
+
+test('time per move and thinking time formatting', () => {
+  assert.equal(formatUsed(0), '0s');
+  assert.equal(formatUsed(12_400), '12s');
+  assert.equal(formatUsed(65_000), '1:05');
+  assert.equal(formatUsed(3_723_000), '1:02:03');
+  assert.equal(formatUsed(null), '');
+  assert.equal(formatElapsed(5_900), '0:05');
+  assert.equal(formatElapsed(125_000), '2:05');
+  assert.equal(formatElapsed(3_725_000), '1:02:05');
+  assert.equal(formatElapsed(-5), '0:00');
 });

@@ -53,6 +53,8 @@ test('graph points, time use and the ply under a click', () => {
   // White 5400 -> 5300 -> 5000: 100 s then 300 s; black has one reading only.
   assert.deepEqual(timeUse(moves, movers), [null, null, 100000, null, 300000]);
   assert.deepEqual(timeUse([{ clock: 100 }, { clock: 100 }, { clock: 130 }], ['white', 'black', 'white']), [null, null, 0]);
+  // The relay's %emt wins over the clocks' difference (it knows the increment).
+  assert.deepEqual(timeUse([{ clock: 100, emt: 7 }, { clock: 90, emt: null }, { clock: 80, emt: 12 }], ['white', 'black', 'white']), [7, null, 12]);
   assert.equal(plyAt(0, 600, 10), 0);
   assert.equal(plyAt(599, 600, 10), 9);
   assert.equal(plyAt(330, 600, 10), 5);

@@ -1,9 +1,12 @@
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
-import { parseRoute, moveNumberLabel, resultText, playerScore, clampPly, pgnFileName } from '../../../web/src/view.js';
+import { parseRoute, parseEmbed, positionUrl, moveNumberLabel, resultText, playerScore, clampPly, pgnFileName } from '../../../web/src/view.js';
 
 test('routes', () => {
-  assert.deepEqual(parseRoute('#/game/7'), { page: 'game', id: 7 });
+  assert.deepEqual(parseRoute('#/game/7'), { page: 'game', id: 7, ply: null });
+  assert.deepEqual(parseRoute('#/game/7/41'), { page: 'game', id: 7, ply: 41 });
+  assert.deepEqual(parseRoute('#/game/7/0'), { page: 'game', id: 7, ply: 0 });
+  assert.deepEqual(parseRoute('#/game/7/x'), { page: 'round', round: null });
   assert.deepEqual(parseRoute('#/round/1'), { page: 'round', round: '1' });
   assert.deepEqual(parseRoute('#/round/Final%20A'), { page: 'round', round: 'Final A' });
   assert.deepEqual(parseRoute(''), { page: 'round', round: null });
@@ -53,4 +56,13 @@ test('PGN download names: event, round, board, surnames; unsafe characters repla
   assert.equal(pgnFileName({ white: 'X', black: '' }), 'X-Black.pgn');
   assert.equal(pgnFileName({ id: 7 }), 'game-7.pgn');
   assert.equal(pgnFileName({ event: '', round: null, table: null, id: 7 }), 'game-7.pgn');
+});
+
+test('embed paths and position links', () => {
+  assert.deepEqual(parseEmbed('/embed/game/7', ''), { id: 7, hide: new Set(), ply: null });
+  assert.deepEqual(parseEmbed('/embed/game/7/', '?hide=clocks&ply=12'), { id: 7, hide: new Set(['clocks']), ply: 12 });
+  assert.equal(parseEmbed('/embed/round/1', ''), null);
+  assert.equal(parseEmbed('/', ''), null);
+  assert.equal(parseEmbed('/embed/game/7', '?ply=-1').ply, null);
+  assert.equal(positionUrl('http://relay:8080', 7, 41), 'http://relay:8080/#/game/7/41');
 });

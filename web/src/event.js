@@ -1,0 +1,91 @@
+// The event page (#/standings): standings, crosstable and, when the players
+// have teams, team standings, computed from every game the relay lists
+// (standings.js). A page of the shape main.js routes to: render(), destroy().
+
+import { h } from './dom.js';
+import { computeStandings, computeTeamStandings, pointsText } from './standings.js';
+import { flagUrl, normTitle, TITLES } from './feds.js';
+import { t } from './i18n.js';
+
+function playerCell(p) {
+  const flag = p.fed ? flagUrl(p.fed) : null;
+  const title = normTitle(p.title);
+  return h('td', { class: 'st-name' },
+    p.fed ? (flag ? h('img', { class: 'fed', src: flag, alt: p.fed, title: p.fed, width: 20, height: 15 }) : h('span', { class: 'fed fed-text' }, p.fed)) : null,
+    title ? h('abbr', { class: `ptitle t-${title}`, title: t(TITLES[title]) }, title) : null,
+    h('span', { class: 'pname' }, p.name));
+}
+
+function cellText(c) {
+  if (!c) return '';
+  const score = c.score === null ? '*' : c.score === 0.5 ? '½' : String(c.score);
+  return `${c.opp}${c.color}${score}`;
+}
+
+export class StandingsPage {
+  // app: { store, conn, main, eventName() }
+  constructor(app) {
+    this.app = app;
+    this.el = null;
+    this.key = '';
+  }
+
+  destroy() {
+    this.el = null;
+    this.key = '';
+  }
+
+  render() {
+    const { store, main, conn } = this.app;
+    if (!this.el) {
+      this.el = h('section', { class: 'event-page' });
+      main.replaceChildren(this.el);
+      conn.requestList(); // every round's games and results
+    }
+    const games = [...store.games.values()].map((g) => ({
+      round: g.round, white: g.white, black: g.black, result: g.result,
+      whiteElo: g.whiteElo, blackElo: g.blackElo, whiteFed: g.whiteFed, blackFed: g.blackFed,
+      whiteTitle: g.whiteTitle, blackTitle: g.blackTitle, whiteTeam: g.whiteTeam, blackTeam: g.blackTeam,
+    }));
+    const key = JSON.stringify([games, this.app.ui.lang]);
+    if (key === this.key) return;
+    this.key = key;
+    const { rounds, players } = computeStandings(games);
+    const teams = computeTeamStandings(games);
+    document.title = `${t('Standings')}${this.app.eventName() ? ' · ' + this.app.eventName() : ''} · chessrelay`;
+    const parts = [h('h1', { class: 'round-title' }, t('Standings'))];
+    if (!players.length) {
+      parts.push(h('p', { class: 'empty' }, t('No results yet.')));
+      this.el.replaceChildren(...parts);
+      return;
+    }
+    if (teams.length) {
+      parts.push(h('h2', { class: 'st-h2' }, t('Teams')),
+        h('table', { class: 'st-table team-standings' },
+          h('thead', {}, h('tr', {}, h('th', {}, '#'), h('th', {}, t('Team')), h('th', { title: t('match points') }, t('MP')), h('th', { title: t('board points') }, t('BP')), h('th', {}, t('Matches')))),
+          h('tbody', {}, teams.map((x) => h('tr', { 'data-team': x.name },
+            h('td', { class: 'st-rank' }, String(x.rank)), h('td', { class: 'st-team' }, x.name),
+            h('td', { class: 'st-mp' }, String(x.mp)), h('td', { class: 'st-bp' }, pointsText(x.bp)), h('td', {}, String(x.played)))))));
+    }
+    parts.push(h('h2', { class: 'st-h2' }, t('Players')),
+      h('div', { class: 'st-scroll' }, h('table', { class: 'st-table standings' },
+        h('thead', {}, h('tr', {}, h('th', {}, '#'), h('th', {}, t('Player')), h('th', {}, t('Rating')),
+          teams.length ? h('th', {}, t('Team')) : null,
+          h('th', {}, t('Points')), h('th', { title: t('Buchholz: the opponents\' points') }, t('Buch.')), h('th', {}, t('Games')))),
+        h('tbody', {}, players.map((p) => h('tr', { 'data-player': p.name },
+          h('td', { class: 'st-rank' }, String(p.rank)), playerCell(p), h('td', { class: 'st-elo' }, p.rating ? String(p.rating) : ''),
+          teams.length ? h('td', { class: 'st-team' }, p.team) : null,
+          h('td', { class: 'st-points' }, pointsText(p.points)), h('td', { class: 'st-buch' }, pointsText(p.buchholz)),
+          h('td', {}, String(p.played))))))));
+    parts.push(h('h2', { class: 'st-h2' }, t('Crosstable')),
+      h('div', { class: 'st-scroll' }, h('table', { class: 'st-table crosstable' },
+        h('thead', {}, h('tr', {}, h('th', {}, '#'), h('th', {}, t('Player')),
+          rounds.map((r) => h('th', { 'data-round': r }, `${t('R')}${r}`)), h('th', {}, t('Points')))),
+        h('tbody', {}, players.map((p) => h('tr', { 'data-player': p.name },
+          h('td', { class: 'st-rank' }, String(p.rank)), playerCell(p),
+          rounds.map((r) => h('td', { class: 'ct-cell', 'data-round': r, title: p.cells[r] ? `${p.cells[r].oppName}` : null }, cellText(p.cells[r]))),
+          h('td', { class: 'st-points' }, pointsText(p.points))))))),
+      h('p', { class: 'legend' }, t('Crosstable cells: opponent\'s rank, colour (w/b), score; * not finished.')));
+    this.el.replaceChildren(...parts);
+  }
+}

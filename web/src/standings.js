@@ -1,0 +1,117 @@
+// Standings, crosstable and team standings of an event, computed from the
+// games the relay lists (every round's results and players). Pure: node
+// tests it. Points: 1 a win, ½ a draw; unfinished games count nothing yet.
+
+const SCORE = { '1-0': [1, 0], '0-1': [0, 1], '1/2-1/2': [0.5, 0.5] };
+
+function roundOrder(a, b) {
+  const na = Number(a), nb = Number(b);
+  if (Number.isFinite(na) && Number.isFinite(nb)) return na - nb;
+  return String(a).localeCompare(String(b));
+}
+
+// games: [{round, white, black, result, whiteElo, blackElo, whiteFed,
+// blackFed, whiteTitle, blackTitle, whiteTeam, blackTeam}]. Returns
+// {rounds, players}: players ranked by points, then Buchholz (the
+// opponents' points), then wins, then rating; each with `rank` and
+// `cells` by round: {opp (rank), color 'w'|'b', score (null: not over)}.
+export function computeStandings(games) {
+  const rounds = [...new Set(games.filter((g) => g.round !== null && g.round !== undefined).map((g) => String(g.round)))].sort(roundOrder);
+  const players = new Map();
+  const player = (name, g, side) => {
+    let p = players.get(name);
+    if (!p) {
+      p = { name, points: 0, played: 0, wins: 0, draws: 0, losses: 0, rating: null, fed: '', title: '', team: '', games: [] };
+      players.set(name, p);
+    }
+    const w = side === 'white';
+    p.rating = (w ? g.whiteElo : g.blackElo) || p.rating;
+    p.fed = (w ? g.whiteFed : g.blackFed) || p.fed;
+    p.title = (w ? g.whiteTitle : g.blackTitle) || p.title;
+    p.team = (w ? g.whiteTeam : g.blackTeam) || p.team;
+    return p;
+  };
+  for (const g of games) {
+    if (!g.white || !g.black || g.round === null || g.round === undefined) continue;
+    const wp = player(g.white, g, 'white');
+    const bp = player(g.black, g, 'black');
+    const sc = SCORE[g.result] || null;
+    wp.games.push({ round: String(g.round), opp: bp, color: 'w', score: sc ? sc[0] : null });
+    bp.games.push({ round: String(g.round), opp: wp, color: 'b', score: sc ? sc[1] : null });
+    if (sc) {
+      for (const [p, s] of [[wp, sc[0]], [bp, sc[1]]]) {
+        p.points += s;
+        p.played += 1;
+        if (s === 1) p.wins += 1; else if (s === 0) p.losses += 1; else p.draws += 1;
+      }
+    }
+  }
+  const list = [...players.values()];
+  for (const p of list) p.buchholz = p.games.reduce((t, x) => t + x.opp.points, 0);
+  list.sort((a, b) => b.points - a.points || b.buchholz - a.buchholz || b.wins - a.wins
+    || (b.rating || 0) - (a.rating || 0) || a.name.localeCompare(b.name));
+  list.forEach((p, i) => { p.rank = i + 1; });
+  for (const p of list) {
+    p.cells = {};
+    for (const x of p.games) p.cells[x.round] = { opp: x.opp.rank, oppName: x.opp.name, color: x.color, score: x.score };
+  }
+  return {
+    rounds,
+    players: list.map(({ games: _g, ...rest }) => rest),
+  };
+}
+
+// Team standings when the players have teams (WhiteTeam/BlackTeam): the
+// games of a round between two teams are a match; a match won is 2 match
+// points, drawn 1 (counted once all its games are over); board points are
+// the games' points. [] when no game names both teams.
+export function computeTeamStandings(games) {
+  const matches = new Map(); // "round|teamA|teamB" (sorted) -> {a, b, pa, pb, open}
+  const teams = new Map();
+  const team = (name) => {
+    let t = teams.get(name);
+    if (!t) { t = { name, mp: 0, bp: 0, played: 0 }; teams.set(name, t); }
+    return t;
+  };
+  for (const g of games) {
+    const wt = g.whiteTeam, bt = g.blackTeam;
+    if (!wt || !bt || wt === bt || g.round === null || g.round === undefined) continue;
+    team(wt); team(bt);
+    const [a, b] = [wt, bt].sort();
+    const key = `${g.round}|${a}|${b}`;
+    let m = matches.get(key);
+    if (!m) { m = { a, b, pa: 0, pb: 0, open: 0 }; matches.set(key, m); }
+    const sc = SCORE[g.result];
+    if (!sc) { m.open += 1; continue; }
+    const [sw, sb] = sc;
+    if (wt === a) { m.pa += sw; m.pb += sb; } else { m.pa += sb; m.pb += sw; }
+  }
+  for (const m of matches.values()) {
+    const ta = teams.get(m.a), tb = teams.get(m.b);
+    ta.bp += m.pa;
+    tb.bp += m.pb;
+    if (m.open) continue;
+    ta.played += 1;
+    tb.played += 1;
+    if (m.pa > m.pb) ta.mp += 2; else if (m.pb > m.pa) tb.mp += 2; else { ta.mp += 1; tb.mp += 1; }
+  }
+  const list = [...teams.values()].sort((x, y) => y.mp - x.mp || y.bp - x.bp || x.name.localeCompare(y.name));
+  list.forEach((t, i) => { t.rank = i + 1; });
+  return list;
+}
+
+// A round's state for its tab: 'upcoming' (no game begun), 'live' (a game
+// under way) or 'finished' (every game has a result).
+export function roundStatus(games) {
+  if (!games.length) return 'upcoming';
+  if (games.every((g) => g.result && g.result !== '*')) return 'finished';
+  if (games.some((g) => g.started || (g.result && g.result !== '*'))) return 'live';
+  return 'upcoming';
+}
+
+// "½" for halves: 2.5 -> "2½", 0.5 -> "½".
+export function pointsText(p) {
+  const whole = Math.floor(p);
+  const half = p - whole >= 0.5;
+  return half ? `${whole || ''}½` : String(whole);
+}
