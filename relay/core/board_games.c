@@ -268,6 +268,11 @@ static void sync_moves(cr_board_games *b, const cr_game *g)
             ev->game = b->game_id;
             ev->ply = i;
             ev->move = *cr_game_ply(g, i);
+            const char *note = cr_game_comment(g, i); /* the other sequences that fit */
+            if (note && !(ev->comment = strdup(note))) {
+                cr_store_event_free(ev);
+                ev = NULL;
+            }
         }
         emit(b, ev);
     }

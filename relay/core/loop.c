@@ -1062,6 +1062,10 @@ static int loop_init(relay *r, cr_sigwatch *sw)
     if (r->t->export_dir) {
         cr_log(CR_LOG_INFO, "export folder %s", r->t->export_dir);
     }
+    if (r->t->pgn_bare) { /* "pgn": {"marks": false} */
+        cr_lanes_set_pgn_marks(r->lanes, false);
+        cr_outputs_set_pgn_marks(r->outputs, false);
+    }
     if (r->t->engine.path && start_evals(r)) {
         return -1;
     }

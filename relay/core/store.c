@@ -14,6 +14,7 @@ struct cr_store {
     int count, cap;
     int64_t last_seq;
     bool pgn_evals;
+    bool pgn_bare; /* no words of uncertainty in cr_store_pgn */
 };
 
 static void copy_str(char *dst, size_t size, const char *src)
@@ -43,6 +44,7 @@ void cr_store_event_free(cr_store_event *ev)
 {
     if (ev) {
         free(ev->tags);
+        free(ev->comment);
         free(ev);
     }
 }
@@ -366,6 +368,10 @@ static int apply_move(cr_store_game *g, const cr_store_event *ev, cr_error *err)
     q->flags |= p->flags;
     q->emt_ms = p->emt_ms;
     q->fits = p->fits;
+    if (ev->comment && cr_game_set_comment(g->game, n, ev->comment) != 0) {
+        cr_game_truncate(g->game, n);
+        return cr_error_set(err, CR_ENOMEM, 0, 0, "game %d: ply %d: out of memory", g->id, n);
+    }
     return 0;
 }
 
@@ -645,6 +651,11 @@ bool cr_store_pgn_evals(const cr_store *s)
     return s->pgn_evals;
 }
 
+void cr_store_set_pgn_marks(cr_store *s, bool on)
+{
+    s->pgn_bare = !on;
+}
+
 /*----- PGN -----*/
 
 typedef struct pgn_extra {
@@ -671,12 +682,15 @@ static const char *eval_extra(void *data, int ply, int *nag)
     return x->text;
 }
 
-char *cr_store_game_pgn_text_ex(const cr_store_game *g, bool evals)
+char *cr_store_game_pgn_text_ex(const cr_store_game *g, unsigned what)
 {
     char *out = NULL;
     pgn_extra x = {.g = g};
     cr_pgn_options o = {.style = CR_STYLE_SAN, .lang = CR_LANG_EN, .width = 80};
-    if (evals) {
+    if (what & CR_STORE_PGN_BARE) {
+        o.flags |= CR_PGN_BARE;
+    }
+    if (what & CR_STORE_PGN_EVALS) {
         o.ply_extra = eval_extra;
         o.extra_data = &x;
     }
@@ -688,11 +702,12 @@ char *cr_store_game_pgn_text_ex(const cr_store_game *g, bool evals)
 
 char *cr_store_game_pgn_text(const cr_store_game *g)
 {
-    return cr_store_game_pgn_text_ex(g, false);
+    return cr_store_game_pgn_text_ex(g, 0);
 }
 
 cr_buf *cr_store_pgn(const cr_store *s, int id)
 {
     const cr_store_game *g = find(s, id);
-    return g ? cr_buf_take_str(cr_store_game_pgn_text_ex(g, s->pgn_evals)) : NULL;
+    unsigned what = (s->pgn_evals ? CR_STORE_PGN_EVALS : 0) | (s->pgn_bare ? CR_STORE_PGN_BARE : 0);
+    return g ? cr_buf_take_str(cr_store_game_pgn_text_ex(g, what)) : NULL;
 }
