@@ -106,13 +106,18 @@ static bool standard_start(const cr_game *g)
     return start->key == std.key && memcmp(start->board, std.board, sizeof std.board) == 0;
 }
 
-static void set_status(cr_board_games *b, bool attention, const char *reason)
+/* squares: with attention, where the board differs from the game (the
+ * arbiter's page shows them; a new set goes out again). */
+static void set_status(cr_board_games *b, bool attention, cr_bb squares, const char *reason)
 {
     if (!b->game_id) {
         return;
     }
+    if (!attention) {
+        squares = 0;
+    }
     const cr_store_game *g = cr_store_find(b->cfg->store, b->game_id);
-    if (g && g->online == b->online && g->attention == attention) {
+    if (g && g->online == b->online && g->attention == attention && g->squares == squares) {
         return;
     }
     cr_store_event *ev = cr_store_event_new(CR_SEV_STATUS);
@@ -120,6 +125,7 @@ static void set_status(cr_board_games *b, bool attention, const char *reason)
         ev->game = b->game_id;
         ev->online = b->online;
         ev->attention = attention;
+        ev->squares = squares;
         snprintf(ev->reason, sizeof ev->reason, "%s", reason ? reason : "");
     }
     emit(b, ev);
@@ -158,7 +164,7 @@ static void take_pairing(cr_board_games *b, int game, const cr_game *g)
     b->paired = true;
     cr_log(CR_LOG_INFO, "board %s: plays game %d of the pairings", b->id, game);
     const cr_store_game *sg = cr_store_find(b->cfg->store, game);
-    set_status(b, sg ? sg->attention : false, NULL); /* online now, if the board is */
+    set_status(b, sg ? sg->attention : false, sg ? sg->squares : 0, NULL); /* online now, if the board is */
     sync_tags(b, g);
 }
 
@@ -349,10 +355,10 @@ void cr_board_games_on_infer(cr_board_games *b, const cr_infer_event *ev)
         game_ended(b, ev);
         break;
     case CR_INFER_ATTENTION:
-        set_status(b, true, ev->reason);
+        set_status(b, true, ev->squares, ev->reason);
         break;
     case CR_INFER_RESYNCED:
-        set_status(b, false, NULL);
+        set_status(b, false, 0, NULL);
         break;
     case CR_INFER_CLOCK:
         clock_read(b, ev);
@@ -377,7 +383,7 @@ void cr_board_games_link_status(cr_board_games *b)
 {
     if (b->game_id) {
         const cr_store_game *g = cr_store_find(b->cfg->store, b->game_id);
-        set_status(b, g ? g->attention : false, NULL);
+        set_status(b, g ? g->attention : false, g ? g->squares : 0, NULL);
     }
 }
 

@@ -84,6 +84,23 @@ static json_t *flags_json(uint32_t flags)
     if (flags & CR_PLY_DRAW_OFFER) {
         json_array_append_new(a, json_string("draw-offer"));
     }
+    if (flags & CR_PLY_MISSING) {
+        json_array_append_new(a, json_string("missing"));
+    }
+    return a;
+}
+
+/* ["d7", "e2"]: a bitboard's squares, a1 first. */
+static json_t *squares_json(cr_bb squares)
+{
+    json_t *a = json_array();
+    for (int sq = 0; sq < CR_SQ_NB; sq++) {
+        if (squares >> sq & 1) {
+            char name[3];
+            cr_square_name(sq, name);
+            json_array_append_new(a, json_string(name));
+        }
+    }
     return a;
 }
 
@@ -223,6 +240,9 @@ cr_buf *cr_store_event_json(const cr_store_event *ev)
         json_object_set_new(j, "attention", json_boolean(ev->attention));
         if (ev->reason[0]) {
             json_object_set_new(j, "reason", text_json(ev->reason));
+        }
+        if (ev->attention && ev->squares) {
+            json_object_set_new(j, "squares", squares_json(ev->squares));
         }
         break;
     case CR_SEV_TAG:
@@ -430,6 +450,7 @@ int cr_store_apply(cr_store *s, const cr_store_event *ev, cr_error *err)
         case CR_SEV_STATUS:
             g->online = ev->online;
             g->attention = ev->attention;
+            g->squares = ev->attention ? ev->squares : 0;
             break;
         case CR_SEV_TAG:
             if (strcmp(ev->tag.name, "FEN") == 0 || strcmp(ev->tag.name, "SetUp") == 0) {
@@ -501,6 +522,9 @@ cr_buf *cr_store_snapshot_json(const cr_store *s, int id, int delay_s)
     }
     json_object_set_new(gj, "online", json_boolean(g->online));
     json_object_set_new(gj, "attention", json_boolean(g->attention));
+    if (g->squares) {
+        json_object_set_new(gj, "squares", squares_json(g->squares));
+    }
     json_object_set_new(gj, "delay", json_integer(delay_s));
     json_t *j = json_object();
     json_object_set_new(j, "type", json_string("snapshot"));
@@ -561,6 +585,9 @@ cr_buf *cr_store_summary_json(const cr_store *s, int id)
     }
     json_object_set_new(j, "online", json_boolean(g->online));
     json_object_set_new(j, "attention", json_boolean(g->attention));
+    if (g->squares) {
+        json_object_set_new(j, "squares", squares_json(g->squares));
+    }
     json_object_set_new(j, "seq", json_integer(g->last_seq));
     return dump(j);
 }

@@ -70,6 +70,7 @@ typedef struct cr_store_event {
     char reason[CR_REASON_MAX];
     /* STATUS */
     bool online, attention;
+    cr_bb squares; /* with attention: the squares where the board differs from the game */
     /* TAG */
     cr_store_tag tag;
 } cr_store_event;
@@ -111,6 +112,7 @@ typedef struct cr_store_game {
     int running;
     int64_t clock_at;     /* ts of the clock reading, 0 if none */
     bool online, attention;
+    cr_bb squares; /* with attention: the squares in question (0: none given) */
     char reason[CR_REASON_MAX];
     int64_t last_seq, last_ts;
     cr_eval *evals; /* per ply (depth 0: none), evals_cap of them */
