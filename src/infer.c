@@ -1184,6 +1184,15 @@ static void feed_clock(cr_infer *inf, const cr_feed_event *ev, int64_t t)
             seq q = inf->pending;
             commit(inf, &q, inf->pending_t, t);
             evaluate(inf, t);
+        } else if (inf->pending.base < ply_count(inf)) {
+            /* Undoing moves so that the presser is still to move: the
+             * presser moved since (1. ... Rg8+ and a missed Bf8 Rg2 Bc5
+             * is no Rg8+ taken back for Rg2). The search below, for the
+             * moves made meanwhile, decides. */
+            inf->has_pending = false;
+            inf->explained = false;
+            inf->unexplained_since = inf->t_change;
+            inf->searched = 0;
         }
     }
     if (!inf->explained && !inf->signal) {

@@ -173,6 +173,17 @@ static void ply_text(cr_sb *t, const cr_ply *p, const char *comment, bool bare, 
     }
 }
 
+/* The ply's comment as written: bare PGN leaves out the other sequences
+ * that fit an ambiguous gap (the inference's "also ..."), a word of
+ * uncertainty like the marks. */
+static const char *shown_comment(const cr_ply *p, const char *comment, bool bare)
+{
+    if (bare && comment && (p->flags & CR_PLY_AMBIGUOUS) && strncmp(comment, "also ", 5) == 0) {
+        return NULL;
+    }
+    return comment;
+}
+
 static const char *const str_tags[7] = {"Event", "Site", "Date", "Round", "White", "Black", "Result"};
 
 bool cr_pgn_tag_name_ok(const char *name)
@@ -274,8 +285,8 @@ static void write_continuation(const cr_game *g, int k, const cr_pgn_options *o,
             need_number = false;
         }
         ply_commands(b, p, true, o->flags & CR_PGN_RELAY_DATA);
-        const char *cm = cr_game_comment(g, i);
         bool bare = o->flags & CR_PGN_BARE;
+        const char *cm = shown_comment(p, cr_game_comment(g, i), bare);
         if (cm || (!bare && (p->flags & CR_PLY_RECONSTRUCTED))) {
             cr_sb_str(b, " [%comment ");
             ply_text(b, p, cm, bare, true);
@@ -397,8 +408,8 @@ static int write_all(const cr_game *g, const cr_pgn_options *opt, cr_sb *b)
             cr_sb_str(&t, extra);
         }
         ply_commands(&t, p, !fide_draw, o.flags & CR_PGN_RELAY_DATA);
-        const char *cm = cr_game_comment(g, i);
         bool bare = o.flags & CR_PGN_BARE;
+        const char *cm = shown_comment(p, cr_game_comment(g, i), bare);
         if (cm || (!bare && (p->flags & CR_PLY_RECONSTRUCTED))) {
             if (t.len) {
                 cr_sb_add(&t, " ", 1);

@@ -215,6 +215,28 @@ static void test_pairings(void **state)
     expect_error("{\"pairings\":\"\"}", "pairings: empty path");
 }
 
+/* "pgn": {"marks": false} turns the words of uncertainty off (issue 15). */
+static void test_pgn_marks(void **state)
+{
+    (void)state;
+    cr_error err;
+    cr_config *cfg = cr_config_parse("{\"event\":\"x\"}", "t.json", NULL, &err);
+    assert_non_null(cfg);
+    assert_false(cfg->pgn_bare); /* marks by default */
+    cr_config_free(cfg);
+    cfg = cr_config_parse("{\"pgn\":{\"marks\":false}}", "t.json", NULL, &err);
+    assert_non_null(cfg);
+    assert_true(cfg->pgn_bare);
+    cr_config_free(cfg);
+    cfg = cr_config_parse("{\"pgn\":{\"marks\":true}}", "t.json", NULL, &err);
+    assert_non_null(cfg);
+    assert_false(cfg->pgn_bare);
+    cr_config_free(cfg);
+    expect_error("{\"pgn\":false}", "tournament.json: pgn: expected an object");
+    expect_error("{\"pgn\":{\"marks\":0}}", "tournament.json: pgn.marks: expected true or false");
+    expect_error("{\"pgn\":{\"mark\":false}}", "tournament.json: pgn.mark: unknown field");
+}
+
 /* "time_control" per round: the round's own, "*" for the others; a
  * string is every round's; a bad one names its round. */
 static void test_round_time_controls(void **state)
@@ -314,6 +336,7 @@ int main(void)
         cmocka_unit_test(test_round_time_controls),
         cmocka_unit_test(test_listen_and_load),
         cmocka_unit_test(test_command_line_tokens),
+        cmocka_unit_test(test_pgn_marks),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }

@@ -127,8 +127,9 @@ static void test_move_round_trip(void **state)
                      0);
     assert_int_equal(cr_game_push_illegal(g2, &after, "Ke1-e3", 5000, 10), 0);
     ev->move = *cr_game_ply(g2, 0);
+    ev->move.flags |= CR_PLY_MISSING; /* a stretch the arbiter accepted from the board */
     back = round_trip(ev);
-    assert_true(back->move.flags & CR_PLY_ILLEGAL);
+    assert_int_equal(back->move.flags, CR_PLY_ILLEGAL | CR_PLY_MISSING);
     assert_string_equal(back->move.san, ev->move.san);
     assert_int_equal(cr_event_resolve_move(back, &start, &err), 0);
     cr_store_event_free(back);
@@ -179,10 +180,12 @@ static void test_other_kinds_round_trip(void **state)
         ev = make(CR_SEV_STATUS, 30 + i, 2);
         ev->online = i == 0;
         ev->attention = i == 1;
+        ev->squares = i ? (1ull << 51) | (1ull << 12) | 1ull : 0; /* d7 e2 a1: the squares in question */
         snprintf(ev->reason, sizeof ev->reason, "%s", i ? "pieces off the board" : "");
         back = round_trip(ev);
         assert_int_equal(back->online, ev->online);
         assert_int_equal(back->attention, ev->attention);
+        assert_true(back->squares == ev->squares);
         assert_string_equal(back->reason, ev->reason);
         cr_store_event_free(back);
         cr_store_event_free(ev);

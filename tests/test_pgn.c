@@ -387,7 +387,8 @@ static void test_uncertainty_marks(void **state)
     cr_pgn_options bare = {.style = CR_STYLE_SAN, .lang = CR_LANG_EN, .flags = CR_PGN_BARE};
     assert_int_equal(cr_pgn_write(g, &bare, &out, NULL), 0);
     assert_null(strstr(out, "reconstructed"));
-    assert_non_null(strstr(out, "1. e4 e5 2. Nf3 {also Nc3 Nc6 Nf3 Nf6} 2... Nc6 3. Nc3 Nf6 4. Bb5"));
+    assert_null(strstr(out, "also")); /* the other sequences are words of uncertainty too */
+    assert_non_null(strstr(out, "1. e4 e5 2. Nf3 Nc6 3. Nc3 Nf6 4. Bb5"));
     free(out);
     /* an arbiter's "accept the board": the missing stretch says so */
     cr_position after;

@@ -35,7 +35,9 @@
  *    the search for missed moves runs once, and undoing a move the clock
  *    confirmed waits confirmed_hold_ms (a captured piece set down for a
  *    moment on another square can look like the opponent's last move
- *    played differently).
+ *    played differently); a press by the side such an undoing would leave
+ *    to move refutes it (that side moved since: the moves made meanwhile
+ *    are searched for instead).
  *  - A pawn standing on its last rank is a pending promotion, never a
  *    move. Two kings on centre squares that stand castle_hold_ms (settle_ms
  *    with the clock stopped) are the DGT result signal: d5/e4 1-0, d4/e5

@@ -87,7 +87,10 @@ enum {
      * carries them in its comment: {reconstructed}, {reconstructed,
      * ambiguous: also Nf3 Nc6 Nc3 Nf6} (the ply's own comment follows the
      * colon); this reader turns them back into CR_PLY_RECONSTRUCTED and
-     * CR_PLY_AMBIGUOUS. For a host that wants bare PGN. */
+     * CR_PLY_AMBIGUOUS. For a host that wants bare PGN: the marks and an
+     * ambiguous ply's list of the other sequences ("also ...") are left
+     * out; a missing stretch stays `[%missing FEN]` (the moves are still
+     * unknown). */
     CR_PGN_BARE = 1u << 1
 };
 

@@ -106,13 +106,18 @@ static bool standard_start(const cr_game *g)
     return start->key == std.key && memcmp(start->board, std.board, sizeof std.board) == 0;
 }
 
-static void set_status(cr_board_games *b, bool attention, const char *reason, uint64_t squares)
+/* squares: with attention, where the board differs from the game (the
+ * arbiter's page shows them; a new set goes out again). */
+static void set_status(cr_board_games *b, bool attention, cr_bb squares, const char *reason)
 {
     if (!b->game_id) {
         return;
     }
+    if (!attention) {
+        squares = 0;
+    }
     const cr_store_game *g = cr_store_find(b->cfg->store, b->game_id);
-    if (g && g->online == b->online && g->attention == attention) {
+    if (g && g->online == b->online && g->attention == attention && g->attention_squares == squares) {
         return;
     }
     cr_store_event *ev = cr_store_event_new(CR_SEV_STATUS);
@@ -159,7 +164,7 @@ static void take_pairing(cr_board_games *b, int game, const cr_game *g)
     b->paired = true;
     cr_log(CR_LOG_INFO, "board %s: plays game %d of the pairings", b->id, game);
     const cr_store_game *sg = cr_store_find(b->cfg->store, game);
-    set_status(b, sg ? sg->attention : false, NULL, 0); /* online now, if the board is */
+    set_status(b, sg ? sg->attention : false, sg ? sg->attention_squares : 0, NULL); /* online now, if the board is */
     sync_tags(b, g);
 }
 
@@ -269,6 +274,11 @@ static void sync_moves(cr_board_games *b, const cr_game *g)
             ev->game = b->game_id;
             ev->ply = i;
             ev->move = *cr_game_ply(g, i);
+            const char *note = cr_game_comment(g, i); /* the other sequences that fit */
+            if (note && !(ev->comment = strdup(note))) {
+                cr_store_event_free(ev);
+                ev = NULL;
+            }
         }
         emit(b, ev);
     }
@@ -345,10 +355,10 @@ void cr_board_games_on_infer(cr_board_games *b, const cr_infer_event *ev)
         game_ended(b, ev);
         break;
     case CR_INFER_ATTENTION:
-        set_status(b, true, ev->reason, ev->squares);
+        set_status(b, true, ev->squares, ev->reason);
         break;
     case CR_INFER_RESYNCED:
-        set_status(b, false, NULL, 0);
+        set_status(b, false, 0, NULL);
         break;
     case CR_INFER_CLOCK:
         clock_read(b, ev);
@@ -373,7 +383,7 @@ void cr_board_games_link_status(cr_board_games *b)
 {
     if (b->game_id) {
         const cr_store_game *g = cr_store_find(b->cfg->store, b->game_id);
-        set_status(b, g ? g->attention : false, NULL, 0);
+        set_status(b, g ? g->attention : false, g ? g->attention_squares : 0, NULL);
     }
 }
 

@@ -492,6 +492,29 @@ static int read_pairings(ctx *c, json_t *v, cr_config *cfg)
     return 0;
 }
 
+/* "pgn": {"marks": true|false}: the words of uncertainty in every PGN. */
+static int read_pgn(ctx *c, json_t *v, cr_config *cfg)
+{
+    if (!json_is_object(v)) {
+        return fail(c, "pgn", "expected an object such as {\"marks\": false}");
+    }
+    const char *k;
+    json_t *x;
+    json_object_foreach(v, k, x)
+    {
+        char f[48];
+        snprintf(f, sizeof f, "pgn.%.40s", k);
+        if (strcmp(k, "marks") != 0) {
+            return fail(c, f, "unknown field");
+        }
+        if (!json_is_boolean(x)) {
+            return fail(c, f, "expected true or false");
+        }
+        cfg->pgn_bare = !json_is_true(x);
+    }
+    return 0;
+}
+
 /* "engine": {"path", "processes", "threads", "hash_mb", "movetime_ms" or
  * "depth", "multipv", "pgn", "alerts"}. */
 static int read_engine(ctx *c, json_t *v, cr_config_engine *e)
@@ -716,6 +739,8 @@ static int read_root(ctx *c, json_t *root, cr_config *cfg)
             }
         } else if (strcmp(key, "export_dir") == 0) {
             rc = get_path(c, v, key, &cfg->export_dir);
+        } else if (strcmp(key, "pgn") == 0) {
+            rc = read_pgn(c, v, cfg);
         } else if (strcmp(key, "pairings") == 0) {
             rc = read_pairings(c, v, cfg);
         } else if (strcmp(key, "engine") == 0) {

@@ -17,6 +17,10 @@
  *     "push": [{"round": "1", "url": "https://lichess.org/api/broadcast/round/<id>/push",
  *               "token": "lip_..."}],          push each round's public PGN (push.h, docs/venue.md)
  *     "export_dir": "export",                  round-<n>/game-<t>.pgn, games.pgn (cr/export.h)
+ *     "pgn": {"marks": false},                 bare PGN everywhere (/live.pgn, /game/N.pgn,
+ *                                              exports, pushes): no {reconstructed},
+ *                                              {ambiguous: also ...} comments (cr/pgn.h
+ *                                              CR_PGN_BARE); marks are on by default
  *     "pairings": "oslo-open.trf",             pairings file (FIDE TRF or tags-only PGN), watched
  *                                              for changes (pairings_link.h, docs/venue.md); or
  *     "pairings": {"file": "oslo-open.trf", "round": 5, "format": "trf"},
@@ -140,6 +144,7 @@ typedef struct cr_config {
     cr_config_push *pushes; /* "push" */
     int push_count;
     char *export_dir; /* "export_dir": the export folder (cr/export.h), NULL: none */
+    bool pgn_bare;    /* "pgn": {"marks": false}: no words of uncertainty in any PGN */
     char *pairings;   /* "pairings": the pairings file, NULL: none */
     int pairings_round;   /* its "round": the round played, 0: chosen from the file */
     int pairings_format;  /* its "format": a cr_pairings_format (CR_PAIRINGS_AUTO = 0) */

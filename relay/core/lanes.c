@@ -80,6 +80,14 @@ void cr_lanes_set_quiet(cr_lanes *l, bool quiet)
     l->quiet = quiet;
 }
 
+void cr_lanes_set_pgn_marks(cr_lanes *l, bool on)
+{
+    cr_store_set_pgn_marks(l->live, on);
+    if (l->public_store) {
+        cr_store_set_pgn_marks(l->public_store, on);
+    }
+}
+
 void cr_lanes_set_pgn_evals(cr_lanes *l, bool on)
 {
     cr_store_set_pgn_evals(l->live, on);

@@ -56,6 +56,9 @@ void cr_lanes_set_quiet(cr_lanes *l, bool quiet);
 /* Whether the PGN published with each game carries the engine
  * evaluations (cr_store_set_pgn_evals on both stores). */
 void cr_lanes_set_pgn_evals(cr_lanes *l, bool on);
+/* Whether /live.pgn and /game/N.pgn carry the words of uncertainty
+ * (cr_store_set_pgn_marks on both stores). */
+void cr_lanes_set_pgn_marks(cr_lanes *l, bool on);
 
 /* Applies ev (its seq and ts given) to the live store. On success takes ev
  * and json (its serialised form, or NULL: made here when needed), tells

@@ -474,6 +474,64 @@ static void apply_command(relay *r, const cr_command_msg *c)
     emit(r, ev);
 }
 
+/* The arbiter accepts the board's position for a game the inference cannot
+ * follow (cr_infer_accept_board): the game goes on from it, the stretch in
+ * between is one ply marked missing. Journaled first as
+ * "# accept-board <ts us> <feed ms ticked> <t> <side> <game> <board> <who>"
+ * so that a rebuild does it at the same point of the event stream. A game
+ * that is not on its board now, or a board that shows no position, is
+ * refused and the arbiters are told. */
+static void accept_board(relay *r, int game, int side, int64_t t, const char *who)
+{
+    const cr_store_game *g = cr_store_find(r->live, game);
+    board *b = g ? find_board(r, g->board) : NULL;
+    char why[256] = "";
+    if (!g) {
+        snprintf(why, sizeof why, "game %d is not known", game);
+    } else if (!b || cr_board_games_game(b->games) != game) {
+        snprintf(why, sizeof why, "game %d is no longer on its board", game);
+    }
+    if (!why[0] && !r->rebuilding && r->journal) {
+        char line[CR_BOARD_ID_MAX + 200];
+        int n = snprintf(line, sizeof line, "# accept-board %" PRId64 " %" PRId64 " %" PRId64 " %d %d %s %s\n",
+                         r->cur_ts, r->last_tick, t, side, game, b->id, who[0] ? who : "-");
+        if (n < 0 || n >= (int)sizeof line || cr_journal_append(r->journal, line, (size_t)n)) {
+            r->status = 1;
+        }
+    }
+    if (!why[0] && cr_infer_accept_board(cr_board_infer_engine(b->infer), side, t) != 0) {
+        snprintf(why, sizeof why, "board %s shows no position to go on from (a king missing or "
+                 "doubled, kings side by side, a pawn on its last rank)", b->id);
+    }
+    if (why[0]) {
+        cr_log(CR_LOG_WARN, "%s: accept-board refused: %s", who, why);
+        if (!r->rebuilding) {
+            cr_arbiter_link_alert(r->arb, "accept-board", why, wall_ms());
+        }
+        return;
+    }
+    cr_log(CR_LOG_INFO, "%s: game %d goes on from the position on board %s", who, game, b->id);
+}
+
+static void replay_accept_board(relay *r, const char *line, size_t len, const char *file, int lineno)
+{
+    char copy[CR_BOARD_ID_MAX + 200], id[CR_BOARD_ID_MAX + 1], who[64];
+    long long ts, tick, t;
+    int side, game;
+    snprintf(copy, sizeof copy, "%.*s", (int)(len < sizeof copy ? len : sizeof copy - 1), line);
+    _Static_assert(CR_BOARD_ID_MAX == 64, "the %64s below");
+    if (sscanf(copy, "# accept-board %lld %lld %lld %d %d %64s %63s", &ts, &tick, &t, &side, &game,
+               id, who) != 7) {
+        r->journal_bad_lines++;
+        cr_log(CR_LOG_ERROR, "journal: %s:%d: an accept-board line that cannot be read", file, lineno);
+        return;
+    }
+    r->cur_ts = ts;
+    run_ticks(r, tick);
+    r->cur_t = t;
+    accept_board(r, game, side, t, who);
+}
+
 static void on_commands(evutil_socket_t fd, short what, void *arg)
 {
     relay *r = arg;
@@ -484,6 +542,8 @@ static void on_commands(evutil_socket_t fd, short what, void *arg)
         if (c->kind == CR_COMMAND_ARBITER) {
             cr_arbiter_link_command(r->arb, &c->arbiter, r->source_t, wall_ms(), NULL, 0);
             apply_arbiter_events(r);
+        } else if (c->kind == CR_COMMAND_ACCEPT_BOARD) {
+            accept_board(r, c->game, c->side, r->source_t, c->who);
         } else {
             if (c->kind == CR_COMMAND_RESULT) {
                 cr_log(CR_LOG_INFO, "%s: game %d result %s", c->who, c->game,
@@ -841,6 +901,10 @@ static int on_journal_line(void *data, const char *line, size_t len, const char 
         replay_pairings(r, line, len, file, lineno);
         return 0;
     }
+    if (len > 15 && memcmp(line, "# accept-board ", 15) == 0) {
+        replay_accept_board(r, line, len, file, lineno);
+        return 0;
+    }
     if (len && line[0] == '#') {
         long long a;
         int table;
@@ -1077,6 +1141,10 @@ static int loop_init(relay *r, cr_sigwatch *sw)
     }
     if (r->t->export_dir) {
         cr_log(CR_LOG_INFO, "export folder %s", r->t->export_dir);
+    }
+    if (r->t->pgn_bare) { /* "pgn": {"marks": false} */
+        cr_lanes_set_pgn_marks(r->lanes, false);
+        cr_outputs_set_pgn_marks(r->outputs, false);
     }
     if (r->t->engine.path && start_evals(r)) {
         return -1;

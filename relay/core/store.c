@@ -14,6 +14,7 @@ struct cr_store {
     int count, cap;
     int64_t last_seq;
     bool pgn_evals;
+    bool pgn_bare; /* no words of uncertainty in cr_store_pgn */
 };
 
 static void copy_str(char *dst, size_t size, const char *src)
@@ -43,6 +44,7 @@ void cr_store_event_free(cr_store_event *ev)
 {
     if (ev) {
         free(ev->tags);
+        free(ev->comment);
         free(ev);
     }
 }
@@ -81,6 +83,23 @@ static json_t *flags_json(uint32_t flags)
     }
     if (flags & CR_PLY_DRAW_OFFER) {
         json_array_append_new(a, json_string("draw-offer"));
+    }
+    if (flags & CR_PLY_MISSING) {
+        json_array_append_new(a, json_string("missing"));
+    }
+    return a;
+}
+
+/* ["d7", "e2"]: a bitboard's squares, a1 first. */
+static json_t *squares_json(cr_bb squares)
+{
+    json_t *a = json_array();
+    for (int sq = 0; sq < CR_SQ_NB; sq++) {
+        if (squares >> sq & 1) {
+            char name[3];
+            cr_square_name(sq, name);
+            json_array_append_new(a, json_string(name));
+        }
     }
     return a;
 }
@@ -259,6 +278,9 @@ cr_buf *cr_store_event_json(const cr_store_event *ev)
         if (ev->reason[0]) {
             json_object_set_new(j, "reason", text_json(ev->reason));
         }
+        if (ev->attention && ev->squares) {
+            json_object_set_new(j, "squares", squares_json(ev->squares));
+        }
         break;
     case CR_SEV_TAG:
         json_object_set_new(j, "game", json_integer(ev->game));
@@ -403,6 +425,10 @@ static int apply_move(cr_store_game *g, const cr_store_event *ev, cr_error *err)
     q->flags |= p->flags;
     q->emt_ms = p->emt_ms;
     q->fits = p->fits;
+    if (ev->comment && cr_game_set_comment(g->game, n, ev->comment) != 0) {
+        cr_game_truncate(g->game, n);
+        return cr_error_set(err, CR_ENOMEM, 0, 0, "game %d: ply %d: out of memory", g->id, n);
+    }
     return 0;
 }
 
@@ -541,6 +567,9 @@ cr_buf *cr_store_snapshot_json(const cr_store *s, int id, int delay_s)
     }
     json_object_set_new(gj, "online", json_boolean(g->online));
     json_object_set_new(gj, "attention", json_boolean(g->attention));
+    if (g->attention_squares) {
+        json_object_set_new(gj, "squares", squares_json(g->attention_squares));
+    }
     json_object_set_new(gj, "delay", json_integer(delay_s));
     json_t *j = json_object();
     json_object_set_new(j, "type", json_string("snapshot"));
@@ -601,6 +630,9 @@ cr_buf *cr_store_summary_json(const cr_store *s, int id)
     }
     json_object_set_new(j, "online", json_boolean(g->online));
     json_object_set_new(j, "attention", json_boolean(g->attention));
+    if (g->attention_squares) {
+        json_object_set_new(j, "squares", squares_json(g->attention_squares));
+    }
     json_object_set_new(j, "seq", json_integer(g->last_seq));
     return dump(j);
 }
@@ -691,6 +723,11 @@ bool cr_store_pgn_evals(const cr_store *s)
     return s->pgn_evals;
 }
 
+void cr_store_set_pgn_marks(cr_store *s, bool on)
+{
+    s->pgn_bare = !on;
+}
+
 /*----- PGN -----*/
 
 typedef struct pgn_extra {
@@ -717,12 +754,15 @@ static const char *eval_extra(void *data, int ply, int *nag)
     return x->text;
 }
 
-char *cr_store_game_pgn_text_ex(const cr_store_game *g, bool evals)
+char *cr_store_game_pgn_text_ex(const cr_store_game *g, unsigned what)
 {
     char *out = NULL;
     pgn_extra x = {.g = g};
     cr_pgn_options o = {.style = CR_STYLE_SAN, .lang = CR_LANG_EN, .width = 80};
-    if (evals) {
+    if (what & CR_STORE_PGN_BARE) {
+        o.flags |= CR_PGN_BARE;
+    }
+    if (what & CR_STORE_PGN_EVALS) {
         o.ply_extra = eval_extra;
         o.extra_data = &x;
     }
@@ -734,11 +774,12 @@ char *cr_store_game_pgn_text_ex(const cr_store_game *g, bool evals)
 
 char *cr_store_game_pgn_text(const cr_store_game *g)
 {
-    return cr_store_game_pgn_text_ex(g, false);
+    return cr_store_game_pgn_text_ex(g, 0);
 }
 
 cr_buf *cr_store_pgn(const cr_store *s, int id)
 {
     const cr_store_game *g = find(s, id);
-    return g ? cr_buf_take_str(cr_store_game_pgn_text_ex(g, s->pgn_evals)) : NULL;
+    unsigned what = (s->pgn_evals ? CR_STORE_PGN_EVALS : 0) | (s->pgn_bare ? CR_STORE_PGN_BARE : 0);
+    return g ? cr_buf_take_str(cr_store_game_pgn_text_ex(g, what)) : NULL;
 }

@@ -57,6 +57,8 @@ typedef struct cr_store_event {
     int ply;
     int retracted;
     cr_ply move;
+    char *comment;     /* MOVE: the ply's comment (the other sequences that fit an
+                          ambiguous gap: "also Nf3 Nc6 ..."), owned, NULL: none */
     /* CLOCK */
     int32_t white_ms, black_ms;
     int running;       /* CR_WHITE, CR_BLACK, CR_CLOCK_STOPPED */
@@ -70,8 +72,7 @@ typedef struct cr_store_event {
     char reason[CR_REASON_MAX];
     /* STATUS */
     bool online, attention;
-    /* STATUS with attention: the squares in question (bit 0 = a1), for arbiters */
-    uint64_t squares;
+    cr_bb squares; /* with attention: the squares where the board differs from the game */
     /* TAG */
     cr_store_tag tag;
 } cr_store_event;
@@ -126,7 +127,7 @@ typedef struct cr_store_game {
     int64_t clock_at;     /* ts of the clock reading, 0 if none */
     bool online, attention;
     char reason[CR_REASON_MAX];
-    uint64_t attention_squares;           /* while attention: the squares in question */
+    cr_bb attention_squares;              /* while attention: the squares in question */
     char attention_reason[CR_REASON_MAX]; /* while attention: why */
     int64_t last_seq, last_ts;
     cr_eval *evals; /* per ply (depth 0: none), evals_cap of them */
@@ -170,12 +171,20 @@ cr_buf *cr_store_evals_json(const cr_store *s, int game);
  * and their NAGs ($2, $4). Off by default. */
 void cr_store_set_pgn_evals(cr_store *s, bool on);
 bool cr_store_pgn_evals(const cr_store *s);
+/* Whether cr_store_pgn writes the words of uncertainty ({reconstructed},
+ * {reconstructed, ambiguous: also ...}: cr/pgn.h). On by default; off for
+ * a host that wants bare PGN (the tournament file's "pgn": {"marks": false}). */
+void cr_store_set_pgn_marks(cr_store *s, bool on);
 
 /* Writes one game as PGN (cr_pgn_write: tags, moves with {[%clk h:mm:ss]},
  * result) into a new malloc'ed string, or NULL when out of memory. */
 char *cr_store_game_pgn_text(const cr_store_game *g);
-/* Same, with the evaluations and their NAGs or without (the plain one:
- * without; outputs make their own choice). */
-char *cr_store_game_pgn_text_ex(const cr_store_game *g, bool evals);
+/* Same, with what `what` asks for (CR_STORE_PGN_*; the plain one: 0;
+ * outputs make their own choice). */
+enum {
+    CR_STORE_PGN_EVALS = 1u << 0, /* the evaluations and their NAGs */
+    CR_STORE_PGN_BARE = 1u << 1   /* no words of uncertainty (cr/pgn.h CR_PGN_BARE) */
+};
+char *cr_store_game_pgn_text_ex(const cr_store_game *g, unsigned what);
 
 #endif

@@ -14,7 +14,8 @@ static const char *const move_keys[] = {"game", "ply", "san", "uci", "fen", "clo
 static const char *const correction_keys[] = {"game", "ply", "retracted", NULL};
 static const char *const clock_keys[] = {"game", "white", "black", "running", NULL}; /* + ply */
 static const char *const result_keys[] = {"game", "result", "reason", NULL};
-static const char *const status_keys[] = {"game", "online", "attention", NULL}; /* + reason */
+static const char *const status_keys[] = {"game", "online", "attention", NULL}; /* + reason,
+                                                                                  squares */
 static const char *const tag_keys[] = {"game", "name", "value", NULL};
 static const char *const *const kind_keys[] = {
     game_keys, move_keys, correction_keys, clock_keys, result_keys, status_keys, tag_keys};
@@ -179,6 +180,27 @@ static int decode_game(json_t *j, cr_store_event *ev, cr_error *err)
     return 0;
 }
 
+/* A status's "squares": ["d7", "e2"]. */
+static int decode_squares(json_t *j, cr_bb *squares, cr_error *err)
+{
+    json_t *a = json_object_get(j, "squares");
+    if (!json_is_array(a)) {
+        return bad(err, "status", "squares", "expected an array");
+    }
+    size_t i;
+    json_t *v;
+    *squares = 0;
+    json_array_foreach(a, i, v)
+    {
+        const char *s = json_string_value(v);
+        if (!s || strlen(s) != 2 || s[0] < 'a' || s[0] > 'h' || s[1] < '1' || s[1] > '8') {
+            return bad(err, "status", "squares", "expected square names such as \"d7\"");
+        }
+        *squares |= 1ull << ((s[1] - '1') * 8 + (s[0] - 'a'));
+    }
+    return 0;
+}
+
 static int decode_flags(json_t *j, uint32_t *flags, cr_error *err)
 {
     json_t *a = json_object_get(j, "flags");
@@ -191,7 +213,8 @@ static int decode_flags(json_t *j, uint32_t *flags, cr_error *err)
     } names[] = {{"reconstructed", CR_PLY_RECONSTRUCTED},
                  {"illegal", CR_PLY_ILLEGAL},
                  {"ambiguous", CR_PLY_AMBIGUOUS},
-                 {"draw-offer", CR_PLY_DRAW_OFFER}};
+                 {"draw-offer", CR_PLY_DRAW_OFFER},
+                 {"missing", CR_PLY_MISSING}};
     size_t i;
     json_t *v;
     *flags = 0;
@@ -314,6 +337,9 @@ static int decode_body(json_t *j, cr_store_event *ev, cr_error *err)
             (rc = get_bool(j, kind, "attention", &ev->attention, err))) {
             return rc;
         }
+        if (json_object_get(j, "squares") && (rc = decode_squares(j, &ev->squares, err))) {
+            return rc;
+        }
         if (json_object_get(j, "reason")) {
             return get_text(j, kind, "reason", ev->reason, sizeof ev->reason, err);
         }
@@ -371,7 +397,8 @@ int cr_event_decode(const char *text, size_t len, cr_store_event **out, cr_error
     {
         bool known = strcmp(key, "type") == 0 || strcmp(key, "seq") == 0 ||
                      strcmp(key, "ts") == 0 || listed(kind_keys[kind], key) ||
-                     (kind == CR_SEV_STATUS && strcmp(key, "reason") == 0) ||
+                     (kind == CR_SEV_STATUS &&
+                      (strcmp(key, "reason") == 0 || strcmp(key, "squares") == 0)) ||
                      (kind == CR_SEV_CLOCK && (strcmp(key, "ply") == 0 ||
                                                strcmp(key, "ply_clock") == 0 ||
                                                strcmp(key, "emt") == 0));

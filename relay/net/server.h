@@ -36,7 +36,12 @@ typedef struct cr_server_config {
 } cr_server_config;
 
 /* What the server asks the loop to do. Free with free(). */
-typedef enum cr_command_kind { CR_COMMAND_RESULT = 0, CR_COMMAND_TAG, CR_COMMAND_ARBITER } cr_command_kind;
+typedef enum cr_command_kind {
+    CR_COMMAND_RESULT = 0,
+    CR_COMMAND_TAG,
+    CR_COMMAND_ARBITER,
+    CR_COMMAND_ACCEPT_BOARD /* the arbiter accepts the board's position ("accept-board") */
+} cr_command_kind;
 
 typedef struct cr_command_msg {
     cr_command_kind kind;
@@ -46,6 +51,7 @@ typedef struct cr_command_msg {
     char value[CR_TAG_VALUE_MAX];
     char who[64]; /* the token's name or role, for the log */
     cr_arbiter_cmd arbiter; /* CR_COMMAND_ARBITER */
+    int side; /* ACCEPT_BOARD: who is to move, CR_WHITE, CR_BLACK or -1 (the clock says) */
 } cr_command_msg;
 
 typedef struct cr_server cr_server;

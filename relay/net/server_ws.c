@@ -717,9 +717,30 @@ static void op_arbiter(cr_server *s, pss *p, const ws_msg *m)
     }
 }
 
+/* "accept-board": the game goes on from the board's position; "side"
+ * ("w"/"b", optional) is who is to move there. */
+static bool accept_board_fields(cr_server *s, pss *p, const ws_msg *m, cr_command_msg *c)
+{
+    json_t *side = json_object_get(m->j, "side");
+    const char *sv = json_string_value(side);
+    c->kind = CR_COMMAND_ACCEPT_BOARD;
+    c->side = -1;
+    if (side && (!sv || (strcmp(sv, "w") != 0 && strcmp(sv, "b") != 0))) {
+        fault(s, p, "side: expected \"w\" or \"b\" (or no side: the clock says)", "side");
+        return false;
+    }
+    if (sv) {
+        c->side = sv[0] == 'w' ? CR_WHITE : CR_BLACK;
+    }
+    return true;
+}
+
 /* A result or tag command's fields into c; false (fault sent) if wrong. */
 static bool command_fields(cr_server *s, pss *p, const ws_msg *m, cr_command_msg *c)
 {
+    if (m->op[0] == 'a') {
+        return accept_board_fields(s, p, m, c);
+    }
     if (m->op[0] == 'r') {
         const char *r = json_string_value(json_object_get(m->j, "result"));
         int res = r ? cr_result_parse(r) : -1;
@@ -782,6 +803,7 @@ static const struct {
     {"arbiter-action", op_arbiter},
     {"result", op_command},
     {"tag", op_command},
+    {"accept-board", op_command},
 };
 
 void cr_srv_viewer_message(cr_server *s, pss *p, const char *text, size_t len)

@@ -26,6 +26,7 @@ struct cr_outputs {
     name_set dirty;
     char last_export_error[200];
     bool push_evals, export_evals; /* [%eval] in the pushed / exported PGN */
+    bool bare;                     /* no words of uncertainty in either */
 };
 
 static bool set_has(const name_set *s, const char *name)
@@ -93,6 +94,11 @@ int cr_outputs_set_push(cr_outputs *o, const char *round, const char *url, const
         rc = set_add(&o->pushed, round);
     }
     return rc;
+}
+
+void cr_outputs_set_pgn_marks(cr_outputs *o, bool on)
+{
+    o->bare = !on;
 }
 
 void cr_outputs_set_evals(cr_outputs *o, bool push, bool export_dir)
@@ -175,13 +181,18 @@ static void export_error(cr_outputs *o, const cr_error *err)
     }
 }
 
+static unsigned pgn_what(const cr_outputs *o, bool evals)
+{
+    return (evals ? CR_STORE_PGN_EVALS : 0) | (o->bare ? CR_STORE_PGN_BARE : 0);
+}
+
 /* The games' PGNs (texts[i], malloc'd, to be freed by the caller) and
  * all of them joined (malloc'd), or NULL when out of memory. */
-static char *render(const cr_store_game **games, int n, bool evals, char **texts, size_t *len)
+static char *render(const cr_store_game **games, int n, unsigned what, char **texts, size_t *len)
 {
     size_t total = 0;
     for (int i = 0; i < n; i++) {
-        texts[i] = cr_store_game_pgn_text_ex(games[i], evals);
+        texts[i] = cr_store_game_pgn_text_ex(games[i], what);
         if (!texts[i]) {
             return NULL;
         }
@@ -236,7 +247,7 @@ static void flush_round(cr_outputs *o, const cr_store *store, const char *round)
     size_t len = 0;
     bool ok = true;
     if (push) {
-        char *all = render(games, n, o->push_evals, texts, &len);
+        char *all = render(games, n, pgn_what(o, o->push_evals), texts, &len);
         if (all) {
             cr_pusher_offer(o->pusher, round, all, len);
         }
@@ -245,7 +256,7 @@ static void flush_round(cr_outputs *o, const cr_store *store, const char *round)
         free_texts(texts, n);
     }
     if (number && ok) {
-        char *all = render(games, n, o->export_evals, texts, &len);
+        char *all = render(games, n, pgn_what(o, o->export_evals), texts, &len);
         ok = all != NULL;
         cr_error err;
         if (all && cr_exporter_write_round(o->exporter, number, all, &err)) {

@@ -46,6 +46,9 @@ void cr_outputs_changed_game(cr_outputs *o, const cr_store *store, int game);
 /* Whether the pushed and the exported PGNs carry the engine evaluations
  * ([%eval], NAGs: cr_store_game_pgn_text_ex). Off by default. */
 void cr_outputs_set_evals(cr_outputs *o, bool push, bool export_dir);
+/* Whether they carry the words of uncertainty ({reconstructed}, ...:
+ * cr/pgn.h). On by default. */
+void cr_outputs_set_pgn_marks(cr_outputs *o, bool on);
 
 /* Marks every round of the store as changed (after a rebuild). */
 void cr_outputs_changed_all(cr_outputs *o, const cr_store *store);

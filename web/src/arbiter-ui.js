@@ -349,7 +349,7 @@ export class ArbiterPage {
       this.formError = '';
       if (this.pending && this.pending.stage === 'confirm') this.pending = null;
     }
-    const key = `${route.game}|${this.arb.version}|${this.formError}|${this.notice}|${this.sound}|${this.arb.aseq}|${this.pendingKey()}|${this.healthKey}|${this.movesKey(route.game)}`;
+    const key = `${route.game}|${this.arb.version}|${this.formError}|${this.notice}|${this.sound}|${this.arb.aseq}|${this.pendingKey()}|${this.healthKey}|${this.movesKey(route.game)}|${this.attentionKey(route.game)}`;
     if (this.el && key === this.key) return;
     this.key = key;
     // Messages redraw the page: what the arbiter is typing stays.
@@ -526,6 +526,7 @@ export class ArbiterPage {
     return h('div', { class: 'arb-actions' },
       h('h2', {}, 'Actions'),
       this.notice ? h('p', { class: 'arb-notice' }, this.notice) : null,
+      this.acceptBoardAction(id),
       form('act-claim', 'Draw claim', [
         h('label', {}, 'Claimant ', h('select', { name: 'claimant' }, h('option', { value: 'w' }, 'White'), h('option', { value: 'b' }, 'Black'))),
         h('label', {}, 'Basis ', h('select', { name: 'basis' }, h('option', { value: 'a' }, 'D1 (a) cannot win by normal means'), h('option', { value: 'b' }, 'D1 (b) no effort to win'),
@@ -551,6 +552,35 @@ export class ArbiterPage {
         field('black', { placeholder: s.black || 'Black' }),
         h('button', { class: 'abtn', type: 'submit' }, 'Assign'),
       ], (f) => this.send('players', id, f)));
+  }
+
+  // --- a board the relay cannot follow: accept its position (accept-board) ---
+  attentionKey(id) {
+    const g = id ? this.store.games.get(id) : null;
+    return g && g.attention ? `a:${g.squares || ''}` : '';
+  }
+
+  acceptBoardAction(id) {
+    const g = this.store.games.get(id);
+    if (!g || !g.attention) return null;
+    const squares = Array.isArray(g.squares) ? g.squares.join(' ') : '';
+    return h('div', { class: 'arb-action act-accept-board' },
+      h('h3', {}, 'Board not followed'),
+      h('p', {}, g.statusReason || 'the board shows a position the game does not reach',
+        squares ? ` (squares in question: ${squares})` : ''),
+      h('button', { class: 'abtn', type: 'button', onclick: () => this.acceptBoard(id) }, "Accept the board's position"));
+  }
+
+  acceptBoard(id) {
+    if (!window.confirm(`Game ${id}: go on from the position on the board? The moves in between are recorded as missing, never guessed.`)) return;
+    if (this.conn.send({ op: 'accept-board', game: id })) {
+      this.formError = '';
+      this.notice = 'accept-board sent';
+    } else {
+      this.formError = 'not connected to the relay';
+    }
+    this.key = '';
+    this.requestRender();
   }
 
   frozenBoard(fen) {

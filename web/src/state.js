@@ -218,6 +218,7 @@ export class Store {
     if (s.reason !== undefined) g.reason = s.reason;
     if (s.online !== undefined) g.online = !!s.online;
     if (s.attention !== undefined) g.attention = !!s.attention;
+    g.squares = Array.isArray(s.squares) ? s.squares : null;
     if (typeof s.delay === 'number') {
       g.delay = s.delay;
       this.time.setDelay(s.delay);
@@ -306,6 +307,7 @@ export class Store {
       case 'status':
         if (msg.online !== undefined) g.online = !!msg.online;
         if (msg.attention !== undefined) g.attention = !!msg.attention;
+        g.squares = g.attention && Array.isArray(msg.squares) ? msg.squares : null;
         g.statusReason = msg.reason || null;
         break;
       case 'tag':

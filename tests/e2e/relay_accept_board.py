@@ -1,0 +1,103 @@
+"""The arbiter's "accept the board's position" end to end through real
+sockets (issue 15), run by relay_accept_board.sh:
+`chessrelay replay l04-30-14.feed --serve --arbiter-token T --state DIR`
+plays a game whose board was silent for 14 plies, more than the recovery
+search tries: the game is marked for the arbiter (status attention with the
+squares in question) and stays at ply 30. A viewer cannot accept the board;
+the arbiter's {"op":"accept-board","game":1} makes the game go on from the
+board's position: ply 30 is the missing stretch (SAN "--", flags illegal
+and missing), then the rest of the game as played (p04's plies 45 on); the
+PGN says [%missing FEN] and invents no move. After a restart (rebuilt from
+the journal) the game is the same, byte for byte."""
+import atexit
+import os
+import shutil
+import sys
+import tempfile
+import time
+
+sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+from relay_ws import Relay, check, fail, final_state, wait_until  # noqa: E402
+
+BIN = sys.argv[1]
+SRC = os.environ.get("CR_SOURCE_DIR") or os.path.abspath(os.path.join(os.path.dirname(__file__), "../.."))
+FEED = os.path.join(SRC, "tests/data/feeds-lost/l04-30-14.feed")
+EXPECTED = os.path.join(SRC, "tests/data/feeds/p04.expected")
+TOKEN = "accept-board-e2e-token"
+BOARD_FEN = "2r5/ppr2pp1/4kn1p/4N3/3R3P/4P3/P1PR1PP1/2K5 w - -"  # after p04's ply 44
+for f in (FEED, EXPECTED):
+    if not os.path.isfile(f):
+        fail("missing " + f)
+played = open(EXPECTED).read().split()
+want = played[:30] + ["--"] + played[44:]
+
+state = tempfile.mkdtemp(prefix="cr_accept_")
+atexit.register(shutil.rmtree, state, True)
+args = ["replay", FEED, "--serve", "--arbiter-token", TOKEN, "--speed", "500", "--state", state, "--quiet"]
+
+
+def recv_until(ws, pred, what, limit):
+    end = time.time() + limit
+    while time.time() < end:
+        try:
+            m = ws.recv(timeout=max(0.05, end - time.time()))
+        except TimeoutError:
+            break
+        if pred(m):
+            return m
+    fail("timed out after %.0f s waiting for %s" % (limit, what))
+
+
+relay = Relay(BIN, args)
+arb = relay.ws()
+arb.send({"op": "hello", "token": TOKEN})
+check(recv_until(arb, lambda m: m.get("type") == "welcome", "welcome", 10).get("trusted"), "arbiter not trusted")
+arb.send({"op": "subscribe", "round": "1"})
+st = recv_until(arb, lambda m: m.get("type") == "status" and m.get("attention"), "the game marked for the arbiter", 60)
+check(st["game"] == 1, "attention on game %s" % st["game"])
+sq = st.get("squares")
+check(isinstance(sq, list) and sq and all(len(s) == 2 and s[0] in "abcdefgh" and s[1] in "12345678" for s in sq),
+      "status: the squares in question: %s" % sq)
+
+# a viewer may not
+viewer = relay.ws()
+viewer.send({"op": "accept-board", "game": 1})
+err = recv_until(viewer, lambda m: m.get("type") == "error", "a viewer's accept-board refused", 10)
+check("arbiter" in err.get("error", ""), "viewer's error: %s" % err)
+viewer.close()
+arb.send({"op": "accept-board", "game": 1, "side": "x"})
+err = recv_until(arb, lambda m: m.get("type") == "error", "a bad side refused", 10)
+check(err.get("field") == "side" or "side" in err.get("error", ""), "bad side: %s" % err)
+
+arb.send({"op": "accept-board", "game": 1})
+mv = recv_until(arb, lambda m: m.get("type") == "move" and m.get("game") == 1 and m.get("ply") == 30,
+                "the missing stretch as ply 30", 10)
+check(mv["san"] == "--" and "missing" in mv["flags"] and "illegal" in mv["flags"], "ply 30: %s" % mv)
+check(mv["fen"].startswith(BOARD_FEN), "ply 30 ends on the board's position: %s" % mv["fen"])
+recv_until(arb, lambda m: m.get("type") == "status" and m.get("game") == 1 and not m.get("attention"),
+           "the attention cleared", 10)
+recv_until(arb, lambda m: m.get("type") == "move" and m.get("game") == 1 and m.get("ply") == 36,
+           "later moves", 30)
+arb.close()
+
+
+def complete(r):
+    st_, _, text = r.http("/game/1.pgn")
+    if st_ != 200:
+        return None
+    g = final_state(r).summary().get(1)
+    return text if g and len(g[0]) == len(want) else None
+
+
+pgn = wait_until(lambda: complete(relay), "the game to its end (%d plies)" % len(want), 60)
+moves = final_state(relay).summary()[1][0]
+check(moves == want, "moves after the accepted board:\n got %s\nwant %s" % (moves, want))
+check(("[%%missing %s" % BOARD_FEN) in pgn.replace("\n", " "), "PGN: no [%%missing FEN]:\n%s" % pgn)
+check(pgn.count("--") == 0, "PGN: an invented move '--':\n%s" % pgn)
+relay.stop()
+
+relay = Relay(BIN, args)
+again = wait_until(lambda: complete(relay), "the game after the restart", 30)
+check(again == pgn, "after the restart:\n%s\nbefore:\n%s" % (again, pgn))
+relay.stop()
+print("PASS")
