@@ -250,6 +250,8 @@ static int run_feed(replay *rp, const char *path, bool keep_going, cr_infer_stat
         fprintf(stderr, "chessrelay replay: cannot open %s\n", path);
         return 1;
     }
+    /* Large reads: a corpus is read line by line through this buffer. */
+    setvbuf(in, NULL, _IOFBF, 1 << 16);
     cr_feed_reader *r = cr_feed_reader_new(in, path);
     if (!r) {
         if (in != stdin) {
@@ -309,6 +311,30 @@ static int run_feed(replay *rp, const char *path, bool keep_going, cr_infer_stat
     if (in != stdin) {
         fclose(in);
     }
+    return status;
+}
+
+/* Writes the games saved so far and forgets them. Called after each feed:
+ * a finished feed's games never change again (engines are numbered across
+ * feeds), and a large corpus need not be held in memory. */
+static int write_games(replay *rp, FILE *out)
+{
+    int status = 0;
+    for (size_t i = 0; i < rp->ngames; i++) {
+        cr_game *g = rp->games[i].game;
+        /* The round as the served relay names it (core/board_games.c), so
+         * that the PGN of a feed is the same byte for byte either way. */
+        const char *round = cr_game_tag(g, "Round");
+        if (!round || !round[0] || strcmp(round, "?") == 0) {
+            cr_game_set_tag(g, "Round", "1");
+        }
+        if (cr_game_ply_count(g) > 0 && cr_pgn_write_file(g, NULL, out) != 0) {
+            fprintf(stderr, "chessrelay replay: cannot write the PGN\n");
+            status = 1;
+        }
+        cr_game_free(g);
+    }
+    rp->ngames = 0;
     return status;
 }
 
@@ -387,20 +413,9 @@ int cr_cmd_replay(int argc, char **argv)
         if (run_feed(&rp, feeds[i], keep_going, &total) != 0) {
             status = 1;
         }
-    }
-    for (size_t i = 0; i < rp.ngames; i++) {
-        cr_game *g = rp.games[i].game;
-        /* The round as the served relay names it (core/board_games.c), so
-         * that the PGN of a feed is the same byte for byte either way. */
-        const char *round = cr_game_tag(g, "Round");
-        if (!round || !round[0] || strcmp(round, "?") == 0) {
-            cr_game_set_tag(g, "Round", "1");
-        }
-        if (cr_game_ply_count(g) > 0 && cr_pgn_write_file(g, NULL, out) != 0) {
-            fprintf(stderr, "chessrelay replay: cannot write the PGN\n");
+        if (write_games(&rp, out) != 0) {
             status = 1;
         }
-        cr_game_free(rp.games[i].game);
     }
     if (rp.oom) {
         fprintf(stderr, "chessrelay replay: out of memory\n");
