@@ -136,6 +136,10 @@ static inline int cr_king_sq_(const cr_position *pos, int color)
  * capture exists for the side to move (board.c). */
 void cr_position_set_ep_(cr_position *pos, int candidate);
 
+/* Whether the side to move has any legal move: cr_count_legal(pos) > 0,
+ * mostly without counting (movegen.c; the mate test after every move). */
+bool cr_has_legal_move_(const cr_position *pos);
+
 /* Builds bitboards, key from board[], side, castle_rook, ep (board.c). */
 void cr_position_rebuild_(cr_position *pos);
 

@@ -276,3 +276,35 @@ int cr_count_legal(const cr_position *pos)
 {
     return generate(pos, NULL, true);
 }
+
+bool cr_has_legal_move_(const cr_position *pos)
+{
+    gen_ctx g;
+    g.pos = pos;
+    g.us = pos->side;
+    g.them = g.us ^ 1;
+    g.ours = pos->by_color[g.us];
+    g.theirs = pos->by_color[g.them];
+    g.occ = pos->occupied;
+    const cr_bb kbb = cr_pieces_(pos, g.us, CR_KING);
+    if (!kbb) {
+        return false;
+    }
+    g.ksq = cr_lsb_(kbb);
+    if (!(cr_attackers_(pos, g.ksq, g.occ) & g.theirs)) {
+        /* Out of check, a piece that is not pinned moves freely: a knight
+         * with a square to go to, or a pawn with an empty square ahead,
+         * is a legal move, and nearly every position has one. */
+        g.pinned = pinned_pieces(&g);
+        cr_bb b = cr_pieces_(pos, g.us, CR_KNIGHT) & ~g.pinned;
+        while (b) {
+            if (cr_knight_att_[cr_pop_lsb_(&b)] & ~g.ours) {
+                return true;
+            }
+        }
+        if (shift_up(cr_pieces_(pos, g.us, CR_PAWN) & ~g.pinned, g.us) & ~g.occ) {
+            return true;
+        }
+    }
+    return generate(pos, NULL, true) > 0;
+}

@@ -194,7 +194,7 @@ static char *format_legal(const cr_position *pos, cr_move m, cr_style style, cr_
     cr_position after = *pos;
     cr_position_do_move(&after, m);
     if (cr_in_check(&after)) {
-        *o++ = cr_count_legal(&after) == 0 ? '#' : '+';
+        *o++ = cr_has_legal_move_(&after) ? '+' : '#';
     }
     if (kind == CR_MOVE_EN_PASSANT && (fmt & CR_FMT_EP_SUFFIX)) {
         o = put_str(o, " e.p.");

@@ -65,6 +65,9 @@ static void check_position(const cr_position *pos, uint64_t *seed, tally *t)
 {
     cr_movelist list;
     cr_generate_legal(pos, &list);
+    /* The mate test looks for one legal move, mostly without listing them. */
+    cr_status st = cr_position_status(pos);
+    assert_int_equal(list.count == 0, st == CR_STATUS_CHECKMATE || st == CR_STATUS_STALEMATE);
     check_one(pos, &list, CR_MOVE_NONE, t);
     for (int i = 0; i < list.count; i++) {
         cr_move m = list.moves[i];
