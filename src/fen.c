@@ -9,20 +9,75 @@
 static const char piece_chars[] = " PNBRQK  pnbrqk";
 
 /* A table, not strchr: every snapshot of a feed is a placement. */
-static const uint8_t piece_of_char[128] = {
+static const uint8_t piece_of_char[256] = {
     ['P'] = CR_WP, ['N'] = CR_WN, ['B'] = CR_WB, ['R'] = CR_WR, ['Q'] = CR_WQ, ['K'] = CR_WK,
     ['p'] = CR_BP, ['n'] = CR_BN, ['b'] = CR_BB, ['r'] = CR_BR, ['q'] = CR_BQ, ['k'] = CR_BK,
 };
 
 static int piece_from_char(char c)
 {
-    return (unsigned char)c < 128 ? piece_of_char[(unsigned char)c] : CR_NO_PIECE;
+    return piece_of_char[(unsigned char)c];
+}
+
+/* What a placement character does: a piece letter (its code, one square),
+ * a digit 1-8 (that many empty squares), the rank separator; 0: none. */
+enum { PL_BAD = 0, PL_PIECE = 1, PL_DIGIT = 2, PL_SLASH = 3 };
+static const uint8_t pl_kind[256] = {
+    ['P'] = PL_PIECE, ['N'] = PL_PIECE, ['B'] = PL_PIECE, ['R'] = PL_PIECE, ['Q'] = PL_PIECE, ['K'] = PL_PIECE,
+    ['p'] = PL_PIECE, ['n'] = PL_PIECE, ['b'] = PL_PIECE, ['r'] = PL_PIECE, ['q'] = PL_PIECE, ['k'] = PL_PIECE,
+    ['1'] = PL_DIGIT, ['2'] = PL_DIGIT, ['3'] = PL_DIGIT, ['4'] = PL_DIGIT, ['5'] = PL_DIGIT, ['6'] = PL_DIGIT,
+    ['7'] = PL_DIGIT, ['8'] = PL_DIGIT, ['/'] = PL_SLASH,
+};
+static const uint8_t pl_squares[256] = {
+    ['P'] = 1, ['N'] = 1, ['B'] = 1, ['R'] = 1, ['Q'] = 1, ['K'] = 1,
+    ['p'] = 1, ['n'] = 1, ['b'] = 1, ['r'] = 1, ['q'] = 1, ['k'] = 1,
+    ['1'] = 1, ['2'] = 2, ['3'] = 3, ['4'] = 4, ['5'] = 5, ['6'] = 6, ['7'] = 7, ['8'] = 8,
+};
+
+/* A well-formed placement, read with few branches (every snapshot of a
+ * feed is one). Returns false on any fault: placement_parse then reads it
+ * again to say which. Squares are filled in text order (a8 first): a
+ * digit writes an empty square and skips on; the separators must come
+ * exactly after 8, 16, ... squares, so no rank over- or underflows. */
+static bool placement_fast(const char *s, size_t len, uint8_t board[CR_SQ_NB])
+{
+    uint8_t text[CR_SQ_NB + 8]; /* a digit may write one past 64 before the fault shows */
+    unsigned fi = 0, slashes = 0;
+    bool bad = false, prev_digit = false;
+    memset(text, 0, sizeof text);
+    for (size_t i = 0; i < len; i++) {
+        unsigned char c = (unsigned char)s[i];
+        unsigned kind = pl_kind[c];
+        bool digit = kind == PL_DIGIT;
+        bad |= kind == PL_BAD || (digit && prev_digit);
+        prev_digit = digit;
+        if (kind == PL_SLASH) {
+            slashes++;
+            bad |= fi != 8 * slashes;
+        }
+        text[fi] = piece_of_char[c];
+        fi += pl_squares[c];
+        bad |= fi > CR_SQ_NB;
+        if (bad) {
+            return false;
+        }
+    }
+    if (fi != CR_SQ_NB || slashes != 7) {
+        return false;
+    }
+    for (int r = 0; r < 8; r++) {
+        memcpy(board + (7 - r) * 8, text + r * 8, 8);
+    }
+    return true;
 }
 
 /* Parses len bytes of s as a placement; col0 is the column of s[0]. */
 static int placement_parse(const char *s, size_t len, int col0, uint8_t board[CR_SQ_NB],
                            cr_error *err)
 {
+    if (placement_fast(s, len, board)) {
+        return 0;
+    }
     int rank = 7, file = 0;
     bool last_digit = false;
     memset(board, 0, CR_SQ_NB);
