@@ -109,7 +109,11 @@ static void snap_update(snap *s, const uint8_t raw[CR_SQ_NB], bool rotated)
 }
 
 
-static bool same_board(const cr_position *p, const snap *s) { return memcmp(p->board, s->sq, CR_SQ_NB) == 0; }
+/* The occupancy first: most positions compared differ there already. */
+static bool same_board(const cr_position *p, const snap *s)
+{
+    return p->occupied == s->occ && memcmp(p->board, s->sq, CR_SQ_NB) == 0;
+}
 
 static const cr_position *pos_at(const cr_infer *inf, int i) { return cr_game_position_at(inf->game, i); }
 static int ply_count(const cr_infer *inf) { return inf->game ? cr_game_ply_count(inf->game) : 0; }

@@ -203,6 +203,16 @@ static void dfs(search_ctx *c, const cr_position *pos, int ply, int left, cr_bb 
              * another took its place (Rd2-f2 ... Rd8-d2). */
             continue;
         }
+        if (left == 1 && cr_move_kind(m) <= CR_MOVE_PROMOTION && d != (movers | (1ull << to))) {
+            /* The last ply: a move other than castling or e.p. changes its
+             * two squares only, so it reaches the board only when they are
+             * all that differs. The node counts as if visited. */
+            if (++c->nodes > c->budget) {
+                c->aborted = true;
+                return;
+            }
+            continue;
+        }
         cr_position next = *pos;
         cr_position_do_move(&next, m);
         cr_bb t2 = touched;
