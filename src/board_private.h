@@ -140,6 +140,11 @@ void cr_position_set_ep_(cr_position *pos, int candidate);
  * mostly without counting (movegen.c; the mate test after every move). */
 bool cr_has_legal_move_(const cr_position *pos);
 
+/* The legal moves of the pieces on `from` (castling: the king or the rook
+ * on it), in cr_generate_legal's order: the gap search moves only pieces
+ * on the squares that changed (movegen.c). */
+int cr_generate_legal_from_(const cr_position *pos, cr_bb from, cr_movelist *list);
+
 /* Builds bitboards, key from board[], side, castle_rook, ep (board.c). */
 void cr_position_rebuild_(cr_position *pos);
 

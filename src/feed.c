@@ -141,6 +141,17 @@ static int parse_head(feed_line *l, cr_feed_event *ev, cr_error *err)
 static int parse_pos(feed_line *l, cr_feed_event *ev, cr_error *err)
 {
     ev->kind = CR_FEED_POS;
+    /* The placement is the rest of the line: read at once when it is one
+     * (no separator fits in a placement); else field by field below, to
+     * say what is wrong. */
+    size_t end = l->len;
+    while (end > l->pos && is_sep(l->s[end - 1])) {
+        end--;
+    }
+    if (end > l->pos && cr_placement_read_len(l->s + l->pos, end - l->pos, ev->u.squares, NULL) == 0) {
+        l->pos = l->len;
+        return 1;
+    }
     size_t st, fl = next_field(l->s, l->len, &l->pos, &st);
     if (fl == 0) {
         return cr_error_set(err, CR_EFEED, 0, (int)st + 1, "pos: missing placement");

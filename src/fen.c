@@ -42,19 +42,17 @@ static const uint8_t pl_squares[256] = {
 static bool placement_fast(const char *s, size_t len, uint8_t board[CR_SQ_NB])
 {
     uint8_t text[CR_SQ_NB + 8]; /* a digit may write one past 64 before the fault shows */
-    unsigned fi = 0, slashes = 0;
-    bool bad = false, prev_digit = false;
+    unsigned fi = 0, slashes = 0, bad = 0, prev_digit = 0;
     memset(text, 0, sizeof text);
     for (size_t i = 0; i < len; i++) {
+        /* bitwise, not branches: where the digits and separators fall
+         * differs from one snapshot to the next */
         unsigned char c = (unsigned char)s[i];
         unsigned kind = pl_kind[c];
-        bool digit = kind == PL_DIGIT;
-        bad |= kind == PL_BAD || (digit && prev_digit);
+        unsigned digit = kind == PL_DIGIT, slash = kind == PL_SLASH;
+        slashes += slash;
+        bad |= (kind == PL_BAD) | (digit & prev_digit) | (slash & (fi != 8 * slashes));
         prev_digit = digit;
-        if (kind == PL_SLASH) {
-            slashes++;
-            bad |= fi != 8 * slashes;
-        }
         text[fi] = piece_of_char[c];
         fi += pl_squares[c];
         bad |= fi > CR_SQ_NB;

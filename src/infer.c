@@ -190,6 +190,9 @@ static int match_one(const cr_position *base, const snap *s, cr_move *out)
         for (cr_bb to_b = d & s->by_color[side]; to_b; to_b &= to_b - 1) {
             int to = lsb(to_b);
             cr_move m;
+            if (d != ((1ull << from) | (1ull << to)) && !(pawn && to == base->ep)) {
+                continue; /* a move but castling or e.p. changes its two squares only */
+            }
             if (pawn && cr_rank_of(to) == last_rank) {
                 int type = cr_type_of(s->sq[to]);
                 if (type < CR_KNIGHT || type > CR_QUEEN) {

@@ -4,6 +4,8 @@
  * must leave. */
 #include "infer_private.h"
 
+#include "board_private.h" /* the move list from given squares */
+
 /* ----------------------------------------------------------- gap search */
 
 typedef struct search_ctx {
@@ -182,8 +184,14 @@ static void dfs(search_ctx *c, const cr_position *pos, int ply, int left, cr_bb 
         }
     }
     cr_movelist ml;
-    cr_generate_legal(pos, &ml);
     cr_bb from_ok = c->d0 | touched;
+    /* Without a free move left, a move from elsewhere is never tried: those
+     * moves are not even listed (the rest come in the same order). */
+    if (c->free_moves == 0) {
+        cr_generate_legal_from_(pos, from_ok, &ml);
+    } else {
+        cr_generate_legal(pos, &ml);
+    }
     for (int i = 0; i < ml.count; i++) {
         cr_move m = ml.moves[i];
         cr_bb movers = 1ull << cr_move_from(m);
