@@ -76,30 +76,27 @@ static void snap_build(snap *s, const uint8_t raw[CR_SQ_NB], bool rotated)
  * other a piece or two apart, so this is most of the work saved. */
 static void snap_update(snap *s, const uint8_t raw[CR_SQ_NB], bool rotated)
 {
-    uint8_t sq[CR_SQ_NB];
-    if (rotated) {
-        for (int i = 0; i < CR_SQ_NB; i++) {
-            sq[i] = real_piece[raw[63 - i]];
-        }
-    } else {
-        for (int i = 0; i < CR_SQ_NB; i++) {
-            sq[i] = real_piece[raw[i]];
-        }
-    }
     bool changed = false;
     for (int w = 0; w < CR_SQ_NB; w += 8) {
+        /* eight squares at once: turned round, square i is raw[63 - i] */
         uint64_t a, b;
         memcpy(&a, s->sq + w, 8);
-        memcpy(&b, sq + w, 8);
-        if (a == b) {
-            continue;
+        if (rotated) {
+            memcpy(&b, raw + 56 - w, 8);
+            b = __builtin_bswap64(b);
+        } else {
+            memcpy(&b, raw + w, 8);
         }
-        changed = true;
+        if (a == b) {
+            continue; /* s->sq holds real pieces only: so does this word */
+        }
         for (int i = w; i < w + 8; i++) {
-            if (s->sq[i] != sq[i]) {
+            uint8_t pc = real_piece[rotated ? raw[63 - i] : raw[i]];
+            if (s->sq[i] != pc) {
                 s->bb[s->sq[i]] &= ~(1ull << i);
-                s->bb[sq[i]] |= 1ull << i;
-                s->sq[i] = sq[i];
+                s->bb[pc] |= 1ull << i;
+                s->sq[i] = pc;
+                changed = true;
             }
         }
     }

@@ -216,7 +216,9 @@ static void move_text(const cr_game *g, int i, const cr_pgn_options *o, char *ou
 {
     const cr_ply *p = cr_game_ply(g, i);
     if (o->style == CR_STYLE_SAN && o->lang == CR_LANG_EN) {
-        snprintf(out, size, "%s", p->san);
+        size_t n = strnlen(p->san, size - 1); /* as snprintf "%s" would, without it */
+        memcpy(out, p->san, n);
+        out[n] = '\0';
         return;
     }
     unsigned fmt = o->style == CR_STYLE_FIDE ? CR_FMT_EP_SUFFIX : 0;
@@ -227,15 +229,28 @@ static void move_text(const cr_game *g, int i, const cr_pgn_options *o, char *ou
 
 static void move_number(wrap *w, const cr_position *before, bool force)
 {
-    char num[16];
-    if (before->side == CR_WHITE) {
-        snprintf(num, sizeof num, "%d.", before->fullmove);
-    } else if (force) {
-        snprintf(num, sizeof num, "%d...", before->fullmove);
-    } else {
+    if (before->side != CR_WHITE && !force) {
         return;
     }
-    put_word(w, num, strlen(num));
+    /* "12." or "12...", by hand: one per move of every game written */
+    char num[24];
+    size_t n = 0;
+    unsigned v = before->fullmove;
+    char digits[12];
+    int nd = 0;
+    do {
+        digits[nd++] = (char)('0' + v % 10);
+        v /= 10;
+    } while (v > 0);
+    while (nd > 0) {
+        num[n++] = digits[--nd];
+    }
+    num[n++] = '.';
+    if (before->side != CR_WHITE) {
+        num[n++] = '.';
+        num[n++] = '.';
+    }
+    put_word(w, num, n);
 }
 
 /* The continuation after the first illegal ply, as comment content. */
