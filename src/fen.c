@@ -19,49 +19,55 @@ static int piece_from_char(char c)
     return piece_of_char[(unsigned char)c];
 }
 
-/* What a placement character does: a piece letter (its code, one square),
- * a digit 1-8 (that many empty squares), the rank separator; 0: none. */
-enum { PL_BAD = 0, PL_PIECE = 1, PL_DIGIT = 2, PL_SLASH = 3 };
-static const uint8_t pl_kind[256] = {
-    ['P'] = PL_PIECE, ['N'] = PL_PIECE, ['B'] = PL_PIECE, ['R'] = PL_PIECE, ['Q'] = PL_PIECE, ['K'] = PL_PIECE,
-    ['p'] = PL_PIECE, ['n'] = PL_PIECE, ['b'] = PL_PIECE, ['r'] = PL_PIECE, ['q'] = PL_PIECE, ['k'] = PL_PIECE,
-    ['1'] = PL_DIGIT, ['2'] = PL_DIGIT, ['3'] = PL_DIGIT, ['4'] = PL_DIGIT, ['5'] = PL_DIGIT, ['6'] = PL_DIGIT,
-    ['7'] = PL_DIGIT, ['8'] = PL_DIGIT, ['/'] = PL_SLASH,
-};
-static const uint8_t pl_squares[256] = {
-    ['P'] = 1, ['N'] = 1, ['B'] = 1, ['R'] = 1, ['Q'] = 1, ['K'] = 1,
-    ['p'] = 1, ['n'] = 1, ['b'] = 1, ['r'] = 1, ['q'] = 1, ['k'] = 1,
-    ['1'] = 1, ['2'] = 2, ['3'] = 3, ['4'] = 4, ['5'] = 5, ['6'] = 6, ['7'] = 7, ['8'] = 8,
+/* What a placement character does, for the fast reader: bits 0-7 the
+ * piece (0 for a digit or '/'), 8-11 the squares it fills, bit 12 a digit,
+ * bit 13 the rank separator, bit 14 set for every placement character
+ * (0: any other byte). */
+#define PL_DIGIT (1u << 12)
+#define PL_SLASH (1u << 13)
+#define PL_OK (1u << 14)
+#define PL_PIECE(p) ((uint32_t)(p) | 1u << 8 | PL_OK)
+#define PL_EMPTY(n) ((uint32_t)(n) << 8 | PL_DIGIT | PL_OK)
+static const uint32_t pl_code[256] = {
+    ['P'] = PL_PIECE(CR_WP), ['N'] = PL_PIECE(CR_WN), ['B'] = PL_PIECE(CR_WB),
+    ['R'] = PL_PIECE(CR_WR), ['Q'] = PL_PIECE(CR_WQ), ['K'] = PL_PIECE(CR_WK),
+    ['p'] = PL_PIECE(CR_BP), ['n'] = PL_PIECE(CR_BN), ['b'] = PL_PIECE(CR_BB),
+    ['r'] = PL_PIECE(CR_BR), ['q'] = PL_PIECE(CR_BQ), ['k'] = PL_PIECE(CR_BK),
+    ['1'] = PL_EMPTY(1), ['2'] = PL_EMPTY(2), ['3'] = PL_EMPTY(3), ['4'] = PL_EMPTY(4),
+    ['5'] = PL_EMPTY(5), ['6'] = PL_EMPTY(6), ['7'] = PL_EMPTY(7), ['8'] = PL_EMPTY(8),
+    ['/'] = PL_SLASH | PL_OK,
 };
 
-/* A well-formed placement, read with few branches (every snapshot of a
- * feed is one). Returns false on any fault: placement_parse then reads it
- * again to say which. Squares are filled in text order (a8 first): a
- * digit writes an empty square and skips on; the separators must come
- * exactly after 8, 16, ... squares, so no rank over- or underflows. */
+/* A well-formed placement, read with a handful of operations a character
+ * and no branch (every snapshot of a feed is one). Returns false on any
+ * fault: placement_parse then reads it again to say which. Squares go
+ * into text order (a8 first): a digit writes one empty square and skips
+ * on. The checks come after the loop: no bad character, no two digits in
+ * a row, 64 squares, and each of the 7 separators after exactly 8, 16, ...
+ * squares (so no rank over- or underflows). */
 static bool placement_fast(const char *s, size_t len, uint8_t board[CR_SQ_NB])
 {
-    uint8_t text[CR_SQ_NB + 8]; /* a digit may write one past 64 before the fault shows */
-    unsigned fi = 0, slashes = 0, bad = 0, prev_digit = 0;
-    memset(text, 0, sizeof text);
+    uint8_t text[128]; /* written at fi & 127: a fi past 64 fails at the end anyway */
+    unsigned at_slash[8];
+    unsigned fi = 0, slashes = 0, all = PL_OK, pairs = 0, prev = 0;
+    memset(text, 0, CR_SQ_NB);
     for (size_t i = 0; i < len; i++) {
-        /* bitwise, not branches: where the digits and separators fall
-         * differs from one snapshot to the next */
-        unsigned char c = (unsigned char)s[i];
-        unsigned kind = pl_kind[c];
-        unsigned digit = kind == PL_DIGIT, slash = kind == PL_SLASH;
-        slashes += slash;
-        bad |= (kind == PL_BAD) | (digit & prev_digit) | (slash & (fi != 8 * slashes));
-        prev_digit = digit;
-        text[fi] = piece_of_char[c];
-        fi += pl_squares[c];
-        bad |= fi > CR_SQ_NB;
-        if (bad) {
+        uint32_t v = pl_code[(unsigned char)s[i]];
+        text[fi & 127] = (uint8_t)v;
+        at_slash[slashes & 7] = fi; /* the last write before a '/' counts */
+        fi += (v >> 8) & 15;
+        slashes += (v & PL_SLASH) != 0;
+        all &= v;
+        pairs |= v & prev;
+        prev = v;
+    }
+    if (!(all & PL_OK) || (pairs & PL_DIGIT) || fi != CR_SQ_NB || slashes != 7) {
+        return false;
+    }
+    for (unsigned k = 0; k < 7; k++) {
+        if (at_slash[k] != 8 * (k + 1)) {
             return false;
         }
-    }
-    if (fi != CR_SQ_NB || slashes != 7) {
-        return false;
     }
     for (int r = 0; r < 8; r++) {
         memcpy(board + (7 - r) * 8, text + r * 8, 8);

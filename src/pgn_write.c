@@ -395,7 +395,12 @@ static int write_all(const cr_game *g, const cr_pgn_options *opt, cr_sb *b)
         need_number = false;
         char mv[CR_SAN_MAX + 8];
         move_text(g, i, &o, mv, sizeof mv);
-        put_words(&w, mv);
+        size_t mvlen = strlen(mv);
+        if (mvlen > 0 && !memchr(mv, ' ', mvlen)) {
+            put_word(&w, mv, mvlen); /* what put_words does with one word */
+        } else {
+            put_words(&w, mv);
+        }
         int nag = 0;
         const char *extra = o.ply_extra ? o.ply_extra(o.extra_data, i, &nag) : NULL;
         if (nag > 0 && nag < 256) {

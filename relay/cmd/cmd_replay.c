@@ -192,7 +192,8 @@ static void on_event(void *data, const cr_infer_event *ev)
 static replay_board *get_board(replay *rp, const char *id)
 {
     for (size_t i = 0; i < rp->nboards; i++) {
-        if (strcmp(rp->boards[i]->id, id) == 0) {
+        /* the first letter at once: called for every line of a feed */
+        if (rp->boards[i]->id[0] == id[0] && strcmp(rp->boards[i]->id, id) == 0) {
             return rp->boards[i];
         }
     }
