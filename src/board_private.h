@@ -145,6 +145,11 @@ bool cr_has_legal_move_(const cr_position *pos);
  * on the squares that changed (movegen.c). */
 int cr_generate_legal_from_(const cr_position *pos, cr_bb from, cr_movelist *list);
 
+/* SAN of m, a move known to be legal in pos, given the position after it
+ * (notation.c; a game's push has made the move already). buf holds 16
+ * bytes, as SAN in English never needs more. Returns the length. */
+int cr_san_of_legal_(const cr_position *pos, cr_move m, const cr_position *after, char *buf);
+
 /* Builds bitboards, key from board[], side, castle_rook, ep (board.c). */
 void cr_position_rebuild_(cr_position *pos);
 
