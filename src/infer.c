@@ -162,6 +162,9 @@ static bool gives(const cr_position *base, const snap *s, cr_move m)
  * with cr_is_legal (no move list: this runs on every snapshot). */
 static int match_one(const cr_position *base, const snap *s, cr_move *out)
 {
+    if (popcount(base->occupied ^ s->occ) > 4) {
+        return 0; /* squares filled or emptied are some of the changed ones: too many */
+    }
     cr_bb d = diff_bb(base, s);
     const int side = base->side;
     if (!one_move_shape(s, d, side)) {
