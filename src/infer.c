@@ -177,8 +177,11 @@ static int match_one(const cr_position *base, const snap *s, cr_move *out)
         const int ksq = lsb(kbb);
         for (int k = 0; k < 2; k++) {
             int rsq = base->castle_rook[side][k];
+            if (rsq >= CR_SQ_NB || !(d & ((1ull << ksq) | (1ull << rsq)))) {
+                continue;
+            }
             cr_move m = cr_move_make(ksq, rsq, CR_MOVE_CASTLE, 0);
-            if (rsq < CR_SQ_NB && (d & ((1ull << ksq) | (1ull << rsq))) && gives(base, s, m) && found++ == 0) {
+            if (gives(base, s, m) && found++ == 0) {
                 *out = m;
             }
         }
