@@ -463,6 +463,8 @@ int cr_feed_format(const cr_feed_event *ev, char *buf, size_t size)
 
 struct cr_feed_reader {
     FILE *in;
+    const char *text;   /* or the whole feed in memory (cr_feed_reader_new_text) */
+    size_t text_len, text_pos;
     char *name;
     char *line;
     size_t cap;
@@ -489,6 +491,16 @@ cr_feed_reader *cr_feed_reader_new(FILE *in, const char *name)
     return r;
 }
 
+cr_feed_reader *cr_feed_reader_new_text(const char *text, size_t len, const char *name)
+{
+    cr_feed_reader *r = cr_feed_reader_new(NULL, name);
+    if (r) {
+        r->text = text ? text : "";
+        r->text_len = text ? len : 0;
+    }
+    return r;
+}
+
 void cr_feed_reader_free(cr_feed_reader *r)
 {
     if (r) {
@@ -511,18 +523,32 @@ int cr_feed_reader_line(const cr_feed_reader *r) { return r ? r->event_line : 0;
 int cr_feed_reader_next(cr_feed_reader *r, cr_feed_event *ev, cr_error *err)
 {
     cr_error_clear(err);
-    if (!r || !ev || !r->in) {
+    if (!r || !ev || (!r->in && !r->text)) {
         return cr_error_set(err, CR_EINVAL, 0, 0, "no reader");
     }
     for (;;) {
-        errno = 0;
-        ssize_t n = getline(&r->line, &r->cap, r->in);
-        if (n < 0) {
-            if (ferror(r->in)) {
-                clearerr(r->in);
-                return cr_error_set(err, CR_EIO, r->lineno, 0, "%s: read error", r->name);
+        const char *line;
+        ssize_t n;
+        if (r->text) {
+            /* a line as getline gives it: up to its '\n', or the rest */
+            if (r->text_pos >= r->text_len) {
+                return 0;
             }
-            return 0;
+            line = r->text + r->text_pos;
+            const char *nl = memchr(line, '\n', r->text_len - r->text_pos);
+            n = (ssize_t)(nl ? (size_t)(nl - line) + 1 : r->text_len - r->text_pos);
+            r->text_pos += (size_t)n;
+        } else {
+            errno = 0;
+            n = getline(&r->line, &r->cap, r->in);
+            if (n < 0) {
+                if (ferror(r->in)) {
+                    clearerr(r->in);
+                    return cr_error_set(err, CR_EIO, r->lineno, 0, "%s: read error", r->name);
+                }
+                return 0;
+            }
+            line = r->line;
         }
         r->lineno++;
         if (r->scratch_cap < (size_t)n + 2) {
@@ -534,7 +560,7 @@ int cr_feed_reader_next(cr_feed_reader *r, cr_feed_event *ev, cr_error *err)
             r->scratch_cap = (size_t)n + 2;
         }
         cr_error perr;
-        int rc = cr_feed_parse_line(r->line, (size_t)n, ev, r->scratch, r->scratch_cap, &perr);
+        int rc = cr_feed_parse_line(line, (size_t)n, ev, r->scratch, r->scratch_cap, &perr);
         if (rc == 0) {
             continue;
         }

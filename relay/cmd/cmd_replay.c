@@ -8,6 +8,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
 
 #include "cmd/commands.h"
 #include "util/opts.h"
@@ -244,6 +245,45 @@ static int cmp_i64(const void *a, const void *b)
     return x < y ? -1 : x > y;
 }
 
+/* A regular file's whole text, read at once, so that its lines are parsed
+ * in place (a line copied out of a FILE for each of a corpus's lines cost
+ * as much as parsing it). NULL for anything else (a pipe, a device, a file
+ * over 256 MiB, an error), read line by line from the start then. */
+static char *read_whole(FILE *in, size_t *len)
+{
+    struct stat st;
+    if (fstat(fileno(in), &st) != 0 || !S_ISREG(st.st_mode) || st.st_size > (256 << 20)) {
+        return NULL;
+    }
+    size_t cap = (size_t)st.st_size + 1, n = 0; /* one more: the end is seen at once */
+    char *buf = malloc(cap);
+    while (buf) {
+        size_t got = fread(buf + n, 1, cap - n, in);
+        n += got;
+        if (got == 0) {
+            break;
+        }
+        if (n == cap) { /* it grew meanwhile */
+            char *more = cap < (256u << 20) ? realloc(buf, cap * 2) : NULL;
+            if (!more) {
+                free(buf);
+                buf = NULL;
+                break;
+            }
+            buf = more;
+            cap *= 2;
+        }
+    }
+    if (!buf || ferror(in)) {
+        free(buf);
+        clearerr(in);
+        rewind(in);
+        return NULL;
+    }
+    *len = n;
+    return buf;
+}
+
 static int run_feed(replay *rp, const char *path, bool keep_going, cr_infer_stats *total)
 {
     FILE *in = strcmp(path, "-") == 0 ? stdin : fopen(path, "r");
@@ -251,13 +291,16 @@ static int run_feed(replay *rp, const char *path, bool keep_going, cr_infer_stat
         fprintf(stderr, "chessrelay replay: cannot open %s\n", path);
         return 1;
     }
-    /* Large reads: a corpus is read line by line through this buffer. */
+    /* Large reads, before any: read line by line, through this buffer. */
     setvbuf(in, NULL, _IOFBF, 1 << 16);
-    cr_feed_reader *r = cr_feed_reader_new(in, path);
+    size_t text_len = 0;
+    char *text = in == stdin ? NULL : read_whole(in, &text_len);
+    cr_feed_reader *r = text ? cr_feed_reader_new_text(text, text_len, path) : cr_feed_reader_new(in, path);
     if (!r) {
         if (in != stdin) {
             fclose(in);
         }
+        free(text);
         fprintf(stderr, "chessrelay replay: out of memory\n");
         return 1;
     }
@@ -309,6 +352,7 @@ static int run_feed(replay *rp, const char *path, bool keep_going, cr_infer_stat
     }
     finish_boards(rp);
     cr_feed_reader_free(r);
+    free(text);
     if (in != stdin) {
         fclose(in);
     }
