@@ -238,21 +238,30 @@ GEN_INLINE void gen_castles(const gen_ctx *g, gen_out *o, const bool count_only)
     }
 }
 
+/* The side to move's context; false without a king (no moves then). */
+GEN_INLINE bool gen_init(gen_ctx *g, const cr_position *pos, const cr_bb from)
+{
+    g->pos = pos;
+    g->from = from;
+    g->us = pos->side;
+    g->them = g->us ^ 1;
+    g->ours = pos->by_color[g->us];
+    g->theirs = pos->by_color[g->them];
+    g->occ = pos->occupied;
+    const cr_bb kbb = cr_pieces_(pos, g->us, CR_KING);
+    if (!kbb) {
+        return false;
+    }
+    g->ksq = cr_lsb_(kbb);
+    return true;
+}
+
 GEN_INLINE int generate(const cr_position *pos, cr_move *out, const bool count_only, const cr_bb from)
 {
     gen_ctx g;
-    g.pos = pos;
-    g.from = from;
-    g.us = pos->side;
-    g.them = g.us ^ 1;
-    g.ours = pos->by_color[g.us];
-    g.theirs = pos->by_color[g.them];
-    g.occ = pos->occupied;
-    const cr_bb kbb = cr_pieces_(pos, g.us, CR_KING);
-    if (!kbb) {
+    if (!gen_init(&g, pos, from)) {
         return 0;
     }
-    g.ksq = cr_lsb_(kbb);
     gen_out o = {out, 0};
     const cr_bb checkers = cr_attackers_(pos, g.ksq, g.occ) & g.theirs;
     gen_king(&g, &o, count_only);
@@ -288,17 +297,9 @@ int cr_generate_legal_from_(const cr_position *pos, cr_bb from, cr_movelist *lis
 bool cr_has_legal_move_(const cr_position *pos)
 {
     gen_ctx g;
-    g.pos = pos;
-    g.us = pos->side;
-    g.them = g.us ^ 1;
-    g.ours = pos->by_color[g.us];
-    g.theirs = pos->by_color[g.them];
-    g.occ = pos->occupied;
-    const cr_bb kbb = cr_pieces_(pos, g.us, CR_KING);
-    if (!kbb) {
+    if (!gen_init(&g, pos, ~0ull)) {
         return false;
     }
-    g.ksq = cr_lsb_(kbb);
     if (!(cr_attackers_(pos, g.ksq, g.occ) & g.theirs)) {
         /* Out of check, a piece that is not pinned moves freely: a knight
          * with a square to go to, or a pawn with an empty square ahead,
