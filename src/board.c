@@ -374,7 +374,7 @@ bool cr_can_mate(const cr_position *pos, int color)
 
 cr_status cr_position_status(const cr_position *pos)
 {
-    if (cr_count_legal(pos) == 0) {
+    if (!cr_has_legal_move_(pos)) {
         return cr_in_check(pos) ? CR_STATUS_CHECKMATE : CR_STATUS_STALEMATE;
     }
     return cr_position_is_dead(pos) ? CR_STATUS_DEAD : CR_STATUS_ONGOING;

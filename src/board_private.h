@@ -136,6 +136,20 @@ static inline int cr_king_sq_(const cr_position *pos, int color)
  * capture exists for the side to move (board.c). */
 void cr_position_set_ep_(cr_position *pos, int candidate);
 
+/* Whether the side to move has any legal move: cr_count_legal(pos) > 0,
+ * mostly without counting (movegen.c; the mate test after every move). */
+bool cr_has_legal_move_(const cr_position *pos);
+
+/* The legal moves of the pieces on `from` (castling: the king or the rook
+ * on it), in cr_generate_legal's order: the gap search moves only pieces
+ * on the squares that changed (movegen.c). */
+int cr_generate_legal_from_(const cr_position *pos, cr_bb from, cr_movelist *list);
+
+/* SAN of m, a move known to be legal in pos, given the position after it
+ * (notation.c; a game's push has made the move already). buf holds 16
+ * bytes, as SAN in English never needs more. Returns the length. */
+int cr_san_of_legal_(const cr_position *pos, cr_move m, const cr_position *after, char *buf);
+
 /* Builds bitboards, key from board[], side, castle_rook, ep (board.c). */
 void cr_position_rebuild_(cr_position *pos);
 

@@ -4,6 +4,7 @@
 
 #include <errno.h>
 #include <inttypes.h>
+#include <stddef.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -106,9 +107,50 @@ typedef struct feed_line {
     size_t len, pos;
 } feed_line;
 
+/* "<time> <board>" as nearly every line has them: up to 18 digits (no
+ * overflow), separators, an id of id characters ended by a separator or
+ * the end. In one pass; false (nothing changed) for anything else, which
+ * parse_head reads field by field to say what is wrong. */
+static bool parse_head_fast(feed_line *l, cr_feed_event *ev)
+{
+    const char *line = l->s;
+    size_t len = l->len, i = l->pos;
+    int64_t t = 0;
+    size_t st = i;
+    while (i < len && i - st < 18 && line[i] >= '0' && line[i] <= '9') {
+        t = t * 10 + (line[i] - '0');
+        i++;
+    }
+    if (i == st || i == len || !is_sep(line[i])) {
+        return false;
+    }
+    while (i < len && is_sep(line[i])) {
+        i++;
+    }
+    st = i;
+    while (i < len && id_char(line[i])) {
+        i++;
+    }
+    size_t fl = i - st;
+    if (fl == 0 || fl > CR_BOARD_ID_MAX || (i < len && !is_sep(line[i]))) {
+        return false;
+    }
+    while (i < len && is_sep(line[i])) {
+        i++;
+    }
+    ev->t = t;
+    memcpy(ev->board, line + st, fl);
+    ev->board[fl] = '\0';
+    l->pos = i;
+    return true;
+}
+
 /* "<time> <board>": the first two fields. */
 static int parse_head(feed_line *l, cr_feed_event *ev, cr_error *err)
 {
+    if (parse_head_fast(l, ev)) {
+        return 0;
+    }
     const char *line = l->s;
     size_t st, fl = next_field(line, l->len, &l->pos, &st);
     int64_t t = 0;
@@ -140,6 +182,17 @@ static int parse_head(feed_line *l, cr_feed_event *ev, cr_error *err)
 static int parse_pos(feed_line *l, cr_feed_event *ev, cr_error *err)
 {
     ev->kind = CR_FEED_POS;
+    /* The placement is the rest of the line: read at once when it is one
+     * (no separator fits in a placement); else field by field below, to
+     * say what is wrong. */
+    size_t end = l->len;
+    while (end > l->pos && is_sep(l->s[end - 1])) {
+        end--;
+    }
+    if (end > l->pos && cr_placement_read_len(l->s + l->pos, end - l->pos, ev->u.squares, NULL) == 0) {
+        l->pos = l->len;
+        return 1;
+    }
     size_t st, fl = next_field(l->s, l->len, &l->pos, &st);
     if (fl == 0) {
         return cr_error_set(err, CR_EFEED, 0, (int)st + 1, "pos: missing placement");
@@ -248,6 +301,38 @@ static int parse_meta(feed_line *l, cr_feed_event *ev, char *scratch, size_t scr
     return 1;
 }
 
+static bool is_control(unsigned char c) { return (c < 0x20 && c != '\t') || c == 0x7F; }
+
+/* Any control character but tab, or DEL? A word with no byte below 0x20
+ * and none equal to 0x7F is passed at once (bit tricks: a byte's top bit
+ * is set in `lo` or `del` when it may be one; tabs are checked byte by
+ * byte). */
+static bool has_control(const char *line, size_t len)
+{
+    const uint64_t ones = 0x0101010101010101ull, tops = 0x8080808080808080ull;
+    size_t i = 0;
+    for (; i + 8 <= len; i += 8) {
+        uint64_t x, y;
+        memcpy(&x, line + i, 8);
+        y = x ^ (0x7F * ones);
+        uint64_t lo = (x - 0x20 * ones) & ~x & tops;
+        uint64_t del = (y - ones) & ~y & tops;
+        if (lo | del) {
+            for (size_t k = i; k < i + 8; k++) {
+                if (is_control((unsigned char)line[k])) {
+                    return true;
+                }
+            }
+        }
+    }
+    for (; i < len; i++) {
+        if (is_control((unsigned char)line[i])) {
+            return true;
+        }
+    }
+    return false;
+}
+
 int cr_feed_parse_line(const char *line, size_t len, cr_feed_event *ev, char *scratch,
                        size_t scratch_size, cr_error *err)
 {
@@ -268,14 +353,18 @@ int cr_feed_parse_line(const char *line, size_t len, cr_feed_event *ev, char *sc
     if (first == len || line[first] == '#') {
         return 0;
     }
-    for (size_t i = 0; i < len; i++) {
+    /* A line written back could not say the same. Looked for eight bytes
+     * at a time; found again byte by byte for the message. */
+    bool ctl = has_control(line, len);
+    for (size_t i = 0; ctl && i < len; i++) {
         unsigned char c = (unsigned char)line[i];
-        if ((c < 0x20 && c != '\t') || c == 0x7F) {
-            /* a line written back could not say the same */
+        if (is_control(c)) {
             return cr_error_set(err, CR_EFEED, 0, (int)i + 1, "control character 0x%02x in line", c);
         }
     }
-    memset(ev, 0, sizeof *ev);
+    /* In two parts: one memset of the whole event is a slow `rep stos`. */
+    memset(ev, 0, offsetof(cr_feed_event, u));
+    memset(&ev->u, 0, sizeof ev->u);
     feed_line l = {line, len, 0};
     int rc = parse_head(&l, ev, err);
     if (rc) {
@@ -379,6 +468,8 @@ int cr_feed_format(const cr_feed_event *ev, char *buf, size_t size)
 
 struct cr_feed_reader {
     FILE *in;
+    const char *text;   /* or the whole feed in memory (cr_feed_reader_new_text) */
+    size_t text_len, text_pos;
     char *name;
     char *line;
     size_t cap;
@@ -405,6 +496,16 @@ cr_feed_reader *cr_feed_reader_new(FILE *in, const char *name)
     return r;
 }
 
+cr_feed_reader *cr_feed_reader_new_text(const char *text, size_t len, const char *name)
+{
+    cr_feed_reader *r = cr_feed_reader_new(NULL, name);
+    if (r) {
+        r->text = text ? text : "";
+        r->text_len = text ? len : 0;
+    }
+    return r;
+}
+
 void cr_feed_reader_free(cr_feed_reader *r)
 {
     if (r) {
@@ -427,18 +528,32 @@ int cr_feed_reader_line(const cr_feed_reader *r) { return r ? r->event_line : 0;
 int cr_feed_reader_next(cr_feed_reader *r, cr_feed_event *ev, cr_error *err)
 {
     cr_error_clear(err);
-    if (!r || !ev || !r->in) {
+    if (!r || !ev || (!r->in && !r->text)) {
         return cr_error_set(err, CR_EINVAL, 0, 0, "no reader");
     }
     for (;;) {
-        errno = 0;
-        ssize_t n = getline(&r->line, &r->cap, r->in);
-        if (n < 0) {
-            if (ferror(r->in)) {
-                clearerr(r->in);
-                return cr_error_set(err, CR_EIO, r->lineno, 0, "%s: read error", r->name);
+        const char *line;
+        ssize_t n;
+        if (r->text) {
+            /* a line as getline gives it: up to its '\n', or the rest */
+            if (r->text_pos >= r->text_len) {
+                return 0;
             }
-            return 0;
+            line = r->text + r->text_pos;
+            const char *nl = memchr(line, '\n', r->text_len - r->text_pos);
+            n = (ssize_t)(nl ? (size_t)(nl - line) + 1 : r->text_len - r->text_pos);
+            r->text_pos += (size_t)n;
+        } else {
+            errno = 0;
+            n = getline(&r->line, &r->cap, r->in);
+            if (n < 0) {
+                if (ferror(r->in)) {
+                    clearerr(r->in);
+                    return cr_error_set(err, CR_EIO, r->lineno, 0, "%s: read error", r->name);
+                }
+                return 0;
+            }
+            line = r->line;
         }
         r->lineno++;
         if (r->scratch_cap < (size_t)n + 2) {
@@ -450,7 +565,7 @@ int cr_feed_reader_next(cr_feed_reader *r, cr_feed_event *ev, cr_error *err)
             r->scratch_cap = (size_t)n + 2;
         }
         cr_error perr;
-        int rc = cr_feed_parse_line(r->line, (size_t)n, ev, r->scratch, r->scratch_cap, &perr);
+        int rc = cr_feed_parse_line(line, (size_t)n, ev, r->scratch, r->scratch_cap, &perr);
         if (rc == 0) {
             continue;
         }

@@ -9,20 +9,79 @@
 static const char piece_chars[] = " PNBRQK  pnbrqk";
 
 /* A table, not strchr: every snapshot of a feed is a placement. */
-static const uint8_t piece_of_char[128] = {
+static const uint8_t piece_of_char[256] = {
     ['P'] = CR_WP, ['N'] = CR_WN, ['B'] = CR_WB, ['R'] = CR_WR, ['Q'] = CR_WQ, ['K'] = CR_WK,
     ['p'] = CR_BP, ['n'] = CR_BN, ['b'] = CR_BB, ['r'] = CR_BR, ['q'] = CR_BQ, ['k'] = CR_BK,
 };
 
 static int piece_from_char(char c)
 {
-    return (unsigned char)c < 128 ? piece_of_char[(unsigned char)c] : CR_NO_PIECE;
+    return piece_of_char[(unsigned char)c];
+}
+
+/* What a placement character does, for the fast reader: bits 0-7 the
+ * piece (0 for a digit or '/'), 8-11 the squares it fills, bit 12 a digit,
+ * bit 13 the rank separator, bit 14 set for every placement character
+ * (0: any other byte). */
+#define PL_DIGIT (1u << 12)
+#define PL_SLASH (1u << 13)
+#define PL_OK (1u << 14)
+#define PL_PIECE(p) ((uint32_t)(p) | 1u << 8 | PL_OK)
+#define PL_EMPTY(n) ((uint32_t)(n) << 8 | PL_DIGIT | PL_OK)
+static const uint32_t pl_code[256] = {
+    ['P'] = PL_PIECE(CR_WP), ['N'] = PL_PIECE(CR_WN), ['B'] = PL_PIECE(CR_WB),
+    ['R'] = PL_PIECE(CR_WR), ['Q'] = PL_PIECE(CR_WQ), ['K'] = PL_PIECE(CR_WK),
+    ['p'] = PL_PIECE(CR_BP), ['n'] = PL_PIECE(CR_BN), ['b'] = PL_PIECE(CR_BB),
+    ['r'] = PL_PIECE(CR_BR), ['q'] = PL_PIECE(CR_BQ), ['k'] = PL_PIECE(CR_BK),
+    ['1'] = PL_EMPTY(1), ['2'] = PL_EMPTY(2), ['3'] = PL_EMPTY(3), ['4'] = PL_EMPTY(4),
+    ['5'] = PL_EMPTY(5), ['6'] = PL_EMPTY(6), ['7'] = PL_EMPTY(7), ['8'] = PL_EMPTY(8),
+    ['/'] = PL_SLASH | PL_OK,
+};
+
+/* A well-formed placement, read with a handful of operations a character
+ * and no branch (every snapshot of a feed is one). Returns false on any
+ * fault: placement_parse then reads it again to say which. Squares go
+ * into text order (a8 first): a digit writes one empty square and skips
+ * on. The checks come after the loop: no bad character, no two digits in
+ * a row, 64 squares, and each of the 7 separators after exactly 8, 16, ...
+ * squares (so no rank over- or underflows). */
+static bool placement_fast(const char *s, size_t len, uint8_t board[CR_SQ_NB])
+{
+    uint8_t text[128]; /* written at fi & 127: a fi past 64 fails at the end anyway */
+    unsigned at_slash[8];
+    unsigned fi = 0, slashes = 0, all = PL_OK, pairs = 0, prev = 0;
+    memset(text, 0, CR_SQ_NB);
+    for (size_t i = 0; i < len; i++) {
+        uint32_t v = pl_code[(unsigned char)s[i]];
+        text[fi & 127] = (uint8_t)v;
+        at_slash[slashes & 7] = fi; /* the last write before a '/' counts */
+        fi += (v >> 8) & 15;
+        slashes += (v & PL_SLASH) != 0;
+        all &= v;
+        pairs |= v & prev;
+        prev = v;
+    }
+    if (!(all & PL_OK) || (pairs & PL_DIGIT) || fi != CR_SQ_NB || slashes != 7) {
+        return false;
+    }
+    for (unsigned k = 0; k < 7; k++) {
+        if (at_slash[k] != 8 * (k + 1)) {
+            return false;
+        }
+    }
+    for (int r = 0; r < 8; r++) {
+        memcpy(board + (7 - r) * 8, text + r * 8, 8);
+    }
+    return true;
 }
 
 /* Parses len bytes of s as a placement; col0 is the column of s[0]. */
 static int placement_parse(const char *s, size_t len, int col0, uint8_t board[CR_SQ_NB],
                            cr_error *err)
 {
+    if (placement_fast(s, len, board)) {
+        return 0;
+    }
     int rank = 7, file = 0;
     bool last_digit = false;
     memset(board, 0, CR_SQ_NB);

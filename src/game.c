@@ -10,6 +10,8 @@
 
 #include "cr/notation.h"
 
+#include "board_private.h" /* SAN of a move already made */
+
 struct tag {
     char *name;
     char *value;
@@ -269,12 +271,10 @@ int cr_game_push(cr_game *g, cr_move m, int32_t clock_ms, int64_t ts, uint32_t f
     p->emt_ms = CR_CLOCK_UNKNOWN;
     p->ts = ts;
     p->fits = 1;
-    if (cr_move_to_san(pos, m, p->san, sizeof p->san) < 0) {
-        return CR_EMOVE;
-    }
-    cr_move_to_uci(pos, m, p->uci);
     p->after = *pos;
     cr_position_do_move(&p->after, m);
+    cr_san_of_legal_(pos, m, &p->after, p->san); /* legal: checked above */
+    cr_move_to_uci(pos, m, p->uci);
     g->ply_count++;
     return 0;
 }

@@ -46,6 +46,13 @@ static const uint8_t real_piece[256] = {
     [CR_BP] = CR_BP, [CR_BN] = CR_BN, [CR_BB] = CR_BB, [CR_BR] = CR_BR, [CR_BQ] = CR_BQ, [CR_BK] = CR_BK,
 };
 
+static void snap_colors(snap *s)
+{
+    s->by_color[CR_WHITE] = s->bb[CR_WP] | s->bb[CR_WN] | s->bb[CR_WB] | s->bb[CR_WR] | s->bb[CR_WQ] | s->bb[CR_WK];
+    s->by_color[CR_BLACK] = s->bb[CR_BP] | s->bb[CR_BN] | s->bb[CR_BB] | s->bb[CR_BR] | s->bb[CR_BQ] | s->bb[CR_BK];
+    s->occ = ~s->bb[CR_NO_PIECE];
+}
+
 static void snap_build(snap *s, const uint8_t raw[CR_SQ_NB], bool rotated)
 {
     memset(s->bb, 0, sizeof s->bb);
@@ -61,13 +68,49 @@ static void snap_build(snap *s, const uint8_t raw[CR_SQ_NB], bool rotated)
     for (int i = 0; i < CR_SQ_NB; i++) {
         s->bb[s->sq[i]] |= 1ull << i; /* bb[0]: the empty squares */
     }
-    s->by_color[CR_WHITE] = s->bb[CR_WP] | s->bb[CR_WN] | s->bb[CR_WB] | s->bb[CR_WR] | s->bb[CR_WQ] | s->bb[CR_WK];
-    s->by_color[CR_BLACK] = s->bb[CR_BP] | s->bb[CR_BN] | s->bb[CR_BB] | s->bb[CR_BR] | s->bb[CR_BQ] | s->bb[CR_BK];
-    s->occ = ~s->bb[CR_NO_PIECE];
+    snap_colors(s);
+}
+
+/* s (built by snap_build, or updated here, any board) becomes raw: only the
+ * squares that differ are moved between bitboards. Snapshots follow each
+ * other a piece or two apart, so this is most of the work saved. */
+static void snap_update(snap *s, const uint8_t raw[CR_SQ_NB], bool rotated)
+{
+    bool changed = false;
+    for (int w = 0; w < CR_SQ_NB; w += 8) {
+        /* eight squares at once: turned round, square i is raw[63 - i] */
+        uint64_t a, b;
+        memcpy(&a, s->sq + w, 8);
+        if (rotated) {
+            memcpy(&b, raw + 56 - w, 8);
+            b = __builtin_bswap64(b);
+        } else {
+            memcpy(&b, raw + w, 8);
+        }
+        if (a == b) {
+            continue; /* s->sq holds real pieces only: so does this word */
+        }
+        for (int i = w; i < w + 8; i++) {
+            uint8_t pc = real_piece[rotated ? raw[63 - i] : raw[i]];
+            if (s->sq[i] != pc) {
+                s->bb[s->sq[i]] &= ~(1ull << i);
+                s->bb[pc] |= 1ull << i;
+                s->sq[i] = pc;
+                changed = true;
+            }
+        }
+    }
+    if (changed) {
+        snap_colors(s);
+    }
 }
 
 
-static bool same_board(const cr_position *p, const snap *s) { return memcmp(p->board, s->sq, CR_SQ_NB) == 0; }
+/* The occupancy first: most positions compared differ there already. */
+static bool same_board(const cr_position *p, const snap *s)
+{
+    return p->occupied == s->occ && memcmp(p->board, s->sq, CR_SQ_NB) == 0;
+}
 
 static const cr_position *pos_at(const cr_infer *inf, int i) { return cr_game_position_at(inf->game, i); }
 static int ply_count(const cr_infer *inf) { return inf->game ? cr_game_ply_count(inf->game) : 0; }
@@ -100,31 +143,71 @@ static void emit_simple(cr_infer *inf, cr_infer_kind kind, int64_t t, const char
     emit(inf, &ev);
 }
 
+
+/* Does legal move m from base give exactly s? */
+static bool gives(const cr_position *base, const snap *s, cr_move m)
+{
+    if (!cr_is_legal(base, m)) {
+        return false;
+    }
+    cr_position next = *base;
+    cr_position_do_move(&next, m);
+    return same_board(&next, s);
+}
+
 /* Legal moves from base that give exactly s. Returns their number (the
- * first in *out). */
+ * first in *out). Only moves made of the changed squares can: a move
+ * other than castling empties its from-square and puts one of the mover's
+ * pieces on its to-square, so the candidates come from d, each checked
+ * with cr_is_legal (no move list: this runs on every snapshot). */
 static int match_one(const cr_position *base, const snap *s, cr_move *out)
 {
+    if (popcount(base->occupied ^ s->occ) > 4) {
+        return 0; /* squares filled or emptied are some of the changed ones: too many */
+    }
     cr_bb d = diff_bb(base, s);
-    if (!one_move_shape(s, d, base->side)) {
+    const int side = base->side;
+    if (!one_move_shape(s, d, side)) {
         return 0;
     }
-    cr_movelist ml;
-    cr_generate_legal(base, &ml);
     int found = 0;
-    for (int i = 0; i < ml.count; i++) {
-        cr_move m = ml.moves[i];
-        if (cr_move_kind(m) == CR_MOVE_CASTLE) {
-            /* Chess960: the king or the rook may stay where it is. */
-            if (!(d & ((1ull << cr_move_from(m)) | (1ull << cr_move_to(m))))) {
+    const cr_bb kbb = base->by_piece[cr_make_piece(side, CR_KING)];
+    if (kbb) {
+        /* Chess960: the king or the rook may stay where it is. */
+        const int ksq = lsb(kbb);
+        for (int k = 0; k < 2; k++) {
+            int rsq = base->castle_rook[side][k];
+            if (rsq >= CR_SQ_NB || !(d & ((1ull << ksq) | (1ull << rsq)))) {
                 continue;
             }
-        } else if (!(d & (1ull << cr_move_from(m))) || !(d & (1ull << cr_move_to(m)))) {
-            continue;
+            cr_move m = cr_move_make(ksq, rsq, CR_MOVE_CASTLE, 0);
+            if (gives(base, s, m) && found++ == 0) {
+                *out = m;
+            }
         }
-        cr_position next = *base;
-        cr_position_do_move(&next, m);
-        if (same_board(&next, s)) {
-            if (found++ == 0) {
+    }
+    const int last_rank = side == CR_WHITE ? 7 : 0;
+    for (cr_bb from_b = d & base->by_color[side] & ~s->occ; from_b; from_b &= from_b - 1) {
+        int from = lsb(from_b);
+        bool pawn = cr_type_of(base->board[from]) == CR_PAWN;
+        for (cr_bb to_b = d & s->by_color[side]; to_b; to_b &= to_b - 1) {
+            int to = lsb(to_b);
+            cr_move m;
+            if (d != ((1ull << from) | (1ull << to)) && !(pawn && to == base->ep)) {
+                continue; /* a move but castling or e.p. changes its two squares only */
+            }
+            if (pawn && cr_rank_of(to) == last_rank) {
+                int type = cr_type_of(s->sq[to]);
+                if (type < CR_KNIGHT || type > CR_QUEEN) {
+                    continue;
+                }
+                m = cr_move_make(from, to, CR_MOVE_PROMOTION, type);
+            } else if (pawn && to == base->ep && cr_file_of(to) != cr_file_of(from)) {
+                m = cr_move_make(from, to, CR_MOVE_EN_PASSANT, 0);
+            } else {
+                m = cr_move_make(from, to, CR_MOVE_NORMAL, 0);
+            }
+            if (gives(base, s, m) && found++ == 0) {
                 *out = m;
             }
         }
@@ -200,7 +283,7 @@ static void start_game(cr_infer *inf, const cr_position *start, bool rotated, in
     }
     cr_game_set_tag(inf->game, "Board", inf->id);
     reset_tracking(inf);
-    snap_build(&inf->cur, inf->raw, rotated);
+    snap_update(&inf->cur, inf->raw, rotated);
     emit_simple(inf, CR_INFER_GAME_STARTED, t, restart ? "start position replaced" : "start position");
 }
 
@@ -1029,6 +1112,7 @@ cr_infer *cr_infer_new(const char *board_id, const cr_infer_config *cfg, cr_infe
     inf->clock_ms[0] = inf->clock_ms[1] = CR_CLOCK_UNKNOWN;
     inf->turn_from[0] = inf->turn_from[1] = -1;
     inf->explained = true;
+    snap_build(&inf->cur, inf->raw, false); /* all empty: snap_update starts from it */
     return inf;
 }
 
@@ -1251,7 +1335,7 @@ static void feed_pos(cr_infer *inf, const cr_feed_event *ev, int64_t t)
         if (cr_infer__recognise_start(inf, &start, &rot) && !(reset && continues_game(inf))) {
             if (inf->game && cr_game_ply_count(inf->game) == 0 && !inf->ended && rot == inf->rotated &&
                 memcmp(cr_game_start(inf->game)->board, start.board, CR_SQ_NB) == 0) {
-                snap_build(&inf->cur, inf->raw, inf->rotated);
+                snap_update(&inf->cur, inf->raw, inf->rotated);
                 evaluate(inf, t);
                 return;
             }
@@ -1265,7 +1349,7 @@ static void feed_pos(cr_infer *inf, const cr_feed_event *ev, int64_t t)
     if (!inf->game) {
         return;
     }
-    snap_build(&inf->cur, inf->raw, inf->rotated);
+    snap_update(&inf->cur, inf->raw, inf->rotated);
     remember_board(inf, inf->cur.sq);
     inf->signal = !inf->ended_by_board && is_kings_signal(&inf->cur);
     evaluate(inf, t);

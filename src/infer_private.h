@@ -117,17 +117,15 @@ struct cr_infer {
     cr_infer_stats stats;
 };
 
-static const int PIECES[12] = {CR_WP, CR_WN, CR_WB, CR_WR, CR_WQ, CR_WK,
-                               CR_BP, CR_BN, CR_BB, CR_BR, CR_BQ, CR_BK};
-
 /* Squares where the snapshot differs from the position. */
 static inline cr_bb diff_bb(const cr_position *p, const snap *s)
 {
-    cr_bb d = 0;
-    for (int i = 0; i < 12; i++) {
-        d |= p->by_piece[PIECES[i]] ^ s->bb[PIECES[i]];
-    }
-    return d;
+    /* written out: a loop over a table of the twelve pieces stays a loop,
+     * loading each index (this runs for every node searched) */
+#define D_(pc) (p->by_piece[pc] ^ s->bb[pc])
+    return D_(CR_WP) | D_(CR_WN) | D_(CR_WB) | D_(CR_WR) | D_(CR_WQ) | D_(CR_WK) | D_(CR_BP) | D_(CR_BN) |
+           D_(CR_BB) | D_(CR_BR) | D_(CR_BQ) | D_(CR_BK);
+#undef D_
 }
 
 /* Single-move filter: could one legal move of `side` turn the base's board

@@ -4,6 +4,8 @@
  * must leave. */
 #include "infer_private.h"
 
+#include "board_private.h" /* the move list from given squares */
+
 /* ----------------------------------------------------------- gap search */
 
 typedef struct search_ctx {
@@ -182,8 +184,14 @@ static void dfs(search_ctx *c, const cr_position *pos, int ply, int left, cr_bb 
         }
     }
     cr_movelist ml;
-    cr_generate_legal(pos, &ml);
     cr_bb from_ok = c->d0 | touched;
+    /* Without a free move left, a move from elsewhere is never tried: those
+     * moves are not even listed (the rest come in the same order). */
+    if (c->free_moves == 0) {
+        cr_generate_legal_from_(pos, from_ok, &ml);
+    } else {
+        cr_generate_legal(pos, &ml);
+    }
     for (int i = 0; i < ml.count; i++) {
         cr_move m = ml.moves[i];
         cr_bb movers = 1ull << cr_move_from(m);
@@ -201,6 +209,16 @@ static void dfs(search_ctx *c, const cr_position *pos, int ply, int left, cr_bb 
              * a pawn whose square the next pawn of its file took, or a
              * piece that went where the board shows one like it while
              * another took its place (Rd2-f2 ... Rd8-d2). */
+            continue;
+        }
+        if (left == 1 && cr_move_kind(m) <= CR_MOVE_PROMOTION && d != (movers | (1ull << to))) {
+            /* The last ply: a move other than castling or e.p. changes its
+             * two squares only, so it reaches the board only when they are
+             * all that differs. The node counts as if visited. */
+            if (++c->nodes > c->budget) {
+                c->aborted = true;
+                return;
+            }
             continue;
         }
         cr_position next = *pos;

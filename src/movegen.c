@@ -55,6 +55,7 @@ typedef struct gen_ctx {
     cr_bb ours, theirs, occ;
     cr_bb target; /* squares a non-king move may reach: all but ours, or block/capture a check */
     cr_bb pinned;
+    cr_bb from;   /* only moves of the pieces on these squares (castling: king or rook) */
 } gen_ctx;
 
 /* Moves out, or only their number: the one choice each part makes. */
@@ -85,7 +86,7 @@ GEN_INLINE void emit_one(gen_out *o, cr_move m, const bool count_only)
  * itself along a checking ray. */
 GEN_INLINE void gen_king(const gen_ctx *g, gen_out *o, const bool count_only)
 {
-    cr_bb targets = cr_king_att_[g->ksq] & ~g->ours;
+    cr_bb targets = (g->from & CR_BB(g->ksq)) ? cr_king_att_[g->ksq] & ~g->ours : 0;
     const cr_bb occ_nok = g->occ ^ CR_BB(g->ksq);
     cr_bb ok = 0;
     while (targets) {
@@ -121,13 +122,13 @@ GEN_INLINE cr_bb pinned_pieces(const gen_ctx *g)
 GEN_INLINE void gen_pieces(const gen_ctx *g, gen_out *o, const bool count_only)
 {
     const cr_position *pos = g->pos;
-    cr_bb b = cr_pieces_(pos, g->us, CR_KNIGHT) & ~g->pinned;
+    cr_bb b = cr_pieces_(pos, g->us, CR_KNIGHT) & ~g->pinned & g->from;
     while (b) {
         int from = cr_pop_lsb_(&b);
         emit_targets(o, from, cr_knight_att_[from] & g->target, count_only);
     }
-    const cr_bb queens = cr_pieces_(pos, g->us, CR_QUEEN);
-    b = cr_pieces_(pos, g->us, CR_BISHOP) | queens;
+    const cr_bb queens = cr_pieces_(pos, g->us, CR_QUEEN) & g->from;
+    b = (cr_pieces_(pos, g->us, CR_BISHOP) & g->from) | queens;
     while (b) {
         int from = cr_pop_lsb_(&b);
         cr_bb t = cr_bishop_att_(from, g->occ) & g->target;
@@ -136,7 +137,7 @@ GEN_INLINE void gen_pieces(const gen_ctx *g, gen_out *o, const bool count_only)
         }
         emit_targets(o, from, t, count_only);
     }
-    b = cr_pieces_(pos, g->us, CR_ROOK) | queens;
+    b = (cr_pieces_(pos, g->us, CR_ROOK) & g->from) | queens;
     while (b) {
         int from = cr_pop_lsb_(&b);
         cr_bb t = cr_rook_att_(from, g->occ) & g->target;
@@ -193,7 +194,7 @@ GEN_INLINE void gen_en_passant(const gen_ctx *g, gen_out *o, cr_bb pawns, int up
 GEN_INLINE void gen_pawns(const gen_ctx *g, gen_out *o, const bool count_only)
 {
     const int us = g->us;
-    const cr_bb pawns = cr_pieces_(g->pos, us, CR_PAWN);
+    const cr_bb pawns = cr_pieces_(g->pos, us, CR_PAWN) & g->from;
     const cr_bb free_pawns = pawns & ~g->pinned;
     const cr_bb empty = ~g->occ;
     const cr_bb promo_rank = us == CR_WHITE ? CR_RANK_8 : CR_RANK_1;
@@ -231,26 +232,36 @@ GEN_INLINE void gen_castles(const gen_ctx *g, gen_out *o, const bool count_only)
 {
     for (int s = 0; s < 2; s++) {
         int rsq = g->pos->castle_rook[g->us][s];
-        if (rsq < 64 && cr_castle_ok_(g->pos, g->ksq, rsq, s)) {
+        if (rsq < 64 && (g->from & (CR_BB(g->ksq) | CR_BB(rsq))) && cr_castle_ok_(g->pos, g->ksq, rsq, s)) {
             emit_one(o, cr_move_make(g->ksq, rsq, CR_MOVE_CASTLE, 0), count_only);
         }
     }
 }
 
-GEN_INLINE int generate(const cr_position *pos, cr_move *out, const bool count_only)
+/* The side to move's context; false without a king (no moves then). */
+GEN_INLINE bool gen_init(gen_ctx *g, const cr_position *pos, const cr_bb from)
+{
+    g->pos = pos;
+    g->from = from;
+    g->us = pos->side;
+    g->them = g->us ^ 1;
+    g->ours = pos->by_color[g->us];
+    g->theirs = pos->by_color[g->them];
+    g->occ = pos->occupied;
+    const cr_bb kbb = cr_pieces_(pos, g->us, CR_KING);
+    if (!kbb) {
+        return false;
+    }
+    g->ksq = cr_lsb_(kbb);
+    return true;
+}
+
+GEN_INLINE int generate(const cr_position *pos, cr_move *out, const bool count_only, const cr_bb from)
 {
     gen_ctx g;
-    g.pos = pos;
-    g.us = pos->side;
-    g.them = g.us ^ 1;
-    g.ours = pos->by_color[g.us];
-    g.theirs = pos->by_color[g.them];
-    g.occ = pos->occupied;
-    const cr_bb kbb = cr_pieces_(pos, g.us, CR_KING);
-    if (!kbb) {
+    if (!gen_init(&g, pos, from)) {
         return 0;
     }
-    g.ksq = cr_lsb_(kbb);
     gen_out o = {out, 0};
     const cr_bb checkers = cr_attackers_(pos, g.ksq, g.occ) & g.theirs;
     gen_king(&g, &o, count_only);
@@ -268,11 +279,41 @@ GEN_INLINE int generate(const cr_position *pos, cr_move *out, const bool count_o
 
 int cr_generate_legal(const cr_position *pos, cr_movelist *list)
 {
-    list->count = generate(pos, list->moves, false);
+    list->count = generate(pos, list->moves, false, ~0ull);
     return list->count;
 }
 
 int cr_count_legal(const cr_position *pos)
 {
-    return generate(pos, NULL, true);
+    return generate(pos, NULL, true, ~0ull);
+}
+
+int cr_generate_legal_from_(const cr_position *pos, cr_bb from, cr_movelist *list)
+{
+    list->count = generate(pos, list->moves, false, from);
+    return list->count;
+}
+
+bool cr_has_legal_move_(const cr_position *pos)
+{
+    gen_ctx g;
+    if (!gen_init(&g, pos, ~0ull)) {
+        return false;
+    }
+    if (!(cr_attackers_(pos, g.ksq, g.occ) & g.theirs)) {
+        /* Out of check, a piece that is not pinned moves freely: a knight
+         * with a square to go to, or a pawn with an empty square ahead,
+         * is a legal move, and nearly every position has one. */
+        g.pinned = pinned_pieces(&g);
+        cr_bb b = cr_pieces_(pos, g.us, CR_KNIGHT) & ~g.pinned;
+        while (b) {
+            if (cr_knight_att_[cr_pop_lsb_(&b)] & ~g.ours) {
+                return true;
+            }
+        }
+        if (shift_up(cr_pieces_(pos, g.us, CR_PAWN) & ~g.pinned, g.us) & ~g.occ) {
+            return true;
+        }
+    }
+    return generate(pos, NULL, true, ~0ull) > 0;
 }

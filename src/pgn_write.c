@@ -227,7 +227,9 @@ static void move_text(const cr_game *g, int i, const cr_pgn_options *o, char *ou
 {
     const cr_ply *p = cr_game_ply(g, i);
     if (o->style == CR_STYLE_SAN && o->lang == CR_LANG_EN) {
-        snprintf(out, size, "%s", p->san);
+        size_t n = strnlen(p->san, size - 1); /* as snprintf "%s" would, without it */
+        memcpy(out, p->san, n);
+        out[n] = '\0';
         return;
     }
     unsigned fmt = o->style == CR_STYLE_FIDE ? CR_FMT_EP_SUFFIX : 0;
@@ -238,15 +240,28 @@ static void move_text(const cr_game *g, int i, const cr_pgn_options *o, char *ou
 
 static void move_number(wrap *w, const cr_position *before, bool force)
 {
-    char num[16];
-    if (before->side == CR_WHITE) {
-        snprintf(num, sizeof num, "%d.", before->fullmove);
-    } else if (force) {
-        snprintf(num, sizeof num, "%d...", before->fullmove);
-    } else {
+    if (before->side != CR_WHITE && !force) {
         return;
     }
-    put_word(w, num, strlen(num));
+    /* "12." or "12...", by hand: one per move of every game written */
+    char num[24];
+    size_t n = 0;
+    unsigned v = before->fullmove;
+    char digits[12];
+    int nd = 0;
+    do {
+        digits[nd++] = (char)('0' + v % 10);
+        v /= 10;
+    } while (v > 0);
+    while (nd > 0) {
+        num[n++] = digits[--nd];
+    }
+    num[n++] = '.';
+    if (before->side != CR_WHITE) {
+        num[n++] = '.';
+        num[n++] = '.';
+    }
+    put_word(w, num, n);
 }
 
 /* The continuation after the first illegal ply, as comment content. */
@@ -391,7 +406,12 @@ static int write_all(const cr_game *g, const cr_pgn_options *opt, cr_sb *b)
         need_number = false;
         char mv[CR_SAN_MAX + 8];
         move_text(g, i, &o, mv, sizeof mv);
-        put_words(&w, mv);
+        size_t mvlen = strlen(mv);
+        if (mvlen > 0 && !memchr(mv, ' ', mvlen)) {
+            put_word(&w, mv, mvlen); /* what put_words does with one word */
+        } else {
+            put_words(&w, mv);
+        }
         int nag = 0;
         const char *extra = o.ply_extra ? o.ply_extra(o.extra_data, i, &nag) : NULL;
         if (nag > 0 && nag < 256) {

@@ -181,10 +181,18 @@ static void test_reader(void **state)
     fclose(w);
     free(longval);
 
-    for (int keep = 0; keep < 2; keep++) {
-        FILE *in = fmemopen(text, len, "r");
-        assert_non_null(in);
-        cr_feed_reader *r = cr_feed_reader_new(in, "t.feed");
+    /* from a FILE, then from the text in memory: the same lines and errors */
+    for (int mode = 0; mode < 4; mode++) {
+        int keep = mode & 1;
+        FILE *in = NULL;
+        cr_feed_reader *r;
+        if (mode < 2) {
+            in = fmemopen(text, len, "r");
+            assert_non_null(in);
+            r = cr_feed_reader_new(in, "t.feed");
+        } else {
+            r = cr_feed_reader_new_text(text, len, "t.feed");
+        }
         assert_non_null(r);
         cr_feed_reader_set_keep_going(r, keep);
         cr_feed_event ev;
@@ -214,8 +222,11 @@ static void test_reader(void **state)
         assert_int_equal(ev.t, 30);
         assert_int_equal(cr_feed_reader_line(r), 7);
         assert_int_equal(cr_feed_reader_next(r, &ev, &err), 0);
+        assert_int_equal(cr_feed_reader_next(r, &ev, &err), 0);
         cr_feed_reader_free(r);
-        fclose(in);
+        if (in) {
+            fclose(in);
+        }
     }
     free(text);
     cr_feed_reader_free(NULL);
@@ -247,6 +258,41 @@ static void test_samples(void **state)
         assert_true(n > 100);
         assert_true(pos > 50);
         cr_feed_reader_free(r);
+        /* The file's text in memory gives the same events, line for line. */
+        rewind(in);
+        char *text = NULL;
+        size_t len = 0, got;
+        char chunk[4096];
+        FILE *w = open_memstream(&text, &len);
+        assert_non_null(w);
+        while ((got = fread(chunk, 1, sizeof chunk, in)) > 0) {
+            fwrite(chunk, 1, got, w);
+        }
+        fclose(w);
+        rewind(in);
+        r = cr_feed_reader_new(in, path);
+        cr_feed_reader *t = cr_feed_reader_new_text(text, len, path);
+        assert_non_null(t);
+        int m = 0;
+        for (;;) {
+            cr_feed_event ev2;
+            cr_error err2;
+            rc = cr_feed_reader_next(r, &ev, &err);
+            assert_int_equal(cr_feed_reader_next(t, &ev2, &err2), rc);
+            if (rc != 1) {
+                break;
+            }
+            char a[CR_FEED_LINE_MAX], b[CR_FEED_LINE_MAX];
+            assert_true(cr_feed_format(&ev, a, sizeof a) > 0);
+            assert_true(cr_feed_format(&ev2, b, sizeof b) > 0);
+            assert_string_equal(a, b);
+            assert_int_equal(cr_feed_reader_line(r), cr_feed_reader_line(t));
+            m++;
+        }
+        assert_int_equal(m, n);
+        cr_feed_reader_free(t);
+        cr_feed_reader_free(r);
+        free(text);
         fclose(in);
     }
 }

@@ -13,6 +13,7 @@
 #include <cmocka.h>
 
 #include "cr/board.h"
+#include "board_private.h" /* cr_generate_legal_from_ */
 
 static uint64_t rng_next(uint64_t *s)
 {
@@ -65,6 +66,29 @@ static void check_position(const cr_position *pos, uint64_t *seed, tally *t)
 {
     cr_movelist list;
     cr_generate_legal(pos, &list);
+    /* The mate test looks for one legal move, mostly without listing them. */
+    cr_status st = cr_position_status(pos);
+    assert_int_equal(list.count == 0, st == CR_STATUS_CHECKMATE || st == CR_STATUS_STALEMATE);
+    /* The list from some squares only: the full list's moves of those
+     * pieces, in the same order (castling: the king or the rook). */
+    for (int k = 0; k < 4; k++) {
+        cr_bb from = rng_next(seed) & rng_next(seed);
+        cr_movelist part, want;
+        want.count = 0;
+        for (int i = 0; i < list.count; i++) {
+            cr_move m = list.moves[i];
+            cr_bb movers = 1ull << cr_move_from(m);
+            if (cr_move_kind(m) == CR_MOVE_CASTLE) {
+                movers |= 1ull << cr_move_to(m);
+            }
+            if (from & movers) {
+                want.moves[want.count++] = m;
+            }
+        }
+        cr_generate_legal_from_(pos, from, &part);
+        assert_int_equal(part.count, want.count);
+        assert_memory_equal(part.moves, want.moves, (size_t)want.count * sizeof want.moves[0]);
+    }
     check_one(pos, &list, CR_MOVE_NONE, t);
     for (int i = 0; i < list.count; i++) {
         cr_move m = list.moves[i];

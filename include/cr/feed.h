@@ -69,6 +69,10 @@ typedef struct cr_feed_reader cr_feed_reader;
 
 /* name: used in error texts ("p01.feed:17: ..."). Returns NULL when out of memory. */
 CR_EXTERN cr_feed_reader *cr_feed_reader_new(FILE *in, const char *name);
+/* The same over a whole feed in memory: len bytes of text (borrowed: they
+ * must outlive the reader), read line by line in place, without copying
+ * each line out of a FILE. */
+CR_EXTERN cr_feed_reader *cr_feed_reader_new_text(const char *text, size_t len, const char *name);
 CR_EXTERN void cr_feed_reader_free(cr_feed_reader *r);
 
 /* Reads the next event. Returns 1 with ev filled (borrowed parts valid until

@@ -8,6 +8,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
 
 #include "cmd/commands.h"
 #include "util/opts.h"
@@ -192,7 +193,8 @@ static void on_event(void *data, const cr_infer_event *ev)
 static replay_board *get_board(replay *rp, const char *id)
 {
     for (size_t i = 0; i < rp->nboards; i++) {
-        if (strcmp(rp->boards[i]->id, id) == 0) {
+        /* the first letter at once: called for every line of a feed */
+        if (rp->boards[i]->id[0] == id[0] && strcmp(rp->boards[i]->id, id) == 0) {
             return rp->boards[i];
         }
     }
@@ -243,6 +245,45 @@ static int cmp_i64(const void *a, const void *b)
     return x < y ? -1 : x > y;
 }
 
+/* A regular file's whole text, read at once, so that its lines are parsed
+ * in place (a line copied out of a FILE for each of a corpus's lines cost
+ * as much as parsing it). NULL for anything else (a pipe, a device, a file
+ * over 256 MiB, an error), read line by line from the start then. */
+static char *read_whole(FILE *in, size_t *len)
+{
+    struct stat st;
+    if (fstat(fileno(in), &st) != 0 || !S_ISREG(st.st_mode) || st.st_size > (256 << 20)) {
+        return NULL;
+    }
+    size_t cap = (size_t)st.st_size + 1, n = 0; /* one more: the end is seen at once */
+    char *buf = malloc(cap);
+    while (buf) {
+        size_t got = fread(buf + n, 1, cap - n, in);
+        n += got;
+        if (got == 0) {
+            break;
+        }
+        if (n == cap) { /* it grew meanwhile */
+            char *more = cap < (256u << 20) ? realloc(buf, cap * 2) : NULL;
+            if (!more) {
+                free(buf);
+                buf = NULL;
+                break;
+            }
+            buf = more;
+            cap *= 2;
+        }
+    }
+    if (!buf || ferror(in)) {
+        free(buf);
+        clearerr(in);
+        rewind(in);
+        return NULL;
+    }
+    *len = n;
+    return buf;
+}
+
 static int run_feed(replay *rp, const char *path, bool keep_going, cr_infer_stats *total)
 {
     FILE *in = strcmp(path, "-") == 0 ? stdin : fopen(path, "r");
@@ -250,11 +291,16 @@ static int run_feed(replay *rp, const char *path, bool keep_going, cr_infer_stat
         fprintf(stderr, "chessrelay replay: cannot open %s\n", path);
         return 1;
     }
-    cr_feed_reader *r = cr_feed_reader_new(in, path);
+    /* Large reads, before any: read line by line, through this buffer. */
+    setvbuf(in, NULL, _IOFBF, 1 << 16);
+    size_t text_len = 0;
+    char *text = in == stdin ? NULL : read_whole(in, &text_len);
+    cr_feed_reader *r = text ? cr_feed_reader_new_text(text, text_len, path) : cr_feed_reader_new(in, path);
     if (!r) {
         if (in != stdin) {
             fclose(in);
         }
+        free(text);
         fprintf(stderr, "chessrelay replay: out of memory\n");
         return 1;
     }
@@ -306,9 +352,34 @@ static int run_feed(replay *rp, const char *path, bool keep_going, cr_infer_stat
     }
     finish_boards(rp);
     cr_feed_reader_free(r);
+    free(text);
     if (in != stdin) {
         fclose(in);
     }
+    return status;
+}
+
+/* Writes the games saved so far and forgets them. Called after each feed:
+ * a finished feed's games never change again (engines are numbered across
+ * feeds), and a large corpus need not be held in memory. */
+static int write_games(replay *rp, FILE *out)
+{
+    int status = 0;
+    for (size_t i = 0; i < rp->ngames; i++) {
+        cr_game *g = rp->games[i].game;
+        /* The round as the served relay names it (core/board_games.c), so
+         * that the PGN of a feed is the same byte for byte either way. */
+        const char *round = cr_game_tag(g, "Round");
+        if (!round || !round[0] || strcmp(round, "?") == 0) {
+            cr_game_set_tag(g, "Round", "1");
+        }
+        if (cr_game_ply_count(g) > 0 && cr_pgn_write_file(g, NULL, out) != 0) {
+            fprintf(stderr, "chessrelay replay: cannot write the PGN\n");
+            status = 1;
+        }
+        cr_game_free(g);
+    }
+    rp->ngames = 0;
     return status;
 }
 
@@ -387,20 +458,9 @@ int cr_cmd_replay(int argc, char **argv)
         if (run_feed(&rp, feeds[i], keep_going, &total) != 0) {
             status = 1;
         }
-    }
-    for (size_t i = 0; i < rp.ngames; i++) {
-        cr_game *g = rp.games[i].game;
-        /* The round as the served relay names it (core/board_games.c), so
-         * that the PGN of a feed is the same byte for byte either way. */
-        const char *round = cr_game_tag(g, "Round");
-        if (!round || !round[0] || strcmp(round, "?") == 0) {
-            cr_game_set_tag(g, "Round", "1");
-        }
-        if (cr_game_ply_count(g) > 0 && cr_pgn_write_file(g, NULL, out) != 0) {
-            fprintf(stderr, "chessrelay replay: cannot write the PGN\n");
+        if (write_games(&rp, out) != 0) {
             status = 1;
         }
-        cr_game_free(rp.games[i].game);
     }
     if (rp.oom) {
         fprintf(stderr, "chessrelay replay: out of memory\n");
