@@ -492,9 +492,13 @@ int cr_store_apply(cr_store *s, const cr_store_event *ev, cr_error *err)
             if (!ev->attention) {
                 g->attention_squares = 0;
                 g->attention_reason[0] = '\0';
-            } else if (ev->squares || ev->reason[0]) {
-                g->attention_squares = ev->squares;
-                copy_str(g->attention_reason, sizeof g->attention_reason, ev->reason);
+            } else {
+                if (ev->squares) {
+                    g->attention_squares = ev->squares;
+                }
+                if (ev->reason[0]) {
+                    copy_str(g->attention_reason, sizeof g->attention_reason, ev->reason);
+                }
             }
             break;
         case CR_SEV_TAG:

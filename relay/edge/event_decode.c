@@ -10,7 +10,7 @@ static const char *const kind_names[] = {"game",   "move",   "correction", "cloc
 
 /* The keys each kind may and must have, besides type, seq and ts. */
 static const char *const game_keys[] = {"game", NULL};
-static const char *const move_keys[] = {"game", "ply", "san", "uci", "fen", "clock", "flags", NULL};
+static const char *const move_keys[] = {"game", "ply", "san", "uci", "fen", "clock", "emt", "flags", NULL};
 static const char *const correction_keys[] = {"game", "ply", "retracted", NULL};
 static const char *const clock_keys[] = {"game", "white", "black", "running", NULL}; /* + ply */
 static const char *const result_keys[] = {"game", "result", "reason", NULL};
@@ -257,8 +257,14 @@ static int decode_move(json_t *j, cr_store_event *ev, cr_error *err)
     } else if ((rc = get_int32(j, "move", "clock", 0, INT32_MAX, &p->clock_ms, err))) {
         return bad(err, "move", "clock", "expected an integer >= 0 or null");
     }
-    p->move = CR_MOVE_NONE;
+    /* the time the move took (%emt); absent from older venues */
+    json_t *emt = json_object_get(j, "emt");
     p->emt_ms = CR_CLOCK_UNKNOWN;
+    if (emt && !json_is_null(emt) &&
+        get_int32(j, "move", "emt", 0, INT32_MAX, &p->emt_ms, err)) {
+        return bad(err, "move", "emt", "expected an integer >= 0 or null");
+    }
+    p->move = CR_MOVE_NONE;
     p->ts = -1;
     p->fits = 1;
     return 0;
