@@ -132,6 +132,24 @@ static void test_trf_rounds_byes_forfeits(void **state)
     free(text);
 }
 
+/* The rounds' dates (TRF 132), for the round tabs. */
+static void test_round_dates(void **state)
+{
+    (void)state;
+    char *text = json_of(DATA "weekend-r4-trf26.trf");
+    json_error_t jerr;
+    json_t *root = json_loads(text, 0, &jerr);
+    assert_non_null(root);
+    json_t *rounds = json_object_get(root, "rounds");
+    assert_int_equal(json_array_size(rounds), 5);
+    assert_string_equal(json_string_value(json_object_get(json_array_get(rounds, 0), "date")),
+                        "2026-03-06");
+    assert_string_equal(json_string_value(json_object_get(json_array_get(rounds, 4), "date")),
+                        "2026-03-08");
+    json_decref(root);
+    free(text);
+}
+
 static void test_pgn_has_no_start_ranks(void **state)
 {
     (void)state;
@@ -152,6 +170,7 @@ int main(void)
 {
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(test_trf_rounds_byes_forfeits),
+        cmocka_unit_test(test_round_dates),
         cmocka_unit_test(test_pgn_has_no_start_ranks),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);

@@ -74,6 +74,7 @@ char *cr_pairings_json(const cr_pairings *p)
         snprintf(round, sizeof round, "%d", r);
         json_t *o = json_pack("{s:s}", "round", round);
         rc = o ? json_array_append_new(rounds, o) : -1;
+        rc |= o ? set_str(o, "date", cr_pairings_round_date(p, r)) : 0;
         rc = rc ? rc : add_round(p, r, games, byes);
     }
     for (int i = 0; i < cr_pairings_player_count(p) && rc == 0; i++) {

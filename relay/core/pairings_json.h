@@ -1,6 +1,7 @@
 /* chessrelay relay: the pairings file as the JSON the viewer's standings
  * read (GET /pairings.json, docs/protocol.md): the players with their start
- * rank, rating, federation and the file's own points, every round's boards
+ * rank, rating, federation and the file's own points, the rounds' dates,
+ * every round's boards
  * with the file's results (forfeits included) and every round's byes. The
  * viewer merges it with the live results (web/src/standings.js), so rounds
  * played before the relay started and byes count.
