@@ -16,30 +16,15 @@
 #include <jansson.h>
 
 #include "core/pairings_json.h"
+#include "test_util.h"
 
 #define DATA CR_TEST_DATA_DIR "/pairings/"
 
-static char *read_file(const char *path, size_t *len)
-{
-    FILE *f = fopen(path, "rb");
-    assert_non_null(f);
-    assert_int_equal(fseek(f, 0, SEEK_END), 0);
-    long n = ftell(f);
-    assert_true(n >= 0);
-    rewind(f);
-    char *buf = malloc((size_t)n + 1);
-    assert_non_null(buf);
-    assert_int_equal(fread(buf, 1, (size_t)n, f), (size_t)n);
-    buf[n] = '\0';
-    fclose(f);
-    *len = (size_t)n;
-    return buf;
-}
-
 static char *json_of(const char *path)
 {
-    size_t len;
-    char *text = read_file(path, &len);
+    size_t len = 0;
+    char *text = cr_test_read_file(path, &len);
+    assert_non_null(text);
     cr_error err;
     cr_pairings *p = cr_pairings_load(text, len, path, CR_PAIRINGS_AUTO, &err);
     free(text);
@@ -113,13 +98,8 @@ static void test_trf_rounds_byes_forfeits(void **state)
     json_decref(root);
 
     /* The bytes the browser's test reads. */
-    FILE *kf = fopen(DATA "oslo-open-r5.pairings.json", "rb"); /* missing: written as .actual */
-    char *want = NULL;
     size_t len = 0;
-    if (kf) {
-        fclose(kf);
-        want = read_file(DATA "oslo-open-r5.pairings.json", &len);
-    }
+    char *want = cr_test_read_file(DATA "oslo-open-r5.pairings.json", &len); /* NULL: see .actual */
     if (!want || strcmp(text, want) != 0) {
         FILE *f = fopen("oslo-open-r5.pairings.json.actual", "wb");
         if (f) {
