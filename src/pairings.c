@@ -353,6 +353,14 @@ int cr_pairings_round_count(const cr_pairings *p)
     return p ? p->round_count : 0;
 }
 
+const char *cr_pairings_round_date(const cr_pairings *p, int round)
+{
+    if (!p || round < 1 || round > p->round_count) {
+        return "";
+    }
+    return p->rounds[round - 1].date;
+}
+
 int cr_pairings_player_count(const cr_pairings *p)
 {
     return p ? p->player_count : 0;

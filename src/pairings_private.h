@@ -19,6 +19,7 @@ typedef struct round_set {
     int board_count, board_cap;
     cr_pairing_bye *byes;
     int bye_count, bye_cap;
+    char date[11]; /* "YYYY-MM-DD" from TRF 132, or "" */
 } round_set;
 
 struct cr_pairings {

@@ -317,6 +317,7 @@ typedef struct trf_state {
     int count, cap;
     int by_rank[MAX_START_RANK + 1]; /* index + 1, 0 = none */
     int rounds_declared;
+    int rounds_dated; /* the last round with a 132 date */
     struct {
         char kind;
         int round, rank, line, col;
@@ -368,6 +369,42 @@ static int trf_parse_240(trf_state *st, const trf_line *tl, int line, cr_error *
         st->bye_count++;
     }
     return 0;
+}
+
+/* A 132 date, "YY/MM/DD" (or YYYY, '.' or '-'), as "YYYY-MM-DD"; false
+ * when it is not one. */
+static bool trf_date(const char *s, char out[11])
+{
+    int y, m, d, n = 0;
+    char s1, s2;
+    if (sscanf(s, "%d%c%d%c%d%n", &y, &s1, &m, &s2, &d, &n) != 5 || s[n] != '\0' || s1 != s2 ||
+        !strchr("/.-", s1) || m < 1 || m > 12 || d < 1 || d > 31 || y < 0 || y > 9999) {
+        return false;
+    }
+    if (!is_digit((unsigned char)s[0]) || strchr(s, '+') || strchr(s, ' ')) {
+        return false;
+    }
+    size_t ylen = strcspn(s, "/.-");
+    if (ylen != 2 && ylen != 4) {
+        return false;
+    }
+    char tmp[40]; /* the ranges are checked; the room is for the compiler */
+    snprintf(tmp, sizeof tmp, "%04d-%02d-%02d", ylen == 2 ? 2000 + y : y, m, d);
+    memcpy(out, tmp, 11);
+    return true;
+}
+
+/* 132 (TRF-16): each round's date in the round's block, column 92 on. */
+static void trf_parse_132(cr_pairings *p, trf_state *st, const trf_line *tl)
+{
+    char buf[16];
+    for (int col = 92; col <= tl->count && (col - 92) / 10 < MAX_ROUNDS; col += 10) {
+        int r = (col - 92) / 10;
+        trf_field(tl, col, col + 9, buf, sizeof buf);
+        if (buf[0] && trf_date(buf, p->rounds[r].date) && r + 1 > st->rounds_dated) {
+            st->rounds_dated = r + 1;
+        }
+    }
 }
 
 static int trf_read_lines(cr_pairings *p, trf_state *st, const char *text, size_t len,
@@ -473,13 +510,15 @@ static int trf_read_lines(cr_pairings *p, trf_state *st, const char *text, size_
                 break;
             }
             st->rounds_declared = (int)r;
+        } else if (strcmp(code, "132") == 0) {
+            trf_parse_132(p, st, &tl);
         } else if (strcmp(code, "240") == 0) {
             rc = trf_parse_240(st, &tl, it.number, err);
             if (rc) {
                 break;
             }
         }
-        /* Everything else (013, 132, 162, 250, 260, 3xx, DAT, XX*, national
+        /* Everything else (013, 162, 250, 260, 3xx, DAT, XX*, national
          * rating lines) does not bear on who sits where. */
     }
     free(scratch);
@@ -523,7 +562,7 @@ static int apply_240_byes(trf_state *st, cr_error *err)
  * something in it (trailing blank blocks do not count). */
 static int count_rounds(const trf_state *st)
 {
-    int rounds = st->rounds_declared;
+    int rounds = st->rounds_declared > st->rounds_dated ? st->rounds_declared : st->rounds_dated;
     for (int i = 0; i < st->count; i++) {
         const trf_player *pl = &st->players[i];
         for (int r = pl->entry_count - 1; r >= 0; r--) {

@@ -225,6 +225,50 @@ static void test_trf_cp1252_crlf_letter_titles(void **state)
     cr_pairings_free(p);
 }
 
+/* 132: the rounds' dates, one per round block (TRF-16 YY/MM/DD). */
+static void test_trf_round_dates(void **state)
+{
+    (void)state;
+    cr_error err;
+    cr_pairings *p = load(DATA "weekend-r4-trf26.trf", CR_PAIRINGS_AUTO, &err);
+    if (!p) {
+        fail_msg("%s", err.text);
+    }
+    assert_string_equal(cr_pairings_round_date(p, 1), "2026-03-06");
+    assert_string_equal(cr_pairings_round_date(p, 2), "2026-03-07");
+    assert_string_equal(cr_pairings_round_date(p, 3), "2026-03-07");
+    assert_string_equal(cr_pairings_round_date(p, 5), "2026-03-08");
+    assert_string_equal(cr_pairings_round_date(p, 6), "");
+    assert_string_equal(cr_pairings_round_date(p, 0), "");
+    cr_pairings_free(p);
+
+    /* A file without 142: the dates say how many rounds there are; four-digit
+     * years and dots are read, a date that is none is left out. */
+    size_t len;
+    char *text = read_file(DATA "oslo-open-r5.trf", &len);
+    char *dated = replace(text, "XXR 5\n",
+                          "132                                                                     "
+                          "                   2026.11.25          x         26/11/27  26/13/01  26/"
+                          "11/29  26/11/30\n");
+    free(text);
+    p = cr_pairings_parse(dated, strlen(dated), CR_PAIRINGS_TRF, &err);
+    free(dated);
+    if (!p) {
+        fail_msg("%s", err.text);
+    }
+    assert_int_equal(cr_pairings_round_count(p), 7);
+    assert_string_equal(cr_pairings_round_date(p, 1), "2026-11-25");
+    assert_string_equal(cr_pairings_round_date(p, 2), "");
+    assert_string_equal(cr_pairings_round_date(p, 3), ""); /* "x" */
+    assert_string_equal(cr_pairings_round_date(p, 4), "2026-11-27");
+    assert_string_equal(cr_pairings_round_date(p, 5), ""); /* month 13 */
+    assert_string_equal(cr_pairings_round_date(p, 7), "2026-11-30");
+    int n;
+    assert_non_null(cr_pairings_boards(p, 5, &n)); /* the pairings are the same */
+    assert_int_equal(n, 5);
+    cr_pairings_free(p);
+}
+
 static void test_trf26_forfeits_and_ties(void **state)
 {
     (void)state;
@@ -842,6 +886,7 @@ int main(void)
         cmocka_unit_test(test_trf_utf8_five_rounds),
         cmocka_unit_test(test_trf_cp1252_crlf_letter_titles),
         cmocka_unit_test(test_trf26_forfeits_and_ties),
+        cmocka_unit_test(test_trf_round_dates),
         cmocka_unit_test(test_trf_byte_padded_utf8),
         cmocka_unit_test(test_trf_round_robin_berger),
         cmocka_unit_test(test_trf_240_byes_and_comments),

@@ -5,6 +5,7 @@
 
 #include <dirent.h>
 #include <stdio.h>
+#include <stdlib.h>
 #include <sys/stat.h>
 #include <unistd.h>
 
@@ -32,6 +33,28 @@ static inline void cr_test_rm_rf(const char *dir)
         closedir(d);
     }
     rmdir(dir);
+}
+
+/* The whole of a file, NUL-terminated (malloc'd; *len its size), or NULL. */
+static inline char *cr_test_read_file(const char *path, size_t *len)
+{
+    FILE *f = fopen(path, "rb");
+    if (!f) {
+        return NULL;
+    }
+    char *buf = NULL;
+    long n = fseek(f, 0, SEEK_END) == 0 ? ftell(f) : -1;
+    if (n >= 0 && fseek(f, 0, SEEK_SET) == 0 && (buf = malloc((size_t)n + 1)) != NULL) {
+        if (fread(buf, 1, (size_t)n, f) != (size_t)n) {
+            free(buf);
+            buf = NULL;
+        } else {
+            buf[n] = '\0';
+            *len = (size_t)n;
+        }
+    }
+    fclose(f);
+    return buf;
 }
 
 #endif

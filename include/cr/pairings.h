@@ -13,10 +13,14 @@
  *    86-89, then per round a 10-column block from 92: opponent start rank
  *    92-95 (0000 or blank: bye / not paired), colour 97 (w, b, -), result 99
  *    (1 = 0 + - W D L H F U Z, any case, blank: not played yet)); 240 bye
- *    records (TRF-26). Once a round has a game, a player with nothing in
+ *    records (TRF-26); 132, the rounds' dates, one in each round's block
+ *    (from column 92, every 10 columns) as YY/MM/DD (TRF-16; YYYY/MM/DD and
+ *    '.' or '-' separators are read too; a date that is none of these is
+ *    left out, since dates do not bear on the pairings). A dated round
+ *    counts as a round of the file. Once a round has a game, a player with nothing in
  *    that round is listed as absent (bye 'Z'); before that, blanks say
  *    nothing. A round counts once anything stands in it. Other records
- *    (013, 132, 250, 260, DAT, XX*, ### comments, national rating lines)
+ *    (013, 250, 260, DAT, XX*, ### comments, national rating lines)
  *    are skipped; a line that is no record at all is an error. A 0x1A
  *    (DOS end of file) line is ignored. Columns count characters:
  *    a line that is valid UTF-8 is read by code points, any other line byte
@@ -145,6 +149,9 @@ CR_EXTERN const char *cr_pairings_info(const cr_pairings *p, cr_pairings_field f
 
 /* Number of rounds: the largest of the rounds seen, 142/XXR and 0 if none. */
 CR_EXTERN int cr_pairings_round_count(const cr_pairings *p);
+/* The day round `round` (1-based) is played, "YYYY-MM-DD" (TRF 132), or ""
+ * when the file does not say. Never NULL. */
+CR_EXTERN const char *cr_pairings_round_date(const cr_pairings *p, int round);
 /* Players (TRF: in start-rank order; PGN: in order of first appearance). */
 CR_EXTERN int cr_pairings_player_count(const cr_pairings *p);
 CR_EXTERN const cr_pairing_player *cr_pairings_player(const cr_pairings *p, int i);

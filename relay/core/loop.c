@@ -22,6 +22,7 @@
 #include "out/nats_out.h"
 #include "out/outputs.h"
 #include "engine/evals.h"
+#include "core/pairings_json.h"
 #include "core/pairings_link.h"
 #include "net/queue.h"
 #include "net/server.h"
@@ -77,6 +78,7 @@ struct relay {
     bool applying_arbiter; /* the link's own events: not fed back to it */
     cr_nats_out *nats;     /* NULL: not publishing to NATS */
     cr_pairings_link *pairings; /* the pairings file, or NULL */
+    cr_buf *pairings_json;      /* the pairings in force for /pairings.json, or NULL */
     cr_evals *evals;            /* engine evaluations, or NULL */
     struct event *tick_ev, *sync_ev, *stats_ev, *cmd_ev, *reload_ev;
     int status;
@@ -167,6 +169,7 @@ static void publish_stats(relay *r)
         p->boards_metrics = cr_buf_take_str(cr_board_sources_metrics(r->live_boards));
         p->boards_json = cr_buf_take_str(cr_board_sources_json(r->live_boards));
     }
+    p->pairings_json = cr_buf_ref(r->pairings_json);
     p->loop_metrics = loop_metrics(r);
     cr_lanes_publish(r->lanes, p);
 }
@@ -591,6 +594,18 @@ static void pairings_created(void *data, int game, const char *board_id)
     }
 }
 
+/* The pairings in force as /pairings.json, after an import or a replay. */
+static void refresh_pairings_json(relay *r)
+{
+    const cr_pairings *cur = cr_pairings_link_current(r->pairings);
+    cr_buf *b = cur ? cr_buf_take_str(cr_pairings_json(cur)) : NULL;
+    if (cur && !b) {
+        return; /* out of memory: the previous one stays */
+    }
+    cr_buf_unref(r->pairings_json);
+    r->pairings_json = b;
+}
+
 /* "# pairings <ts us> <feed ms ticked> <the link's line>": when the import
  * came and how far the boards were ticked then, so that a rebuild applies
  * it at the same point of the event stream. */
@@ -668,6 +683,8 @@ static void replay_pairings(relay *r, const char *line, size_t len, const char *
     cr_error err;
     if (cr_pairings_link_replay(r->pairings, after, (size_t)(end - after), &err)) {
         cr_log(CR_LOG_WARN, "%s:%d: %s (skipped)", file, lineno, err.text);
+    } else {
+        refresh_pairings_json(r);
     }
 }
 
@@ -687,6 +704,7 @@ static int import_pairings(relay *r, bool poll)
                                                      : "");
         publish_stats(r);
     } else if (rc > 0) {
+        refresh_pairings_json(r);
         publish_stats(r);
     }
     return rc;
@@ -1066,6 +1084,7 @@ static void free_relay(relay *r)
     cr_outputs_free(r->outputs); /* before the event_base */
     cr_evals_free(r->evals);     /* kills and reaps the engines; before the base */
     cr_pairings_link_free(r->pairings);
+    cr_buf_unref(r->pairings_json);
     cr_arbiter_link_free(r->arb);
     cr_lanes_free(r->lanes); /* after the arbiter link, which reads its live store */
     cr_journal_close(r->journal);

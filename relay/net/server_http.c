@@ -348,6 +348,10 @@ int cr_srv_http_request(cr_server *s, struct lws *wsi, pss *p, const char *uri)
         cr_buf *body = s->boards_json ? cr_buf_ref(s->boards_json) : cr_buf_new("[]", 2);
         return http_respond(s, wsi, p, HTTP_STATUS_OK, "application/json", body, 0, false);
     }
+    if (strcmp(uri, "/pairings.json") == 0) { /* the pairings file, for the standings */
+        cr_buf *body = s->pairings_json ? cr_buf_ref(s->pairings_json) : cr_buf_new("null", 4);
+        return http_respond(s, wsi, p, HTTP_STATUS_OK, "application/json", body, 0, false);
+    }
     if (strcmp(uri, "/live.pgn") == 0) {
         return http_respond(s, wsi, p, HTTP_STATUS_OK, "application/x-chess-pgn",
                             cr_view_pgn(v, NULL), cr_view_modified(v, NULL), true);

@@ -39,6 +39,7 @@ export class FakeRelay {
     this.claims = new Map();    // claim id -> claim
     this.acks = [];             // {game, alert, who, wall}: acknowledged alerts, as the relay keeps them
     this.boardsHealth = [];     // what /boards.json answers
+    this.pairingsJson = null;   // what /pairings.json answers (null: no pairings file)
   }
 
   // --- lifecycle ---------------------------------------------------------------
@@ -387,6 +388,7 @@ export class FakeRelay {
       const list = [...this.games.values()].filter((g) => g.round === r);
       return this.reply(res, 200, 'application/x-chess-pgn', list.map((g) => this.pgn(g)).join('\n'));
     }
+    if (url.pathname === '/pairings.json') return this.reply(res, 200, 'application/json', JSON.stringify(this.pairingsJson));
     if (url.pathname === '/boards.json') return this.reply(res, 200, 'application/json', JSON.stringify(this.boardsHealth));
     if (url.pathname === '/games.json') return this.reply(res, 200, 'application/json', JSON.stringify([...this.games.values()].map((g) => this.summary(g))));
     if (url.pathname === '/healthz') return this.reply(res, 200, 'text/plain', 'ok\n');

@@ -149,6 +149,13 @@ def run(binary, tmp):
     check(st == 200 and live.count("[Event ") == 5 and '[White "Lindqvist, Erik"]' in live and
           '[WhiteTitle "GM"]' in live and '[Round "5"]' in live, "/live.pgn before the first move")
     ids = {t: g["id"] for t, g in listed.items()}
+    # /pairings.json: the earlier rounds, forfeits and byes for the standings.
+    pj = wait(lambda: json.loads(relay.http("/pairings.json")[2]), "/pairings.json not null", 10)
+    check(len(pj["rounds"]) == 5 and len(pj["players"]) == 11 and len(pj["games"]) == 25,
+          "/pairings.json: %d rounds, %d players, %d games" % (len(pj["rounds"]), len(pj["players"]), len(pj["games"])))
+    check({"round": "1", "name": "Nilsen, Petter", "kind": "U"} in pj["byes"], "/pairings.json: the round-1 bye")
+    check(any(g["round"] == "2" and g["white"] == "García López, Pablo" and g["result"] == "+--"
+              for g in pj["games"]), "/pairings.json: the round-2 forfeit")
 
     # 2. Two boards come through a venue agent.
     agent = subprocess.run([binary, "agent", "--to", "ws://127.0.0.1:%d/agent" % relay.port, "--token",
@@ -191,6 +198,9 @@ def run(binary, tmp):
     tables = wait(lambda: (lambda g: g if len(g) == 6 and g[1]["white"] == "Lindqvist, Eirik" else None)(
         by_table(games_json(relay))), "the changed pairings in /games.json")
     check(tables[1]["white_elo"] == 2622, "table 1 rating: %r" % tables[1])
+    # Published with the loop's figures right after the games' events: waited for.
+    wait(lambda: any(p["name"] == "Late, Larry" for p in json.loads(relay.http("/pairings.json")[2])["players"]),
+         "/pairings.json after the re-import", 10)
     check((tables[6]["white"], tables[6]["black"], tables[6]["plies"]) == ("Late, Larry", "Olsen, Kristian", 0),
           "the late pairing at table 6: %r" % tables[6])
     for t in (1, 2):

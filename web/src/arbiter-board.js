@@ -12,6 +12,7 @@ import { sanNode, setBoard } from './widgets.js';
 import { uciSquares, isCheck, sideToMove } from './state.js';
 import { moveNumberLabel } from './view.js';
 import { plyLabel, legalSans } from './arbiter.js';
+import { t, lang } from './i18n.js';
 
 export class ArbiterBoard {
   // page: the ArbiterPage (store, ask(), send()).
@@ -34,7 +35,7 @@ export class ArbiterBoard {
       this.destroy();
       const box = h('div', { class: 'cgbox' });
       const wrap = h('div', { class: 'board-wrap arb-cg', role: 'img' }, box);
-      const moves = h('div', { class: 'arb-moves', role: 'group', 'aria-label': 'moves: pick one for its actions' });
+      const moves = h('div', { class: 'arb-moves', role: 'group', 'aria-label': t('moves: pick one for its actions') });
       moves.addEventListener('click', (e) => {
         const b = e.target.closest('[data-ply]');
         if (b) this.pick(Number(b.dataset.ply));
@@ -69,7 +70,7 @@ export class ArbiterBoard {
     const g = store.games.get(v.id);
     const s = this.page.arb.games.get(v.id);
     if (!g) {
-      setText(v.el.querySelector('.arb-board-at'), 'Loading the moves…');
+      setText(v.el.querySelector('.arb-board-at'), t('Loading the moves…'));
       return;
     }
     const n = g.moves.length;
@@ -95,18 +96,19 @@ export class ArbiterBoard {
       v.box.dataset.fen = fen;
       v.box.dataset.ply = String(ply);
       v.box.dataset.attention = squares.join(' ');
-      const at = m ? `after ${plyLabel(g.start, ply - 1, m.san)}` : 'start position';
-      v.wrap.setAttribute('aria-label', `Board ${s && s.table ? s.table : v.id}: ${at}${squares.length ? `; squares in question ${squares.join(', ')}` : ''}`);
+      const at = m ? t('after {move}', { move: plyLabel(g.start, ply - 1, m.san) }) : t('start position');
+      const where = t('Board {n}: {at}', { n: s && s.table ? s.table : v.id, at });
+      v.wrap.setAttribute('aria-label', squares.length ? `${where}; ${t('squares in question {squares}', { squares: squares.join(', ') })}` : where);
     }
     const attn = v.el.querySelector('.arb-attn');
     const alert = this.page.arb.attentionAlert(s);
     attn.hidden = !alert;
-    setText(attn, alert ? `⚠ ${alert.text}${live ? '' : ' (shown on the live position)'}` : '');
-    setText(v.el.querySelector('.arb-board-at'), live ? `Live: ${m ? plyLabel(g.start, n - 1, m.san) : 'start position'}`
-      : `Showing ${plyLabel(g.start, this.sel, m.san)} (click it again for the live position)`);
+    setText(attn, alert ? `⚠ ${alert.text}${live ? '' : ` ${t('(shown on the live position)')}`}` : '');
+    setText(v.el.querySelector('.arb-board-at'), live ? t('Live: {at}', { at: m ? plyLabel(g.start, n - 1, m.san) : t('start position') })
+      : t('Showing {move} (click it again for the live position)', { move: plyLabel(g.start, this.sel, m.san) }));
 
     const notation = this.page.notation();
-    const mk = `${n}|${this.sel}|${notation}|${g.moves.map((x) => x.san + (x.flags || []).join('')).join(' ')}`;
+    const mk = `${n}|${this.sel}|${notation}|${lang()}|${g.moves.map((x) => x.san + (x.flags || []).join('')).join(' ')}`;
     if (mk !== v.movesKey) {
       v.movesKey = mk;
       this.renderMoves(g, notation);
@@ -129,10 +131,10 @@ export class ArbiterBoard {
       rows.push(h('button', {
         type: 'button', class: 'arb-mv' + (i === this.sel ? ' picked' : '') + (flags.includes('draw-offer') ? ' offer' : ''),
         'data-ply': String(i), 'data-label': plyLabel(g.start, i, mv.san), 'aria-pressed': String(i === this.sel),
-        title: `${plyLabel(g.start, i, mv.san)}: actions`,
+        title: t('{move}: actions', { move: plyLabel(g.start, i, mv.san) }),
       }, sanNode(mv.san, notation), flags.includes('draw-offer') ? ' (=)' : ''));
     });
-    if (!g.moves.length) rows.push(h('p', { class: 'no-moves' }, 'No moves yet.'));
+    if (!g.moves.length) rows.push(h('p', { class: 'no-moves' }, t('No moves yet.')));
     v.moves.replaceChildren(...rows);
     const picked = v.moves.querySelector('.arb-mv.picked') || v.moves.lastElementChild;
     if (picked && picked.offsetTop !== undefined) {
@@ -148,7 +150,7 @@ export class ArbiterBoard {
     const panel = this.view.el.querySelector('.arb-move-panel');
     const i = this.sel;
     if (i === null) {
-      panel.replaceChildren(h('p', { class: 'arb-hint' }, 'Pick a move in the list to take back to it, replace it or mark a draw offer at it.'));
+      panel.replaceChildren(h('p', { class: 'arb-hint' }, t('Pick a move in the list to take back to it, replace it or mark a draw offer at it.')));
       return;
     }
     const id = this.view.id;
@@ -158,34 +160,34 @@ export class ArbiterBoard {
     const offered = (mv.flags || []).includes('draw-offer');
     const later = n - i - 1;
     const legal = legalSans(this.page.store.fenAt(g, i)).filter((x) => x !== mv.san);
-    const reason = h('input', { name: 'reason', class: 'arb-mv-reason', placeholder: 'reason (for the log)' });
-    const select = h('select', { name: 'move', class: 'arb-replace-move', 'aria-label': `the move played instead of ${label}` },
-      h('option', { value: '' }, `instead of ${mv.san}…`),
+    const reason = h('input', { name: 'reason', class: 'arb-mv-reason', placeholder: t('reason (for the log)') });
+    const select = h('select', { name: 'move', class: 'arb-replace-move', 'aria-label': t('the move played instead of {move}', { move: label }) },
+      h('option', { value: '' }, t('instead of {move}…', { move: mv.san })),
       legal.map((x) => h('option', { value: x }, x)));
     const open = g.result === '*' || (s && s.result === '*');
     panel.replaceChildren(
-      h('h3', {}, `Move ${label}`),
+      h('h3', {}, t('Move {move}', { move: label })),
       h('div', { class: 'arb-mv-actions' },
         h('button', { class: 'abtn act-takeback-here', type: 'button', disabled: later === 0,
-          title: later === 0 ? 'this is the last move' : `keeps the game up to ${label}`,
+          title: later === 0 ? t('this is the last move') : t('keeps the game up to {move}', { move: label }),
           onclick: () => this.page.ask({
             action: 'take-back', game: id, fields: { plies: i + 1, reason: reason.value },
-            label: `Take back to ${label} (${later} ${later === 1 ? 'ply' : 'plies'} removed)`, hold: true,
-          }) }, later ? `Take back to here (−${later})` : 'Take back to here'),
+            label: later === 1 ? t('Take back to {move} (1 ply removed)', { move: label }) : t('Take back to {move} ({n} plies removed)', { move: label, n: later }), hold: true,
+          }) }, later ? t('Take back to here (−{n})', { n: later }) : t('Take back to here')),
         h('button', { class: 'abtn act-offer-here', type: 'button',
           onclick: () => this.page.send('draw-offer', id, { ply: i, offered: !offered }) },
-        offered ? `Clear the draw offer at ${label}` : `Draw offer at ${label}`)),
+        offered ? t('Clear the draw offer at {move}', { move: label }) : t('Draw offer at {move}', { move: label }))),
       h('div', { class: 'arb-mv-replace' },
         select,
         h('button', { class: 'abtn act-replace-here', type: 'button', disabled: !legal.length,
           onclick: () => {
             if (!select.value) {
-              this.page.fail(`replace: pick the move played instead of ${label}`);
+              this.page.fail(t('replace: pick the move played instead of {move}', { move: label }));
               return;
             }
             this.page.send('replace-move', id, { ply: i, move: select.value, reason: reason.value });
-          } }, `Replace ${label}`)),
+          } }, t('Replace {move}', { move: label }))),
       reason,
-      open ? null : h('p', { class: 'arb-hint' }, 'The game has a result: a take-back or a replaced move clears it.'));
+      open ? null : h('p', { class: 'arb-hint' }, t('The game has a result: a take-back or a replaced move clears it.')));
   }
 }

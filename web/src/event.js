@@ -1,11 +1,12 @@
 // The event page (#/standings): standings, crosstable and, when the players
-// have teams, team standings, computed from every game the relay lists
-// (standings.js). A page of the shape main.js routes to: render(), destroy().
+// have teams, team standings, computed from every game the relay lists and
+// the pairings file it publishes (standings.js, pairings.js). A page of the shape main.js routes to: render(), destroy().
 
 import { h } from './dom.js';
 import { computeStandings, computeTeamStandings, pointsText } from './standings.js';
 import { flagUrl, normTitle, TITLES } from './feds.js';
 import { t } from './i18n.js';
+import { pairings, refreshPairings } from './pairings.js';
 
 function playerCell(p) {
   const flag = p.fed ? flagUrl(p.fed) : null;
@@ -19,7 +20,15 @@ function playerCell(p) {
 function cellText(c) {
   if (!c) return '';
   const score = c.score === null ? '*' : c.score === 0.5 ? '½' : String(c.score);
+  if (c.bye) return `–${score}`;
+  if (c.forfeit) return `${c.opp}${c.color}${c.score ? '+' : '−'}`;
   return `${c.opp}${c.color}${score}`;
+}
+
+function cellTitle(c) {
+  if (!c) return null;
+  if (c.bye) return c.score ? t('bye') : t('no game');
+  return c.forfeit ? `${c.oppName} (${t('forfeit')})` : c.oppName;
 }
 
 export class StandingsPage {
@@ -42,15 +51,16 @@ export class StandingsPage {
       main.replaceChildren(this.el);
       conn.requestList(); // every round's games and results
     }
+    refreshPairings(() => { if (this.el) this.render(); }); // earlier rounds, byes
     const games = [...store.games.values()].map((g) => ({
       round: g.round, white: g.white, black: g.black, result: g.result,
       whiteElo: g.whiteElo, blackElo: g.blackElo, whiteFed: g.whiteFed, blackFed: g.blackFed,
       whiteTitle: g.whiteTitle, blackTitle: g.blackTitle, whiteTeam: g.whiteTeam, blackTeam: g.blackTeam,
     }));
-    const key = JSON.stringify([games, this.app.ui.lang]);
+    const key = JSON.stringify([games, pairings(), this.app.ui.lang]);
     if (key === this.key) return;
     this.key = key;
-    const { rounds, players } = computeStandings(games);
+    const { rounds, players } = computeStandings(games, pairings());
     const teams = computeTeamStandings(games);
     document.title = `${t('Standings')}${this.app.eventName() ? ' · ' + this.app.eventName() : ''} · chessrelay`;
     const parts = [h('h1', { class: 'round-title' }, t('Standings'))];
@@ -83,9 +93,9 @@ export class StandingsPage {
           rounds.map((r) => h('th', { 'data-round': r }, `${t('R')}${r}`)), h('th', {}, t('Points')))),
         h('tbody', {}, players.map((p) => h('tr', { 'data-player': p.name },
           h('td', { class: 'st-rank' }, String(p.rank)), playerCell(p),
-          rounds.map((r) => h('td', { class: 'ct-cell', 'data-round': r, title: p.cells[r] ? `${p.cells[r].oppName}` : null }, cellText(p.cells[r]))),
+          rounds.map((r) => h('td', { class: 'ct-cell', 'data-round': r, title: cellTitle(p.cells[r]) }, cellText(p.cells[r]))),
           h('td', { class: 'st-points' }, pointsText(p.points))))))),
-      h('p', { class: 'legend' }, t('Crosstable cells: opponent\'s rank, colour (w/b), score; * not finished.')));
+      h('p', { class: 'legend' }, t('Crosstable cells: opponent\'s rank, colour (w/b), score; * not finished; + − forfeit; – bye.')));
     this.el.replaceChildren(...parts);
   }
 }

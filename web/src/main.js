@@ -14,7 +14,8 @@ import { OverviewPage } from './overview.js';
 import { GamePage } from './game.js';
 import { ArbiterPage } from './arbiter-ui.js';
 import { StandingsPage } from './event.js';
-import { roundStatus } from './standings.js';
+import { roundStatus, mergeGames } from './standings.js';
+import { pairings, refreshPairings } from './pairings.js';
 import { Prefs } from './prefs.js';
 import { pickLang, setLang, lang, t } from './i18n.js';
 
@@ -240,8 +241,20 @@ function eventName() {
 }
 
 let headerKey = '';
-function renderHeader() {
+// The rounds for the tabs: the relay's and the pairings file's (a round
+// paired but not begun, or played before the relay started).
+function tabRounds() {
   const rounds = store.rounds();
+  const known = new Set(rounds.map(String));
+  const extra = ((pairings() || {}).rounds || []).map((x) => x.round).filter((r) => !known.has(String(r)));
+  if (!extra.length) return rounds;
+  const num = (r) => (/^\d+$/.test(String(r)) ? Number(r) : Infinity);
+  return [...rounds, ...extra].sort((a, b) => num(a) - num(b) || String(a).localeCompare(String(b)));
+}
+
+function renderHeader() {
+  if (!embed) refreshPairings(render); // round dates and the file's rounds, at most once a minute
+  const rounds = tabRounds();
   const cur = currentRound();
   const { state, info } = ui.conn;
   if (embed) {
@@ -282,10 +295,13 @@ function prefsMenu() {
 }
 
 // A round tab's status and start time (from the games' Date/Time or
-// UTCDate/UTCTime tags, when the pairings or the tournament file give them).
+// UTCDate/UTCTime tags, when the pairings or the tournament file give them,
+// else the round's date in the pairings file, TRF 132). The status counts
+// the file's boards and results too (mergeGames).
 function roundInfo(r) {
   const games = store.roundGames(r);
-  const status = roundStatus(games.map((g) => ({ result: g.result, started: store.current(g).plies > 0 })));
+  const live = games.map((g) => ({ round: String(r), white: g.white, black: g.black, result: g.result, started: store.current(g).plies > 0 }));
+  const status = roundStatus(mergeGames(live, pairings()).filter((g) => String(g.round) === String(r)));
   let start = '';
   for (const g of games) {
     const tg = g.tags || {};
@@ -298,6 +314,8 @@ function roundInfo(r) {
       break;
     }
   }
+  const pr = ((pairings() || {}).rounds || []).find((x) => String(x.round) === String(r));
+  if (!start && pr && pr.date) start = pr.date.replace(/-/g, '.');
   return { status, start };
 }
 

@@ -1,6 +1,8 @@
 // Standings, crosstable and team standings of an event, computed from the
-// games the relay lists (every round's results and players). Pure: node
-// tests it. Points: 1 a win, ½ a draw; unfinished games count nothing yet.
+// games the relay lists (every round's results and players) and the
+// pairings file the relay publishes (/pairings.json: earlier rounds, byes,
+// forfeits). Pure: node tests it. Points: 1 a win, ½ a draw; unfinished
+// games count nothing yet.
 
 const SCORE = { '1-0': [1, 0], '0-1': [0, 1], '1/2-1/2': [0.5, 0.5] };
 
@@ -10,20 +12,71 @@ function roundOrder(a, b) {
   return String(a).localeCompare(String(b));
 }
 
+// Points of a pairings file's bye (cr/pairings.h): pairing-allocated and
+// full-point byes and byes scored as a forfeit win 1, half-point ½, absent 0.
+const BYE_POINTS = { U: 1, F: 1, '+': 1, H: 0.5, Z: 0, '-': 0 };
+// Forfeits as the pairings file writes them: [White, Black] points.
+const FORFEIT = { '+--': [1, 0], '--+': [0, 1], '---': [0, 0] };
+
+// The games to count: the live games merged with the pairings file's
+// (/pairings.json, docs/protocol.md). A pairings board and a live game of the
+// same round between the same two players are one game: the live result
+// when it has one, else the file's (so a round played before the relay
+// started counts, and an unplayed round of the file takes the live result).
+// Live games the file does not list are kept.
+export function mergeGames(games, pairings) {
+  if (!pairings || !Array.isArray(pairings.games)) return games.map((g) => ({ ...g }));
+  const key = (round, a, b) => `${round}|${[a, b].sort().join('|')}`;
+  const live = new Map();
+  for (const g of games) {
+    if (g.white && g.black && g.round !== null && g.round !== undefined) live.set(key(String(g.round), g.white, g.black), g);
+  }
+  const out = [];
+  const used = new Set();
+  for (const pg of pairings.games) {
+    const k = key(String(pg.round), pg.white, pg.black);
+    const g = live.get(k);
+    if (g && !used.has(g)) {
+      used.add(g);
+      const liveDone = SCORE[g.result];
+      out.push({ ...g, result: liveDone ? g.result : (pg.result && pg.result !== '*' ? pg.result : g.result) });
+    } else {
+      out.push({ round: String(pg.round), white: pg.white, black: pg.black, result: pg.result || '*' });
+    }
+  }
+  for (const g of games) if (!used.has(g)) out.push({ ...g });
+  return out;
+}
+
 // games: [{round, white, black, result, whiteElo, blackElo, whiteFed,
-// blackFed, whiteTitle, blackTitle, whiteTeam, blackTeam}]. Returns
-// {rounds, players}: players ranked by points, then Buchholz (the
-// opponents' points), then wins, then rating; each with `rank` and
-// `cells` by round: {opp (rank), color 'w'|'b', score (null: not over)}.
-export function computeStandings(games) {
-  const rounds = [...new Set(games.filter((g) => g.round !== null && g.round !== undefined).map((g) => String(g.round)))].sort(roundOrder);
+// blackFed, whiteTitle, blackTitle, whiteTeam, blackTeam}]; pairings: the
+// relay's /pairings.json or null (its players, results, forfeits and byes
+// are merged in: mergeGames). Returns {rounds, players}: players ranked by
+// points, then Buchholz (the opponents' points), then wins, then rating;
+// each with `rank` and `cells` by round: {opp (rank), color 'w'|'b', score
+// (null: not over), forfeit (true: not played)} or, for a bye,
+// {opp: null, color: '-', score, bye (the file's code)}.
+export function computeStandings(games, pairings = null) {
+  const all = mergeGames(games, pairings);
+  const byes = pairings && Array.isArray(pairings.byes) ? pairings.byes : [];
+  const roundSet = new Set(all.filter((g) => g.round !== null && g.round !== undefined).map((g) => String(g.round)));
+  for (const b of byes) roundSet.add(String(b.round));
+  const rounds = [...roundSet].sort(roundOrder);
   const players = new Map();
-  const player = (name, g, side) => {
+  const fileInfo = new Map((pairings && Array.isArray(pairings.players) ? pairings.players : []).map((p) => [p.name, p]));
+  const entry = (name) => {
     let p = players.get(name);
     if (!p) {
-      p = { name, points: 0, played: 0, wins: 0, draws: 0, losses: 0, rating: null, fed: '', title: '', team: '', games: [] };
+      const f = fileInfo.get(name) || {};
+      p = { name, points: 0, played: 0, wins: 0, draws: 0, losses: 0, rating: f.rating || null, fed: f.fed || '', title: f.title || '', team: '', games: [], byes: [] };
+      if (f.startRank) p.startRank = f.startRank;
       players.set(name, p);
     }
+    return p;
+  };
+  for (const name of fileInfo.keys()) entry(name); // every player of the file, games or not
+  const player = (name, g, side) => {
+    const p = entry(name);
     const w = side === 'white';
     p.rating = (w ? g.whiteElo : g.blackElo) || p.rating;
     p.fed = (w ? g.whiteFed : g.blackFed) || p.fed;
@@ -31,20 +84,27 @@ export function computeStandings(games) {
     p.team = (w ? g.whiteTeam : g.blackTeam) || p.team;
     return p;
   };
-  for (const g of games) {
+  for (const g of all) {
     if (!g.white || !g.black || g.round === null || g.round === undefined) continue;
     const wp = player(g.white, g, 'white');
     const bp = player(g.black, g, 'black');
-    const sc = SCORE[g.result] || null;
-    wp.games.push({ round: String(g.round), opp: bp, color: 'w', score: sc ? sc[0] : null });
-    bp.games.push({ round: String(g.round), opp: wp, color: 'b', score: sc ? sc[1] : null });
-    if (sc) {
-      for (const [p, s] of [[wp, sc[0]], [bp, sc[1]]]) {
-        p.points += s;
-        p.played += 1;
-        if (s === 1) p.wins += 1; else if (s === 0) p.losses += 1; else p.draws += 1;
-      }
+    const ff = FORFEIT[g.result];
+    const sc = SCORE[g.result] || ff || null;
+    wp.games.push({ round: String(g.round), opp: bp, color: 'w', score: sc ? sc[0] : null, forfeit: !!ff });
+    bp.games.push({ round: String(g.round), opp: wp, color: 'b', score: sc ? sc[1] : null, forfeit: !!ff });
+    if (!sc) continue;
+    for (const [p, s] of [[wp, sc[0]], [bp, sc[1]]]) {
+      p.points += s;
+      if (ff) continue; // a forfeit scores but was not played
+      p.played += 1;
+      if (s === 1) p.wins += 1; else if (s === 0) p.losses += 1; else p.draws += 1;
     }
+  }
+  for (const b of byes) {
+    const p = entry(b.name);
+    const pts = BYE_POINTS[b.kind] ?? 0;
+    p.points += pts;
+    p.byes.push({ round: String(b.round), kind: b.kind, score: pts });
   }
   const list = [...players.values()];
   for (const p of list) p.buchholz = p.games.reduce((t, x) => t + x.opp.points, 0);
@@ -53,11 +113,15 @@ export function computeStandings(games) {
   list.forEach((p, i) => { p.rank = i + 1; });
   for (const p of list) {
     p.cells = {};
-    for (const x of p.games) p.cells[x.round] = { opp: x.opp.rank, oppName: x.opp.name, color: x.color, score: x.score };
+    for (const x of p.games) {
+      p.cells[x.round] = { opp: x.opp.rank, oppName: x.opp.name, color: x.color, score: x.score };
+      if (x.forfeit) p.cells[x.round].forfeit = true;
+    }
+    for (const y of p.byes) p.cells[y.round] = { opp: null, oppName: '', color: '-', score: y.score, bye: y.kind };
   }
   return {
     rounds,
-    players: list.map(({ games: _g, ...rest }) => rest),
+    players: list.map(({ games: _g, byes: _b, ...rest }) => rest),
   };
 }
 

@@ -240,6 +240,36 @@ async function openPrefs(p) {
   if (!(await p.$eval('.prefs', (d) => d.open))) await p.click('.prefs summary');
 }
 
+test('event from the pairings file: round dates (TRF 132) and rounds before the relay on the tabs, their results and byes in the standings', async () => {
+  // What the relay publishes as /pairings.json (docs/protocol.md): dates of
+  // rounds 4, 5 and 7, a player who had byes in rounds 4 and 5, round 7
+  // paired and not begun (the relay has no game of it yet).
+  relay.pairingsJson = {
+    format: 'trf', event: 'Fake Open',
+    rounds: [{ round: '4', date: '2026-11-28' }, { round: '5', date: '2026-11-29' }, { round: '7', date: '2026-12-04' }],
+    players: [{ startRank: 1, name: 'Alpha, A', rating: 2400, points: 2 }, { startRank: 9, name: 'Bye, Bob', fed: 'NOR', points: 1 }],
+    games: [{ round: '7', table: 1, white: 'Alpha, A', black: 'Bye, Bob', result: '*' }],
+    byes: [{ round: '4', name: 'Bye, Bob', kind: 'U' }, { round: '5', name: 'Bye, Bob', kind: 'H' }],
+  };
+  const p = await browser.context.newPage();
+  try {
+    await p.goto(`${relay.url}/#/round/4`);
+    await p.waitForSelector('.round-tab[data-round="7"] .rt-start');
+    assert.equal(await text(p, '.round-tab[data-round="7"] .rt-start'), '2026.12.04');
+    assert.equal(await p.$eval('.round-tab[data-round="7"]', (e) => e.dataset.status), 'upcoming');
+    // A finished round's date is in its title.
+    assert.match(await p.$eval('.round-tab[data-round="4"]', (e) => e.title), /2026\.11\.28/);
+    await p.click('.standings-tab');
+    await p.waitForSelector('.standings tr[data-player="Bye, Bob"]');
+    assert.equal(await p.$eval('.standings tr[data-player="Bye, Bob"] .st-points', (e) => e.textContent), '1½');
+    assert.equal(await p.$eval('.crosstable tr[data-player="Bye, Bob"] td[data-round="4"]', (e) => e.textContent), '–1');
+    assert.equal(await p.$eval('.crosstable tr[data-player="Bye, Bob"] td[data-round="7"]', (e) => e.textContent), '1b*');
+  } finally {
+    relay.pairingsJson = null;
+    await p.close();
+  }
+});
+
 test('look: light and dark themes (system or chosen, kept), board colours, optional move sounds; axe in both themes', async () => {
   const p = await browser.context.newPage();
   const errors = [];

@@ -1,6 +1,13 @@
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
-import { computeStandings, computeTeamStandings, roundStatus, pointsText } from '../../../web/src/standings.js';
+import { readFileSync } from 'node:fs';
+import { computeStandings, computeTeamStandings, mergeGames, roundStatus, pointsText } from '../../../web/src/standings.js';
+
+// What the relay publishes as /pairings.json for tests/data/pairings/oslo-open-r5.trf
+// (tests/test_pairings_json.c checks the relay writes exactly these bytes):
+// rounds 1-4 played before the relay started, byes (U, H, Z), a forfeit,
+// round 5 paired and not played.
+const OSLO = JSON.parse(readFileSync(new URL('../../data/pairings/oslo-open-r5.pairings.json', import.meta.url), 'utf8'));
 
 const G = (round, white, black, result, extra = {}) => ({ round, white, black, result, ...extra });
 
@@ -39,4 +46,71 @@ test('round status and points text', () => {
   assert.equal(pointsText(2.5), '2½');
   assert.equal(pointsText(0.5), '½');
   assert.equal(pointsText(3), '3');
+});
+
+test('standings from the pairings file: earlier rounds, byes and forfeits count, every player listed', () => {
+  const { rounds, players } = computeStandings([], OSLO);
+  assert.deepEqual(rounds, ['1', '2', '3', '4', '5']);
+  assert.equal(players.length, 11);
+  const by = new Map(players.map((p) => [p.name, p]));
+  // Rounds 1-4 from the file: the file's own points column agrees.
+  for (const name of ['Lindqvist, Erik', 'Ødegård, Øystein', 'Kowalski, Marek', 'Berg, Anders', 'García López, Pablo']) {
+    assert.equal(by.get(name).points, OSLO.players.find((p) => p.name === name).points, name);
+  }
+  const lind = by.get('Lindqvist, Erik');
+  assert.equal(lind.rank, 1);
+  assert.equal(lind.startRank, 1);
+  assert.equal(lind.rating, 2618);
+  assert.equal(lind.fed, 'SWE');
+  assert.equal(lind.cells['5'].score, null); // paired, not played
+  // Nilsen: pairing bye in round 1 (1 point, no game played).
+  const nil = by.get('Nilsen, Petter');
+  assert.deepEqual(nil.cells['1'], { opp: null, oppName: '', color: '-', score: 1, bye: 'U' });
+  assert.equal(nil.points, 2.5);
+  assert.equal(nil.played, 3);
+  // García: forfeit win over Olsen in round 2 (scores, not played), half-point bye in round 4.
+  const gar = by.get('García López, Pablo');
+  assert.equal(gar.cells['2'].forfeit, true);
+  assert.equal(gar.cells['2'].score, 1);
+  assert.equal(gar.cells['4'].bye, 'H');
+  assert.equal(gar.cells['4'].score, 0.5);
+  assert.equal(gar.played, 2);
+  // Olsen: forfeit loss, absent (Z) in round 3, pairing bye in round 5.
+  const ols = by.get('Olsen, Kristian');
+  assert.equal(ols.cells['2'].forfeit, true);
+  assert.equal(ols.cells['2'].score, 0);
+  assert.equal(ols.cells['3'].bye, 'Z');
+  assert.equal(ols.cells['5'].bye, 'U');
+  assert.equal(ols.points, 1);
+});
+
+test('standings merge: a live result fills the file\'s unplayed round, the file fills the rounds the relay never saw', () => {
+  const live = [
+    // Round 5 as the relay sees it: one game over, one under way.
+    G('5', 'Lindqvist, Erik', 'Nováková, Jana', '0-1', { whiteElo: 2620 }),
+    G('5', 'Nilsen, Petter', 'Ødegård, Øystein', '*'),
+  ];
+  const merged = mergeGames(live, OSLO);
+  // Five boards of round 5, no game twice; the live game's result and tags win.
+  const r5 = merged.filter((g) => g.round === '5');
+  assert.equal(r5.length, 5);
+  assert.equal(r5.find((g) => g.white === 'Lindqvist, Erik').result, '0-1');
+  assert.equal(r5.find((g) => g.white === 'Lindqvist, Erik').whiteElo, 2620);
+  const { players } = computeStandings(live, OSLO);
+  const by = new Map(players.map((p) => [p.name, p]));
+  assert.equal(by.get('Lindqvist, Erik').points, 3.5);
+  assert.equal(by.get('Nováková, Jana').points, 3.5);
+  assert.equal(by.get('Lindqvist, Erik').rating, 2620);
+  assert.equal(by.get('Nilsen, Petter').cells['5'].score, null);
+  // Without the file only the live round counts: the earlier rounds are missing.
+  const alone = computeStandings(live).players;
+  assert.equal(alone.find((p) => p.name === 'Lindqvist, Erik').points, 0);
+  assert.equal(alone.length, 4);
+});
+
+test('standings merge: a result the file has for a game the relay shows unfinished counts; live games the file lacks stay', () => {
+  const file = { games: [{ round: '1', table: 1, white: 'A', black: 'B', result: '1-0' }], byes: [{ round: '1', name: 'C', kind: 'H' }], players: [] };
+  const { players } = computeStandings([G('1', 'A', 'B', '*'), G('2', 'A', 'C', '1/2-1/2')], file);
+  assert.deepEqual(players.map((p) => [p.name, p.points]), [['A', 1.5], ['C', 1], ['B', 0]]);
+  assert.deepEqual(computeStandings([], null).players, []);
 });

@@ -1,0 +1,1 @@
+target_link_libraries(test_pairings_json PRIVATE cr_relay)
