@@ -18,22 +18,12 @@ import tempfile
 import time
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
-from relay_ws import Relay  # noqa: E402
+from relay_ws import Relay, check, fail  # noqa: E402
 
 TOKEN = "arb-claims-token"
 SRC = os.environ.get("CR_SOURCE_DIR") or os.path.abspath(os.path.join(os.path.dirname(__file__), "../.."))
 FEED = os.path.join(SRC, "tests/data/feeds-arbiter/claims.feed")
 AUTH = {"Authorization": "Bearer " + TOKEN}
-
-
-def fail(msg):
-    print("FAIL: " + msg)
-    sys.exit(1)
-
-
-def check(cond, msg):
-    if not cond:
-        fail(msg)
 
 
 def wait_for(ws, pred, what, timeout=40.0):

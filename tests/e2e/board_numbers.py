@@ -15,7 +15,7 @@ import tempfile
 import time
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
-from relay_ws import Relay, popen  # noqa: E402
+from relay_ws import Relay, check, fail, popen  # noqa: E402
 
 AGENT_TOKEN = "board-numbers-agent-token"
 ARB_TOKEN = "board-numbers-arbiter-token"
@@ -23,16 +23,6 @@ AUTH = {"Authorization": "Bearer " + ARB_TOKEN}
 START = "rnbqkbnr/pppppppp/8/8/8/8/PPPPPPPP/RNBQKBNR"
 E4 = "rnbqkbnr/pppppppp/8/8/4P3/8/PPPP1PPP/RNBQKBNR"
 E4E5 = "rnbqkbnr/pppp1ppp/8/4p3/4P3/8/PPPP1PPP/RNBQKBNR"
-
-
-def fail(msg):
-    print("FAIL: " + msg)
-    sys.exit(1)
-
-
-def check(cond, msg):
-    if not cond:
-        fail(msg)
 
 
 def write_feed(path, boards, positions):
