@@ -40,6 +40,8 @@ typedef struct board {
     cr_board_games *games; /* inference events -> store events */
     long skip;       /* restart: events of this board already in the journal */
     int table;       /* its number when the tournament file gives none (journaled) */
+    int64_t ticked;  /* feed ms: its inference was ticked up to here (INT64_MIN: no event yet) */
+    int64_t src_t;   /* feed ms: its source reached this (its last event) */
 } board;
 
 struct relay {
@@ -63,6 +65,7 @@ struct relay {
     bool rebuilding;
     cr_feed_clock clock;           /* epoch_ms: from the journal, else this start */
     int64_t last_tick, tick_limit; /* feed ms: see run_ticks */
+    int64_t tick_skip;             /* feed ms: boundaries up to it not ticked yet never are */
     int64_t cur_ts;     /* wall time (us) of the event being processed (on a rebuild:
                            the journaled feed event's time) */
     int64_t cur_t;      /* feed time (ms) of the source event being processed */
@@ -301,6 +304,7 @@ static board *new_board(relay *r, const char *id, int table)
     }
     snprintf(b->id, sizeof b->id, "%s", id);
     b->table = table;
+    b->ticked = INT64_MIN;
     b->infer = cr_board_infer_new(id, NULL, on_infer, b);
     b->games = cr_board_games_new(&r->games_cfg, id, table);
     if (!b->infer || !b->games) {
@@ -334,6 +338,12 @@ static void feed_event(relay *r, const cr_feed_event *ev, const char *line, size
         return;
     }
     r->cur_t = ev->t;
+    if (b->ticked == INT64_MIN) {
+        b->ticked = ev->t / TICK_MS * TICK_MS; /* its ticks start after its first event */
+    }
+    if (b->src_t < ev->t) {
+        b->src_t = ev->t; /* its own events come in time order: ticks up to ev->t are safe */
+    }
     run_ticks(r, ev->t);
     after_event(r, ev->t);
     if (!r->rebuilding && r->journal) {
@@ -365,15 +375,42 @@ static void feed_event(relay *r, const cr_feed_event *ev, const char *line, size
  * boundary of the feed clock within TICK_SPAN after an event is ticked, in
  * time order before any later event. The timer only does them earlier
  * (never past a source's next event), so a live run, another run of the
- * same feed and a rebuild from the journal settle at the same moments. */
+ * same feed and a rebuild from the journal settle at the same moments.
+ * Each board is ticked only as far as its own source has come (an agent's
+ * board: that agent's watermark, however long it is away), so an event
+ * of it never arrives behind a tick and is never taken late. A rebuild
+ * ticks a board only as far as its own events. */
+static void tick_board(relay *r, board *b, int64_t end)
+{
+    if (b->ticked == INT64_MIN) {
+        return; /* nothing to settle before its first event */
+    }
+    int64_t lim = b->src_t;
+    if (!r->rebuilding) {
+        lim = r->agents ? cr_agent_link_board_bound(r->agents, b->id, end) : end;
+        if (lim < b->src_t) {
+            lim = b->src_t;
+        }
+    }
+    if (end > lim) {
+        end = lim;
+    }
+    int64_t from = b->ticked > r->tick_skip ? b->ticked : r->tick_skip;
+    for (int64_t k = (from / TICK_MS + 1) * TICK_MS; k <= end; k += TICK_MS) {
+        cr_infer_tick(cr_board_infer_engine(b->infer), k);
+        b->ticked = k;
+    }
+}
+
 static void run_ticks(relay *r, int64_t upto)
 {
     int64_t end = upto < r->tick_limit ? upto : r->tick_limit;
-    for (int64_t k = (r->last_tick / TICK_MS + 1) * TICK_MS; k <= end; k += TICK_MS) {
-        for (int i = 0; i < r->nboards; i++) {
-            cr_infer_tick(cr_board_infer_engine(r->boards[i]->infer), k);
-        }
-        r->last_tick = k;
+    end = end < 0 ? end : end / TICK_MS * TICK_MS;
+    for (int i = 0; i < r->nboards; i++) {
+        tick_board(r, r->boards[i], end);
+    }
+    if (r->last_tick < end) {
+        r->last_tick = end;
     }
 }
 
@@ -382,6 +419,7 @@ static void after_event(relay *r, int64_t t)
     int64_t floor = t / TICK_MS * TICK_MS;
     if (r->last_tick < floor) {
         r->last_tick = floor; /* boundaries beyond the span are never ticked */
+        r->tick_skip = floor;
     }
     if (r->tick_limit < t + TICK_SPAN) {
         r->tick_limit = t + TICK_SPAN;
