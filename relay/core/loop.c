@@ -41,7 +41,8 @@ typedef struct board {
     long skip;       /* restart: events of this board already in the journal */
     int table;       /* its number when the tournament file gives none (journaled) */
     int64_t ticked;  /* feed ms: its inference was ticked up to here (INT64_MIN: no event yet) */
-    int64_t src_t;   /* feed ms: its source reached this (its last event) */
+    int64_t src_t;   /* feed ms: its source reached this (its last event; in a rebuild, a
+                        journaled tick too) */
 } board;
 
 struct relay {
@@ -378,8 +379,11 @@ static void feed_event(relay *r, const cr_feed_event *ev, const char *line, size
  * same feed and a rebuild from the journal settle at the same moments.
  * Each board is ticked only as far as its own source has come (an agent's
  * board: that agent's watermark, however long it is away), so an event
- * of it never arrives behind a tick and is never taken late. A rebuild
- * ticks a board only as far as its own events. */
+ * of it never arrives behind a tick and is never taken late. A tick that
+ * changes the store is journaled ("# tick BOARD T"): a rebuild, which ticks
+ * a board only at its own events, ticks it there too, and so ends with what
+ * the live relay had, even when the board's last event was a move that the
+ * agent's watermark (not journaled) settled. */
 static void tick_board(relay *r, board *b, int64_t end)
 {
     if (b->ticked == INT64_MIN) {
@@ -397,8 +401,16 @@ static void tick_board(relay *r, board *b, int64_t end)
     }
     int64_t from = b->ticked > r->tick_skip ? b->ticked : r->tick_skip;
     for (int64_t k = (from / TICK_MS + 1) * TICK_MS; k <= end; k += TICK_MS) {
+        int before = r->emitted;
         cr_infer_tick(cr_board_infer_engine(b->infer), k);
         b->ticked = k;
+        if (r->emitted != before && !r->rebuilding && r->journal) {
+            char line[CR_BOARD_ID_MAX + 48];
+            int n = snprintf(line, sizeof line, "# tick %s %" PRId64 "\n", b->id, k);
+            if (n > 0 && n < (int)sizeof line) {
+                cr_journal_append(r->journal, line, (size_t)n);
+            }
+        }
     }
 }
 
@@ -411,6 +423,19 @@ static void run_ticks(relay *r, int64_t upto)
     }
     if (r->last_tick < end) {
         r->last_tick = end;
+    }
+}
+
+/* A journaled tick in a rebuild: the board's source had reached t. */
+static void replay_tick(relay *r, const char *id, int64_t t)
+{
+    board *b = find_board(r, id);
+    if (b) {
+        if (b->src_t < t) {
+            b->src_t = t;
+        }
+        r->cur_t = t;
+        tick_board(r, b, t);
     }
 }
 
@@ -878,6 +903,9 @@ static int on_journal_line(void *data, const char *line, size_t len, const char 
             if (!r->clock.epoch_ms) {
                 r->clock.epoch_ms = a;
             }
+        } else if (sscanf(copy, "# tick %64s %lld", id, &a) == 2) {
+            r->cur_ts = a * 1000;
+            replay_tick(r, id, a);
         } else if (sscanf(copy, "# finish %lld", &a) == 1) {
             r->cur_ts = a * 1000;
             finish_all(r, a);
