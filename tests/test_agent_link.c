@@ -75,6 +75,11 @@ static void test_scan_restores_numbers(void **state)
      * 1100 on its own clock (+500), hall_2's 1900 is 1920 (-20). */
     assert_int_equal(cr_agent_link_tick_bound(l, 5000), 1600);
     assert_int_equal(cr_agent_link_tick_bound(l, 1000), 1000);
+    /* Each board at its own agent's watermark; no agent: the bound. */
+    assert_int_equal(cr_agent_link_board_bound(l, "b1", 5000), 1600);
+    assert_int_equal(cr_agent_link_board_bound(l, "b7", 5000), 1900);
+    assert_int_equal(cr_agent_link_board_bound(l, "b7", 1800), 1800);
+    assert_int_equal(cr_agent_link_board_bound(l, "b9", 5000), 5000);
     cr_buf *b = cr_agent_link_status_json(l);
     assert_non_null(b);
     json_error_t jerr;

@@ -45,6 +45,7 @@ typedef struct agent_rec {
     int64_t clock;     /* the agent's clock, as it said */
     bool has_wm;
     int64_t wm;        /* watermark delivered to the loop (agent clock) */
+    bool done;         /* its bye reached the loop after all its events (loop order) */
     bool connected, left;
     struct lws *wsi;
     int64_t notified;  /* durable as last announced to the server thread */
@@ -74,6 +75,7 @@ typedef struct item {
     agent_rec *rec;
     const cr_config_token *tok; /* the token it came with */
     int64_t first, clock;
+    bool bye; /* the agent's bye: everything of it is in before this */
     size_t count;
     char **lines;
     size_t *lens;
@@ -604,6 +606,13 @@ static void on_items(evutil_socket_t fd, short what, void *arg)
     cr_agent_link *l = arg;
     item *it;
     while ((it = cr_queue_pop(l->in)) != NULL) {
+        if (it->bye) {
+            pthread_mutex_lock(&l->lock);
+            it->rec->done = true;
+            pthread_mutex_unlock(&l->lock);
+            free_item(it);
+            continue;
+        }
         ensure_offset(l, it->rec, it->clock);
         for (size_t i = 0; i < it->count; i++) {
             int64_t n = it->first + (int64_t)i;
@@ -620,6 +629,7 @@ static void on_items(evutil_socket_t fd, short what, void *arg)
             it->rec->wm = it->clock;
             it->rec->has_wm = true;
         }
+        it->rec->done = false;
         pthread_mutex_unlock(&l->lock);
         free_item(it);
     }
@@ -666,6 +676,23 @@ void cr_agent_link_synced(cr_agent_link *l, uint64_t durable)
     if (changed) {
         wake_server(l);
     }
+}
+
+int64_t cr_agent_link_board_bound(cr_agent_link *l, const char *board, int64_t bound)
+{
+    const owner *o = find_owner(l, board);
+    if (!o || !o->agent[0]) {
+        return bound; /* the relay's own source */
+    }
+    pthread_mutex_lock(&l->lock);
+    const agent_rec *r = find_rec(l, o->agent, false);
+    /* No time limit here: however long the agent is away, its events up
+     * to now may still come, with their own times. */
+    if (r && !r->done && r->has_off && r->has_wm && r->wm + r->off < bound) {
+        bound = r->wm + r->off;
+    }
+    pthread_mutex_unlock(&l->lock);
+    return bound;
 }
 
 int64_t cr_agent_link_tick_bound(cr_agent_link *l, int64_t bound)
@@ -862,6 +889,15 @@ static void handle(cr_agent_link *l, apss *p, const char *text, size_t len)
         pthread_mutex_unlock(&l->lock);
         if (m.kind == CR_AMSG_BYE) {
             cr_log(CR_LOG_INFO, "agent %s: bye (last event %" PRId64 ")", r->name, m.n);
+            /* Through the queue: the loop learns it after the last events. */
+            item *it = calloc(1, sizeof *it);
+            if (it) {
+                it->rec = r;
+                it->bye = true;
+                if (!cr_queue_push(l->in, it, false)) {
+                    free_item(it);
+                }
+            }
         } else {
             m.count = 0;
             on_events(l, p, &m); /* the watermark, in order with the events */

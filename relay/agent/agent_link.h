@@ -20,8 +20,9 @@
  * loop must not tick past any agent's watermark (cr_agent_link_tick_bound),
  * so a tick never overtakes an event still on the wire or waiting at the
  * agent; the ticks then depend only on the event stream, live, after a cut
- * and in a rebuild alike. An agent that is away holds the ticks for at most
- * 10 s (none after it said bye).
+ * and in a rebuild alike. An agent that is away holds the relay's common
+ * ticks for at most 10 s (none after it said bye); its own boards stay at
+ * its watermark until it is back or said bye (cr_agent_link_board_bound).
  *
  * Ownership: cr_agent_link_new returns a new object; free it with
  * cr_agent_link_free after the server has stopped. */
@@ -89,6 +90,14 @@ void cr_agent_link_synced(cr_agent_link *l, uint64_t durable);
 /* The latest feed-clock time the loop may tick to: `bound`, or less while
  * an agent's watermark is behind it (see above). */
 int64_t cr_agent_link_tick_bound(cr_agent_link *l, int64_t bound);
+
+/* The latest feed-clock time board `board` may be ticked to: `bound`, or
+ * less while the agent that feeds it has not delivered everything up to it
+ * (its watermark), however long that agent is away: events it still holds
+ * come later with their own times, and a board ticked past them would take
+ * them late. Only its bye (after its last events, in order) frees its
+ * boards. A board of the relay's own sources: `bound`. Loop thread. */
+int64_t cr_agent_link_board_bound(cr_agent_link *l, const char *board, int64_t bound);
 
 /* The relay's own source (a feed file, a DGT board) feeds board `board`:
  * true if the board is not an agent's (it becomes the relay's if nobody fed

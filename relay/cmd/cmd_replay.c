@@ -12,6 +12,8 @@
 
 #include "cmd/commands.h"
 #include "util/opts.h"
+#include "cr/board.h"
+#include "cr/clock.h"
 #include "cr/feed.h"
 #include "cr/infer.h"
 #include "cr/pgn.h"
@@ -21,6 +23,7 @@ typedef struct saved_game {
     unsigned engine;       /* which engine (a board of one feed) played it */
     int number;
     cr_game *game;
+    cr_result flag;        /* a flag fell on evidence while the game was open, or NONE */
 } saved_game;
 
 typedef struct replay_board replay_board;
@@ -43,6 +46,12 @@ struct replay_board {
     cr_board_infer *infer;
     int game_number;       /* of the engine's current game */
     unsigned serial;       /* engines are numbered across all feeds */
+    /* The clock model of the current game, as the served relay's monitor
+     * keeps it: a flag that falls on evidence (the clock's own 0:00, or a
+     * sure run-down up to the feed's time) ends an open game (6.9). */
+    cr_clock *clock;
+    int flag_game;         /* game number whose flag fell (0: none) */
+    cr_result flag;
     replay *rp;
 };
 
@@ -57,7 +66,15 @@ static cr_game *clone_judged(const cr_game *g)
     return c;
 }
 
-static void save_game(replay *rp, unsigned engine, int number, const cr_game *g)
+/* The flag's result stands unless the game had ended before it fell. */
+static void apply_flag(saved_game *s)
+{
+    if (s->flag != CR_RESULT_NONE && cr_game_result(s->game) == CR_RESULT_NONE) {
+        cr_game_set_result(s->game, s->flag);
+    }
+}
+
+static void save_game(replay *rp, unsigned engine, int number, const cr_game *g, cr_result flag)
 {
     if (!g) {
         return;
@@ -71,6 +88,11 @@ static void save_game(replay *rp, unsigned engine, int number, const cr_game *g)
             }
             cr_game_free(rp->games[i].game);
             rp->games[i].game = c;
+            if (flag != CR_RESULT_NONE && rp->games[i].flag == CR_RESULT_NONE &&
+                cr_game_result(c) == CR_RESULT_NONE) {
+                rp->games[i].flag = flag;
+            }
+            apply_flag(&rp->games[i]);
             return;
         }
     }
@@ -88,11 +110,50 @@ static void save_game(replay *rp, unsigned engine, int number, const cr_game *g)
     s->engine = engine;
     s->number = number;
     s->game = clone_judged(g);
+    s->flag = CR_RESULT_NONE;
     if (!s->game) {
         rp->oom = true;
         return;
     }
+    s->flag = cr_game_result(s->game) == CR_RESULT_NONE ? flag : CR_RESULT_NONE;
+    apply_flag(s);
     rp->ngames++;
+}
+
+/* A new game: a new clock model, with the game's TimeControl if it has one
+ * (the served relay's monitor takes it the same way). */
+static void new_clock(replay_board *b, const cr_game *g)
+{
+    cr_clock_free(b->clock);
+    const char *text = g ? cr_game_tag(g, "TimeControl") : NULL;
+    cr_time_control tc;
+    bool have = text && text[0] && cr_time_control_parse(text, &tc, NULL) == 0;
+    b->clock = cr_clock_new(have ? &tc : NULL, NULL);
+    if (!b->clock) {
+        b->rp->oom = true;
+    }
+}
+
+/* Feed time t has come for board b: a flag that fell by then, on the
+ * clock's evidence, ends the current game if it is still open. */
+static void tick_clock(replay_board *b, int64_t t)
+{
+    if (!b->clock) {
+        return;
+    }
+    int s;
+    while ((s = cr_clock_tick(b->clock, t)) >= 0) {
+        const cr_game *g = cr_infer_game(cr_board_infer_engine(b->infer));
+        if (!g || b->flag_game == b->game_number || cr_game_result(g) != CR_RESULT_NONE) {
+            continue;
+        }
+        int opp = s ^ 1;
+        b->flag_game = b->game_number;
+        b->flag = !cr_can_mate(cr_game_position(g), opp) ? CR_RESULT_DRAW
+                  : opp == CR_WHITE                      ? CR_RESULT_WHITE
+                                                         : CR_RESULT_BLACK;
+        save_game(b->rp, b->serial, b->game_number, g, b->flag);
+    }
 }
 
 static const char *kind_name(cr_infer_kind k)
@@ -125,9 +186,15 @@ static void on_event(void *data, const cr_infer_event *ev)
      * relay's store takes it: the saved copy follows. */
     /* Saved when it starts too, so that games are listed in the order they
      * began, as the served relay numbers them (its /live.pgn). */
+    if (ev->kind == CR_INFER_GAME_STARTED) {
+        new_clock(b, ev->game);
+    } else if (ev->kind == CR_INFER_CLOCK && b->clock) {
+        cr_clock_feed(b->clock, ev->t, ev->white_ms, ev->black_ms, ev->running);
+    }
     if (ev->game && (ev->kind == CR_INFER_GAME_STARTED || ev->kind == CR_INFER_GAME_ENDED ||
                      (ev->kind == CR_INFER_PLY_CLOCK && cr_game_result(ev->game) != CR_RESULT_NONE))) {
-        save_game(rp, b->serial, ev->game_number, ev->game);
+        save_game(rp, b->serial, ev->game_number, ev->game,
+                  b->flag_game == ev->game_number ? b->flag : CR_RESULT_NONE);
     }
     if (!rp->events) {
         return;
@@ -231,9 +298,12 @@ static void finish_boards(replay *rp)
         cr_infer_finish(inf, INT64_MAX / 4);
         const cr_game *g = cr_infer_game(inf);
         if (g) {
-            save_game(rp, b->serial, b->game_number, g); /* replaces a copy saved when it ended */
+            /* replaces a copy saved when it ended */
+            save_game(rp, b->serial, b->game_number, g,
+                      b->flag_game == b->game_number ? b->flag : CR_RESULT_NONE);
         }
         cr_board_infer_free(b->infer);
+        cr_clock_free(b->clock);
         free(b);
     }
     rp->nboards = 0;
@@ -336,6 +406,10 @@ static int run_feed(replay *rp, const char *path, bool keep_going, cr_infer_stat
             status = 1;
             break;
         }
+        if (b->clock && (ev.kind == CR_FEED_CONNECT || ev.kind == CR_FEED_DISCONNECT)) {
+            cr_clock_link(b->clock, ev.kind == CR_FEED_CONNECT, ev.t);
+        }
+        tick_clock(b, ev.t);
     }
     for (size_t i = 0; i < rp->nboards; i++) {
         cr_infer_stats st;

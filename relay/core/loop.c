@@ -41,6 +41,9 @@ typedef struct board {
     cr_board_games *games; /* inference events -> store events */
     long skip;       /* restart: events of this board already in the journal */
     int table;       /* its number when the tournament file gives none (journaled) */
+    int64_t ticked;  /* feed ms: its inference was ticked up to here (INT64_MIN: no event yet) */
+    int64_t src_t;   /* feed ms: its source reached this (its last event; in a rebuild, a
+                        journaled tick too) */
 } board;
 
 struct relay {
@@ -64,6 +67,7 @@ struct relay {
     bool rebuilding;
     cr_feed_clock clock;           /* epoch_ms: from the journal, else this start */
     int64_t last_tick, tick_limit; /* feed ms: see run_ticks */
+    int64_t tick_skip;             /* feed ms: boundaries up to it not ticked yet never are */
     int64_t cur_ts;     /* wall time (us) of the event being processed (on a rebuild:
                            the journaled feed event's time) */
     int64_t cur_t;      /* feed time (ms) of the source event being processed */
@@ -308,6 +312,7 @@ static board *new_board(relay *r, const char *id, int table)
     }
     snprintf(b->id, sizeof b->id, "%s", id);
     b->table = table;
+    b->ticked = INT64_MIN;
     b->infer = cr_board_infer_new(id, NULL, on_infer, b);
     b->games = cr_board_games_new(&r->games_cfg, id, table);
     if (!b->infer || !b->games) {
@@ -341,6 +346,12 @@ static void feed_event(relay *r, const cr_feed_event *ev, const char *line, size
         return;
     }
     r->cur_t = ev->t;
+    if (b->ticked == INT64_MIN) {
+        b->ticked = ev->t / TICK_MS * TICK_MS; /* its ticks start after its first event */
+    }
+    if (b->src_t < ev->t) {
+        b->src_t = ev->t; /* its own events come in time order: ticks up to ev->t are safe */
+    }
     run_ticks(r, ev->t);
     after_event(r, ev->t);
     if (!r->rebuilding && r->journal) {
@@ -372,15 +383,66 @@ static void feed_event(relay *r, const cr_feed_event *ev, const char *line, size
  * boundary of the feed clock within TICK_SPAN after an event is ticked, in
  * time order before any later event. The timer only does them earlier
  * (never past a source's next event), so a live run, another run of the
- * same feed and a rebuild from the journal settle at the same moments. */
+ * same feed and a rebuild from the journal settle at the same moments.
+ * Each board is ticked only as far as its own source has come (an agent's
+ * board: that agent's watermark, however long it is away), so an event
+ * of it never arrives behind a tick and is never taken late. A tick that
+ * changes the store is journaled ("# tick BOARD T"): a rebuild, which ticks
+ * a board only at its own events, ticks it there too, and so ends with what
+ * the live relay had, even when the board's last event was a move that the
+ * agent's watermark (not journaled) settled. */
+static void tick_board(relay *r, board *b, int64_t end)
+{
+    if (b->ticked == INT64_MIN) {
+        return; /* nothing to settle before its first event */
+    }
+    int64_t lim = b->src_t;
+    if (!r->rebuilding) {
+        lim = r->agents ? cr_agent_link_board_bound(r->agents, b->id, end) : end;
+        if (lim < b->src_t) {
+            lim = b->src_t;
+        }
+    }
+    if (end > lim) {
+        end = lim;
+    }
+    int64_t from = b->ticked > r->tick_skip ? b->ticked : r->tick_skip;
+    for (int64_t k = (from / TICK_MS + 1) * TICK_MS; k <= end; k += TICK_MS) {
+        int before = r->emitted;
+        cr_infer_tick(cr_board_infer_engine(b->infer), k);
+        b->ticked = k;
+        if (r->emitted != before && !r->rebuilding && r->journal) {
+            char line[CR_BOARD_ID_MAX + 48];
+            int n = snprintf(line, sizeof line, "# tick %s %" PRId64 "\n", b->id, k);
+            if (n > 0 && n < (int)sizeof line) {
+                cr_journal_append(r->journal, line, (size_t)n);
+            }
+        }
+    }
+}
+
 static void run_ticks(relay *r, int64_t upto)
 {
     int64_t end = upto < r->tick_limit ? upto : r->tick_limit;
-    for (int64_t k = (r->last_tick / TICK_MS + 1) * TICK_MS; k <= end; k += TICK_MS) {
-        for (int i = 0; i < r->nboards; i++) {
-            cr_infer_tick(cr_board_infer_engine(r->boards[i]->infer), k);
+    end = end < 0 ? end : end / TICK_MS * TICK_MS;
+    for (int i = 0; i < r->nboards; i++) {
+        tick_board(r, r->boards[i], end);
+    }
+    if (r->last_tick < end) {
+        r->last_tick = end;
+    }
+}
+
+/* A journaled tick in a rebuild: the board's source had reached t. */
+static void replay_tick(relay *r, const char *id, int64_t t)
+{
+    board *b = find_board(r, id);
+    if (b) {
+        if (b->src_t < t) {
+            b->src_t = t;
         }
-        r->last_tick = k;
+        r->cur_t = t;
+        tick_board(r, b, t);
     }
 }
 
@@ -389,6 +451,7 @@ static void after_event(relay *r, int64_t t)
     int64_t floor = t / TICK_MS * TICK_MS;
     if (r->last_tick < floor) {
         r->last_tick = floor; /* boundaries beyond the span are never ticked */
+        r->tick_skip = floor;
     }
     if (r->tick_limit < t + TICK_SPAN) {
         r->tick_limit = t + TICK_SPAN;
@@ -938,6 +1001,9 @@ static int on_journal_line(void *data, const char *line, size_t len, const char 
             if (!r->clock.epoch_ms) {
                 r->clock.epoch_ms = a;
             }
+        } else if (sscanf(copy, "# tick %64s %lld", id, &a) == 2) {
+            r->cur_ts = a * 1000;
+            replay_tick(r, id, a);
         } else if (sscanf(copy, "# finish %lld", &a) == 1) {
             r->cur_ts = a * 1000;
             finish_all(r, a);

@@ -10,14 +10,26 @@
 # may fall), fivefold is drawn by the relay, quickplay is a sudden-death
 # finish. The served PGN lists the games without moves as well (a board set
 # up); replay prints games with moves only, so those are left out of the
-# comparison. Runs the relays side by side (about a minute).
+# comparison.
+# The clock feeds (tests/data/feeds-clocks, index.tsv: result, clock control):
+# 90+30, 15+10, sudden death (White's clock shows 0:00: 0-1 on that
+# evidence), Bronstein and US delay, a clock stopped with Black at 0:21 and
+# a minute of nothing after it, a link cut for 13 s while Black's clock runs
+# (0:12) and stopped meanwhile. Each is served at 1x, 100x and 1000x and fed
+# through an agent at 100x (agentcut also at 1x, the agent itself stopped
+# for 12 s while Black's clock runs): the same PGN as offline, the result of
+# index.tsv everywhere, the control the arbiter view detects (clock_mode,
+# bonus_ms) right, and a "flag" incident only where the clock showed 0:00.
+# Runs the relays side by side (about two minutes: the 1x runs).
 # $1: the chessrelay binary. Env: CR_SOURCE_DIR.
 set -u
 BIN="$1"
 SRC="${CR_SOURCE_DIR:-$(cd "$(dirname "$0")/../.." && pwd)}"
 FEEDS="$SRC/tests/data/feeds"
 ARB="$SRC/tests/data/feeds-arbiter"
+CLOCKS="$SRC/tests/data/feeds-clocks"
 TOKEN="same-record-agent-token"
+ARB_TOKEN="same-record-arbiter-token"
 tmp=$(mktemp -d)
 . "$(dirname "$0")/common.bash"
 cleanup() {
@@ -40,11 +52,16 @@ port_of() { # PORT_FILE -> the port, once written
   done
   return 1
 }
-fetch() { # PORT OUT
-  python3 - "$1" "$2" <<'PY'
+fetch() { # PORT OUT: /live.pgn, and the arbiter view beside it (OUT.arbiter.json)
+  python3 - "$1" "$2" "$ARB_TOKEN" <<'PY'
 import sys, urllib.request
-with urllib.request.urlopen("http://127.0.0.1:%s/live.pgn" % sys.argv[1], timeout=10) as r:
+base = "http://127.0.0.1:%s" % sys.argv[1]
+with urllib.request.urlopen(base + "/live.pgn", timeout=10) as r:
     open(sys.argv[2], "wb").write(r.read())
+req = urllib.request.Request(base + "/arbiter/incidents.json",
+                             headers={"Authorization": "Bearer " + sys.argv[3]})
+with urllib.request.urlopen(req, timeout=10) as r:
+    open(sys.argv[2] + ".arbiter.json", "wb").write(r.read())
 PY
 }
 
@@ -53,7 +70,7 @@ served() { # NAME FEED SPEED
   local d="$tmp/served-$1-$3" pid port
   mkdir -p "$d"
   "$BIN" replay "$2" --serve --listen 127.0.0.1:0 --port-file "$d/port" --speed "$3" \
-    --quiet >"$d/log" 2>&1 &
+    --arbiter-token "$ARB_TOKEN" --quiet >"$d/log" 2>&1 &
   pid=$!
   port=$(port_of "$d/port") || { echo "FAIL: $1 at $3x: no port"; kill "$pid"; return 1; }
   sleep "$(span "$2" "$3")"
@@ -62,17 +79,24 @@ served() { # NAME FEED SPEED
   wait "$pid" 2>/dev/null
 }
 
-# The feed through an agent into serve --agent-token.
-agent_fed() { # NAME FEED SPEED
+# The feed through an agent into serve --agent-token. CUT_AT: with it, the
+# agent is stopped (SIGSTOP) that many seconds after it started, for 12 s.
+agent_fed() { # NAME FEED SPEED [CUT_AT]
   local d="$tmp/agent-$1-$3" relay agent port
   mkdir -p "$d"
-  "$BIN" serve --agent-token "$TOKEN" --listen 127.0.0.1:0 --port-file "$d/port" \
-    --speed "$3" --quiet >"$d/relay.log" 2>&1 &
+  "$BIN" serve --agent-token "$TOKEN" --arbiter-token "$ARB_TOKEN" --listen 127.0.0.1:0 \
+    --port-file "$d/port" --speed "$3" --quiet >"$d/relay.log" 2>&1 &
   relay=$!
   port=$(port_of "$d/port") || { echo "FAIL: agent $1: no port"; kill "$relay"; return 1; }
   "$BIN" agent --to "ws://127.0.0.1:$port/agent" --token "$TOKEN" --id "venue-$1" \
     --feed "$2" --speed "$3" --state "$d/agent" --exit-at-end >"$d/agent.log" 2>&1 &
   agent=$!
+  if [ -n "${4:-}" ]; then
+    sleep "$4"
+    kill -STOP "$agent"
+    sleep 12
+    kill -CONT "$agent"
+  fi
   sleep "$(span "$2" "$3")"
   for _ in $(seq 1 100); do
     kill -0 "$agent" 2>/dev/null || break
@@ -127,8 +151,64 @@ for n in p05 stopped; do
   grep -q '^\[Result "\*"\]' "$tmp/offline-$n.pgn" || { echo "FAIL: $n: a result without evidence"; fail=1; }
 done
 
-# Side by side: the short feed at 1x, the others at 1000x and 100x, agents at 1000x.
+# Clock feeds: the result of index.tsv offline too.
+declare -A CRESULT CMODE CBONUS CBOARD
+while IFS=$'\t' read -r name _ board _ _ result mode bonus; do
+  [ "$name" = feed ] && continue
+  CBOARD[$name]=$board CRESULT[$name]=$result CMODE[$name]=$mode CBONUS[$name]=$bonus
+  FEED[$name]="$CLOCKS/$name.feed"
+  "$BIN" replay "${FEED[$name]}" >"$tmp/offline-$name.pgn" 2>/dev/null ||
+    { echo "FAIL: replay $name"; fail=1; }
+  grep -qxF "[Result \"$result\"]" "$tmp/offline-$name.pgn" ||
+    { echo "FAIL: $name offline: not $result: $(grep '^\[Result' "$tmp/offline-$name.pgn")"; fail=1; }
+done <"$CLOCKS/index.tsv"
+CLOCK_FEEDS=$(cut -f1 "$CLOCKS/index.tsv" | tail -n +2)
+
+# A clock feed's arbiter view: the result, the detected control, and a flag
+# incident only with the clock's 0:00 (the only flag of these feeds is
+# White's in sudden).
+arbiter_ok() { # NAME RUN_DIR WHAT
+  local n="$1"
+  python3 - "$2/live.pgn.arbiter.json" "${CBOARD[$n]}" "${CRESULT[$n]}" "${CMODE[$n]}" \
+    "${CBONUS[$n]}" "$n" "$3" <<'PY' || fail=1
+import json, sys
+path, board, result, mode, bonus, name, what = sys.argv[1:]
+try:
+    data = json.load(open(path))
+except (OSError, ValueError) as e:
+    sys.exit(print("FAIL: %s (%s): no arbiter view: %s" % (name, what, e)) or 1)
+games = [g for g in data["games"] if g["board"] == board and g["plies"] > 0]
+flags = [i for i in data["incidents"] if i["board"] == board and i["kind"] == "flag"]
+bad = []
+if len(games) != 1:
+    bad.append("games %s" % games)
+else:
+    g = games[0]
+    if g["result"] != result:
+        bad.append("result %s, want %s" % (g["result"], result))
+    if (g["clock_mode"], g["bonus_ms"]) != (mode, int(bonus)):
+        bad.append("clock control %s %d, want %s %s" % (g["clock_mode"], g["bonus_ms"], mode, bonus))
+want_flags = ["w"] if name == "sudden" else []
+if [i["color"] for i in flags] != want_flags:
+    bad.append("flag incidents %s, want %s" % ([i["text"] for i in flags], want_flags))
+if bad:
+    sys.exit(print("FAIL: %s (%s): %s" % (name, what, "; ".join(bad))) or 1)
+print("ok: %s (%s): %s, %s %s, flags %s" % (name, what, result, mode, bonus, want_flags))
+PY
+}
+
+# Side by side: the short feed at 1x, the others at 1000x and 100x, agents at
+# 1000x; the clock feeds at 1x, 100x, 1000x and through agents.
 runs=()
+for n in $CLOCK_FEEDS; do
+  for x in 1 100 1000; do
+    served "$n" "${FEED[$n]}" "$x" & runs+=($!)
+  done
+  agent_fed "$n" "${FEED[$n]}" 100 & runs+=($!)
+done
+# The agent stopped 7.5 s in: Black's clock runs with 0:12 (and keeps running
+# at the agent's last word) while the relay hears nothing for 12 s.
+agent_fed agentcut "${FEED[agentcut]}" 1 7.5 & runs+=($!)
 served quickplay "${FEED[quickplay]}" 1 & runs+=($!)
 for n in p05 p01 p17 p10 pm01 stopped fivefold; do
   served "$n" "${FEED[$n]}" 1000 & runs+=($!)
@@ -151,5 +231,15 @@ done
 for n in p05 p17 stopped; do
   compare "$n" "${FEED[$n]}" "$tmp/agent-$n-1000" "agent-fed at 1000x"
 done
+for n in $CLOCK_FEEDS; do
+  for x in 1 100 1000; do
+    compare "$n" "${FEED[$n]}" "$tmp/served-$n-$x" "served at ${x}x"
+    arbiter_ok "$n" "$tmp/served-$n-$x" "served at ${x}x"
+  done
+  compare "$n" "${FEED[$n]}" "$tmp/agent-$n-100" "agent-fed at 100x"
+  arbiter_ok "$n" "$tmp/agent-$n-100" "agent-fed at 100x"
+done
+compare agentcut "${FEED[agentcut]}" "$tmp/agent-agentcut-1" "agent stopped 12 s, 1x"
+arbiter_ok agentcut "$tmp/agent-agentcut-1" "agent stopped 12 s, 1x"
 [ $fail -eq 0 ] && echo "same_record: ok"
 exit $fail
