@@ -148,3 +148,49 @@ test('the printable report opens with the token', async () => {
   await popup.close();
   assert.deepEqual(pageErrors, []);
 });
+
+test('the arbiter page in Russian: from the browser\'s language (ru), overview and a game', async () => {
+  const p = await browser.context.newPage();
+  const errors = [];
+  p.on('pageerror', (e) => errors.push(e.message));
+  try {
+    await p.addInitScript(() => {
+      Object.defineProperty(navigator, 'languages', { get: () => ['ru-RU', 'ru'] });
+      Object.defineProperty(navigator, 'language', { get: () => 'ru-RU' });
+    });
+    await p.goto(`${relay.url}/?token=${relay.token}#/arbiter`);
+    await p.waitForSelector('.arb-card[data-game="4"]');
+    assert.equal(await p.evaluate(() => document.documentElement.lang), 'ru');
+    assert.equal(await p.textContent('.arb-head .round-title'), 'Арбитр');
+    assert.equal(await p.textContent('.arb-sound'), 'Включить звук');
+    assert.match(await p.textContent('.arb-count'), /^досок: 5 · сигналов: \d+$/);
+    assert.equal(await p.textContent('.arb-alert-panel h2'), 'Сигналы');
+    assert.equal(await p.textContent('.arb-alert[data-kind="board-offline"] .arb-kind'), 'Доска не в сети');
+    assert.equal(await p.textContent('.arb-alert[data-kind="board-offline"] .arb-urg'), 'внимание');
+    const labels = await p.$$eval('.arb-card[data-game="1"] .arb-counter dt', (els) => els.map((e) => e.textContent));
+    assert.deepEqual(labels, ['Повторения', 'Счёт 50 ходов', 'Мёртвая позиция', 'Претензии по D1']);
+    assert.equal(await p.textContent('.arb-card[data-game="4"] .badge.offline'), 'нет связи');
+    assert.match(await p.title(), /Арбитр · chessrelay$/);
+    await p.click('.arb-boards .arb-card[data-game="1"]');
+    await p.waitForSelector('.arb-game[data-game="1"] .arb-log');
+    assert.equal(await p.textContent('.arb-actions > h2'), 'Действия');
+    assert.equal(await p.textContent('.act-claim h3'), 'Претензия на ничью');
+    assert.equal(await p.textContent('.act-claim button[type="submit"]'), 'Принять претензию');
+    assert.deepEqual(await p.$$eval('.act-claim select[name="claimant"] option', (els) => els.map((e) => e.textContent)), ['Белые', 'Чёрные']);
+    const heads = await p.$$eval('.arb-log thead th', (els) => els.map((e) => e.textContent));
+    assert.deepEqual(heads, ['#', 'время', 'после', 'вид', 'сторона', 'Белые', 'Чёрные', 'текст', 'принял']);
+    assert.equal(await p.textContent('.arb-log tbody tr[data-kind="two-minutes"] td:nth-child(4)'), 'Меньше двух минут');
+    // A result asks for its confirmation in Russian.
+    await p.selectOption('.act-result select[name="result"]', '0-1');
+    await p.click('.act-result button[type="submit"]');
+    await p.waitForSelector('.arb-pending[data-stage="confirm"]');
+    assert.match(await p.textContent('.arb-pending-text'), /^Записать результат 0-1 \(сейчас .+\)\?$/);
+    assert.equal(await p.textContent('.arb-confirm-no'), 'Отмена');
+    await p.click('.arb-confirm-no');
+    await p.waitForSelector('.arb-pending', { state: 'detached' });
+    await screenshot(p, 'arbiter-russian');
+    assert.deepEqual(errors, []);
+  } finally {
+    await p.close();
+  }
+});
