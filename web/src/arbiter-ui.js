@@ -71,6 +71,7 @@ export class ArbiterPage {
     this.alarmEveryMs = 10000;
     this.lastAlarm = 0;
     this.alarms = 0; // rung, for tests
+    this.tickedAt = 0; // when tick() last ran its checks, for tests
     this.health = new Map(); // board id -> its entry of /boards.json
     this.healthKey = '';
     this.healthAt = 0;
@@ -668,5 +669,6 @@ export class ArbiterPage {
     // An alert while the sound is not enabled points at the button.
     const gate = this.el.querySelector('.arb-sound.locked');
     if (gate) gate.classList.toggle('flash', Date.now() < this.flashUntil);
+    this.tickedAt = now;
   }
 }

@@ -7,7 +7,7 @@
 import { test, before, after } from 'node:test';
 import assert from 'node:assert/strict';
 import { FakeRelay, seedRound } from '../fake-relay.mjs';
-import { screenshot, waitFor, fakeRelaySession } from '../lib.mjs';
+import { screenshot, waitFor, fakeRelaySession, sentSoFar } from '../lib.mjs';
 
 let session, relay, browser, page, pageErrors; // set by before()
 
@@ -35,8 +35,10 @@ test('without a token the arbiter page asks for one and never asks for the chann
   const before = relay.received.length;
   await viewer.goto(`${relay.url}/#/arbiter`);
   await viewer.waitForSelector('.arb-need-token');
-  await viewer.waitForTimeout(300);
-  const ops = relay.received.slice(before).map((m) => m.op);
+  // The page has rendered its answer; whatever it sent on the way is ahead of a probe sent now.
+  const upTo = await sentSoFar(viewer, relay);
+  const ops = relay.received.slice(before, upTo).map((m) => m.op);
+  assert.ok(ops.includes('hello'), `the probe came after the page's hello: ${ops}`);
   assert.ok(!ops.includes('arbiter'), `no arbiter op without a token: ${ops}`);
   // The channel itself refuses an untrusted client.
   const refused = await viewer.evaluate((url) => new Promise((ok) => {
