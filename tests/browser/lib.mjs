@@ -128,6 +128,30 @@ export function parseClock(text) {
   return parts.reduce((acc, x) => acc * 60 + x, 0) * 1000;
 }
 
+// A new page whose browser says it prefers `locale` (e.g. 'ru-RU'), with
+// the script errors it raises collected in `errors`.
+export async function pageInLanguage(context, locale) {
+  const page = await context.newPage();
+  const errors = [];
+  page.on('pageerror', (e) => errors.push(e.message));
+  await page.addInitScript((l) => {
+    Object.defineProperty(navigator, 'languages', { get: () => [l, l.split('-')[0]] });
+    Object.defineProperty(navigator, 'language', { get: () => l });
+  }, locale);
+  return { page, errors };
+}
+
+// '' once the page is no wider than its window (the layout after a resize
+// settles in a frame or two), else what sticks out, for the assertion.
+export async function fitsWidth(page, timeoutMs = 3000) {
+  const fits = await page.waitForFunction(() => document.documentElement.scrollWidth <= innerWidth, null, { timeout: timeoutMs })
+    .then(() => true, () => false);
+  if (fits) return '';
+  return page.evaluate(() => `${document.documentElement.scrollWidth} > ${innerWidth}: ` + [...document.querySelectorAll('body *')]
+    .filter((e) => e.getBoundingClientRect().right > innerWidth + 1).slice(0, 5)
+    .map((e) => `${e.tagName.toLowerCase()}.${e.className} ${Math.round(e.getBoundingClientRect().right)}`).join(', '));
+}
+
 // The usual start of a browser test file against the fake relay: the relay
 // (seeded with the fixture round, then `fill(relay)`), chromium and one page
 // whose script errors are collected. Call close() in after().

@@ -150,6 +150,8 @@ const RU = {
   'board points': 'очки на досках',
   'BP': 'ЛО',
   'Matches': 'Матчи',
+  'against {team}': 'против команды {team}',
+  'Match cells: game points of the team and of its opponent; * not over.': 'Клетки матчей: очки команды и её соперника на досках; * — матч не закончен.',
   'Players': 'Участники',
   'Player': 'Участник',
   'Rating': 'Рейтинг',

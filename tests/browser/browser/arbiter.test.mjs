@@ -7,7 +7,7 @@
 import { test, before, after } from 'node:test';
 import assert from 'node:assert/strict';
 import { FakeRelay, seedRound } from '../fake-relay.mjs';
-import { screenshot, waitFor, fakeRelaySession, sentSoFar } from '../lib.mjs';
+import { screenshot, waitFor, fakeRelaySession, sentSoFar, pageInLanguage } from '../lib.mjs';
 
 let session, relay, browser, page, pageErrors; // set by before()
 
@@ -152,14 +152,8 @@ test('the printable report opens with the token', async () => {
 });
 
 test('the arbiter page in Russian: from the browser\'s language (ru), overview and a game', async () => {
-  const p = await browser.context.newPage();
-  const errors = [];
-  p.on('pageerror', (e) => errors.push(e.message));
+  const { page: p, errors } = await pageInLanguage(browser.context, 'ru-RU');
   try {
-    await p.addInitScript(() => {
-      Object.defineProperty(navigator, 'languages', { get: () => ['ru-RU', 'ru'] });
-      Object.defineProperty(navigator, 'language', { get: () => 'ru-RU' });
-    });
     await p.goto(`${relay.url}/?token=${relay.token}#/arbiter`);
     await p.waitForSelector('.arb-card[data-game="4"]');
     assert.equal(await p.evaluate(() => document.documentElement.lang), 'ru');
