@@ -167,12 +167,17 @@ test('the arbiter page in Russian: from the browser\'s language (ru), overview a
     assert.deepEqual(labels, ['Повторения', 'Счёт 50 ходов', 'Мёртвая позиция', 'Претензии по D1']);
     assert.equal(await p.textContent('.arb-card[data-game="4"] .badge.offline'), 'нет связи');
     assert.match(await p.title(), /Арбитр · chessrelay$/);
+    assert.equal(await p.textContent('.arb-link'), 'Арбитр');
+    assert.equal(await p.textContent('.signout'), 'Выйти');
     await p.click('.arb-boards .arb-card[data-game="1"]');
     await p.waitForSelector('.arb-game[data-game="1"] .arb-log');
     assert.equal(await p.textContent('.arb-actions > h2'), 'Действия');
     assert.equal(await p.textContent('.act-claim h3'), 'Претензия на ничью');
     assert.equal(await p.textContent('.act-claim button[type="submit"]'), 'Принять претензию');
     assert.deepEqual(await p.$$eval('.act-claim select[name="claimant"] option', (els) => els.map((e) => e.textContent)), ['Белые', 'Чёрные']);
+    // The longer Russian options stay inside the actions column.
+    const right = (sel) => p.$eval(sel, (e) => e.getBoundingClientRect().right);
+    assert.ok(await right('.act-claim select[name="basis"]') <= await right('.arb-actions'), 'the basis select sticks out of its column');
     const heads = await p.$$eval('.arb-log thead th', (els) => els.map((e) => e.textContent));
     assert.deepEqual(heads, ['#', 'время', 'после', 'вид', 'сторона', 'Белые', 'Чёрные', 'текст', 'принял']);
     assert.equal(await p.textContent('.arb-log tbody tr[data-kind="two-minutes"] td:nth-child(4)'), 'Меньше двух минут');
