@@ -323,6 +323,15 @@ typedef struct trf_state {
         int round, rank, line, col;
     } * byes240;
     int bye_count, bye_cap;
+    /* 013 records: a team's name and the line it is on; team_of[rank] is
+     * index + 1 of the team listing that start rank, 0 for none. */
+    struct {
+        char name[CR_PAIRINGS_NAME_MAX];
+        int line;
+    } * teams;
+    int team_count, team_cap;
+    int team_of[MAX_START_RANK + 1];
+    int team_col[MAX_START_RANK + 1]; /* the column it is listed at, for errors */
 } trf_state;
 
 static void set_info(cr_pairings *p, cr_pairings_field f, const trf_line *tl)
@@ -367,6 +376,65 @@ static int trf_parse_240(trf_state *st, const trf_line *tl, int line, cr_error *
         st->byes240[st->bye_count].line = line;
         st->byes240[st->bye_count].col = col;
         st->bye_count++;
+    }
+    return 0;
+}
+
+/* 013 records (TRF-16): team name in columns 5-36, then the start ranks
+ * of its players, 4 columns each from 37 on, one blank between (37-40,
+ * 42-45, ...). A player is in one team at most. */
+static int trf_parse_013(trf_state *st, const trf_line *tl, int line, cr_error *err)
+{
+    char name[CR_PAIRINGS_NAME_MAX], buf[16];
+    trf_field(tl, 5, 36, name, sizeof name);
+    if (!name[0]) {
+        return cr_error_set(err, CR_EINVAL, line, 5, "team has no name");
+    }
+    void *nt = cr_pairings_grow(st->teams, &st->team_cap, st->team_count + 1, sizeof *st->teams);
+    if (!nt) {
+        return cr_error_set(err, CR_ENOMEM, line, 0, "out of memory");
+    }
+    st->teams = nt;
+    memcpy(st->teams[st->team_count].name, name, sizeof name);
+    st->teams[st->team_count].line = line;
+    st->team_count++;
+    for (int col = 37; col <= tl->count; col += 5) {
+        trf_field(tl, col, col + 3, buf, sizeof buf);
+        if (!buf[0]) {
+            continue;
+        }
+        long long rank = cr_pairings_parse_uint(buf, strlen(buf), MAX_START_RANK);
+        if (rank < 1) {
+            return cr_error_set(err, CR_EINVAL, line, col, "team %s: \"%s\" is not a start rank",
+                                name, buf);
+        }
+        int other = st->team_of[rank];
+        if (other) {
+            return cr_error_set(err, CR_EINVAL, line, col,
+                                "start rank %lld is already in team %s (line %d)", rank,
+                                st->teams[other - 1].name, st->teams[other - 1].line);
+        }
+        st->team_of[rank] = st->team_count;
+        st->team_col[rank] = col;
+    }
+    return 0;
+}
+
+/* Gives each player listed by a 013 record its team's name. */
+static int apply_teams(trf_state *st, cr_error *err)
+{
+    for (int rank = 1; rank <= MAX_START_RANK; rank++) {
+        int t = st->team_of[rank];
+        if (!t) {
+            continue;
+        }
+        if (!st->by_rank[rank]) {
+            return cr_error_set(err, CR_EINVAL, st->teams[t - 1].line, st->team_col[rank],
+                                "team %s: start rank %d has no 001 line", st->teams[t - 1].name,
+                                rank);
+        }
+        trf_player *pl = &st->players[st->by_rank[rank] - 1];
+        memcpy(pl->info.team, st->teams[t - 1].name, sizeof pl->info.team);
     }
     return 0;
 }
@@ -474,6 +542,11 @@ static int trf_read_lines(cr_pairings *p, trf_state *st, const char *text, size_
             st->by_rank[pl->info.start_rank] = st->count;
         } else if (strcmp(code, "012") == 0) {
             set_info(p, CR_PF_NAME, &tl);
+        } else if (strcmp(code, "013") == 0) {
+            rc = trf_parse_013(st, &tl, it.number, err);
+            if (rc) {
+                break;
+            }
         } else if (strcmp(code, "022") == 0) {
             set_info(p, CR_PF_CITY, &tl);
         } else if (strcmp(code, "032") == 0) {
@@ -518,7 +591,7 @@ static int trf_read_lines(cr_pairings *p, trf_state *st, const char *text, size_
                 break;
             }
         }
-        /* Everything else (013, 162, 250, 260, 3xx, DAT, XX*, national
+        /* Everything else (162, 250, 260, 3xx, DAT, XX*, national
          * rating lines) does not bear on who sits where. */
     }
     free(scratch);
@@ -755,6 +828,9 @@ static int trf_build(cr_pairings *p, trf_state *st, cr_error *err)
         return cr_error_set(err, CR_EINVAL, 0, 0, "no player (001) lines");
     }
     int rc = apply_240_byes(st, err);
+    if (rc == 0) {
+        rc = apply_teams(st, err);
+    }
     if (rc) {
         return rc;
     }
@@ -805,6 +881,7 @@ int cr_pairings_parse_trf(cr_pairings *p, const char *text, size_t len, cr_error
     }
     free(st->players);
     free(st->byes240);
+    free(st->teams);
     free(st);
     return rc;
 }

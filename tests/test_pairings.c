@@ -431,6 +431,49 @@ static void test_trf_240_byes_and_comments(void **state)
     cr_pairings_free(p);
 }
 
+/* 013 records: each listed player carries its team's name, on the player
+ * list and on every board and bye; a player no 013 lists has none. */
+static void test_trf_team_records(void **state)
+{
+    (void)state;
+    cr_error err;
+    cr_pairings *p = load(DATA "team-match-r3.trf", CR_PAIRINGS_TRF, &err);
+    if (!p) {
+        fail_msg("line %d col %d: %s", err.line, err.column, err.text);
+    }
+    assert_int_equal(cr_pairings_player_count(p), 4);
+    static const char *const team[] = {"Tromsø SK", "Bergen SK", "Tromsø SK", "Bergen SK"};
+    for (int i = 0; i < 4; i++) {
+        assert_int_equal(cr_pairings_player(p, i)->start_rank, i + 1);
+        assert_string_equal(cr_pairings_player(p, i)->team, team[i]);
+    }
+    assert_int_equal(cr_pairings_round_count(p), 3);
+    for (int r = 1; r <= 3; r++) {
+        int n;
+        const cr_pairing *b = cr_pairings_boards(p, r, &n);
+        assert_int_equal(n, 2);
+        for (int i = 0; i < n; i++) {
+            /* Every board of this match is between the two teams. */
+            assert_string_equal(b[i].white.team, team[b[i].white.start_rank - 1]);
+            assert_string_equal(b[i].black.team, team[b[i].black.start_rank - 1]);
+            assert_string_not_equal(b[i].white.team, b[i].black.team);
+        }
+    }
+    const cr_pairing *b = cr_pairings_board(p, 1, 1);
+    assert_non_null(b);
+    assert_string_equal(b->white.name, "Hansen, Are");
+    assert_string_equal(b->result, "1-0");
+    cr_pairings_free(p);
+
+    /* Without 013 lines nobody has a team. */
+    p = load(DATA "oslo-open-r5.trf", CR_PAIRINGS_TRF, &err);
+    assert_non_null(p);
+    for (int i = 0; i < cr_pairings_player_count(p); i++) {
+        assert_string_equal(cr_pairings_player(p, i)->team, "");
+    }
+    cr_pairings_free(p);
+}
+
 typedef struct bad_case {
     const char *what;
     const char *text;
@@ -445,6 +488,8 @@ typedef struct bad_case {
     "001    2 m    B, Bert                           2200 NOR                         0.0    2  "
 #define P3                                                                                         \
     "001    3 m    C, Carl                           2100 NOR                         0.0    3  "
+/* A 013 record up to its name columns (5-36, the name padded to 32). */
+#define T013(name32) "013 " name32
 
 static void test_bad_inputs(void **state)
 {
@@ -484,6 +529,16 @@ static void test_bad_inputs(void **state)
         {"240 unknown player", P1 "\n240 H 001 0007\n", CR_PAIRINGS_TRF, CR_EINVAL, 2, 11,
          "start rank 7"},
         {"240 type", P1 "\n240 Q 001 0001\n", CR_PAIRINGS_TRF, CR_EINVAL, 2, 5, "bye type"},
+        {"013 no name", P1 "\n" T013("                                ") "   1\n", CR_PAIRINGS_TRF,
+         CR_EINVAL, 2, 5, "team has no name"},
+        {"013 rank", P1 "\n" T013("Team A                          ") "  x1\n", CR_PAIRINGS_TRF,
+         CR_EINVAL, 2, 37, "\"x1\" is not a start rank"},
+        {"013 twice",
+         P1 "\n" T013("Team A                          ") "   1\n" T013(
+             "Team B                          ") "   2    1\n",
+         CR_PAIRINGS_TRF, CR_EINVAL, 3, 42, "start rank 1 is already in team Team A (line 2)"},
+        {"013 unknown player", P1 "\n" T013("Team A                          ") "   1    7\n",
+         CR_PAIRINGS_TRF, CR_EINVAL, 2, 42, "team Team A: start rank 7 has no 001 line"},
         {"pgn quote", "[Event \"x]\n", CR_PAIRINGS_PGN, CR_EPGN, 1, 11, "not closed"},
         {"pgn bracket", "[Event \"x\"\n", CR_PAIRINGS_PGN, CR_EPGN, 1, 11, "']' expected"},
         {"pgn name", "[ \"x\"]\n", CR_PAIRINGS_PGN, CR_EPGN, 1, 3, "tag name"},
@@ -890,6 +945,7 @@ int main(void)
         cmocka_unit_test(test_trf_byte_padded_utf8),
         cmocka_unit_test(test_trf_round_robin_berger),
         cmocka_unit_test(test_trf_240_byes_and_comments),
+        cmocka_unit_test(test_trf_team_records),
         cmocka_unit_test(test_bad_inputs),
         cmocka_unit_test(test_load_errors),
         cmocka_unit_test(test_pgn_pairings),

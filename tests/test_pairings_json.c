@@ -5,6 +5,7 @@
  * browser's standings test (tests/browser/unit/standings.test.mjs) merges
  * with live results: both ends read the same bytes. */
 #include <setjmp.h>
+#include <stdbool.h>
 #include <stdarg.h>
 #include <stddef.h>
 #include <stdint.h>
@@ -50,6 +51,27 @@ static json_t *find(json_t *root, const char *key, const char *round, const char
     }
     fail_msg("%s: no round %s entry with %s %s", key, round, field, name);
     return NULL;
+}
+
+/* text is the kept file DATA/name byte for byte; else it is written to
+ * name.actual in the working directory, to compare or to keep. */
+static void check_kept(const char *text, const char *name)
+{
+    char path[512];
+    snprintf(path, sizeof path, DATA "%s", name);
+    size_t len = 0;
+    char *want = cr_test_read_file(path, &len); /* NULL: see .actual */
+    bool same = want && strcmp(text, want) == 0;
+    free(want);
+    if (!same) {
+        snprintf(path, sizeof path, "%s.actual", name);
+        FILE *f = fopen(path, "wb");
+        if (f) {
+            fputs(text, f);
+            fclose(f);
+        }
+        fail_msg("the JSON differs from " DATA "%s (see %s)", name, path);
+    }
 }
 
 static void test_trf_rounds_byes_forfeits(void **state)
@@ -98,17 +120,7 @@ static void test_trf_rounds_byes_forfeits(void **state)
     json_decref(root);
 
     /* The bytes the browser's test reads. */
-    size_t len = 0;
-    char *want = cr_test_read_file(DATA "oslo-open-r5.pairings.json", &len); /* NULL: see .actual */
-    if (!want || strcmp(text, want) != 0) {
-        FILE *f = fopen("oslo-open-r5.pairings.json.actual", "wb");
-        if (f) {
-            fputs(text, f);
-            fclose(f);
-        }
-        fail_msg("the JSON differs from " DATA "oslo-open-r5.pairings.json (see *.actual)");
-    }
-    free(want);
+    check_kept(text, "oslo-open-r5.pairings.json");
     free(text);
 }
 
@@ -127,6 +139,33 @@ static void test_round_dates(void **state)
     assert_string_equal(json_string_value(json_object_get(json_array_get(rounds, 4), "date")),
                         "2026-03-08");
     json_decref(root);
+    free(text);
+}
+
+/* Teams (TRF 013): each player's team, for the viewer's team standings. The
+ * JSON is kept as tests/data/pairings/team-match-r3.pairings.json, which
+ * tests/browser/unit/standings.test.mjs reads. */
+static void test_trf_teams(void **state)
+{
+    (void)state;
+    char *text = json_of(DATA "team-match-r3.trf");
+    json_error_t jerr;
+    json_t *root = json_loads(text, 0, &jerr);
+    assert_non_null(root);
+    json_t *players = json_object_get(root, "players");
+    assert_int_equal(json_array_size(players), 4);
+    static const char *const team[] = {"Tromsø SK", "Bergen SK", "Tromsø SK", "Bergen SK"};
+    for (size_t i = 0; i < 4; i++) {
+        json_t *pl = json_array_get(players, i);
+        assert_int_equal(json_integer_value(json_object_get(pl, "startRank")), (int)i + 1);
+        assert_string_equal(json_string_value(json_object_get(pl, "team")), team[i]);
+    }
+    json_decref(root);
+    check_kept(text, "team-match-r3.pairings.json");
+    free(text);
+    /* Without 013 lines no player has the key. */
+    text = json_of(DATA "oslo-open-r5.trf");
+    assert_null(strstr(text, "\"team\""));
     free(text);
 }
 
@@ -151,6 +190,7 @@ int main(void)
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(test_trf_rounds_byes_forfeits),
         cmocka_unit_test(test_round_dates),
+        cmocka_unit_test(test_trf_teams),
         cmocka_unit_test(test_pgn_has_no_start_ranks),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);

@@ -91,8 +91,9 @@ typedef struct cr_pairing_player {
     char sex;                        /* 'm', 'w' or 0 */
     int rating;                      /* FIDE rating */
     int64_t fide_id;
-    char birth[11]; /* as written, e.g. "1990/11/30" */
-    double points;  /* TRF points column (total), 0 from PGN */
+    char birth[11];                  /* as written, e.g. "1990/11/30" */
+    double points;                   /* TRF points column (total), 0 from PGN */
+    char team[CR_PAIRINGS_NAME_MAX]; /* TRF 013: the team the player is listed in; "" for none */
 } cr_pairing_player;
 
 /* One board of a round. */

@@ -29,6 +29,7 @@ static json_t *player_json(const cr_pairing_player *pl)
         rc |= json_object_set_new(o, "fideId", json_integer(pl->fide_id));
     }
     rc |= json_object_set_new(o, "points", json_real(pl->points));
+    rc |= set_str(o, "team", pl->team);
     if (rc) {
         json_decref(o);
         return NULL;

@@ -36,10 +36,19 @@ export async function launch() {
   return { context, close };
 }
 
+// Until nothing moves on the page: no chessground piece sliding or fading,
+// no finite CSS animation or transition running (endless ones, a pulsing
+// live dot, never end and do not count).
+export async function settled(page, timeoutMs = 5000) {
+  await page.waitForFunction(() => !document.querySelector('piece.anim, piece.fading')
+    && document.getAnimations().every((a) => a.playState !== 'running' || a.effect.getComputedTiming().iterations === Infinity),
+  null, { timeout: timeoutMs });
+}
+
 export async function screenshot(page, name) {
   mkdirSync(ARTIFACTS, { recursive: true });
   const path = join(ARTIFACTS, `${name}.png`);
-  await page.waitForTimeout(300); // let board animations settle
+  await settled(page);
   await page.screenshot({ path, fullPage: false });
   return path;
 }
@@ -79,13 +88,8 @@ export async function renderedPlacement(page, selector) {
 // Waits until the board under `selector` shows `fen`; returns what it shows.
 export async function waitForBoard(page, selector, fen, timeoutMs = 5000) {
   const want = fen.split(' ')[0];
-  const end = Date.now() + timeoutMs;
   let got = null;
-  while (Date.now() < end) {
-    got = await renderedPlacement(page, selector);
-    if (got === want) return got;
-    await page.waitForTimeout(50);
-  }
+  await waitFor(async () => (got = await renderedPlacement(page, selector)) === want, timeoutMs);
   return got;
 }
 
@@ -100,11 +104,52 @@ export async function waitFor(fn, timeoutMs = 5000, stepMs = 50) {
   return last;
 }
 
+// Everything `page` sent on its WebSocket so far has reached the fake relay
+// when this returns: a ping sent now, on the same socket, arrives after it.
+// Returns the ping's index in relay.received: what a test says was never sent
+// is checked among the messages before it (a positive condition, not a wait).
+let probes = 0;
+export async function sentSoFar(page, relay, timeoutMs = 5000) {
+  const probe = `probe-${++probes}`;
+  const sent = await page.evaluate((p) => (window.__cr || window.__crOverlay).conn.send({ op: 'ping', probe: p }), probe);
+  if (!sent) throw new Error('sentSoFar: the page is not connected');
+  const at = await waitFor(() => {
+    const i = relay.received.findIndex((m) => m.probe === probe);
+    return i >= 0 ? i + 1 : 0;
+  }, timeoutMs);
+  if (!at) throw new Error('sentSoFar: the probe did not reach the relay');
+  return at - 1;
+}
+
 // "1:29:58" / "4:05" / "0:09.5" -> milliseconds
 export function parseClock(text) {
   const parts = String(text).trim().split(':').map(Number);
   if (!parts.length || parts.some((x) => !Number.isFinite(x))) return null;
   return parts.reduce((acc, x) => acc * 60 + x, 0) * 1000;
+}
+
+// A new page whose browser says it prefers `locale` (e.g. 'ru-RU'), with
+// the script errors it raises collected in `errors`.
+export async function pageInLanguage(context, locale) {
+  const page = await context.newPage();
+  const errors = [];
+  page.on('pageerror', (e) => errors.push(e.message));
+  await page.addInitScript((l) => {
+    Object.defineProperty(navigator, 'languages', { get: () => [l, l.split('-')[0]] });
+    Object.defineProperty(navigator, 'language', { get: () => l });
+  }, locale);
+  return { page, errors };
+}
+
+// '' once the page is no wider than its window (the layout after a resize
+// settles in a frame or two), else what sticks out, for the assertion.
+export async function fitsWidth(page, timeoutMs = 3000) {
+  const fits = await page.waitForFunction(() => document.documentElement.scrollWidth <= innerWidth, null, { timeout: timeoutMs })
+    .then(() => true, () => false);
+  if (fits) return '';
+  return page.evaluate(() => `${document.documentElement.scrollWidth} > ${innerWidth}: ` + [...document.querySelectorAll('body *')]
+    .filter((e) => e.getBoundingClientRect().right > innerWidth + 1).slice(0, 5)
+    .map((e) => `${e.tagName.toLowerCase()}.${e.className} ${Math.round(e.getBoundingClientRect().right)}`).join(', '));
 }
 
 // The usual start of a browser test file against the fake relay: the relay

@@ -7,11 +7,12 @@
 
 import {
   counters, formatMs, underTwoMinutes, beepsFor, actionMessage, fenRows, PIECE_GLYPHS,
-  scoresheetRows, BASIS_TEXT, KIND_LABEL, urgencyOf, incidentMove, alertKey, ALARM_KINDS,
+  scoresheetRows, basisText, kindLabel, actionLabel, urgencyOf, incidentMove, alertKey, ALARM_KINDS,
 } from './arbiter.js';
 import { ArbiterBoard } from './arbiter-board.js';
 import { clockRemaining } from './clock.js';
 import { h, setText } from './dom.js';
+import { t } from './i18n.js';
 
 // How long a result can be undone, and a take-back held before it goes out.
 export const UNDO_MS = 10000;
@@ -29,8 +30,21 @@ function claimMoves(c) {
   return out;
 }
 
+// The relay's words for a link state, a decision and an urgency, as the page shows them.
+function linkState(st) {
+  return { active: t('active'), 'not responding': t('not responding'), lost: t('lost') }[st] || st;
+}
+
+function decisionLabel(d) {
+  return { pending: t('pending'), postponed: t('postponed'), draw: t('draw'), rejected: t('rejected') }[d] || d;
+}
+
+function urgencyLabel(u) {
+  return { info: t('info'), notice: t('notice'), warning: t('warning'), critical: t('critical') }[u] || u;
+}
+
 function colorName(c) {
-  return c === 'w' ? 'White' : c === 'b' ? 'Black' : '';
+  return c === 'w' ? t('White') : c === 'b' ? t('Black') : '';
 }
 
 export class ArbiterPage {
@@ -57,6 +71,7 @@ export class ArbiterPage {
     this.alarmEveryMs = 10000;
     this.lastAlarm = 0;
     this.alarms = 0; // rung, for tests
+    this.tickedAt = 0; // when tick() last ran its checks, for tests
     this.health = new Map(); // board id -> its entry of /boards.json
     this.healthKey = '';
     this.healthAt = 0;
@@ -112,24 +127,24 @@ export class ArbiterPage {
   async enableSound() {
     try {
       const AC = window.AudioContext || window.webkitAudioContext;
-      if (!AC) throw new Error('this browser has no WebAudio');
+      if (!AC) throw new Error(t('this browser has no WebAudio'));
       if (!this.audio) this.audio = new AC();
       if (this.audio.state !== 'running') await this.audio.resume();
-      if (this.audio.state !== 'running') throw new Error(`audio is ${this.audio.state}`);
+      if (this.audio.state !== 'running') throw new Error(t('audio is {state}', { state: this.audio.state }));
       this.sound = 'on';
       this.beep(1);
     } catch (e) {
-      this.formError = `Sound: ${e.message}`;
+      this.formError = t('Sound: {error}', { error: e.message });
     }
     this.key = '';
     this.requestRender();
   }
 
   soundButton() {
-    const label = this.sound === 'locked' ? 'Enable sound' : this.sound === 'on' ? 'Sound: on' : 'Sound: off';
+    const label = this.sound === 'locked' ? t('Enable sound') : this.sound === 'on' ? t('Sound: on') : t('Sound: off');
     const locked = this.sound === 'locked';
     return h('button', { class: 'abtn arb-sound' + (locked ? ' locked' : ''), type: 'button', 'aria-pressed': String(this.sound === 'on'),
-      title: locked ? 'alerts beep only once sound is enabled' : null,
+      title: locked ? t('alerts beep only once sound is enabled') : null,
       onclick: () => {
         if (this.sound === 'on') {
           this.sound = 'off';
@@ -144,9 +159,9 @@ export class ArbiterPage {
   send(action, game, fields) {
     try {
       const m = actionMessage(action, game, fields);
-      if (!this.conn.send(m)) throw new Error('not connected to the relay');
+      if (!this.conn.send(m)) throw new Error(t('not connected to the relay'));
       this.formError = '';
-      this.notice = `${action} sent`;
+      this.notice = t('{action}: sent', { action: actionLabel(action) });
     } catch (e) {
       this.formError = e.message;
     }
@@ -201,9 +216,9 @@ export class ArbiterPage {
     this.pending = null;
     if (p.stage === 'sent') {
       this.send(p.undo.action, p.game, p.undo.fields);
-      this.notice = `undone: ${p.label}`;
+      this.notice = t('undone: {action}', { action: p.label });
     } else {
-      this.notice = p.stage === 'held' ? `cancelled: ${p.label}` : '';
+      this.notice = p.stage === 'held' ? t('cancelled: {action}', { action: p.label }) : '';
     }
     this.key = '';
     this.requestRender();
@@ -214,15 +229,15 @@ export class ArbiterPage {
     if (!p) return null;
     const btn = (cls, label, fn) => h('button', { class: `abtn ${cls}`, type: 'button', onclick: fn }, label);
     if (p.stage === 'confirm') {
-      return h('div', { class: 'arb-pending', 'data-stage': 'confirm', role: 'alertdialog', 'aria-label': 'confirm the action' },
-        h('span', { class: 'arb-pending-text' }, `${p.label}?`),
-        btn('arb-confirm-yes', 'Confirm', () => this.confirm()),
-        btn('arb-confirm-no', 'Cancel', () => this.cancel()));
+      return h('div', { class: 'arb-pending', 'data-stage': 'confirm', role: 'alertdialog', 'aria-label': t('confirm the action') },
+        h('span', { class: 'arb-pending-text' }, t('{action}?', { action: p.label })),
+        btn('arb-confirm-yes', t('Confirm'), () => this.confirm()),
+        btn('arb-confirm-no', t('Cancel'), () => this.cancel()));
     }
-    const text = p.stage === 'held' ? `${p.label}: goes out in ` : `${p.label}: sent. Undo within `;
+    const text = p.stage === 'held' ? t('{action}: goes out in ', { action: p.label }) : t('{action}: sent. Undo within ', { action: p.label });
     return h('div', { class: 'arb-pending', 'data-stage': p.stage, role: 'status' },
       h('span', { class: 'arb-pending-text' }, text, h('span', { class: 'arb-countdown' }, '')),
-      btn('arb-undo', 'Undo', () => this.cancel()));
+      btn('arb-undo', t('Undo'), () => this.cancel()));
   }
 
   tickPending(now) {
@@ -238,7 +253,7 @@ export class ArbiterPage {
       return;
     }
     const cd = this.el && this.el.querySelector('.arb-countdown');
-    if (cd) setText(cd, `${Math.ceil((p.until - now) / 1000)} s`);
+    if (cd) setText(cd, t('{s} s', { s: Math.ceil((p.until - now) / 1000) }));
   }
 
   // --- acknowledgements: kept by the relay, shared by every arbiter ---
@@ -288,11 +303,11 @@ export class ArbiterPage {
     if (!b) return null;
     const bad = b.state === 'lost' || b.state === 'not responding';
     const parts = [
-      h('span', { class: `arb-link st-${String(b.state).replace(/\s+/g, '-')}` }, b.state === 'active' ? 'link ok' : `link ${b.state}`),
-      typeof b.snapshots_per_min === 'number' ? h('span', { class: 'arb-rate' }, `${Math.round(b.snapshots_per_min)}/min`) : null,
-      typeof b.battery === 'number' ? h('span', { class: 'arb-battery' + (b.battery < 20 ? ' low' : '') }, `battery ${b.battery}%`) : null,
-      b.rotated ? h('span', { class: 'badge attention arb-rotated' }, 'rotated') : null,
-      b.state === 'lost' ? h('span', { class: 'badge attention arb-lost' }, 'lost') : null,
+      h('span', { class: `arb-link st-${String(b.state).replace(/\s+/g, '-')}` }, b.state === 'active' ? t('link ok') : t('link {state}', { state: linkState(b.state) })),
+      typeof b.snapshots_per_min === 'number' ? h('span', { class: 'arb-rate' }, t('{n}/min', { n: Math.round(b.snapshots_per_min) })) : null,
+      typeof b.battery === 'number' ? h('span', { class: 'arb-battery' + (b.battery < 20 ? ' low' : '') }, t('battery {n}%', { n: b.battery })) : null,
+      b.rotated ? h('span', { class: 'badge attention arb-rotated' }, t('rotated')) : null,
+      b.state === 'lost' ? h('span', { class: 'badge attention arb-lost' }, t('lost')) : null,
     ];
     return h('div', { class: 'arb-health' + (bad ? ' bad' : ''), 'data-board': String(s.board) }, parts);
   }
@@ -303,7 +318,7 @@ export class ArbiterPage {
     const win = window.open('', '_blank');
     try {
       const r = await fetch(path, { headers: { Authorization: `Bearer ${this.token()}` } });
-      if (!r.ok) throw new Error(`${path}: HTTP ${r.status}`);
+      if (!r.ok) throw new Error(t('{path}: HTTP {status}', { path, status: r.status }));
       const blob = await r.blob();
       const url = URL.createObjectURL(blob);
       if (win) win.location.href = url;
@@ -322,16 +337,16 @@ export class ArbiterPage {
     const token = this.token();
     if (!token) {
       this.main.replaceChildren(h('section', { class: 'arbiter' },
-        h('h1', { class: 'round-title' }, 'Arbiter'),
-        h('p', { class: 'empty arb-need-token' }, 'The arbiter page needs a token: open this page once with ?token=… in its address (it is kept for this tab only, and removed from the address).')));
+        h('h1', { class: 'round-title' }, t('Arbiter')),
+        h('p', { class: 'empty arb-need-token' }, t('The arbiter page needs a token: open this page once with ?token=… in its address (it is kept for this tab only, and removed from the address).'))));
       this.el = null;
       return;
     }
     const welcome = this.store.welcome;
     if (welcome && !welcome.trusted) {
       this.main.replaceChildren(h('section', { class: 'arbiter' },
-        h('h1', { class: 'round-title' }, 'Arbiter'),
-        h('p', { class: 'empty arb-need-token' }, 'The relay did not accept the token: open the page with ?token=… again.')));
+        h('h1', { class: 'round-title' }, t('Arbiter')),
+        h('p', { class: 'empty arb-need-token' }, t('The relay did not accept the token: open the page with ?token=… again.'))));
       this.el = null;
       return;
     }
@@ -376,7 +391,7 @@ export class ArbiterPage {
       if (k === focused) f.focus();
     }
     const n = this.arb.alerts().filter((a) => urgencyOf(a) >= 2).length;
-    document.title = `${n ? `(${n}) ` : ''}Arbiter · chessrelay`;
+    document.title = `${n ? `(${n}) ` : ''}${t('Arbiter')} · chessrelay`;
     this.tick();
   }
 
@@ -389,23 +404,23 @@ export class ArbiterPage {
       h('h1', { class: 'round-title' }, title),
       extra || null,
       this.soundButton(),
-      h('button', { class: 'abtn', type: 'button', onclick: () => this.openReport('/arbiter/incidents.json') }, 'Incident log (JSON)'));
+      h('button', { class: 'abtn', type: 'button', onclick: () => this.openReport('/arbiter/incidents.json') }, t('Incident log (JSON)')));
   }
 
   renderOverview() {
     const alerts = this.arb.alerts();
     const boards = this.arb.boards();
     const list = h('ol', { class: 'arb-alerts' + (Date.now() < this.flashUntil ? ' flash' : '') },
-      alerts.length ? alerts.map((a) => this.alertRow(a)) : h('li', { class: 'empty' }, 'No open alerts.'));
+      alerts.length ? alerts.map((a) => this.alertRow(a)) : h('li', { class: 'empty' }, t('No open alerts.')));
     const grid = h('div', { class: 'arb-boards' }, boards.length ? boards.map((s) => this.boardCard(s))
-      : h('p', { class: 'empty' }, this.arb.aseq === null ? 'Waiting for the relay…' : 'No boards yet.'));
+      : h('p', { class: 'empty' }, this.arb.aseq === null ? t('Waiting for the relay…') : t('No boards yet.')));
     return h('section', { class: 'arbiter' },
-      this.head('Arbiter', h('span', { class: 'arb-count' }, `${boards.length} board${boards.length === 1 ? '' : 's'} · ${alerts.length} alert${alerts.length === 1 ? '' : 's'}`)),
+      this.head(t('Arbiter'), h('span', { class: 'arb-count' }, `${boards.length === 1 ? t('1 board') : t('{n} boards', { n: boards.length })} · ${alerts.length === 1 ? t('1 alert') : t('{n} alerts', { n: alerts.length })}`)),
       this.errorLine(),
       h('div', { class: 'arb-cols' },
         h('div', { class: 'arb-alert-panel' },
-          h('div', { class: 'arb-panel-head' }, h('h2', {}, 'Alerts'),
-            alerts.length ? h('button', { class: 'abtn small arb-ack-all', type: 'button', onclick: () => this.ackAlerts(alerts) }, 'Acknowledge all') : null),
+          h('div', { class: 'arb-panel-head' }, h('h2', {}, t('Alerts')),
+            alerts.length ? h('button', { class: 'abtn small arb-ack-all', type: 'button', onclick: () => this.ackAlerts(alerts) }, t('Acknowledge all')) : null),
           list,
           this.recentAcks()),
         grid));
@@ -415,13 +430,13 @@ export class ArbiterPage {
   recentAcks() {
     const acks = this.arb.recentAcks(5);
     if (!acks.length) return null;
-    return h('div', { class: 'arb-acks' }, h('h3', {}, 'Acknowledged'),
+    return h('div', { class: 'arb-acks' }, h('h3', {}, t('Acknowledged')),
       h('ul', {}, acks.map((a) => {
         const [game, alert] = a.key.split(':');
         const s = this.arb.games.get(Number(game));
         const inc = this.arb.incidentsOf(Number(game)).find((x) => alertKey(x) === alert);
-        const what = inc ? (KIND_LABEL[inc.kind] || inc.kind) : alert.startsWith('attention') ? KIND_LABEL.attention : alert;
-        return h('li', { 'data-ack': a.key }, `${s && s.table ? `Board ${s.table}` : `Game ${game}`} · ${what} — ${a.who}, ${wallTime(a.wall)}`);
+        const what = inc ? kindLabel(inc.kind) : alert.startsWith('attention') ? kindLabel('attention') : alert;
+        return h('li', { 'data-ack': a.key }, `${s && s.table ? t('Board {n}', { n: s.table }) : t('Game {n}', { n: game })} · ${what} — ${a.who}, ${wallTime(a.wall)}`);
       })));
   }
 
@@ -430,26 +445,26 @@ export class ArbiterPage {
     const relayErr = this.store.errors && this.store.errors[this.store.errors.length - 1];
     const parts = [];
     if (this.formError) parts.push(h('p', { class: 'arb-error' }, this.formError));
-    if (last && Date.now() - (last.receivedAt || 0) < 20000) parts.push(h('p', { class: 'arb-error', 'data-aseq': String(last.aseq) }, `Refused (${last.action}, game ${last.game}): ${last.error}`));
-    if (relayErr && /token|not allowed/.test(relayErr.error || '')) parts.push(h('p', { class: 'arb-error' }, `Relay: ${relayErr.error}`));
+    if (last && Date.now() - (last.receivedAt || 0) < 20000) parts.push(h('p', { class: 'arb-error', 'data-aseq': String(last.aseq) }, t('Refused ({action}, game {game}): {error}', { action: actionLabel(last.action), game: last.game, error: last.error })));
+    if (relayErr && /token|not allowed/.test(relayErr.error || '')) parts.push(h('p', { class: 'arb-error' }, t('Relay: {text}', { text: relayErr.error })));
     return parts.length ? h('div', { class: 'arb-errors' }, parts) : null;
   }
 
   alertRow(a) {
     const s = this.arb.games.get(a.game);
-    const where = s ? (s.table ? `Board ${s.table}` : s.board) : `Game ${a.game}`;
+    const where = s ? (s.table ? t('Board {n}', { n: s.table }) : s.board) : t('Game {n}', { n: a.game });
     return h('li', { class: `arb-alert u-${a.urgency}`, 'data-kind': a.kind, 'data-game': String(a.game), 'data-alert': alertKey(a) },
-      h('span', { class: 'arb-urg' }, a.urgency),
+      h('span', { class: 'arb-urg' }, urgencyLabel(a.urgency)),
       h('a', { class: 'arb-where', href: `#/arbiter/game/${a.game}` }, where),
-      h('span', { class: 'arb-kind' }, KIND_LABEL[a.kind] || a.kind),
+      h('span', { class: 'arb-kind' }, kindLabel(a.kind)),
       h('span', { class: 'arb-text' }, a.text),
       h('span', { class: 'arb-time' }, wallTime(a.wall)),
       // A flag the clock model only suspects: the arbiter looks at the clock and confirms it.
       a.kind === 'flag-check' && (a.color === 'w' || a.color === 'b') && s && s.result === '*'
-        ? h('button', { class: 'abtn small act-confirm-flag', type: 'button', title: `confirm that ${colorName(a.color)}'s flag fell`,
-          onclick: () => this.send('confirm-flag', a.game, { color: a.color, reason: 'flag seen on the clock' }) }, 'confirm')
+        ? h('button', { class: 'abtn small act-confirm-flag', type: 'button', title: a.color === 'w' ? t('confirm that White\'s flag fell') : t('confirm that Black\'s flag fell'),
+          onclick: () => this.send('confirm-flag', a.game, { color: a.color, reason: t('flag seen on the clock') }) }, t('confirm'))
         : null,
-      h('button', { class: 'abtn small arb-ack', type: 'button', title: 'acknowledge (for every arbiter)', onclick: () => this.ackAlerts([a]) }, '✓'));
+      h('button', { class: 'abtn small arb-ack', type: 'button', title: t('acknowledge (for every arbiter)'), onclick: () => this.ackAlerts([a]) }, '✓'));
   }
 
   clockEl(s, side) {
@@ -462,55 +477,55 @@ export class ArbiterPage {
       s.online ? '' : 'is-offline', s.result !== '*' ? 'is-finished' : ''].filter(Boolean).join(' ');
     return h('a', { class: cls, href: `#/arbiter/game/${s.game}`, 'data-game': String(s.game) },
       h('div', { class: 'arb-card-head' },
-        h('span', { class: 'board-no' }, s.table ? `Board ${s.table}` : s.board),
-        h('span', { class: 'arb-round' }, `R${s.round} · ${s.board}`),
-        s.online ? null : h('span', { class: 'badge offline' }, 'offline'),
-        s.claim_pending ? h('span', { class: 'badge attention' }, 'claim') : null,
-        s.attention ? h('span', { class: 'badge attention arb-attn-badge' }, 'attention') : null,
+        h('span', { class: 'board-no' }, s.table ? t('Board {n}', { n: s.table }) : s.board),
+        h('span', { class: 'arb-round' }, t('R{r} · {board}', { r: s.round, board: s.board })),
+        s.online ? null : h('span', { class: 'badge offline' }, t('offline')),
+        s.claim_pending ? h('span', { class: 'badge attention' }, t('claim')) : null,
+        s.attention ? h('span', { class: 'badge attention arb-attn-badge' }, t('attention')) : null,
         s.result !== '*' ? h('span', { class: 'result' }, s.result) : null),
       h('div', { class: 'arb-players' },
-        h('div', { class: 'arb-player' }, h('span', { class: 'name' }, s.white || 'White'), this.clockEl(s, 'white')),
-        h('div', { class: 'arb-player' }, h('span', { class: 'name' }, s.black || 'Black'), this.clockEl(s, 'black'))),
+        h('div', { class: 'arb-player' }, h('span', { class: 'name' }, s.white || t('White')), this.clockEl(s, 'white')),
+        h('div', { class: 'arb-player' }, h('span', { class: 'name' }, s.black || t('Black')), this.clockEl(s, 'black'))),
       h('dl', { class: 'arb-counters' }, counters(s).map((c) => h('div', { class: `arb-counter ${c.level}`, 'data-counter': c.key },
         h('dt', {}, c.label), h('dd', {}, c.value)))),
-      s.attention ? h('div', { class: 'arb-card-attn' }, `⚠ ${s.attention_reason || 'needs attention'}${(s.attention_squares || []).length ? `: ${s.attention_squares.join(' ')}` : ''}`) : null,
+      s.attention ? h('div', { class: 'arb-card-attn' }, `⚠ ${s.attention_reason || t('needs attention')}${(s.attention_squares || []).length ? `: ${s.attention_squares.join(' ')}` : ''}`) : null,
       this.healthLine(s),
-      h('div', { class: 'arb-plies' }, `${s.plies} plies · ${s.side === 'w' ? 'White' : 'Black'} to move`));
+      h('div', { class: 'arb-plies' }, s.side === 'w' ? t('{n} plies · White to move', { n: s.plies }) : t('{n} plies · Black to move', { n: s.plies })));
   }
 
   renderGame(id) {
     const s = this.arb.games.get(id);
     if (!s) {
-      return h('section', { class: 'arbiter' }, this.head('Arbiter'), h('p', { class: 'empty' }, `Game ${id} is not known (yet).`),
-        h('a', { href: '#/arbiter' }, '← all boards'));
+      return h('section', { class: 'arbiter' }, this.head(t('Arbiter')), h('p', { class: 'empty' }, t('Game {n} is not known (yet).', { n: id })),
+        h('a', { href: '#/arbiter' }, t('← all boards')));
     }
     const incs = [...this.arb.incidentsOf(id)].reverse();
     const g = this.store.games.get(id);
     const claim = this.arb.openClaim(id);
     const claims = this.arb.claimsOf(id);
     return h('section', { class: 'arbiter arb-game', 'data-game': String(id) },
-      this.head(`${s.table ? `Board ${s.table}` : s.board} · ${s.white || 'White'} – ${s.black || 'Black'}`,
-        h('a', { class: 'pgn-link', href: '#/arbiter' }, '← all boards')),
+      this.head(`${s.table ? t('Board {n}', { n: s.table }) : s.board} · ${s.white || t('White')} – ${s.black || t('Black')}`,
+        h('a', { class: 'pgn-link', href: '#/arbiter' }, t('← all boards'))),
       this.errorLine(),
       this.pendingBar(),
       h('div', { class: 'arb-cols arb-game-cols' },
         h('div', { class: 'arb-board-col' },
           h('div', { class: 'arb-board-slot' }),
-          h('p', {}, h('a', { href: `#/game/${id}` }, 'Open the game page'))),
+          h('p', {}, h('a', { href: `#/game/${id}` }, t('Open the game page')))),
         h('div', {},
           this.boardCard(s),
           this.actions(s, claim)),
         h('div', {},
           claims.length ? h('div', { class: 'arb-claims' }, claims.slice().reverse().map((c) => this.claimPanel(c))) : null,
-          h('h2', {}, 'Incident log'),
+          h('h2', {}, t('Incident log')),
           h('table', { class: 'arb-log' },
-            h('thead', {}, h('tr', {}, ['#', 'time', 'after', 'kind', 'side', 'White', 'Black', 'text', 'seen by'].map((t) => h('th', {}, t)))),
+            h('thead', {}, h('tr', {}, ['#', t('time'), t('after'), t('kind'), t('side'), t('White'), t('Black'), t('text'), t('seen by')].map((c) => h('th', {}, c)))),
             h('tbody', {}, incs.map((inc) => {
               const ack = this.arb.ackOf(inc);
               return h('tr', { class: `u-${inc.urgency}`, 'data-kind': inc.kind, 'data-seq': String(inc.seq) },
                 h('td', {}, inc.seq), h('td', {}, wallTime(inc.wall)),
                 h('td', { class: 'arb-log-move' }, incidentMove(inc.ply, g ? g.start : null, g ? g.moves : null)),
-                h('td', {}, KIND_LABEL[inc.kind] || inc.kind), h('td', {}, colorName(inc.color)),
+                h('td', {}, kindLabel(inc.kind)), h('td', {}, colorName(inc.color)),
                 h('td', {}, formatMs(inc.white_ms)), h('td', {}, formatMs(inc.black_ms)), h('td', {}, inc.text),
                 h('td', { class: 'arb-log-ack' }, ack ? `${ack.who} ${wallTime(ack.wall)}` : ''));
             }))))));
@@ -524,33 +539,33 @@ export class ArbiterPage {
       submit(Object.fromEntries(new FormData(e.target).entries()));
     } }, h('h3', {}, title), children);
     return h('div', { class: 'arb-actions' },
-      h('h2', {}, 'Actions'),
+      h('h2', {}, t('Actions')),
       this.notice ? h('p', { class: 'arb-notice' }, this.notice) : null,
       this.acceptBoardAction(id),
-      form('act-claim', 'Draw claim', [
-        h('label', {}, 'Claimant ', h('select', { name: 'claimant' }, h('option', { value: 'w' }, 'White'), h('option', { value: 'b' }, 'Black'))),
-        h('label', {}, 'Basis ', h('select', { name: 'basis' }, h('option', { value: 'a' }, 'D1 (a) cannot win by normal means'), h('option', { value: 'b' }, 'D1 (b) no effort to win'),
-          h('option', { value: 'threefold' }, 'threefold repetition'), h('option', { value: 'fifty-moves' }, '50 moves'))),
-        field('move', { placeholder: 'move written (threefold/50 moves, optional)' }),
-        h('button', { class: 'abtn', type: 'submit', disabled: !!claim || s.result !== '*' }, 'Start claim'),
+      form('act-claim', t('Draw claim'), [
+        h('label', {}, t('Claimant') + ' ', h('select', { name: 'claimant' }, h('option', { value: 'w' }, t('White')), h('option', { value: 'b' }, t('Black')))),
+        h('label', {}, t('Basis') + ' ', h('select', { name: 'basis' }, h('option', { value: 'a' }, t('D1 (a) cannot win by normal means')), h('option', { value: 'b' }, t('D1 (b) no effort to win')),
+          h('option', { value: 'threefold' }, t('threefold repetition')), h('option', { value: 'fifty-moves' }, t('50 moves')))),
+        field('move', { placeholder: t('move written (threefold/50 moves, optional)') }),
+        h('button', { class: 'abtn', type: 'submit', disabled: !!claim || s.result !== '*' }, t('Start claim')),
       ], (f) => this.send('claim', id, f)),
-      form('act-result', 'Result', [
+      form('act-result', t('Result'), [
         h('select', { name: 'result' }, ['1-0', '0-1', '1/2-1/2', '*'].map((r) => h('option', { value: r, selected: r === s.result }, r))),
-        field('reason', { placeholder: 'reason (resignation, …)' }),
-        h('button', { class: 'abtn', type: 'submit' }, 'Set result'),
+        field('reason', { placeholder: t('reason (resignation, …)') }),
+        h('button', { class: 'abtn', type: 'submit' }, t('Set result')),
       ], (f) => {
         if (f.result === s.result) {
-          this.fail(`the result is ${s.result} already`);
+          this.fail(t('the result is {result} already', { result: s.result }));
           return;
         }
-        this.ask({ action: 'result', game: id, fields: f, label: `Set the result to ${f.result} (now ${s.result})`,
-          undo: { action: 'result', fields: { result: s.result, reason: `undo of ${f.result}` } } });
+        this.ask({ action: 'result', game: id, fields: f, label: t('Set the result to {result} (now {was})', { result: f.result, was: s.result }),
+          undo: { action: 'result', fields: { result: s.result, reason: t('undo of {result}', { result: f.result }) } } });
       }),
-      h('p', { class: 'arb-hint' }, 'Take-backs, replaced moves and draw offers: pick the move in the list beside the board.'),
-      form('act-players', 'Players', [
-        field('white', { placeholder: s.white || 'White' }),
-        field('black', { placeholder: s.black || 'Black' }),
-        h('button', { class: 'abtn', type: 'submit' }, 'Assign'),
+      h('p', { class: 'arb-hint' }, t('Take-backs, replaced moves and draw offers: pick the move in the list beside the board.')),
+      form('act-players', t('Players'), [
+        field('white', { placeholder: s.white || t('White') }),
+        field('black', { placeholder: s.black || t('Black') }),
+        h('button', { class: 'abtn', type: 'submit' }, t('Assign')),
       ], (f) => this.send('players', id, f)));
   }
 
@@ -565,19 +580,19 @@ export class ArbiterPage {
     if (!g || !g.attention) return null;
     const squares = Array.isArray(g.squares) ? g.squares.join(' ') : '';
     return h('div', { class: 'arb-action act-accept-board' },
-      h('h3', {}, 'Board not followed'),
-      h('p', {}, g.statusReason || 'the board shows a position the game does not reach',
-        squares ? ` (squares in question: ${squares})` : ''),
-      h('button', { class: 'abtn', type: 'button', onclick: () => this.acceptBoard(id) }, "Accept the board's position"));
+      h('h3', {}, t('Board not followed')),
+      h('p', {}, g.statusReason || t('the board shows a position the game does not reach'),
+        squares ? t(' (squares in question: {squares})', { squares }) : ''),
+      h('button', { class: 'abtn', type: 'button', onclick: () => this.acceptBoard(id) }, t('Accept the board\'s position')));
   }
 
   acceptBoard(id) {
-    if (!window.confirm(`Game ${id}: go on from the position on the board? The moves in between are recorded as missing, never guessed.`)) return;
+    if (!window.confirm(t('Game {n}: go on from the position on the board? The moves in between are recorded as missing, never guessed.', { n: id }))) return;
     if (this.conn.send({ op: 'accept-board', game: id })) {
       this.formError = '';
-      this.notice = 'accept-board sent';
+      this.notice = t('{action}: sent', { action: actionLabel('accept-board') });
     } else {
-      this.formError = 'not connected to the relay';
+      this.formError = t('not connected to the relay');
     }
     this.key = '';
     this.requestRender();
@@ -592,12 +607,12 @@ export class ArbiterPage {
 
   claimPanel(c) {
     const ev = c.evidence || {};
-    const mat = (m) => (m ? `${m.points} (Q${m.q} R${m.r} B${m.b} N${m.n} P${m.p})` : '–');
+    const mat = (m) => (m ? `${m.points} (${t('Q{q} R{r} B{b} N{n} P{p}', m)})` : '–');
     const open = c.decision === 'pending' || c.decision === 'postponed';
     const rows = scoresheetRows(c, c.start);
     return h('div', { class: `arb-claim ${open ? 'open' : 'decided'}`, 'data-claim': String(c.id), 'data-decision': c.decision },
-      h('h2', {}, `Claim ${c.id}: ${colorName(c.claimant)} claims a draw · ${c.decision}`),
-      h('p', { class: 'arb-basis' }, `${c.basis === 'a' || c.basis === 'b' ? 'D1 ' : ''}${BASIS_TEXT[c.basis] || c.basis}${c.move ? `, with the move ${c.move}` : ''}${c.basis === 'a' || c.basis === 'b' ? '' : `: ${c.correct ? 'correct' : 'NOT correct'} (the relay's check)`}. Clocks at the claim: White ${formatMs(c.white_ms)}, Black ${formatMs(c.black_ms)}; after ${incidentMove(c.ply, c.start, claimMoves(c))}.`),
+      h('h2', {}, t('Claim {id}: {side} claims a draw · {decision}', { id: c.id, side: colorName(c.claimant), decision: decisionLabel(c.decision) })),
+      h('p', { class: 'arb-basis' }, `${c.basis === 'a' || c.basis === 'b' ? 'D1 ' : ''}${basisText(c.basis)}${c.move ? t(', with the move {move}', { move: c.move }) : ''}${c.basis === 'a' || c.basis === 'b' ? '' : `: ${c.correct ? t('correct') : t('NOT correct')} ${t('(the relay\'s check)')}`}. ${t('Clocks at the claim: White {white}, Black {black}; after {move}.', { white: formatMs(c.white_ms), black: formatMs(c.black_ms), move: incidentMove(c.ply, c.start, claimMoves(c)) })}`),
       h('div', { class: 'arb-claim-body' },
         this.frozenBoard(c.fen),
         h('table', { class: 'arb-sheet' }, h('tbody', {}, rows.map((r) => h('tr', {},
@@ -605,26 +620,26 @@ export class ArbiterPage {
           h('td', {}, r.white ? `${r.white.san} ` : '…', r.white ? h('small', {}, formatMs(r.white.clock)) : ''),
           h('td', {}, r.black ? `${r.black.san} ` : '', r.black ? h('small', {}, formatMs(r.black.clock)) : '')))))),
       h('dl', { class: 'arb-evidence' },
-        h('dt', {}, 'Material White'), h('dd', {}, mat(ev.white_material)),
-        h('dt', {}, 'Material Black'), h('dd', {}, mat(ev.black_material)),
-        h('dt', {}, `Last ${ev.moves} moves each`), h('dd', {}, `${ev.captures} captures, ${ev.pawn_moves} pawn moves`),
-        h('dt', {}, 'Since last capture/pawn move'), h('dd', {}, `${ev.plies_since_irreversible} plies`),
-        h('dt', {}, 'Repetitions'), h('dd', {}, `${ev.repetitions} (max ${ev.max_repetitions})`),
-        h('dt', {}, 'Opponent can mate'), h('dd', {}, ev.opponent_can_mate ? 'yes' : 'no')),
+        h('dt', {}, t('Material White')), h('dd', {}, mat(ev.white_material)),
+        h('dt', {}, t('Material Black')), h('dd', {}, mat(ev.black_material)),
+        h('dt', {}, t('Last {n} moves each', { n: ev.moves })), h('dd', {}, t('{captures} captures, {pawns} pawn moves', { captures: ev.captures, pawns: ev.pawn_moves })),
+        h('dt', {}, t('Since last capture/pawn move')), h('dd', {}, t('{n} plies', { n: ev.plies_since_irreversible })),
+        h('dt', {}, t('Repetitions')), h('dd', {}, t('{n} (max {max})', { n: ev.repetitions, max: ev.max_repetitions })),
+        h('dt', {}, t('Opponent can mate')), h('dd', {}, ev.opponent_can_mate ? t('yes') : t('no'))),
       open ? h('form', { class: 'arb-decide', onsubmit: (e) => {
         e.preventDefault();
         const f = Object.fromEntries(new FormData(e.target).entries());
         f.decision = e.submitter ? e.submitter.value : 'postponed';
         this.send('decide', c.game, f);
       } },
-      h('input', { name: 'note', placeholder: 'note for the report' }),
-      h('label', {}, 'time added (min) ', h('input', { name: 'addedMinutes', type: 'number', min: '0', max: '60', step: '0.5', value: '2' })),
-      h('button', { class: 'abtn', type: 'submit', name: 'decision', value: 'draw' }, 'Draw'),
-      h('button', { class: 'abtn', type: 'submit', name: 'decision', value: 'rejected' }, 'Reject (+time)'),
-      h('button', { class: 'abtn', type: 'submit', name: 'decision', value: 'postponed' }, 'Postpone'))
-        : h('p', { class: 'arb-decision' }, `Decision: ${c.decision}${c.decision === 'rejected' && c.added_ms !== null ? ` (+${formatMs(c.added_ms)} to the opponent)` : ''}${c.note ? ` — ${c.note}` : ''}`),
+      h('input', { name: 'note', placeholder: t('note for the report') }),
+      h('label', {}, t('time added (min)') + ' ', h('input', { name: 'addedMinutes', type: 'number', min: '0', max: '60', step: '0.5', value: '2' })),
+      h('button', { class: 'abtn', type: 'submit', name: 'decision', value: 'draw' }, t('Draw')),
+      h('button', { class: 'abtn', type: 'submit', name: 'decision', value: 'rejected' }, t('Reject (+time)')),
+      h('button', { class: 'abtn', type: 'submit', name: 'decision', value: 'postponed' }, t('Postpone')))
+        : h('p', { class: 'arb-decision' }, `${t('Decision: {decision}', { decision: decisionLabel(c.decision) })}${c.decision === 'rejected' && c.added_ms !== null ? t(' (+{time} to the opponent)', { time: formatMs(c.added_ms) }) : ''}${c.note ? ` — ${c.note}` : ''}`),
       h('p', {},
-        h('button', { class: 'abtn arb-report', type: 'button', onclick: () => this.openReport(c.report) }, 'Printable report'),
+        h('button', { class: 'abtn arb-report', type: 'button', onclick: () => this.openReport(c.report) }, t('Printable report')),
         ' ',
         h('button', { class: 'abtn', type: 'button', onclick: () => this.openReport(c.pgn) }, 'PGN')));
   }
@@ -654,5 +669,6 @@ export class ArbiterPage {
     // An alert while the sound is not enabled points at the button.
     const gate = this.el.querySelector('.arb-sound.locked');
     if (gate) gate.classList.toggle('flash', Date.now() < this.flashUntil);
+    this.tickedAt = now;
   }
 }

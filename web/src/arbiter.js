@@ -4,6 +4,7 @@
 
 import { Chess } from 'chess.js';
 import { moveNumberLabel } from './view.js';
+import { t } from './i18n.js';
 
 export const URGENCY = { info: 0, notice: 1, warning: 2, critical: 3 };
 export const TWO_MINUTES_MS = 120000;
@@ -40,7 +41,7 @@ export function plyLabel(startFen, i, san) {
 export function incidentMove(ply, startFen, moves) {
   const n = Number(ply);
   if (!Number.isInteger(n) || n < 0) return '';
-  if (n === 0) return 'start';
+  if (n === 0) return t('start');
   const m = moves && moves[n - 1];
   return plyLabel(startFen, n - 1, m && m.san);
 }
@@ -158,7 +159,7 @@ export class ArbiterStore {
     const seenKey = `${s.game}:${key}`;
     if (!this.attentionSeen.has(seenKey)) this.attentionSeen.set(seenKey, Date.now());
     const squares = Array.isArray(s.attention_squares) ? s.attention_squares : [];
-    const why = s.attention_reason || 'the board shows a position the game cannot explain';
+    const why = s.attention_reason || t('the board shows a position the game cannot explain');
     return { game: s.game, key, kind: 'attention', urgency: 'warning', ply: s.plies, color: '-', squares,
       wall: this.attentionSeen.get(seenKey), text: squares.length ? `${why}: ${squares.join(' ')}` : why };
   }
@@ -249,24 +250,24 @@ export class ArbiterStore {
 export function counters(s) {
   const out = [];
   const reps = Number(s.repetitions) || 1;
-  out.push({ key: 'repetitions', label: 'Repetitions', value: `${reps}×`,
+  out.push({ key: 'repetitions', label: t('Repetitions'), value: `${reps}×`,
     level: s.fivefold ? 'alert' : s.threefold ? 'notice' : '' });
   const half = Number(s.halfmove) || 0;
-  out.push({ key: 'fifty', label: '50-move count', value: `${Math.floor(half / 2)}/50`,
+  out.push({ key: 'fifty', label: t('50-move count'), value: `${Math.floor(half / 2)}/50`,
     level: s.seventy_five ? 'alert' : s.fifty_moves ? 'notice' : '' });
-  out.push({ key: 'dead', label: 'Dead position', value: s.dead ? 'yes' : 'no', level: s.dead ? 'alert' : '' });
-  let claim = 'closed';
-  if (s.claim_pending) claim = 'claim pending';
+  out.push({ key: 'dead', label: t('Dead position'), value: s.dead ? t('yes') : t('no'), level: s.dead ? 'alert' : '' });
+  let claim = t('closed');
+  if (s.claim_pending) claim = t('claim pending');
   else if (s.claim_window) {
-    const who = [s.under_two_minutes && s.under_two_minutes.w ? 'White' : null,
-      s.under_two_minutes && s.under_two_minutes.b ? 'Black' : null].filter(Boolean).join(', ');
-    claim = `open (${who})`;
+    const who = [s.under_two_minutes && s.under_two_minutes.w ? t('White') : null,
+      s.under_two_minutes && s.under_two_minutes.b ? t('Black') : null].filter(Boolean).join(', ');
+    claim = t('open ({who})', { who });
   }
-  out.push({ key: 'claim', label: 'Claim window', value: claim,
+  out.push({ key: 'claim', label: t('Claim window'), value: claim,
     level: s.claim_pending ? 'alert' : s.claim_window ? 'notice' : '' });
   const ill = s.illegal || {};
   if ((ill.w || 0) + (ill.b || 0) > 0) {
-    out.push({ key: 'illegal', label: 'Illegal moves', value: `W ${ill.w || 0} · B ${ill.b || 0}`, level: 'alert' });
+    out.push({ key: 'illegal', label: t('Illegal moves'), value: t('W {w} · B {b}', { w: ill.w || 0, b: ill.b || 0 }), level: 'alert' });
   }
   return out;
 }
@@ -299,75 +300,75 @@ export function beepsFor(alerts) {
 // field when the input is not usable (the form shows it).
 export function actionMessage(action, game, f = {}) {
   const id = Number(game);
-  if (!Number.isInteger(id) || id <= 0) throw new Error('no game');
+  if (!Number.isInteger(id) || id <= 0) throw new Error(t('no game'));
   const m = { op: 'arbiter-action', game: id, action };
   const text = (v) => String(v ?? '').trim();
   switch (action) {
     case 'result':
-      if (!['1-0', '0-1', '1/2-1/2', '*'].includes(f.result)) throw new Error('result: choose 1-0, 0-1, ½-½ or *');
+      if (!['1-0', '0-1', '1/2-1/2', '*'].includes(f.result)) throw new Error(t('result: choose 1-0, 0-1, ½-½ or *'));
       m.result = f.result;
       if (text(f.reason)) m.reason = text(f.reason);
       return m;
     case 'draw-offer': {
       const ply = f.ply === '' || f.ply === undefined || f.ply === null ? -1 : Number(f.ply);
-      if (!Number.isInteger(ply) || ply < -1) throw new Error('ply: a ply number (0 = White\'s first move) or empty for the last');
+      if (!Number.isInteger(ply) || ply < -1) throw new Error(t('ply: a ply number (0 = White\'s first move) or empty for the last'));
       m.ply = ply;
       m.offered = f.offered !== false;
       return m;
     }
     case 'take-back': {
       const n = Number(f.plies);
-      if (f.plies === '' || !Number.isInteger(n) || n < 0) throw new Error('plies: how many plies to keep');
+      if (f.plies === '' || !Number.isInteger(n) || n < 0) throw new Error(t('plies: how many plies to keep'));
       m.plies = n;
       if (text(f.reason)) m.reason = text(f.reason);
       return m;
     }
     case 'players':
-      if (!text(f.white) && !text(f.black)) throw new Error('players: give White and/or Black');
+      if (!text(f.white) && !text(f.black)) throw new Error(t('players: give White and/or Black'));
       if (text(f.white)) m.white = text(f.white);
       if (text(f.black)) m.black = text(f.black);
       return m;
     case 'claim':
-      if (f.claimant !== 'w' && f.claimant !== 'b') throw new Error('claimant: White or Black');
-      if (!BASIS_TEXT[f.basis]) throw new Error('basis: (a), (b), threefold or 50 moves');
+      if (f.claimant !== 'w' && f.claimant !== 'b') throw new Error(t('claimant: White or Black'));
+      if (!BASIS_TEXT[f.basis]) throw new Error(t('basis: (a), (b), threefold or 50 moves'));
       m.claimant = f.claimant;
       m.basis = f.basis;
       if (text(f.move)) {
-        if (f.basis === 'a' || f.basis === 'b') throw new Error('move: only for a threefold or 50-move claim');
+        if (f.basis === 'a' || f.basis === 'b') throw new Error(t('move: only for a threefold or 50-move claim'));
         m.move = text(f.move);
       }
       return m;
     case 'confirm-flag':
-      if (f.color !== 'w' && f.color !== 'b') throw new Error('flag: White or Black');
+      if (f.color !== 'w' && f.color !== 'b') throw new Error(t('flag: White or Black'));
       m.color = f.color;
       if (text(f.reason)) m.reason = text(f.reason);
       return m;
     case 'replace-move': {
       const ply = Number(f.ply);
-      if (f.ply === '' || f.ply === undefined || !Number.isInteger(ply) || ply < 0) throw new Error('ply: the ply to correct (0 = White\'s first move)');
-      if (!text(f.move)) throw new Error('move: the move played (SAN or UCI)');
+      if (f.ply === '' || f.ply === undefined || !Number.isInteger(ply) || ply < 0) throw new Error(t('ply: the ply to correct (0 = White\'s first move)'));
+      if (!text(f.move)) throw new Error(t('move: the move played (SAN or UCI)'));
       m.ply = ply;
       m.move = text(f.move);
       if (text(f.reason)) m.reason = text(f.reason);
       return m;
     }
     case 'ack':
-      if (!/^[A-Za-z0-9@:._-]{1,47}$/.test(String(f.alert ?? ''))) throw new Error('alert: the alert\'s key');
+      if (!/^[A-Za-z0-9@:._-]{1,47}$/.test(String(f.alert ?? ''))) throw new Error(t('alert: the alert\'s key'));
       m.alert = String(f.alert);
       return m;
     case 'decide': {
-      if (!['draw', 'rejected', 'postponed'].includes(f.decision)) throw new Error('decision: draw, rejected or postponed');
+      if (!['draw', 'rejected', 'postponed'].includes(f.decision)) throw new Error(t('decision: draw, rejected or postponed'));
       m.decision = f.decision;
       if (f.decision === 'rejected') {
         const min = f.addedMinutes === undefined || f.addedMinutes === '' ? 2 : Number(f.addedMinutes);
-        if (!isFinite(min) || min < 0 || min > 60) throw new Error('time added: minutes (0..60)');
+        if (!isFinite(min) || min < 0 || min > 60) throw new Error(t('time added: minutes (0..60)'));
         m.added_ms = Math.round(min * 60000);
       }
       if (text(f.note)) m.note = text(f.note);
       return m;
     }
     default:
-      throw new Error(`unknown action ${action}`);
+      throw new Error(t('unknown action {action}', { action }));
   }
 }
 
@@ -431,3 +432,24 @@ export const KIND_LABEL = {
   correction: 'Correction', 'draw-offer': 'Draw offer', 'flag-check': 'Flag check',
   attention: 'Board needs attention',
 };
+
+// The tables above hold the English texts (the keys of i18n.js); these give
+// them in the page's language.
+export function kindLabel(kind) {
+  return KIND_LABEL[kind] ? t(KIND_LABEL[kind]) : kind;
+}
+
+export function basisText(basis) {
+  return BASIS_TEXT[basis] ? t(BASIS_TEXT[basis]) : basis;
+}
+
+// An arbiter-action's name in notices and refusals.
+export const ACTION_LABEL = {
+  result: 'Result', claim: 'Draw claim', decide: 'Decision', players: 'Players', 'confirm-flag': 'Flag confirmed',
+  'replace-move': 'Move replaced', 'draw-offer': 'Draw offer', 'take-back': 'Take-back', ack: 'Acknowledgement',
+  'accept-board': "Accept the board's position",
+};
+
+export function actionLabel(action) {
+  return ACTION_LABEL[action] ? t(ACTION_LABEL[action]) : action;
+}

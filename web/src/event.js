@@ -61,7 +61,7 @@ export class StandingsPage {
     if (key === this.key) return;
     this.key = key;
     const { rounds, players } = computeStandings(games, pairings());
-    const teams = computeTeamStandings(games);
+    const teams = computeTeamStandings(games, pairings());
     document.title = `${t('Standings')}${this.app.eventName() ? ' · ' + this.app.eventName() : ''} · chessrelay`;
     const parts = [h('h1', { class: 'round-title' }, t('Standings'))];
     if (!players.length) {
@@ -70,12 +70,23 @@ export class StandingsPage {
       return;
     }
     if (teams.length) {
+      // Each round's match: the team's game points and the opponent's; * while it is open.
+      const teamRounds = [...new Set(teams.flatMap((x) => Object.keys(x.rounds)))].sort((a, b) => Number(a) - Number(b) || a.localeCompare(b));
+      const matchCell = (m) => (m ? `${pointsText(m.gp)}–${pointsText(m.oppGp)}${m.mp === null ? '*' : ''}` : '');
       parts.push(h('h2', { class: 'st-h2' }, t('Teams')),
-        h('table', { class: 'st-table team-standings' },
-          h('thead', {}, h('tr', {}, h('th', {}, '#'), h('th', {}, t('Team')), h('th', { title: t('match points') }, t('MP')), h('th', { title: t('board points') }, t('BP')), h('th', {}, t('Matches')))),
+        h('div', { class: 'st-scroll' }, h('table', { class: 'st-table team-standings' },
+          h('thead', {}, h('tr', {}, h('th', {}, '#'), h('th', {}, t('Team')),
+            teamRounds.map((r) => h('th', { 'data-round': r }, `${t('R')}${r}`)),
+            h('th', { title: t('match points') }, t('MP')), h('th', { title: t('board points') }, t('BP')), h('th', {}, t('Matches')))),
           h('tbody', {}, teams.map((x) => h('tr', { 'data-team': x.name },
             h('td', { class: 'st-rank' }, String(x.rank)), h('td', { class: 'st-team' }, x.name),
-            h('td', { class: 'st-mp' }, String(x.mp)), h('td', { class: 'st-bp' }, pointsText(x.bp)), h('td', {}, String(x.played)))))));
+            teamRounds.map((r) => {
+              const m = x.rounds[r];
+              return h('td', { class: 'tm-cell', 'data-round': r, 'data-mp': m && m.mp !== null ? String(m.mp) : null,
+                title: m ? t('against {team}', { team: m.opp }) : null }, matchCell(m));
+            }),
+            h('td', { class: 'st-mp' }, String(x.mp)), h('td', { class: 'st-bp' }, pointsText(x.bp)), h('td', {}, String(x.played))))))),
+        h('p', { class: 'legend' }, t('Match cells: game points of the team and of its opponent; * not over.')));
     }
     parts.push(h('h2', { class: 'st-h2' }, t('Players')),
       h('div', { class: 'st-scroll' }, h('table', { class: 'st-table standings' },

@@ -279,9 +279,9 @@ function renderHeader() {
       }, t('Round {r}', { r }), h('span', { class: 'rt-status' }, statusLabel(info2[i].status)),
       info2[i].start && info2[i].status === 'upcoming' ? h('span', { class: 'rt-start' }, info2[i].start) : null)),
       rounds.length ? h('a', { class: 'standings-tab' + (ui.route.page === 'standings' ? ' active' : ''), href: '#/standings' }, t('Standings')) : null),
-    store.welcome && store.welcome.trusted ? h('span', { class: 'badge trusted', title: 'signed in with a token: no public delay' }, store.welcome.role || 'arbiter') : null,
-    store.welcome && store.welcome.trusted && arbiterToken() ? h('a', { class: 'round-tab arb-link' + (ui.route.page === 'arbiter' ? ' active' : ''), href: '#/arbiter' }, 'Arbiter') : null,
-    arbiterToken() ? h('button', { class: 'abtn signout', type: 'button', title: 'forget the arbiter token in this tab', onclick: signOut }, 'Sign out') : null,
+    store.welcome && store.welcome.trusted ? h('span', { class: 'badge trusted', title: t('signed in with a token: no public delay') }, !store.welcome.role || store.welcome.role === 'arbiter' ? t('Arbiter') : store.welcome.role) : null,
+    store.welcome && store.welcome.trusted && arbiterToken() ? h('a', { class: 'round-tab arb-link' + (ui.route.page === 'arbiter' ? ' active' : ''), href: '#/arbiter' }, t('Arbiter')) : null,
+    arbiterToken() ? h('button', { class: 'abtn signout', type: 'button', title: t('forget the arbiter token in this tab'), onclick: signOut }, t('Sign out')) : null,
     prefsMenu(),
     pill,
   ].filter(Boolean));

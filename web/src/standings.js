@@ -68,7 +68,7 @@ export function computeStandings(games, pairings = null) {
     let p = players.get(name);
     if (!p) {
       const f = fileInfo.get(name) || {};
-      p = { name, points: 0, played: 0, wins: 0, draws: 0, losses: 0, rating: f.rating || null, fed: f.fed || '', title: f.title || '', team: '', games: [], byes: [] };
+      p = { name, points: 0, played: 0, wins: 0, draws: 0, losses: 0, rating: f.rating || null, fed: f.fed || '', title: f.title || '', team: f.team || '', games: [], byes: [] };
       if (f.startRank) p.startRank = f.startRank;
       players.set(name, p);
     }
@@ -125,39 +125,56 @@ export function computeStandings(games, pairings = null) {
   };
 }
 
-// Team standings when the players have teams (WhiteTeam/BlackTeam): the
-// games of a round between two teams are a match; a match won is 2 match
-// points, drawn 1 (counted once all its games are over); board points are
-// the games' points. [] when no game names both teams.
-export function computeTeamStandings(games) {
-  const matches = new Map(); // "round|teamA|teamB" (sorted) -> {a, b, pa, pb, open}
+// Team standings when the players have teams: a game's WhiteTeam/BlackTeam,
+// else the pairings file's team of the player (TRF 013, /pairings.json).
+// The games are the live ones merged with the file's (mergeGames). A
+// round's games between two teams are a match, scored as team events do:
+// won 2 match points, drawn 1, lost 0, counted once all its games are over;
+// game points (board points, `bp`) are the games' points, a forfeit's
+// included, counted as each game ends. Ranked by match points, then game
+// points. Each team has `rounds` by round: {opp (team), gp, oppGp, mp (null
+// while the match is open)}. [] when no game is between two teams.
+export function computeTeamStandings(games, pairings = null) {
+  const all = mergeGames(games, pairings);
+  const teamOf = new Map((pairings && Array.isArray(pairings.players) ? pairings.players : [])
+    .filter((p) => p && p.team).map((p) => [p.name, p.team]));
+  const matches = new Map(); // "round|teamA|teamB" (sorted) -> {round, a, b, pa, pb, open}
   const teams = new Map();
   const team = (name) => {
     let t = teams.get(name);
-    if (!t) { t = { name, mp: 0, bp: 0, played: 0 }; teams.set(name, t); }
+    if (!t) { t = { name, mp: 0, bp: 0, played: 0, rounds: {} }; teams.set(name, t); }
     return t;
   };
-  for (const g of games) {
-    const wt = g.whiteTeam, bt = g.blackTeam;
+  for (const g of all) {
+    const wt = g.whiteTeam || teamOf.get(g.white), bt = g.blackTeam || teamOf.get(g.black);
     if (!wt || !bt || wt === bt || g.round === null || g.round === undefined) continue;
     team(wt); team(bt);
+    const round = String(g.round);
     const [a, b] = [wt, bt].sort();
-    const key = `${g.round}|${a}|${b}`;
+    const key = `${round}|${a}|${b}`;
     let m = matches.get(key);
-    if (!m) { m = { a, b, pa: 0, pb: 0, open: 0 }; matches.set(key, m); }
-    const sc = SCORE[g.result];
+    if (!m) { m = { round, a, b, pa: 0, pb: 0, open: 0 }; matches.set(key, m); }
+    const sc = SCORE[g.result] || FORFEIT[g.result];
     if (!sc) { m.open += 1; continue; }
     const [sw, sb] = sc;
     if (wt === a) { m.pa += sw; m.pb += sb; } else { m.pa += sb; m.pb += sw; }
   }
+  if (!matches.size) return [];
   for (const m of matches.values()) {
     const ta = teams.get(m.a), tb = teams.get(m.b);
     ta.bp += m.pa;
     tb.bp += m.pb;
-    if (m.open) continue;
-    ta.played += 1;
-    tb.played += 1;
-    if (m.pa > m.pb) ta.mp += 2; else if (m.pb > m.pa) tb.mp += 2; else { ta.mp += 1; tb.mp += 1; }
+    let ma = null, mb = null;
+    if (!m.open) {
+      ma = m.pa > m.pb ? 2 : m.pa < m.pb ? 0 : 1;
+      mb = 2 - ma;
+      ta.mp += ma;
+      tb.mp += mb;
+      ta.played += 1;
+      tb.played += 1;
+    }
+    ta.rounds[m.round] = { opp: m.b, gp: m.pa, oppGp: m.pb, mp: ma };
+    tb.rounds[m.round] = { opp: m.a, gp: m.pb, oppGp: m.pa, mp: mb };
   }
   const list = [...teams.values()].sort((x, y) => y.mp - x.mp || y.bp - x.bp || x.name.localeCompare(y.name));
   list.forEach((t, i) => { t.rank = i + 1; });

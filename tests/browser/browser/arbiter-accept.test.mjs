@@ -7,7 +7,7 @@
 import { test, before, after } from 'node:test';
 import assert from 'node:assert/strict';
 import { FakeRelay, seedRound } from '../fake-relay.mjs';
-import { waitFor, fakeRelaySession, screenshot } from '../lib.mjs';
+import { waitFor, fakeRelaySession, screenshot, sentSoFar } from '../lib.mjs';
 
 let session, relay, page, pageErrors; // set by before()
 
@@ -46,7 +46,8 @@ test('a game under attention: the button, a confirmation, the op', async () => {
   await page.click('.act-accept-board button');
   await waitFor(() => asked);
   assert.match(asked, /Game 3/);
-  await page.waitForTimeout(200);
+  // The dismissed dialog ends the click's handler: anything it sent is ahead of a probe sent now.
+  await sentSoFar(page, relay);
   assert.equal(accepts().length, 0, 'cancelled: no accept-board sent');
 
   // Confirmed: the op for this game.

@@ -8,7 +8,7 @@
 import { test, before, after } from 'node:test';
 import assert from 'node:assert/strict';
 import { FakeRelay, seedRound, RUY } from '../fake-relay.mjs';
-import { screenshot, waitFor, waitForBoard, fakeRelaySession } from '../lib.mjs';
+import { screenshot, waitFor, waitForBoard, fakeRelaySession, sentSoFar } from '../lib.mjs';
 
 let session, relay, browser, page, pageErrors; // set by before()
 
@@ -101,14 +101,17 @@ test('a take-back asks first, is held with an undo, then goes out', async () => 
   await page.click('.arb-confirm-yes');
   await page.waitForSelector('.arb-pending[data-stage="held"] .arb-undo');
   await page.click('.arb-undo');
-  await page.waitForTimeout(2000);
-  assert.equal(actions('take-back').length, 0, 'an undone take-back never reaches the relay');
-  // Confirmed and left alone: it goes out when the undo time is over.
+  await page.waitForSelector('.arb-pending', { state: 'detached' });
+  assert.equal(actions('take-back').length, 0, 'undone before its time');
+  // Confirmed and left alone: it goes out when the undo time is over. The
+  // undone one was due before it: had it gone out, it would come first.
   await page.click('.act-takeback-here');
   await page.click('.arb-confirm-yes');
   await page.waitForSelector('.arb-pending[data-stage="held"]');
   assert.equal(actions('take-back').length, 0);
-  await waitFor(() => actions('take-back').length, 5000);
+  await page.waitForSelector('.arb-pending', { state: 'detached', timeout: 5000 });
+  await sentSoFar(page, relay);
+  assert.equal(actions('take-back').length, 1, 'only the confirmed take-back: the undone one never reached the relay');
   assert.equal(actions('take-back').pop().plies, 6, 'keeps the game up to 3... a6');
 });
 
@@ -167,7 +170,11 @@ test('alarms ring again until acknowledged, once sound is enabled', async () => 
   await page.evaluate(() => { window.__cr.arbiterPage.alarmEveryMs = 300; });
   relay.incident(3, { kind: 'flag-check', urgency: 'warning', color: 'w', text: 'White at 0:00 on the model: check the clock' });
   await page.waitForSelector('.arb-alert[data-kind="flag-check"]');
-  await page.waitForTimeout(800);
+  // With sound on, the first tick that sees the alert rings (nothing rang yet):
+  // wait for a tick after the alert was shown.
+  const shown = await page.evaluate(() => Date.now());
+  await waitFor(() => page.evaluate((t0) => window.__cr.arbiterPage.tickedAt > t0, shown));
+  assert.equal(await page.evaluate(() => window.__cr.arbiterPage.lastAlarm), 0, 'nothing rang before');
   assert.equal(await page.evaluate(() => window.__cr.arbiterPage.alarms), 0, 'silent until sound is enabled');
   await page.click('.arb-sound');
   await waitFor(() => page.evaluate(() => window.__cr.arbiterPage.sound === 'on'));
@@ -176,7 +183,12 @@ test('alarms ring again until acknowledged, once sound is enabled', async () => 
   await page.click('.arb-alert[data-kind="flag-check"] .arb-ack');
   await page.waitForSelector('.arb-alert[data-kind="flag-check"]', { state: 'detached' });
   const after = await page.evaluate(() => window.__cr.arbiterPage.alarms);
-  await page.waitForTimeout(1000);
+  // A tick at or past the time the alarm was due again, after the acknowledgement.
+  const acked = await page.evaluate(() => Date.now());
+  assert.ok(await waitFor(() => page.evaluate((t0) => {
+    const p = window.__cr.arbiterPage;
+    return p.tickedAt > t0 && p.tickedAt >= p.lastAlarm + p.alarmEveryMs;
+  }, acked)), 'the page ticks past the next alarm time');
   assert.equal(await page.evaluate(() => window.__cr.arbiterPage.alarms), after, 'quiet once acknowledged');
 });
 

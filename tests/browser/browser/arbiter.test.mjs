@@ -7,7 +7,7 @@
 import { test, before, after } from 'node:test';
 import assert from 'node:assert/strict';
 import { FakeRelay, seedRound } from '../fake-relay.mjs';
-import { screenshot, waitFor, fakeRelaySession } from '../lib.mjs';
+import { screenshot, waitFor, fakeRelaySession, sentSoFar, pageInLanguage } from '../lib.mjs';
 
 let session, relay, browser, page, pageErrors; // set by before()
 
@@ -35,8 +35,10 @@ test('without a token the arbiter page asks for one and never asks for the chann
   const before = relay.received.length;
   await viewer.goto(`${relay.url}/#/arbiter`);
   await viewer.waitForSelector('.arb-need-token');
-  await viewer.waitForTimeout(300);
-  const ops = relay.received.slice(before).map((m) => m.op);
+  // The page has rendered its answer; whatever it sent on the way is ahead of a probe sent now.
+  const upTo = await sentSoFar(viewer, relay);
+  const ops = relay.received.slice(before, upTo).map((m) => m.op);
+  assert.ok(ops.includes('hello'), `the probe came after the page's hello: ${ops}`);
   assert.ok(!ops.includes('arbiter'), `no arbiter op without a token: ${ops}`);
   // The channel itself refuses an untrusted client.
   const refused = await viewer.evaluate((url) => new Promise((ok) => {
@@ -147,4 +149,49 @@ test('the printable report opens with the token', async () => {
   assert.match(text, new RegExp(relay.fen(1).split(' ')[0].replace(/\//g, '\\/')));
   await popup.close();
   assert.deepEqual(pageErrors, []);
+});
+
+test('the arbiter page in Russian: from the browser\'s language (ru), overview and a game', async () => {
+  const { page: p, errors } = await pageInLanguage(browser.context, 'ru-RU');
+  try {
+    await p.goto(`${relay.url}/?token=${relay.token}#/arbiter`);
+    await p.waitForSelector('.arb-card[data-game="4"]');
+    assert.equal(await p.evaluate(() => document.documentElement.lang), 'ru');
+    assert.equal(await p.textContent('.arb-head .round-title'), 'Арбитр');
+    assert.equal(await p.textContent('.arb-sound'), 'Включить звук');
+    assert.match(await p.textContent('.arb-count'), /^досок: 5 · сигналов: \d+$/);
+    assert.equal(await p.textContent('.arb-alert-panel h2'), 'Сигналы');
+    assert.equal(await p.textContent('.arb-alert[data-kind="board-offline"] .arb-kind'), 'Доска не в сети');
+    assert.equal(await p.textContent('.arb-alert[data-kind="board-offline"] .arb-urg'), 'внимание');
+    const labels = await p.$$eval('.arb-card[data-game="1"] .arb-counter dt', (els) => els.map((e) => e.textContent));
+    assert.deepEqual(labels, ['Повторения', 'Счёт 50 ходов', 'Мёртвая позиция', 'Претензии по D1']);
+    assert.equal(await p.textContent('.arb-card[data-game="4"] .badge.offline'), 'нет связи');
+    assert.match(await p.title(), /Арбитр · chessrelay$/);
+    assert.equal(await p.textContent('.arb-link'), 'Арбитр');
+    assert.equal(await p.textContent('.signout'), 'Выйти');
+    await p.click('.arb-boards .arb-card[data-game="1"]');
+    await p.waitForSelector('.arb-game[data-game="1"] .arb-log');
+    assert.equal(await p.textContent('.arb-actions > h2'), 'Действия');
+    assert.equal(await p.textContent('.act-claim h3'), 'Претензия на ничью');
+    assert.equal(await p.textContent('.act-claim button[type="submit"]'), 'Принять претензию');
+    assert.deepEqual(await p.$$eval('.act-claim select[name="claimant"] option', (els) => els.map((e) => e.textContent)), ['Белые', 'Чёрные']);
+    // The longer Russian options stay inside the actions column.
+    const right = (sel) => p.$eval(sel, (e) => e.getBoundingClientRect().right);
+    assert.ok(await right('.act-claim select[name="basis"]') <= await right('.arb-actions'), 'the basis select sticks out of its column');
+    const heads = await p.$$eval('.arb-log thead th', (els) => els.map((e) => e.textContent));
+    assert.deepEqual(heads, ['#', 'время', 'после', 'вид', 'сторона', 'Белые', 'Чёрные', 'текст', 'принял']);
+    assert.equal(await p.textContent('.arb-log tbody tr[data-kind="two-minutes"] td:nth-child(4)'), 'Меньше двух минут');
+    // A result asks for its confirmation in Russian.
+    await p.selectOption('.act-result select[name="result"]', '0-1');
+    await p.click('.act-result button[type="submit"]');
+    await p.waitForSelector('.arb-pending[data-stage="confirm"]');
+    assert.match(await p.textContent('.arb-pending-text'), /^Записать результат 0-1 \(сейчас .+\)\?$/);
+    assert.equal(await p.textContent('.arb-confirm-no'), 'Отмена');
+    await p.click('.arb-confirm-no');
+    await p.waitForSelector('.arb-pending', { state: 'detached' });
+    await screenshot(p, 'arbiter-russian');
+    assert.deepEqual(errors, []);
+  } finally {
+    await p.close();
+  }
 });

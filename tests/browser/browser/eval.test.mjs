@@ -215,8 +215,9 @@ test('overlay round: a strip of the round\'s boards, limit and size from the URL
     relay.move(3, 'd4');
     assert.equal(await waitForBoard(ov, '.ov-card[data-game="3"]', relay.fen(3)), relay.fen(3).split(' ')[0]);
     await ov.goto(`${relay.url}/overlay/round/1?limit=2`);
-    await waitFor(async () => (await ov.$$('.ov-round .ov-card')).length === 2);
-    await ov.waitForTimeout(0);
+    // Every game of the round is in the overlay's store, then a frame is drawn: still two.
+    await ov.waitForFunction(() => window.__crOverlay && window.__crOverlay.store.roundGames('1').length === 4);
+    await ov.evaluate(() => new Promise((r) => requestAnimationFrame(() => requestAnimationFrame(r))));
     assert.equal((await ov.$$('.ov-round .ov-card')).length, 2);
   } finally {
     await ov.close();

@@ -103,8 +103,11 @@ test('game page: board, move list in order, clocks ticking for the side to move 
   assert.doesNotMatch(await page.getAttribute(bottomClock, 'class'), /running/);
   const b1 = parseClock(await page.textContent(topClock));
   const w1 = parseClock(await page.textContent(bottomClock));
-  await page.waitForTimeout(2200);
-  const b2 = parseClock(await page.textContent(topClock));
+  // Black's clock counts down a second; the same tick draws White's, which stands.
+  const b2 = await waitFor(async () => {
+    const b = parseClock(await page.textContent(topClock));
+    return b1 - b >= 1000 ? b : 0;
+  }, 5000);
   const w2 = parseClock(await page.textContent(bottomClock));
   assert.ok(b1 - b2 >= 1000 && b1 - b2 <= 4000, `black's clock ticks: ${b1} -> ${b2}`);
   assert.equal(w2, w1, "white's clock stands");
@@ -201,8 +204,13 @@ test('a dropped connection is survived: resume with since, no move twice, none s
   assert.ok(subs.every((m) => m.since === seqBefore), 'every subscription resumes, none asks for a snapshot');
   assert.deepEqual(await moveList(), relay.games.get(1).moves.map((m) => m.san));
   assert.equal(await waitForBoard(page, '.board-wrap', m2.fen), m2.fen.split(' ')[0]);
-  // Both subscriptions resume the same events: each applied once only.
-  await page.waitForTimeout(300);
+  // Both subscriptions resume the same events: each applied once only. An
+  // event sent after both resumed comes after every resent one: once it is
+  // applied, a move applied twice would show.
+  await waitFor(() => relay.received.slice(subsBefore).filter((m) => m.op === 'subscribe').length >= 2);
+  const probe = relay.status(1, true, false);
+  await waitFor(() => page.evaluate((s) => window.__cr.store.lastSeq >= s, probe.seq));
+  assert.equal(await page.evaluate(() => window.__cr.store.games.get(1).moves.length), relay.games.get(1).moves.length);
   assert.deepEqual(await moveList(), relay.games.get(1).moves.map((m) => m.san));
 });
 

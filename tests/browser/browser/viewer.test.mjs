@@ -7,8 +7,9 @@
 
 import { test, before, after } from 'node:test';
 import assert from 'node:assert/strict';
+import { readFileSync } from 'node:fs';
 import { FakeRelay, seedRound } from '../fake-relay.mjs';
-import { waitFor, fakeRelaySession, screenshot, axeViolations } from '../lib.mjs';
+import { waitFor, fakeRelaySession, screenshot, axeViolations, pageInLanguage, fitsWidth } from '../lib.mjs';
 
 const H = 3_600_000;
 
@@ -229,7 +230,7 @@ test('event: round tabs with status and start time, standings, crosstable, team 
   await page.waitForFunction(() => document.querySelector('.standings tr[data-player="Timer, Black"] .st-points')?.textContent === '1');
   // Phone: the tables scroll inside the page, not the page itself.
   await page.setViewportSize({ width: 390, height: 844 });
-  assert.equal(await page.evaluate(() => document.documentElement.scrollWidth <= innerWidth), true, 'page wider than the phone');
+  assert.equal(await fitsWidth(page), '', 'page wider than the phone');
   await screenshot(page, 'viewer-standings-phone');
   await page.setViewportSize({ width: 1280, height: 860 });
   assert.deepEqual(pageErrors, []);
@@ -264,6 +265,27 @@ test('event from the pairings file: round dates (TRF 132) and rounds before the 
     assert.equal(await p.$eval('.standings tr[data-player="Bye, Bob"] .st-points', (e) => e.textContent), '1½');
     assert.equal(await p.$eval('.crosstable tr[data-player="Bye, Bob"] td[data-round="4"]', (e) => e.textContent), '–1');
     assert.equal(await p.$eval('.crosstable tr[data-player="Bye, Bob"] td[data-round="7"]', (e) => e.textContent), '1b*');
+  } finally {
+    relay.pairingsJson = null;
+    await p.close();
+  }
+});
+
+test('team standings from the pairings file\'s teams (TRF 013): match and game points per round', async () => {
+  // The relay's /pairings.json for tests/data/pairings/team-match-r3.trf (test_pairings_json.c checks the bytes).
+  relay.pairingsJson = JSON.parse(readFileSync(new URL('../../data/pairings/team-match-r3.pairings.json', import.meta.url), 'utf8'));
+  const p = await browser.context.newPage();
+  try {
+    await p.goto(`${relay.url}/#/standings`);
+    await p.waitForSelector('.team-standings tr[data-team="Tromsø SK"]');
+    const row = (team) => p.$eval(`.team-standings tr[data-team="${team}"]`, (tr) => [tr.querySelector('.st-mp').textContent, tr.querySelector('.st-bp').textContent]);
+    assert.deepEqual(await row('Tromsø SK'), ['3', '2½']);
+    assert.deepEqual(await row('Bergen SK'), ['1', '1½']);
+    const cell = (team, r) => p.$eval(`.team-standings tr[data-team="${team}"] .tm-cell[data-round="${r}"]`, (td) => [td.textContent, td.dataset.mp || null, td.title]);
+    assert.deepEqual(await cell('Tromsø SK', 1), ['1½–½', '2', 'against Bergen SK']);
+    assert.deepEqual(await cell('Bergen SK', 2), ['1–1', '1', 'against Tromsø SK']);
+    assert.deepEqual(await cell('Bergen SK', 3), ['0–0*', null, 'against Tromsø SK']);
+    assert.equal(await p.$eval('.standings tr[data-player="Vik, Ola"] .st-team', (e) => e.textContent), 'Bergen SK');
   } finally {
     relay.pairingsJson = null;
     await p.close();
@@ -338,14 +360,8 @@ test('look: light and dark themes (system or chosen, kept), board colours, optio
 });
 
 test('Russian UI: from the browser\'s language, with a switch back to English (desktop and phone)', async () => {
-  const p = await browser.context.newPage();
-  const errors = [];
-  p.on('pageerror', (e) => errors.push(e.message));
+  const { page: p, errors } = await pageInLanguage(browser.context, 'ru-RU');
   try {
-    await p.addInitScript(() => {
-      Object.defineProperty(navigator, 'languages', { get: () => ['ru-RU', 'ru'] });
-      Object.defineProperty(navigator, 'language', { get: () => 'ru-RU' });
-    });
     await p.goto(`${relay.url}/#/round/1`);
     await p.waitForSelector('.card .cgbox piece');
     assert.equal(await p.evaluate(() => document.documentElement.lang), 'ru');
@@ -360,7 +376,7 @@ test('Russian UI: from the browser\'s language, with a switch back to English (d
     assert.match(await p.$eval('.board-wrap', (e) => e.getAttribute('aria-label')), /^Доска: /);
     // Phone: the longer Russian texts fit the width; the share buttons come after the moves.
     await p.setViewportSize({ width: 390, height: 844 });
-    assert.equal(await p.evaluate(() => document.documentElement.scrollWidth <= innerWidth), true, 'page wider than the phone');
+    assert.equal(await fitsWidth(p), '', 'page wider than the phone');
     const top = (sel) => p.$eval(sel, (e) => e.getBoundingClientRect().top);
     assert.ok(await top('.share') > await top('.moves'), 'share buttons above the moves on a phone');
     assert.equal(await p.$eval('.btn.live', (e) => e.getBoundingClientRect().height), 44, 'the live button wraps');

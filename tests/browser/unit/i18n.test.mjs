@@ -4,11 +4,12 @@ import { readFileSync } from 'node:fs';
 import { fileURLToPath } from 'node:url';
 import { t, setLang, pickLang, tableOf, LANGS } from '../../../web/src/i18n.js';
 import { TITLES } from '../../../web/src/feds.js';
+import { KIND_LABEL, BASIS_TEXT, ACTION_LABEL, kindLabel, basisText, actionLabel, actionMessage, counters } from '../../../web/src/arbiter.js';
 
 const SRC = fileURLToPath(new URL('../../../web/src/', import.meta.url));
-// The viewer pages' files and the arbiter page's translated so far
-// (arbiter-ui.js and arbiter.js are not yet).
-const FILES = ['main.js', 'overview.js', 'game.js', 'view.js', 'widgets.js', 'event.js', 'prefs.js', 'arbiter-board.js'];
+// The viewer pages' files and the arbiter page's.
+const FILES = ['main.js', 'overview.js', 'game.js', 'view.js', 'widgets.js', 'event.js', 'prefs.js',
+  'arbiter-board.js', 'arbiter-ui.js', 'arbiter.js'];
 
 test('the language: a stored choice, else the browser\'s first known one, else English', () => {
   assert.equal(pickLang(null, ['ru-RU', 'en']), 'ru');
@@ -31,19 +32,43 @@ test('t(): the key in English, the table\'s text in Russian, {names} filled', ()
   setLang('en');
 });
 
-test('every viewer string has its Russian text, with the same {names}', () => {
-  const keys = new Set(['{n} boards', '1 board', ...Object.values(TITLES)]); // passed through variables
+test('every viewer and arbiter string has its Russian text, with the same {names}', () => {
+  // Texts passed through variables or tables.
+  const keys = new Set(['{n} boards', '1 board', ...Object.values(TITLES),
+    ...Object.values(KIND_LABEL), ...Object.values(BASIS_TEXT), ...Object.values(ACTION_LABEL)]);
   for (const f of FILES) {
     const src = readFileSync(SRC + f, 'utf8');
     for (const m of src.matchAll(/\bt\(\s*'((?:[^'\\]|\\.)*)'/g)) keys.add(m[1].replace(/\\'/g, "'"));
   }
-  assert.ok(keys.size > 100, `only ${keys.size} strings found`);
-  // The arbiter's board panel goes through t() (a file of plain literals would pass the check below).
-  const board = readFileSync(SRC + 'arbiter-board.js', 'utf8');
-  assert.ok([...board.matchAll(/\bt\(\s*'/g)].length >= 25, 'arbiter-board.js: its strings are not translated');
+  assert.ok(keys.size > 300, `only ${keys.size} strings found`);
+  // The arbiter's files go through t() (a file of plain literals would pass the check below).
+  for (const [f, least] of [['arbiter-board.js', 25], ['arbiter-ui.js', 100], ['arbiter.js', 25]]) {
+    const src = readFileSync(SRC + f, 'utf8');
+    assert.ok([...src.matchAll(/\bt\(\s*'/g)].length >= least, `${f}: its strings are not translated`);
+  }
   const ru = tableOf('ru');
   const names = (s) => [...s.matchAll(/\{(\w+)\}/g)].map((m) => m[1]).sort().join(',');
   const missing = [...keys].filter((k) => !ru[k]);
   assert.deepEqual(missing, []);
   for (const k of keys) assert.equal(names(ru[k]), names(k), `placeholders of "${k}"`);
+});
+
+test('the arbiter\'s tables, validation messages and counters follow the language', () => {
+  setLang('ru');
+  try {
+    assert.equal(kindLabel('flag'), 'Флажок упал');
+    assert.equal(kindLabel('not-a-kind'), 'not-a-kind');
+    assert.equal(basisText('threefold'), 'троекратное повторение позиции (9.2)');
+    assert.equal(actionLabel('take-back'), 'Возврат ходов');
+    assert.throws(() => actionMessage('claim', 3, { claimant: 'x', basis: 'a' }), /^Error: заявитель: белые или чёрные$/);
+    const c = Object.fromEntries(counters({ repetitions: 2, halfmove: 10, claim_window: true, under_two_minutes: { w: true } }).map((x) => [x.key, x]));
+    assert.equal(c.repetitions.label, 'Повторения');
+    assert.equal(c.claim.value, 'открыто (Белые)');
+    setLang('en');
+    assert.equal(kindLabel('flag'), 'Flag fall');
+    assert.equal(c.repetitions.label, 'Повторения', 'made in Russian, kept');
+    assert.equal(counters({}).find((x) => x.key === 'dead').label, 'Dead position');
+  } finally {
+    setLang('en');
+  }
 });

@@ -38,6 +38,45 @@ test('team standings: match points when every game of the match is over, board p
   assert.deepEqual(computeTeamStandings([G('1', 'A', 'B', '1-0')]), []);
 });
 
+// /pairings.json for tests/data/pairings/team-match-r3.trf (test_pairings_json.c
+// checks the bytes): two teams of two (TRF 013); round 1 won 1½-½ by Tromsø,
+// round 2 drawn 1-1, round 3 paired and not played.
+const TEAMS = JSON.parse(readFileSync(new URL('../../data/pairings/team-match-r3.pairings.json', import.meta.url), 'utf8'));
+
+test('team standings from the pairings file\'s teams (TRF 013): match and game points per round', () => {
+  const teams = computeTeamStandings([], TEAMS);
+  assert.deepEqual(teams.map((x) => [x.rank, x.name, x.mp, x.bp, x.played]), [[1, 'Tromsø SK', 3, 2.5, 2], [2, 'Bergen SK', 1, 1.5, 2]]);
+  const [tromso, bergen] = teams;
+  assert.deepEqual(tromso.rounds['1'], { opp: 'Bergen SK', gp: 1.5, oppGp: 0.5, mp: 2 });
+  assert.deepEqual(bergen.rounds['1'], { opp: 'Tromsø SK', gp: 0.5, oppGp: 1.5, mp: 0 });
+  assert.deepEqual(tromso.rounds['2'], { opp: 'Bergen SK', gp: 1, oppGp: 1, mp: 1 });
+  assert.deepEqual(tromso.rounds['3'], { opp: 'Bergen SK', gp: 0, oppGp: 0, mp: null }, 'paired, not played');
+  // Round 3 live: one game over, the match is open (its game point counts already) ...
+  const live = [G('3', 'Hansen, Are', 'Vik, Ola', '0-1'), G('3', 'Berg, Nils', 'Strand, Ingrid', '*')];
+  let t3 = computeTeamStandings(live, TEAMS);
+  assert.deepEqual(t3.map((x) => [x.name, x.mp, x.bp, x.played]), [['Tromsø SK', 3, 2.5, 2], ['Bergen SK', 1, 2.5, 2]]);
+  assert.deepEqual(t3[1].rounds['3'], { opp: 'Tromsø SK', gp: 1, oppGp: 0, mp: null });
+  // ... then over: drawn 1-1, one match point each.
+  live[1] = G('3', 'Berg, Nils', 'Strand, Ingrid', '0-1');
+  t3 = computeTeamStandings(live, TEAMS);
+  assert.deepEqual(t3.map((x) => [x.name, x.mp, x.bp, x.played]), [['Tromsø SK', 4, 3.5, 3], ['Bergen SK', 2, 2.5, 3]]);
+  assert.deepEqual(t3[0].rounds['3'], { opp: 'Bergen SK', gp: 1, oppGp: 1, mp: 1 });
+  // The players carry their team into the individual standings.
+  const { players } = computeStandings([], TEAMS);
+  assert.equal(players.find((p) => p.name === 'Vik, Ola').team, 'Bergen SK');
+  // A file without teams: no team standings.
+  assert.deepEqual(computeTeamStandings([], OSLO), []);
+});
+
+test('team standings: a forfeit scores its game point; a match lost 0-2 is 0 match points', () => {
+  const T = (r, w, b, res, wt, bt) => G(r, w, b, res, { whiteTeam: wt, blackTeam: bt });
+  const teams = computeTeamStandings([
+    T('1', 'A', 'C', '+--', 'North', 'South'), T('1', 'D', 'B', '0-1', 'South', 'North'),
+  ]);
+  assert.deepEqual(teams.map((x) => [x.name, x.mp, x.bp]), [['North', 2, 2], ['South', 0, 0]]);
+  assert.deepEqual(teams[1].rounds['1'], { opp: 'North', gp: 0, oppGp: 2, mp: 0 });
+});
+
 test('round status and points text', () => {
   assert.equal(roundStatus([]), 'upcoming');
   assert.equal(roundStatus([{ result: '*', started: false }]), 'upcoming');
