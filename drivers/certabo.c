@@ -127,6 +127,41 @@ int cr_certabo_calibration_read(FILE *f, cr_certabo_calibration *cal, cr_error *
     return 0;
 }
 
+int cr_certabo_calibration_path(char *out, size_t size, const char *dir, const char *id)
+{
+    int n = snprintf(out, size, "%s/certabo/%s.cal", dir, id);
+    return n < 0 || (size_t)n >= size ? CR_ENOSPC : 0;
+}
+
+int cr_certabo_calibration_load(const char *path, cr_certabo_calibration *cal, cr_error *err)
+{
+    FILE *f = fopen(path, "r");
+    if (!f) {
+        return cr_error_set(err, CR_EIO, 0, 0, "%s: cannot open", path);
+    }
+    int rc = cr_certabo_calibration_read(f, cal, err);
+    fclose(f);
+    return rc;
+}
+
+const void *cr_certabo_params_from_dir(void *data, cr_board_kind kind, const char *id)
+{
+    cr_certabo_params_dir *d = data;
+    if (!d || kind != CR_BOARD_CERTABO) {
+        return NULL;
+    }
+    char path[4096];
+    cr_error err;
+    if (d->dir && cr_certabo_calibration_path(path, sizeof path, d->dir, id) == 0 &&
+        cr_certabo_calibration_load(path, &d->cal, &err) == 0) {
+        return &d->cal;
+    }
+    if (d->file && cr_certabo_calibration_load(d->file, &d->cal, &err) == 0) {
+        return &d->cal;
+    }
+    return NULL;
+}
+
 int cr_certabo_parse_line(const char *line, size_t len, cr_certabo_rfid squares[64], bool *occupancy)
 {
     if (len < 2 || line[0] != ':') {

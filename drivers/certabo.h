@@ -56,6 +56,22 @@ int cr_certabo_calibration_write(FILE *f, const cr_certabo_calibration *cal);
 /* Returns 0, or CR_EPROTO / CR_EIO with err filled. */
 int cr_certabo_calibration_read(FILE *f, cr_certabo_calibration *cal, cr_error *err);
 
+/* Where a board's table lives: DIR/certabo/ID.cal (ID: the board id, for a
+ * serial port its device name). Returns 0 or CR_ENOSPC. */
+int cr_certabo_calibration_path(char *out, size_t size, const char *dir, const char *id);
+/* Reads a table file. Returns 0, CR_EIO (no such file; err filled) or CR_EPROTO. */
+int cr_certabo_calibration_load(const char *path, cr_certabo_calibration *cal, cr_error *err);
+
+/* For cr_dgt_link_config.codec_params: data is a cr_certabo_params_dir; a
+ * Certabo board gets the table of its id from the folder if there is one,
+ * or the one given by file, else none (occupancy only). */
+typedef struct cr_certabo_params_dir {
+    const char *dir;        /* a state folder, or NULL */
+    const char *file;       /* one table for every board, or NULL */
+    cr_certabo_calibration cal; /* scratch */
+} cr_certabo_params_dir;
+const void *cr_certabo_params_from_dir(void *data, cr_board_kind kind, const char *id);
+
 /* One line, without CRLF: 1 with squares filled (64 RFIDs, or occupancy
  * as RFID {1,0,0,0,0} per occupied square with *occupancy set), 0 for a bad
  * line. */

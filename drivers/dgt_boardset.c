@@ -83,7 +83,11 @@ static int add_link(cr_dgt_boardset *s, cr_dgt_transport *tr, cr_error *err)
     cr_dgt_link_callbacks cbs = {.event = on_event, .state = on_state, .data = s};
     char name[sizeof tr->name];
     snprintf(name, sizeof name, "%s", tr->name);
-    cr_dgt_link *l = cr_dgt_link_new(s->base, tr, &s->cfg.link, &cbs);
+    cr_dgt_link_config lc = s->cfg.link;
+    if (!tr->settings) {
+        lc.kind = CR_BOARD_DGT; /* the USB transport speaks to DGT boards only (dgt_usb.h) */
+    }
+    cr_dgt_link *l = cr_dgt_link_new(s->base, tr, &lc, &cbs);
     if (!l) {
         return cr_error_set(err, CR_ENOMEM, 0, 0, "%s: out of memory", name);
     }

@@ -4,7 +4,8 @@
  * its boards in one of these: serial devices added by path (dgt_serial.h),
  * USB boards found by a scan and, if asked, those plugged in later
  * (dgt_usb.h, hotplug or a rescan), each as a cr_dgt_link (dgt_link.h)
- * started at once with the set's link configuration. A USB board already
+ * started at once with the set's link configuration (its kind of board,
+ * board.h, applies to serial ports; USB links are DGT boards). A USB board already
  * linked is not added twice; one unplugged is left to its link, which
  * reopens it when it is back. Every link's events and state changes go to
  * the set's callbacks.
