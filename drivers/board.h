@@ -26,9 +26,10 @@
 
 #include "cr/board.h"
 #include "cr/common.h"
+#include "cr/occupancy.h"
 
-/* A square that holds a piece of unknown identity (type 7 is no piece type). */
-#define CR_BOARD_OCCUPIED 7
+/* A square that holds a piece of unknown identity (cr/occupancy.h). */
+#define CR_BOARD_OCCUPIED CR_OCCUPIED
 
 typedef enum cr_board_kind {
     CR_BOARD_AUTO = 0, /* not known yet: probe for it */
