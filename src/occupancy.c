@@ -281,6 +281,7 @@ int cr_occ_namer_name(cr_occ_namer *n, int64_t t, const uint8_t in[CR_SQ_NB], ui
      * earlier position (take-back); an earlier position and a move; two
      * moves (a snapshot missed). */
     cands c;
+    bool arrival = (w.occ & ~n->hist[top].occupied) != 0;
     for (int tier = 0; tier < 4; tier++) {
         memset(&c, 0, sizeof c);
         if (tier == 0) {
@@ -305,15 +306,17 @@ int cr_occ_namer_name(cr_occ_namer *n, int64_t t, const uint8_t in[CR_SQ_NB], ui
                 }
                 int to = cr_move_to(m);
                 if (cr_move_kind(m) != CR_MOVE_CASTLE && n->hist[top].board[to] != CR_NO_PIECE &&
-                    !(n->vacated >> to & 1)) {
+                    !(n->vacated >> to & 1) && !arrival) {
                     continue; /* a capture whose victim was not seen lifted */
                 }
                 cr_occ_namer tmp = *n;
                 cr_position p = n->hist[top];
                 cr_position_do_move(&p, m);
                 adopt(&tmp, &p, top);
-                /* the second move may take what the first set down unseen */
-                tmp.vacated = n->vacated | ~n->hist[top].occupied;
+                /* the second move may take what the first set down unseen;
+                 * with a piece set down somewhere new, any capture (two lifts
+                 * alone never set a piece down: no false fit from them) */
+                tmp.vacated = arrival ? ~0ull : n->vacated | ~n->hist[top].occupied;
                 cands c2;
                 memset(&c2, 0, sizeof c2);
                 one_move(&tmp, tmp.nhist - 1, &w, &c2, false);
@@ -358,6 +361,44 @@ int cr_occ_namer_name(cr_occ_namer *n, int64_t t, const uint8_t in[CR_SQ_NB], ui
             return 1;
         }
         break; /* several fit: not named yet */
+    }
+    /* One move made and a piece (or two) lifted after it: the move counts
+     * when it is the only one that set down what arrived. */
+    {
+        const cr_position *base = &n->hist[top];
+        cr_bb arrived = w.occ & ~base->occupied;
+        cr_movelist ml;
+        cr_generate_legal(base, &ml);
+        cr_position found;
+        int nfound = 0;
+        for (int i = 0; arrived && i < ml.count && nfound < 2; i++) {
+            cr_move m = ml.moves[i];
+            int to = cr_move_to(m);
+            bool cap = cr_move_kind(m) != CR_MOVE_CASTLE && base->board[to] != CR_NO_PIECE;
+            if ((cr_move_kind(m) == CR_MOVE_PROMOTION && cr_move_promo(m) != CR_QUEEN) ||
+                (cap && !(n->vacated >> to & 1))) {
+                continue;
+            }
+            cr_position p = *base;
+            cr_position_do_move(&p, m);
+            cr_bb lifted = p.occupied & ~w.occ;
+            if ((w.occ & ~p.occupied) || __builtin_popcountll(lifted) > 2) {
+                continue;
+            }
+            bool named_ok = true;
+            for (cr_bb b = w.named & p.occupied; b; b &= b - 1) {
+                int sq = __builtin_ctzll(b);
+                named_ok = named_ok && p.board[sq] == in[sq];
+            }
+            if (named_ok && (nfound == 0 || memcmp(found.board, p.board, CR_SQ_NB) != 0)) {
+                found = p;
+                nfound++;
+            }
+        }
+        if (nfound == 1) {
+            adopt(n, &found, top);
+            top = n->nhist - 1;
+        }
     }
     n->vacated |= n->hist[top].occupied & ~w.occ;
     if (!was_held || w.occ != n->held_occ) {
