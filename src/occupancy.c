@@ -17,6 +17,9 @@ struct cr_occ_namer {
     bool held;
     cr_bb held_occ;
     int64_t held_t;
+    /* 1: the board stands the right way round; -1: turned 180 degrees (the
+     * namer works on the turned squares); 0: not known since the start. */
+    int orient;
 };
 
 bool cr_occ_has_unknown(const uint8_t squares[CR_SQ_NB])
@@ -45,6 +48,15 @@ void cr_occ_namer_set(cr_occ_namer *n, const cr_position *pos)
     n->nhist = 1;
     n->synced = true;
     n->vacated = 0;
+    n->held = false;
+    n->orient = 1;
+}
+
+static void turn(const uint8_t in[CR_SQ_NB], uint8_t out[CR_SQ_NB])
+{
+    for (int s = 0; s < CR_SQ_NB; s++) {
+        out[s] = in[s ^ 63];
+    }
 }
 
 const cr_position *cr_occ_namer_position(const cr_occ_namer *n)
@@ -228,7 +240,7 @@ static cr_bb occupancy_of(const uint8_t in[CR_SQ_NB])
     return occ;
 }
 
-bool cr_occ_namer_settle(cr_occ_namer *n, int64_t t, const uint8_t in[CR_SQ_NB],
+static bool settle_frame(cr_occ_namer *n, int64_t t, const uint8_t in[CR_SQ_NB],
                          uint8_t out[CR_SQ_NB])
 {
     if (!n->synced || !n->held || occupancy_of(in) == n->held_occ || t - n->held_t < CR_OCC_HOLD_MS) {
@@ -242,7 +254,7 @@ bool cr_occ_namer_settle(cr_occ_namer *n, int64_t t, const uint8_t in[CR_SQ_NB],
     return true;
 }
 
-int cr_occ_namer_name(cr_occ_namer *n, int64_t t, const uint8_t in[CR_SQ_NB], uint8_t out[CR_SQ_NB])
+static int name_frame(cr_occ_namer *n, int64_t t, const uint8_t in[CR_SQ_NB], uint8_t out[CR_SQ_NB])
 {
     want w = {0, 0, in};
     for (int s = 0; s < CR_SQ_NB; s++) {
@@ -258,12 +270,11 @@ int cr_occ_namer_name(cr_occ_namer *n, int64_t t, const uint8_t in[CR_SQ_NB], ui
         cr_position_init_start(&start);
         if (fits(&start, &w)) {
             cr_occ_namer_set(n, &start);
+            n->orient = 0; /* the start's occupancy looks the same both ways */
             memcpy(out, start.board, CR_SQ_NB);
             return 1;
         }
     }
-    uint8_t ignored[CR_SQ_NB];
-    (void)cr_occ_namer_settle(n, t, in, ignored); /* if the caller did not */
     bool was_held = n->held;
     n->held = false;
     if (!n->synced) {
@@ -408,4 +419,50 @@ int cr_occ_namer_name(cr_occ_namer *n, int64_t t, const uint8_t in[CR_SQ_NB], ui
     n->held_occ = w.occ;
     picture(n, &w, out);
     return 0;
+}
+
+int cr_occ_namer_name(cr_occ_namer *n, int64_t t, const uint8_t in[CR_SQ_NB], uint8_t out[CR_SQ_NB])
+{
+    uint8_t ignored[CR_SQ_NB];
+    (void)cr_occ_namer_settle(n, t, in, ignored); /* if the caller did not */
+    if (n->orient >= 0) {
+        return name_frame(n, t, in, out);
+    }
+    uint8_t g[CR_SQ_NB], o[CR_SQ_NB];
+    turn(in, g);
+    int rc = name_frame(n, t, g, o);
+    turn(o, out);
+    return rc;
+}
+
+bool cr_occ_namer_settle(cr_occ_namer *n, int64_t t, const uint8_t in[CR_SQ_NB],
+                         uint8_t out[CR_SQ_NB])
+{
+    if (n->synced && n->orient == 0 && occupancy_of(in) != START_OCC) {
+        /* The first move after a start tells which way the board stands:
+         * White's first move is legal one way round only. */
+        cr_occ_namer a = *n, b = *n;
+        uint8_t tmp[CR_SQ_NB];
+        a.orient = 1;
+        b.orient = -1;
+        int ra = cr_occ_namer_name(&a, t, in, tmp);
+        int rb = cr_occ_namer_name(&b, t, in, tmp);
+        if (ra == 1 && rb != 1) {
+            n->orient = 1;
+        } else if (rb == 1 && ra != 1) {
+            n->orient = -1;
+            turn(n->hist[n->nhist - 1].board, out); /* the start, as the board shows it */
+            return true;
+        }
+    }
+    if (n->orient >= 0) {
+        return settle_frame(n, t, in, out);
+    }
+    uint8_t g[CR_SQ_NB], o[CR_SQ_NB];
+    turn(in, g);
+    if (!settle_frame(n, t, g, o)) {
+        return false;
+    }
+    turn(o, out);
+    return true;
 }

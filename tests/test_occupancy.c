@@ -172,6 +172,38 @@ static void test_castling_promotion_and_fen(void **state)
     cr_occ_namer_free(n);
 }
 
+/* A board turned round: White's first move shows on ranks 7 and 5 of the
+ * board; the start is given again turned, then the moves as the board shows
+ * them. */
+static void test_turned_board(void **state)
+{
+    (void)state;
+    cr_occ_namer *n = cr_occ_namer_new();
+    assert_int_equal(name(n, 0, START, START), 1);
+    uint8_t in[CR_SQ_NB], out[CR_SQ_NB];
+    /* 1. e4 on a turned board: the pawn on board d7 goes to board d5 */
+    occ_of("rnbqkbnr/ppp1pppp/8/3p4/8/8/PPPPPPPP/RNBQKBNR", in);
+    assert_true(cr_occ_namer_settle(n, 10, in, out));
+    char got[CR_FEN_MAX];
+    assert_true(cr_placement_write(out, got, sizeof got) > 0);
+    assert_string_equal(got, "RNBKQBNR/PPPPPPPP/8/8/8/8/pppppppp/rnbkqbnr");
+    assert_int_equal(cr_occ_namer_name(n, 10, in, out), 1);
+    assert_true(cr_placement_write(out, got, sizeof got) > 0);
+    assert_string_equal(got, "RNBKQBNR/PPP1PPPP/8/3P4/8/8/pppppppp/rnbkqbnr");
+    assert_int_equal(cr_occ_namer_position(n)->side, CR_BLACK);
+    /* 1... e5: board d2 to d4 */
+    assert_int_equal(name(n, 20, "rnbqkbnr/ppp1pppp/8/3p4/3p4/8/ppp1pppp/rnbqkbnr",
+                          "RNBKQBNR/PPP1PPPP/8/3P4/3p4/8/ppp1pppp/rnbkqbnr"), 1);
+    cr_occ_namer_free(n);
+    /* the right way round: nothing extra to feed */
+    n = cr_occ_namer_new();
+    assert_int_equal(name(n, 0, START, START), 1);
+    occ_of("rnbqkbnr/pppppppp/8/8/4P3/8/PPPP1PPP/RNBQKBNR", in);
+    assert_false(cr_occ_namer_settle(n, 10, in, out));
+    assert_int_equal(cr_occ_namer_name(n, 10, in, out), 1);
+    cr_occ_namer_free(n);
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
@@ -180,6 +212,7 @@ int main(void)
         cmocka_unit_test(test_capture_needs_the_victim_seen),
         cmocka_unit_test(test_swap_capture_settles),
         cmocka_unit_test(test_castling_promotion_and_fen),
+        cmocka_unit_test(test_turned_board),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }

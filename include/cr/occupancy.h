@@ -18,8 +18,10 @@
  *   it had one capture only, that capture was played;
  * - a promotion: a queen (an under-promotion looks the same and is named a
  *   queen);
- * - orientation: the start position's occupancy is symmetric, so the board
- *   is taken to stand the right way round (White on ranks 1 and 2).
+ * - orientation: the start position's occupancy is the same both ways
+ *   round; White's first move is legal one way only, and decides (a board
+ *   turned 180 degrees is then named turned, and its start position is
+ *   given again, turned, so that the inference sees the board's way).
  * When several positions still fit, or none does (a piece in the air), the
  * snapshot is named from the last position with the squares that emptied
  * cleared, one piece that moved to one new square carried there, and other
@@ -61,7 +63,9 @@ CR_EXTERN int cr_occ_namer_name(cr_occ_namer *n, int64_t t, const uint8_t in[CR_
 
 /* Before naming a snapshot seen at t: when the board had stood as above (a
  * capture with its victim swapped), adopts that capture and gives the
- * position it reached, to be fed before the snapshot (true). False: none. */
+ * position it reached; when the snapshot shows White's first move on a
+ * board turned round, gives the start position turned. Either is to be fed
+ * before the snapshot (true). False: nothing to feed. */
 CR_EXTERN bool cr_occ_namer_settle(cr_occ_namer *n, int64_t t, const uint8_t in[CR_SQ_NB],
                                    uint8_t out[CR_SQ_NB]);
 
