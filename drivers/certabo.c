@@ -560,7 +560,6 @@ struct cr_certabo_emu {
     cr_certabo_rfid squares[64];
     uint8_t *out;
     size_t out_len;
-    size_t led_bytes;
 };
 
 cr_certabo_emu *cr_certabo_emu_new(bool occupancy, int period_ms)
@@ -594,10 +593,10 @@ void cr_certabo_emu_input(cr_certabo_emu *e, const uint8_t *bytes, size_t len)
     if (e->muted) {
         return;
     }
-    e->led_bytes += len;
-    if (e->led_bytes >= 8) {
+    /* An LED command is 8 bytes written at once; the probes of the other
+     * kinds of board (a few bytes each, a second apart) are none. */
+    if (len >= 8) {
         e->host_ready = true;
-        e->led_bytes %= 8;
     }
 }
 
@@ -640,7 +639,6 @@ void cr_certabo_emu_power_up(cr_certabo_emu *e)
 {
     e->out_len = 0;
     e->host_ready = false;
-    e->led_bytes = 0;
 }
 
 size_t cr_certabo_emu_take_output(cr_certabo_emu *e, uint8_t *out, size_t max)

@@ -111,7 +111,8 @@ typedef struct cr_certabo_emu cr_certabo_emu;
 /* occupancy: the board sends 8 numbers. period_ms: a line this often. */
 cr_certabo_emu *cr_certabo_emu_new(bool occupancy, int period_ms);
 void cr_certabo_emu_free(cr_certabo_emu *e);
-/* Host bytes: LED commands (8 bytes); the first one marks the host ready. */
+/* Host bytes: LED commands (8 bytes, written at once); the first one marks
+ * the host ready. */
 void cr_certabo_emu_input(cr_certabo_emu *e, const uint8_t *bytes, size_t len);
 void cr_certabo_emu_set_squares(cr_certabo_emu *e, const uint8_t squares[64]);
 /* Real time passes: a line every period (unless muted). */

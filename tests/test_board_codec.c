@@ -400,6 +400,10 @@ static void test_certabo_emulator(void **state)
     assert_int_equal(read_all(&c, out, n, got, 4), 1);
     assert_memory_equal(got[0], sq, 64);
     assert_false(cr_certabo_emu_host_ready(e));
+    /* other kinds' probes are no LED command */
+    cr_certabo_emu_input(e, (const uint8_t *)"\x40\x45\x4d", 3);
+    cr_certabo_emu_input(e, (const uint8_t *)"\xd6\xb5\xb6\xd3\xb5\x33", 6);
+    assert_false(cr_certabo_emu_host_ready(e));
     uint8_t leds[8];
     assert_int_equal(c.ops->encode_start(leds, sizeof leds), 8);
     cr_certabo_emu_input(e, leds, 8);
