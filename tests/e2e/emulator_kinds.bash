@@ -7,7 +7,9 @@
 # games of the .expected file; a few feeds also with faults injected (stray
 # bytes, dropped bytes -> frames dropped and resynchronised, unplug/replug).
 # Certabo boards are read with the table of RFIDs their emulator writes
-# (--calibration-out) into the recorder's state folder (certabo/ID.cal).
+# (--calibration-out) into the recorder's state folder (certabo/ID.cal);
+# also with the table `chessrelay calibrate` learns, without any table, and
+# as occupancy-only boards (--occupancy), whose '?' squares replay names.
 #   $1 = path of the chessrelay binary; env CR_SOURCE_DIR.
 #   E2E_FEEDS="p03 p13" limits the feeds, E2E_SPEED changes the speed,
 #   E2E_KEEP=1 keeps the files.
@@ -42,6 +44,7 @@ run_one() {
   # The board's id is its device's name: the table goes where the recorder looks.
   [ "$kind" = certabo ] && [ -z "${NO_CAL_OUT:-}" ] &&
     extra+=(--calibration-out "$w/state/certabo/$name.dev.cal")
+  [ -n "${OCCUPANCY:-}" ] && extra+=(--occupancy)
   "$BIN" emulate "$FEEDS/$feed.feed" --pty --kind "$kind" --link "$dev" --speed "$SPEED" \
     --max-gap 1000 "${extra[@]}" >"$w/$name.emu" 2>"$w/$name.emu.err" &
   local emu=$!
@@ -81,6 +84,23 @@ check_kind() {
 }
 
 want() { [ -z "${E2E_FEEDS:-}" ] || [[ " $E2E_FEEDS " == *" $1 "* ]]; }
+
+# Without a table (uncalibrated) and on an occupancy-only board the
+# recording holds '?' squares, which replay names from the start position
+# and the legal moves (cr/occupancy.h); p13 stands turned round.
+occupancy_round() {
+  local n
+  for n in p03 p13; do
+    want "$n" && { NO_CAL_OUT=1 run_one certabo "uncalibrated_$n" "$n" "" 0 &&
+      { grep -q ' pos .*?' "$tmp/certabo/uncalibrated_$n.feed" || bad "uncalibrated_$n" "no '?' squares recorded"; }; } &
+  done
+  wait
+  for n in p01 p09; do
+    want "$n" && { OCCUPANCY=1 NO_CAL_OUT=1 run_one certabo "occupancy_$n" "$n" "" 0 &&
+      { grep -q ' pos .*?' "$tmp/certabo/occupancy_$n.feed" || bad "occupancy_$n" "no '?' squares recorded"; }; } &
+  done
+  wait
+}
 
 # `chessrelay calibrate` learns the table from the emulated board showing the
 # start position with spare queens on d3 and d6; p03 recorded with that
@@ -137,6 +157,7 @@ run_kind() {
   want p13 && run_one "$kind" faults_p13 p13 garbage,drop,disconnect 4 &
   wait
   [ "$kind" = certabo ] && want p03 && { calibrate_round || fail=1; }
+  [ "$kind" = certabo ] && occupancy_round
   if [ -d "$tmp/$kind/out" ]; then
     check_kind "$kind" || fail=1
   else
