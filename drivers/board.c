@@ -86,6 +86,43 @@ const cr_board_usb_id *cr_board_usb_find(uint16_t vid, uint16_t pid)
     return NULL;
 }
 
+int cr_board_outq_init(cr_board_outq *q, size_t cap)
+{
+    q->buf = malloc(cap);
+    q->len = 0;
+    q->cap = q->buf ? cap : 0;
+    return q->buf ? 0 : CR_ENOMEM;
+}
+
+void cr_board_outq_free(cr_board_outq *q)
+{
+    free(q->buf);
+    q->buf = NULL;
+    q->len = q->cap = 0;
+}
+
+uint8_t *cr_board_outq_tail(cr_board_outq *q, size_t *room)
+{
+    *room = q->cap - q->len;
+    return q->buf + q->len;
+}
+
+void cr_board_outq_commit(cr_board_outq *q, size_t n)
+{
+    q->len += n <= q->cap - q->len ? n : q->cap - q->len;
+}
+
+size_t cr_board_outq_take(cr_board_outq *q, uint8_t *out, size_t max)
+{
+    size_t n = q->len < max ? q->len : max;
+    if (n) {
+        memcpy(out, q->buf, n);
+        memmove(q->buf, q->buf + n, q->len - n);
+        q->len -= n;
+    }
+    return n;
+}
+
 /*----- DGT as a codec -----*/
 
 #define DGT_QUEUE 64

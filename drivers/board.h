@@ -123,6 +123,20 @@ typedef struct cr_board_usb_id {
 const cr_board_usb_id *cr_board_usb_ids(void);
 const cr_board_usb_id *cr_board_usb_find(uint16_t vid, uint16_t pid);
 
+/* Bytes an emulator (board_emu.h) has to send: a bounded FIFO. Encoders
+ * write at the tail (cr_board_outq_tail gives the room) and commit. */
+typedef struct cr_board_outq {
+    uint8_t *buf;
+    size_t len, cap;
+} cr_board_outq;
+
+int cr_board_outq_init(cr_board_outq *q, size_t cap); /* 0 or CR_ENOMEM */
+void cr_board_outq_free(cr_board_outq *q);
+uint8_t *cr_board_outq_tail(cr_board_outq *q, size_t *room);
+void cr_board_outq_commit(cr_board_outq *q, size_t n);
+/* Moves up to max bytes from the head to out; returns how many. */
+size_t cr_board_outq_take(cr_board_outq *q, uint8_t *out, size_t max);
+
 /* The FEN-like letter of a snapshot square ('?' for CR_BOARD_OCCUPIED,
  * '.' for empty) and the inverse (-1 for a bad letter). */
 char cr_board_square_char(int piece);

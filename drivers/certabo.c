@@ -216,44 +216,16 @@ int cr_certabo_parse_line(const char *line, size_t len, cr_certabo_rfid squares[
     return 0;
 }
 
-int cr_certabo_format_line(char *out, size_t size, const cr_certabo_rfid squares[64])
+/* ':' n n n ... CRLF (the NUL after it written too, not counted). */
+static int format_numbers(char *out, size_t size, const unsigned *v, size_t n)
 {
     size_t o = 0;
     if (size < 1) {
         return CR_ENOSPC;
     }
     out[o++] = ':';
-    for (int k = 0; k < 64; k++) {
-        for (int j = 0; j < 5; j++) {
-            int w = snprintf(out + o, size - o, k + j == 0 ? "%u" : " %u", squares[k ^ 56].b[j]);
-            if (w < 0 || (size_t)w >= size - o) {
-                return CR_ENOSPC;
-            }
-            o += (size_t)w;
-        }
-    }
-    if (size - o < 3) {
-        return CR_ENOSPC;
-    }
-    memcpy(out + o, "\r\n", 3);
-    return (int)(o + 2);
-}
-
-int cr_certabo_format_occupancy(char *out, size_t size, const cr_certabo_rfid squares[64])
-{
-    size_t o = 0;
-    if (size < 1) {
-        return CR_ENOSPC;
-    }
-    out[o++] = ':';
-    for (int row = 0; row < 8; row++) {
-        unsigned v = 0;
-        for (int f = 0; f < 8; f++) {
-            if (!rfid_zero(&squares[cr_square(f, 7 - row)])) {
-                v |= 0x80u >> f;
-            }
-        }
-        int w = snprintf(out + o, size - o, row == 0 ? "%u" : " %u", v);
+    for (size_t i = 0; i < n; i++) {
+        int w = snprintf(out + o, size - o, i == 0 ? "%u" : " %u", v[i]);
         if (w < 0 || (size_t)w >= size - o) {
             return CR_ENOSPC;
         }
@@ -264,6 +236,30 @@ int cr_certabo_format_occupancy(char *out, size_t size, const cr_certabo_rfid sq
     }
     memcpy(out + o, "\r\n", 3);
     return (int)(o + 2);
+}
+
+int cr_certabo_format_line(char *out, size_t size, const cr_certabo_rfid squares[64])
+{
+    unsigned v[320];
+    for (int k = 0; k < 64; k++) {
+        for (int j = 0; j < 5; j++) {
+            v[k * 5 + j] = squares[k ^ 56].b[j];
+        }
+    }
+    return format_numbers(out, size, v, 320);
+}
+
+int cr_certabo_format_occupancy(char *out, size_t size, const cr_certabo_rfid squares[64])
+{
+    unsigned v[8] = {0};
+    for (int row = 0; row < 8; row++) {
+        for (int f = 0; f < 8; f++) {
+            if (!rfid_zero(&squares[cr_square(f, 7 - row)])) {
+                v[row] |= 0x80u >> f;
+            }
+        }
+    }
+    return format_numbers(out, size, v, 8);
 }
 
 /*----- Reader -----*/
@@ -558,8 +554,7 @@ struct cr_certabo_emu {
     int period_ms;
     int64_t last;
     cr_certabo_rfid squares[64];
-    uint8_t *out;
-    size_t out_len;
+    cr_board_outq out;
 };
 
 cr_certabo_emu *cr_certabo_emu_new(bool occupancy, int period_ms)
@@ -568,8 +563,7 @@ cr_certabo_emu *cr_certabo_emu_new(bool occupancy, int period_ms)
     if (!e) {
         return NULL;
     }
-    e->out = malloc(EMU_OUT_MAX);
-    if (!e->out) {
+    if (cr_board_outq_init(&e->out, EMU_OUT_MAX) != 0) {
         free(e);
         return NULL;
     }
@@ -582,7 +576,7 @@ cr_certabo_emu *cr_certabo_emu_new(bool occupancy, int period_ms)
 void cr_certabo_emu_free(cr_certabo_emu *e)
 {
     if (e) {
-        free(e->out);
+        cr_board_outq_free(&e->out);
         free(e);
     }
 }
@@ -621,12 +615,12 @@ void cr_certabo_emu_tick(cr_certabo_emu *e, int64_t now)
         return;
     }
     e->last = now;
-    char line[LINE_MAX_LEN];
-    int n = e->occupancy ? cr_certabo_format_occupancy(line, sizeof line, e->squares)
-                         : cr_certabo_format_line(line, sizeof line, e->squares);
-    if (n > 0 && e->out_len + (size_t)n <= EMU_OUT_MAX) {
-        memcpy(e->out + e->out_len, line, (size_t)n);
-        e->out_len += (size_t)n;
+    size_t room;
+    char *tail = (char *)cr_board_outq_tail(&e->out, &room);
+    int n = e->occupancy ? cr_certabo_format_occupancy(tail, room, e->squares)
+                         : cr_certabo_format_line(tail, room, e->squares);
+    if (n > 0) {
+        cr_board_outq_commit(&e->out, (size_t)n);
     }
 }
 
@@ -637,19 +631,13 @@ void cr_certabo_emu_set_muted(cr_certabo_emu *e, bool muted)
 
 void cr_certabo_emu_power_up(cr_certabo_emu *e)
 {
-    e->out_len = 0;
+    e->out.len = 0;
     e->host_ready = false;
 }
 
 size_t cr_certabo_emu_take_output(cr_certabo_emu *e, uint8_t *out, size_t max)
 {
-    size_t n = e->out_len < max ? e->out_len : max;
-    if (n) {
-        memcpy(out, e->out, n);
-        memmove(e->out, e->out + n, e->out_len - n);
-        e->out_len -= n;
-    }
-    return n;
+    return cr_board_outq_take(&e->out, out, max);
 }
 
 bool cr_certabo_emu_host_ready(const cr_certabo_emu *e)

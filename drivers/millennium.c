@@ -408,8 +408,7 @@ struct cr_mln_emu {
     cr_mln_parser *in;
     uint8_t ee[256];
     uint8_t squares[64];
-    uint8_t *out;
-    size_t out_len;
+    cr_board_outq out;
     bool muted, host_ready, changed_while_muted;
     int64_t last_scan;
 };
@@ -421,8 +420,7 @@ cr_mln_emu *cr_mln_emu_new(void)
         return NULL;
     }
     e->in = cr_mln_parser_new(false);
-    e->out = malloc(MLN_OUT_MAX);
-    if (!e->in || !e->out) {
+    if (!e->in || cr_board_outq_init(&e->out, MLN_OUT_MAX) != 0) {
         cr_mln_emu_free(e);
         return NULL;
     }
@@ -435,7 +433,7 @@ void cr_mln_emu_free(cr_mln_emu *e)
 {
     if (e) {
         cr_mln_parser_free(e->in);
-        free(e->out);
+        cr_board_outq_free(&e->out);
         free(e);
     }
 }
@@ -445,9 +443,11 @@ static void emit(cr_mln_emu *e, char letter, const char *data, size_t len)
     if (e->muted) {
         return;
     }
-    int n = cr_mln_encode(e->out + e->out_len, MLN_OUT_MAX - e->out_len, letter, data, len);
+    size_t room;
+    uint8_t *tail = cr_board_outq_tail(&e->out, &room);
+    int n = cr_mln_encode(tail, room, letter, data, len);
     if (n > 0) {
-        e->out_len += (size_t)n;
+        cr_board_outq_commit(&e->out, (size_t)n);
     }
 }
 
@@ -456,9 +456,11 @@ static void emit_status(cr_mln_emu *e)
     if (e->muted) {
         return;
     }
-    int n = cr_mln_encode_status(e->out + e->out_len, MLN_OUT_MAX - e->out_len, e->squares);
+    size_t room;
+    uint8_t *tail = cr_board_outq_tail(&e->out, &room);
+    int n = cr_mln_encode_status(tail, room, e->squares);
     if (n > 0) {
-        e->out_len += (size_t)n;
+        cr_board_outq_commit(&e->out, (size_t)n);
     }
 }
 
@@ -558,19 +560,13 @@ void cr_mln_emu_set_muted(cr_mln_emu *e, bool muted)
 void cr_mln_emu_power_up(cr_mln_emu *e)
 {
     cr_mln_parser_reset(e->in);
-    e->out_len = 0;
+    e->out.len = 0;
     e->host_ready = false;
 }
 
 size_t cr_mln_emu_take_output(cr_mln_emu *e, uint8_t *out, size_t max)
 {
-    size_t n = e->out_len < max ? e->out_len : max;
-    if (n) {
-        memcpy(out, e->out, n);
-        memmove(e->out, e->out + n, e->out_len - n);
-        e->out_len -= n;
-    }
-    return n;
+    return cr_board_outq_take(&e->out, out, max);
 }
 
 bool cr_mln_emu_host_ready(const cr_mln_emu *e)
