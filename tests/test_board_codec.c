@@ -11,8 +11,13 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include <sys/stat.h>
+#include <unistd.h>
+
 #include "board.h"
+#include "board_usbtty.h"
 #include "certabo.h"
+#include "test_util.h"
 #include "dgt.h"
 #include "millennium.h"
 
@@ -415,6 +420,69 @@ static void test_certabo_emulator(void **state)
     cr_certabo_emu_free(e);
 }
 
+static void put(const char *path, const char *text)
+{
+    FILE *f = fopen(path, "w");
+    assert_non_null(f);
+    fputs(text, f);
+    fclose(f);
+}
+
+/* A USB device in a fake sysfs: DIR/sys/devices/usbN/DEV with its ids, and
+ * DIR/sys/class/tty/TTY/device pointing at the port below its interface. */
+static void fake_usb(const char *root, const char *dev, const char *tty, const char *vid,
+                     const char *pid, bool acm)
+{
+    char p[256], q[512];
+    snprintf(p, sizeof p, "%s/sys/devices/%s", root, dev);
+    assert_int_equal(mkdir(p, 0755), 0);
+    snprintf(q, sizeof q, "%s/idVendor", p);
+    put(q, vid);
+    snprintf(q, sizeof q, "%s/idProduct", p);
+    put(q, pid);
+    snprintf(q, sizeof q, "%s/%s:1.0", p, dev);
+    assert_int_equal(mkdir(q, 0755), 0);
+    if (!acm) { /* usb-serial: a port directory below the interface */
+        snprintf(q, sizeof q, "%s/%s:1.0/%s", p, dev, tty);
+        assert_int_equal(mkdir(q, 0755), 0);
+    }
+    char c[256];
+    snprintf(c, sizeof c, "%s/sys/class/tty/%s", root, tty);
+    assert_int_equal(mkdir(c, 0755), 0);
+    char link[512];
+    snprintf(link, sizeof link, "%s/device", c);
+    assert_int_equal(symlink(q, link), 0);
+}
+
+static void test_usb_ttys(void **state)
+{
+    (void)state;
+    char root[] = "/tmp/cr_usbtty_XXXXXX";
+    assert_non_null(mkdtemp(root));
+    char p[512];
+    snprintf(p, sizeof p, "%s/sys", root);
+    assert_int_equal(mkdir(p, 0755), 0);
+    snprintf(p, sizeof p, "%s/sys/devices", root);
+    assert_int_equal(mkdir(p, 0755), 0);
+    snprintf(p, sizeof p, "%s/sys/class", root);
+    assert_int_equal(mkdir(p, 0755), 0);
+    snprintf(p, sizeof p, "%s/sys/class/tty", root);
+    assert_int_equal(mkdir(p, 0755), 0);
+    fake_usb(root, "1-2", "ttyUSB1", "10c4\n", "ea60\n", false); /* Certabo */
+    fake_usb(root, "1-3", "ttyUSB0", "0403\n", "6001\n", false); /* DGT: libusb's */
+    fake_usb(root, "1-4", "ttyACM0", "1234\n", "5678\n", true);  /* unknown */
+    fake_usb(root, "1-5", "ttyUSB2", "10c4\n", "ea60\n", false);
+    cr_board_usb_tty t[8];
+    int n = cr_board_usb_ttys(root, t, 8);
+    assert_int_equal(n, 2);
+    assert_string_equal(t[0].dev, "/dev/ttyUSB1");
+    assert_string_equal(t[1].dev, "/dev/ttyUSB2");
+    assert_int_equal(t[0].id->kind, CR_BOARD_CERTABO);
+    assert_int_equal(cr_board_usb_ttys(root, t, 1), 1);
+    assert_int_equal(cr_board_usb_ttys("/nonexistent", t, 8), 0);
+    cr_test_rm_rf(root);
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
@@ -427,6 +495,7 @@ int main(void)
         cmocka_unit_test(test_certabo_uncalibrated_and_occupancy),
         cmocka_unit_test(test_certabo_calibration),
         cmocka_unit_test(test_certabo_emulator),
+        cmocka_unit_test(test_usb_ttys),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }
