@@ -117,6 +117,8 @@ struct cr_mln_parser {
     uint8_t buf[MLN_BUF_MAX];
     size_t len;
     bool skipping; /* inside a run of dropped bytes (one resync per run) */
+    uint64_t consumed;  /* stream position of buf[0] */
+    uint64_t bad_until; /* end of the last frame counted bad: retries inside it are not counted */
     cr_mln_stats st;
 };
 
@@ -171,6 +173,7 @@ void cr_mln_parser_free(cr_mln_parser *p)
 void cr_mln_parser_reset(cr_mln_parser *p)
 {
     p->st.skipped += p->len;
+    p->consumed += p->len;
     p->len = 0;
     p->skipping = false;
 }
@@ -181,9 +184,11 @@ int cr_mln_parser_feed(cr_mln_parser *p, const uint8_t *bytes, size_t len)
         /* Nobody drains, or a flood: keep the newest bytes. */
         p->st.skipped += p->len;
         p->st.resyncs++;
+        p->consumed += p->len;
         p->len = 0;
         if (len > MLN_BUF_MAX) {
             p->st.skipped += len - MLN_BUF_MAX;
+            p->consumed += len - MLN_BUF_MAX;
             bytes += len - MLN_BUF_MAX;
             len = MLN_BUF_MAX;
         }
@@ -200,6 +205,7 @@ static void drop1(cr_mln_parser *p)
 {
     memmove(p->buf, p->buf + 1, p->len - 1);
     p->len--;
+    p->consumed++;
     p->st.skipped++;
     if (!p->skipping) {
         p->skipping = true;
@@ -212,8 +218,9 @@ int cr_mln_parser_next(cr_mln_parser *p, cr_mln_msg *msg)
     while (p->len > 0) {
         uint8_t b0 = p->buf[0];
         int dl = cr_mln_parity_ok(b0) ? data_len(p->host, (char)(b0 & 0x7F)) : -1;
+        bool fresh = p->consumed >= p->bad_until;
         if (dl < 0) {
-            if (!cr_mln_parity_ok(b0) && !p->skipping) {
+            if (!cr_mln_parity_ok(b0) && fresh) {
                 p->st.parity_errors++;
             }
             drop1(p);
@@ -238,12 +245,13 @@ int cr_mln_parser_next(cr_mln_parser *p, cr_mln_msg *msg)
             int hi = hexval((char)(p->buf[1 + dl] & 0x7F)), lo = hexval((char)(p->buf[2 + dl] & 0x7F));
             bad = hi < 0 || lo < 0 || (uint8_t)(hi << 4 | lo) != x ||
                   !data_ok(letter, msg->data, (size_t)dl);
-        } else if (!p->skipping) {
+        } else if (fresh) {
             p->st.parity_errors++;
         }
         if (bad) {
-            if (!p->skipping) { /* not a retry inside a frame already dropped */
+            if (fresh) { /* not a retry inside a frame already dropped */
                 p->st.bad_frames++;
+                p->bad_until = p->consumed + need;
             }
             drop1(p);
             continue;
@@ -253,6 +261,7 @@ int cr_mln_parser_next(cr_mln_parser *p, cr_mln_msg *msg)
         msg->len = (size_t)dl;
         memmove(p->buf, p->buf + need, p->len - need);
         p->len -= need;
+        p->consumed += need;
         p->skipping = false;
         p->st.frames++;
         return 1;
