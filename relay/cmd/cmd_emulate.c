@@ -78,8 +78,13 @@ typedef struct emulator {
     int64_t backlog_since;  /* real ms the timeline has been held for the host, 0 = not */
     int unplugs_left;
     size_t pos_since_unplug;
+    int64_t last_pos_real;  /* real ms the board last changed */
     int status;
 } emulator;
+
+/* Certabo lines go out every 20 ms: 4 of them carry a position through a
+ * 2-of-3 vote. */
+#define STREAM_SETTLE_MS 80
 
 static uint32_t rnd(emulator *em)
 {
@@ -341,6 +346,7 @@ static void apply(emulator *em, const emu_event *x)
     case CR_FEED_POS:
         cr_board_emu_set_squares(em->emu, x->t, x->squares);
         em->pos_since_unplug++;
+        em->last_pos_real = now_ms();
         break;
     case CR_FEED_CLOCK:
         cr_board_emu_set_clock(em->emu, x->t, x->white_ms, x->black_ms, x->running);
@@ -408,7 +414,11 @@ static int host_backlog(const emulator *em)
  * may lag). Returns true (with the timer re-armed) while waiting. */
 static bool wait_for_host(emulator *em, int64_t now)
 {
-    if (host_backlog(em) > 0) {
+    /* A streaming board (Certabo) is read by a vote over its last lines: the
+     * position before an unplug must have been on the wire for a few lines,
+     * as it would be on a real board unless pulled within a scan or two. */
+    bool streaming = cr_board_emu_streams(em->emu) && now - em->last_pos_real < STREAM_SETTLE_MS;
+    if (host_backlog(em) > 0 || streaming) {
         if (em->drain_since == 0) {
             em->drain_since = now;
         }
