@@ -87,10 +87,14 @@ want() { [ -z "${E2E_FEEDS:-}" ] || [[ " $E2E_FEEDS " == *" $1 "* ]]; }
 
 # Without a table (uncalibrated) and on an occupancy-only board the
 # recording holds '?' squares, which replay names from the start position
-# and the legal moves (cr/occupancy.h); p13 stands turned round.
+# and the legal moves (cr/occupancy.h); p13 stands turned round. Not every
+# feed can pass this way: the board's vote over 20 ms lines (200 ms of feed
+# time at speed 10) swallows a victim lifted for less than that, and a
+# capture by a piece that had several is then never guessed (p03 stops at
+# ply 34 Nxd3, p06 at ply 25 dxc6; docs/inference.md).
 occupancy_round() {
   local n
-  for n in p03 p13; do
+  for n in p02 p13; do
     want "$n" && { NO_CAL_OUT=1 run_one certabo "uncalibrated_$n" "$n" "" 0 &&
       { grep -q ' pos .*?' "$tmp/certabo/uncalibrated_$n.feed" || bad "uncalibrated_$n" "no '?' squares recorded"; }; } &
   done
