@@ -5,6 +5,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "board_usbtty.h"
 #include "dgt_serial.h"
 #include "dgt_usb.h"
 
@@ -60,8 +61,9 @@ void cr_dgt_boardset_free(cr_dgt_boardset *s)
     free(s);
 }
 
-/* Takes tr (freed on failure). */
-static int add_link(cr_dgt_boardset *s, cr_dgt_transport *tr, cr_error *err)
+/* Takes tr (freed on failure). kind: the link's kind of board, or -1 for
+ * the set's (USB links: DGT). */
+static int add_link_kind(cr_dgt_boardset *s, cr_dgt_transport *tr, int kind, cr_error *err)
 {
     if (s->nlinks == s->cap) {
         int cap = s->cap ? 2 * s->cap : 8;
@@ -83,13 +85,24 @@ static int add_link(cr_dgt_boardset *s, cr_dgt_transport *tr, cr_error *err)
     cr_dgt_link_callbacks cbs = {.event = on_event, .state = on_state, .data = s};
     char name[sizeof tr->name];
     snprintf(name, sizeof name, "%s", tr->name);
-    cr_dgt_link *l = cr_dgt_link_new(s->base, tr, &s->cfg.link, &cbs);
+    cr_dgt_link_config lc = s->cfg.link;
+    if (kind >= 0) {
+        lc.kind = (cr_board_kind)kind;
+    } else if (!tr->settings) {
+        lc.kind = CR_BOARD_DGT; /* the USB transport speaks to DGT boards only (dgt_usb.h) */
+    }
+    cr_dgt_link *l = cr_dgt_link_new(s->base, tr, &lc, &cbs);
     if (!l) {
         return cr_error_set(err, CR_ENOMEM, 0, 0, "%s: out of memory", name);
     }
     s->links[s->nlinks++] = l;
     cr_dgt_link_start(l);
     return 0;
+}
+
+static int add_link(cr_dgt_boardset *s, cr_dgt_transport *tr, cr_error *err)
+{
+    return add_link_kind(s, tr, -1, err);
 }
 
 int cr_dgt_boardset_add_serial(cr_dgt_boardset *s, const char *path, cr_error *err)
@@ -125,12 +138,32 @@ int cr_dgt_boardset_add_usb(cr_dgt_boardset *s, bool watch, cr_error *err)
     if (s->usb) {
         return cr_error_set(err, CR_EINVAL, 0, 0, "USB: opened already");
     }
+    /* Boards the kernel made serial ports of (Certabo): probed for the kind. */
+    cr_board_usb_tty tty[USB_SCAN_MAX];
+    int nt = cr_board_usb_ttys("", tty, USB_SCAN_MAX), ntty = 0;
+    for (int i = 0; i < nt; i++) {
+        char name[sizeof tty[i].dev + 8];
+        snprintf(name, sizeof name, "serial:%.95s", tty[i].dev);
+        bool have = false;
+        for (int k = 0; k < s->nlinks && !have; k++) {
+            have = strcmp(cr_dgt_link_name(s->links[k]), name) == 0;
+        }
+        cr_dgt_transport tr;
+        cr_error terr;
+        if (!have && cr_serial_transport_new(s->base, tty[i].dev, &tr) == 0 &&
+            add_link_kind(s, &tr, CR_BOARD_AUTO, &terr) == 0) {
+            ntty++;
+        }
+    }
     cr_usb_config ucfg;
     cr_usb_config_default(&ucfg);
     cr_error uerr;
     cr_error_clear(&uerr);
     s->usb = cr_usb_new(s->base, &ucfg, &uerr);
     if (!s->usb) {
+        if (ntty > 0) {
+            return ntty;
+        }
         return cr_error_set(err, CR_EIO, 0, 0, "USB unavailable: %s", uerr.text);
     }
     cr_usb_board_desc d[USB_SCAN_MAX];
@@ -141,7 +174,7 @@ int cr_dgt_boardset_add_usb(cr_dgt_boardset *s, bool watch, cr_error *err)
     if (watch) {
         cr_usb_watch(s->usb, on_usb, s);
     }
-    return n > 0 ? n : 0;
+    return (n > 0 ? n : 0) + ntty;
 }
 
 bool cr_dgt_boardset_usb_hotplug(const cr_dgt_boardset *s)

@@ -4,7 +4,8 @@
  * its boards in one of these: serial devices added by path (dgt_serial.h),
  * USB boards found by a scan and, if asked, those plugged in later
  * (dgt_usb.h, hotplug or a rescan), each as a cr_dgt_link (dgt_link.h)
- * started at once with the set's link configuration. A USB board already
+ * started at once with the set's link configuration (its kind of board,
+ * board.h, applies to serial ports; USB links are DGT boards). A USB board already
  * linked is not added twice; one unplugged is left to its link, which
  * reopens it when it is back. Every link's events and state changes go to
  * the set's callbacks.
@@ -43,8 +44,10 @@ void cr_dgt_boardset_free(cr_dgt_boardset *s); /* accepts NULL */
 int cr_dgt_boardset_add_serial(cr_dgt_boardset *s, const char *path, cr_error *err);
 
 /* Opens USB, links every DGT board plugged in now and, with watch, every
- * one plugged in later. Returns the boards found now (>= 0), or CR_EIO with
- * err filled when USB is unavailable. Once per set. */
+ * one plugged in later; also the serial ports the kernel made of USB boards
+ * of other kinds plugged in now (board_usbtty.h: Certabo), probed for the
+ * kind. Returns the boards found now (>= 0), or CR_EIO with err filled when
+ * USB is unavailable and no such port was found. Once per set. */
 int cr_dgt_boardset_add_usb(cr_dgt_boardset *s, bool watch, cr_error *err);
 
 /* Whether USB arrivals come by hotplug (else by a rescan every second). */

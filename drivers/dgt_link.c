@@ -37,6 +37,13 @@ struct cr_dgt_link {
     cr_dgt_health health;
     int64_t active_since, active_ms, pos_count;
     char error[160];
+    /* Other kinds (board.h): the kind being probed, the kind found (AUTO
+     * until one answered), its codec and the last snapshot sent as POS. */
+    cr_board_kind probing_kind, found;
+    cr_board_codec codec;
+    uint64_t codec_resyncs;
+    uint8_t last_squares[64];
+    bool have_squares;
 };
 
 int64_t cr_dgt_now_ms(void)
@@ -68,6 +75,7 @@ void cr_dgt_link_config_default(cr_dgt_link_config *cfg)
     cfg->partial_ms = 150;
     cfg->pace_bytes = 8;
     cfg->pace_window_ms = 100;
+    cfg->kind = CR_BOARD_DGT;
 }
 
 static int64_t link_now(const cr_dgt_link *l)
@@ -221,9 +229,38 @@ static void clear_queue(cr_dgt_link *l)
     l->await_since = -1;
 }
 
+/* The codec kinds' probe: their serial speed, their probe request. */
+static void start_probe_kind(cr_dgt_link *l, int64_t now)
+{
+    const cr_board_codec_ops *o = cr_board_codec_ops_get(l->probing_kind);
+    l->probing = true;
+    l->probe_len = 0;
+    if (l->codec.ops) {
+        l->codec.ops->reset(l->codec.impl);
+    }
+    clear_queue(l);
+    if (l->tr.settings) {
+        (void)l->tr.settings(l->tr.impl, &o->serial);
+    }
+    uint8_t req[64];
+    int n = o->probe_request(req, sizeof req);
+    if (n > 0) {
+        (void)cr_dgt_link_send(l, req, (size_t)n);
+    }
+    l->probe_sent = now;
+    flush_queue(l);
+}
+
 static void start_probe(cr_dgt_link *l)
 {
     int64_t now = link_now(l);
+    if (l->probing_kind != CR_BOARD_DGT) {
+        start_probe_kind(l, now);
+        return;
+    }
+    if (l->tr.settings && l->cfg.kind == CR_BOARD_AUTO) {
+        (void)l->tr.settings(l->tr.impl, &cr_board_codec_ops_get(CR_BOARD_DGT)->serial);
+    }
     l->probing = true;
     l->probe_len = 0;
     cr_dgt_parser_reset(l->probe);
@@ -306,6 +343,7 @@ void cr_dgt_link_transport_error(cr_dgt_link *l, const char *why)
 static void identified(cr_dgt_link *l, const char *serial)
 {
     const char *id = cr_dgt_valid_id(serial) ? serial : l->tr.fallback_id;
+    l->found = CR_BOARD_DGT;
     if (!l->identified || strcmp(id, cr_dgt_board_id(l->board)) != 0) {
         (void)cr_dgt_board_set_id(l->board, id);
     }
@@ -331,12 +369,100 @@ static void identified(cr_dgt_link *l, const char *serial)
     start_updates(l);
 }
 
+/* A codec kind's bytes: its snapshots become POS events when they changed;
+ * after a resync the board is asked for a fresh one. */
+static void codec_input(cr_dgt_link *l, const uint8_t *bytes, size_t len)
+{
+    const cr_board_codec_ops *o = l->codec.ops;
+    (void)o->feed(l->codec.impl, bytes, len);
+    cr_board_reading r;
+    while (o->next(l->codec.impl, &r) == 1) {
+        cr_feed_event ev;
+        memset(&ev, 0, sizeof ev);
+        ev.t = event_time(l);
+        snprintf(ev.board, sizeof ev.board, "%s", cr_dgt_board_id(l->board));
+        if (r.kind == CR_READING_SNAPSHOT) {
+            if (l->have_squares && memcmp(r.squares, l->last_squares, 64) == 0) {
+                continue;
+            }
+            memcpy(l->last_squares, r.squares, 64);
+            l->have_squares = true;
+            ev.kind = CR_FEED_POS;
+            memcpy(ev.u.squares, r.squares, 64);
+        } else {
+            ev.kind = CR_FEED_CLOCK;
+            ev.u.clock.white_ms = r.white_ms;
+            ev.u.clock.black_ms = r.black_ms;
+            ev.u.clock.running = r.running;
+        }
+        board_event(l, &ev);
+    }
+    uint64_t resyncs = o->health(l->codec.impl).resyncs;
+    if (resyncs != l->codec_resyncs) {
+        l->codec_resyncs = resyncs;
+        uint8_t poll[64];
+        int n = o->encode_poll(poll, sizeof poll);
+        if (n > 0 && l->ncmd == 0) {
+            (void)cr_dgt_link_send(l, poll, (size_t)n);
+        }
+    }
+}
+
+static void identified_kind(cr_dgt_link *l)
+{
+    if (l->found == CR_BOARD_AUTO) {
+        l->found = l->probing_kind;
+    }
+    if (!l->identified) {
+        (void)cr_dgt_board_set_id(l->board, l->tr.fallback_id);
+    }
+    const void *params = l->cfg.codec_params
+                             ? l->cfg.codec_params(l->cfg.codec_params_data, l->found,
+                                                   cr_dgt_board_id(l->board))
+                             : NULL;
+    if (!l->codec.ops && cr_board_codec_new(&l->codec, l->found, params) < 0) {
+        lose(l, "out of memory");
+        return;
+    }
+    l->identified = true;
+    l->probing = false;
+    if (!l->connected_emitted) {
+        emit_simple(l, CR_FEED_CONNECT);
+        l->connected_emitted = true;
+        l->have_squares = false; /* the first snapshot after a connect always goes out */
+    }
+    set_state(l, CR_LINK_ACTIVE);
+    l->codec_resyncs = l->codec.ops->health(l->codec.impl).resyncs;
+    size_t n = l->probe_len;
+    l->probe_len = 0;
+    codec_input(l, l->probe_bytes, n);
+    l->codec_resyncs = l->codec.ops->health(l->codec.impl).resyncs;
+    if (!l->cfg.identify_only) {
+        uint8_t start[64];
+        int k = l->codec.ops->encode_start(start, sizeof start);
+        for (int off = 0; off < k;) { /* whole commands of at most 64 bytes */
+            int part = k - off > 64 ? 64 : k - off;
+            (void)cr_dgt_link_send(l, start + off, (size_t)part);
+            off += part;
+        }
+    }
+    flush_queue(l);
+}
+
 static void probe_input(cr_dgt_link *l, const uint8_t *bytes, size_t len)
 {
     size_t room = PROBE_MAX - l->probe_len;
     size_t n = len < room ? len : room;
     memcpy(l->probe_bytes + l->probe_len, bytes, n);
     l->probe_len += n;
+    if (l->probing_kind != CR_BOARD_DGT) {
+        if (cr_board_codec_ops_get(l->probing_kind)->probe_match(l->probe_bytes, l->probe_len)) {
+            identified_kind(l);
+        } else if (l->probe_len == PROBE_MAX) {
+            l->probe_len = 0;
+        }
+        return;
+    }
     if (cr_dgt_parser_feed(l->probe, bytes, len) < 0) {
         cr_dgt_parser_reset(l->probe);
         return;
@@ -384,6 +510,11 @@ void cr_dgt_link_input(cr_dgt_link *l, const uint8_t *bytes, size_t len)
     if (l->state == CR_LINK_NOT_RESPONDING) {
         set_state(l, CR_LINK_ACTIVE);
     }
+    if (l->found != CR_BOARD_DGT) {
+        codec_input(l, bytes, len);
+        flush_queue(l);
+        return;
+    }
     (void)cr_dgt_board_feed_raw(l->board, event_time(l), bytes, len, board_event, l);
     /* After any resync ask for a fresh dump (idempotent), even if one was
      * asked for already: that one may be what got cut. Not twice in the queue. */
@@ -406,12 +537,33 @@ static void on_tick(evutil_socket_t fd, short what, void *arg)
         return;
     }
     int64_t silent = now - l->last_rx;
+    bool codec = !l->probing && l->found != CR_BOARD_DGT && l->codec.ops;
     if (l->probing) {
         /* Ask again, even while the board chatters: a board that missed the
          * probe (its line was dead) goes on sending field updates in its old
          * mode, which are no answer. */
         if (now - l->probe_sent >= l->cfg.probe_ms) {
+            if (l->found == CR_BOARD_AUTO && l->cfg.kind == CR_BOARD_AUTO) {
+                /* Not known yet: the next kind, at its own speed. */
+                l->probing_kind = l->probing_kind + 1 < CR_BOARD_KIND_NB
+                                      ? (cr_board_kind)(l->probing_kind + 1)
+                                      : CR_BOARD_DGT;
+            }
             start_probe(l);
+        }
+    } else if (codec) {
+        uint8_t poll[64];
+        int n = 0;
+        if (l->codec.ops->pending(l->codec.impl) > 0 && silent >= l->cfg.partial_ms &&
+            !l->partial_asked) {
+            l->partial_asked = true; /* a frame cut short: ask for a whole one */
+            n = l->codec.ops->encode_poll(poll, sizeof poll);
+        } else if (silent >= l->cfg.ping_ms && now - l->last_ping >= l->cfg.ping_ms) {
+            l->last_ping = now;
+            n = l->codec.ops->encode_poll(poll, sizeof poll);
+        }
+        if (n > 0) {
+            (void)cr_dgt_link_send(l, poll, (size_t)n);
         }
     } else if (cr_dgt_board_pending(l->board) > 0 && silent >= l->cfg.partial_ms && !l->partial_asked) {
         /* A message cut short and nothing after it: its end will not come. */
@@ -423,7 +575,7 @@ static void on_tick(evutil_socket_t fd, short what, void *arg)
         send1(l, CR_DGT_RETURN_SERIALNR);
         l->last_ping = now;
     }
-    if (l->tr.wireless && !l->probing && now - l->last_battery >= 300000) {
+    if (l->tr.wireless && !l->probing && !codec && now - l->last_battery >= 300000) {
         send1(l, CR_DGT_SEND_BATTERY_STATUS); /* every 5 minutes */
         l->last_battery = now;
     }
@@ -483,6 +635,11 @@ cr_dgt_link *cr_dgt_link_new(struct event_base *base, cr_dgt_transport *tr,
     }
     l->created = cr_dgt_now_ms();
     l->await_since = -1;
+    if (l->cfg.kind < CR_BOARD_AUTO || l->cfg.kind >= CR_BOARD_KIND_NB) {
+        l->cfg.kind = CR_BOARD_DGT;
+    }
+    l->found = l->cfg.kind;
+    l->probing_kind = l->cfg.kind == CR_BOARD_AUTO ? CR_BOARD_DGT : l->cfg.kind;
     l->health.delay_ms = -1;
     l->board = cr_dgt_board_new(l->tr.fallback_id, &l->cfg.board);
     l->probe = cr_dgt_parser_new();
@@ -519,6 +676,7 @@ void cr_dgt_link_free(cr_dgt_link *l)
     }
     cr_dgt_parser_free(l->probe);
     cr_dgt_board_free(l->board);
+    cr_board_codec_free(&l->codec);
     free(l);
 }
 
@@ -537,6 +695,14 @@ cr_dgt_health cr_dgt_link_health(const cr_dgt_link *l)
     h.battery_percent = in->battery_percent;
     h.rotated = in->rotated;
     h.resyncs = in->resyncs;
+    h.kind = l->identified ? l->found : CR_BOARD_AUTO;
+    h.has_clock = h.kind == CR_BOARD_DGT;
+    if (l->codec.ops) {
+        cr_board_codec_health ch = l->codec.ops->health(l->codec.impl);
+        h.resyncs = ch.resyncs;
+        h.bad_frames = ch.bad_frames;
+        h.has_clock = ch.has_clock;
+    }
     int64_t active = l->active_ms + (l->state == CR_LINK_ACTIVE ? link_now(l) - l->active_since : 0);
     h.snapshot_rate = active > 0 ? (double)l->pos_count * 60000.0 / (double)active : 0.0;
     return h;

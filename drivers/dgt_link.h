@@ -12,6 +12,13 @@
  * a DISCONNECT event is emitted, the transport is closed and reopened every
  * `reopen_ms` until the board answers again (CONNECT).
  *
+ * Other kinds of board (cfg.kind, board.h) go through their codec ops:
+ * probed with their prober at their serial speed, started with their start
+ * commands, polled (ping, after a resync or a frame cut short) with their
+ * poll command; their snapshots become POS events when they differ from the
+ * last one. RAW events are DGT bytes only (the feed format's `raw`), so the
+ * other kinds never emit them. Silence, loss and reopening work the same.
+ *
  * Events go to the callback: CONNECT, RAW (if cfg.board.emit_raw), POS, CLOCK,
  * DISCONNECT, all stamped with cfg.clock() (default: monotonic ms since the
  * link was created).
@@ -24,6 +31,7 @@
 
 #include <event2/event.h>
 
+#include "board.h"
 #include "dgt_board.h"
 
 typedef struct cr_dgt_link cr_dgt_link;
@@ -50,6 +58,9 @@ typedef struct cr_dgt_transport {
     int (*write)(void *impl, const uint8_t *bytes, size_t len);
     void (*close)(void *impl);
     void (*free)(void *impl);
+    /* Optional (serial ports): the speed a kind of board wants, applied now
+     * if open and on later opens. Returns 0 or CR_EIO. */
+    int (*settings)(void *impl, const cr_serial_settings *s);
 } cr_dgt_transport;
 
 typedef struct cr_dgt_link_config {
@@ -59,6 +70,15 @@ typedef struct cr_dgt_link_config {
     int pace_bytes, pace_window_ms;
     bool update_plain;     /* SEND_UPDATE instead of SEND_UPDATE_NICE */
     bool identify_only;    /* stop after serial number and version (no dump, no update mode) */
+    /* The kind of board (board.h): DGT by default; AUTO probes each kind in
+     * turn (DGT, Millennium, Certabo, one probe period each) until one
+     * answers, and keeps the kind found for the link's life. */
+    cr_board_kind kind;
+    /* Codec parameters for a board of a kind once it is found and named
+     * (Certabo: its cr_certabo_calibration, or NULL): copied by the codec
+     * at once. NULL: none. */
+    const void *(*codec_params)(void *data, cr_board_kind kind, const char *id);
+    void *codec_params_data;
     int64_t (*clock)(void *data); /* event time; NULL = monotonic ms since creation */
     void *clock_data;
 } cr_dgt_link_config;
@@ -81,6 +101,9 @@ typedef struct cr_dgt_health {
     uint64_t resyncs;
     bool rotated;
     bool identified;
+    cr_board_kind kind;     /* the kind found (AUTO while not known) */
+    bool has_clock;         /* the kind reports a clock (DGT) */
+    uint64_t bad_frames;    /* frames dropped by the codec (check digits, parity) */
 } cr_dgt_health;
 
 /* Returns a new link (not started), or NULL (out of memory / bad args; the

@@ -16,10 +16,17 @@ typedef struct serial_impl {
     int fd;
     struct event *ev;
     cr_dgt_link *link;
+    int baud;
 } serial_impl;
 
 int cr_serial_configure(int fd)
 {
+    return cr_serial_configure_baud(fd, 9600);
+}
+
+int cr_serial_configure_baud(int fd, int baud)
+{
+    speed_t speed = baud == 38400 ? B38400 : baud == 19200 ? B19200 : B9600;
     struct termios tio;
     if (tcgetattr(fd, &tio) < 0) {
         return CR_EIO;
@@ -30,8 +37,8 @@ int cr_serial_configure(int fd)
     tio.c_iflag &= ~(tcflag_t)(IXON | IXOFF | IXANY);
     tio.c_cc[VMIN] = 0;
     tio.c_cc[VTIME] = 0;
-    cfsetispeed(&tio, B9600);
-    cfsetospeed(&tio, B9600);
+    cfsetispeed(&tio, speed);
+    cfsetospeed(&tio, speed);
     if (tcsetattr(fd, TCSANOW, &tio) < 0) {
         return CR_EIO;
     }
@@ -116,6 +123,10 @@ static int serial_open_cb(void *impl, cr_dgt_link *link)
         return fd;
     }
     s->fd = fd;
+    if (s->baud != 9600 && cr_serial_configure_baud(fd, s->baud) < 0) {
+        serial_close(s);
+        return CR_EIO;
+    }
     s->ev = event_new(s->base, fd, EV_READ | EV_PERSIST, on_readable, s);
     if (!s->ev || event_add(s->ev, NULL) < 0) {
         serial_close(s);
@@ -137,6 +148,17 @@ static int serial_write(void *impl, const uint8_t *bytes, size_t len)
     return (int)n;
 }
 
+/* Another kind of board is tried: its speed (8N1 raw for every kind). */
+static int serial_settings(void *impl, const cr_serial_settings *st)
+{
+    serial_impl *s = impl;
+    if (st->baud == s->baud) {
+        return 0;
+    }
+    s->baud = st->baud;
+    return s->fd >= 0 ? cr_serial_configure_baud(s->fd, s->baud) : 0;
+}
+
 static void serial_free(void *impl)
 {
     serial_impl *s = impl;
@@ -144,6 +166,21 @@ static void serial_free(void *impl)
         serial_close(s);
         free(s);
     }
+}
+
+void cr_serial_fallback_id(const char *path, char out[CR_BOARD_ID_MAX + 1])
+{
+    /* The device's last path part, cleaned to feed id characters. */
+    const char *base_name = strrchr(path, '/');
+    base_name = base_name ? base_name + 1 : path;
+    size_t k = 0;
+    for (const char *c = base_name; *c && k < CR_BOARD_ID_MAX; c++) {
+        char ch = *c;
+        bool ok = (ch >= 'A' && ch <= 'Z') || (ch >= 'a' && ch <= 'z') || (ch >= '0' && ch <= '9') ||
+                  ch == '.' || ch == '_' || ch == '-';
+        out[k++] = ok ? ch : '_';
+    }
+    out[k] = '\0';
 }
 
 int cr_serial_transport_new(struct event_base *base, const char *path, cr_dgt_transport *out)
@@ -157,25 +194,17 @@ int cr_serial_transport_new(struct event_base *base, const char *path, cr_dgt_tr
     }
     s->base = base;
     s->fd = -1;
+    s->baud = 9600;
     snprintf(s->path, sizeof s->path, "%s", path);
     memset(out, 0, sizeof *out);
     snprintf(out->name, sizeof out->name, "serial:%s", path);
-    /* Fallback id: the device's last path part, cleaned to feed id characters. */
-    const char *base_name = strrchr(path, '/');
-    base_name = base_name ? base_name + 1 : path;
-    size_t k = 0;
-    for (const char *c = base_name; *c && k < CR_BOARD_ID_MAX; c++) {
-        char ch = *c;
-        bool ok = (ch >= 'A' && ch <= 'Z') || (ch >= 'a' && ch <= 'z') || (ch >= '0' && ch <= '9') ||
-                  ch == '.' || ch == '_' || ch == '-';
-        out->fallback_id[k++] = ok ? ch : '_';
-    }
-    out->fallback_id[k] = '\0';
+    cr_serial_fallback_id(path, out->fallback_id);
     out->wireless = strstr(path, "rfcomm") != NULL;
     out->impl = s;
     out->open = serial_open_cb;
     out->write = serial_write;
     out->close = serial_close;
     out->free = serial_free;
+    out->settings = serial_settings;
     return 0;
 }

@@ -1,6 +1,7 @@
 /* Feed format v1: parsing and writing single lines, and a streaming reader
  * over a FILE (docs/feed-format.md). */
 #include "cr/feed.h"
+#include "cr/occupancy.h"
 
 #include <errno.h>
 #include <inttypes.h>
@@ -179,6 +180,73 @@ static int parse_head(feed_line *l, cr_feed_event *ev, cr_error *err)
     return 0;
 }
 
+/* A placement with '?' squares (occupied, piece unknown: cr/occupancy.h):
+ * read with each '?' as a knight (allowed on any square), then those
+ * squares marked. Without '?' the plain reader runs unchanged. */
+static int read_placement(const char *s, size_t len, uint8_t sq[CR_SQ_NB], cr_error *err)
+{
+    if (!memchr(s, '?', len)) {
+        return cr_placement_read_len(s, len, sq, err);
+    }
+    char tmp[128];
+    memcpy(tmp, s, len);
+    for (size_t i = 0; i < len; i++) {
+        if (tmp[i] == '?') {
+            tmp[i] = 'N';
+        }
+    }
+    int rc = cr_placement_read_len(tmp, len, sq, err);
+    if (rc != 0) {
+        return rc;
+    }
+    int rank = 7, file = 0;
+    for (size_t i = 0; i < len; i++) {
+        if (s[i] == '/') {
+            rank--;
+            file = 0;
+        } else if (s[i] >= '1' && s[i] <= '8') {
+            file += s[i] - '0';
+        } else {
+            if (s[i] == '?') {
+                sq[cr_square(file, rank)] = CR_OCCUPIED;
+            }
+            file++;
+        }
+    }
+    return 0;
+}
+
+/* The writer's counterpart: '?' for CR_OCCUPIED. */
+static int write_placement(const uint8_t sq[CR_SQ_NB], char *buf, size_t size)
+{
+    if (!cr_occ_has_unknown(sq)) {
+        return cr_placement_write(sq, buf, size);
+    }
+    uint8_t named[CR_SQ_NB];
+    for (int i = 0; i < CR_SQ_NB; i++) {
+        named[i] = sq[i] == CR_OCCUPIED ? CR_WN : sq[i];
+    }
+    int n = cr_placement_write(named, buf, size);
+    if (n < 0) {
+        return n;
+    }
+    int rank = 7, file = 0;
+    for (int i = 0; i < n; i++) {
+        if (buf[i] == '/') {
+            rank--;
+            file = 0;
+        } else if (buf[i] >= '1' && buf[i] <= '8') {
+            file += buf[i] - '0';
+        } else {
+            if (sq[cr_square(file, rank)] == CR_OCCUPIED) {
+                buf[i] = '?';
+            }
+            file++;
+        }
+    }
+    return n;
+}
+
 static int parse_pos(feed_line *l, cr_feed_event *ev, cr_error *err)
 {
     ev->kind = CR_FEED_POS;
@@ -201,7 +269,7 @@ static int parse_pos(feed_line *l, cr_feed_event *ev, cr_error *err)
         return cr_error_set(err, CR_EFEED, 0, (int)st + 1, "pos: placement too long");
     }
     cr_error perr;
-    if (cr_placement_read_len(l->s + st, fl, ev->u.squares, &perr) != 0) {
+    if (read_placement(l->s + st, fl, ev->u.squares, &perr) != 0) {
         return cr_error_set(err, CR_EFEED, 0, (int)st + (perr.column > 0 ? perr.column : 1),
                             "pos: %s", perr.text[0] ? perr.text : "invalid placement");
     }
@@ -411,7 +479,7 @@ int cr_feed_format(const cr_feed_event *ev, char *buf, size_t size)
     switch (ev->kind) {
     case CR_FEED_POS: {
         char pl[CR_FEN_MAX];
-        if (cr_placement_write(ev->u.squares, pl, sizeof pl) < 0) {
+        if (write_placement(ev->u.squares, pl, sizeof pl) < 0) {
             return CR_EINVAL;
         }
         n = snprintf(buf, size, "%" PRId64 " %s pos %s\n", ev->t, ev->board, pl);

@@ -181,6 +181,9 @@ static void test_live_board_events_and_health(void **state)
     assert_string_equal(json_string_value(json_object_get(o, "state")), "active");
     assert_int_equal(json_integer_value(json_object_get(o, "disconnects")), 0);
     assert_true(json_is_null(json_object_get(o, "battery")));
+    assert_string_equal(json_string_value(json_object_get(o, "kind")), "dgt");
+    assert_true(json_is_true(json_object_get(o, "clock")));
+    assert_int_equal(json_integer_value(json_object_get(o, "bad_frames")), 0);
     json_decref(j);
     free(text);
 
@@ -190,6 +193,11 @@ static void test_live_board_events_and_health(void **state)
     snprintf(line, sizeof line, "chessrelay_board_link_up{board=\"DGT4242\",device=\"%s\"} 1\n", want);
     assert_non_null(strstr(text, line));
     assert_non_null(strstr(text, "# TYPE chessrelay_board_disconnects_total counter\n"));
+    snprintf(line, sizeof line, "chessrelay_board_kind{board=\"DGT4242\",device=\"%s\",kind=\"dgt\"} 1\n",
+             want);
+    assert_non_null(strstr(text, line));
+    snprintf(line, sizeof line, "chessrelay_board_has_clock{board=\"DGT4242\",device=\"%s\"} 1\n", want);
+    assert_non_null(strstr(text, line));
     free(text);
 
     /* Unplugged (the pty's master side closed): DISCONNECT, counted. */

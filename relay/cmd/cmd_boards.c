@@ -1,5 +1,7 @@
-/* chessrelay boards: lists the DGT boards reachable now (transport, serial
- * number, version). */
+/* chessrelay boards: lists the boards reachable now: transport, board id
+ * (a DGT board's serial number, else the device's name), and a DGT board's
+ * version or the kind found (serial ports are probed for each kind unless
+ * --kind names one; USB boards are DGT boards). */
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -31,7 +33,7 @@ static void on_check(evutil_socket_t fd, short what, void *arg)
         cr_dgt_link *l = cr_dgt_boardset_link(ls->set, i);
         const cr_dgt_board_info *in = cr_dgt_link_info(l);
         cr_dgt_health h = cr_dgt_link_health(l);
-        all = all && h.identified && in->version_major >= 0;
+        all = all && h.identified && (h.kind != CR_BOARD_DGT || in->version_major >= 0);
     }
     if (all || cr_dgt_now_ms() >= ls->deadline) {
         event_base_loopexit(ls->base, NULL);
@@ -40,7 +42,8 @@ static void on_check(evutil_socket_t fd, short what, void *arg)
 
 static int usage(void)
 {
-    fprintf(stderr, "usage: chessrelay boards [--serial DEV]... [--usb] [--timeout MS]\n");
+    fprintf(stderr, "usage: chessrelay boards [--serial DEV]... [--usb] [--timeout MS]\n"
+                    "       [--kind auto|dgt|millennium|certabo]\n");
     return 2;
 }
 
@@ -50,10 +53,17 @@ int cr_cmd_boards(int argc, char **argv)
     int nserial = 0;
     bool usb = false;
     long long timeout = 3000;
+    cr_board_kind kind = CR_BOARD_AUTO;
     for (int i = 1; i < argc; i++) {
         const char *v = i + 1 < argc ? argv[i + 1] : NULL;
         if (strcmp(argv[i], "--serial") == 0 && v && nserial < BOARDS_MAX) {
             serials[nserial++] = v;
+            i++;
+        } else if (strcmp(argv[i], "--kind") == 0 && v) {
+            if (cr_board_kind_parse(v, &kind) != 0) {
+                fprintf(stderr, "chessrelay boards: --kind: auto, dgt, millennium or certabo\n");
+                return 2;
+            }
             i++;
         } else if (strcmp(argv[i], "--usb") == 0) {
             usb = true;
@@ -82,6 +92,7 @@ int cr_cmd_boards(int argc, char **argv)
     cr_dgt_link_config_default(&cfg.link);
     cfg.link.reopen_ms = 250;
     cfg.link.identify_only = true; /* leave the board as it was: no update mode */
+    cfg.link.kind = kind;
     ls.set = cr_dgt_boardset_new(ls.base, &cfg);
     if (!ls.set) {
         fprintf(stderr, "chessrelay boards: out of memory\n");
@@ -124,11 +135,16 @@ int cr_cmd_boards(int argc, char **argv)
         cr_dgt_health h = cr_dgt_link_health(l);
         const cr_dgt_board_info *in = cr_dgt_link_info(l);
         if (!h.identified) {
-            fprintf(stderr, "chessrelay boards: %s: no DGT board answered\n", cr_dgt_link_name(l));
+            fprintf(stderr, "chessrelay boards: %s: no %s board answered\n", cr_dgt_link_name(l),
+                    kind == CR_BOARD_AUTO ? "known" : cr_board_kind_name(kind));
             status = 1;
             continue;
         }
         found++;
+        if (h.kind != CR_BOARD_DGT) {
+            printf("%s\t%s\t%s\n", cr_dgt_link_name(l), h.id, cr_board_kind_name(h.kind));
+            continue;
+        }
         char version[32] = "?";
         if (in->version_major >= 0) {
             snprintf(version, sizeof version, "%d.%02d", in->version_major, in->version_minor);

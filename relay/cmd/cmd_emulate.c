@@ -1,5 +1,10 @@
 /* chessrelay emulate FEED --pty: plays one board of a feed as a DGT board with
- * a DGT 3000 clock on a pseudo-terminal, for tests and demos without hardware.
+ * a DGT 3000 clock on a pseudo-terminal, for tests and demos without hardware;
+ * with --kind millennium or certabo, as a Millennium ChessLink or a Certabo
+ * board (no clock; board_emu.h). A Certabo emulator streams a line every
+ * 20 ms and can write the table of its pieces' RFIDs (--calibration-out) as
+ * `chessrelay calibrate` would learn it; --occupancy makes it an
+ * occupancy-only board.
  *
  * The first line on stdout is the device path to open (the pty slave, or the
  * --link symlink). The feed's timeline starts when the host first selects an
@@ -25,7 +30,8 @@
 
 #include "cmd/commands.h"
 #include "cr/feed.h"
-#include "dgt_emu.h"
+#include "board_emu.h"
+#include "certabo.h"
 #include "dgt_link.h"
 #include "dgt_serial.h"
 #include "util/opts.h"
@@ -49,8 +55,8 @@ typedef struct emu_events {
 
 typedef struct emulator {
     struct event_base *base;
-    struct event *rd, *timer;
-    cr_dgt_emu *emu;
+    struct event *rd, *timer, *stream;
+    cr_board_emu *emu;
     emu_events evs;
     size_t next;
     double speed;
@@ -72,8 +78,13 @@ typedef struct emulator {
     int64_t backlog_since;  /* real ms the timeline has been held for the host, 0 = not */
     int unplugs_left;
     size_t pos_since_unplug;
+    int64_t last_pos_real;  /* real ms the board last changed */
     int status;
 } emulator;
+
+/* Certabo lines go out every 20 ms: 4 of them carry a position through a
+ * 2-of-3 vote. */
+#define STREAM_SETTLE_MS 80
 
 static uint32_t rnd(emulator *em)
 {
@@ -259,7 +270,7 @@ static void unplug(emulator *em)
     close(em->slave);
     em->master = em->slave = -1;
     em->unplugged = true;
-    cr_dgt_emu_power_up(em->emu);
+    cr_board_emu_power_up(em->emu);
 }
 
 static int64_t now_ms(void)
@@ -274,7 +285,7 @@ static void flush_output(emulator *em)
     }
     uint8_t buf[4096], out[8192];
     size_t n;
-    while ((n = cr_dgt_emu_take_output(em->emu, buf, sizeof buf)) > 0) {
+    while ((n = cr_board_emu_take_output(em->emu, buf, sizeof buf)) > 0) {
         size_t k = 0;
         if (em->f_garbage && rnd(em) % 8 == 0) { /* stray bytes between messages */
             int g = 1 + (int)(rnd(em) % 5);
@@ -313,9 +324,8 @@ static void on_master(evutil_socket_t fd, short what, void *arg)
     if (n <= 0) {
         return;
     }
-    cr_dgt_emu_input(em->emu, em->emu_now, buf, (size_t)n);
-    cr_dgt_emu_mode mode = cr_dgt_emu_mode_get(em->emu);
-    bool updating = mode == CR_EMU_UPDATE || mode == CR_EMU_UPDATE_NICE || mode == CR_EMU_UPDATE_BRD;
+    cr_board_emu_input(em->emu, em->emu_now, buf, (size_t)n);
+    bool updating = cr_board_emu_host_ready(em->emu);
     int64_t now = now_ms();
     if (updating && !em->started) {
         em->started = true;
@@ -334,17 +344,18 @@ static void apply(emulator *em, const emu_event *x)
     em->emu_now = x->t;
     switch (x->kind) {
     case CR_FEED_POS:
-        cr_dgt_emu_set_squares(em->emu, x->t, x->squares);
+        cr_board_emu_set_squares(em->emu, x->t, x->squares);
         em->pos_since_unplug++;
+        em->last_pos_real = now_ms();
         break;
     case CR_FEED_CLOCK:
-        cr_dgt_emu_set_clock(em->emu, x->t, x->white_ms, x->black_ms, x->running);
+        cr_board_emu_set_clock(em->emu, x->t, x->white_ms, x->black_ms, x->running);
         break;
     case CR_FEED_DISCONNECT:
         if (em->link) {
             unplug(em);
         } else {
-            cr_dgt_emu_set_muted(em->emu, true);
+            cr_board_emu_set_muted(em->emu, true);
         }
         break;
     case CR_FEED_CONNECT:
@@ -360,7 +371,7 @@ static void apply(emulator *em, const emu_event *x)
             em->pause_pending = true;
             em->pause_t = x->t;
         } else {
-            cr_dgt_emu_set_muted(em->emu, false);
+            cr_board_emu_set_muted(em->emu, false);
         }
         break;
     default:
@@ -403,7 +414,11 @@ static int host_backlog(const emulator *em)
  * may lag). Returns true (with the timer re-armed) while waiting. */
 static bool wait_for_host(emulator *em, int64_t now)
 {
-    if (host_backlog(em) > 0) {
+    /* A streaming board (Certabo) is read by a vote over its last lines: the
+     * position before an unplug must have been on the wire for a few lines,
+     * as it would be on a real board unless pulled within a scan or two. */
+    bool streaming = cr_board_emu_streams(em->emu) && now - em->last_pos_real < STREAM_SETTLE_MS;
+    if (host_backlog(em) > 0 || streaming) {
         if (em->drain_since == 0) {
             em->drain_since = now;
         }
@@ -523,7 +538,7 @@ static void on_timer(evutil_socket_t fd, short what, void *arg)
             return;
         }
     }
-    cr_dgt_emu_tick(em->emu, em->emu_now);
+    cr_board_emu_tick(em->emu, em->emu_now);
     flush_output(em);
     if (em->next >= em->evs.n) {
         em->finished = true;
@@ -532,17 +547,32 @@ static void on_timer(evutil_socket_t fd, short what, void *arg)
     schedule(em);
 }
 
+/* A streaming board (Certabo) sends its lines in real time, game or not. */
+static void on_stream(evutil_socket_t fd, short what, void *arg)
+{
+    (void)fd;
+    (void)what;
+    emulator *em = arg;
+    if (!em->unplugged) {
+        cr_board_emu_stream(em->emu, now_ms());
+        flush_output(em);
+    }
+}
+
 static int usage(void)
 {
     fprintf(stderr, "usage: chessrelay emulate FEED --pty [--link PATH] [--board ID] [--speed X]\n"
                     "       [--max-gap MS] [--faults garbage,drop,disconnect] [--seed N]\n"
-                    "       [--serial-number S] [--clock-white auto|left|right]\n");
+                    "       [--serial-number S] [--clock-white auto|left|right]\n"
+                    "       [--kind dgt|millennium|certabo] [--occupancy] [--calibration-out FILE]\n");
     return 2;
 }
 
 int cr_cmd_emulate(int argc, char **argv)
 {
-    const char *feed = NULL, *board = NULL, *serial = NULL, *faults = "";
+    const char *feed = NULL, *board = NULL, *serial = NULL, *faults = "", *cal_out = NULL;
+    cr_board_kind kind = CR_BOARD_DGT;
+    bool occupancy = false;
     emulator em;
     memset(&em, 0, sizeof em);
     em.speed = 1.0;
@@ -583,6 +613,17 @@ int cr_cmd_emulate(int argc, char **argv)
                 return 2;
             }
             max_gap = gap;
+            i++;
+        } else if (strcmp(a, "--kind") == 0 && v) {
+            if (cr_board_kind_parse(v, &kind) != 0 || kind == CR_BOARD_AUTO) {
+                fprintf(stderr, "chessrelay emulate: --kind: dgt, millennium or certabo\n");
+                return 2;
+            }
+            i++;
+        } else if (strcmp(a, "--occupancy") == 0) {
+            occupancy = true;
+        } else if (strcmp(a, "--calibration-out") == 0 && v) {
+            cal_out = v;
             i++;
         } else if (strcmp(a, "--serial-number") == 0 && v) {
             serial = v;
@@ -626,14 +667,25 @@ int cr_cmd_emulate(int argc, char **argv)
         free(em.evs.v);
         return 1;
     }
-    cr_dgt_emu_config cfg = {.version_major = 1, .version_minor = 7, .white_side = side};
-    cfg.serial = serial ? serial : em.evs.board; /* the recorder then names the board as the feed did */
-    em.emu = cr_dgt_emu_new(&cfg);
+    if (cal_out) {
+        cr_certabo_calibration cal;
+        cr_certabo_emu_calibration(&cal);
+        FILE *f = fopen(cal_out, "w");
+        if (!f || cr_certabo_calibration_write(f, &cal) != 0 || fclose(f) != 0) {
+            fprintf(stderr, "chessrelay emulate: %s: %s\n", cal_out, strerror(errno));
+            free(em.evs.v);
+            return 1;
+        }
+    }
+    cr_board_emu_config cfg = {.kind = kind, .occupancy = occupancy};
+    cfg.dgt = (cr_dgt_emu_config){.version_major = 1, .version_minor = 7, .white_side = side};
+    cfg.dgt.serial = serial ? serial : em.evs.board; /* the recorder then names the board as the feed did */
+    em.emu = cr_board_emu_new(&cfg);
     cr_sigwatch *sw = cr_sigwatch_new(false);
     em.base = sw ? event_base_new() : NULL;
     if (!em.emu || !em.base || cr_sigwatch_start(sw, em.base, NULL, NULL, NULL)) {
         fprintf(stderr, "chessrelay emulate: out of memory\n");
-        cr_dgt_emu_free(em.emu);
+        cr_board_emu_free(em.emu);
         free(em.evs.v);
         if (em.base) {
             event_base_free(em.base);
@@ -643,6 +695,11 @@ int cr_cmd_emulate(int argc, char **argv)
     }
     signal(SIGPIPE, SIG_IGN);
     em.timer = evtimer_new(em.base, on_timer, &em);
+    if (cr_board_emu_streams(em.emu)) {
+        em.stream = event_new(em.base, -1, EV_PERSIST, on_stream, &em);
+        struct timeval every = {0, 5000};
+        event_add(em.stream, &every);
+    }
     if (make_pty(&em) < 0) {
         em.status = 1;
     } else {
@@ -673,9 +730,12 @@ int cr_cmd_emulate(int argc, char **argv)
         unlink(em.link);
     }
     event_free(em.timer);
+    if (em.stream) {
+        event_free(em.stream);
+    }
     event_base_free(em.base);
     cr_sigwatch_free(sw);
-    cr_dgt_emu_free(em.emu);
+    cr_board_emu_free(em.emu);
     free(em.evs.v);
     return em.status;
 }

@@ -11,6 +11,7 @@
 
 #include "cmd/commands.h"
 #include "cr/feed.h"
+#include "certabo.h"
 #include "dgt_boardset.h"
 #include "dgt_serial.h"
 #include "util/opts.h"
@@ -31,6 +32,7 @@ typedef struct recorder {
     size_t line_cap;
     bool failed;
     bool quiet;
+    cr_certabo_params_dir cal;
 } recorder;
 
 static int64_t record_clock(void *data)
@@ -72,9 +74,12 @@ static void on_state(void *data, cr_dgt_link *link, cr_dgt_link_state st)
     }
     cr_dgt_health h = cr_dgt_link_health(link);
     const char *err = cr_dgt_link_error(link);
-    fprintf(stderr, "chessrelay record: %s: board %s %s%s%s\n", cr_dgt_link_name(link), h.id,
+    /* The kind is named when it is not DGT's (found by probing, board.h). */
+    bool other = h.identified && h.kind != CR_BOARD_DGT && st == CR_LINK_ACTIVE;
+    fprintf(stderr, "chessrelay record: %s: board %s %s%s%s%s%s%s\n", cr_dgt_link_name(link), h.id,
             cr_dgt_link_state_name(st), st == CR_LINK_LOST && *err ? ": " : "",
-            st == CR_LINK_LOST ? err : "");
+            st == CR_LINK_LOST ? err : "", other ? " (" : "", other ? cr_board_kind_name(h.kind) : "",
+            other ? ")" : "");
 }
 
 static void on_duration(evutil_socket_t fd, short what, void *arg)
@@ -87,7 +92,8 @@ static void on_duration(evutil_socket_t fd, short what, void *arg)
 static int usage(void)
 {
     fprintf(stderr, "usage: chessrelay record [--serial DEV]... [--usb] [--out FILE] [--time-scale X]\n"
-                    "       [--clock-white auto|left|right] [--no-raw] [--update] [--duration MS] [--quiet]\n");
+                    "       [--clock-white auto|left|right] [--no-raw] [--update] [--duration MS] [--quiet]\n"
+                    "       [--kind auto|dgt|millennium|certabo] [--calibration FILE] [--state DIR]\n");
     return 2;
 }
 
@@ -106,6 +112,9 @@ int cr_cmd_record(int argc, char **argv)
     r.cfg.link.board.emit_raw = true;
     r.cfg.link.clock = record_clock;
     r.cfg.link.clock_data = &r;
+    r.cfg.link.kind = CR_BOARD_AUTO; /* serial ports: probe for each kind of board */
+    r.cfg.link.codec_params = cr_certabo_params_from_dir;
+    r.cfg.link.codec_params_data = &r.cal;
     const char *serials[RECORD_MAX_LINKS];
     int nserial = 0;
     bool usb = false;
@@ -118,6 +127,18 @@ int cr_cmd_record(int argc, char **argv)
                 return usage();
             }
             serials[nserial++] = v;
+            i++;
+        } else if (strcmp(a, "--kind") == 0 && v) {
+            if (cr_board_kind_parse(v, &r.cfg.link.kind) != 0) {
+                fprintf(stderr, "chessrelay record: --kind: auto, dgt, millennium or certabo\n");
+                return 2;
+            }
+            i++;
+        } else if (strcmp(a, "--calibration") == 0 && v) {
+            r.cal.file = v; /* a Certabo table (chessrelay calibrate) */
+            i++;
+        } else if (strcmp(a, "--state") == 0 && v) {
+            r.cal.dir = v; /* Certabo tables in DIR/certabo/ID.cal */
             i++;
         } else if (strcmp(a, "--usb") == 0) {
             usb = true;

@@ -3,7 +3,8 @@
  *   chessrelay serve [--config FILE] [--listen ADDR:PORT] [--state DIR] [--speed X]
  *                    [--agent-token T[:agents=ID,..][:boards=ID,..]]
  *                                        (venue agents at /agent: agent_link.h)
- *                    [--serial DEV]... [--usb]      live DGT boards (source_boards.h)
+ *                    [--serial DEV]... [--usb]      live boards (source_boards.h)
+ *                    [--kind auto|dgt|millennium|certabo]  the serial boards' kind (default: probe)
  *                    [--pairings FILE [--round N]]  pairings file, watched (pairings_link.h)
  *   chessrelay replay FEED... --serve [--listen ADDR:PORT] [--speed X]
  *                     [--delay MINUTES] [--arbiter-token T] [--state DIR]
@@ -21,6 +22,7 @@
 #include <string.h>
 
 #include "cmd/commands.h"
+#include "board.h"
 #include "core/config.h"
 #include "cr/pairings.h"
 #include "util/log.h"
@@ -43,6 +45,7 @@ typedef struct serve_args {
     const char **serials; /* the second half of the feeds allocation */
     int serial_count;
     bool usb;
+    int board_kind; /* --kind: cr_board_kind of the serial boards */
     cr_nats_out_config publish; /* --publish and its options */
 } serve_args;
 
@@ -105,6 +108,13 @@ static int parse_args(const char *who, int argc, char **argv, bool feeds_allowed
             a->config_path = v;
         } else if (strcmp(o, "--serial") == 0) {
             a->serials[a->serial_count++] = v;
+        } else if (strcmp(o, "--kind") == 0) {
+            cr_board_kind k;
+            if (cr_board_kind_parse(v, &k) != 0) {
+                fprintf(stderr, "chessrelay %s: --kind: auto, dgt, millennium or certabo\n", who);
+                return 2;
+            }
+            a->board_kind = (int)k;
         } else if (strcmp(o, "--listen") == 0) {
             a->listen = v;
         } else if (strcmp(o, "--state") == 0) {
@@ -216,6 +226,7 @@ static int run(const char *who, serve_args *a, cr_config *cfg, const char *state
     lc.serials = a->serials;
     lc.serial_count = a->serial_count;
     lc.usb = a->usb;
+    lc.board_kind = a->board_kind;
     return cr_loop_run(&lc);
 }
 

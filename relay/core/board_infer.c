@@ -4,13 +4,20 @@
 
 #include <stdio.h>
 #include <stdlib.h>
+#include <string.h>
 
+#include "cr/occupancy.h"
 #include "dgt_board.h"
 
 struct cr_board_infer {
     char id[CR_BOARD_ID_MAX + 1];
     cr_infer *inf;
     cr_dgt_board *dgt; /* made on the first RAW event */
+    /* Occupancy boards (pos with '?' squares): the namer in front of the
+     * inference, made on the first such snapshot; a meta FEN seen before. */
+    cr_occ_namer *namer;
+    cr_position fen;
+    bool have_fen;
 };
 
 cr_board_infer *cr_board_infer_new(const char *board_id, const cr_infer_config *cfg, cr_infer_cb cb,
@@ -34,6 +41,7 @@ void cr_board_infer_free(cr_board_infer *b)
     if (b) {
         cr_infer_free(b->inf);
         cr_dgt_board_free(b->dgt);
+        cr_occ_namer_free(b->namer);
         free(b);
     }
 }
@@ -51,8 +59,39 @@ static void on_decoded(void *data, const cr_feed_event *ev)
     }
 }
 
+/* A snapshot with squares of unknown identity gets its pieces named from
+ * the game's legal moves (cr/occupancy.h) before the inference sees it. */
+static int feed_occupancy(cr_board_infer *b, const cr_feed_event *ev)
+{
+    if (!b->namer) {
+        b->namer = cr_occ_namer_new();
+        if (!b->namer) {
+            return CR_ENOMEM;
+        }
+        if (b->have_fen) {
+            cr_occ_namer_set(b->namer, &b->fen);
+        }
+    }
+    cr_feed_event named = *ev;
+    if (cr_occ_namer_settle(b->namer, ev->t, ev->u.squares, named.u.squares)) {
+        cr_infer_feed(b->inf, &named); /* the capture the board stood with */
+    }
+    (void)cr_occ_namer_name(b->namer, ev->t, ev->u.squares, named.u.squares);
+    cr_infer_feed(b->inf, &named);
+    return 0;
+}
+
 int cr_board_infer_feed(cr_board_infer *b, const cr_feed_event *ev)
 {
+    if (ev->kind == CR_FEED_META && strcmp(ev->u.meta.key, "FEN") == 0) {
+        b->have_fen = cr_position_from_fen(&b->fen, ev->u.meta.value, NULL) == 0;
+        if (b->have_fen && b->namer) {
+            cr_occ_namer_set(b->namer, &b->fen);
+        }
+    }
+    if (ev->kind == CR_FEED_POS && (b->namer || cr_occ_has_unknown(ev->u.squares))) {
+        return feed_occupancy(b, ev);
+    }
     if (ev->kind == CR_FEED_RAW) {
         if (!b->dgt) {
             b->dgt = cr_dgt_board_new(b->id, NULL);

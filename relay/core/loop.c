@@ -891,6 +891,8 @@ static int start_live_boards(relay *r)
     bc.serials = paths;
     bc.serial_count = n;
     bc.usb = cfg->usb || r->t->usb;
+    bc.kind = (cr_board_kind)cfg->board_kind;
+    bc.state_dir = cfg->state_dir;
     bc.clock = board_clock;
     bc.event = on_board_event;
     bc.state = on_board_state;

@@ -31,6 +31,7 @@ typedef struct cr_loop_config {
     const char *const *serials;  /* live boards on these ttys (besides tournament->devices) */
     int serial_count;
     bool usb;                    /* live USB boards (also tournament->usb) */
+    int board_kind;              /* cr_board_kind of the serial boards (0: probe each kind) */
 } cr_loop_config;
 
 /* Runs until SIGINT/SIGTERM (or the end, with exit_at_end). Returns the

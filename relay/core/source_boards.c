@@ -8,6 +8,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "certabo.h"
 #include "dgt_boardset.h"
 #include "util/log.h"
 #include "util/prom.h"
@@ -15,6 +16,7 @@
 struct cr_board_sources {
     cr_board_sources_config cfg;
     cr_dgt_boardset *set;
+    cr_certabo_params_dir cal; /* Certabo tables from the state folder */
 };
 
 static void on_link_event(void *data, const cr_feed_event *ev)
@@ -61,6 +63,12 @@ cr_board_sources *cr_board_sources_start(struct event_base *base, const cr_board
     bc.link.board.emit_raw = true; /* the journal keeps the bytes as received */
     bc.link.clock = cfg->clock;
     bc.link.clock_data = cfg->data;
+    bc.link.kind = cfg->kind;
+    bc.link.codec_params = cr_certabo_params_from_dir;
+    bc.link.codec_params_data = s ? &s->cal : NULL;
+    if (s) {
+        s->cal.dir = cfg->state_dir;
+    }
     if (!s || !(s->set = cr_dgt_boardset_new(base, &bc))) {
         free(s);
         cr_error_set(err, CR_ENOMEM, 0, 0, "board sources: out of memory");
@@ -68,6 +76,7 @@ cr_board_sources *cr_board_sources_start(struct event_base *base, const cr_board
     }
     s->cfg = *cfg;
     s->cfg.serials = NULL;
+    s->cfg.state_dir = NULL;
     for (int i = 0; i < cfg->serial_count; i++) {
         if (cr_dgt_boardset_add_serial(s->set, cfg->serials[i], err)) {
             cr_board_sources_free(s);
@@ -138,6 +147,10 @@ char *cr_board_sources_json(const cr_board_sources *s)
         json_object_set_new(o, "device", json_string(name));
         json_object_set_new(o, "board", json_string(h.id));
         json_object_set_new(o, "state", json_string(cr_dgt_link_state_name(h.state)));
+        json_object_set_new(o, "kind", h.identified ? json_string(cr_board_kind_name(h.kind))
+                                                    : json_null());
+        json_object_set_new(o, "clock", json_boolean(h.has_clock));
+        json_object_set_new(o, "bad_frames", json_integer((json_int_t)h.bad_frames));
         json_object_set_new(o, "identified", json_boolean(h.identified));
         json_object_set_new(o, "snapshots_per_min", json_real(h.snapshot_rate));
         json_object_set_new(o, "delay_ms", h.delay_ms >= 0 ? json_integer(h.delay_ms) : json_null());
@@ -173,6 +186,11 @@ char *cr_board_sources_metrics(const cr_board_sources *s)
         {"chessrelay_board_disconnects_total", "counter", "Times the board's link was lost."},
         {"chessrelay_board_resyncs_total", "counter", "Byte stream resynchronisations."},
         {"chessrelay_board_rotated", "gauge", "1 if the board stands the wrong way round."},
+        {"chessrelay_board_bad_frames_total", "counter",
+         "Frames dropped by the codec (check digits, parity, bad contents)."},
+        {"chessrelay_board_has_clock", "gauge", "1 if the kind of board reports a clock (DGT)."},
+        {"chessrelay_board_kind", "gauge",
+         "Always 1: the kind of board (dgt, millennium, certabo; unknown before it answered)."},
     };
     int n = cr_board_sources_count(s);
     for (size_t k = 0; n > 0 && k < sizeof m / sizeof m[0]; k++) {
@@ -184,6 +202,10 @@ char *cr_board_sources_metrics(const cr_board_sources *s)
             cr_prom_label(f, h.id);
             fputs("\",device=\"", f);
             cr_prom_label(f, name);
+            if (k == 10) { /* the info gauge carries the kind as a label */
+                fputs("\",kind=\"", f);
+                cr_prom_label(f, h.identified ? cr_board_kind_name(h.kind) : "unknown");
+            }
             fputs("\"} ", f);
             switch (k) {
             case 0: fprintf(f, "%d\n", h.state == CR_LINK_ACTIVE); break;
@@ -193,7 +215,10 @@ char *cr_board_sources_metrics(const cr_board_sources *s)
             case 4: fprintf(f, "%d\n", h.battery_percent); break;
             case 5: fprintf(f, "%" PRIu32 "\n", h.disconnects); break;
             case 6: fprintf(f, "%" PRIu64 "\n", h.resyncs); break;
-            default: fprintf(f, "%d\n", h.rotated); break;
+            case 7: fprintf(f, "%d\n", h.rotated); break;
+            case 8: fprintf(f, "%" PRIu64 "\n", h.bad_frames); break;
+            case 9: fprintf(f, "%d\n", h.has_clock); break;
+            default: fputs("1\n", f); break;
             }
         }
     }

@@ -28,6 +28,8 @@ typedef struct cr_board_sources_config {
     const char *const *serials; /* tty paths (copied) */
     int serial_count;
     bool usb;                   /* every USB board, with hotplug */
+    cr_board_kind kind;         /* serial ports: AUTO probes for each kind (board.h) */
+    const char *state_dir;      /* Certabo tables in DIR/certabo/ID.cal, or NULL (borrowed for the call) */
     int64_t (*clock)(void *data); /* event time (the loop's feed clock, ms) */
     void (*event)(void *data, const cr_feed_event *ev); /* required */
     /* A link changed state (may be NULL): health is its figures now. */
@@ -49,8 +51,10 @@ int cr_board_sources_count(const cr_board_sources *s);
 cr_dgt_health cr_board_sources_health(const cr_board_sources *s, int i, const char **name);
 
 /* The links' health as a JSON array (a new malloc'ed string, NULL when out
- * of memory): [{"device":..,"board":..,"state":"active","snapshots_per_min":..,
- * "delay_ms":..,"battery":..,"disconnects":..,"resyncs":..,"rotated":..}]. */
+ * of memory): [{"device":..,"board":..,"state":"active","kind":"dgt"|
+ * "millennium"|"certabo"|null,"clock":bool,"bad_frames":..,
+ * "snapshots_per_min":..,"delay_ms":..,"battery":..,"disconnects":..,
+ * "resyncs":..,"rotated":..}]. */
 char *cr_board_sources_json(const cr_board_sources *s);
 
 /* The same as Prometheus text (gauges labelled by board and device), a new

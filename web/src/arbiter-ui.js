@@ -660,7 +660,12 @@ export class ArbiterPage {
       const s = this.arb.games.get(id);
       let ms = g && g.clock ? clockRemaining(g.clock, side, nowUs) : null;
       if (ms === null && s) ms = side === 'white' ? s.white_ms : s.black_ms;
-      setText(el, formatMs(ms));
+      // A board that never gave a clock reading (Millennium, Certabo, or a
+      // DGT board without a clock attached) says so rather than a dash.
+      const noClock = (ms === null || ms === undefined) && !(g && g.clock) &&
+        !(s && (typeof s.white_ms === 'number' || typeof s.black_ms === 'number'));
+      setText(el, noClock ? 'no clock' : formatMs(ms));
+      el.classList.toggle('no-clock', noClock);
       el.classList.toggle('under2', underTwoMinutes(ms));
       el.classList.toggle('running', !!(g && g.clock && g.clock.running === side[0] && s && s.result === '*'));
     }

@@ -17,6 +17,7 @@ before(async () => {
     r.clock(1, 95000, 130000, 'w');
     r.arbState(1, { under_two_minutes: { w: true, b: false }, claim_window: true, repetitions: 2, halfmove: 14, white_ms: 95000, black_ms: 130000 });
     r.arbState(2, { result: '1-0' });
+    r.games.get(3).clock = null; // a board without a clock (Millennium, Certabo)
     r.arbState(3);
     r.arbState(5);
     r.arbState(4, { online: false, illegal: { w: 0, b: 1 } });
@@ -62,6 +63,10 @@ test('dashboard: all boards, clocks under two minutes marked, alerts by urgency,
   const white = await waitFor(() => page.$eval('.arb-card[data-game="1"] .arb-clock[data-side="white"]', (e) => e.classList.contains('under2') && e.textContent));
   assert.match(white, /^1:[0-5]\d$/);
   assert.equal(await page.$eval('.arb-card[data-game="1"] .arb-clock[data-side="black"]', (e) => e.classList.contains('under2')), false);
+  // Board 3 never had a clock reading (a board without a clock): it says so.
+  const noClock = await waitFor(() => page.$eval('.arb-card[data-game="3"] .arb-clock[data-side="white"]', (e) => e.classList.contains('no-clock') && e.textContent));
+  assert.equal(noClock, 'no clock');
+  assert.equal(await page.$eval('.arb-card[data-game="1"] .arb-clock[data-side="white"]', (e) => e.classList.contains('no-clock')), false);
   // Alerts: the warning (board offline) before the notice (two minutes).
   const kinds = await page.$$eval('.arb-alerts .arb-alert', (els) => els.map((e) => e.dataset.kind));
   assert.deepEqual(kinds, ['board-offline', 'two-minutes']);
