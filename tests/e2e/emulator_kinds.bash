@@ -11,10 +11,11 @@
 # also with the table `chessrelay calibrate` learns, without any table, and
 # as occupancy-only boards (--occupancy), whose '?' squares replay names.
 #   $1 = path of the chessrelay binary; env CR_SOURCE_DIR.
-#   E2E_FEEDS="p03 p13" limits the feeds, E2E_SPEED changes the speed,
+#   E2E_FEEDS="p03 p13" chooses the feeds (default: the set below; all:
+#   every sample feed), E2E_SPEED changes the speed,
 #   E2E_KEEP=1 keeps the files.
 # Timing as in emulator_record.sh: speed 10, long waits cut to 1 s. About
-# 8 minutes per kind (20 feeds, two at a time, then four with faults).
+# 4 minutes per kind by default, 10 with E2E_FEEDS=all.
 set -u
 BIN="$1"
 SRC="${CR_SOURCE_DIR:-$(cd "$(dirname "$0")/../.." && pwd)}"
@@ -83,7 +84,20 @@ check_kind() {
   return $status
 }
 
-want() { [ -z "${E2E_FEEDS:-}" ] || [[ " $E2E_FEEDS " == *" $1 "* ]]; }
+# Clean runs by default: one feed of each kind of noise the codecs must carry
+# (promotions, two games with a reset, a board turned round, missed
+# snapshots and an unplug); the fault runs and Certabo's rounds below always
+# run. About 4 minutes a kind. E2E_FEEDS=all plays every sample feed clean
+# (about 10 minutes a kind, as measured for docs/boards.md); a list of feeds
+# limits every run to those.
+CLEAN_DEFAULT="p05 p10 p13 p18"
+want() { [ -z "${E2E_FEEDS:-}" ] || [ "$E2E_FEEDS" = all ] || [[ " $E2E_FEEDS " == *" $1 "* ]]; }
+want_clean() {
+  case "${E2E_FEEDS:-}" in
+    "") [[ " $CLEAN_DEFAULT " == *" $1 "* ]] ;;
+    *) want "$1" ;;
+  esac
+}
 
 # Without a table (uncalibrated) and on an occupancy-only board the
 # recording holds '?' squares, which replay names from the start position
@@ -143,13 +157,13 @@ run_kind() {
     *) echo "FAIL boards --serial ($kind): exit $rc, output '$out'"; fail=1 ;;
   esac
 
-  # Every sample feed, two at a time (the machine may have two cores).
+  # The clean runs (every sample feed with E2E_FEEDS=all), two at a time.
   set -- $(cd "$FEEDS" && ls ./*.feed | sed 's|^\./||; s|\.feed$||')
   while [ $# -gt 0 ]; do
-    want "$1" && { [ "$1" = pm01 ] && run_one "$kind" "clean_$1" "$1" "" 0 7 || run_one "$kind" "clean_$1" "$1" "" 0; } &
+    want_clean "$1" && { [ "$1" = pm01 ] && run_one "$kind" "clean_$1" "$1" "" 0 7 || run_one "$kind" "clean_$1" "$1" "" 0; } &
     shift
     if [ $# -gt 0 ]; then
-      want "$1" && { [ "$1" = pm01 ] && run_one "$kind" "clean_$1" "$1" "" 0 7 || run_one "$kind" "clean_$1" "$1" "" 0; } &
+      want_clean "$1" && { [ "$1" = pm01 ] && run_one "$kind" "clean_$1" "$1" "" 0 7 || run_one "$kind" "clean_$1" "$1" "" 0; } &
       shift
     fi
     wait
