@@ -46,7 +46,8 @@ int cr_cmd_calibrate(int argc, char **argv)
 {
     const char *dev = NULL, *state = NULL, *out = NULL;
     long long timeout = 30000;
-    for (int i = 1; i < argc; i++) {
+    /* every option takes a value */
+    for (int i = 1; i < argc; i += 2) {
         const char *v = i + 1 < argc ? argv[i + 1] : NULL;
         if (strcmp(argv[i], "--serial") == 0 && v) {
             dev = v;
@@ -63,7 +64,6 @@ int cr_cmd_calibrate(int argc, char **argv)
             fprintf(stderr, "chessrelay calibrate: unknown or incomplete option '%s'\n", argv[i]);
             return usage();
         }
-        i++;
     }
     if (!dev || (!state && !out) || (state && out)) {
         return usage();
