@@ -20,18 +20,7 @@
 #include "test_util.h"
 #include "dgt.h"
 #include "millennium.h"
-
-static void start_squares(uint8_t sq[64])
-{
-    static const uint8_t back[8] = {CR_WR, CR_WN, CR_WB, CR_WQ, CR_WK, CR_WB, CR_WN, CR_WR};
-    memset(sq, 0, 64);
-    for (int f = 0; f < 8; f++) {
-        sq[f] = back[f];
-        sq[8 + f] = CR_WP;
-        sq[48 + f] = CR_BP;
-        sq[56 + f] = (uint8_t)(back[f] | 8);
-    }
-}
+#include "test_squares.h"
 
 /* Feeds bytes through a codec, returns the snapshots read (up to max). */
 static int read_all(cr_board_codec *c, const uint8_t *b, size_t n, uint8_t out[][64], int max)
@@ -86,7 +75,7 @@ static void test_dgt_codec(void **state)
     cr_board_codec c;
     assert_int_equal(cr_board_codec_new(&c, CR_BOARD_DGT, NULL), 0);
     uint8_t sq[64], dump[64], bytes[80];
-    start_squares(sq);
+    cr_test_start_squares(sq);
     for (int i = 0; i < 64; i++) {
         dump[i] = (uint8_t)cr_dgt_piece_from_cr(sq[cr_dgt_index_to_sq(i)]);
     }
@@ -142,7 +131,7 @@ static void test_mln_status_and_resync(void **state)
     cr_board_codec c;
     assert_int_equal(cr_board_codec_new(&c, CR_BOARD_MILLENNIUM, NULL), 0);
     uint8_t sq[64], sq2[64], frame[80], frame2[80], got[4][64];
-    start_squares(sq);
+    cr_test_start_squares(sq);
     memcpy(sq2, sq, 64);
     sq2[CR_SQ_E4] = CR_WP;
     sq2[CR_SQ_E2] = CR_NO_PIECE;
@@ -215,7 +204,7 @@ static void test_mln_prober_and_emulator(void **state)
     cr_mln_emu *e = cr_mln_emu_new();
     assert_non_null(e);
     uint8_t sq[64];
-    start_squares(sq);
+    cr_test_start_squares(sq);
     cr_mln_emu_set_squares(e, 0, sq);
     assert_false(cr_mln_emu_host_ready(e));
     cr_mln_emu_input(e, 0, req, (size_t)n);
@@ -274,7 +263,7 @@ static void test_certabo_lines_and_vote(void **state)
     cr_board_codec c;
     assert_int_equal(cr_board_codec_new(&c, CR_BOARD_CERTABO, &cal), 0);
     uint8_t sq[64], sq2[64], got[4][64];
-    start_squares(sq);
+    cr_test_start_squares(sq);
     memcpy(sq2, sq, 64);
     sq2[CR_SQ_G1] = 0;
     sq2[CR_SQ_F3] = CR_WN;
@@ -316,7 +305,7 @@ static void test_certabo_uncalibrated_and_occupancy(void **state)
 {
     (void)state;
     uint8_t sq[64], got[4][64];
-    start_squares(sq);
+    cr_test_start_squares(sq);
     cr_certabo_rfid r[64];
     rfids_of(sq, r);
     char line[2048];
@@ -345,7 +334,7 @@ static void test_certabo_calibration(void **state)
 {
     (void)state;
     uint8_t sq[64];
-    start_squares(sq);
+    cr_test_start_squares(sq);
     sq[CR_SQ_D3] = CR_WQ;
     sq[CR_SQ_D6] = CR_BQ;
     cr_certabo_rfid r[64];
@@ -390,7 +379,7 @@ static void test_certabo_emulator(void **state)
     cr_certabo_emu *e = cr_certabo_emu_new(false, 50);
     assert_non_null(e);
     uint8_t sq[64], out[8192], got[4][64];
-    start_squares(sq);
+    cr_test_start_squares(sq);
     cr_certabo_emu_set_squares(e, sq);
     cr_certabo_emu_tick(e, 0);
     cr_certabo_emu_tick(e, 10); /* within the period: nothing more */

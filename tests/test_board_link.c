@@ -20,6 +20,7 @@
 #include "certabo.h"
 #include "dgt_link.h"
 #include "dgt_serial.h"
+#include "test_squares.h"
 
 typedef struct rig {
     struct event_base *base;
@@ -102,18 +103,6 @@ static void run_ms(rig *r, int ms)
         }                                                                 \
     } while (0)
 
-static void start_squares(uint8_t sq[64])
-{
-    static const uint8_t back[8] = {CR_WR, CR_WN, CR_WB, CR_WQ, CR_WK, CR_WB, CR_WN, CR_WR};
-    memset(sq, 0, 64);
-    for (int f = 0; f < 8; f++) {
-        sq[f] = back[f];
-        sq[8 + f] = CR_WP;
-        sq[48 + f] = CR_BP;
-        sq[56 + f] = (uint8_t)(back[f] | 8);
-    }
-}
-
 static const void *params(void *data, cr_board_kind kind, const char *id)
 {
     rig *r = data;
@@ -142,7 +131,7 @@ static rig *make_rig(cr_board_kind kind, bool use_cal)
     r->emu = cr_board_emu_new(&ecfg);
     assert_non_null(r->emu);
     uint8_t sq[64];
-    start_squares(sq);
+    cr_test_start_squares(sq);
     cr_board_emu_set_squares(r->emu, 0, sq);
     r->stream = event_new(r->base, -1, EV_PERSIST, on_stream, r);
     struct timeval every = {0, 10000};
@@ -209,7 +198,7 @@ static void test_millennium(void **state)
     assert_string_equal(h.id, "board"); /* no serial number: the device's name */
     assert_int_equal(r->connects, 1);
     uint8_t sq[64];
-    start_squares(sq);
+    cr_test_start_squares(sq);
     assert_memory_equal(r->last_pos.u.squares, sq, 64);
     /* the link set on-change reports: a move is reported by itself */
     assert_true(cr_board_emu_host_ready(r->emu));
@@ -257,7 +246,7 @@ static void test_certabo(void **state)
     assert_int_equal(h.kind, CR_BOARD_CERTABO);
     assert_false(h.has_clock);
     uint8_t sq[64];
-    start_squares(sq);
+    cr_test_start_squares(sq);
     assert_memory_equal(r->last_pos.u.squares, sq, 64);
     assert_true(cr_board_emu_host_ready(r->emu)); /* the link sent "LEDs off" */
     sq[CR_SQ_G1] = 0;
@@ -279,7 +268,7 @@ static void test_certabo_uncalibrated(void **state)
     rig *r = make_rig(CR_BOARD_CERTABO, false);
     RUN_UNTIL(r, 3000, r->positions > 0);
     uint8_t sq[64];
-    start_squares(sq);
+    cr_test_start_squares(sq);
     for (int i = 0; i < 64; i++) {
         assert_int_equal(r->last_pos.u.squares[i], sq[i] ? CR_BOARD_OCCUPIED : CR_NO_PIECE);
     }

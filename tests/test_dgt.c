@@ -11,25 +11,13 @@
 #include "dgt.h"
 #include "dgt_board.h"
 #include "dgt_emu.h"
-
-/* The standard start as cr squares (a1 = 0). */
-static void start_squares(uint8_t sq[64])
-{
-    static const uint8_t back[8] = {CR_WR, CR_WN, CR_WB, CR_WQ, CR_WK, CR_WB, CR_WN, CR_WR};
-    memset(sq, 0, 64);
-    for (int f = 0; f < 8; f++) {
-        sq[f] = back[f];
-        sq[8 + f] = CR_WP;
-        sq[48 + f] = CR_BP;
-        sq[56 + f] = (uint8_t)(back[f] | 8);
-    }
-}
+#include "test_squares.h"
 
 /* The same as a DGT dump payload (index 0 = a8). */
 static void start_dump(uint8_t d[64])
 {
     uint8_t sq[64];
-    start_squares(sq);
+    cr_test_start_squares(sq);
     for (int i = 0; i < 64; i++) {
         d[i] = (uint8_t)cr_dgt_piece_from_cr(sq[cr_dgt_index_to_sq(i)]);
     }
@@ -296,7 +284,7 @@ static void test_orientation(void **state)
 {
     (void)state;
     uint8_t sq[64], rot[64];
-    start_squares(sq);
+    cr_test_start_squares(sq);
     assert_int_equal(cr_dgt_start_orientation(sq), 1);
     for (int i = 0; i < 64; i++) {
         rot[i] = sq[63 - i];
@@ -361,7 +349,7 @@ static void test_board_events(void **state)
     assert_int_equal(c.ev[1].t, 100);
     assert_string_equal(c.ev[1].board, "DGT23164");
     uint8_t sq[64];
-    start_squares(sq);
+    cr_test_start_squares(sq);
     assert_memory_equal(c.ev[1].u.squares, sq, 64);
     assert_int_equal(c.ev[4].kind, CR_FEED_POS);
     assert_int_equal(c.ev[4].u.squares[CR_SQ_E2], CR_NO_PIECE);
@@ -401,7 +389,7 @@ static void test_board_rotated_clock_and_info(void **state)
     (void)state;
     cr_dgt_board *b = cr_dgt_board_new("B298", NULL);
     uint8_t sq[64], dump[64], buf[256];
-    start_squares(sq);
+    cr_test_start_squares(sq);
     for (int i = 0; i < 64; i++) { /* rotated: index i shows what sq 63 - i holds */
         dump[i] = (uint8_t)cr_dgt_piece_from_cr(sq[63 - cr_dgt_index_to_sq(i)]);
     }
@@ -657,7 +645,7 @@ static void test_ee_log_replay(void **state)
     cr_dgt_emu *emu = cr_dgt_emu_new(NULL);
     cr_dgt_board *b = cr_dgt_board_new("EE1", NULL);
     uint8_t sq[64], out[16384];
-    start_squares(sq);
+    cr_test_start_squares(sq);
     cr_dgt_emu_set_squares(emu, 0, sq);
     cr_dgt_emu_input(emu, 0, (const uint8_t[]){CR_DGT_SEND_BRD, CR_DGT_SEND_UPDATE_NICE}, 2);
     size_t n = cr_dgt_emu_take_output(emu, out, sizeof out);
@@ -710,7 +698,7 @@ static void test_emulator(void **state)
     cr_dgt_emu_config cfg = {.serial = "54321", .version_major = 1, .version_minor = 7};
     cr_dgt_emu *e = cr_dgt_emu_new(&cfg);
     uint8_t sq[64];
-    start_squares(sq);
+    cr_test_start_squares(sq);
     cr_dgt_emu_set_squares(e, 0, sq);
     assert_int_equal(cr_dgt_emu_mode_get(e), CR_EMU_BUS);
     cr_dgt_msg m[16];

@@ -18,6 +18,7 @@
 #include "dgt_emu.h"
 #include "dgt_link.h"
 #include "dgt_serial.h"
+#include "test_squares.h"
 
 typedef struct rig {
     struct event_base *base;
@@ -91,18 +92,6 @@ static void run_ms(rig *r, int ms)
         }                                                      \
     } while (0)
 
-static void start_squares(uint8_t sq[64])
-{
-    static const uint8_t back[8] = {CR_WR, CR_WN, CR_WB, CR_WQ, CR_WK, CR_WB, CR_WN, CR_WR};
-    memset(sq, 0, 64);
-    for (int f = 0; f < 8; f++) {
-        sq[f] = back[f];
-        sq[8 + f] = CR_WP;
-        sq[48 + f] = CR_BP;
-        sq[56 + f] = (uint8_t)(back[f] | 8);
-    }
-}
-
 static void open_master(rig *r)
 {
     r->master = posix_openpt(O_RDWR | O_NOCTTY);
@@ -130,7 +119,7 @@ static int setup(void **state)
     cr_dgt_emu_config ecfg = {.serial = "12345", .version_major = 3, .version_minor = 1};
     r->emu = cr_dgt_emu_new(&ecfg);
     uint8_t sq[64];
-    start_squares(sq);
+    cr_test_start_squares(sq);
     cr_dgt_emu_set_squares(r->emu, 0, sq);
     cr_dgt_emu_set_clock(r->emu, 0, 5400000, 5400000, CR_CLOCK_STOPPED);
     *state = r;
@@ -208,7 +197,7 @@ static void test_connect_dump_updates(void **state)
     assert_int_equal(cr_dgt_emu_mode_get(r->emu), CR_EMU_UPDATE_NICE);
     assert_string_equal(r->last_pos.board, "12345");
     uint8_t sq[64];
-    start_squares(sq);
+    cr_test_start_squares(sq);
     assert_memory_equal(r->last_pos.u.squares, sq, 64);
     const cr_dgt_board_info *in = cr_dgt_link_info(r->link);
     assert_int_equal(in->version_major, 3);
@@ -284,7 +273,7 @@ static void test_silence_is_disconnect(void **state)
     /* Meanwhile a move is made; then the line is back and the board, which
      * never saw the probe, sends its updates. */
     uint8_t sq[64];
-    start_squares(sq);
+    cr_test_start_squares(sq);
     sq[CR_SQ_E2] = 0;
     sq[CR_SQ_E4] = CR_WP;
     cr_dgt_emu_set_squares(r->emu, 0, sq);

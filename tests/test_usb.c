@@ -20,6 +20,7 @@
 #include "dgt_emu.h"
 #include "dgt_link.h"
 #include "dgt_usb.h"
+#include "test_squares.h"
 
 /*----- The fake libusb -----*/
 
@@ -492,18 +493,6 @@ static void pump(rig *r)
     }
 }
 
-static void start_squares(uint8_t sq[64])
-{
-    static const uint8_t back[8] = {CR_WR, CR_WN, CR_WB, CR_WQ, CR_WK, CR_WB, CR_WN, CR_WR};
-    memset(sq, 0, 64);
-    for (int f = 0; f < 8; f++) {
-        sq[f] = back[f];
-        sq[8 + f] = CR_WP;
-        sq[48 + f] = CR_BP;
-        sq[56 + f] = (uint8_t)(back[f] | 8);
-    }
-}
-
 static int setup(void **state)
 {
     memset(&fake, 0, sizeof fake);
@@ -518,7 +507,7 @@ static int setup(void **state)
     cr_dgt_emu_config ecfg = {.serial = "23164", .version_major = 1, .version_minor = 2};
     r->emu = cr_dgt_emu_new(&ecfg);
     uint8_t sq[64];
-    start_squares(sq);
+    cr_test_start_squares(sq);
     cr_dgt_emu_set_squares(r->emu, 0, sq);
     *state = r;
     return 0;
@@ -637,7 +626,7 @@ static void test_framing_and_short_reads(void **state)
     pump(r);
     assert_true(r->positions >= 1);
     uint8_t sq[64];
-    start_squares(sq);
+    cr_test_start_squares(sq);
     const cr_feed_event *last = NULL;
     for (int i = 0; i < r->nev; i++) {
         if (r->ev[i].kind == CR_FEED_POS) {
