@@ -9,7 +9,8 @@
  * disconnect (the pty is unplugged and re-created, the timeline pausing
  * meanwhile; needs --link so that the host can find the new one). The feed's
  * own disconnect/connect lines unplug the pty when --link is given, and mute
- * the board otherwise. */
+ * the board otherwise; either way the timeline waits at the connect for the
+ * host to take the board up again. */
 #define _XOPEN_SOURCE 700 /* posix_openpt, grantpt, unlockpt, ptsname */
 #include <errno.h>
 #include <fcntl.h>
@@ -60,6 +61,7 @@ typedef struct emulator {
     bool f_garbage, f_drop, f_disconnect;
     uint64_t rng;
     bool started, finished, unplugged, paused;
+    bool muted;             /* a feed disconnect without --link: the line is dead */
     int64_t real_start;     /* real ms when play time 0 was due */
     int64_t pause_at;
     int64_t emu_now;        /* feed time of the last applied event */
@@ -345,6 +347,7 @@ static void apply(emulator *em, const emu_event *x)
             unplug(em);
         } else {
             cr_dgt_emu_set_muted(em->emu, true);
+            em->muted = true;
         }
         break;
     case CR_FEED_CONNECT:
@@ -359,8 +362,17 @@ static void apply(emulator *em, const emu_event *x)
              * then the timeline waits for the host to set an update mode. */
             em->pause_pending = true;
             em->pause_t = x->t;
-        } else {
+        } else if (em->muted) {
             cr_dgt_emu_set_muted(em->emu, false);
+            em->muted = false;
+            /* The host, finding the board back, re-initialises it (probe,
+             * serial number, dump, update mode): a few ms of its time, but
+             * --speed times as much feed time, in which a position or two
+             * could go by unseen. As after a replug, the events of this
+             * instant go in, then the timeline waits for the host to speak
+             * to the board in an update mode again. */
+            em->pause_pending = true;
+            em->pause_t = x->t;
         }
         break;
     default:
