@@ -72,6 +72,7 @@ typedef struct emulator {
     bool unplug_pending;    /* a random unplug, once the host has read what was sent */
     int64_t drain_since;    /* real ms we started waiting for the host to read, 0 = not */
     int64_t backlog_since;  /* real ms the timeline has been held for the host, 0 = not */
+    int64_t sent_at;        /* real ms bytes last went to the host */
     int unplugs_left;
     size_t pos_since_unplug;
     int status;
@@ -303,6 +304,9 @@ static void flush_output(emulator *em)
             }
             off += (size_t)w;
         }
+        if (off > 0) {
+            em->sent_at = now_ms();
+        }
     }
 }
 
@@ -495,22 +499,32 @@ static void on_timer(evutil_socket_t fd, short what, void *arg)
             break;
         }
         /* Back-pressure: a host that has not read the last messages yet (a
-         * loaded machine) holds the timeline, which then shifts by the delay,
-         * so that the gaps the host sees stay the feed's (up to 200 ms). */
-        if (host_backlog(em) > 0) {
+         * loaded machine) holds the timeline (up to 200 ms), which then
+         * shifts by the host's delay: the event comes as long after the host
+         * read the last bytes as the feed says it comes after them, not at
+         * once (at --speed N, the gap lost would be N times the delay). */
+        int backlog = host_backlog(em);
+        if (backlog > 0 && (em->backlog_since == 0 || now - em->backlog_since < 200)) {
             if (em->backlog_since == 0) {
                 em->backlog_since = now;
             }
-            if (now - em->backlog_since < 200) {
-                struct timeval tv = {0, 1000};
-                evtimer_add(em->timer, &tv);
-                return;
-            }
+            struct timeval tv = {0, 1000};
+            evtimer_add(em->timer, &tv);
+            return;
         }
         if (em->backlog_since != 0) {
-            em->real_start += now - em->backlog_since;
             em->backlog_since = 0;
-            continue; /* re-check what is due on the shifted timeline */
+            if (backlog == 0) {
+                em->real_start += now - em->sent_at;
+                continue; /* re-check what is due on the shifted timeline */
+            }
+            /* 200 ms and still unread: the event goes now (shifted below) */
+        }
+        if (due < now) {
+            /* Late ourselves (a loaded machine): this event goes now and the
+             * ones after it keep their gaps to it, rather than all that came
+             * due meanwhile going out at once. */
+            em->real_start += now - due;
         }
         if (x->kind == CR_FEED_DISCONNECT && em->link && wait_for_host(em, now)) {
             return;
