@@ -14,7 +14,8 @@
  * disconnect (the pty is unplugged and re-created, the timeline pausing
  * meanwhile; needs --link so that the host can find the new one). The feed's
  * own disconnect/connect lines unplug the pty when --link is given, and mute
- * the board otherwise. */
+ * the board otherwise; either way the timeline waits at the connect for the
+ * host to take the board up again. */
 #define _XOPEN_SOURCE 700 /* posix_openpt, grantpt, unlockpt, ptsname */
 #include <errno.h>
 #include <fcntl.h>
@@ -66,6 +67,7 @@ typedef struct emulator {
     bool f_garbage, f_drop, f_disconnect;
     uint64_t rng;
     bool started, finished, unplugged, paused;
+    bool muted;             /* a feed disconnect without --link: the line is dead */
     int64_t real_start;     /* real ms when play time 0 was due */
     int64_t pause_at;
     int64_t emu_now;        /* feed time of the last applied event */
@@ -76,6 +78,7 @@ typedef struct emulator {
     bool unplug_pending;    /* a random unplug, once the host has read what was sent */
     int64_t drain_since;    /* real ms we started waiting for the host to read, 0 = not */
     int64_t backlog_since;  /* real ms the timeline has been held for the host, 0 = not */
+    int64_t sent_at;        /* real ms bytes last went to the host */
     int unplugs_left;
     size_t pos_since_unplug;
     int64_t last_pos_real;  /* real ms the board last changed */
@@ -312,6 +315,9 @@ static void flush_output(emulator *em)
             }
             off += (size_t)w;
         }
+        if (off > 0) {
+            em->sent_at = now_ms();
+        }
     }
 }
 
@@ -356,6 +362,7 @@ static void apply(emulator *em, const emu_event *x)
             unplug(em);
         } else {
             cr_board_emu_set_muted(em->emu, true);
+            em->muted = true;
         }
         break;
     case CR_FEED_CONNECT:
@@ -370,8 +377,17 @@ static void apply(emulator *em, const emu_event *x)
              * then the timeline waits for the host to set an update mode. */
             em->pause_pending = true;
             em->pause_t = x->t;
-        } else {
+        } else if (em->muted) {
             cr_board_emu_set_muted(em->emu, false);
+            em->muted = false;
+            /* The host, finding the board back, re-initialises it (probe,
+             * serial number, dump, update mode): a few ms of its time, but
+             * --speed times as much feed time, in which a position or two
+             * could go by unseen. As after a replug, the events of this
+             * instant go in, then the timeline waits for the host to speak
+             * to the board in an update mode again. */
+            em->pause_pending = true;
+            em->pause_t = x->t;
         }
         break;
     default:
@@ -498,22 +514,32 @@ static void on_timer(evutil_socket_t fd, short what, void *arg)
             break;
         }
         /* Back-pressure: a host that has not read the last messages yet (a
-         * loaded machine) holds the timeline, which then shifts by the delay,
-         * so that the gaps the host sees stay the feed's (up to 200 ms). */
-        if (host_backlog(em) > 0) {
+         * loaded machine) holds the timeline (up to 200 ms), which then
+         * shifts by the host's delay: the event comes as long after the host
+         * read the last bytes as the feed says it comes after them, not at
+         * once (at --speed N, the gap lost would be N times the delay). */
+        int backlog = host_backlog(em);
+        if (backlog > 0 && (em->backlog_since == 0 || now - em->backlog_since < 200)) {
             if (em->backlog_since == 0) {
                 em->backlog_since = now;
             }
-            if (now - em->backlog_since < 200) {
-                struct timeval tv = {0, 1000};
-                evtimer_add(em->timer, &tv);
-                return;
-            }
+            struct timeval tv = {0, 1000};
+            evtimer_add(em->timer, &tv);
+            return;
         }
         if (em->backlog_since != 0) {
-            em->real_start += now - em->backlog_since;
             em->backlog_since = 0;
-            continue; /* re-check what is due on the shifted timeline */
+            if (backlog == 0) {
+                em->real_start += now - em->sent_at;
+                continue; /* re-check what is due on the shifted timeline */
+            }
+            /* 200 ms and still unread: the event goes now (shifted below) */
+        }
+        if (due < now) {
+            /* Late ourselves (a loaded machine): this event goes now and the
+             * ones after it keep their gaps to it, rather than all that came
+             * due meanwhile going out at once. */
+            em->real_start += now - due;
         }
         if (x->kind == CR_FEED_DISCONNECT && em->link && wait_for_host(em, now)) {
             return;
