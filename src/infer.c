@@ -1005,8 +1005,9 @@ static void recover(cr_infer *inf, int64_t t)
 }
 
 /* Lets time pass up to now: pending moves settle, stuck boards are
- * searched and flagged. */
-static void advance(cr_infer *inf, int64_t now)
+ * searched and flagged. Fires what is due at now in a fixed order; see
+ * advance() for a jump over several due times. */
+static void advance_to(cr_infer *inf, int64_t now)
 {
     for (int guard = 0; guard < 8 && inf->game; guard++) {
         if (inf->signal) {
@@ -1070,6 +1071,47 @@ static void advance(cr_infer *inf, int64_t now)
         }
         break;
     }
+}
+
+/* The earliest time after `after` at which advance_to() may act. */
+static int64_t next_due(const cr_infer *inf, int64_t after)
+{
+    const cr_infer_config *c = &inf->cfg;
+    int64_t tc = inf->t_change;
+    int64_t cand[] = {
+        tc + c->settle_ms,
+        tc + c->settle_ms + c->deep_search_ms,
+        tc + c->castle_hold_ms,
+        tc + c->attention_ms,
+        inf->has_pending ? inf->deadline : INT64_MAX,
+        inf->explained ? INT64_MAX : inf->unexplained_since + c->attention_ms,
+    };
+    int64_t best = INT64_MAX;
+    for (size_t i = 0; i < sizeof cand / sizeof cand[0]; i++) {
+        if (cand[i] > after && cand[i] < best) {
+            best = cand[i];
+        }
+    }
+    return best;
+}
+
+/* Lets time pass up to now, firing what fell due in the order it fell
+ * due: a caller that sends nothing between two snapshots (replay has no
+ * ticks) must not see a held sequence's deadline pass before the search
+ * of a board that settled earlier, which a relay ticking every 100 ms
+ * runs first. */
+static void advance(cr_infer *inf, int64_t now)
+{
+    int64_t t = inf->t_last;
+    for (int guard = 0; guard < 32 && inf->game; guard++) {
+        int64_t due = next_due(inf, t);
+        if (due >= now) {
+            break;
+        }
+        advance_to(inf, due);
+        t = due;
+    }
+    advance_to(inf, now);
 }
 
 /* ------------------------------------------------------------ public */

@@ -14,8 +14,9 @@ trap 'rm -rf "$tmp"' EXIT
 
 # the samples, the hard cases other generators found, silent gaps of 5-8
 # plies cut into samples, and tournaments of 8+ boards (resets, rotated
-# boards, board ids reused from round to round)
-for dir in "$FEEDS" "$SRC/tests/data/feeds-hard" "$SRC/tests/data/feeds-arbiter" "$SRC/tests/data/feeds-gaps" "$SRC/tests/data/feeds-ambiguous" "$SRC/tests/data/feeds-tour" \
+# boards, board ids reused from round to round); feeds-order: timers that
+# fall due between two snapshots fire in their order
+for dir in "$FEEDS" "$SRC/tests/data/feeds-hard" "$SRC/tests/data/feeds-arbiter" "$SRC/tests/data/feeds-gaps" "$SRC/tests/data/feeds-ambiguous" "$SRC/tests/data/feeds-tour" "$SRC/tests/data/feeds-order" \
   "$SRC/tests/data/feeds-multi"; do
   out=$(CMD="$BIN replay {feed}" JOBS=2 "$CHECK" "$dir")
   last=$(printf '%s\n' "$out" | tail -n 1)
