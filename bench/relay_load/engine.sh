@@ -30,10 +30,12 @@ command -v stockfish >/dev/null || [ -x /usr/games/stockfish ] || {
 
 "$bin/relay_load_feed" --rate "$rate" --boards "$boards" --seconds 3600 >"$tmp/load.feed"
 cat >"$tmp/none.json" <<EOF
-{"event": "engine bench", "feeds": ["$tmp/load.feed"]}
+{"event": "engine bench", "feeds": ["$tmp/load.feed"],
+ "limits": {"connections": 200000, "per_address": 200000}}
 EOF
 cat >"$tmp/engine.json" <<EOF
 {"event": "engine bench", "feeds": ["$tmp/load.feed"],
+ "limits": {"connections": 200000, "per_address": 200000},
  "engine": {"path": "stockfish", "processes": $procs, "threads": 1, "hash_mb": 16,
             "movetime_ms": $movetime}}
 EOF

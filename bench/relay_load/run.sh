@@ -80,12 +80,16 @@ ratios() {
 }
 
 "$bin/relay_load_feed" --rate "$rate" --seconds 3600 >"$tmp/load.feed"
+# Every viewer comes from 127.0.0.1: the per-address cap (256 by default,
+# docs/protocol.md "Limits") must not be what is measured.
+printf '{"limits": {"connections": 200000, "per_address": 200000}}\n' >"$tmp/limits.json"
 echo "# relay_load: $rate events/s, ${seconds} s measured per run, $(nproc) cores, load $(cut -d' ' -f1-3 /proc/loadavg)"
 for n in "${counts[@]}"; do
   for _ in $(seq "$repeat"); do
     # steady state: viewers resume from the head (no snapshots), like the bare server's
     run relay "$n" --resume 1 --record "$tmp/schedule.$n" -- \
-        "$build/chessrelay" replay "$tmp/load.feed" --serve --quiet --listen 127.0.0.1:0 >"$tmp/pair"
+        "$build/chessrelay" replay "$tmp/load.feed" --serve --config "$tmp/limits.json" --quiet \
+        --listen 127.0.0.1:0 >"$tmp/pair"
     # the same stream: one message per WRITEABLE (the lws ring example), and
     # batched as the relay's viewer_writeable does (up to 8 per send)
     run bare "$n" --resume 0 -- "$bin/relay_load_bare" --port 0 --schedule "$tmp/schedule.$n" >>"$tmp/pair"
@@ -97,7 +101,8 @@ for n in "${counts[@]}"; do
   done
   # the join: each viewer gets the snapshots of the round's games first
   if [ -n "${JOIN:-}" ]; then
-    run join "$n" --resume 0 -- "$build/chessrelay" replay "$tmp/load.feed" --serve --quiet \
+    run join "$n" --resume 0 -- "$build/chessrelay" replay "$tmp/load.feed" --serve \
+        --config "$tmp/limits.json" --quiet \
         --listen 127.0.0.1:0
   fi
 done
