@@ -295,8 +295,16 @@ int cr_relay_replay_serve(int argc, char **argv)
         free(a.feeds);
         return rc ? rc : 2;
     }
-    cr_config *cfg = cr_config_new();
-    rc = cfg ? run("replay", &a, cfg, a.state_dir) : 1;
+    /* A tournament file names the event, limits, engine...; the feeds to
+     * replay are the command line's. */
+    cr_error err;
+    cr_config *cfg = a.config_path ? cr_config_load(a.config_path, &err) : cr_config_new();
+    if (!cfg) {
+        fprintf(stderr, "chessrelay replay: %s\n", a.config_path ? err.text : "out of memory");
+        free(a.feeds);
+        return 1;
+    }
+    rc = run("replay", &a, cfg, a.state_dir);
     cr_config_free(cfg);
     free(a.feeds);
     return rc;
