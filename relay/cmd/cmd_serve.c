@@ -288,7 +288,7 @@ int cr_relay_replay_serve(int argc, char **argv)
     if (rc || a.feed_count == 0) {
         if (!rc) {
             fprintf(stderr,
-                    "usage: chessrelay replay FEED... --serve [--listen ADDR:PORT] [--speed X]\n"
+                    "usage: chessrelay replay FEED... --serve [--config FILE] [--listen ADDR:PORT] [--speed X]\n"
                     "                         [--delay MINUTES] [--arbiter-token T] [--state DIR]\n"
                     "                         [--engine PATH]\n");
         }

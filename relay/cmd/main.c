@@ -9,7 +9,7 @@ static int cmd_help(int argc, char **argv);
 static const struct cr_command commands[] = {
     {"help", cmd_help, "[COMMAND]", "list the commands, or show one command's usage"},
     {"perft", cr_cmd_perft, "[--divide] FEN|startpos DEPTH", "count the leaf nodes of the legal move tree"},
-    {"replay", cr_cmd_replay, "FEED... [--pgn FILE] [--keep-going] [--events] [--stats] [--settle MS] | FEED... --serve [--listen ADDR:PORT] [--speed X] [--delay MINUTES] [--arbiter-token T] [--state DIR] [--publish nats://HOST:PORT] [--engine PATH]", "infer the games of recorded feeds and print them as PGN"},
+    {"replay", cr_cmd_replay, "FEED... [--pgn FILE] [--keep-going] [--events] [--stats] [--settle MS] | FEED... --serve [--config FILE] [--listen ADDR:PORT] [--speed X] [--delay MINUTES] [--arbiter-token T] [--state DIR] [--publish nats://HOST:PORT] [--engine PATH]", "infer the games of recorded feeds and print them as PGN"},
     {"boards", cr_cmd_boards, "[--serial DEV]... [--usb] [--timeout MS] [--kind K]", "list the boards reachable now (transport, board id, DGT version or kind)"},
     {"record", cr_cmd_record, "[--serial DEV]... [--usb] [--out FILE] [--time-scale X] [--clock-white S] [--no-raw] [--kind K] [--calibration FILE] [--state DIR]", "record live boards into a feed (raw and decoded lines) until SIGINT/SIGTERM"},
     {"emulate", cr_cmd_emulate, "FEED --pty [--link PATH] [--board ID] [--speed X] [--max-gap MS] [--faults garbage,drop,disconnect] [--seed N] [--kind dgt|millennium|certabo] [--occupancy] [--calibration-out FILE]", "play one board of a feed as a DGT, Millennium or Certabo board on a pseudo-terminal"},
