@@ -18,6 +18,7 @@ typedef struct rig {
     int next_game, pairing, emitted, refused;
     int64_t seq;
     cr_sev_kind kinds[64];
+    cr_store_event last_clock; /* the last CLOCK emitted (its scalar fields) */
 } rig;
 
 static int new_game(void *data)
@@ -42,6 +43,11 @@ static void emit(void *data, cr_store_event *ev)
     ev->seq = ++r->seq;
     ev->ts = r->seq * 1000;
     cr_error err;
+    if (ev->kind == CR_SEV_CLOCK) {
+        r->last_clock = *ev;
+        r->last_clock.tags = NULL;
+        r->last_clock.comment = NULL;
+    }
     if (cr_store_apply(r->store, ev, &err) == 0) {
         if (r->emitted < 64) {
             r->kinds[r->emitted] = ev->kind;
@@ -200,6 +206,7 @@ static void test_clock_status_and_link(void **state)
     ev.black_ms = 59000;
     ev.running = CR_WHITE;
     cr_board_games_on_infer(b, &ev);
+    cr_board_games_flush(b);
     const cr_store_game *sg = cr_store_find(r->store, 1);
     assert_int_equal(sg->white_ms, 60000);
     assert_int_equal(sg->black_ms, 59000);
@@ -228,6 +235,103 @@ static void test_clock_status_and_link(void **state)
     assert_false(sg->attention);
     assert_true(sg->attention_squares == 0);
     assert_string_equal(sg->attention_reason, "");
+    cr_game_free(g);
+    cr_board_games_free(b);
+}
+
+static void ply_clock(cr_board_games *b, const cr_game *g, int ply)
+{
+    cr_infer_event ev;
+    memset(&ev, 0, sizeof ev);
+    ev.kind = CR_INFER_PLY_CLOCK;
+    ev.game = g;
+    ev.game_number = 1;
+    ev.ply = ply;
+    ev.running = CR_CLOCK_STOPPED;
+    cr_board_games_on_infer(b, &ev);
+}
+
+static void clock_reading(cr_board_games *b, const cr_game *g, int32_t w, int32_t bl, int running)
+{
+    cr_infer_event ev;
+    memset(&ev, 0, sizeof ev);
+    ev.kind = CR_INFER_CLOCK;
+    ev.game = g;
+    ev.game_number = 1;
+    ev.white_ms = w;
+    ev.black_ms = bl;
+    ev.running = running;
+    cr_board_games_on_infer(b, &ev);
+}
+
+/* A press: the reading, then the ply it timed (first without its %emt, as
+ * the inference fills a missed press, then with it) go out as one CLOCK. */
+static void test_press_is_one_clock_event(void **state)
+{
+    rig *r = *state;
+    cr_board_games *b = cr_board_games_new(&r->gc, "X1", 1);
+    static const char *const line[] = {"e2e4", "e7e5"};
+    cr_game *g = game_of(line, 1);
+    infer(b, CR_INFER_GAME_STARTED, g, 1);
+    infer(b, CR_INFER_MOVE, g, 1);
+    int before = r->emitted;
+    clock_reading(b, g, 5428000, 5400000, CR_BLACK);
+    cr_game_ply_mut(g, 0)->clock_ms = 5428000;
+    ply_clock(b, g, 0);
+    cr_game_ply_mut(g, 0)->emt_ms = 3000;
+    ply_clock(b, g, 0);
+    assert_int_equal(r->emitted, before); /* held until the flush */
+    cr_board_games_flush(b);
+    assert_int_equal(r->emitted, before + 1);
+    assert_int_equal(r->kinds[before], CR_SEV_CLOCK);
+    assert_int_equal(r->last_clock.clock_ply, 0);
+    assert_int_equal(r->last_clock.ply_clock_ms, 5428000);
+    assert_int_equal(r->last_clock.ply_emt_ms, 3000);
+    assert_false(r->last_clock.reread);
+    const cr_store_game *sg = cr_store_find(r->store, 1);
+    assert_int_equal(sg->white_ms, 5428000);
+    assert_int_equal(sg->running, CR_BLACK);
+    assert_int_equal(cr_game_ply(sg->game, 0)->clock_ms, 5428000);
+    assert_int_equal(cr_game_ply(sg->game, 0)->emt_ms, 3000);
+    cr_board_games_flush(b); /* nothing held: nothing */
+    assert_int_equal(r->emitted, before + 1);
+
+    /* a reading then a move: both, in that order */
+    before = r->emitted;
+    clock_reading(b, g, 5428000, 5399000, CR_BLACK);
+    cr_game_free(g);
+    g = game_of(line, 2);
+    infer(b, CR_INFER_MOVE, g, 1);
+    assert_int_equal(r->emitted, before + 2);
+    assert_int_equal(r->kinds[before], CR_SEV_CLOCK);
+    assert_int_equal(r->kinds[before + 1], CR_SEV_MOVE);
+    assert_int_equal(r->last_clock.clock_ply, -1);
+
+    /* a ply timed on its own: the store's reading again, marked so */
+    before = r->emitted;
+    cr_game_ply_mut(g, 1)->clock_ms = 5399000;
+    cr_game_ply_mut(g, 1)->emt_ms = 1000;
+    ply_clock(b, g, 1);
+    cr_board_games_flush(b);
+    assert_int_equal(r->emitted, before + 1);
+    assert_int_equal(r->last_clock.clock_ply, 1);
+    assert_int_equal(r->last_clock.ply_emt_ms, 1000);
+    assert_int_equal(r->last_clock.white_ms, 5428000);
+    assert_int_equal(r->last_clock.black_ms, 5399000);
+    assert_true(r->last_clock.reread);
+
+    /* two plies timed by one reading: two events */
+    before = r->emitted;
+    clock_reading(b, g, 5420000, 5399000, CR_WHITE);
+    ply_clock(b, g, 0);
+    ply_clock(b, g, 1);
+    cr_board_games_flush(b);
+    assert_int_equal(r->emitted, before + 2);
+    assert_int_equal(r->last_clock.clock_ply, 1);
+    assert_int_equal(r->refused, 0);
+
+    /* a reading held when the board goes: dropped with it, not leaked */
+    clock_reading(b, g, 5410000, 5399000, CR_WHITE);
     cr_game_free(g);
     cr_board_games_free(b);
 }
@@ -295,6 +399,7 @@ int main(void)
         cmocka_unit_test_setup_teardown(test_game_from_the_tournament_file, setup, teardown),
         cmocka_unit_test_setup_teardown(test_moves_follow_the_inference, setup, teardown),
         cmocka_unit_test_setup_teardown(test_clock_status_and_link, setup, teardown),
+        cmocka_unit_test_setup_teardown(test_press_is_one_clock_event, setup, teardown),
         cmocka_unit_test_setup_teardown(test_meta_tags, setup, teardown),
         cmocka_unit_test_setup_teardown(test_pairings, setup, teardown),
     };

@@ -977,7 +977,7 @@ void cr_arbiter_link_on_store_event(cr_arbiter_link *l, const cr_store_event *ev
         }
         break;
     case CR_SEV_CLOCK:
-        if (ev->clock_ply >= 0) { /* the reading again, timing a ply: the scoresheet's clock */
+        if (ev->clock_ply >= 0) { /* a ply timed: the scoresheet's clock */
             cr_ply *p = ev->clock_ply < cr_game_ply_count(g->game)
                             ? cr_game_ply_mut(g->game, ev->clock_ply)
                             : NULL;
@@ -985,7 +985,8 @@ void cr_arbiter_link_on_store_event(cr_arbiter_link *l, const cr_store_event *ev
                 p->clock_ms = ev->ply_clock_ms;
                 p->emt_ms = ev->ply_emt_ms;
             }
-        } else {
+        }
+        if (!ev->reread) {
             cr_monitor_clock(g->mon, t, ev->white_ms, ev->black_ms, ev->running);
         }
         break;

@@ -18,6 +18,7 @@ struct cr_board_games {
     bool online;
     const cr_config_board *entry;
     bool paired; /* its game came from the pairings: they own the players */
+    cr_store_event *held; /* a CLOCK not emitted yet (cr_board_games_flush) */
 };
 
 cr_board_games *cr_board_games_new(const cr_board_games_config *cfg, const char *board_id,
@@ -35,7 +36,10 @@ cr_board_games *cr_board_games_new(const cr_board_games_config *cfg, const char 
 
 void cr_board_games_free(cr_board_games *b)
 {
-    free(b);
+    if (b) {
+        cr_store_event_free(b->held);
+        free(b);
+    }
 }
 
 bool cr_board_games_online(const cr_board_games *b)
@@ -50,7 +54,17 @@ int cr_board_games_game(const cr_board_games *b)
 
 static void emit(cr_board_games *b, cr_store_event *ev)
 {
+    cr_board_games_flush(b);
     b->cfg->emit(b->cfg->data, ev);
+}
+
+void cr_board_games_flush(cr_board_games *b)
+{
+    if (b->held) {
+        cr_store_event *ev = b->held;
+        b->held = NULL;
+        b->cfg->emit(b->cfg->data, ev);
+    }
 }
 
 static const cr_game *store_game(const cr_board_games *b)
@@ -304,18 +318,23 @@ static void clock_read(cr_board_games *b, const cr_infer_event *ev)
     if (!b->game_id) {
         return;
     }
+    cr_board_games_flush(b);
     cr_store_event *e = cr_store_event_new(CR_SEV_CLOCK);
-    if (e) {
-        e->game = b->game_id;
-        e->white_ms = ev->white_ms;
-        e->black_ms = ev->black_ms;
-        e->running = ev->running;
+    if (!e) {
+        emit(b, NULL);
+        return;
     }
-    emit(b, e);
+    e->game = b->game_id;
+    e->white_ms = ev->white_ms;
+    e->black_ms = ev->black_ms;
+    e->running = ev->running;
+    b->held = e;
 }
 
 /* A press timed a ply (its MOVE may have gone out before): the store's
- * ply takes the inference's clock and %emt, with the reading as it stands. */
+ * ply takes the inference's clock and %emt, read when the event goes out
+ * (a later PLY_CLOCK of the same ply only completes it). It rides on the
+ * held reading; on its own it carries the store's reading again. */
 static void ply_clock(cr_board_games *b, const cr_infer_event *ev)
 {
     const cr_store_game *sg = b->game_id ? cr_store_find(b->cfg->store, b->game_id) : NULL;
@@ -323,17 +342,27 @@ static void ply_clock(cr_board_games *b, const cr_infer_event *ev)
     if (!sg || !p || ev->ply >= cr_game_ply_count(sg->game)) {
         return;
     }
-    cr_store_event *e = cr_store_event_new(CR_SEV_CLOCK);
-    if (e) {
+    cr_store_event *e = b->held;
+    if (e && e->clock_ply >= 0 && e->clock_ply != ev->ply) {
+        cr_board_games_flush(b);
+        e = NULL;
+    }
+    if (!e) {
+        e = cr_store_event_new(CR_SEV_CLOCK);
+        if (!e) {
+            emit(b, NULL);
+            return;
+        }
         e->game = b->game_id;
         e->white_ms = sg->white_ms;
         e->black_ms = sg->black_ms;
         e->running = sg->running;
-        e->clock_ply = ev->ply;
-        e->ply_clock_ms = p->clock_ms;
-        e->ply_emt_ms = p->emt_ms;
+        e->reread = true;
+        b->held = e;
     }
-    emit(b, e);
+    e->clock_ply = ev->ply;
+    e->ply_clock_ms = p->clock_ms;
+    e->ply_emt_ms = p->emt_ms;
 }
 
 void cr_board_games_on_infer(cr_board_games *b, const cr_infer_event *ev)

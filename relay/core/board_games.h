@@ -42,10 +42,19 @@ typedef struct cr_board_games cr_board_games;
  * online. */
 cr_board_games *cr_board_games_new(const cr_board_games_config *cfg, const char *board_id,
                                    int table);
-void cr_board_games_free(cr_board_games *b); /* accepts NULL */
+void cr_board_games_free(cr_board_games *b); /* accepts NULL; drops a held clock */
 
 /* One inference event of the board (the cr_infer callback). */
 void cr_board_games_on_infer(cr_board_games *b, const cr_infer_event *ev);
+
+/* A clock reading is held back until the next event or this flush, so that
+ * the press's timing of the ply it ends (PLY_CLOCK: clock and %emt, which
+ * the inference reports right after the reading) goes out in the same CLOCK
+ * event: one message per press instead of three, each of which costs every
+ * viewer a snapshot and a PGN. Call it after each call into the board's
+ * inference (feed, tick, finish, accept-board); the order of events is
+ * unchanged. */
+void cr_board_games_flush(cr_board_games *b);
 
 /* The board's link came up or went down (CONNECT / DISCONNECT): first
  * set_online, before the event goes to the inference (a game it starts

@@ -369,6 +369,7 @@ static void feed_event(relay *r, const cr_feed_event *ev, const char *line, size
         cr_log(CR_LOG_ERROR, "out of memory");
         r->status = 1;
     }
+    cr_board_games_flush(b->games);
     if (link) {
         cr_board_games_link_status(b->games);
     }
@@ -410,6 +411,7 @@ static void tick_board(relay *r, board *b, int64_t end)
     for (int64_t k = (from / TICK_MS + 1) * TICK_MS; k <= end; k += TICK_MS) {
         int before = r->emitted;
         cr_infer_tick(cr_board_infer_engine(b->infer), k);
+        cr_board_games_flush(b->games);
         b->ticked = k;
         if (r->emitted != before && !r->rebuilding && r->journal) {
             char line[CR_BOARD_ID_MAX + 48];
@@ -466,6 +468,7 @@ static void finish_all(relay *r, int64_t t)
     run_ticks(r, t);
     for (int i = 0; i < r->nboards; i++) {
         cr_infer_finish(cr_board_infer_engine(r->boards[i]->infer), t);
+        cr_board_games_flush(r->boards[i]->games);
     }
     if (!r->rebuilding && r->journal) {
         char line[64];
@@ -568,6 +571,9 @@ static void accept_board(relay *r, int game, int side, int64_t t, const char *wh
     if (!why[0] && cr_infer_accept_board(cr_board_infer_engine(b->infer), side, t) != 0) {
         snprintf(why, sizeof why, "board %s shows no position to go on from (a king missing or "
                  "doubled, kings side by side, a pawn on its last rank)", b->id);
+    }
+    if (b) {
+        cr_board_games_flush(b->games);
     }
     if (why[0]) {
         cr_log(CR_LOG_WARN, "%s: accept-board refused: %s", who, why);

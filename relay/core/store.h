@@ -67,6 +67,10 @@ typedef struct cr_store_event {
      * after its MOVE, so every run of a feed gives the same %clk */
     int clock_ply;
     int32_t ply_clock_ms, ply_emt_ms;
+    /* CLOCK with clock_ply: the reading is the one already sent (a ply
+     * timed on its own), not a new one. In-process only (the arbiters'
+     * clock monitor must not see a reading twice); never published. */
+    bool reread;
     /* RESULT */
     cr_result result;
     char reason[CR_REASON_MAX];
