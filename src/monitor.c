@@ -458,6 +458,21 @@ static void examine_new(cr_monitor *m, int64_t t)
     m->seen = n;
 }
 
+/* A game to follow from its first ply: nothing examined, nothing pending. */
+static void follow(cr_monitor *m, cr_game *game, cr_clock *clock)
+{
+    m->game = game;
+    m->clock = clock;
+    m->seen = 0;
+    m->pending_illegal = -1;
+    m->last_draw_offer = -1;
+    m->threefold_at = -1;
+    m->fifty_run = -1;
+    m->ended_at = -1;
+    m->auto_end_ply = -1;
+    m->last_result = cr_game_result(game);
+}
+
 cr_monitor *cr_monitor_new(cr_game *game, cr_clock *clock, const cr_monitor_config *cfg)
 {
     if (!game) {
@@ -479,15 +494,7 @@ cr_monitor *cr_monitor_new(cr_game *game, cr_clock *clock, const cr_monitor_conf
     m->t = -1;
     m->source_t = -1;
     m->online = true;
-    m->game = game;
-    m->clock = clock;
-    m->pending_illegal = -1;
-    m->last_draw_offer = -1;
-    m->threefold_at = -1;
-    m->fifty_run = -1;
-    m->ended_at = -1;
-    m->auto_end_ply = -1;
-    m->last_result = cr_game_result(game);
+    follow(m, game, clock);
     m->silent = m->cfg.silent_start;
     cr_monitor_update(m, -1);
     m->silent = false;
@@ -521,16 +528,7 @@ void cr_monitor_attach(cr_monitor *m, cr_game *game, cr_clock *clock)
     if (!m || !game) {
         return;
     }
-    m->game = game;
-    m->clock = clock;
-    m->seen = 0;
-    m->pending_illegal = -1;
-    m->last_draw_offer = -1;
-    m->threefold_at = -1;
-    m->fifty_run = -1;
-    m->ended_at = -1;
-    m->auto_end_ply = -1;
-    m->last_result = cr_game_result(game);
+    follow(m, game, clock);
     cr_monitor_update(m, m->t);
 }
 
