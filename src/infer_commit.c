@@ -9,13 +9,8 @@ void cr_infer__set_result(cr_infer *inf, cr_result r, const char *reason, int64_
 {
     cr_game_set_result(inf->game, r);
     inf->ended = true;
-    cr_infer_event ev;
-    memset(&ev, 0, sizeof ev);
-    ev.kind = CR_INFER_GAME_ENDED;
-    ev.t = t;
-    ev.result = r;
-    ev.reason = reason;
-    ev.running = CR_CLOCK_STOPPED;
+    cr_infer_event ev = {
+        .kind = CR_INFER_GAME_ENDED, .t = t, .result = r, .reason = reason, .running = CR_CLOCK_STOPPED};
     emit(inf, &ev);
 }
 
@@ -121,15 +116,13 @@ static int retract(cr_infer *inf, const seq *q, int64_t t_snapshot, int64_t t, i
     if (!confirmed && q->n > 0) {
         inf->stats.replaced += (uint64_t)(n - q->base);
     }
-    cr_infer_event ev;
-    memset(&ev, 0, sizeof ev);
-    ev.kind = CR_INFER_CORRECTION;
-    ev.t = t;
-    ev.t_snapshot = t_snapshot;
-    ev.ply = q->base;
-    ev.retracted = n - q->base;
-    ev.reason = q->n == 0 ? "takeback" : confirmed ? "takeback and another move" : "replaced";
-    ev.running = CR_CLOCK_STOPPED;
+    cr_infer_event ev = {.kind = CR_INFER_CORRECTION,
+                         .t = t,
+                         .t_snapshot = t_snapshot,
+                         .ply = q->base,
+                         .retracted = n - q->base,
+                         .reason = q->n == 0 ? "takeback" : confirmed ? "takeback and another move" : "replaced",
+                         .running = CR_CLOCK_STOPPED};
     emit(inf, &ev);
     return nold;
 }
@@ -189,24 +182,13 @@ void cr_infer__commit(cr_infer *inf, const seq *q, int64_t t_snapshot, int64_t t
             note_alternatives(inf, q, idx);
         }
         inf->stats.moves++;
-        cr_infer_event ev;
-        memset(&ev, 0, sizeof ev);
-        ev.kind = CR_INFER_MOVE;
-        ev.t = t;
-        ev.t_snapshot = t_snapshot;
-        ev.ply = idx;
-        ev.running = CR_CLOCK_STOPPED;
+        cr_infer_event ev = {
+            .kind = CR_INFER_MOVE, .t = t, .t_snapshot = t_snapshot, .ply = idx, .running = CR_CLOCK_STOPPED};
         emit(inf, &ev);
     }
     if (q->fits > 1) {
-        cr_infer_event ev;
-        memset(&ev, 0, sizeof ev);
-        ev.kind = CR_INFER_ATTENTION;
-        ev.t = t;
-        ev.reason = "ambiguous: more than one move sequence fits the missed snapshots";
-        ev.running = CR_CLOCK_STOPPED;
         inf->stats.attentions++;
-        emit(inf, &ev);
+        emit_simple(inf, CR_INFER_ATTENTION, t, "ambiguous: more than one move sequence fits the missed snapshots");
     }
     inf->has_pending = false;
     inf->have_illegal = false;
