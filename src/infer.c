@@ -112,18 +112,6 @@ static bool same_board(const cr_position *p, const snap *s)
     return p->occupied == s->occ && memcmp(p->board, s->sq, CR_SQ_NB) == 0;
 }
 
-static const cr_position *pos_at(const cr_infer *inf, int i) { return cr_game_position_at(inf->game, i); }
-static int ply_count(const cr_infer *inf) { return inf->game ? cr_game_ply_count(inf->game) : 0; }
-
-static void emit(cr_infer *inf, cr_infer_event *ev)
-{
-    ev->game = inf->game;
-    ev->game_number = inf->game_number;
-    if (inf->cb) {
-        inf->cb(inf->data, ev);
-    }
-}
-
 /* Ply i got its clock (and time used) from a press. */
 static void emit_ply_clock(cr_infer *inf, int i, int64_t t)
 {
@@ -131,18 +119,6 @@ static void emit_ply_clock(cr_infer *inf, int i, int64_t t)
         .kind = CR_INFER_PLY_CLOCK, .t = t, .t_snapshot = t, .ply = i, .running = CR_CLOCK_STOPPED};
     emit(inf, &ev);
 }
-
-static void emit_simple(cr_infer *inf, cr_infer_kind kind, int64_t t, const char *reason)
-{
-    cr_infer_event ev;
-    memset(&ev, 0, sizeof ev);
-    ev.kind = kind;
-    ev.t = t;
-    ev.reason = reason;
-    ev.running = CR_CLOCK_STOPPED;
-    emit(inf, &ev);
-}
-
 
 /* Does legal move m from base give exactly s? */
 static bool gives(const cr_position *base, const snap *s, cr_move m)
@@ -287,212 +263,6 @@ static void start_game(cr_infer *inf, const cr_position *start, bool rotated, in
     emit_simple(inf, CR_INFER_GAME_STARTED, t, restart ? "start position replaced" : "start position");
 }
 
-static void set_result(cr_infer *inf, cr_result r, const char *reason, int64_t t)
-{
-    cr_game_set_result(inf->game, r);
-    inf->ended = true;
-    cr_infer_event ev;
-    memset(&ev, 0, sizeof ev);
-    ev.kind = CR_INFER_GAME_ENDED;
-    ev.t = t;
-    ev.result = r;
-    ev.reason = reason;
-    ev.running = CR_CLOCK_STOPPED;
-    emit(inf, &ev);
-}
-
-static void check_status(cr_infer *inf, int64_t t)
-{
-    const cr_position *p = cr_game_position(inf->game);
-    switch (cr_position_status(p)) {
-    case CR_STATUS_CHECKMATE:
-        set_result(inf, p->side == CR_WHITE ? CR_RESULT_BLACK : CR_RESULT_WHITE, "checkmate", t);
-        break;
-    case CR_STATUS_STALEMATE:
-        set_result(inf, CR_RESULT_DRAW, "stalemate", t);
-        break;
-    case CR_STATUS_DEAD:
-        set_result(inf, CR_RESULT_DRAW, "dead position", t);
-        break;
-    default:
-        break;
-    }
-}
-
-static void resynced(cr_infer *inf, int64_t t)
-{
-    if (inf->attention) {
-        inf->attention = false;
-        emit_simple(inf, CR_INFER_RESYNCED, t, "board matches the game again");
-    }
-}
-
-static void remember_board(cr_infer *inf, const uint8_t *board)
-{
-    memcpy(inf->seen[inf->seen_head], board, CR_SQ_NB);
-    inf->seen_head = (inf->seen_head + 1) % SEEN_MAX;
-    if (inf->nseen < SEEN_MAX) {
-        inf->nseen++;
-    }
-}
-
-/* Did the board show this since the last commit? */
-static bool was_seen(const cr_infer *inf, const uint8_t *board)
-{
-    for (int k = 0; k < inf->nseen; k++) {
-        int i = (inf->seen_head - 1 - k + SEEN_MAX) % SEEN_MAX;
-        if (memcmp(inf->seen[i], board, CR_SQ_NB) == 0) {
-            return true;
-        }
-    }
-    return false;
-}
-
-/* The other sequences that fitted, as the comment of the sequence's first
- * ply: "also Nf3 Nc6 Nc3 Nf6 or ... (and 3 more)". */
-static void note_alternatives(cr_infer *inf, const seq *q, int idx)
-{
-    char text[512];
-    size_t len = (size_t)snprintf(text, sizeof text, "also");
-    for (int a = 0; a < q->nalt && len < sizeof text; a++) {
-        if (a > 0) {
-            len += (size_t)snprintf(text + len, sizeof text - len, " or");
-        }
-        cr_position p = *pos_at(inf, q->base);
-        for (int i = 0; i < q->n && len < sizeof text; i++) {
-            char san[CR_SAN_MAX];
-            if (cr_move_to_san(&p, q->alt[a][i], san, sizeof san) < 0) {
-                break;
-            }
-            len += (size_t)snprintf(text + len, sizeof text - len, " %s", san);
-            cr_position_do_move(&p, q->alt[a][i]);
-        }
-    }
-    if (q->fits > q->nalt + 1 && len < sizeof text) {
-        snprintf(text + len, sizeof text - len, " (and %d more)", q->fits - q->nalt - 1);
-    }
-    (void)cr_game_set_comment(inf->game, idx, text);
-}
-
-/* Makes q final: retract what it replaces, append its moves, emit. */
-static void commit(cr_infer *inf, const seq *q, int64_t t_snapshot, int64_t t)
-{
-    int n = ply_count(inf);
-    int32_t old_clock[MAX_SEQ], old_emt[MAX_SEQ];
-    int nold = 0;
-    if (q->base < n) {
-        bool confirmed = inf->confirmed > q->base;
-        for (int i = q->base; i < n && nold < MAX_SEQ; i++) {
-            old_emt[nold] = cr_game_ply(inf->game, i)->emt_ms;
-            old_clock[nold++] = cr_game_ply(inf->game, i)->clock_ms;
-        }
-        cr_game_truncate(inf->game, q->base);
-        if (inf->plies_at_press > q->base) {
-            inf->plies_at_press = q->base;
-        }
-        if (inf->confirmed > q->base) {
-            inf->confirmed = q->base;
-        }
-        if (inf->ended && !inf->ended_by_board) {
-            inf->ended = false;
-            cr_game_set_result(inf->game, CR_RESULT_NONE);
-        }
-        inf->stats.corrections++;
-        inf->stats.retracted += (uint64_t)(n - q->base);
-        if (!confirmed && q->n > 0) {
-            inf->stats.replaced += (uint64_t)(n - q->base);
-        }
-        cr_infer_event ev;
-        memset(&ev, 0, sizeof ev);
-        ev.kind = CR_INFER_CORRECTION;
-        ev.t = t;
-        ev.t_snapshot = t_snapshot;
-        ev.ply = q->base;
-        ev.retracted = n - q->base;
-        ev.reason = q->n == 0 ? "takeback" : confirmed ? "takeback and another move" : "replaced";
-        ev.running = CR_CLOCK_STOPPED;
-        emit(inf, &ev);
-    }
-    cr_position walk = *pos_at(inf, q->base);
-    bool before_seen = true; /* the position before the ply is certain */
-    for (int i = 0; i < q->n; i++) {
-        uint32_t flags = 0;
-        int rc;
-        bool shown = false;
-        if (q->reconstructed && !(i == 0 && q->illegal)) {
-            /* Only plies the board did not show are guesses: shown is a
-             * ply whose positions before and after the board both showed. */
-            cr_position_do_move(&walk, q->moves[i]);
-            bool after_seen = was_seen(inf, walk.board);
-            shown = before_seen && after_seen;
-            before_seen = after_seen;
-        }
-        if (q->reconstructed && !shown) {
-            flags |= CR_PLY_RECONSTRUCTED;
-            if (q->fits > 1) {
-                flags |= CR_PLY_AMBIGUOUS;
-            }
-        }
-        if (i == 0 && q->illegal) {
-            rc = cr_game_push_illegal(inf->game, &q->after, q->illegal_text, CR_CLOCK_UNKNOWN, t_snapshot);
-            inf->stats.illegal++;
-        } else {
-            rc = cr_game_push(inf->game, q->moves[i], CR_CLOCK_UNKNOWN, t_snapshot, flags);
-        }
-        if (rc != 0) {
-            break; /* cannot happen for generated moves; keep the game consistent */
-        }
-        int idx = cr_game_ply_count(inf->game) - 1;
-        cr_ply *pl = cr_game_ply_mut(inf->game, idx);
-        pl->fits = q->fits ? q->fits : 1;
-        if (i < nold && old_clock[i] != CR_CLOCK_UNKNOWN) {
-            pl->clock_ms = old_clock[i]; /* a replaced move keeps its press */
-            pl->emt_ms = old_emt[i];
-        }
-        if (i == q->n - 1 && inf->stash_valid) {
-            int mover = !pl->after.side;
-            if (mover == inf->stash_color) {
-                pl->clock_ms = inf->stash_ms;
-                pl->emt_ms = inf->stash_emt;
-                inf->stash_valid = false;
-            }
-        }
-        if (i == 0 && q->fits > 1 && q->nalt > 0) {
-            note_alternatives(inf, q, idx);
-        }
-        inf->stats.moves++;
-        cr_infer_event ev;
-        memset(&ev, 0, sizeof ev);
-        ev.kind = CR_INFER_MOVE;
-        ev.t = t;
-        ev.t_snapshot = t_snapshot;
-        ev.ply = idx;
-        ev.running = CR_CLOCK_STOPPED;
-        emit(inf, &ev);
-    }
-    if (q->fits > 1) {
-        cr_infer_event ev;
-        memset(&ev, 0, sizeof ev);
-        ev.kind = CR_INFER_ATTENTION;
-        ev.t = t;
-        ev.reason = "ambiguous: more than one move sequence fits the missed snapshots";
-        ev.running = CR_CLOCK_STOPPED;
-        inf->stats.attentions++;
-        emit(inf, &ev);
-    }
-    inf->has_pending = false;
-    inf->have_illegal = false;
-    inf->swept = false;
-    inf->nseen = 0;
-    if (q->n > 0) {
-        inf->lost = false;
-    }
-    resynced(inf, t);
-    if (!inf->ended) {
-        check_status(inf, t);
-    }
-}
-
 /* True if single move m from base could be the first half of castling (a
  * rook or king put on its castling square): it waits longer. */
 static bool castle_half(const cr_position *base, cr_move m)
@@ -579,7 +349,7 @@ static void kings_signal(cr_infer *inf, int64_t t)
             inf->has_pending = false;
         } else {
             seq copy = *q;
-            commit(inf, &copy, inf->pending_t, t);
+            cr_infer__commit(inf, &copy, inf->pending_t, t);
         }
     }
     int n = ply_count(inf);
@@ -592,13 +362,13 @@ static void kings_signal(cr_infer *inf, int64_t t)
             seq q;
             memset(&q, 0, sizeof q);
             q.base = n - 1;
-            commit(inf, &q, t, t);
+            cr_infer__commit(inf, &q, t, t);
         }
     }
     if (!inf->ended) {
         static const char *const reasons[] = {"", "kings on light centre squares", "kings on dark centre squares",
                                               "kings on centre squares of both colours"};
-        set_result(inf, r, reasons[r], t);
+        cr_infer__set_result(inf, r, reasons[r], t);
         inf->ended_by_board = true;
     }
     inf->has_pending = false;
@@ -717,7 +487,7 @@ static void evaluate(cr_infer *inf, int64_t t)
         inf->lost = false;
         inf->swept = false;
         inf->have_illegal = false;
-        resynced(inf, t);
+        cr_infer__resynced(inf, t);
         return;
     }
     if (inf->ended) {
@@ -745,7 +515,7 @@ static void evaluate(cr_infer *inf, int64_t t)
                 /* a full sequence (a long gap) and the next move: the
                  * gap's moves stand, the next one waits as usual */
                 seq full = inf->pending;
-                commit(inf, &full, inf->pending_t, t);
+                cr_infer__commit(inf, &full, inf->pending_t, t);
                 memset(&q, 0, sizeof q);
                 q.base = ply_count(inf);
             } else {
@@ -768,7 +538,7 @@ static void evaluate(cr_infer *inf, int64_t t)
             /* A legal move followed the illegal one: both stood. */
             q = inf->illegal;
             q.moves[q.n++] = m;
-            commit(inf, &q, t, t);
+            cr_infer__commit(inf, &q, t, t);
             return;
         }
     }
@@ -836,7 +606,7 @@ static void resolve(cr_infer *inf, int64_t t, bool pressed, int depth)
                 memset(&q, 0, sizeof q);
                 q.base = i;
                 q.fits = 1;
-                commit(inf, &q, inf->t_change, t);
+                cr_infer__commit(inf, &q, inf->t_change, t);
                 inf->explained = true;
                 return;
             }
@@ -862,7 +632,7 @@ static void resolve(cr_infer *inf, int64_t t, bool pressed, int depth)
                 fits = cr_infer__gap_search(inf, pos_at(inf, n), s, &q, from, depth);
             }
             if ((fits == 1 && q.n <= 2) || (fits >= 1 && pressed)) {
-                commit(inf, &q, inf->t_change, t);
+                cr_infer__commit(inf, &q, inf->t_change, t);
                 inf->explained = true;
                 return;
             }
@@ -891,7 +661,7 @@ static void resolve(cr_infer *inf, int64_t t, bool pressed, int depth)
                     if (pressed) {
                         seq c = q;
                         inf->has_pending = false;
-                        commit(inf, &c, inf->t_change, t);
+                        cr_infer__commit(inf, &c, inf->t_change, t);
                     } else {
                         inf->deadline = inf->t_change + inf->cfg.attention_ms;
                     }
@@ -902,7 +672,7 @@ static void resolve(cr_infer *inf, int64_t t, bool pressed, int depth)
     }
     if (pressed && inf->have_illegal && same_board(&inf->illegal.after, s)) {
         seq q = inf->illegal;
-        commit(inf, &q, inf->t_change, t);
+        cr_infer__commit(inf, &q, inf->t_change, t);
         inf->explained = true;
     }
 }
@@ -959,7 +729,7 @@ static bool prefer_forward(cr_infer *inf, int64_t t)
     if (plausible(&inf->cur) && popcount(diff_bb(pos_at(inf, n), &inf->cur)) >= 2 && maxd >= 2 &&
         cr_infer__gap_search(inf, pos_at(inf, n), &inf->cur, &q, 2, maxd) == 1) {
         inf->has_pending = false;
-        commit(inf, &q, inf->t_change, t);
+        cr_infer__commit(inf, &q, inf->t_change, t);
         inf->explained = true;
         return true;
     }
@@ -994,7 +764,7 @@ static void recover(cr_infer *inf, int64_t t)
     }
     if (fits == 1 && q.n <= 2) {
         inf->has_pending = false;
-        commit(inf, &q, inf->t_change, t);
+        cr_infer__commit(inf, &q, inf->t_change, t);
         inf->explained = true;
         return;
     }
@@ -1027,7 +797,7 @@ static void advance_to(cr_infer *inf, int64_t now)
             }
             seq q = inf->pending;
             int64_t at = inf->deadline;
-            commit(inf, &q, inf->pending_t, at);
+            cr_infer__commit(inf, &q, inf->pending_t, at);
             if (!inf->ended_by_board) {
                 /* Re-read the board against the new position. */
                 evaluate(inf, at);
@@ -1286,7 +1056,7 @@ static void feed_clock(cr_infer *inf, const cr_feed_event *ev, int64_t t)
         if (end.side != now && !same_board(&end, &inf->cur) && match_one(&end, &inf->cur, &m)) {
             /* the board went on by a move: that press was for it */
             seq q = inf->pending;
-            commit(inf, &q, inf->pending_t, t);
+            cr_infer__commit(inf, &q, inf->pending_t, t);
             evaluate(inf, t);
         } else if (end.side != now) {
             /* the clock runs for the other side: not what happened */
@@ -1314,7 +1084,7 @@ static void feed_clock(cr_infer *inf, const cr_feed_event *ev, int64_t t)
             /* committed the moves made while snapshots were missed */
         } else if ((end.side ^ 1) == presser || now == CR_CLOCK_STOPPED) {
             seq q = inf->pending;
-            commit(inf, &q, inf->pending_t, t);
+            cr_infer__commit(inf, &q, inf->pending_t, t);
             evaluate(inf, t);
         } else if (inf->pending.base < ply_count(inf)) {
             /* Undoing moves so that the presser is still to move: the
@@ -1398,7 +1168,7 @@ static void feed_pos(cr_infer *inf, const cr_feed_event *ev, int64_t t)
         return;
     }
     snap_update(&inf->cur, inf->raw, inf->rotated);
-    remember_board(inf, inf->cur.sq);
+    cr_infer__remember_board(inf, inf->cur.sq);
     inf->signal = !inf->ended_by_board && is_kings_signal(&inf->cur);
     evaluate(inf, t);
     if (inf->explained) {
@@ -1459,7 +1229,7 @@ void cr_infer_finish(cr_infer *inf, int64_t now)
     }
     if (inf->has_pending) {
         seq q = inf->pending;
-        commit(inf, &q, inf->pending_t, now);
+        cr_infer__commit(inf, &q, inf->pending_t, now);
         if (inf->game && !inf->ended_by_board) {
             evaluate(inf, now);
         }
@@ -1518,9 +1288,9 @@ int cr_infer_accept_board(cr_infer *inf, int side_to_move, int64_t t)
     inf->swept = false;
     inf->nseen = 0;
     inf->searched = 0;
-    resynced(inf, t);
+    cr_infer__resynced(inf, t);
     if (!inf->ended) {
-        check_status(inf, t);
+        cr_infer__check_status(inf, t);
     }
     return 0;
 }

@@ -1,5 +1,7 @@
-/* Internals of the move inference shared by infer.c (the state machine)
- * and infer_search.c (the search for missed snapshots). Not installed. */
+/* Internals of the move inference shared by infer.c (the state machine),
+ * infer_commit.c (making an explanation final in the game),
+ * infer_search.c (the search for missed snapshots) and infer_start.c
+ * (recognising a start position). Not installed. */
 #ifndef CR_INFER_PRIVATE_H
 #define CR_INFER_PRIVATE_H
 
@@ -139,6 +141,45 @@ static inline bool one_move_shape(const snap *s, cr_bb d, int side)
     cr_bb arrived = d & s->occ;
     return arrived && (arrived & ~s->by_color[side]) == 0;
 }
+
+static inline const cr_position *pos_at(const cr_infer *inf, int i) { return cr_game_position_at(inf->game, i); }
+static inline int ply_count(const cr_infer *inf) { return inf->game ? cr_game_ply_count(inf->game) : 0; }
+
+/* Hands ev, stamped with the game, to the caller's callback. */
+static inline void emit(cr_infer *inf, cr_infer_event *ev)
+{
+    ev->game = inf->game;
+    ev->game_number = inf->game_number;
+    if (inf->cb) {
+        inf->cb(inf->data, ev);
+    }
+}
+
+static inline void emit_simple(cr_infer *inf, cr_infer_kind kind, int64_t t, const char *reason)
+{
+    cr_infer_event ev;
+    memset(&ev, 0, sizeof ev);
+    ev.kind = kind;
+    ev.t = t;
+    ev.reason = reason;
+    ev.running = CR_CLOCK_STOPPED;
+    emit(inf, &ev);
+}
+
+/* infer_commit.c: the game record. cr_infer__commit makes q final: the
+ * plies from q->base on are retracted (a correction event), q's moves
+ * appended with their flags and the clock readings they keep, one event
+ * each; t_snapshot is when the board showed it, t when it became final. */
+void cr_infer__commit(cr_infer *inf, const seq *q, int64_t t_snapshot, int64_t t);
+/* The game ends with r (an event with reason). */
+void cr_infer__set_result(cr_infer *inf, cr_result r, const char *reason, int64_t t);
+/* Checkmate, stalemate or a dead position ends the game. */
+void cr_infer__check_status(cr_infer *inf, int64_t t);
+/* An attention raised earlier is over: the board matches the game. */
+void cr_infer__resynced(cr_infer *inf, int64_t t);
+/* Remembers a board shown since the last commit (a normalised snapshot):
+ * a reconstructed ply the board showed before and after is no guess. */
+void cr_infer__remember_board(cr_infer *inf, const uint8_t *board);
 
 /* Does the raw snapshot show a start position? Fills pos and rotated. */
 bool cr_infer__recognise_start(cr_infer *inf, cr_position *pos, bool *rotated);

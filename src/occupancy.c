@@ -254,7 +254,8 @@ static bool settle_frame(cr_occ_namer *n, int64_t t, const uint8_t in[CR_SQ_NB],
     return true;
 }
 
-static int name_frame(cr_occ_namer *n, int64_t t, const uint8_t in[CR_SQ_NB], uint8_t out[CR_SQ_NB])
+/* What the board shows: the occupied squares, and those a piece is named on. */
+static want want_of(const uint8_t in[CR_SQ_NB])
 {
     want w = {0, 0, in};
     for (int s = 0; s < CR_SQ_NB; s++) {
@@ -265,6 +266,139 @@ static int name_frame(cr_occ_namer *n, int64_t t, const uint8_t in[CR_SQ_NB], ui
             }
         }
     }
+    return w;
+}
+
+/* Two moves from the newest position (a snapshot missed), into c; stops
+ * once more than eight fit. */
+static void two_moves(const cr_occ_namer *n, int top, const want *w, bool arrival, cands *c)
+{
+    cr_movelist ml;
+    cr_generate_legal(&n->hist[top], &ml);
+    for (int i = 0; i < ml.count && c->total <= 8; i++) {
+        cr_move m = ml.moves[i];
+        if (cr_move_kind(m) == CR_MOVE_PROMOTION && cr_move_promo(m) != CR_QUEEN) {
+            continue;
+        }
+        int to = cr_move_to(m);
+        if (cr_move_kind(m) != CR_MOVE_CASTLE && n->hist[top].board[to] != CR_NO_PIECE &&
+            !(n->vacated >> to & 1) && !arrival) {
+            continue; /* a capture whose victim was not seen lifted */
+        }
+        cr_occ_namer tmp = *n;
+        cr_position p = n->hist[top];
+        cr_position_do_move(&p, m);
+        adopt(&tmp, &p, top);
+        /* the second move may take what the first set down unseen;
+         * with a piece set down somewhere new, any capture (two lifts
+         * alone never set a piece down: no false fit from them) */
+        tmp.vacated = arrival ? ~0ull : n->vacated | ~n->hist[top].occupied;
+        cands c2;
+        memset(&c2, 0, sizeof c2);
+        one_move(&tmp, tmp.nhist - 1, w, &c2, false);
+        for (int k = 0; k < c2.n; k++) {
+            add(c, &c2.pos[k], top, c2.capture[k], c2.seen_empty[k]);
+        }
+    }
+}
+
+/* The candidates of one tier, cheapest first as the inference explains a
+ * board: 0 one move; 1 an earlier position (take-back); 2 an earlier
+ * position and a move; 3 two moves. */
+static void tier_cands(const cr_occ_namer *n, int tier, int top, const want *w, bool arrival, cands *c)
+{
+    memset(c, 0, sizeof *c);
+    if (tier == 0) {
+        one_move(n, top, w, c, false);
+    } else if (tier == 1) {
+        for (int h = top - 1; h >= 0; h--) {
+            if (fits(&n->hist[h], w)) {
+                add(c, &n->hist[h], h, false, false);
+            }
+        }
+    } else if (tier == 2) {
+        for (int h = top - 1; h >= 0; h--) {
+            one_move(n, h, w, c, false);
+        }
+    } else {
+        two_moves(n, top, w, arrival, c);
+    }
+}
+
+/* Two moves lead from the newest position to target: the first is
+ * implied; both are adopted, so that a take-back of one ply finds the
+ * first. False if no pair of moves gives target. */
+static bool adopt_two_moves(cr_occ_namer *n, int top, const cr_position *target)
+{
+    cr_movelist ml;
+    cr_generate_legal(&n->hist[top], &ml);
+    for (int i = 0; i < ml.count; i++) {
+        cr_move m = ml.moves[i];
+        if (cr_move_kind(m) == CR_MOVE_PROMOTION && cr_move_promo(m) != CR_QUEEN) {
+            continue;
+        }
+        cr_position p = n->hist[top];
+        cr_position_do_move(&p, m);
+        cr_movelist ml2;
+        cr_generate_legal(&p, &ml2);
+        for (int j = 0; j < ml2.count; j++) {
+            cr_position q = p;
+            cr_position_do_move(&q, ml2.moves[j]);
+            if (memcmp(q.board, target->board, CR_SQ_NB) == 0 && q.side == target->side) {
+                adopt(n, &p, top);
+                adopt(n, &q, n->nhist - 1);
+                return true;
+            }
+        }
+    }
+    return false;
+}
+
+/* One move made and a piece (or two) lifted after it: the move counts
+ * when it is the only one that set down what arrived. Adopts it; returns
+ * the newest position's index. */
+static int move_then_lift(cr_occ_namer *n, int top, const want *w)
+{
+    const cr_position *base = &n->hist[top];
+    cr_bb arrived = w->occ & ~base->occupied;
+    cr_movelist ml;
+    cr_generate_legal(base, &ml);
+    cr_position found;
+    int nfound = 0;
+    for (int i = 0; arrived && i < ml.count && nfound < 2; i++) {
+        cr_move m = ml.moves[i];
+        int to = cr_move_to(m);
+        bool cap = cr_move_kind(m) != CR_MOVE_CASTLE && base->board[to] != CR_NO_PIECE;
+        if ((cr_move_kind(m) == CR_MOVE_PROMOTION && cr_move_promo(m) != CR_QUEEN) ||
+            (cap && !(n->vacated >> to & 1))) {
+            continue;
+        }
+        cr_position p = *base;
+        cr_position_do_move(&p, m);
+        cr_bb lifted = p.occupied & ~w->occ;
+        if ((w->occ & ~p.occupied) || __builtin_popcountll(lifted) > 2) {
+            continue;
+        }
+        bool named_ok = true;
+        for (cr_bb b = w->named & p.occupied; b; b &= b - 1) {
+            int sq = __builtin_ctzll(b);
+            named_ok = named_ok && p.board[sq] == w->sq[sq];
+        }
+        if (named_ok && (nfound == 0 || memcmp(found.board, p.board, CR_SQ_NB) != 0)) {
+            found = p;
+            nfound++;
+        }
+    }
+    if (nfound == 1) {
+        adopt(n, &found, top);
+        return n->nhist - 1;
+    }
+    return top;
+}
+
+static int name_frame(cr_occ_namer *n, int64_t t, const uint8_t in[CR_SQ_NB], uint8_t out[CR_SQ_NB])
+{
+    want w = want_of(in);
     if (w.occ == START_OCC) {
         cr_position start;
         cr_position_init_start(&start);
@@ -288,129 +422,24 @@ static int name_frame(cr_occ_namer *n, int64_t t, const uint8_t in[CR_SQ_NB], ui
         memcpy(out, n->hist[top].board, CR_SQ_NB);
         return 1;
     }
-    /* Cheapest first, as the inference explains a board: one move; an
-     * earlier position (take-back); an earlier position and a move; two
-     * moves (a snapshot missed). */
-    cands c;
     bool arrival = (w.occ & ~n->hist[top].occupied) != 0;
     for (int tier = 0; tier < 4; tier++) {
-        memset(&c, 0, sizeof c);
-        if (tier == 0) {
-            one_move(n, top, &w, &c, false);
-        } else if (tier == 1) {
-            for (int h = top - 1; h >= 0; h--) {
-                if (fits(&n->hist[h], &w)) {
-                    add(&c, &n->hist[h], h, false, false);
-                }
-            }
-        } else if (tier == 2) {
-            for (int h = top - 1; h >= 0; h--) {
-                one_move(n, h, &w, &c, false);
-            }
-        } else {
-            cr_movelist ml;
-            cr_generate_legal(&n->hist[top], &ml);
-            for (int i = 0; i < ml.count && c.total <= 8; i++) {
-                cr_move m = ml.moves[i];
-                if (cr_move_kind(m) == CR_MOVE_PROMOTION && cr_move_promo(m) != CR_QUEEN) {
-                    continue;
-                }
-                int to = cr_move_to(m);
-                if (cr_move_kind(m) != CR_MOVE_CASTLE && n->hist[top].board[to] != CR_NO_PIECE &&
-                    !(n->vacated >> to & 1) && !arrival) {
-                    continue; /* a capture whose victim was not seen lifted */
-                }
-                cr_occ_namer tmp = *n;
-                cr_position p = n->hist[top];
-                cr_position_do_move(&p, m);
-                adopt(&tmp, &p, top);
-                /* the second move may take what the first set down unseen;
-                 * with a piece set down somewhere new, any capture (two lifts
-                 * alone never set a piece down: no false fit from them) */
-                tmp.vacated = arrival ? ~0ull : n->vacated | ~n->hist[top].occupied;
-                cands c2;
-                memset(&c2, 0, sizeof c2);
-                one_move(&tmp, tmp.nhist - 1, &w, &c2, false);
-                for (int k = 0; k < c2.n; k++) {
-                    add(&c, &c2.pos[k], top, c2.capture[k], c2.seen_empty[k]);
-                }
-            }
-        }
+        cands c;
+        tier_cands(n, tier, top, &w, arrival, &c);
         if (c.total == 0) {
             continue;
         }
         prefer_seen(&c);
-        if (c.total == 1) {
-            /* Two moves: the first is implied; keep it in the history so a
-             * take-back of one ply finds it (only for tier 3). */
-            if (tier == 3) {
-                cr_movelist ml;
-                cr_generate_legal(&n->hist[top], &ml);
-                for (int i = 0; i < ml.count; i++) {
-                    cr_move m = ml.moves[i];
-                    if (cr_move_kind(m) == CR_MOVE_PROMOTION && cr_move_promo(m) != CR_QUEEN) {
-                        continue;
-                    }
-                    cr_position p = n->hist[top];
-                    cr_position_do_move(&p, m);
-                    cr_movelist ml2;
-                    cr_generate_legal(&p, &ml2);
-                    for (int j = 0; j < ml2.count; j++) {
-                        cr_position q = p;
-                        cr_position_do_move(&q, ml2.moves[j]);
-                        if (memcmp(q.board, c.pos[0].board, CR_SQ_NB) == 0 && q.side == c.pos[0].side) {
-                            adopt(n, &p, top);
-                            adopt(n, &q, n->nhist - 1);
-                            memcpy(out, q.board, CR_SQ_NB);
-                            return 1;
-                        }
-                    }
-                }
-            }
+        if (c.total > 1) {
+            break; /* several fit: not named yet */
+        }
+        if (!(tier == 3 && adopt_two_moves(n, top, &c.pos[0]))) {
             adopt(n, &c.pos[0], c.from[0]);
-            memcpy(out, c.pos[0].board, CR_SQ_NB);
-            return 1;
         }
-        break; /* several fit: not named yet */
+        memcpy(out, c.pos[0].board, CR_SQ_NB);
+        return 1;
     }
-    /* One move made and a piece (or two) lifted after it: the move counts
-     * when it is the only one that set down what arrived. */
-    {
-        const cr_position *base = &n->hist[top];
-        cr_bb arrived = w.occ & ~base->occupied;
-        cr_movelist ml;
-        cr_generate_legal(base, &ml);
-        cr_position found;
-        int nfound = 0;
-        for (int i = 0; arrived && i < ml.count && nfound < 2; i++) {
-            cr_move m = ml.moves[i];
-            int to = cr_move_to(m);
-            bool cap = cr_move_kind(m) != CR_MOVE_CASTLE && base->board[to] != CR_NO_PIECE;
-            if ((cr_move_kind(m) == CR_MOVE_PROMOTION && cr_move_promo(m) != CR_QUEEN) ||
-                (cap && !(n->vacated >> to & 1))) {
-                continue;
-            }
-            cr_position p = *base;
-            cr_position_do_move(&p, m);
-            cr_bb lifted = p.occupied & ~w.occ;
-            if ((w.occ & ~p.occupied) || __builtin_popcountll(lifted) > 2) {
-                continue;
-            }
-            bool named_ok = true;
-            for (cr_bb b = w.named & p.occupied; b; b &= b - 1) {
-                int sq = __builtin_ctzll(b);
-                named_ok = named_ok && p.board[sq] == in[sq];
-            }
-            if (named_ok && (nfound == 0 || memcmp(found.board, p.board, CR_SQ_NB) != 0)) {
-                found = p;
-                nfound++;
-            }
-        }
-        if (nfound == 1) {
-            adopt(n, &found, top);
-            top = n->nhist - 1;
-        }
-    }
+    top = move_then_lift(n, top, &w);
     n->vacated |= n->hist[top].occupied & ~w.occ;
     if (!was_held || w.occ != n->held_occ) {
         n->held_t = t;

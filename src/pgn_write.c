@@ -311,18 +311,10 @@ static void write_continuation(const cr_game *g, int k, const cr_pgn_options *o,
     }
 }
 
-static int write_all(const cr_game *g, const cr_pgn_options *opt, cr_sb *b)
+/* The seven tag roster, SetUp/FEN (and Variant) for a start other than
+ * the standard one, the game's other tags, and the blank line after them. */
+static void write_tags(const cr_game *g, cr_sb *b)
 {
-    cr_pgn_options o = {.style = CR_STYLE_SAN, .lang = CR_LANG_EN, .width = 80};
-    if (opt) {
-        o = *opt;
-    }
-    if (o.width <= 0) {
-        o.width = 80;
-    }
-    if ((unsigned)o.lang >= CR_LANG_NB || (unsigned)o.style > CR_STYLE_FIGURINE) {
-        return CR_EINVAL;
-    }
     for (int k = 0; k < 7; k++) {
         const char *v = cr_game_tag(g, str_tags[k]);
         if (k == 6) {
@@ -358,108 +350,142 @@ static int write_all(const cr_game *g, const cr_pgn_options *opt, cr_sb *b)
         }
     }
     cr_sb_add(b, "\n", 1);
+}
+
+static bool illegal_at(const cr_game *g, int k)
+{
+    return k < cr_game_ply_count(g) && (cr_game_ply(g, k)->flags & CR_PLY_ILLEGAL);
+}
+
+/* A comment in braces: text (cleaned, or none), then, when cont >= 0, the
+ * continuation from the illegal ply cont. */
+static int put_comment(wrap *w, const cr_game *g, const char *text, int cont, const cr_pgn_options *o)
+{
+    cr_sb t = {0};
+    cr_sb_add(&t, "{", 1);
+    if (text) {
+        clean_text(&t, text, false);
+        if (cont >= 0) {
+            cr_sb_add(&t, " ", 1);
+        }
+    }
+    if (cont >= 0) {
+        write_continuation(g, cont, o, &t);
+    }
+    cr_sb_add(&t, "}", 1);
+    if (t.failed) {
+        free(t.p);
+        return CR_ENOMEM;
+    }
+    put_words(w, t.p);
+    free(t.p);
+    return 0;
+}
+
+/* Legal ply i: its number when due, the move, a NAG, a FIDE draw offer
+ * and its comment with the commands. The continuation after an illegal
+ * next ply goes into that comment when there is one: readers such as
+ * chess.js do not take two comments in a row. Returns true when that
+ * ended the movetext. */
+static bool write_ply(const cr_game *g, int i, const cr_pgn_options *o, wrap *w, bool *need_number)
+{
+    const cr_ply *p = cr_game_ply(g, i);
+    const cr_position *before = cr_game_position_at(g, i);
+    move_number(w, before, *need_number);
+    *need_number = false;
+    char mv[CR_SAN_MAX + 8];
+    move_text(g, i, o, mv, sizeof mv);
+    size_t mvlen = strlen(mv);
+    if (mvlen > 0 && !memchr(mv, ' ', mvlen)) {
+        put_word(w, mv, mvlen); /* what put_words does with one word */
+    } else {
+        put_words(w, mv);
+    }
+    int nag = 0;
+    const char *extra = o->ply_extra ? o->ply_extra(o->extra_data, i, &nag) : NULL;
+    if (nag > 0 && nag < 256) {
+        char nb[8];
+        int k = snprintf(nb, sizeof nb, "$%d", nag);
+        put_word(w, nb, (size_t)k);
+    }
+    bool fide_draw = o->style == CR_STYLE_FIDE && (p->flags & CR_PLY_DRAW_OFFER);
+    if (fide_draw) {
+        put_word(w, "(=)", 3);
+    }
+    cr_sb t = {0};
+    if (extra && extra[0]) {
+        cr_sb_str(&t, extra);
+    }
+    ply_commands(&t, p, !fide_draw, o->flags & CR_PGN_RELAY_DATA);
+    bool bare = o->flags & CR_PGN_BARE;
+    const char *cm = shown_comment(p, cr_game_comment(g, i), bare);
+    if (cm || (!bare && (p->flags & CR_PLY_RECONSTRUCTED))) {
+        if (t.len) {
+            cr_sb_add(&t, " ", 1);
+        }
+        ply_text(&t, p, cm, bare, false);
+    }
+    bool merged = t.len && illegal_at(g, i + 1);
+    if (merged) {
+        cr_sb_add(&t, " ", 1);
+        write_continuation(g, i + 1, o, &t);
+    }
+    if (t.len) {
+        cr_sb u = {0};
+        cr_sb_add(&u, "{", 1);
+        cr_sb_add(&u, t.p, t.len);
+        cr_sb_add(&u, "}", 1);
+        if (!u.failed) {
+            put_words(w, u.p);
+        }
+        w->b->failed |= u.failed;
+        free(u.p);
+        *need_number = true;
+    }
+    w->b->failed |= t.failed;
+    free(t.p);
+    return merged;
+}
+
+static int write_all(const cr_game *g, const cr_pgn_options *opt, cr_sb *b)
+{
+    cr_pgn_options o = {.style = CR_STYLE_SAN, .lang = CR_LANG_EN, .width = 80};
+    if (opt) {
+        o = *opt;
+    }
+    if (o.width <= 0) {
+        o.width = 80;
+    }
+    if ((unsigned)o.lang >= CR_LANG_NB || (unsigned)o.style > CR_STYLE_FIGURINE) {
+        return CR_EINVAL;
+    }
+    write_tags(g, b);
 
     wrap w = {b, o.width, 0};
     bool need_number = true;
     const char *c0 = cr_game_comment(g, -1);
     int n = cr_game_ply_count(g);
-    /* The continuation after an illegal ply or a missing stretch goes into
-     * the comment before it when there is one: readers such as chess.js do
-     * not take two comments in a row. */
-#define ILLEGAL_AT_(k) ((k) < n && (cr_game_ply(g, (k))->flags & CR_PLY_ILLEGAL))
     if (c0) {
-        cr_sb t = {0};
-        cr_sb_add(&t, "{", 1);
-        clean_text(&t, c0, false);
-        if (ILLEGAL_AT_(0)) {
-            cr_sb_add(&t, " ", 1);
-            write_continuation(g, 0, &o, &t);
-        }
-        cr_sb_add(&t, "}", 1);
-        if (t.failed) {
-            free(t.p);
+        /* the game's comment takes the continuation of an illegal first ply */
+        int cont = illegal_at(g, 0) ? 0 : -1;
+        if (put_comment(&w, g, c0, cont, &o) != 0) {
             return CR_ENOMEM;
         }
-        put_words(&w, t.p);
-        free(t.p);
-        if (ILLEGAL_AT_(0)) {
+        if (cont == 0) {
             n = 0;
         }
     }
     for (int i = 0; i < n; i++) {
-        const cr_ply *p = cr_game_ply(g, i);
-        if (p->flags & CR_PLY_ILLEGAL) {
-            cr_sb t = {0};
-            cr_sb_add(&t, "{", 1);
-            write_continuation(g, i, &o, &t);
-            cr_sb_add(&t, "}", 1);
-            if (t.failed) {
-                free(t.p);
+        if (cr_game_ply(g, i)->flags & CR_PLY_ILLEGAL) {
+            if (put_comment(&w, g, NULL, i, &o) != 0) {
                 return CR_ENOMEM;
             }
-            put_words(&w, t.p);
-            free(t.p);
             break;
         }
-        const cr_position *before = cr_game_position_at(g, i);
-        move_number(&w, before, need_number);
-        need_number = false;
-        char mv[CR_SAN_MAX + 8];
-        move_text(g, i, &o, mv, sizeof mv);
-        size_t mvlen = strlen(mv);
-        if (mvlen > 0 && !memchr(mv, ' ', mvlen)) {
-            put_word(&w, mv, mvlen); /* what put_words does with one word */
-        } else {
-            put_words(&w, mv);
-        }
-        int nag = 0;
-        const char *extra = o.ply_extra ? o.ply_extra(o.extra_data, i, &nag) : NULL;
-        if (nag > 0 && nag < 256) {
-            char nb[8];
-            int k = snprintf(nb, sizeof nb, "$%d", nag);
-            put_word(&w, nb, (size_t)k);
-        }
-        bool fide_draw = o.style == CR_STYLE_FIDE && (p->flags & CR_PLY_DRAW_OFFER);
-        if (fide_draw) {
-            put_word(&w, "(=)", 3);
-        }
-        cr_sb t = {0};
-        if (extra && extra[0]) {
-            cr_sb_str(&t, extra);
-        }
-        ply_commands(&t, p, !fide_draw, o.flags & CR_PGN_RELAY_DATA);
-        bool bare = o.flags & CR_PGN_BARE;
-        const char *cm = shown_comment(p, cr_game_comment(g, i), bare);
-        if (cm || (!bare && (p->flags & CR_PLY_RECONSTRUCTED))) {
-            if (t.len) {
-                cr_sb_add(&t, " ", 1);
-            }
-            ply_text(&t, p, cm, bare, false);
-        }
-        bool merged = t.len && ILLEGAL_AT_(i + 1);
-        if (merged) {
-            cr_sb_add(&t, " ", 1);
-            write_continuation(g, i + 1, &o, &t);
-        }
-        if (t.len) {
-            cr_sb u = {0};
-            cr_sb_add(&u, "{", 1);
-            cr_sb_add(&u, t.p, t.len);
-            cr_sb_add(&u, "}", 1);
-            if (!u.failed) {
-                put_words(&w, u.p);
-            }
-            b->failed |= u.failed;
-            free(u.p);
-            need_number = true;
-        }
-        b->failed |= t.failed;
-        free(t.p);
-        if (merged) {
+        if (write_ply(g, i, &o, &w, &need_number)) {
             break;
         }
     }
-#undef ILLEGAL_AT_
     const char *res = cr_result_string(cr_game_result(g));
     put_word(&w, res, strlen(res));
     cr_sb_str(b, "\n\n");

@@ -1,0 +1,3 @@
+/* check-limits fixture: relay/ may do I/O. */
+#include <unistd.h>
+#include <sys/stat.h>

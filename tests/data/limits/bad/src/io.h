@@ -1,0 +1,2 @@
+/* check-limits fixture: a forbidden include in a header of src/. */
+#include <sys/types.h>
