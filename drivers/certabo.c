@@ -216,6 +216,76 @@ int cr_certabo_parse_line(const char *line, size_t len, cr_certabo_rfid squares[
     return 0;
 }
 
+/* A 320-number line that lost bytes on the way. The board writes single
+ * spaces and numbers 0..255 without leading zeros, so most losses leave a
+ * mark: a lost number leaves two spaces (or a space at either end), a lost
+ * space runs two numbers together into one too long, too big or starting
+ * with 0. Each mark stands for the numbers it lost; when that accounts for
+ * all 320, the squares whose five numbers are untouched are still read
+ * right (*known has their bits). 0 when the line cannot be aligned. */
+static int salvage_line(const char *line, size_t len, cr_certabo_rfid squares[64], uint64_t *known)
+{
+    unsigned vals[320];
+    bool lost[320];
+    size_t n = 0, i = 1;
+    bool marked = false;
+#define PUSH(v, l)                                                                                 \
+    do {                                                                                           \
+        if (n == 320) {                                                                            \
+            return 0;                                                                              \
+        }                                                                                          \
+        vals[n] = (v);                                                                             \
+        lost[n++] = (l);                                                                           \
+    } while (0)
+    if (i < len && line[i] == ' ') { /* the first number lost */
+        PUSH(0, true);
+        marked = true;
+    }
+    while (i < len) {
+        if (line[i] == ' ') {
+            i++;
+            if (i == len || line[i] == ' ') { /* two spaces, or one at the end */
+                PUSH(0, true);
+                marked = true;
+            }
+            continue;
+        }
+        if (line[i] < '0' || line[i] > '9') {
+            return 0; /* stray bytes: where they stand says nothing */
+        }
+        size_t start = i;
+        unsigned v = 0;
+        while (i < len && line[i] >= '0' && line[i] <= '9') {
+            v = i - start < 4 ? v * 10 + (unsigned)(line[i] - '0') : v;
+            i++;
+        }
+        size_t digits = i - start;
+        if (digits > 3 || v > 255 || (digits > 1 && line[start] == '0')) {
+            PUSH(0, true); /* two numbers run together */
+            PUSH(0, true);
+            marked = true;
+        } else {
+            PUSH(v, false);
+        }
+    }
+#undef PUSH
+    if (n != 320 || !marked) {
+        return 0;
+    }
+    *known = 0;
+    for (int k = 0; k < 64; k++) {
+        bool ok = true;
+        for (int j = 0; j < 5; j++) {
+            squares[k ^ 56].b[j] = (uint8_t)vals[k * 5 + j];
+            ok = ok && !lost[k * 5 + j];
+        }
+        if (ok) {
+            *known |= 1ull << (k ^ 56);
+        }
+    }
+    return *known ? 1 : 0;
+}
+
 /* ':' n n n ... CRLF (the NUL after it written too, not counted). */
 static int format_numbers(char *out, size_t size, const unsigned *v, size_t n)
 {
@@ -271,8 +341,10 @@ struct cr_certabo_reader {
     size_t len;
     bool in_line, overlong;
     cr_certabo_rfid frames[VOTE][64];
+    uint64_t known[VOTE]; /* the squares each frame read (a damaged line: not all) */
     size_t nframes;
     cr_certabo_rfid voted[64];
+    uint64_t have;        /* squares voted at least once */
     bool have_voted, occupancy;
     uint8_t squares[64], emitted[64];
     bool have_emitted, ready;
@@ -302,24 +374,43 @@ void cr_certabo_reader_reset(cr_certabo_reader *r)
     r->nframes = 0; /* votes start afresh: the board may have changed meanwhile */
 }
 
+/* An RFID the table does not know, on a calibrated board: far more often a
+ * misread than a piece (a lost digit gives the same wrong number again now
+ * and then), so it needs every frame of the window. */
+static bool needs_all(const cr_certabo_reader *r, const cr_certabo_rfid *v)
+{
+    return r->have_cal && !r->occupancy && cr_certabo_piece(&r->cal, v) == CR_BOARD_OCCUPIED;
+}
+
 static void vote(cr_certabo_reader *r)
 {
     bool changed = false;
     for (int sq = 0; sq < 64; sq++) {
+        uint64_t bit = 1ull << sq;
         for (size_t a = 0; a < r->nframes; a++) {
+            if (!(r->known[a] & bit)) {
+                continue;
+            }
             size_t same = 0;
             for (size_t b = 0; b < r->nframes; b++) {
-                same += rfid_eq(&r->frames[a][sq], &r->frames[b][sq]);
+                same += (r->known[b] & bit) && rfid_eq(&r->frames[a][sq], &r->frames[b][sq]);
             }
-            /* a majority of VOTE frames; the first frame alone counts at start */
-            if (same * 2 > VOTE || (!r->have_voted && r->nframes == 1)) {
-                if (!rfid_eq(&r->voted[sq], &r->frames[a][sq]) || !r->have_voted) {
+            /* a majority of VOTE frames; a square's first reading alone counts
+             * at start */
+            bool first = !(r->have & bit) && a == r->nframes - 1;
+            bool taken = needs_all(r, &r->frames[a][sq]) ? same == VOTE : same * 2 > VOTE || first;
+            if (taken) {
+                if (!rfid_eq(&r->voted[sq], &r->frames[a][sq]) || !(r->have & bit)) {
                     r->voted[sq] = r->frames[a][sq];
+                    r->have |= bit;
                     changed = true;
                 }
                 break;
             }
         }
+    }
+    if (r->have != UINT64_MAX) {
+        return; /* no snapshot before every square was read */
     }
     r->have_voted = true;
     if (!changed && r->have_emitted) {
@@ -342,15 +433,22 @@ static void end_line(cr_certabo_reader *r)
         len--;
     }
     cr_certabo_rfid sq[64];
-    bool occ;
-    if (!r->overlong && cr_certabo_parse_line(r->line, len, sq, &occ) == 1) {
+    bool occ = false;
+    uint64_t known = UINT64_MAX;
+    if (!r->overlong && (cr_certabo_parse_line(r->line, len, sq, &occ) == 1 ||
+                         salvage_line(r->line, len, sq, &known) == 1)) {
         r->st.frames++;
+        if (known != UINT64_MAX) {
+            r->st.salvaged++;
+        }
         r->occupancy = occ;
         if (r->nframes == VOTE) { /* oldest first: drop it */
             memmove(r->frames[0], r->frames[1], (VOTE - 1) * sizeof r->frames[0]);
+            memmove(&r->known[0], &r->known[1], (VOTE - 1) * sizeof r->known[0]);
             r->nframes--;
         }
-        memcpy(r->frames[r->nframes++], sq, sizeof sq);
+        memcpy(r->frames[r->nframes], sq, sizeof sq);
+        r->known[r->nframes++] = known;
         vote(r);
     } else {
         r->st.bad_frames++;
@@ -379,11 +477,16 @@ int cr_certabo_reader_feed(cr_certabo_reader *r, const uint8_t *bytes, size_t le
             continue;
         }
         if (c == ':') { /* a new line began: the one before lost its end */
-            r->st.bad_frames++;
-            r->st.resyncs++;
-            r->st.skipped += r->len;
-            r->len = 0;
-            r->overlong = false;
+            if (r->len > 0 && r->line[r->len - 1] == '\r') {
+                end_line(r); /* only the LF was lost: the line is whole */
+                r->in_line = true;
+            } else {
+                r->st.bad_frames++;
+                r->st.resyncs++;
+                r->st.skipped += r->len;
+                r->len = 0;
+                r->overlong = false;
+            }
         }
         if (r->len < LINE_MAX_LEN) {
             r->line[r->len++] = c;

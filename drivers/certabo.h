@@ -85,6 +85,7 @@ int cr_certabo_format_occupancy(char *out, size_t size, const cr_certabo_rfid sq
 typedef struct cr_certabo_reader cr_certabo_reader;
 typedef struct cr_certabo_stats {
     uint64_t frames, bad_frames, resyncs, skipped, snapshots;
+    uint64_t salvaged; /* frames (counted in frames) read from a damaged line */
 } cr_certabo_stats;
 
 /* cal is copied (NULL: none). NULL when out of memory. */

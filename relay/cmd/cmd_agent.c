@@ -3,7 +3,13 @@
  *
  *   chessrelay agent --to ws://HOST:PORT/agent --token T [--id ID]
  *                    [--usb | --serial DEV... | --feed FILE... [--speed X]]
+ *                    [--kind auto|dgt|millennium|certabo] [--calibration FILE]
  *                    [--state DIR] [--insecure] [--exit-at-end] [--quiet]
+ *
+ * Serial ports are probed for the kind of board on them unless --kind names
+ * it, as with `record` and `serve`; a Certabo board's table is read from
+ * STATE/certabo/ID.cal (`chessrelay calibrate --state STATE`), else from
+ * --calibration FILE (docs/boards.md).
  *
  * Two threads: the main one runs a libevent loop with the sources (boards
  * through the drivers, or feed files played on the agent's feed clock) and
@@ -28,6 +34,7 @@
 #include "agent/agent_msg.h"
 #include "cmd/commands.h"
 #include "cr/feed.h"
+#include "certabo.h"
 #include "dgt_boardset.h"
 #include "core/feed_source.h"
 #include "util/feed_line.h"
@@ -61,6 +68,8 @@ typedef struct agent {
     cr_feed_source *feeds; /* NULL without --feed */
     int64_t skip; /* feed events already journaled by an earlier run */
     cr_dgt_boardset *boards;
+    cr_certabo_params_dir cal; /* Certabo tables: the state folder, --calibration */
+    char state_dir[512];
     char *line;
     size_t line_cap;
     /* lws thread */
@@ -137,8 +146,11 @@ static void on_link_state(void *data, cr_dgt_link *link, cr_dgt_link_state st)
 {
     cr_dgt_health h = cr_dgt_link_health(link);
     const char *err = cr_dgt_link_error(link);
-    cr_log(CR_LOG_INFO, "agent: %s: board %s %s%s%s", cr_dgt_link_name(link), h.id,
-           cr_dgt_link_state_name(st), st == CR_LINK_LOST && *err ? ": " : "", err);
+    bool active = st == CR_LINK_ACTIVE && h.identified;
+    cr_log(CR_LOG_INFO, "agent: %s: board %s %s%s%s%s%s", cr_dgt_link_name(link), h.id,
+           cr_dgt_link_state_name(st), st == CR_LINK_LOST && *err ? ": " : "",
+           st == CR_LINK_LOST ? err : "", active ? " " : "",
+           active ? cr_board_kind_name(h.kind) : "");
 }
 
 /*----- main thread: feed files on the agent's feed clock -----*/
@@ -496,6 +508,7 @@ static int usage(void)
     fprintf(stderr,
             "usage: chessrelay agent --to ws://HOST:PORT/agent --token T [--id ID]\n"
             "       [--usb | --serial DEV... | --feed FILE... [--speed X]] [--state DIR]\n"
+            "       [--kind auto|dgt|millennium|certabo] [--calibration FILE]\n"
             "       [--insecure] [--exit-at-end] [--quiet]\n"
             "  --token may also come from $CHESSRELAY_AGENT_TOKEN\n");
     return 2;
@@ -557,6 +570,8 @@ typedef struct agent_args {
     const char *feeds[AGENT_MAX_FEEDS];
     int nfeeds;
     bool usb;
+    cr_board_kind kind; /* of the serial boards; AUTO: probe */
+    const char *calibration;
 } agent_args;
 
 /* An option with a value; returns 0, or 2 after a usage error. */
@@ -577,6 +592,13 @@ static int parse_value(agent *a, agent_args *g, const char *o, const char *v)
         g->state = v;
     } else if (strcmp(o, "--serial") == 0 && g->nserial < AGENT_MAX_LINKS) {
         g->serials[g->nserial++] = v;
+    } else if (strcmp(o, "--kind") == 0) {
+        if (cr_board_kind_parse(v, &g->kind) != 0) {
+            fprintf(stderr, "chessrelay agent: --kind: auto, dgt, millennium or certabo\n");
+            return 2;
+        }
+    } else if (strcmp(o, "--calibration") == 0) {
+        g->calibration = v; /* a Certabo table (chessrelay calibrate) */
     } else if (strcmp(o, "--feed") == 0 && g->nfeeds < AGENT_MAX_FEEDS) {
         g->feeds[g->nfeeds++] = v;
     } else if (strcmp(o, "--speed") == 0) {
@@ -643,11 +665,12 @@ static int parse_args(agent *a, agent_args *g, int argc, char **argv)
 /* The agent's journal: where the feed clock starts and what is sent. */
 static int open_journal(agent *a, const char *state)
 {
-    char state_buf[512];
     if (!state) {
-        snprintf(state_buf, sizeof state_buf, "chessrelay-agent-%.64s", a->id);
-        state = state_buf;
+        snprintf(a->state_dir, sizeof a->state_dir, "chessrelay-agent-%.64s", a->id);
+    } else {
+        snprintf(a->state_dir, sizeof a->state_dir, "%s", state);
     }
+    state = a->state_dir;
     cr_error err;
     a->journal = cr_agent_journal_open(state, wall_ms(), &err);
     if (!a->journal) {
@@ -701,6 +724,11 @@ static int start_sources(agent *a, const agent_args *g)
     bcfg.link.board.emit_raw = false;
     bcfg.link.clock = link_clock;
     bcfg.link.clock_data = a;
+    bcfg.link.kind = g->kind;
+    a->cal.dir = a->state_dir;
+    a->cal.file = g->calibration;
+    bcfg.link.codec_params = cr_certabo_params_from_dir;
+    bcfg.link.codec_params_data = &a->cal;
     a->boards = cr_dgt_boardset_new(a->base, &bcfg);
     if (!a->boards) {
         cr_log(CR_LOG_ERROR, "agent: out of memory");
