@@ -2,7 +2,9 @@
  * (certabo.h), fed in chunks whose sizes come from the input, through the
  * codec ops with and without a calibration; also as one line to the line
  * parser (a parsed line must format back to a line that parses the same) and
- * as a calibration file. */
+ * as a calibration file; and as the places where a line of the start
+ * position loses, gains or changes bytes (the damaged-line reading), after
+ * which three whole lines must bring the board back to the start. */
 #include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -44,12 +46,93 @@ static void run_codec(const cr_certabo_calibration *cal, const uint8_t *data, si
     cr_board_codec_free(&c);
 }
 
+/* The start position's line (the emulator's RFIDs, as the board writes it)
+ * and its pieces. */
+static int start_line(char *out, size_t size, uint8_t want[64])
+{
+    static const int back[8] = {CR_ROOK, CR_KNIGHT, CR_BISHOP, CR_QUEEN,
+                                CR_KING, CR_BISHOP, CR_KNIGHT, CR_ROOK};
+    cr_certabo_rfid sq[64];
+    memset(sq, 0, sizeof sq);
+    memset(want, CR_NO_PIECE, 64);
+    for (int f = 0; f < 8; f++) {
+        const int at[4] = {cr_square(f, 0), cr_square(f, 1), cr_square(f, 6), cr_square(f, 7)};
+        const int pc[4] = {cr_make_piece(CR_WHITE, back[f]), cr_make_piece(CR_WHITE, CR_PAWN),
+                           cr_make_piece(CR_BLACK, CR_PAWN), cr_make_piece(CR_BLACK, back[f])};
+        for (int k = 0; k < 4; k++) {
+            cr_certabo_emu_rfid(pc[k], f, &sq[at[k]]);
+            want[at[k]] = (uint8_t)pc[k];
+        }
+    }
+    return cr_certabo_format_line(out, size, sq);
+}
+
+/* Each pair of input bytes damages the line at a place: drop a byte, add
+ * one, or change one (the faults of a serial line). */
+static void run_damaged(const cr_certabo_calibration *cal, const uint8_t *data, size_t size)
+{
+    char line[2048], bad[4096];
+    uint8_t want[64];
+    int n = start_line(line, sizeof line, want);
+    if (n <= 0) {
+        abort();
+    }
+    size_t len = 0;
+    size_t at = 0;
+    for (size_t i = 0; i + 1 < size && len + 2 < sizeof bad; i += 2) {
+        size_t to = at + (size_t)(data[i] >> 2); /* the next damage, up to 63 bytes on */
+        if (to > (size_t)n) {
+            to = (size_t)n;
+        }
+        memcpy(bad + len, line + at, to - at < sizeof bad - len ? to - at : 0);
+        len += to - at;
+        at = to;
+        switch (data[i] & 3) {
+        case 0: /* lost */
+            at += at < (size_t)n;
+            break;
+        case 1: /* stray */
+            bad[len++] = (char)data[i + 1];
+            break;
+        default: /* changed */
+            if (at < (size_t)n) {
+                bad[len++] = (char)data[i + 1];
+                at++;
+            }
+        }
+    }
+    if (len + ((size_t)n - at) > sizeof bad) {
+        return;
+    }
+    memcpy(bad + len, line + at, (size_t)n - at);
+    len += (size_t)n - at;
+    cr_certabo_reader *r = cr_certabo_reader_new(cal);
+    if (!r) {
+        abort();
+    }
+    uint8_t sq[64], last[64];
+    bool any = false;
+    (void)cr_certabo_reader_feed(r, (const uint8_t *)bad, len);
+    for (int k = 0; k < 3; k++) {
+        (void)cr_certabo_reader_feed(r, (const uint8_t *)line, (size_t)n);
+    }
+    while (cr_certabo_reader_next(r, sq) == 1) {
+        memcpy(last, sq, 64);
+        any = true;
+    }
+    if (!any || memcmp(last, want, 64) != 0) {
+        abort(); /* three whole lines always bring the start position */
+    }
+    cr_certabo_reader_free(r);
+}
+
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 {
     cr_certabo_calibration cal;
     cr_certabo_emu_calibration(&cal);
     run_codec(NULL, data, size);
     run_codec(&cal, data, size);
+    run_damaged(&cal, data, size);
     cr_certabo_rfid sq[64], back[64];
     bool occ, occ2;
     if (cr_certabo_parse_line((const char *)data, size, sq, &occ) == 1) {
