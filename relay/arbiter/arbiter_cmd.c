@@ -138,18 +138,20 @@ static int parse_decide(json_t *j, cr_arbiter_cmd *c, char *err, size_t es)
 {
     const char *d = json_string_value(json_object_get(j, "decision"));
     json_t *added = json_object_get(j, "added_ms");
-    if (!d) {
+    static const struct {
+        const char *name;
+        cr_decision decision;
+    } decisions[] = {{"draw", CR_DECISION_DRAW},
+                     {"rejected", CR_DECISION_REJECTED},
+                     {"postponed", CR_DECISION_POSTPONED}};
+    size_t k = 0;
+    while (d && k < sizeof decisions / sizeof decisions[0] && strcmp(d, decisions[k].name) != 0) {
+        k++;
+    }
+    if (!d || k == sizeof decisions / sizeof decisions[0]) {
         return fail(err, es, "decision: expected \"draw\", \"rejected\" or \"postponed\"");
     }
-    if (strcmp(d, "draw") == 0) {
-        c->decision = CR_DECISION_DRAW;
-    } else if (strcmp(d, "rejected") == 0) {
-        c->decision = CR_DECISION_REJECTED;
-    } else if (strcmp(d, "postponed") == 0) {
-        c->decision = CR_DECISION_POSTPONED;
-    } else {
-        return fail(err, es, "decision: expected \"draw\", \"rejected\" or \"postponed\"");
-    }
+    c->decision = decisions[k].decision;
     if (added && (!json_is_integer(added) || json_integer_value(added) < 0 ||
                   json_integer_value(added) > 3600000)) {
         return fail(err, es, "added_ms: expected milliseconds (0..3600000)");
