@@ -231,16 +231,22 @@ static size_t dgt_codec_pending(const void *p)
     return cr_dgt_board_pending(c->board);
 }
 
-static int dgt_probe_request(uint8_t *out, size_t size)
+/* Three one-byte DGT commands in a row. */
+static int dgt_encode_3(uint8_t *out, size_t size, uint8_t a, uint8_t b, uint8_t c)
 {
-    /* RESET leaves bus mode and stops updates; the serial number answers. */
     if (size < 3) {
         return CR_ENOSPC;
     }
-    out[0] = CR_DGT_SEND_RESET;
-    out[1] = CR_DGT_RETURN_SERIALNR;
-    out[2] = CR_DGT_SEND_VERSION;
+    out[0] = a;
+    out[1] = b;
+    out[2] = c;
     return 3;
+}
+
+static int dgt_probe_request(uint8_t *out, size_t size)
+{
+    /* RESET leaves bus mode and stops updates; the serial number answers. */
+    return dgt_encode_3(out, size, CR_DGT_SEND_RESET, CR_DGT_RETURN_SERIALNR, CR_DGT_SEND_VERSION);
 }
 
 static int dgt_probe_match(const uint8_t *bytes, size_t len)
@@ -262,13 +268,7 @@ static int dgt_probe_match(const uint8_t *bytes, size_t len)
 
 static int dgt_encode_start(uint8_t *out, size_t size)
 {
-    if (size < 3) {
-        return CR_ENOSPC;
-    }
-    out[0] = CR_DGT_SEND_BRD;
-    out[1] = CR_DGT_SEND_UPDATE_NICE;
-    out[2] = CR_DGT_SEND_CLK;
-    return 3;
+    return dgt_encode_3(out, size, CR_DGT_SEND_BRD, CR_DGT_SEND_UPDATE_NICE, CR_DGT_SEND_CLK);
 }
 
 static int dgt_encode_poll(uint8_t *out, size_t size)

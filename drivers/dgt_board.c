@@ -170,6 +170,15 @@ void cr_dgt_clock_from_colors(cr_dgt_clock *c, cr_dgt_white_side side, bool rota
     }
 }
 
+/* A feed event of this board at feed time t, its payload left zeroed. */
+static void event_init(cr_feed_event *ev, const cr_dgt_board *b, int64_t t, cr_feed_kind kind)
+{
+    memset(ev, 0, sizeof *ev);
+    ev->t = t;
+    strcpy(ev->board, b->id);
+    ev->kind = kind;
+}
+
 static void emit_pos(cr_dgt_board *b, int64_t t, cr_dgt_event_cb cb, void *data);
 
 static void remember_field(cr_dgt_board *b, uint8_t index, uint8_t piece)
@@ -246,10 +255,7 @@ static void emit_pos(cr_dgt_board *b, int64_t t, cr_dgt_event_cb cb, void *data)
         return;
     }
     cr_feed_event ev;
-    memset(&ev, 0, sizeof ev);
-    ev.t = t;
-    strcpy(ev.board, b->id);
-    ev.kind = CR_FEED_POS;
+    event_init(&ev, b, t, CR_FEED_POS);
     memcpy(ev.u.squares, b->info.squares, 64);
     cb(data, &ev);
 }
@@ -308,10 +314,7 @@ static void handle_clock(cr_dgt_board *b, int64_t t, const cr_dgt_clock *c, cr_d
         return;
     }
     cr_feed_event ev;
-    memset(&ev, 0, sizeof ev);
-    ev.t = t;
-    strcpy(ev.board, b->id);
-    ev.kind = CR_FEED_CLOCK;
+    event_init(&ev, b, t, CR_FEED_CLOCK);
     ev.u.clock.white_ms = w;
     ev.u.clock.black_ms = k;
     ev.u.clock.running = run;
@@ -387,10 +390,7 @@ static void emit_raw(cr_dgt_board *b, int64_t t, const uint8_t *bytes, size_t le
         return;
     }
     cr_feed_event ev;
-    memset(&ev, 0, sizeof ev);
-    ev.t = t;
-    strcpy(ev.board, b->id);
-    ev.kind = CR_FEED_RAW;
+    event_init(&ev, b, t, CR_FEED_RAW);
     ev.u.raw.bytes = bytes;
     ev.u.raw.len = len;
     cb(data, &ev);

@@ -10,6 +10,7 @@
 
 #include "agent/agent_msg.h"
 #include "core/journal.h"
+#include "util/grow.h"
 #include "util/log.h"
 #include "net/queue.h"
 #include "net/ws_text.h"
@@ -87,7 +88,8 @@ struct cr_agent_link {
     double speed;
     pthread_mutex_t lock;
     agent_rec **agents;
-    int nagents, capagents;
+    int nagents;
+    size_t capagents;
     cr_queue *in;
     struct lws_context *ctx;
     struct event *ev;
@@ -145,15 +147,11 @@ static agent_rec *find_rec(cr_agent_link *l, const char *name, bool create)
     if (!create) {
         return NULL;
     }
-    if (l->nagents == l->capagents) {
-        int cap = l->capagents ? 2 * l->capagents : 8;
-        agent_rec **n = realloc(l->agents, (size_t)cap * sizeof *n);
-        if (!n) {
-            return NULL;
-        }
-        l->agents = n;
-        l->capagents = cap;
+    agent_rec **n = cr_grow(l->agents, &l->capagents, (size_t)l->nagents + 1, sizeof *n, 8);
+    if (!n) {
+        return NULL;
     }
+    l->agents = n;
     agent_rec *r = calloc(1, sizeof *r);
     if (!r) {
         return NULL;

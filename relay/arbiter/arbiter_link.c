@@ -12,6 +12,7 @@
 #include <unistd.h>
 
 #include "util/fileio.h"
+#include "util/grow.h"
 #include "util/log.h"
 #include "util/sealed_file.h"
 
@@ -58,11 +59,14 @@ struct cr_arbiter_link {
     bool started;
     arb_event *out_head, **out_tail;
     arb_game **games;
-    int ngames, capgames;
+    int ngames;
+    size_t capgames;
     arb_claim_ref *claims;
-    int nclaims, capclaims;
+    int nclaims;
+    size_t capclaims;
     arb_ack *acks;
-    int nacks, capacks;
+    int nacks;
+    size_t capacks;
     int64_t aseq;       /* last arbiter message number */
     int64_t state_aseq; /* aseq of the last published snapshot (-1: none yet) */
     int64_t state_wall; /* and when it was published */
@@ -327,15 +331,11 @@ static void note_claims(cr_arbiter_link *l, arb_game *g)
         if (claim_global_id(l, g->id, i)) {
             continue;
         }
-        if (l->nclaims == l->capclaims) {
-            int cap = l->capclaims ? 2 * l->capclaims : 8;
-            arb_claim_ref *c = realloc(l->claims, (size_t)cap * sizeof *c);
-            if (!c) {
-                return;
-            }
-            l->claims = c;
-            l->capclaims = cap;
+        arb_claim_ref *c = cr_grow(l->claims, &l->capclaims, (size_t)l->nclaims + 1, sizeof *c, 8);
+        if (!c) {
+            return;
         }
+        l->claims = c;
         l->claims[l->nclaims].game = g->id;
         l->claims[l->nclaims].index = i;
         l->nclaims++;
@@ -470,15 +470,11 @@ static const arb_ack *add_ack(cr_arbiter_link *l, int game, const char *alert, c
     if (find_ack(l, game, alert)) {
         return NULL;
     }
-    if (l->nacks == l->capacks) {
-        int cap = l->capacks ? 2 * l->capacks : 16;
-        arb_ack *a = realloc(l->acks, (size_t)cap * sizeof *a);
-        if (!a) {
-            return NULL;
-        }
-        l->acks = a;
-        l->capacks = cap;
+    arb_ack *v = cr_grow(l->acks, &l->capacks, (size_t)l->nacks + 1, sizeof *v, 16);
+    if (!v) {
+        return NULL;
     }
+    l->acks = v;
     arb_ack *a = &l->acks[l->nacks++];
     a->game = game;
     snprintf(a->alert, sizeof a->alert, "%s", alert);
@@ -545,15 +541,11 @@ static void game_free(arb_game *g)
 static arb_game *add_game(cr_arbiter_link *l, const cr_store_game *sg, bool silent, int64_t t,
                           int64_t wall)
 {
-    if (l->ngames == l->capgames) {
-        int cap = l->capgames ? 2 * l->capgames : 16;
-        arb_game **n = realloc(l->games, (size_t)cap * sizeof *n);
-        if (!n) {
-            return NULL;
-        }
-        l->games = n;
-        l->capgames = cap;
+    arb_game **n = cr_grow(l->games, &l->capgames, (size_t)l->ngames + 1, sizeof *n, 16);
+    if (!n) {
+        return NULL;
     }
+    l->games = n;
     arb_game *g = calloc(1, sizeof *g);
     if (!g) {
         return NULL;

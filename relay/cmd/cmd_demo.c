@@ -17,6 +17,7 @@
 
 #include "cmd/commands.h"
 #include "util/datadir.h"
+#include "util/grow.h"
 #include "util/opts.h"
 #include "cr/feed.h"
 #include "cr/pgn.h"
@@ -36,16 +37,12 @@ typedef struct feed_out {
 /* Adds "<t> <board> <kind>[ <arg>]". */
 static void emitf(feed_out *o, int64_t t, const char *board_id, const char *kind, const char *arg)
 {
-    if (o->n == o->cap) {
-        size_t cap = o->cap ? 2 * o->cap : 256;
-        feed_line *l = realloc(o->lines, cap * sizeof *l);
-        if (!l) {
-            o->oom = true;
-            return;
-        }
-        o->lines = l;
-        o->cap = cap;
+    feed_line *l = cr_grow(o->lines, &o->cap, o->n + 1, sizeof *l, 256);
+    if (!l) {
+        o->oom = true;
+        return;
     }
+    o->lines = l;
     char body[512];
     snprintf(body, sizeof body, "%s%s%s", kind, arg ? " " : "", arg ? arg : "");
     size_t len = strlen(body) + strlen(board_id) + 32;

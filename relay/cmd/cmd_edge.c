@@ -50,6 +50,7 @@
 #include "edge/event_decode.h"
 #include "core/lanes.h"
 #include "util/fileio.h"
+#include "util/grow.h"
 #include "util/log.h"
 #include "out/nats_out.h"
 #include "util/opts.h"
@@ -101,7 +102,8 @@ typedef struct edge {
     item **pending;     /* waiting for an earlier seq, sorted by seq */
     int npending;
     item **evals; /* evals waiting for their Cr-After seq, in arrival order */
-    int nevals, capevals;
+    int nevals;
+    size_t capevals;
     int64_t evals_applied;
     int64_t gap_since; /* mono us when the head of pending started waiting */
     bool restoring, ready, refusing;
@@ -300,16 +302,12 @@ static void handle_item(edge *e, item *it)
             free(it);
             return;
         }
-        if (e->nevals == e->capevals) {
-            int cap = e->capevals ? 2 * e->capevals : 64;
-            item **n = realloc(e->evals, (size_t)cap * sizeof *n);
-            if (!n) {
-                free(it);
-                return;
-            }
-            e->evals = n;
-            e->capevals = cap;
+        item **n = cr_grow(e->evals, &e->capevals, (size_t)e->nevals + 1, sizeof *n, 64);
+        if (!n) {
+            free(it);
+            return;
         }
+        e->evals = n;
         e->evals[e->nevals++] = it;
         return;
     }

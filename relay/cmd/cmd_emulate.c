@@ -35,6 +35,7 @@
 #include "certabo.h"
 #include "dgt_link.h"
 #include "dgt_serial.h"
+#include "util/grow.h"
 #include "util/opts.h"
 #include "core/sigwatch.h"
 
@@ -99,16 +100,12 @@ static uint32_t rnd(emulator *em)
 
 static void push(emu_events *e, const emu_event *x)
 {
-    if (e->n == e->cap) {
-        size_t cap = e->cap ? e->cap * 2 : 256;
-        emu_event *nv = realloc(e->v, cap * sizeof *nv);
-        if (!nv) {
-            e->oom = true;
-            return;
-        }
-        e->v = nv;
-        e->cap = cap;
+    emu_event *nv = cr_grow(e->v, &e->cap, e->n + 1, sizeof *nv, 256);
+    if (!nv) {
+        e->oom = true;
+        return;
     }
+    e->v = nv;
     e->v[e->n++] = *x;
 }
 
@@ -594,174 +591,224 @@ static int usage(void)
     return 2;
 }
 
-int cr_cmd_emulate(int argc, char **argv)
+/* The command line, checked. */
+typedef struct emulate_opts {
+    const char *feed, *board, *serial, *faults, *cal_out, *link;
+    cr_board_kind kind;
+    bool occupancy, pty;
+    double speed;
+    uint64_t rng;
+    int64_t max_gap;
+    cr_dgt_white_side side;
+} emulate_opts;
+
+/* Fills o from the command line: 0, or the exit status (2: a usage error). */
+static int parse_options(int argc, char **argv, emulate_opts *o)
 {
-    const char *feed = NULL, *board = NULL, *serial = NULL, *faults = "", *cal_out = NULL;
-    cr_board_kind kind = CR_BOARD_DGT;
-    bool occupancy = false;
-    emulator em;
-    memset(&em, 0, sizeof em);
-    em.speed = 1.0;
-    em.master = em.slave = -1;
-    em.rng = 88172645463325252ull;
-    int64_t max_gap = 0;
-    bool pty = false;
-    cr_dgt_white_side side = CR_DGT_WHITE_AUTO;
+    memset(o, 0, sizeof *o);
+    o->faults = "";
+    o->kind = CR_BOARD_DGT;
+    o->speed = 1.0;
+    o->rng = 88172645463325252ull;
+    o->side = CR_DGT_WHITE_AUTO;
     for (int i = 1; i < argc; i++) {
         const char *a = argv[i];
         const char *v = i + 1 < argc ? argv[i + 1] : NULL;
         if (strcmp(a, "--pty") == 0) {
-            pty = true;
+            o->pty = true;
         } else if (strcmp(a, "--speed") == 0 && v) {
-            if (!cr_opt_number("emulate", a, v, 1e-6, 1e6, "a number > 0", &em.speed)) {
+            if (!cr_opt_number("emulate", a, v, 1e-6, 1e6, "a number > 0", &o->speed)) {
                 return 2;
             }
             i++;
         } else if (strcmp(a, "--faults") == 0 && v) {
-            faults = v;
+            o->faults = v;
             i++;
         } else if (strcmp(a, "--seed") == 0 && v) {
             uint64_t seed;
             if (!cr_opt_u64("emulate", a, v, "a whole number", &seed)) {
                 return 2;
             }
-            em.rng = seed * 2654435761u + 1;
+            o->rng = seed * 2654435761u + 1;
             i++;
         } else if (strcmp(a, "--board") == 0 && v) {
-            board = v;
+            o->board = v;
             i++;
         } else if (strcmp(a, "--link") == 0 && v) {
-            em.link = v;
+            o->link = v;
             i++;
         } else if (strcmp(a, "--max-gap") == 0 && v) {
             long long gap;
             if (!cr_opt_int("emulate", a, v, 0, INT64_MAX / 2, "milliseconds (0 or more)", &gap)) {
                 return 2;
             }
-            max_gap = gap;
+            o->max_gap = gap;
             i++;
         } else if (strcmp(a, "--kind") == 0 && v) {
-            if (cr_board_kind_parse(v, &kind) != 0 || kind == CR_BOARD_AUTO) {
+            if (cr_board_kind_parse(v, &o->kind) != 0 || o->kind == CR_BOARD_AUTO) {
                 fprintf(stderr, "chessrelay emulate: --kind: dgt, millennium or certabo\n");
                 return 2;
             }
             i++;
         } else if (strcmp(a, "--occupancy") == 0) {
-            occupancy = true;
+            o->occupancy = true;
         } else if (strcmp(a, "--calibration-out") == 0 && v) {
-            cal_out = v;
+            o->cal_out = v;
             i++;
         } else if (strcmp(a, "--serial-number") == 0 && v) {
-            serial = v;
+            o->serial = v;
             i++;
         } else if (strcmp(a, "--clock-white") == 0 && v) {
-            side = strcmp(v, "left") == 0 ? CR_DGT_WHITE_LEFT
-                   : strcmp(v, "right") == 0 ? CR_DGT_WHITE_RIGHT : CR_DGT_WHITE_AUTO;
+            o->side = strcmp(v, "left") == 0    ? CR_DGT_WHITE_LEFT
+                      : strcmp(v, "right") == 0 ? CR_DGT_WHITE_RIGHT
+                                                : CR_DGT_WHITE_AUTO;
             i++;
         } else if (a[0] == '-' && a[1]) {
             fprintf(stderr, "chessrelay emulate: unknown or incomplete option '%s'\n", a);
             return usage();
-        } else if (!feed) {
-            feed = a;
+        } else if (!o->feed) {
+            o->feed = a;
         } else {
             return usage();
         }
     }
-    if (!feed || !pty || !(em.speed > 0)) {
+    if (!o->feed || !o->pty || !(o->speed > 0)) {
         return usage();
     }
+    return 0;
+}
+
+/* --faults garbage,drop,disconnect: 0, or the exit status (2). */
+static int parse_faults(const char *faults, emulator *em)
+{
     char fl[128];
     snprintf(fl, sizeof fl, "%s", faults);
+    const struct {
+        const char *name;
+        bool *on;
+    } kinds[] = {{"garbage", &em->f_garbage}, {"drop", &em->f_drop}, {"disconnect", &em->f_disconnect}};
     for (char *tok = strtok(fl, ","); tok; tok = strtok(NULL, ",")) {
-        if (strcmp(tok, "garbage") == 0) {
-            em.f_garbage = true;
-        } else if (strcmp(tok, "drop") == 0) {
-            em.f_drop = true;
-        } else if (strcmp(tok, "disconnect") == 0) {
-            em.f_disconnect = true;
-        } else {
+        size_t k = 0;
+        while (k < sizeof kinds / sizeof kinds[0] && strcmp(tok, kinds[k].name) != 0) {
+            k++;
+        }
+        if (k == sizeof kinds / sizeof kinds[0]) {
             fprintf(stderr, "chessrelay emulate: unknown fault '%s'\n", tok);
             return usage();
         }
+        *kinds[k].on = true;
     }
-    if (em.f_disconnect && !em.link) {
+    if (em->f_disconnect && !em->link) {
         fprintf(stderr, "chessrelay emulate: --faults disconnect needs --link PATH\n");
         return 2;
     }
-    em.unplugs_left = 3;
-    if (load_feed(feed, board, max_gap, &em.evs) != 0) {
-        free(em.evs.v);
+    return 0;
+}
+
+/* --calibration-out: the emulated Certabo's RFID table. 0 or 1. */
+static int write_calibration(const char *path)
+{
+    cr_certabo_calibration cal;
+    cr_certabo_emu_calibration(&cal);
+    FILE *f = fopen(path, "w");
+    if (!f || cr_certabo_calibration_write(f, &cal) != 0 || fclose(f) != 0) {
+        fprintf(stderr, "chessrelay emulate: %s: %s\n", path, strerror(errno));
         return 1;
     }
-    if (cal_out) {
-        cr_certabo_calibration cal;
-        cr_certabo_emu_calibration(&cal);
-        FILE *f = fopen(cal_out, "w");
-        if (!f || cr_certabo_calibration_write(f, &cal) != 0 || fclose(f) != 0) {
-            fprintf(stderr, "chessrelay emulate: %s: %s\n", cal_out, strerror(errno));
-            free(em.evs.v);
-            return 1;
-        }
-    }
-    cr_board_emu_config cfg = {.kind = kind, .occupancy = occupancy};
-    cfg.dgt = (cr_dgt_emu_config){.version_major = 1, .version_minor = 7, .white_side = side};
-    cfg.dgt.serial = serial ? serial : em.evs.board; /* the recorder then names the board as the feed did */
-    em.emu = cr_board_emu_new(&cfg);
-    cr_sigwatch *sw = cr_sigwatch_new(false);
-    em.base = sw ? event_base_new() : NULL;
-    if (!em.emu || !em.base || cr_sigwatch_start(sw, em.base, NULL, NULL, NULL)) {
+    return 0;
+}
+
+/* The board emulator, the event loop with its signal watch, the timeline
+ * timer and (a streaming board) the stream's ticks. 0, or 1 with all freed. */
+static int emulator_open(emulator *em, const emulate_opts *o, cr_sigwatch **sw)
+{
+    cr_board_emu_config cfg = {.kind = o->kind, .occupancy = o->occupancy};
+    cfg.dgt = (cr_dgt_emu_config){.version_major = 1, .version_minor = 7, .white_side = o->side};
+    cfg.dgt.serial = o->serial ? o->serial : em->evs.board; /* the recorder then names the board as the feed did */
+    em->emu = cr_board_emu_new(&cfg);
+    *sw = cr_sigwatch_new(false);
+    em->base = *sw ? event_base_new() : NULL;
+    if (!em->emu || !em->base || cr_sigwatch_start(*sw, em->base, NULL, NULL, NULL)) {
         fprintf(stderr, "chessrelay emulate: out of memory\n");
-        cr_board_emu_free(em.emu);
-        free(em.evs.v);
-        if (em.base) {
-            event_base_free(em.base);
+        cr_board_emu_free(em->emu);
+        if (em->base) {
+            event_base_free(em->base);
         }
-        cr_sigwatch_free(sw);
+        cr_sigwatch_free(*sw);
         return 1;
     }
     signal(SIGPIPE, SIG_IGN);
-    em.timer = evtimer_new(em.base, on_timer, &em);
-    if (cr_board_emu_streams(em.emu)) {
-        em.stream = event_new(em.base, -1, EV_PERSIST, on_stream, &em);
+    em->timer = evtimer_new(em->base, on_timer, em);
+    if (cr_board_emu_streams(em->emu)) {
+        em->stream = event_new(em->base, -1, EV_PERSIST, on_stream, em);
         struct timeval every = {0, 5000};
-        event_add(em.stream, &every);
+        event_add(em->stream, &every);
     }
-    if (make_pty(&em) < 0) {
-        em.status = 1;
-    } else {
-        printf("%s\n", em.link ? em.link : em.slave_path);
-        fflush(stdout);
-        /* A host that never comes: give up after a while rather than hang. */
-        em.finished = false;
-        struct timeval idle = {30, 0};
-        evtimer_add(em.timer, &idle);
-        event_base_dispatch(em.base);
-        if (!em.started) {
-            fprintf(stderr, "chessrelay emulate: no host selected an update mode within 30 s\n");
-            em.status = 1;
-        }
+    return 0;
+}
+
+/* Plays the feed until it is done, a signal, or no host within 30 s. */
+static void emulator_run(emulator *em)
+{
+    if (make_pty(em) < 0) {
+        em->status = 1;
+        return;
     }
-    if (!em.unplugged) {
-        if (em.rd) {
-            event_free(em.rd);
-        }
-        if (em.master >= 0) {
-            close(em.master);
-        }
-        if (em.slave >= 0) {
-            close(em.slave);
-        }
+    printf("%s\n", em->link ? em->link : em->slave_path);
+    fflush(stdout);
+    /* A host that never comes: give up after a while rather than hang. */
+    em->finished = false;
+    struct timeval idle = {30, 0};
+    evtimer_add(em->timer, &idle);
+    event_base_dispatch(em->base);
+    if (!em->started) {
+        fprintf(stderr, "chessrelay emulate: no host selected an update mode within 30 s\n");
+        em->status = 1;
     }
-    if (em.link) {
-        unlink(em.link);
+}
+
+static void emulator_close(emulator *em, cr_sigwatch *sw)
+{
+    unplug(em); /* the pty and its link go, if still there */
+    event_free(em->timer);
+    if (em->stream) {
+        event_free(em->stream);
     }
-    event_free(em.timer);
-    if (em.stream) {
-        event_free(em.stream);
-    }
-    event_base_free(em.base);
+    event_base_free(em->base);
     cr_sigwatch_free(sw);
-    cr_board_emu_free(em.emu);
+    cr_board_emu_free(em->emu);
+}
+
+int cr_cmd_emulate(int argc, char **argv)
+{
+    emulate_opts o;
+    int rc = parse_options(argc, argv, &o);
+    if (rc != 0) {
+        return rc;
+    }
+    emulator em;
+    memset(&em, 0, sizeof em);
+    em.speed = o.speed;
+    em.master = em.slave = -1;
+    em.rng = o.rng;
+    em.link = o.link;
+    rc = parse_faults(o.faults, &em);
+    if (rc != 0) {
+        return rc;
+    }
+    em.unplugs_left = 3;
+    if (load_feed(o.feed, o.board, o.max_gap, &em.evs) != 0 ||
+        (o.cal_out && write_calibration(o.cal_out) != 0)) {
+        free(em.evs.v);
+        return 1;
+    }
+    cr_sigwatch *sw = NULL;
+    if (emulator_open(&em, &o, &sw) != 0) {
+        free(em.evs.v);
+        return 1;
+    }
+    emulator_run(&em);
+    emulator_close(&em, sw);
     free(em.evs.v);
     return em.status;
 }

@@ -97,86 +97,182 @@ static int usage(void)
     return 2;
 }
 
-int cr_cmd_record(int argc, char **argv)
-{
-    recorder r;
-    memset(&r, 0, sizeof r);
-    r.scale = 1.0;
-    r.out = stdout;
-    r.out_name = "stdout";
-    r.cfg.max_links = RECORD_MAX_LINKS;
-    r.cfg.event = on_event;
-    r.cfg.state = on_state;
-    r.cfg.data = &r;
-    cr_dgt_link_config_default(&r.cfg.link);
-    r.cfg.link.board.emit_raw = true;
-    r.cfg.link.clock = record_clock;
-    r.cfg.link.clock_data = &r;
-    r.cfg.link.kind = CR_BOARD_AUTO; /* serial ports: probe for each kind of board */
-    r.cfg.link.codec_params = cr_certabo_params_from_dir;
-    r.cfg.link.codec_params_data = &r.cal;
+/* What the command line asks for besides the recorder's own settings. */
+typedef struct record_opts {
     const char *serials[RECORD_MAX_LINKS];
-    int nserial = 0;
-    bool usb = false;
-    long long duration = 0;
+    int nserial;
+    bool usb;
+    long long duration; /* ms, 0: until a signal */
+} record_opts;
+
+static void recorder_init(recorder *r)
+{
+    memset(r, 0, sizeof *r);
+    r->scale = 1.0;
+    r->out = stdout;
+    r->out_name = "stdout";
+    r->cfg.max_links = RECORD_MAX_LINKS;
+    r->cfg.event = on_event;
+    r->cfg.state = on_state;
+    r->cfg.data = r;
+    cr_dgt_link_config_default(&r->cfg.link);
+    r->cfg.link.board.emit_raw = true;
+    r->cfg.link.clock = record_clock;
+    r->cfg.link.clock_data = r;
+    r->cfg.link.kind = CR_BOARD_AUTO; /* serial ports: probe for each kind of board */
+    r->cfg.link.codec_params = cr_certabo_params_from_dir;
+    r->cfg.link.codec_params_data = &r->cal;
+}
+
+/* Fills r's settings and o from the command line: 0, or the exit status
+ * (2: a usage error). */
+static int parse_options(int argc, char **argv, recorder *r, record_opts *o)
+{
+    memset(o, 0, sizeof *o);
     for (int i = 1; i < argc; i++) {
         const char *a = argv[i];
         const char *v = i + 1 < argc ? argv[i + 1] : NULL;
         if (strcmp(a, "--serial") == 0 && v) {
-            if (nserial == RECORD_MAX_LINKS) {
+            if (o->nserial == RECORD_MAX_LINKS) {
                 return usage();
             }
-            serials[nserial++] = v;
+            o->serials[o->nserial++] = v;
             i++;
         } else if (strcmp(a, "--kind") == 0 && v) {
-            if (cr_board_kind_parse(v, &r.cfg.link.kind) != 0) {
+            if (cr_board_kind_parse(v, &r->cfg.link.kind) != 0) {
                 fprintf(stderr, "chessrelay record: --kind: auto, dgt, millennium or certabo\n");
                 return 2;
             }
             i++;
         } else if (strcmp(a, "--calibration") == 0 && v) {
-            r.cal.file = v; /* a Certabo table (chessrelay calibrate) */
+            r->cal.file = v; /* a Certabo table (chessrelay calibrate) */
             i++;
         } else if (strcmp(a, "--state") == 0 && v) {
-            r.cal.dir = v; /* Certabo tables in DIR/certabo/ID.cal */
+            r->cal.dir = v; /* Certabo tables in DIR/certabo/ID.cal */
             i++;
         } else if (strcmp(a, "--usb") == 0) {
-            usb = true;
+            o->usb = true;
         } else if (strcmp(a, "--out") == 0 && v) {
-            r.out_name = v;
+            r->out_name = v;
             i++;
         } else if (strcmp(a, "--time-scale") == 0 && v) {
-            if (!cr_opt_number("record", a, v, 1e-6, 1e6, "a number > 0", &r.scale)) {
+            if (!cr_opt_number("record", a, v, 1e-6, 1e6, "a number > 0", &r->scale)) {
                 return 2;
             }
             i++;
         } else if (strcmp(a, "--clock-white") == 0 && v) {
-            r.cfg.link.board.white_side = strcmp(v, "left") == 0    ? CR_DGT_WHITE_LEFT
-                                          : strcmp(v, "right") == 0 ? CR_DGT_WHITE_RIGHT
-                                                                    : CR_DGT_WHITE_AUTO;
+            r->cfg.link.board.white_side = strcmp(v, "left") == 0    ? CR_DGT_WHITE_LEFT
+                                           : strcmp(v, "right") == 0 ? CR_DGT_WHITE_RIGHT
+                                                                     : CR_DGT_WHITE_AUTO;
             i++;
         } else if (strcmp(a, "--no-raw") == 0) {
-            r.cfg.link.board.emit_raw = false;
+            r->cfg.link.board.emit_raw = false;
         } else if (strcmp(a, "--update") == 0) {
-            r.cfg.link.update_plain = true;
+            r->cfg.link.update_plain = true;
         } else if (strcmp(a, "--duration") == 0 && v) {
             if (!cr_opt_int("record", a, v, 0, INT64_MAX / 2, "milliseconds (0 or more)",
-                            &duration)) {
+                            &o->duration)) {
                 return 2;
             }
             i++;
         } else if (strcmp(a, "--quiet") == 0) {
-            r.quiet = true;
+            r->quiet = true;
         } else {
             fprintf(stderr, "chessrelay record: unknown or incomplete option '%s'\n", a);
             return usage();
         }
     }
-    if (!(r.scale > 0)) {
+    if (!(r->scale > 0)) {
         return usage();
     }
-    if (nserial == 0) {
-        usb = true;
+    if (o->nserial == 0) {
+        o->usb = true;
+    }
+    return 0;
+}
+
+/* The serial ports given, then (asked for, or no port given) USB boards as
+ * they come. Returns the exit status so far (2: a bad port name). */
+static int add_boards(recorder *r, const record_opts *o)
+{
+    int status = 0;
+    for (int i = 0; i < o->nserial && status == 0; i++) {
+        cr_error err;
+        int fd = cr_serial_open(o->serials[i], &err);
+        if (fd < 0) {
+            fprintf(stderr, "chessrelay record: warning: %s (will retry)\n", err.text);
+        } else {
+            close(fd);
+        }
+        if (cr_dgt_boardset_add_serial(r->boards, o->serials[i], &err)) {
+            fprintf(stderr, "chessrelay record: %s\n", err.text);
+            status = err.code == CR_EINVAL ? 2 : 1;
+        }
+    }
+    if (status == 0 && o->usb) {
+        cr_error err;
+        int n = cr_dgt_boardset_add_usb(r->boards, true, &err);
+        if (n < 0) {
+            fprintf(stderr, "chessrelay record: %s\n", err.text);
+            if (o->nserial == 0) {
+                status = 1;
+            }
+        } else if (n == 0 && !r->quiet) {
+            fprintf(stderr, "chessrelay record: no USB boards yet; waiting for one\n");
+        }
+    }
+    return status;
+}
+
+/* Records until a signal or --duration: the board set on r's loop. */
+static int record_boards(recorder *r, const record_opts *o)
+{
+    r->t0 = cr_dgt_now_ms();
+    int status = 0;
+    fprintf(r->out, "# chessrelay record: feed format v1\n");
+    fflush(r->out);
+    r->boards = cr_dgt_boardset_new(r->base, &r->cfg);
+    if (!r->boards) {
+        fprintf(stderr, "chessrelay record: out of memory\n");
+        status = 1;
+    } else {
+        status = add_boards(r, o);
+    }
+    struct event *dur = evtimer_new(r->base, on_duration, r->base);
+    if (o->duration > 0) {
+        struct timeval tv = {o->duration / 1000, (o->duration % 1000) * 1000};
+        event_add(dur, &tv);
+    }
+    if (status == 0) {
+        event_base_dispatch(r->base);
+    }
+    cr_dgt_boardset_free(r->boards);
+    event_free(dur);
+    return status;
+}
+
+/* Closes the feed file (stdout: flushed). Returns status, or 1 on an error. */
+static int close_output(recorder *r, int status)
+{
+    if (r->out != stdout) {
+        if (fclose(r->out) != 0) {
+            fprintf(stderr, "chessrelay record: %s: %s\n", r->out_name, strerror(errno));
+            status = 1;
+        }
+    } else {
+        fflush(stdout);
+    }
+    return status;
+}
+
+int cr_cmd_record(int argc, char **argv)
+{
+    recorder r;
+    record_opts o;
+    recorder_init(&r);
+    int status = parse_options(argc, argv, &r, &o);
+    if (status != 0) {
+        return status;
     }
     if (strcmp(r.out_name, "stdout") != 0 && strcmp(r.out_name, "-") != 0) {
         r.out = fopen(r.out_name, "w");
@@ -189,73 +285,21 @@ int cr_cmd_record(int argc, char **argv)
     r.base = sw ? event_base_new() : NULL;
     if (!r.base || cr_sigwatch_start(sw, r.base, NULL, NULL, NULL)) {
         fprintf(stderr, "chessrelay record: cannot create the event loop\n");
-        if (r.out != stdout) {
-            fclose(r.out);
-        }
         if (r.base) {
             event_base_free(r.base);
         }
         cr_sigwatch_free(sw);
+        close_output(&r, 0);
         return 1;
     }
     signal(SIGPIPE, SIG_IGN);
-    r.t0 = cr_dgt_now_ms();
-    int status = 0;
-    fprintf(r.out, "# chessrelay record: feed format v1\n");
-    fflush(r.out);
-    r.boards = cr_dgt_boardset_new(r.base, &r.cfg);
-    if (!r.boards) {
-        fprintf(stderr, "chessrelay record: out of memory\n");
-        status = 1;
-    }
-    for (int i = 0; i < nserial && status == 0; i++) {
-        cr_error err;
-        int fd = cr_serial_open(serials[i], &err);
-        if (fd < 0) {
-            fprintf(stderr, "chessrelay record: warning: %s (will retry)\n", err.text);
-        } else {
-            close(fd);
-        }
-        if (cr_dgt_boardset_add_serial(r.boards, serials[i], &err)) {
-            fprintf(stderr, "chessrelay record: %s\n", err.text);
-            status = err.code == CR_EINVAL ? 2 : 1;
-        }
-    }
-    if (status == 0 && usb) {
-        cr_error err;
-        int n = cr_dgt_boardset_add_usb(r.boards, true, &err);
-        if (n < 0) {
-            fprintf(stderr, "chessrelay record: %s\n", err.text);
-            if (nserial == 0) {
-                status = 1;
-            }
-        } else if (n == 0 && !r.quiet) {
-            fprintf(stderr, "chessrelay record: no USB boards yet; waiting for one\n");
-        }
-    }
-    struct event *dur = evtimer_new(r.base, on_duration, r.base);
-    if (duration > 0) {
-        struct timeval tv = {duration / 1000, (duration % 1000) * 1000};
-        event_add(dur, &tv);
-    }
-    if (status == 0) {
-        event_base_dispatch(r.base);
-    }
-    cr_dgt_boardset_free(r.boards);
-    event_free(dur);
+    status = record_boards(&r, &o);
     event_base_free(r.base);
     cr_sigwatch_free(sw);
     if (r.failed) {
         status = 1;
     }
-    if (r.out != stdout) {
-        if (fclose(r.out) != 0) {
-            fprintf(stderr, "chessrelay record: %s: %s\n", r.out_name, strerror(errno));
-            status = 1;
-        }
-    } else {
-        fflush(stdout);
-    }
+    status = close_output(&r, status);
     free(r.line);
     return status;
 }

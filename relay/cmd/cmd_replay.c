@@ -11,6 +11,7 @@
 #include <sys/stat.h>
 
 #include "cmd/commands.h"
+#include "util/grow.h"
 #include "util/opts.h"
 #include "cr/board.h"
 #include "cr/clock.h"
@@ -96,16 +97,12 @@ static void save_game(replay *rp, unsigned engine, int number, const cr_game *g,
             return;
         }
     }
-    if (rp->ngames == rp->capgames) {
-        size_t cap = rp->capgames ? rp->capgames * 2 : 16;
-        saved_game *n = realloc(rp->games, cap * sizeof *n);
-        if (!n) {
-            rp->oom = true;
-            return;
-        }
-        rp->games = n;
-        rp->capgames = cap;
+    saved_game *n = cr_grow(rp->games, &rp->capgames, rp->ngames + 1, sizeof *n, 16);
+    if (!n) {
+        rp->oom = true;
+        return;
     }
+    rp->games = n;
     saved_game *s = &rp->games[rp->ngames];
     s->engine = engine;
     s->number = number;
@@ -170,15 +167,9 @@ static void on_event(void *data, const cr_infer_event *ev)
     replay *rp = b->rp;
     b->game_number = ev->game_number;
     if (ev->kind == CR_INFER_MOVE) {
-        if (rp->ndelays == rp->capdelays) {
-            size_t cap = rp->capdelays ? rp->capdelays * 2 : 256;
-            int64_t *n = realloc(rp->delays, cap * sizeof *n);
-            if (n) {
-                rp->delays = n;
-                rp->capdelays = cap;
-            }
-        }
-        if (rp->ndelays < rp->capdelays) {
+        int64_t *n = cr_grow(rp->delays, &rp->capdelays, rp->ndelays + 1, sizeof *n, 256);
+        if (n) {
+            rp->delays = n;
             rp->delays[rp->ndelays++] = ev->t - ev->t_snapshot;
         }
     }
@@ -265,15 +256,11 @@ static replay_board *get_board(replay *rp, const char *id)
             return rp->boards[i];
         }
     }
-    if (rp->nboards == rp->capboards) {
-        size_t cap = rp->capboards ? rp->capboards * 2 : 8;
-        replay_board **n = realloc(rp->boards, cap * sizeof *n);
-        if (!n) {
-            return NULL;
-        }
-        rp->boards = n;
-        rp->capboards = cap;
+    replay_board **n = cr_grow(rp->boards, &rp->capboards, rp->nboards + 1, sizeof *n, 8);
+    if (!n) {
+        return NULL;
     }
+    rp->boards = n;
     replay_board *b = calloc(1, sizeof *b);
     if (!b) {
         return NULL;

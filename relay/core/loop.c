@@ -18,6 +18,7 @@
 #include "core/journal.h"
 #include "core/lanes.h"
 #include "util/feed_line.h"
+#include "util/grow.h"
 #include "util/log.h"
 #include "out/nats_out.h"
 #include "out/outputs.h"
@@ -51,7 +52,8 @@ struct relay {
     const cr_config *t;
     struct event_base *base;
     board **boards;
-    int nboards, capboards;
+    int nboards;
+    size_t capboards;
     cr_feed_source *feeds;           /* the feed files, NULL without */
     cr_lanes *lanes;                 /* the live and public stores, the delay line */
     cr_store *live;                  /* the live lane's store */
@@ -297,15 +299,11 @@ static board *new_board(relay *r, const char *id, int table)
             }
         }
     }
-    if (r->nboards == r->capboards) {
-        int cap = r->capboards ? 2 * r->capboards : 16;
-        board **n = realloc(r->boards, (size_t)cap * sizeof *n);
-        if (!n) {
-            return NULL;
-        }
-        r->boards = n;
-        r->capboards = cap;
+    board **n = cr_grow(r->boards, &r->capboards, (size_t)r->nboards + 1, sizeof *n, 16);
+    if (!n) {
+        return NULL;
     }
+    r->boards = n;
     board *b = calloc(1, sizeof *b);
     if (!b) {
         return NULL;

@@ -10,6 +10,7 @@
 #include <sys/stat.h>
 
 #include "util/fileio.h"
+#include "util/grow.h"
 #include "util/log.h"
 #include "util/prom.h"
 
@@ -39,7 +40,8 @@ struct cr_pairings_link {
     size_t len;
     int round; /* played, 0 none */
     pgame *games;
-    int ngames, capgames;
+    int ngames;
+    size_t capgames;
     stamp tried, seen; /* at the last read attempt; at the last poll */
     bool polled;
     cr_pairings_link_stats st;
@@ -240,16 +242,12 @@ static void create_game(cr_pairings_link *l, const cr_pairing *pr)
     if (!cr_store_find(l->cfg.store, id)) {
         return; /* refused by the store (logged by the loop) */
     }
-    if (l->ngames == l->capgames) {
-        int cap = l->capgames ? 2 * l->capgames : 32;
-        pgame *g = realloc(l->games, (size_t)cap * sizeof *g);
-        if (!g) {
-            cr_log(CR_LOG_ERROR, "pairings: out of memory");
-            return;
-        }
-        l->games = g;
-        l->capgames = cap;
+    pgame *g = cr_grow(l->games, &l->capgames, (size_t)l->ngames + 1, sizeof *g, 32);
+    if (!g) {
+        cr_log(CR_LOG_ERROR, "pairings: out of memory");
+        return;
     }
+    l->games = g;
     pgame *pg = &l->games[l->ngames++];
     pg->round = pr->round;
     pg->table = pr->table;

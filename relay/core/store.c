@@ -1,5 +1,6 @@
 /* chessrelay relay: the game store. */
 #include "core/store.h"
+#include "util/grow.h"
 
 #include "cr/pgn.h"
 
@@ -11,7 +12,8 @@
 
 struct cr_store {
     cr_store_game *games;
-    int count, cap;
+    int count;
+    size_t cap;
     int64_t last_seq;
     bool pgn_evals;
     bool pgn_bare; /* no words of uncertainty in cr_store_pgn */
@@ -380,16 +382,12 @@ static int apply_game(cr_store *s, const cr_store_event *ev, cr_error *err)
     if (!cr_game_tag(game, "Board") && ev->board[0]) {
         cr_game_set_tag(game, "Board", ev->board);
     }
-    if (s->count == s->cap) {
-        int cap = s->cap ? 2 * s->cap : 16;
-        cr_store_game *g = realloc(s->games, (size_t)cap * sizeof *g);
-        if (!g) {
-            cr_game_free(game);
-            return cr_error_set(err, CR_ENOMEM, 0, 0, "out of memory");
-        }
-        s->games = g;
-        s->cap = cap;
+    cr_store_game *v = cr_grow(s->games, &s->cap, (size_t)s->count + 1, sizeof *v, 16);
+    if (!v) {
+        cr_game_free(game);
+        return cr_error_set(err, CR_ENOMEM, 0, 0, "out of memory");
     }
+    s->games = v;
     cr_store_game *g = &s->games[s->count++];
     memset(g, 0, sizeof *g);
     g->id = ev->game;

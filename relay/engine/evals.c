@@ -6,6 +6,7 @@
 #include <string.h>
 
 #include "cr/notation.h"
+#include "util/grow.h"
 #include "util/log.h"
 
 typedef struct want {
@@ -19,7 +20,8 @@ struct cr_evals {
     cr_config_engine engine;
     cr_engine_pool *pool;
     want *wants; /* positions asked for and not answered yet */
-    int nwants, capwants;
+    int nwants;
+    size_t capwants;
     const cr_store *public_store; /* the public store of the last event */
 };
 
@@ -274,15 +276,11 @@ static void lane_event(cr_evals *x, const cr_store *store, const cr_store_event 
     if (cr_count_legal(pos) == 0) {
         return; /* mate or stalemate: the board says it all */
     }
-    if (x->nwants == x->capwants) {
-        int cap = x->capwants ? 2 * x->capwants : 64;
-        want *n = realloc(x->wants, (size_t)cap * sizeof *n);
-        if (!n) {
-            return;
-        }
-        x->wants = n;
-        x->capwants = cap;
+    want *n = cr_grow(x->wants, &x->capwants, (size_t)x->nwants + 1, sizeof *n, 64);
+    if (!n) {
+        return;
     }
+    x->wants = n;
     want w = {.game = ev->game, .ply = ev->ply, .live = live};
     if (cr_position_to_fen(pos, w.fen, sizeof w.fen) < 0) {
         return;

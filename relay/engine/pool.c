@@ -8,6 +8,7 @@
 #include <string.h>
 
 #include "cr/board.h"
+#include "util/grow.h"
 #include "util/log.h"
 
 enum {
@@ -48,7 +49,8 @@ struct cr_engine_pool {
     char path[4096];
     slot *slots;
     job *jobs; /* the queue (unordered: the highest priority is searched) */
-    int njobs, capjobs;
+    int njobs;
+    size_t capjobs;
     centry *buckets[CACHE_BUCKETS];
     int ncache;
     cr_engine_pool_stats st;
@@ -150,15 +152,11 @@ static bool running_key(const cr_engine_pool *p, const char *key)
 
 static int push_job(cr_engine_pool *p, const job *j)
 {
-    if (p->njobs == p->capjobs) {
-        int cap = p->capjobs ? 2 * p->capjobs : 64;
-        job *n = realloc(p->jobs, (size_t)cap * sizeof *n);
-        if (!n) {
-            return CR_ENOMEM;
-        }
-        p->jobs = n;
-        p->capjobs = cap;
+    job *n = cr_grow(p->jobs, &p->capjobs, (size_t)p->njobs + 1, sizeof *n, 64);
+    if (!n) {
+        return CR_ENOMEM;
     }
+    p->jobs = n;
     p->jobs[p->njobs++] = *j;
     return 0;
 }

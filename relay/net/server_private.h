@@ -62,7 +62,7 @@ typedef struct pss {
     struct pss *arb_prev, *arb_next; /* in cr_server.arbiters while arbiter_sub */
     bool trusted;
     bool arbiter, arbiter_sub; /* an arbiter's token; on the arbiter channel */
-    int capsubs;
+    size_t capsubs;
     rsub *rsubs;
     outq *qtail;
     int qlen;
@@ -105,7 +105,7 @@ struct cr_server {
     int port;
     cr_view *views[LANE_NB];
     vslot *slots; /* WebSocket viewers, nviewers of them */
-    int capslots;
+    size_t capslots;
     pss *arbiters;            /* viewers on the arbiter channel */
     cr_arbiter_view *arbiter; /* what it and /arbiter/ serve; NULL: no monitoring */
     /* figures (service thread only) */

@@ -30,6 +30,7 @@
 
 #include "agent/agent_link.h"
 #include "cr/pgn.h"
+#include "util/grow.h"
 #include "util/log.h"
 #include "net/view.h"
 
@@ -126,15 +127,11 @@ static sub *add_sub(pss *p, int game, int64_t seen)
         p->subs[i].seen = seen;
         return &p->subs[i];
     }
-    if (p->nsubs == p->capsubs) {
-        int cap = p->capsubs ? 2 * p->capsubs : 4;
-        sub *n = realloc(p->subs, (size_t)cap * sizeof *n);
-        if (!n) {
-            return NULL;
-        }
-        p->subs = n;
-        p->capsubs = cap;
+    sub *n = cr_grow(p->subs, &p->capsubs, (size_t)p->nsubs + 1, sizeof *n, 4);
+    if (!n) {
+        return NULL;
     }
+    p->subs = n;
     memmove(&p->subs[i + 1], &p->subs[i], (size_t)(p->nsubs - i) * sizeof *p->subs);
     p->nsubs++;
     p->subs[i].game = game;
@@ -164,15 +161,11 @@ void cr_srv_free_viewer(pss *p)
 
 bool cr_srv_slot_add(cr_server *s, pss *p)
 {
-    if (s->nviewers == s->capslots) {
-        int cap = s->capslots ? 2 * s->capslots : 64;
-        vslot *n = realloc(s->slots, (size_t)cap * sizeof *n);
-        if (!n) {
-            return false;
-        }
-        s->slots = n;
-        s->capslots = cap;
+    vslot *n = cr_grow(s->slots, &s->capslots, (size_t)s->nviewers + 1, sizeof *n, 64);
+    if (!n) {
+        return false;
     }
+    s->slots = n;
     p->slot = s->nviewers++;
     s->slots[p->slot] = (vslot){.wsi = p->wsi, .p = p, .lane = p->lane};
     return true;

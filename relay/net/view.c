@@ -1,12 +1,14 @@
 /* chessrelay relay: the broadcast side's copy of the games. */
 #include "net/view.h"
+#include "util/grow.h"
 
 #include <stdlib.h>
 #include <string.h>
 
 struct cr_view {
     cr_view_game *games;
-    int count, cap;
+    int count;
+    size_t cap;
     cr_view_entry *ring;
     size_t ring_cap;
     int64_t head, oldest;
@@ -105,15 +107,11 @@ static cr_view_game *game_slot(cr_view *v, int id)
     if (found) {
         return &v->games[i];
     }
-    if (v->count == v->cap) {
-        int cap = v->cap ? 2 * v->cap : 16;
-        cr_view_game *g = realloc(v->games, (size_t)cap * sizeof *g);
-        if (!g) {
-            return NULL;
-        }
-        v->games = g;
-        v->cap = cap;
+    cr_view_game *g = cr_grow(v->games, &v->cap, (size_t)v->count + 1, sizeof *g, 16);
+    if (!g) {
+        return NULL;
     }
+    v->games = g;
     memmove(&v->games[i + 1], &v->games[i], (size_t)(v->count - i) * sizeof *v->games);
     v->count++;
     memset(&v->games[i], 0, sizeof v->games[i]);

@@ -7,6 +7,7 @@
 
 #include "cr/export.h"
 #include "out/export_files.h"
+#include "util/grow.h"
 #include "util/log.h"
 
 typedef struct round_name {
@@ -16,7 +17,8 @@ typedef struct round_name {
 /* A small set of round names (a tournament has tens of rounds at most). */
 typedef struct name_set {
     round_name *v;
-    int n, cap;
+    int n;
+    size_t cap;
 } name_set;
 
 struct cr_outputs {
@@ -44,15 +46,11 @@ static int set_add(name_set *s, const char *name)
     if (set_has(s, name)) {
         return 0;
     }
-    if (s->n == s->cap) {
-        int cap = s->cap ? 2 * s->cap : 8;
-        round_name *v = realloc(s->v, (size_t)cap * sizeof *v);
-        if (!v) {
-            return CR_ENOMEM;
-        }
-        s->v = v;
-        s->cap = cap;
+    round_name *v = cr_grow(s->v, &s->cap, (size_t)s->n + 1, sizeof *v, 8);
+    if (!v) {
+        return CR_ENOMEM;
     }
+    s->v = v;
     snprintf(s->v[s->n++].name, sizeof s->v[0].name, "%s", name);
     return 0;
 }

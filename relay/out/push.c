@@ -25,6 +25,7 @@
 #include <openssl/x509v3.h>
 #endif
 
+#include "util/grow.h"
 #include "util/hash.h"
 #include "util/log.h"
 #include "util/prom.h"
@@ -94,7 +95,8 @@ struct cr_pusher {
     SSL_CTX *ssl_ctx;
 #endif
     push_round **rounds;
-    int nrounds, caprounds;
+    int nrounds;
+    size_t caprounds;
     flight *dead;
     struct event *reap_ev;
     uint64_t rng;
@@ -823,16 +825,12 @@ int cr_pusher_set_round(cr_pusher *p, const char *round, const char *url, const 
         if (!has_url) {
             return 0;
         }
-        if (p->nrounds == p->caprounds) {
-            int cap = p->caprounds ? 2 * p->caprounds : 8;
-            push_round **v = realloc(p->rounds, (size_t)cap * sizeof *v);
-            if (!v) {
-                url_parts_free(&u);
-                return CR_ENOMEM;
-            }
-            p->rounds = v;
-            p->caprounds = cap;
+        push_round **v = cr_grow(p->rounds, &p->caprounds, (size_t)p->nrounds + 1, sizeof *v, 8);
+        if (!v) {
+            url_parts_free(&u);
+            return CR_ENOMEM;
         }
+        p->rounds = v;
         rr = calloc(1, sizeof *rr);
         if (!rr || !(rr->retry_ev = evtimer_new(p->base, on_retry, rr))) {
             free(rr);
