@@ -255,21 +255,36 @@ static void rfids_of(const uint8_t sq[64], cr_certabo_rfid r[64])
     }
 }
 
+/* A calibrated Certabo codec with the start position and the one after a
+ * piece moved from `from` to `to`, with their RFIDs. */
+typedef struct certabo_pair {
+    cr_certabo_calibration cal;
+    cr_board_codec c;
+    uint8_t sq[64], sq2[64];
+    cr_certabo_rfid r[64], r2[64];
+} certabo_pair;
+
+static void certabo_pair_init(certabo_pair *k, int from, int to)
+{
+    cr_certabo_emu_calibration(&k->cal);
+    assert_int_equal(cr_board_codec_new(&k->c, CR_BOARD_CERTABO, &k->cal), 0);
+    cr_test_start_squares(k->sq);
+    memcpy(k->sq2, k->sq, 64);
+    k->sq2[to] = k->sq2[from];
+    k->sq2[from] = 0;
+    rfids_of(k->sq, k->r);
+    rfids_of(k->sq2, k->r2);
+}
+
 static void test_certabo_lines_and_vote(void **state)
 {
     (void)state;
-    cr_certabo_calibration cal;
-    cr_certabo_emu_calibration(&cal);
-    cr_board_codec c;
-    assert_int_equal(cr_board_codec_new(&c, CR_BOARD_CERTABO, &cal), 0);
-    uint8_t sq[64], sq2[64], got[4][64];
-    cr_test_start_squares(sq);
-    memcpy(sq2, sq, 64);
-    sq2[CR_SQ_G1] = 0;
-    sq2[CR_SQ_F3] = CR_WN;
-    cr_certabo_rfid r[64], r2[64];
-    rfids_of(sq, r);
-    rfids_of(sq2, r2);
+    certabo_pair k;
+    certabo_pair_init(&k, CR_SQ_G1, CR_SQ_F3);
+    cr_board_codec c = k.c;
+    const uint8_t *sq = k.sq, *sq2 = k.sq2;
+    const cr_certabo_rfid *r = k.r, *r2 = k.r2;
+    uint8_t got[4][64];
     char line[2048], line2[2048];
     int n = cr_certabo_format_line(line, sizeof line, r);
     int n2 = cr_certabo_format_line(line2, sizeof line2, r2);
@@ -329,18 +344,12 @@ static int number_at(const char *line, int k)
 static void test_certabo_damaged_lines(void **state)
 {
     (void)state;
-    cr_certabo_calibration cal;
-    cr_certabo_emu_calibration(&cal);
-    cr_board_codec c;
-    assert_int_equal(cr_board_codec_new(&c, CR_BOARD_CERTABO, &cal), 0);
-    uint8_t sq[64], sq2[64], got[4][64];
-    cr_test_start_squares(sq);
-    memcpy(sq2, sq, 64);
-    sq2[CR_SQ_E2] = 0;
-    sq2[CR_SQ_E4] = CR_WP;
-    cr_certabo_rfid r[64], r2[64];
-    rfids_of(sq, r);
-    rfids_of(sq2, r2);
+    certabo_pair k;
+    certabo_pair_init(&k, CR_SQ_E2, CR_SQ_E4);
+    cr_board_codec c = k.c;
+    const uint8_t *sq = k.sq, *sq2 = k.sq2;
+    const cr_certabo_rfid *r = k.r, *r2 = k.r2;
+    uint8_t got[4][64];
     char line[2048], l2[2048];
     int n = cr_certabo_format_line(line, sizeof line, r);
     assert_int_equal(read_all(&c, (const uint8_t *)line, (size_t)n, got, 4), 1);
@@ -396,7 +405,7 @@ static void test_certabo_damaged_lines(void **state)
 
     /* A lost digit gives an RFID the table does not know ("17" -> "7" on
      * a2) twice: not taken before the third line has it too. */
-    cr_certabo_reader *rd = cr_certabo_reader_new(&cal);
+    cr_certabo_reader *rd = cr_certabo_reader_new(&k.cal);
     assert_non_null(rd);
     uint8_t out[64];
     assert_int_equal(cr_certabo_reader_feed(rd, (const uint8_t *)line, (size_t)n), 0);
