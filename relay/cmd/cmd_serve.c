@@ -166,6 +166,21 @@ static int parse_args(const char *who, int argc, char **argv, bool feeds_allowed
 }
 
 /* Applies the command line over the config and runs the loop. */
+/* The tournament file given with --config (without one: the defaults,
+ * games named by the boards). NULL, said on stderr and a's feeds freed,
+ * when it cannot be read. */
+static cr_config *load_config(const char *who, serve_args *a)
+{
+    cr_error err;
+    cr_config *cfg = a->config_path ? cr_config_load(a->config_path, &err) : cr_config_new();
+    if (!cfg) {
+        fprintf(stderr, "chessrelay %s: %s\n", who, a->config_path ? err.text : "out of memory");
+        free(a->feeds);
+        a->feeds = NULL;
+    }
+    return cfg;
+}
+
 static int run(const char *who, serve_args *a, cr_config *cfg, const char *state_dir)
 {
     if (a->listen && cr_parse_listen(a->listen, cfg->listen_host, sizeof cfg->listen_host,
@@ -238,12 +253,8 @@ int cr_cmd_serve(int argc, char **argv)
         free(a.feeds);
         return rc;
     }
-    cr_error err;
-    /* Without a tournament file: the defaults, games named by the boards. */
-    cr_config *cfg = a.config_path ? cr_config_load(a.config_path, &err) : cr_config_new();
+    cr_config *cfg = load_config("serve", &a);
     if (!cfg) {
-        fprintf(stderr, "chessrelay serve: %s\n", a.config_path ? err.text : "out of memory");
-        free(a.feeds);
         return 1;
     }
     char *state = NULL;
@@ -297,11 +308,8 @@ int cr_relay_replay_serve(int argc, char **argv)
     }
     /* A tournament file names the event, limits, engine...; the feeds to
      * replay are the command line's. */
-    cr_error err;
-    cr_config *cfg = a.config_path ? cr_config_load(a.config_path, &err) : cr_config_new();
+    cr_config *cfg = load_config("replay", &a);
     if (!cfg) {
-        fprintf(stderr, "chessrelay replay: %s\n", a.config_path ? err.text : "out of memory");
-        free(a.feeds);
         return 1;
     }
     rc = run("replay", &a, cfg, a.state_dir);

@@ -313,22 +313,30 @@ static void game_ended(cr_board_games *b, const cr_infer_event *ev)
     }
 }
 
+/* A CLOCK with this reading, held (nothing held before it); NULL, after
+ * telling emit, when out of memory. */
+static cr_store_event *hold_clock(cr_board_games *b, int32_t white_ms, int32_t black_ms, int running)
+{
+    cr_store_event *e = cr_store_event_new(CR_SEV_CLOCK);
+    if (!e) {
+        emit(b, NULL);
+        return NULL;
+    }
+    e->game = b->game_id;
+    e->white_ms = white_ms;
+    e->black_ms = black_ms;
+    e->running = running;
+    b->held = e;
+    return e;
+}
+
 static void clock_read(cr_board_games *b, const cr_infer_event *ev)
 {
     if (!b->game_id) {
         return;
     }
     cr_board_games_flush(b);
-    cr_store_event *e = cr_store_event_new(CR_SEV_CLOCK);
-    if (!e) {
-        emit(b, NULL);
-        return;
-    }
-    e->game = b->game_id;
-    e->white_ms = ev->white_ms;
-    e->black_ms = ev->black_ms;
-    e->running = ev->running;
-    b->held = e;
+    hold_clock(b, ev->white_ms, ev->black_ms, ev->running);
 }
 
 /* A press timed a ply (its MOVE may have gone out before): the store's
@@ -348,17 +356,11 @@ static void ply_clock(cr_board_games *b, const cr_infer_event *ev)
         e = NULL;
     }
     if (!e) {
-        e = cr_store_event_new(CR_SEV_CLOCK);
+        e = hold_clock(b, sg->white_ms, sg->black_ms, sg->running);
         if (!e) {
-            emit(b, NULL);
             return;
         }
-        e->game = b->game_id;
-        e->white_ms = sg->white_ms;
-        e->black_ms = sg->black_ms;
-        e->running = sg->running;
         e->reread = true;
-        b->held = e;
     }
     e->clock_ply = ev->ply;
     e->ply_clock_ms = p->clock_ms;
