@@ -154,7 +154,23 @@ def games_view(relay):
     return pgn_games(pgn), [{k: g.get(k) for k in keys} for g in json.loads(gj)]
 
 
-def wait_same(venue, edges, strict=(), limit=90.0):
+def pause(seconds, viewers=()):
+    """Sleeps, reading what the viewers were sent meanwhile: a viewer that
+    reads nothing answers no ping and is closed as dead after 60 s
+    (docs/protocol.md), which a slow leader election can take."""
+    end = time.time() + seconds
+    for ws, g in viewers:
+        while True:
+            try:
+                g.apply(ws.recv(timeout=0.01))
+            except TimeoutError:
+                break
+    left = end - time.time()
+    if left > 0:
+        time.sleep(left)
+
+
+def wait_same(venue, edges, strict=(), limit=90.0, viewers=()):
     """Polls until every edge shows the venue's games (moves, list) and
     this holds for 2 s (the venue done); edges in `strict` must serve the
     very same bytes of /live.pgn and /games.json (an edge rebuilt from its
@@ -176,20 +192,20 @@ def wait_same(venue, edges, strict=(), limit=90.0):
                 return venue.http("/live.pgn")[2]
         else:
             stable_since = None
-        time.sleep(0.3)
+        pause(0.3, viewers)
     v = games_view(venue)
     for i, e in enumerate(edges):
         print("edge %d: %s\nvenue: %s" % (i, games_view(e), v))
     fail("edges did not reach the venue's games within %.0f s" % limit)
 
 
-def wait_played(log_path, nfeeds, limit=120.0):
+def wait_played(log_path, nfeeds, limit=120.0, viewers=()):
     """Waits until the venue relay has played every feed to its end."""
     end = time.time() + limit
     while open(log_path).read().count("played to the end") < nfeeds:
         if time.time() > end:
             fail("the venue did not play its feeds within %.0f s (%s)" % (limit, log_path))
-        time.sleep(0.2)
+        pause(0.2, viewers)
 
 
 def collect_until(ws, games, done, limit=90.0):
@@ -316,7 +332,7 @@ def cluster(binary):
             ws = e.ws()
             ws.send({"op": "subscribe", "round": "1"})
             viewers.append((ws, Games()))
-        time.sleep(3.0)
+        pause(3.0, viewers)
         # Kill the stream's leader: a new one must be elected and what was
         # in flight sent again. (If no node tells, n0: the venue's server,
         # as servers are tried in the order given.)
@@ -324,8 +340,8 @@ def cluster(binary):
         victim = next((n for n in nodes if n.name == leader), nodes[0])
         victim.kill()
         print("info: killed %s (stream leader: %s) during the replay" % (victim.name, leader))
-        wait_played(os.path.join(tmp, "venue.log"), len(feeds))
-        pgn = wait_same(venue, edges, strict=edges, limit=120)
+        wait_played(os.path.join(tmp, "venue.log"), len(feeds), viewers=viewers)
+        pgn = wait_same(venue, edges, strict=edges, limit=120, viewers=viewers)
         for (ws, g) in viewers:
             collect_until(ws, g, lambda: True)
         venue_final = final_state(venue).summary()
