@@ -20,7 +20,7 @@ static bool length_ok(uint8_t id, size_t length, size_t *max_out)
 {
     size_t lo, hi;
     switch (id) {
-    case CR_DGT_MSG_BOARD_DUMP: lo = hi = 67; break;
+    case CR_DGT_MSG_BOARD_DUMP: lo = hi = CR_DGT_DUMP_LEN; break;
     case CR_DGT_MSG_BWTIME: lo = hi = 10; break;
     case CR_DGT_MSG_FIELD_UPDATE: lo = hi = 5; break;
     case CR_DGT_MSG_EE_MOVES: lo = 3; hi = 3 + CR_DGT_EE_MOVES_MAX; break;
@@ -119,6 +119,27 @@ static void drop(cr_dgt_parser *p, size_t n)
     p->stats.skipped += n;
     p->stats.resyncs++;
     p->pending_resyncs++;
+}
+
+size_t cr_dgt_parser_cut(cr_dgt_parser *p, size_t max_len)
+{
+    if (!p) {
+        return 0;
+    }
+    /* next() has skipped any garbage: what is left is one message begun. */
+    size_t avail = p->end - p->start;
+    if (avail == 0) {
+        return 0;
+    }
+    if (avail >= 3) {
+        const uint8_t *b = p->buf + p->start;
+        size_t length = ((size_t)b[1] << 7) | b[2];
+        if (length > max_len) {
+            return 0;
+        }
+    }
+    drop(p, avail);
+    return avail;
 }
 
 int cr_dgt_parser_next(cr_dgt_parser *p, cr_dgt_msg *msg)

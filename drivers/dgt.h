@@ -67,6 +67,7 @@ enum {
 };
 
 /* Payload limits: a message longer than its kind allows is garbage. */
+#define CR_DGT_DUMP_LEN 67        /* a board dump, header included */
 #define CR_DGT_EE_MOVES_MAX 8200 /* the log is 0x1F00 bytes + EOF */
 #define CR_DGT_TEXT_MAX 200      /* trademark */
 
@@ -159,6 +160,13 @@ uint64_t cr_dgt_parser_take_resyncs(cr_dgt_parser *p);
 cr_dgt_parser_stats cr_dgt_parser_stats_get(const cr_dgt_parser *p);
 /* Bytes buffered, waiting for the rest of a message. */
 size_t cr_dgt_parser_pending(const cr_dgt_parser *p);
+/* Drops the bytes of a message begun but not complete, if it declares a total
+ * length of at most max_len (or its length is not in yet), and counts a
+ * resync. Returns the number of bytes dropped (0: nothing pending, or a
+ * longer message). For a caller that knows the line went quiet in the middle
+ * of a message: its end was lost, and the next bytes, stray or not, must not
+ * be read as that end. */
+size_t cr_dgt_parser_cut(cr_dgt_parser *p, size_t max_len);
 /* Stream position: how many of the bytes ever fed were consumed (decoded,
  * skipped or forgotten by a reset). After next() returned a message, the
  * message ends at this position. */

@@ -27,6 +27,7 @@ struct cr_dgt_board {
     uint8_t gap_tail[RECENT_FIELDS][2]; /* oldest first */
     int gap_len;
     bool gap_pending;
+    int64_t rx_t; /* t of the last bytes fed */
 };
 
 bool cr_dgt_valid_id(const char *s)
@@ -405,6 +406,10 @@ int cr_dgt_board_feed_raw(cr_dgt_board *b, int64_t t, const uint8_t *bytes, size
     if (len == 0) {
         return 0;
     }
+    if (t - b->rx_t >= CR_DGT_CUT_MS) {
+        (void)cr_dgt_parser_cut(b->parser, CR_DGT_DUMP_LEN);
+    }
+    b->rx_t = t;
     /* Stream position of bytes[0]: what was fed before minus nothing else,
      * i.e. consumed + still buffered. */
     uint64_t c0 = cr_dgt_parser_position(b->parser) + cr_dgt_parser_pending(b->parser);

@@ -83,7 +83,19 @@ const char *cr_dgt_board_id(const cr_dgt_board *b);
  * complete, trailing garbage). The RAW events of one call cover its bytes
  * exactly once, in order. Messages may
  * be split across calls; garbage between them is skipped. Returns the number
- * of messages decoded (>= 0) or CR_ENOMEM / CR_EINVAL. cb may be NULL. */
+ * of messages decoded (>= 0) or CR_ENOMEM / CR_EINVAL. cb may be NULL.
+ *
+ * A short message (a dump or shorter) whose bytes stopped CR_DGT_CUT_MS or
+ * more before these came is cut first, as a resync (a dump is then wanted).
+ * A board sends one in a single burst, so such a pause means a byte of it
+ * was lost on the line; taken as its end, the next stray byte would complete
+ * it: a dump shifted by one square, or a field update with a wrong piece,
+ * believed until the next dump. The rule uses t alone, so `replay` of the
+ * raw lines decides as the live link did. The event log (EE_MOVES, up to
+ * 8 KB) is exempt: it spans many reads, and a reader the system delays
+ * between two reads makes a pause the board never made. */
+#define CR_DGT_CUT_MS 150
+
 int cr_dgt_board_feed_raw(cr_dgt_board *b, int64_t t, const uint8_t *bytes, size_t len,
                           cr_dgt_event_cb cb, void *data);
 

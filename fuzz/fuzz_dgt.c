@@ -2,7 +2,8 @@
  * chunks whose sizes come from the input itself, through the codec and the
  * per-board state; every decoded message must re-decode the same from its
  * own bytes, the parser must never hold more than it was given, and every
- * POS must hold only valid pieces. Also parses the bytes as host commands. */
+ * POS must hold only valid pieces. Some chunks come after a pause, so that
+ * messages the line cut are cut. Also parses the bytes as host commands. */
 #include <stdint.h>
 #include <stdlib.h>
 #include <string.h>
@@ -38,6 +39,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
         abort();
     }
     size_t off = 0, fed = 0;
+    int64_t t = 0;
     while (off < size) {
         size_t chunk = 1 + data[off] % 97;
         if (chunk > size - off) {
@@ -56,7 +58,15 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
         if (cr_dgt_parser_pending(p) > fed) {
             abort();
         }
-        (void)cr_dgt_board_feed_raw(b, (int64_t)off, data + off, chunk, check_event, NULL);
+        if (data[off] & 0x40) {
+            size_t held = cr_dgt_parser_pending(p);
+            size_t cut = cr_dgt_parser_cut(p, CR_DGT_DUMP_LEN);
+            if ((cut != 0 && cut != held) || cr_dgt_parser_pending(p) != held - cut) {
+                abort();
+            }
+        }
+        t += (data[off] & 0x80) ? CR_DGT_CUT_MS : 1;
+        (void)cr_dgt_board_feed_raw(b, t, data + off, chunk, check_event, NULL);
         off += chunk;
     }
     /* Whole-buffer decode: accepted messages re-encode to the same bytes. */

@@ -384,6 +384,87 @@ static void test_board_events(void **state)
     cr_dgt_board_free(b);
 }
 
+/* A byte lost at the end of a dump, then a stray byte a second later: taken
+ * as the dump's last byte, it would shift every square after the lost one
+ * (seen in e2e emulator_record: a knight "moved" and a game misread). */
+static void test_board_cuts_a_message_the_line_cut(void **state)
+{
+    (void)state;
+    cr_dgt_board *b = cr_dgt_board_new("CUT1", NULL);
+    uint8_t buf[512], dump[64];
+    start_dump(dump);
+    int n = cr_dgt_encode_dump(buf, sizeof buf, dump);
+    collected c = {0};
+    assert_int_equal(cr_dgt_board_feed_raw(b, 0, buf, (size_t)n, collect, &c), 1);
+    assert_false(cr_dgt_board_take_want_dump(b));
+    uint8_t sq[64];
+    cr_test_start_squares(sq);
+
+    /* The same dump without its byte for c7 (index 10). */
+    memmove(buf + 3 + 10, buf + 3 + 11, (size_t)n - 14);
+    assert_int_equal(cr_dgt_board_feed_raw(b, 1000, buf, (size_t)n - 1, collect, &c), 0);
+    assert_int_equal(cr_dgt_board_pending(b), (size_t)n - 1);
+    uint8_t late[32] = {0x01}; /* stray: a white pawn's code */
+    cr_dgt_clock clk = {.left_ms = 60000, .right_ms = 60000, .running = true};
+    int m = 1 + cr_dgt_encode_bwtime(late + 1, sizeof late - 1, &clk);
+    c.n = 0;
+    assert_int_equal(cr_dgt_board_feed_raw(b, 1000 + CR_DGT_CUT_MS, late, (size_t)m, collect, &c), 1);
+    assert_int_equal(c.n, 1);
+    assert_int_equal(c.ev[0].kind, CR_FEED_CLOCK);
+    assert_memory_equal(cr_dgt_board_info_get(b)->squares, sq, 64);
+    assert_int_equal(cr_dgt_board_info_get(b)->dumps, 1);
+    assert_true(cr_dgt_board_take_want_dump(b));
+    assert_int_equal(cr_dgt_board_pending(b), 0);
+
+    /* A field update cut after its square: the next bytes are no piece. */
+    n = cr_dgt_encode_field(buf, sizeof buf, cr_dgt_sq_to_index(CR_SQ_E4), 1);
+    assert_int_equal(cr_dgt_board_feed_raw(b, 2000, buf, (size_t)n - 1, collect, &c), 0);
+    clk.left_ms = 59000;
+    m = 1 + cr_dgt_encode_bwtime(late + 1, sizeof late - 1, &clk);
+    c.n = 0;
+    assert_int_equal(cr_dgt_board_feed_raw(b, 2500, late, (size_t)m, collect, &c), 1);
+    assert_int_equal(c.n, 1);
+    assert_int_equal(cr_dgt_board_info_get(b)->squares[CR_SQ_E4], CR_NO_PIECE);
+    assert_true(cr_dgt_board_take_want_dump(b));
+
+    /* A message split by a shorter pause is one message. */
+    n = cr_dgt_encode_dump(buf, sizeof buf, dump);
+    assert_int_equal(cr_dgt_board_feed_raw(b, 3000, buf, 30, collect, &c), 0);
+    assert_int_equal(cr_dgt_board_feed_raw(b, 3000 + CR_DGT_CUT_MS - 1, buf + 30, (size_t)n - 30, collect, &c), 1);
+    assert_int_equal(cr_dgt_board_info_get(b)->dumps, 2);
+    assert_false(cr_dgt_board_take_want_dump(b));
+    /* A message longer than a dump (a long trademark; the 8 KB event log)
+     * may pause between reads: it is not cut. */
+    uint8_t text[100];
+    memset(text, 'D', sizeof text);
+    n = cr_dgt_encode_msg(buf, sizeof buf, CR_DGT_MSG_TRADEMARK, text, sizeof text);
+    assert_int_equal(n, 103);
+    assert_int_equal(cr_dgt_board_feed_raw(b, 4000, buf, 50, collect, &c), 0);
+    assert_int_equal(cr_dgt_board_feed_raw(b, 5000, buf + 50, (size_t)n - 50, collect, &c), 1);
+    assert_int_equal(strlen(cr_dgt_board_info_get(b)->trademark), sizeof text);
+    assert_false(cr_dgt_board_take_want_dump(b));
+    cr_dgt_board_free(b);
+
+    /* The parser's part: a message longer than max_len stays. */
+    cr_dgt_parser *p = cr_dgt_parser_new();
+    n = cr_dgt_encode_dump(buf, sizeof buf, dump);
+    assert_int_equal(cr_dgt_parser_feed(p, buf, 40), 0);
+    cr_dgt_msg msg;
+    assert_int_equal(cr_dgt_parser_next(p, &msg), 0);
+    assert_int_equal(cr_dgt_parser_cut(p, 66), 0);
+    assert_int_equal(cr_dgt_parser_pending(p), 40);
+    assert_int_equal(cr_dgt_parser_cut(p, 67), 40);
+    assert_int_equal(cr_dgt_parser_pending(p), 0);
+    assert_int_equal(cr_dgt_parser_take_resyncs(p), 1);
+    assert_int_equal(cr_dgt_parser_stats_get(p).skipped, 40);
+    assert_int_equal(cr_dgt_parser_feed(p, buf, 2), 0); /* length not in yet */
+    assert_int_equal(cr_dgt_parser_next(p, &msg), 0);
+    assert_int_equal(cr_dgt_parser_cut(p, 5), 2);
+    assert_int_equal(cr_dgt_parser_cut(p, 5), 0);
+    assert_int_equal(cr_dgt_parser_position(p), 42);
+    cr_dgt_parser_free(p);
+}
+
 static void test_board_rotated_clock_and_info(void **state)
 {
     (void)state;
@@ -683,10 +764,10 @@ static void test_ee_log_replay(void **state)
     assert_int_equal(in->ee_replayed, 4);
     assert_false(cr_dgt_board_gap_pending(b));
     /* a log asked for without a gap replays nothing */
-    cr_dgt_emu_input(emu, 13000, (const uint8_t[]){CR_DGT_SEND_EE_MOVES}, 1);
+    cr_dgt_emu_input(emu, 14000, (const uint8_t[]){CR_DGT_SEND_EE_MOVES}, 1);
     n = cr_dgt_emu_take_output(emu, out, sizeof out);
     pos_count = 0;
-    cr_dgt_board_feed_raw(b, 13000, out, n, count_pos, NULL);
+    cr_dgt_board_feed_raw(b, 14000, out, n, count_pos, NULL);
     assert_int_equal(pos_count, 0);
     cr_dgt_board_free(b);
     cr_dgt_emu_free(emu);
@@ -776,6 +857,7 @@ int main(void)
         cmocka_unit_test(test_command_encoders),
         cmocka_unit_test(test_orientation),
         cmocka_unit_test(test_board_events),
+        cmocka_unit_test(test_board_cuts_a_message_the_line_cut),
         cmocka_unit_test(test_board_rotated_clock_and_info),
         cmocka_unit_test(test_random_bytes),
         cmocka_unit_test(test_emulator),

@@ -15,9 +15,10 @@ trap 'rm -rf "$tmp"' EXIT
 # the samples, the hard cases other generators found, silent gaps of 5-8
 # plies cut into samples, and tournaments of 8+ boards (resets, rotated
 # boards, board ids reused from round to round); feeds-order: timers that
-# fall due between two snapshots fire in their order
+# fall due between two snapshots fire in their order; feeds-wire: raw
+# recordings whose bytes the decoders must read right
 for dir in "$FEEDS" "$SRC/tests/data/feeds-hard" "$SRC/tests/data/feeds-arbiter" "$SRC/tests/data/feeds-gaps" "$SRC/tests/data/feeds-ambiguous" "$SRC/tests/data/feeds-tour" "$SRC/tests/data/feeds-order" \
-  "$SRC/tests/data/feeds-multi"; do
+  "$SRC/tests/data/feeds-multi" "$SRC/tests/data/feeds-wire"; do
   out=$(CMD="$BIN replay {feed}" JOBS=2 "$CHECK" "$dir")
   last=$(printf '%s\n' "$out" | tail -n 1)
   echo "$(basename "$dir"): $last"
