@@ -72,7 +72,7 @@ void cr_dgt_link_config_default(cr_dgt_link_config *cfg)
     cfg->lost_ms = 6000;
     cfg->reopen_ms = 500;
     cfg->probe_ms = 1000;
-    cfg->partial_ms = 150;
+    cfg->partial_ms = CR_DGT_CUT_MS; /* the board then cuts what it holds, too */
     cfg->pace_bytes = 8;
     cfg->pace_window_ms = 100;
     cfg->kind = CR_BOARD_DGT;

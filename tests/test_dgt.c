@@ -317,6 +317,18 @@ static void collect(void *data, const cr_feed_event *ev)
     }
 }
 
+/* A board that has sent the start position (events to c when not NULL). */
+static cr_dgt_board *board_at_start(const char *id, collected *c)
+{
+    cr_dgt_board *b = cr_dgt_board_new(id, NULL);
+    assert_non_null(b);
+    uint8_t buf[128], dump[64];
+    start_dump(dump);
+    int n = cr_dgt_encode_dump(buf, sizeof buf, dump);
+    assert_int_equal(cr_dgt_board_feed_raw(b, 0, buf, (size_t)n, c ? collect : NULL, c), 1);
+    return b;
+}
+
 static void test_board_events(void **state)
 {
     (void)state;
@@ -390,13 +402,12 @@ static void test_board_events(void **state)
 static void test_board_cuts_a_message_the_line_cut(void **state)
 {
     (void)state;
-    cr_dgt_board *b = cr_dgt_board_new("CUT1", NULL);
+    collected c = {0};
+    cr_dgt_board *b = board_at_start("CUT1", &c);
+    assert_false(cr_dgt_board_take_want_dump(b));
     uint8_t buf[512], dump[64];
     start_dump(dump);
     int n = cr_dgt_encode_dump(buf, sizeof buf, dump);
-    collected c = {0};
-    assert_int_equal(cr_dgt_board_feed_raw(b, 0, buf, (size_t)n, collect, &c), 1);
-    assert_false(cr_dgt_board_take_want_dump(b));
     uint8_t sq[64];
     cr_test_start_squares(sq);
 
@@ -540,15 +551,12 @@ static void test_random_bytes(void **state)
 static void test_board_learns_clock_sides(void **state)
 {
     (void)state;
-    cr_dgt_board *b = cr_dgt_board_new("T1", NULL);
-    uint8_t buf[512], dump[64];
-    start_dump(dump);
-    int n = cr_dgt_encode_dump(buf, sizeof buf, dump);
     collected c = {0};
-    cr_dgt_board_feed_raw(b, 0, buf, (size_t)n, collect, &c);
+    cr_dgt_board *b = board_at_start("T1", &c);
+    uint8_t buf[512];
     /* White's clock (right side here) is started. */
     cr_dgt_clock clk = {.left_ms = 600000, .right_ms = 600000, .running = true, .right_high = true};
-    n = cr_dgt_encode_bwtime(buf, sizeof buf, &clk);
+    int n = cr_dgt_encode_bwtime(buf, sizeof buf, &clk);
     cr_dgt_board_feed_raw(b, 10, buf, (size_t)n, collect, &c);
     static const int moves[][2] = {{CR_SQ_E2, CR_SQ_E4}, {CR_SQ_E7, CR_SQ_E5}, {CR_SQ_G1, CR_SQ_F3},
                                    {CR_SQ_B8, CR_SQ_C6}, {CR_SQ_F1, CR_SQ_C4}};
@@ -572,9 +580,7 @@ static void test_board_learns_clock_sides(void **state)
     cr_dgt_board_free(b);
 
     /* The same presses with the rule's own convention never swap. */
-    b = cr_dgt_board_new("T2", NULL);
-    n = cr_dgt_encode_dump(buf, sizeof buf, dump);
-    cr_dgt_board_feed_raw(b, 0, buf, (size_t)n, NULL, NULL);
+    b = board_at_start("T2", NULL);
     clk = (cr_dgt_clock){.left_ms = 600000, .right_ms = 600000, .running = true, .right_high = false};
     n = cr_dgt_encode_bwtime(buf, sizeof buf, &clk);
     cr_dgt_board_feed_raw(b, 10, buf, (size_t)n, NULL, NULL);

@@ -165,7 +165,6 @@ static int parse_args(const char *who, int argc, char **argv, bool feeds_allowed
     return 0;
 }
 
-/* Applies the command line over the config and runs the loop. */
 /* The tournament file given with --config (without one: the defaults,
  * games named by the boards). NULL, said on stderr and a's feeds freed,
  * when it cannot be read. */
@@ -181,6 +180,7 @@ static cr_config *load_config(const char *who, serve_args *a)
     return cfg;
 }
 
+/* Applies the command line over the config and runs the loop. */
 static int run(const char *who, serve_args *a, cr_config *cfg, const char *state_dir)
 {
     if (a->listen && cr_parse_listen(a->listen, cfg->listen_host, sizeof cfg->listen_host,
