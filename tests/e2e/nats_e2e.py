@@ -407,8 +407,12 @@ def outage(binary):
         procs.remove(venue)
         venue = Relay(binary, args, log=os.path.join(tmp, "venue.log"))
         procs.append(venue)
-        log = open(os.path.join(tmp, "venue.log")).read()
-        check("holds default up to seq " in log, "restarted venue did not ask the stream where it was")
+        # The publisher thread asks the stream after the relay listens (the
+        # port file is written first): wait for its answer in the log.
+        asked = time.time() + 30
+        while "holds default up to seq " not in open(os.path.join(tmp, "venue.log")).read():
+            check(time.time() < asked, "restarted venue did not ask the stream where it was")
+            time.sleep(0.2)
         wait_played(os.path.join(tmp, "venue.log"), len(feeds))
         wait_same(venue, [edge], limit=60)
         elog = open(os.path.join(tmp, "edge.log")).read()
