@@ -22,7 +22,12 @@ cr_board_emu *cr_board_emu_new(const cr_board_emu_config *cfg)
     e->kind = cfg->kind;
     switch (cfg->kind) {
     case CR_BOARD_DGT: e->dgt = cr_dgt_emu_new(&cfg->dgt); break;
-    case CR_BOARD_MILLENNIUM: e->mln = cr_mln_emu_new(); break;
+    case CR_BOARD_MILLENNIUM:
+        e->mln = cr_mln_emu_new();
+        if (e->mln) {
+            cr_mln_emu_set_seven_bit(e->mln, cfg->seven_bit);
+        }
+        break;
     case CR_BOARD_CERTABO:
         e->cb = cr_certabo_emu_new(cfg->occupancy, cfg->period_ms > 0 ? cfg->period_ms : 20);
         break;

@@ -19,6 +19,7 @@ typedef struct cr_board_emu_config {
     cr_dgt_emu_config dgt;       /* DGT: serial number, version, clock sides */
     bool occupancy;              /* Certabo: occupancy-only board (8 numbers) */
     int period_ms;               /* Certabo: a line this often (real ms; 0: 20) */
+    bool seven_bit;              /* Millennium: plain 7-bit ASCII, no parity bit */
 } cr_board_emu_config;
 
 typedef struct cr_board_emu cr_board_emu;

@@ -213,14 +213,49 @@ static void drop1(cr_mln_parser *p)
     }
 }
 
+/* A frame's bytes are all 7O1 (odd parity in bit 7) or all plain 7-bit
+ * ASCII (bit 7 clear), as Bluetooth bridges and several firmwares send:
+ * never a mix. */
+static bool byte_fits(uint8_t b, bool plain)
+{
+    return plain ? (b & 0x80) == 0 : cr_mln_parity_ok(b);
+}
+
+/* Checks buf[0 .. have) as a frame of need bytes in one of the two forms;
+ * returns 1 when it is whole and sound (msg filled), 0 when the bytes so far
+ * fit but more must come, -1 when it cannot be a frame of this form. */
+static int try_frame(const cr_mln_parser *p, size_t have, size_t need, int dl, bool plain,
+                     cr_mln_msg *msg)
+{
+    for (size_t i = 0; i < have; i++) {
+        if (!byte_fits(p->buf[i], plain)) {
+            return -1;
+        }
+    }
+    if (have < need) {
+        return 0;
+    }
+    char letter = (char)(p->buf[0] & 0x7F);
+    uint8_t x = (uint8_t)letter;
+    for (size_t i = 0; i < (size_t)dl; i++) {
+        msg->data[i] = (char)(p->buf[1 + i] & 0x7F);
+        x ^= (uint8_t)msg->data[i];
+    }
+    int hi = hexval((char)(p->buf[1 + dl] & 0x7F)), lo = hexval((char)(p->buf[2 + dl] & 0x7F));
+    if (hi < 0 || lo < 0 || (uint8_t)(hi << 4 | lo) != x || !data_ok(letter, msg->data, (size_t)dl)) {
+        return -1;
+    }
+    return 1;
+}
+
 int cr_mln_parser_next(cr_mln_parser *p, cr_mln_msg *msg)
 {
     while (p->len > 0) {
         uint8_t b0 = p->buf[0];
-        int dl = cr_mln_parity_ok(b0) ? data_len(p->host, (char)(b0 & 0x7F)) : -1;
+        int dl = data_len(p->host, (char)(b0 & 0x7F));
         bool fresh = p->consumed >= p->bad_until;
-        if (dl < 0) {
-            if (!cr_mln_parity_ok(b0) && fresh) {
+        if (dl < 0 || (!cr_mln_parity_ok(b0) && (b0 & 0x80))) {
+            if (dl >= 0 && fresh) { /* a letter, with a parity error */
                 p->st.parity_errors++;
             }
             drop1(p);
@@ -228,37 +263,34 @@ int cr_mln_parser_next(cr_mln_parser *p, cr_mln_msg *msg)
         }
         size_t need = (size_t)dl + 3;
         size_t have = p->len < need ? p->len : need;
-        bool bad = false;
-        for (size_t i = 1; i < have && !bad; i++) {
-            bad = !cr_mln_parity_ok(p->buf[i]);
+        /* A byte with bit 7 clear and odd parity fits both forms: try 7O1
+         * first, as the protocol defines it, then plain 7-bit. */
+        int r = try_frame(p, have, need, dl, false, msg);
+        bool plain = false;
+        if (r < 0) {
+            r = try_frame(p, have, need, dl, true, msg);
+            plain = true;
         }
-        if (!bad && have < need) {
+        if (r == 0) {
             return 0;
         }
-        char letter = (char)(b0 & 0x7F);
-        if (!bad) {
-            uint8_t x = (uint8_t)letter;
-            for (size_t i = 0; i < (size_t)dl; i++) {
-                msg->data[i] = (char)(p->buf[1 + i] & 0x7F);
-                x ^= (uint8_t)msg->data[i];
-            }
-            int hi = hexval((char)(p->buf[1 + dl] & 0x7F)), lo = hexval((char)(p->buf[2 + dl] & 0x7F));
-            bad = hi < 0 || lo < 0 || (uint8_t)(hi << 4 | lo) != x ||
-                  !data_ok(letter, msg->data, (size_t)dl);
-        } else if (fresh) {
-            p->st.parity_errors++;
-        }
-        if (bad) {
+        if (r < 0) {
             if (fresh) { /* not a retry inside a frame already dropped */
+                bool parity = false;
+                for (size_t i = 0; i < have; i++) {
+                    parity |= (p->buf[i] & 0x80) && !cr_mln_parity_ok(p->buf[i]);
+                }
+                p->st.parity_errors += parity;
                 p->st.bad_frames++;
                 p->bad_until = p->consumed + need;
             }
             drop1(p);
             continue;
         }
-        msg->letter = letter;
+        msg->letter = (char)(b0 & 0x7F);
         msg->data[dl] = '\0';
         msg->len = (size_t)dl;
+        p->st.plain_frames += plain;
         memmove(p->buf, p->buf + need, p->len - need);
         p->len -= need;
         p->consumed += need;
@@ -418,9 +450,26 @@ struct cr_mln_emu {
     uint8_t ee[256];
     uint8_t squares[64];
     cr_board_outq out;
-    bool muted, host_ready, changed_while_muted;
+    bool muted, host_ready, changed_while_muted, seven_bit;
     int64_t last_scan;
 };
+
+void cr_mln_emu_set_seven_bit(cr_mln_emu *e, bool on)
+{
+    e->seven_bit = on;
+}
+
+/* The n bytes just encoded at tail, as the board's line sends them. */
+static void commit_frame(cr_mln_emu *e, uint8_t *tail, int n)
+{
+    if (n <= 0) {
+        return;
+    }
+    for (int i = 0; e->seven_bit && i < n; i++) {
+        tail[i] &= 0x7F;
+    }
+    cr_board_outq_commit(&e->out, (size_t)n);
+}
 
 cr_mln_emu *cr_mln_emu_new(void)
 {
@@ -454,10 +503,7 @@ static void emit(cr_mln_emu *e, char letter, const char *data, size_t len)
     }
     size_t room;
     uint8_t *tail = cr_board_outq_tail(&e->out, &room);
-    int n = cr_mln_encode(tail, room, letter, data, len);
-    if (n > 0) {
-        cr_board_outq_commit(&e->out, (size_t)n);
-    }
+    commit_frame(e, tail, cr_mln_encode(tail, room, letter, data, len));
 }
 
 static void emit_status(cr_mln_emu *e)
@@ -467,10 +513,7 @@ static void emit_status(cr_mln_emu *e)
     }
     size_t room;
     uint8_t *tail = cr_board_outq_tail(&e->out, &room);
-    int n = cr_mln_encode_status(tail, room, e->squares);
-    if (n > 0) {
-        cr_board_outq_commit(&e->out, (size_t)n);
-    }
+    commit_frame(e, tail, cr_mln_encode_status(tail, room, e->squares));
 }
 
 static int hex2(const char *d)

@@ -6,7 +6,10 @@
  * the parity bit of a 7O1 frame does, so the bits on the wire are the same,
  * and the codec can see (and count) a parity error, which a driver doing 7O1
  * would hide or turn into a 0 byte (docs/boards.md). Every byte sent gets
- * its odd parity bit in bit 7; every byte received must have odd parity.
+ * its odd parity bit in bit 7. A frame received must have odd parity in
+ * every byte, or be plain 7-bit ASCII in every byte (bit 7 clear, no
+ * parity), as Bluetooth bridges and several board firmwares send it; the
+ * block check guards the plain form.
  *
  * A message is a command letter, its data as ASCII, then a block check: the
  * XOR of the 7-bit characters before it, as 2 upper-case hex digits. Board
@@ -73,6 +76,7 @@ typedef struct cr_mln_parser cr_mln_parser;
 
 typedef struct cr_mln_stats {
     uint64_t frames, bad_frames, parity_errors, resyncs, skipped;
+    uint64_t plain_frames; /* of frames: sent as plain 7-bit ASCII, no parity bit */
 } cr_mln_stats;
 
 /* host: true to decode what a board sends (s v w r l x), false for what a
@@ -95,6 +99,9 @@ int cr_mln_status_squares(const cr_mln_msg *m, uint8_t squares[64]);
 typedef struct cr_mln_emu cr_mln_emu;
 
 cr_mln_emu *cr_mln_emu_new(void);
+/* Sends every byte as plain 7-bit ASCII (bit 7 clear, no parity), as
+ * Bluetooth bridges and several board firmwares do. */
+void cr_mln_emu_set_seven_bit(cr_mln_emu *e, bool on);
 void cr_mln_emu_free(cr_mln_emu *e);
 /* Host bytes: answers S V W R L X; T resets (no reply). */
 void cr_mln_emu_input(cr_mln_emu *e, int64_t now, const uint8_t *bytes, size_t len);

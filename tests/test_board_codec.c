@@ -182,15 +182,44 @@ static void test_mln_status_and_resync(void **state)
     h = c.ops->health(c.impl);
     assert_true(h.resyncs > resyncs);
     assert_true(h.skipped >= 2 + 66);
-    /* a frame with parity stripped (a 7-bit driver) is not taken */
-    uint8_t stripped[80];
+    /* plain 7-bit ASCII (a Bluetooth bridge, a firmware without parity):
+     * read, its block check computed on the same 7-bit characters */
+    uint8_t plain[80], plain2[80];
     for (int i = 0; i < n; i++) {
-        stripped[i] = frame[i] & 0x7F;
+        plain[i] = frame[i] & 0x7F;
+    }
+    for (int i = 0; i < n2; i++) {
+        plain2[i] = frame2[i] & 0x7F;
     }
     uint64_t before = c.ops->health(c.impl).snapshots;
-    (void)read_all(&c, stripped, (size_t)n, got, 4);
-    assert_true(c.ops->health(c.impl).snapshots == before ||
-                memcmp(got[0], sq, 64) == 0); /* only if all its characters had odd parity */
+    assert_int_equal(read_all(&c, plain2, (size_t)n2, got, 4), 1);
+    assert_memory_equal(got[0], sq2, 64);
+    assert_int_equal(read_all(&c, plain, (size_t)n, got, 4), 1);
+    assert_memory_equal(got[0], sq, 64);
+    assert_int_equal(c.ops->health(c.impl).snapshots, before + 2);
+    /* split across feeds, in the plain form too */
+    assert_int_equal(read_all(&c, plain2, 10, got, 4), 0);
+    assert_int_equal(read_all(&c, plain2 + 10, (size_t)n2 - 10, got, 4), 1);
+    assert_memory_equal(got[0], sq2, 64);
+    /* a plain frame with a wrong check digit, and a frame mixing the two
+     * forms (one byte's parity bit lost on the way): both dropped, the next
+     * sound frame read */
+    uint64_t bad_before = c.ops->health(c.impl).bad_frames;
+    memcpy(bad, plain, (size_t)n);
+    bad[66] = bad[66] == '0' ? '1' : '0';
+    assert_int_equal(read_all(&c, bad, (size_t)n, got, 4), 0);
+    memcpy(bad, frame, (size_t)n);
+    for (int i = 0; i < n; i++) {
+        if (bad[i] & 0x80) {
+            bad[i] &= 0x7F;
+            break;
+        }
+    }
+    assert_int_equal(read_all(&c, bad, (size_t)n, got, 4), 0);
+    assert_int_equal(c.ops->health(c.impl).bad_frames, bad_before + 2);
+    assert_int_equal(read_all(&c, frame2, (size_t)n2, got, 4), 1);
+    assert_memory_equal(got[0], sq2, 64);
+    assert_int_equal(c.ops->pending(c.impl), 0);
     cr_board_codec_free(&c);
 }
 

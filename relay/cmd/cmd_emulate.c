@@ -587,7 +587,8 @@ static int usage(void)
     fprintf(stderr, "usage: chessrelay emulate FEED --pty [--link PATH] [--board ID] [--speed X]\n"
                     "       [--max-gap MS] [--faults garbage,drop,disconnect] [--seed N]\n"
                     "       [--serial-number S] [--clock-white auto|left|right]\n"
-                    "       [--kind dgt|millennium|certabo] [--occupancy] [--calibration-out FILE]\n");
+                    "       [--kind dgt|millennium|certabo] [--occupancy] [--seven-bit]\n"
+                    "       [--calibration-out FILE]\n");
     return 2;
 }
 
@@ -595,7 +596,7 @@ static int usage(void)
 typedef struct emulate_opts {
     const char *feed, *board, *serial, *faults, *cal_out, *link;
     cr_board_kind kind;
-    bool occupancy, pty;
+    bool occupancy, pty, seven_bit;
     double speed;
     uint64_t rng;
     int64_t max_gap;
@@ -652,6 +653,8 @@ static int parse_options(int argc, char **argv, emulate_opts *o)
             i++;
         } else if (strcmp(a, "--occupancy") == 0) {
             o->occupancy = true;
+        } else if (strcmp(a, "--seven-bit") == 0) {
+            o->seven_bit = true;
         } else if (strcmp(a, "--calibration-out") == 0 && v) {
             o->cal_out = v;
             i++;
@@ -722,7 +725,7 @@ static int write_calibration(const char *path)
  * timer and (a streaming board) the stream's ticks. 0, or 1 with all freed. */
 static int emulator_open(emulator *em, const emulate_opts *o, cr_sigwatch **sw)
 {
-    cr_board_emu_config cfg = {.kind = o->kind, .occupancy = o->occupancy};
+    cr_board_emu_config cfg = {.kind = o->kind, .occupancy = o->occupancy, .seven_bit = o->seven_bit};
     cfg.dgt = (cr_dgt_emu_config){.version_major = 1, .version_minor = 7, .white_side = o->side};
     cfg.dgt.serial = o->serial ? o->serial : em->evs.board; /* the recorder then names the board as the feed did */
     em->emu = cr_board_emu_new(&cfg);

@@ -46,6 +46,7 @@ run_one() {
   [ "$kind" = certabo ] && [ -z "${NO_CAL_OUT:-}" ] &&
     extra+=(--calibration-out "$w/state/certabo/$name.dev.cal")
   [ -n "${OCCUPANCY:-}" ] && extra+=(--occupancy)
+  [ -n "${SEVEN_BIT:-}" ] && extra+=(--seven-bit)
   "$BIN" emulate "$FEEDS/$feed.feed" --pty --kind "$kind" --link "$dev" --speed "$SPEED" \
     --max-gap 1000 "${extra[@]}" >"$w/$name.emu" 2>"$w/$name.emu.err" &
   local emu=$!
@@ -174,6 +175,13 @@ run_kind() {
   want p01 && run_one "$kind" disconnect_p01 p01 disconnect 3 &
   want p13 && run_one "$kind" faults_p13 p13 garbage,drop,disconnect 4 &
   wait
+  # A Millennium board that sends plain 7-bit ASCII (no parity bit), as
+  # Bluetooth bridges and several firmwares do: found by probing and read.
+  if [ "$kind" = millennium ]; then
+    want p05 && SEVEN_BIT=1 run_one "$kind" seven_bit_p05 p05 "" 0 &
+    want p16 && SEVEN_BIT=1 run_one "$kind" seven_bit_drop_p16 p16 drop 5 &
+    wait
+  fi
   [ "$kind" = certabo ] && want p03 && { calibrate_round || fail=1; }
   [ "$kind" = certabo ] && occupancy_round
   if [ -d "$tmp/$kind/out" ]; then
