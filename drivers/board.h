@@ -63,6 +63,10 @@ typedef struct cr_board_codec_health {
     uint64_t resyncs;      /* times the stream had to be resynchronised */
     uint64_t skipped;      /* bytes dropped while resynchronising */
     bool has_clock;        /* the kind can report a clock */
+    /* The board answered that it will not report changes by itself (a
+     * Millennium board whose EEPROM echo kept another report mode): the
+     * link asks for a snapshot this often instead (0: not needed). */
+    int poll_ms;
 } cr_board_codec_health;
 
 /* How the serial transport opens a port for a kind. */

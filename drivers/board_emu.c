@@ -26,6 +26,7 @@ cr_board_emu *cr_board_emu_new(const cr_board_emu_config *cfg)
         e->mln = cr_mln_emu_new();
         if (e->mln) {
             cr_mln_emu_set_seven_bit(e->mln, cfg->seven_bit);
+            cr_mln_emu_set_refuse_reports(e->mln, cfg->refuse_reports);
         }
         break;
     case CR_BOARD_CERTABO:

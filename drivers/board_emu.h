@@ -20,6 +20,7 @@ typedef struct cr_board_emu_config {
     bool occupancy;              /* Certabo: occupancy-only board (8 numbers) */
     int period_ms;               /* Certabo: a line this often (real ms; 0: 20) */
     bool seven_bit;              /* Millennium: plain 7-bit ASCII, no parity bit */
+    bool refuse_reports;         /* Millennium: keeps automatic reports off whatever is written */
 } cr_board_emu_config;
 
 typedef struct cr_board_emu cr_board_emu;

@@ -554,11 +554,16 @@ static void on_tick(evutil_socket_t fd, short what, void *arg)
     } else if (codec) {
         uint8_t poll[64];
         int n = 0;
+        int poll_ms = l->codec.ops->health(l->codec.impl).poll_ms;
         if (l->codec.ops->pending(l->codec.impl) > 0 && silent >= l->cfg.partial_ms &&
             !l->partial_asked) {
             l->partial_asked = true; /* a frame cut short: ask for a whole one */
             n = l->codec.ops->encode_poll(poll, sizeof poll);
         } else if (silent >= l->cfg.ping_ms && now - l->last_ping >= l->cfg.ping_ms) {
+            l->last_ping = now;
+            n = l->codec.ops->encode_poll(poll, sizeof poll);
+        } else if (poll_ms > 0 && now - l->last_ping >= poll_ms && l->ncmd == 0) {
+            /* a board that will not report changes by itself */
             l->last_ping = now;
             n = l->codec.ops->encode_poll(poll, sizeof poll);
         }
@@ -702,6 +707,7 @@ cr_dgt_health cr_dgt_link_health(const cr_dgt_link *l)
         h.resyncs = ch.resyncs;
         h.bad_frames = ch.bad_frames;
         h.has_clock = ch.has_clock;
+        h.poll_ms = ch.poll_ms;
     }
     int64_t active = l->active_ms + (l->state == CR_LINK_ACTIVE ? link_now(l) - l->active_since : 0);
     h.snapshot_rate = active > 0 ? (double)l->pos_count * 60000.0 / (double)active : 0.0;

@@ -104,6 +104,7 @@ typedef struct cr_dgt_health {
     cr_board_kind kind;     /* the kind found (AUTO while not known) */
     bool has_clock;         /* the kind reports a clock (DGT) */
     uint64_t bad_frames;    /* frames dropped by the codec (check digits, parity) */
+    int poll_ms;            /* the board refused to report changes: polled this often (0: not) */
 } cr_dgt_health;
 
 /* Returns a new link (not started), or NULL (out of memory / bad args; the

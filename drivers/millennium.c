@@ -326,12 +326,28 @@ int cr_mln_status_squares(const cr_mln_msg *m, uint8_t squares[64])
     return 0;
 }
 
+static int hex2(const char *d)
+{
+    return hexval(d[0]) << 4 | hexval(d[1]);
+}
+
 /*----- The codec (board.h) -----*/
 
 typedef struct mln_codec {
     cr_mln_parser *p;
     uint64_t snapshots;
+    int reports; /* report mode the board echoed for EEPROM 02 (-1: none yet) */
 } mln_codec;
+
+/* How often to poll a board that echoed report mode r: every scan (24 a
+ * second) needs none; off or timed reports would miss a move's steps. */
+static int poll_for_mode(int r)
+{
+    if (r < 0 || (r & 7) >= CR_MLN_REPORT_CHANGE || (r & 7) == CR_MLN_REPORT_EVERY_SCAN) {
+        return 0;
+    }
+    return CR_MLN_POLL_MS;
+}
 
 static void *mln_create(const void *params)
 {
@@ -340,6 +356,9 @@ static void *mln_create(const void *params)
     if (c && !(c->p = cr_mln_parser_new(true))) {
         free(c);
         c = NULL;
+    }
+    if (c) {
+        c->reports = -1;
     }
     return c;
 }
@@ -369,7 +388,10 @@ static int mln_next(void *p, cr_board_reading *out)
             c->snapshots++;
             return 1;
         }
-        /* acks (w, l, x), version and EEPROM reads carry no reading */
+        if (m.letter == 'w' && m.len == 4 && hex2(m.data) == CR_MLN_EE_REPORTS) {
+            c->reports = hex2(m.data + 2); /* the echo: what the board kept */
+        }
+        /* other acks (l, x), version and EEPROM reads carry no reading */
     }
     return 0;
 }
@@ -391,6 +413,7 @@ static cr_board_codec_health mln_health(const void *p)
     h.bad_frames = st.bad_frames;
     h.resyncs = st.resyncs;
     h.skipped = st.skipped;
+    h.poll_ms = poll_for_mode(c->reports);
     return h;
 }
 
@@ -450,13 +473,21 @@ struct cr_mln_emu {
     uint8_t ee[256];
     uint8_t squares[64];
     cr_board_outq out;
-    bool muted, host_ready, changed_while_muted, seven_bit;
+    bool muted, host_ready, changed_while_muted, seven_bit, refuse_reports;
     int64_t last_scan;
 };
 
 void cr_mln_emu_set_seven_bit(cr_mln_emu *e, bool on)
 {
     e->seven_bit = on;
+}
+
+void cr_mln_emu_set_refuse_reports(cr_mln_emu *e, bool on)
+{
+    e->refuse_reports = on;
+    if (on) {
+        e->ee[CR_MLN_EE_REPORTS] = CR_MLN_REPORT_OFF;
+    }
 }
 
 /* The n bytes just encoded at tail, as the board's line sends them. */
@@ -516,11 +547,6 @@ static void emit_status(cr_mln_emu *e)
     commit_frame(e, tail, cr_mln_encode_status(tail, room, e->squares));
 }
 
-static int hex2(const char *d)
-{
-    return hexval(d[0]) << 4 | hexval(d[1]);
-}
-
 void cr_mln_emu_input(cr_mln_emu *e, int64_t now, const uint8_t *bytes, size_t len)
 {
     (void)now;
@@ -544,10 +570,15 @@ void cr_mln_emu_input(cr_mln_emu *e, int64_t now, const uint8_t *bytes, size_t l
             if (a == CR_MLN_EE_SCAN && v < 15) {
                 e->ee[a] = 20;
             }
-            if (a == CR_MLN_EE_REPORTS && (v & 7) >= CR_MLN_REPORT_CHANGE) {
+            if (a == CR_MLN_EE_REPORTS && e->refuse_reports) {
+                e->ee[a] = CR_MLN_REPORT_OFF;
+            }
+            if (a == CR_MLN_EE_REPORTS && (e->ee[a] & 7) >= CR_MLN_REPORT_CHANGE) {
                 e->host_ready = true;
             }
-            emit(e, 'w', m.data, 4);
+            /* the echo: the address and the value the board kept */
+            char kept[4] = {m.data[0], m.data[1], hexd[e->ee[a] >> 4], hexd[e->ee[a] & 15]};
+            emit(e, 'w', kept, 4);
             break;
         }
         case 'R': {

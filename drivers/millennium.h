@@ -48,6 +48,9 @@ enum {
  * scans, scanning every 20 x 2.048 ms = 41 ms (the board's default). */
 #define CR_MLN_SCAN_UNITS 20
 #define CR_MLN_REPORT_MODE CR_MLN_REPORT_CHANGE_DEBOUNCE2
+/* A board whose EEPROM echo shows it kept reports off or timed (it refused
+ * on-change reports) is asked for its status this often (ms). */
+#define CR_MLN_POLL_MS 100
 
 /* Odd parity in bit 7 of a 7-bit character; whether a byte has odd parity. */
 uint8_t cr_mln_parity(uint8_t c7);
@@ -102,6 +105,9 @@ cr_mln_emu *cr_mln_emu_new(void);
 /* Sends every byte as plain 7-bit ASCII (bit 7 clear, no parity), as
  * Bluetooth bridges and several board firmwares do. */
 void cr_mln_emu_set_seven_bit(cr_mln_emu *e, bool on);
+/* Keeps automatic reports off whatever the host writes to EEPROM 02 (as
+ * some firmwares do); the write's echo then carries the value kept. */
+void cr_mln_emu_set_refuse_reports(cr_mln_emu *e, bool on);
 void cr_mln_emu_free(cr_mln_emu *e);
 /* Host bytes: answers S V W R L X; T resets (no reply). */
 void cr_mln_emu_input(cr_mln_emu *e, int64_t now, const uint8_t *bytes, size_t len);

@@ -20,6 +20,7 @@
 #include "certabo.h"
 #include "dgt_link.h"
 #include "dgt_serial.h"
+#include "millennium.h"
 #include "test_squares.h"
 
 typedef struct rig {
@@ -110,7 +111,12 @@ static const void *params(void *data, cr_board_kind kind, const char *id)
     return kind == CR_BOARD_CERTABO && r->use_cal ? &r->cal : NULL;
 }
 
-static rig *make_rig(cr_board_kind kind, bool use_cal)
+typedef struct rig_opts {
+    bool refuse_reports; /* Millennium: the board keeps automatic reports off */
+    int ping_ms;         /* 0: 100 */
+} rig_opts;
+
+static rig *make_rig_opts(cr_board_kind kind, bool use_cal, rig_opts o)
 {
     rig *r = calloc(1, sizeof *r);
     assert_non_null(r);
@@ -126,7 +132,7 @@ static rig *make_rig(cr_board_kind kind, bool use_cal)
     fcntl(r->master, F_SETFL, fcntl(r->master, F_GETFL) | O_NONBLOCK);
     r->rd = event_new(r->base, r->master, EV_READ | EV_PERSIST, on_master, r);
     event_add(r->rd, NULL);
-    cr_board_emu_config ecfg = {.kind = kind, .period_ms = 20};
+    cr_board_emu_config ecfg = {.kind = kind, .period_ms = 20, .refuse_reports = o.refuse_reports};
     ecfg.dgt.serial = "12345";
     r->emu = cr_board_emu_new(&ecfg);
     assert_non_null(r->emu);
@@ -146,8 +152,8 @@ static rig *make_rig(cr_board_kind kind, bool use_cal)
     cr_dgt_link_config_default(&cfg);
     cfg.kind = CR_BOARD_AUTO;
     cfg.board.emit_raw = true;
-    cfg.ping_ms = 100;
-    cfg.silent_ms = 400;
+    cfg.ping_ms = o.ping_ms ? o.ping_ms : 100;
+    cfg.silent_ms = o.ping_ms ? 4 * o.ping_ms : 400;
     cfg.lost_ms = 800;
     cfg.reopen_ms = 30;
     cfg.probe_ms = 150;
@@ -158,6 +164,11 @@ static rig *make_rig(cr_board_kind kind, bool use_cal)
     assert_non_null(r->link);
     assert_int_equal(cr_dgt_link_start(r->link), 0);
     return r;
+}
+
+static rig *make_rig(cr_board_kind kind, bool use_cal)
+{
+    return make_rig_opts(kind, use_cal, (rig_opts){0});
 }
 
 static void free_rig(rig *r)
@@ -237,6 +248,51 @@ static void test_millennium(void **state)
     free_rig(r);
 }
 
+/* A Millennium board whose echo of the report-mode write shows it kept
+ * reports off: the link polls it every CR_MLN_POLL_MS, so a move's steps
+ * are seen although the board never speaks unasked and the link's ping
+ * (here 2 s) is far off. */
+static void test_millennium_refusing_reports(void **state)
+{
+    (void)state;
+    rig *r = make_rig_opts(CR_BOARD_MILLENNIUM, false, (rig_opts){.refuse_reports = true, .ping_ms = 2000});
+    RUN_UNTIL(r, 3000, r->positions > 0);
+    RUN_UNTIL(r, 1000, cr_dgt_link_health(r->link).poll_ms > 0);
+    cr_dgt_health h = cr_dgt_link_health(r->link);
+    assert_int_equal(h.kind, CR_BOARD_MILLENNIUM);
+    assert_int_equal(h.poll_ms, CR_MLN_POLL_MS);
+    assert_int_equal(cr_board_emu_kind(r->emu), CR_BOARD_MILLENNIUM);
+    uint8_t sq[64];
+    cr_test_start_squares(sq);
+    int64_t lifted_at = cr_dgt_now_ms();
+    sq[CR_SQ_G1] = 0; /* a knight lifted ... */
+    int before = r->positions;
+    cr_board_emu_set_squares(r->emu, 10, sq);
+    flush_board(r);
+    RUN_UNTIL(r, 1000, r->positions > before);
+    assert_true(r->positions > before);
+    assert_true(cr_dgt_now_ms() - lifted_at < 1500); /* polled, not pinged after 2 s */
+    assert_memory_equal(r->last_pos.u.squares, sq, 64);
+    sq[CR_SQ_F3] = CR_WN; /* ... and set down */
+    before = r->positions;
+    cr_board_emu_set_squares(r->emu, 20, sq);
+    flush_board(r);
+    RUN_UNTIL(r, 1000, r->positions > before);
+    assert_memory_equal(r->last_pos.u.squares, sq, 64);
+    free_rig(r);
+}
+
+/* A board that kept on-change reports as written: never polled. */
+static void test_millennium_reports_kept(void **state)
+{
+    (void)state;
+    rig *r = make_rig_opts(CR_BOARD_MILLENNIUM, false, (rig_opts){.ping_ms = 2000});
+    RUN_UNTIL(r, 3000, r->positions > 0);
+    run_ms(r, 200);
+    assert_int_equal(cr_dgt_link_health(r->link).poll_ms, 0);
+    free_rig(r);
+}
+
 static void test_certabo(void **state)
 {
     (void)state;
@@ -280,6 +336,8 @@ int main(void)
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(test_dgt_found_by_probing),
         cmocka_unit_test(test_millennium),
+        cmocka_unit_test(test_millennium_refusing_reports),
+        cmocka_unit_test(test_millennium_reports_kept),
         cmocka_unit_test(test_certabo),
         cmocka_unit_test(test_certabo_uncalibrated),
     };

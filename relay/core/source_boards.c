@@ -151,6 +151,7 @@ char *cr_board_sources_json(const cr_board_sources *s)
                                                     : json_null());
         json_object_set_new(o, "clock", json_boolean(h.has_clock));
         json_object_set_new(o, "bad_frames", json_integer((json_int_t)h.bad_frames));
+        json_object_set_new(o, "polled_ms", h.poll_ms > 0 ? json_integer(h.poll_ms) : json_null());
         json_object_set_new(o, "identified", json_boolean(h.identified));
         json_object_set_new(o, "snapshots_per_min", json_real(h.snapshot_rate));
         json_object_set_new(o, "delay_ms", h.delay_ms >= 0 ? json_integer(h.delay_ms) : json_null());
