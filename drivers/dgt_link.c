@@ -229,6 +229,25 @@ static void clear_queue(cr_dgt_link *l)
     l->await_since = -1;
 }
 
+/* The kinds in the order an unknown board is probed. Millennium first:
+ * its framed protocol is the one that foreign bytes in front of a probe
+ * can derail (a board whose parser does not resynchronise takes them for a
+ * frame), while a DGT board ignores what is not a command and its probe
+ * begins with a reset, and a Certabo board streams unasked. So no board of
+ * any kind sees another kind's probe before its own in the first round. */
+static const cr_board_kind probe_order[] = {CR_BOARD_MILLENNIUM, CR_BOARD_DGT, CR_BOARD_CERTABO};
+
+static cr_board_kind next_probe_kind(cr_board_kind k)
+{
+    size_t n = sizeof probe_order / sizeof probe_order[0];
+    for (size_t i = 0; i < n; i++) {
+        if (probe_order[i] == k) {
+            return probe_order[(i + 1) % n];
+        }
+    }
+    return probe_order[0];
+}
+
 /* The codec kinds' probe: their serial speed, their probe request. */
 static void start_probe_kind(cr_dgt_link *l, int64_t now)
 {
@@ -545,9 +564,7 @@ static void on_tick(evutil_socket_t fd, short what, void *arg)
         if (now - l->probe_sent >= l->cfg.probe_ms) {
             if (l->found == CR_BOARD_AUTO && l->cfg.kind == CR_BOARD_AUTO) {
                 /* Not known yet: the next kind, at its own speed. */
-                l->probing_kind = l->probing_kind + 1 < CR_BOARD_KIND_NB
-                                      ? (cr_board_kind)(l->probing_kind + 1)
-                                      : CR_BOARD_DGT;
+                l->probing_kind = next_probe_kind(l->probing_kind);
             }
             start_probe(l);
         }
@@ -644,7 +661,7 @@ cr_dgt_link *cr_dgt_link_new(struct event_base *base, cr_dgt_transport *tr,
         l->cfg.kind = CR_BOARD_DGT;
     }
     l->found = l->cfg.kind;
-    l->probing_kind = l->cfg.kind == CR_BOARD_AUTO ? CR_BOARD_DGT : l->cfg.kind;
+    l->probing_kind = l->cfg.kind == CR_BOARD_AUTO ? probe_order[0] : l->cfg.kind;
     l->health.delay_ms = -1;
     l->board = cr_dgt_board_new(l->tr.fallback_id, &l->cfg.board);
     l->probe = cr_dgt_parser_new();

@@ -38,6 +38,9 @@ typedef struct rig {
     cr_certabo_calibration cal;
     bool use_cal;
     cr_board_kind kind;
+    uint8_t before_reply[256]; /* what the board got before it first spoke */
+    size_t before_reply_len;
+    bool replied;
 } rig;
 
 static void flush_board(rig *r)
@@ -48,6 +51,7 @@ static void flush_board(rig *r)
         if (r->board_dead) {
             continue;
         }
+        r->replied = true;
         if (r->garbage_once) { /* a frame cut by noise: a byte lost, one flipped */
             r->garbage_once = false;
             out[n / 2] ^= 0x80;
@@ -64,6 +68,9 @@ static void on_master(evutil_socket_t fd, short what, void *arg)
     uint8_t buf[256];
     ssize_t n = read(fd, buf, sizeof buf);
     if (n > 0 && !r->board_dead) {
+        for (ssize_t i = 0; i < n && !r->replied && r->before_reply_len < sizeof r->before_reply; i++) {
+            r->before_reply[r->before_reply_len++] = buf[i];
+        }
         cr_board_emu_input(r->emu, 0, buf, (size_t)n);
         flush_board(r);
     }
@@ -208,6 +215,11 @@ static void test_millennium(void **state)
     assert_false(h.has_clock);
     assert_string_equal(h.id, "board"); /* no serial number: the device's name */
     assert_int_equal(r->connects, 1);
+    /* probed first: nothing of another kind's probe came before its own */
+    uint8_t probe[32];
+    int pn = cr_board_codec_ops_get(CR_BOARD_MILLENNIUM)->probe_request(probe, sizeof probe);
+    assert_true(r->before_reply_len >= 3 && r->before_reply_len <= (size_t)pn); /* V, maybe S */
+    assert_memory_equal(r->before_reply, probe, r->before_reply_len);
     uint8_t sq[64];
     cr_test_start_squares(sq);
     assert_memory_equal(r->last_pos.u.squares, sq, 64);
