@@ -582,8 +582,13 @@ int cr_dgt_encode_bwtime(uint8_t *out, size_t size, const cr_dgt_clock *c)
     d[3] = (uint8_t)(lh | (c->left_flag ? 0x10 : 0));
     d[4] = to_bcd(lm);
     d[5] = to_bcd(ls);
+    /* The turn bits as a DGT 3000 sets them (the 2015 header: bit3 the
+     * right player's turn, bit4 the left's), which host libraries read; we
+     * read the lever (bit1) ourselves, as docs/dgt-protocol.md advises. */
+    bool turn = c->running && !c->no_clock;
     d[6] = (uint8_t)((c->running ? 0x01 : 0) | (c->right_high ? 0x02 : 0) |
-                     (c->battery_low ? 0x04 : 0) | (c->no_clock ? 0x20 : 0));
+                     (c->battery_low ? 0x04 : 0) | (turn && c->right_high ? 0x08 : 0) |
+                     (turn && !c->right_high ? 0x10 : 0) | (c->no_clock ? 0x20 : 0));
     return cr_dgt_encode_msg(out, size, CR_DGT_MSG_BWTIME, d, 7);
 }
 

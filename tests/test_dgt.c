@@ -130,6 +130,23 @@ static void test_bwtime_wire_bytes(void **state)
     const uint8_t badbcd[] = {0x8D, 0x00, 0x0A, 0, 0x6A & 0x7F, 0, 0, 0, 0, 1};
     assert_int_equal(cr_dgt_decode(badbcd, sizeof badbcd, &m), 1);
     assert_false(m.u.clock.valid);
+    /* The turn bits a DGT 3000 sets: bit3 right's turn, bit4 left's; none
+     * while stopped. The reading is the same with or without them. */
+    uint8_t enc[16];
+    cr_dgt_clock clk = {.left_ms = 60000, .right_ms = 120000, .running = true, .right_high = true};
+    assert_int_equal(cr_dgt_encode_bwtime(enc, sizeof enc, &clk), 10);
+    assert_int_equal(enc[9], 0x01 | 0x02 | 0x08);
+    assert_int_equal(cr_dgt_decode(enc, 10, &m), 1);
+    assert_true(m.u.clock.running && m.u.clock.right_high && m.u.clock.valid);
+    assert_int_equal(m.u.clock.right_ms, 120000);
+    clk.right_high = false;
+    assert_int_equal(cr_dgt_encode_bwtime(enc, sizeof enc, &clk), 10);
+    assert_int_equal(enc[9], 0x01 | 0x10);
+    assert_int_equal(cr_dgt_decode(enc, 10, &m), 1);
+    assert_true(m.u.clock.running && !m.u.clock.right_high);
+    clk.running = false;
+    assert_int_equal(cr_dgt_encode_bwtime(enc, sizeof enc, &clk), 10);
+    assert_int_equal(enc[9], 0x00);
     /* Ack of a SETNRUN (ack1 = 0x0A echoes the command) marked by d3. */
     const uint8_t ack[] = {0x8D, 0x00, 0x0A, 0x00, 0x10, 0x0A, 0x0A, 0x00, 0x00, 0x00};
     assert_int_equal(cr_dgt_decode(ack, sizeof ack, &m), 1);
