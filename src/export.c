@@ -8,6 +8,9 @@
 
 #define PATH_MAX_LEN 4096
 
+/* The keys of the files that are not a game's (table >= 1). */
+enum { KEY_GAMES = 0, KEY_INDEX = -1, KEY_TOURNAMENT = -2, ROUND_ROOT = -1 };
+
 typedef struct file_hash {
     int round, table; /* round 0: empty slot */
     uint64_t hash;
@@ -187,23 +190,11 @@ static bool same_on_disk(const cr_exporter *ex, const char *path, uint64_t hash,
     return same;
 }
 
-static int write_file(cr_exporter *ex, int round, int table, const char *text, cr_error *err)
+/* Replaces dir/base (whose full path is path) by text unless it holds the
+ * same already; key is (round, table) in the table of what was written. */
+static int replace_if_changed(cr_exporter *ex, int round, int table, const char *dir,
+                              const char *base, const char *path, const char *text, cr_error *err)
 {
-    cr_error_clear(err);
-    if (!ex || round < 1 || table < 0 || !text) {
-        return cr_error_set(err, CR_EINVAL, 0, 0, "export: bad round %d / table %d or no text",
-                            round, table);
-    }
-    char path[PATH_MAX_LEN], dir[PATH_MAX_LEN], base[64];
-    if (cr_exporter_path(ex, round, table, path, sizeof path) < 0 ||
-        (size_t)snprintf(dir, sizeof dir, "%s/round-%d", ex->root, round) >= sizeof dir) {
-        return cr_error_set(err, CR_EIO, 0, 0, "%s/round-%d: path too long", ex->root, round);
-    }
-    if (table) {
-        snprintf(base, sizeof base, "game-%d.pgn", table);
-    } else {
-        snprintf(base, sizeof base, "games.pgn");
-    }
     size_t len = strlen(text);
     uint64_t h = fnv1a(text, len);
     file_hash *known = find_slot(ex, round, table);
@@ -222,10 +213,51 @@ static int write_file(cr_exporter *ex, int round, int table, const char *text, c
     ex->written++;
     /* Out of memory here only loses the hash: the next write rewrites. */
     (void)remember(ex, round, table, h, len);
-    if (ex->cb) {
+    if (ex->cb && table >= KEY_GAMES) { /* PGN files only: hosts take PGN */
         ex->cb(path, round, table, ex->cb_data);
     }
     return 0;
+}
+
+static int write_file(cr_exporter *ex, int round, int table, const char *text, cr_error *err)
+{
+    cr_error_clear(err);
+    if (!ex || round < 1 || table < KEY_INDEX || !text) {
+        return cr_error_set(err, CR_EINVAL, 0, 0, "export: bad round %d / table %d or no text",
+                            round, table);
+    }
+    char path[PATH_MAX_LEN], dir[PATH_MAX_LEN], base[64];
+    if ((size_t)snprintf(dir, sizeof dir, "%s/round-%d", ex->root, round) >= sizeof dir) {
+        return cr_error_set(err, CR_EIO, 0, 0, "%s/round-%d: path too long", ex->root, round);
+    }
+    if (table > 0) {
+        snprintf(base, sizeof base, "game-%d.pgn", table);
+    } else {
+        snprintf(base, sizeof base, "%s", table == KEY_INDEX ? "index.json" : "games.pgn");
+    }
+    if ((size_t)snprintf(path, sizeof path, "%s/%s", dir, base) >= sizeof path) {
+        return cr_error_set(err, CR_EIO, 0, 0, "%s/round-%d: path too long", ex->root, round);
+    }
+    return replace_if_changed(ex, round, table, dir, base, path, text, err);
+}
+
+int cr_exporter_write_index(cr_exporter *ex, int round, const char *json_text, cr_error *err)
+{
+    return write_file(ex, round, KEY_INDEX, json_text, err);
+}
+
+int cr_exporter_write_tournament(cr_exporter *ex, const char *json_text, cr_error *err)
+{
+    cr_error_clear(err);
+    if (!ex || !json_text) {
+        return cr_error_set(err, CR_EINVAL, 0, 0, "export: no text");
+    }
+    char path[PATH_MAX_LEN];
+    if ((size_t)snprintf(path, sizeof path, "%s/tournament.json", ex->root) >= sizeof path) {
+        return cr_error_set(err, CR_EIO, 0, 0, "%s: path too long", ex->root);
+    }
+    return replace_if_changed(ex, ROUND_ROOT, KEY_TOURNAMENT, ex->root, "tournament.json", path,
+                              json_text, err);
 }
 
 int cr_exporter_write_game(cr_exporter *ex, int round, int table, const char *pgn_text,

@@ -170,6 +170,41 @@ static void test_layout_and_callback(void **state)
     cr_exporter_free(ex);
 }
 
+/* The LiveChess layout's JSON files: index.json per round beside the PGN,
+ * tournament.json at the root; written when changed, never handed to the
+ * callback (hosts take PGN). */
+static void test_livechess_json_files(void **state)
+{
+    fixture *f = *state;
+    cr_exporter *ex = cr_exporter_new(f->root, cr_export_files_io());
+    assert_non_null(ex);
+    calls c = {0};
+    cr_exporter_set_callback(ex, on_written, &c);
+    cr_error err;
+    const char *index = "{\"pairings\": []}";
+    assert_int_equal(cr_exporter_write_index(ex, 2, index, &err), 0);
+    char path[512];
+    snprintf(path, sizeof path, "%s/round-2/index.json", f->root);
+    assert_string_equal(slurp(path), index);
+    assert_int_equal(cr_exporter_write_tournament(ex, "{\"rounds\": []}", &err), 0);
+    snprintf(path, sizeof path, "%s/tournament.json", f->root);
+    assert_string_equal(slurp(path), "{\"rounds\": []}");
+    assert_int_equal(c.count, 0);
+    assert_int_equal(cr_exporter_files_written(ex), 2);
+    /* unchanged: not rewritten; the game files of the same round are apart */
+    assert_int_equal(cr_exporter_write_index(ex, 2, index, &err), 0);
+    assert_int_equal(cr_exporter_write_tournament(ex, "{\"rounds\": []}", &err), 0);
+    assert_int_equal(cr_exporter_files_unchanged(ex), 2);
+    assert_int_equal(cr_exporter_write_round(ex, 2, index, &err), 0);
+    assert_int_equal(cr_exporter_files_written(ex), 3);
+    assert_int_equal(c.count, 1);
+    assert_int_equal(cr_exporter_write_tournament(ex, "{}", &err), 0);
+    assert_string_equal(slurp(path), "{}");
+    assert_int_equal(cr_exporter_write_index(ex, 0, index, &err), CR_EINVAL);
+    assert_int_equal(cr_exporter_write_index(ex, 1, NULL, &err), CR_EINVAL);
+    cr_exporter_free(ex);
+}
+
 static void test_unchanged_not_rewritten(void **state)
 {
     fixture *f = *state;
@@ -483,6 +518,7 @@ int main(void)
     signal(SIGPIPE, SIG_IGN);
     const struct CMUnitTest tests[] = {
         cmocka_unit_test_setup_teardown(test_layout_and_callback, setup, teardown),
+        cmocka_unit_test_setup_teardown(test_livechess_json_files, setup, teardown),
         cmocka_unit_test_setup_teardown(test_unchanged_not_rewritten, setup, teardown),
         cmocka_unit_test_setup_teardown(test_many_files, setup, teardown),
         cmocka_unit_test_setup_teardown(test_atomic_replace, setup, teardown),

@@ -4,8 +4,14 @@
  *
  * Layout under the root directory (created with its parents if missing):
  *
+ *     <root>/tournament.json              the event and its rounds' counts
  *     <root>/round-<n>/game-<table>.pgn   one game, rewritten as it grows
  *     <root>/round-<n>/games.pgn          every game of the round, in table order
+ *     <root>/round-<n>/index.json         the round's pairings
+ *
+ * as DGT LiveChess writes its export folder, so that tools made for it
+ * (lichess's Broadcaster app) take the folder unchanged. The JSON texts are
+ * the caller's (the relay makes them with jansson: relay/out/outputs.c).
  *
  * <n> and <table> are decimal without leading zeros, 1-based.
  *
@@ -68,6 +74,13 @@ CR_EXTERN int cr_exporter_write_game(cr_exporter *ex, int round, int table, cons
 /* The same for round-<round>/games.pgn. */
 CR_EXTERN int cr_exporter_write_round(cr_exporter *ex, int round, const char *pgn_text,
                                       cr_error *err);
+
+/* The same for round-<round>/index.json (json_text: the pairings as
+ * LiveChess writes them, made by the caller) and <root>/tournament.json.
+ * These are not PGN: the callback is not called for them. */
+CR_EXTERN int cr_exporter_write_index(cr_exporter *ex, int round, const char *json_text,
+                                      cr_error *err);
+CR_EXTERN int cr_exporter_write_tournament(cr_exporter *ex, const char *json_text, cr_error *err);
 
 /* Removes round-<round>/game-<table>.pgn (table 0: games.pgn), e.g. for a
  * board that a new pairing list dropped. A missing file is not an error.

@@ -1233,6 +1233,7 @@ static int loop_init(relay *r, cr_sigwatch *sw)
     if (r->t->export_dir) {
         cr_log(CR_LOG_INFO, "export folder %s", r->t->export_dir);
     }
+    cr_outputs_set_event(r->outputs, r->t->event);
     if (r->t->pgn_bare) { /* "pgn": {"marks": false} */
         cr_lanes_set_pgn_marks(r->lanes, false);
         cr_outputs_set_pgn_marks(r->outputs, false);

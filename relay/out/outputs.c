@@ -1,6 +1,7 @@
 /* chessrelay relay: per-round public outputs. */
 #include "out/outputs.h"
 
+#include <jansson.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -29,6 +30,7 @@ struct cr_outputs {
     char last_export_error[200];
     bool push_evals, export_evals; /* [%eval] in the pushed / exported PGN */
     bool bare;                     /* no words of uncertainty in either */
+    char event[128];               /* tournament.json's name */
 };
 
 static bool set_has(const name_set *s, const char *name)
@@ -62,6 +64,7 @@ cr_outputs *cr_outputs_new(struct event_base *base, const char *export_dir,
     if (!o) {
         return NULL;
     }
+    cr_outputs_set_event(o, NULL);
     o->pusher = cr_pusher_new(base, push_cfg);
     if (export_dir && export_dir[0]) {
         o->exporter = cr_exporter_new(export_dir, cr_export_files_io());
@@ -92,6 +95,11 @@ int cr_outputs_set_push(cr_outputs *o, const char *round, const char *url, const
         rc = set_add(&o->pushed, round);
     }
     return rc;
+}
+
+void cr_outputs_set_event(cr_outputs *o, const char *event)
+{
+    snprintf(o->event, sizeof o->event, "%s", event && event[0] ? event : "chessrelay");
 }
 
 void cr_outputs_set_pgn_marks(cr_outputs *o, bool on)
@@ -219,6 +227,128 @@ static void free_texts(char **texts, int n)
     }
 }
 
+/*----- The LiveChess layout's JSON files -----*/
+
+/* A player as LiveChess names one: "Last, First" split at the comma. */
+static json_t *livechess_player(const cr_game *game, const char *side)
+{
+    char tag[32];
+    const char *name = cr_game_tag(game, side);
+    snprintf(tag, sizeof tag, "%sTitle", side);
+    const char *title = cr_game_tag(game, tag);
+    snprintf(tag, sizeof tag, "%sFed", side);
+    const char *fed = cr_game_tag(game, tag);
+    name = name && strcmp(name, "?") != 0 ? name : "";
+    const char *comma = strchr(name, ',');
+    size_t last_len = comma ? (size_t)(comma - name) : strlen(name);
+    const char *first = comma ? comma + 1 : "";
+    while (*first == ' ') {
+        first++;
+    }
+    json_t *p = json_object();
+    json_object_set_new(p, "fname", first[0] ? json_string(first) : json_null());
+    json_object_set_new(p, "mname", json_null());
+    json_object_set_new(p, "lname", json_stringn(name, last_len));
+    json_object_set_new(p, "title", title && title[0] ? json_string(title) : json_null());
+    json_object_set_new(p, "federation", fed && fed[0] ? json_string(fed) : json_null());
+    return p;
+}
+
+static bool game_live(const cr_store_game *g)
+{
+    return cr_game_result(g->game) == CR_RESULT_NONE && g->board[0] &&
+           cr_game_ply_count(g->game) > 0;
+}
+
+/* round-<n>/index.json: the newest game of each table, in table order
+ * (games sorted by table, then id). */
+static char *index_json(const cr_store_game **games, int n)
+{
+    json_t *pairings = json_array();
+    for (int i = 0; i < n; i++) {
+        bool newest = i + 1 == n || games[i + 1]->table != games[i]->table;
+        if (games[i]->table < 1 || !newest) {
+            continue;
+        }
+        json_t *p = json_object();
+        json_object_set_new(p, "white", livechess_player(games[i]->game, "White"));
+        json_object_set_new(p, "black", livechess_player(games[i]->game, "Black"));
+        json_object_set_new(p, "result",
+                            json_string(cr_result_string(cr_game_result(games[i]->game))));
+        json_object_set_new(p, "live", json_boolean(game_live(games[i])));
+        json_array_append_new(pairings, p);
+    }
+    json_t *root = json_object();
+    json_object_set_new(root, "pairings", pairings);
+    char *text = json_dumps(root, JSON_INDENT(2) | JSON_PRESERVE_ORDER);
+    json_decref(root);
+    return text;
+}
+
+static int by_round_table(const void *a, const void *b)
+{
+    const cr_store_game *x = *(const cr_store_game *const *)a;
+    const cr_store_game *y = *(const cr_store_game *const *)b;
+    int rx = round_number(x->round), ry = round_number(y->round);
+    if (rx != ry) {
+        return rx < ry ? -1 : 1;
+    }
+    return by_table(a, b);
+}
+
+/* tournament.json: the event and, for rounds 1 to the highest exported,
+ * how many boards each has and how many are live (the newest game of each
+ * table, as game-<table>.pgn holds). */
+static void write_tournament(cr_outputs *o, const cr_store *store)
+{
+    int total = cr_store_game_count(store), n = 0;
+    const cr_store_game **games = malloc((size_t)(total ? total : 1) * sizeof *games);
+    json_t *root = json_object(), *rounds = json_array();
+    char *text = NULL;
+    if (games && root && rounds) {
+        for (int i = 0; i < total; i++) {
+            const cr_store_game *g = cr_store_game_at(store, i);
+            if (round_number(g->round) > 0 && g->table >= 1) {
+                games[n++] = g;
+            }
+        }
+        qsort(games, (size_t)n, sizeof *games, by_round_table);
+        int max = n ? round_number(games[n - 1]->round) : 0;
+        for (int r = 1, i = 0; r <= max; r++) {
+            int count = 0, live = 0;
+            for (; i < n && round_number(games[i]->round) == r; i++) {
+                bool newest = i + 1 == n || games[i + 1]->table != games[i]->table ||
+                              strcmp(games[i + 1]->round, games[i]->round) != 0;
+                count += newest;
+                live += newest && game_live(games[i]);
+            }
+            json_t *x = json_object();
+            json_object_set_new(x, "count", json_integer(count));
+            json_object_set_new(x, "live", json_integer(live));
+            json_array_append_new(rounds, x);
+        }
+        json_object_set_new(root, "id", json_string(o->event));
+        json_object_set_new(root, "name", json_string(o->event));
+        json_object_set_new(root, "rounds", rounds);
+        rounds = NULL;
+        text = json_dumps(root, JSON_INDENT(2) | JSON_PRESERVE_ORDER);
+    }
+    json_decref(rounds);
+    json_decref(root);
+    free(games);
+    cr_error err;
+    if (!n && text) {
+        free(text); /* no round named by a number: nothing exported */
+        return;
+    }
+    if (!text) {
+        cr_log(CR_LOG_WARN, "outputs: out of memory (tournament.json not updated)");
+    } else if (cr_exporter_write_tournament(o->exporter, text, &err)) {
+        export_error(o, &err);
+    }
+    free(text);
+}
+
 static void flush_round(cr_outputs *o, const cr_store *store, const char *round)
 {
     bool push = set_has(&o->pushed, round);
@@ -260,6 +390,12 @@ static void flush_round(cr_outputs *o, const cr_store *store, const char *round)
         if (all && cr_exporter_write_round(o->exporter, number, all, &err)) {
             export_error(o, &err);
         }
+        char *index = all ? index_json(games, n) : NULL;
+        if (index && cr_exporter_write_index(o->exporter, number, index, &err)) {
+            export_error(o, &err);
+        }
+        ok = ok && (!all || index);
+        free(index);
         for (int i = 0; all && i < n; i++) {
             /* games are sorted by table, then id: the newest of a table is last */
             bool newest = i + 1 == n || games[i + 1]->table != games[i]->table;
@@ -283,8 +419,13 @@ void cr_outputs_flush(cr_outputs *o, const cr_store *store)
     if (!o || !o->dirty.n) {
         return;
     }
+    bool exported = false;
     for (int i = 0; i < o->dirty.n; i++) {
         flush_round(o, store, o->dirty.v[i].name);
+        exported |= o->exporter && round_number(o->dirty.v[i].name) > 0;
     }
     o->dirty.n = 0;
+    if (exported) {
+        write_tournament(o, store);
+    }
 }

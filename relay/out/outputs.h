@@ -3,8 +3,9 @@
  *
  *  - pushes of each round's PGN to broadcast hosts (push.h), for the rounds
  *    given a push URL;
- *  - the export folder (cr/export.h): round-<n>/game-<table>.pgn and
- *    round-<n>/games.pgn, for rounds named by a number.
+ *  - the export folder (cr/export.h): round-<n>/game-<table>.pgn,
+ *    round-<n>/games.pgn and round-<n>/index.json, for rounds named by a
+ *    number, and tournament.json, as DGT LiveChess lays its folder out.
  *
  * The loop marks what changed after each event applied to the public store
  * (cr_outputs_changed: cheap, no I/O) and flushes on its tick
@@ -32,6 +33,10 @@ typedef struct cr_outputs cr_outputs;
 cr_outputs *cr_outputs_new(struct event_base *base, const char *export_dir,
                            const cr_pusher_config *push_cfg);
 void cr_outputs_free(cr_outputs *o); /* accepts NULL */
+
+/* The event's name, for the export folder's tournament.json (copied;
+ * NULL or empty: "chessrelay"). */
+void cr_outputs_set_event(cr_outputs *o, const char *event);
 
 /* Pushes round `round` to url with token (see cr_pusher_set_round). */
 int cr_outputs_set_push(cr_outputs *o, const char *round, const char *url, const char *token);

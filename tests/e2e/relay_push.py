@@ -41,6 +41,40 @@ class Receiver(http.server.BaseHTTPRequestHandler):
         pass
 
 
+def pgn_tag(pgn, name):
+    for line in pgn.splitlines():
+        if line.startswith("[%s \"" % name):
+            return line[len(name) + 3:-2]
+    return None
+
+
+def check_livechess_layout(export, pgn):
+    """The folder as DGT LiveChess writes it (and lichess's Broadcaster app
+    reads it): tournament.json at the root, index.json per round with the
+    same fields, beside game-N.pgn and games.pgn (docs/venue.md)."""
+    names = sorted(os.listdir(export))
+    check(names == ["round-1", "tournament.json"], "export root holds %s" % names)
+    names = sorted(os.listdir(os.path.join(export, "round-1")))
+    check(names == ["game-1.pgn", "games.pgn", "index.json"], "round-1 holds %s" % names)
+    with open(os.path.join(export, "tournament.json")) as f:
+        t = json.load(f)
+    check(sorted(t) == ["id", "name", "rounds"], "tournament.json keys %s" % sorted(t))
+    check(t["name"] == "Push Test", "tournament.json name %r" % t["name"])
+    live = pgn_tag(pgn, "Result") == "*"
+    check(t["rounds"] == [{"count": 1, "live": int(live)}], "tournament.json rounds %s" % t["rounds"])
+    with open(os.path.join(export, "round-1", "index.json")) as f:
+        idx = json.load(f)
+    check(sorted(idx) == ["pairings"] and len(idx["pairings"]) == 1, "index.json: %s" % idx)
+    p = idx["pairings"][0]
+    check(sorted(p) == ["black", "live", "result", "white"], "a pairing's keys %s" % sorted(p))
+    for side in ("white", "black"):
+        check(sorted(p[side]) == ["federation", "fname", "lname", "mname", "title"],
+              "a player's keys %s" % sorted(p[side]))
+    check(p["white"]["lname"] == pgn_tag(pgn, "White"), "white %s" % p["white"])
+    check(p["black"]["lname"] == pgn_tag(pgn, "Black"), "black %s" % p["black"])
+    check(p["result"] == pgn_tag(pgn, "Result") and p["live"] is live, "result/live %s" % p)
+
+
 def main(binary):
     srv = http.server.ThreadingHTTPServer(("127.0.0.1", 0), Receiver)
     threading.Thread(target=srv.serve_forever, daemon=True).start()
@@ -118,6 +152,7 @@ def main(binary):
             check(f.read() == pgn, "export round-1/games.pgn equals /round/1.pgn")
         with open(os.path.join(export, "round-1", "game-1.pgn")) as f:
             check(f.read() == pgn, "export round-1/game-1.pgn (one board: the same game)")
+        check_livechess_layout(export, pgn)
         rc = relay.stop()
         check(rc == 0, "relay exit status %s (log %s)" % (rc, relay.log.name))
         print("ok: %d pushes, last %d bytes" % (len(got), len(got[-1][4])))
