@@ -63,6 +63,7 @@ void cr_config_free(cr_config *cfg)
     free(cfg->pushes);
     free(cfg->round_tcs);
     free(cfg->export_dir);
+    free(cfg->push_ca_file);
     free(cfg->pairings);
     free(cfg->engine.path);
     free(cfg);
@@ -739,6 +740,17 @@ static int read_root(ctx *c, json_t *root, cr_config *cfg)
             }
         } else if (strcmp(key, "export_dir") == 0) {
             rc = get_path(c, v, key, &cfg->export_dir);
+        } else if (strcmp(key, "push_ca_file") == 0) {
+            rc = get_path(c, v, key, &cfg->push_ca_file);
+            FILE *ca = rc ? NULL : fopen(cfg->push_ca_file, "r");
+            if (!rc && !ca) {
+                char why[4200];
+                snprintf(why, sizeof why, "cannot read %s: %s", cfg->push_ca_file, strerror(errno));
+                rc = fail(c, key, why);
+            }
+            if (ca) {
+                fclose(ca);
+            }
         } else if (strcmp(key, "pgn") == 0) {
             rc = read_pgn(c, v, cfg);
         } else if (strcmp(key, "pairings") == 0) {

@@ -144,6 +144,7 @@ typedef struct cr_config {
     cr_config_push *pushes; /* "push" */
     int push_count;
     char *export_dir; /* "export_dir": the export folder (cr/export.h), NULL: none */
+    char *push_ca_file; /* "push_ca_file": PEM CAs the https pushes trust instead of the system's */
     bool pgn_bare;    /* "pgn": {"marks": false}: no words of uncertainty in any PGN */
     char *pairings;   /* "pairings": the pairings file, NULL: none */
     int pairings_round;   /* its "round": the round played, 0: chosen from the file */

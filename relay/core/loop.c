@@ -1218,7 +1218,8 @@ static int loop_init(relay *r, cr_sigwatch *sw)
     cr_queue_set_wake(r->cmds, wake_loop, r->cmd_ev);
 
     /* pushes of each round's public PGN and the export folder */
-    r->outputs = cr_outputs_new(r->base, r->t->export_dir, NULL);
+    cr_pusher_config push_cfg = {.ca_file = r->t->push_ca_file};
+    r->outputs = cr_outputs_new(r->base, r->t->export_dir, &push_cfg);
     if (!r->outputs) {
         cr_log(CR_LOG_ERROR, "out of memory");
         return -1;
