@@ -7,14 +7,13 @@ import signal
 import shutil
 import socket
 import ssl
-import subprocess
 import sys
 import tempfile
 import threading
 import time
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
-from relay_ws import WS, Games, Relay, WSClosed, check, fail, final_state, moves_of_pgn, sample_feed  # noqa: E402
+from relay_ws import WS, Games, Relay, WSClosed, check, fail, final_state, make_cert, moves_of_pgn, sample_feed  # noqa: E402
 
 FEED = sample_feed("p03.feed")   # one board, 35 minutes
 SPEED = "1000"                                       # -> about 2.1 s
@@ -295,11 +294,7 @@ def tls(binary):
     plain HTTP or WebSocket on the port gets nothing."""
     tmp = tempfile.mkdtemp(prefix="cr_e2e_tls_")
     try:
-        cert, key = os.path.join(tmp, "cert.pem"), os.path.join(tmp, "key.pem")
-        subprocess.run(["openssl", "req", "-x509", "-newkey", "rsa:2048", "-nodes", "-keyout", key,
-                        "-out", cert, "-days", "2", "-subj", "/CN=127.0.0.1",
-                        "-addext", "subjectAltName=IP:127.0.0.1"],
-                       check=True, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
+        cert, _ = make_cert(tmp)
         cfg = os.path.join(tmp, "tournament.json")
         with open(cfg, "w") as f:
             json.dump({"event": "TLS", "tls": {"cert": "cert.pem", "key": "key.pem"},
