@@ -215,7 +215,34 @@ static int add_header(struct lws *wsi, const char *name, const char *value, unsi
                                        (const unsigned char *)value, (int)strlen(value), p, end);
 }
 
-/* 304: the headers a 200 would have had, no body. */
+/* lws_serve_http_file adds its own "cache-control: no-store" unless strstr()
+ * finds "cache-control" in the extra headers; lws encodes an h2 header by
+ * name from a 0 byte on, which ends that search. On h2 this one is HPACK's
+ * literal never indexed with a new name (0x10, RFC 7541 6.2.3), which lws
+ * finds. */
+static int add_cache_control(struct lws *wsi, const char *value, unsigned char **p,
+                             unsigned char *end)
+{
+    if (lws_get_network_wsi(wsi) == wsi) { /* HTTP/1 */
+        return add_header(wsi, "cache-control:", value, p, end);
+    }
+    static const char name[] = "cache-control";
+    size_t nlen = sizeof name - 1, vlen = strlen(value);
+    if (vlen > 126 || (size_t)(end - *p) < 3 + nlen + vlen) {
+        return 1;
+    }
+    *(*p)++ = 0x10;
+    *(*p)++ = (unsigned char)nlen; /* lengths under 127: one byte, no Huffman */
+    memcpy(*p, name, nlen);
+    *p += nlen;
+    *(*p)++ = (unsigned char)vlen;
+    memcpy(*p, value, vlen);
+    *p += vlen;
+    return 0;
+}
+
+/* 304: the headers a 200 would have had, no body (on h2 the HEADERS frame
+ * ends the stream). */
 static int not_modified(struct lws *wsi, const char *ctype, const unsigned char *extra,
                         size_t extra_len)
 {
@@ -229,7 +256,11 @@ static int not_modified(struct lws *wsi, const char *ctype, const unsigned char 
     }
     memcpy(p, extra, extra_len);
     p += extra_len;
-    if (lws_finalize_write_http_header(wsi, start, &p, end)) {
+    if (lws_finalize_http_header(wsi, &p, end)) {
+        return -1;
+    }
+    int n = (int)(p - start);
+    if (lws_write(wsi, start, (size_t)n, LWS_WRITE_HTTP_HEADERS | LWS_WRITE_H2_STREAM_END) != n) {
         return -1;
     }
     return lws_http_transaction_completed(wsi) ? -1 : 0;
@@ -272,8 +303,8 @@ int cr_static_serve(struct lws *wsi, const char *web_root, const char *real)
     /* cache-control first: lws adds its own (no-store) unless it finds one
      * in these headers. */
     unsigned char extra[512], *p = extra, *end = extra + sizeof extra;
-    if (add_header(wsi, "cache-control:",
-                   immutable ? "public, max-age=31536000, immutable" : "no-cache", &p, end) ||
+    if (add_cache_control(wsi, immutable ? "public, max-age=31536000, immutable" : "no-cache", &p,
+                          end) ||
         add_header(wsi, "etag:", etag, &p, end) ||
         (vary && add_header(wsi, "vary:", "Accept-Encoding", &p, end)) ||
         (coding && add_header(wsi, "content-encoding:", coding, &p, end))) {

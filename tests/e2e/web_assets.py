@@ -94,6 +94,7 @@ def main(binary):
             run(r, root, assets)
         finally:
             r.stop()
+        h2(binary, tmp, root)
     finally:
         shutil.rmtree(tmp, ignore_errors=True)
 
@@ -153,10 +154,63 @@ def run(r, root, assets):
 
     # A copy older than its file (a build that left it) is never sent.
     page = os.path.join(root, "index.html")
-    st_copy = os.stat(page + ".br")
+    st_page, st_copy = os.stat(page), os.stat(page + ".br")
     os.utime(page, ns=(st_copy.st_atime_ns, st_copy.st_mtime_ns + 1_000_000_000))
     expect_file(c, "/", index, BROWSER, None, "no-cache")
+    os.utime(page, ns=(st_page.st_atime_ns, st_page.st_mtime_ns))
+    expect_file(c, "/", index, BROWSER, "br", "no-cache")
     print("ok: br, gzip and identity decode to the files; immutable /assets/, 304, routes, 406, stale copies")
+
+
+def curl_h2(r, cert, path, *headers):
+    """One HTTP/2 request by curl (Python has no h2 client): status line,
+    headers (lower-case names, a list per name), body, seconds taken."""
+    out = subprocess.run(["curl", "-sS", "--http2", "--cacert", cert, "--max-time", "10", "-D", "-",
+                          "-o", "/dev/stderr", "-w", "%{http_version} %{time_total}"] +
+                         [a for h in headers for a in ("-H", h)] +
+                         ["https://127.0.0.1:%d%s" % (r.port, path)], capture_output=True, timeout=30)
+    check(out.returncode == 0, "curl --http2 %s: %s" % (path, out.stderr[-300:]))
+    text = out.stdout.decode()
+    head, _, tail = text.rpartition("\r\n\r\n")
+    version, took = tail.split()
+    check(version == "2", "%s: HTTP version %s, expected 2" % (path, version))
+    lines = head.split("\r\n")
+    hdr = {}
+    for line in lines[1:]:
+        k, _, v = line.partition(":")
+        hdr.setdefault(k.strip().lower(), []).append(v.strip())
+    return lines[0], hdr, out.stderr, float(took)
+
+
+def h2(binary, tmp, root):
+    """Over TLS the browser speaks HTTP/2: the headers go HPACK-encoded. One
+    Cache-Control (libwebsockets adds its own `no-store` when it does not see
+    ours), and a 304 ends its stream at once."""
+    cert, key = os.path.join(tmp, "cert.pem"), os.path.join(tmp, "key.pem")
+    subprocess.run(["openssl", "req", "-x509", "-newkey", "rsa:2048", "-nodes", "-keyout", key, "-out", cert,
+                    "-days", "2", "-subj", "/CN=127.0.0.1", "-addext", "subjectAltName=IP:127.0.0.1"],
+                   check=True, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
+    cfg = os.path.join(tmp, "tournament.json")
+    with open(cfg, "w") as f:
+        json.dump({"event": "h2", "tls": {"cert": "cert.pem", "key": "key.pem"},
+                   "feeds": [sample_feed("p01.feed")]}, f)
+    r = Relay(binary, ["serve", "--config", cfg, "--state", os.path.join(tmp, "state")], ca=cert)
+    try:
+        index = open(os.path.join(root, "index.html"), "rb").read()
+        status, hdr, body, _ = curl_h2(r, cert, "/", "Accept-Encoding: br")
+        check(status.startswith("HTTP/2 200"), "h2 /: %s" % status)
+        check(hdr.get("cache-control") == ["no-cache"], "h2 /: Cache-Control %s" % hdr.get("cache-control"))
+        check(hdr.get("content-encoding") == ["br"] and unbrotli(body) == index, "h2 /: not the br copy")
+        status, hdr304, body, took = curl_h2(r, cert, "/", "Accept-Encoding: br", "If-None-Match: " + hdr["etag"][0])
+        check(status.startswith("HTTP/2 304") and body == b"", "h2 If-None-Match: %s" % status)
+        check(took < 2, "h2 304 took %.1f s: its stream did not end" % took)
+        check(hdr304.get("cache-control") == ["no-cache"], "h2 304: Cache-Control %s" % hdr304.get("cache-control"))
+        flag = open(os.path.join(root, "flags", "no.svg"), "rb").read()
+        status, hdr, body, _ = curl_h2(r, cert, "/flags/no.svg", "Accept-Encoding: gzip")
+        check(hdr.get("cache-control") == ["no-cache"] and gzip.decompress(body) == flag, "h2 flag: %s" % hdr)
+    finally:
+        r.stop()
+    print("ok: HTTP/2: one Cache-Control, 304 ends its stream")
 
 
 if __name__ == "__main__":
