@@ -78,6 +78,11 @@ base="http://127.0.0.1:$(cat "$tmp/port")"
 curl -sf "$base/" >"$tmp/index.html" || fail "GET /"
 cmp -s "$tmp/index.html" "$p/share/chessrelay/web/index.html" || fail "GET / is not the packaged index.html"
 curl -sf "$base$js" | cmp -s - "$web$js" || fail "GET $js is not the packaged one"
+# The package keeps the precompressed copies fresh (not older than their
+# files), so the packaged relay sends them.
+curl -sf -H 'Accept-Encoding: br' -D "$tmp/js.hdr" -o "$tmp/js.br" "$base$js" || fail "GET $js (br)"
+grep -qi '^content-encoding: br' "$tmp/js.hdr" && cmp -s "$tmp/js.br" "$web$js.br" ||
+  fail "GET $js with br accepted is not the packaged .br copy: $(cat "$tmp/js.hdr")"
 moved=0
 for _ in $(seq 100); do
   curl -sf "$base/live.pgn" | grep -q '1\. ' && { moved=1; break; }
