@@ -5,7 +5,8 @@
 // sizes as the network carried them (CDP Network.loadingFinished's
 // encodedDataLength: headers and the encoded body). The WebSocket's traffic
 // is not counted.
-//   node bench/first_visit.mjs [path/to/chessrelay]      (default build/chessrelay)
+//   node bench/first_visit.mjs [path/to/chessrelay] [shot.png]   (default build/chessrelay)
+// shot.png: a screenshot of the overview as the first visit drew it (the flags).
 // Needs web/dist (web/build.sh) and tests/browser's node_modules (npm ci there).
 import { existsSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
@@ -17,12 +18,14 @@ import { startRelay, stopRelay } from '../tests/browser/relay-proc.mjs';
 const repo = resolve(dirname(fileURLToPath(import.meta.url)), '..');
 const bin = resolve(process.argv[2] || join(repo, 'build/chessrelay'));
 if (!existsSync(bin)) throw new Error(`no relay binary at ${bin}`);
-if (!existsSync(join(DEFAULT_WEB, 'assets.json'))) throw new Error(`no web build in ${DEFAULT_WEB} (web/build.sh)`);
+// $CR_WEB_ROOT: another web build (an older one, to compare).
+const web = process.env.CR_WEB_ROOT || DEFAULT_WEB;
+if (!existsSync(join(web, 'index.html'))) throw new Error(`no web build in ${web} (web/build.sh)`);
 
 // Eight boards; their players get federations whose flags range from the
 // simplest to the most detailed (a coat of arms: SRB, BOL, MEX, ESP).
 const FEDS = [['SRB', 'NOR'], ['BOL', 'MEX'], ['ESP', 'GER'], ['USA', 'IND'], ['FRA', 'ENG'], ['UKR', 'ARM'],
-  ['CHN', 'BRA'], ['SLV', 'NED']];
+  ['CHN', 'BRA'], ['ESA', 'NED']];
 const tmp = mkdtempSync(join(tmpdir(), 'cr-first-visit-'));
 const feeds = FEDS.map(([w, b], i) => {
   const name = `p0${i + 1}`;
@@ -45,7 +48,7 @@ function kind(r) {
   return 'other';
 }
 
-async function visit(context, base) {
+async function visit(context, base, shot) {
   const page = await context.newPage();
   const cdp = await context.newCDPSession(page);
   await cdp.send('Network.enable');
@@ -62,6 +65,7 @@ async function visit(context, base) {
   await page.goto(`${base}/#/round/1`);
   await page.waitForFunction((n) => document.querySelectorAll('.card[data-game]').length >= n, FEDS.length, { timeout: 60000 });
   await flagsLoaded();
+  if (shot) await page.screenshot({ path: shot });
   await page.click('.card[data-game]');
   await page.waitForSelector('.game-page', { timeout: 30000 });
   await flagsLoaded();
@@ -87,12 +91,12 @@ function report(name, reqs) {
   console.log(`${name}: responses ${Object.entries(statuses).map(([k, v]) => `${k}: ${v}`).join(', ')}`);
 }
 
-const relay = await startRelay(bin, ['replay', ...feeds, '--serve', '--speed', '50'], { CR_WEB_ROOT: DEFAULT_WEB });
+const relay = await startRelay(bin, ['replay', ...feeds, '--serve', '--speed', '50'], { CR_WEB_ROOT: web });
 let browser;
 try {
   if (relay.failed) throw new Error(`the relay did not start: ${relay.log.slice(-800)}`);
   browser = await launch();
-  report('first visit', await visit(browser.context, relay.base));
+  report('first visit', await visit(browser.context, relay.base, process.argv[3] && resolve(process.argv[3])));
   report('repeat visit', await visit(browser.context, relay.base));
 } finally {
   if (browser) await browser.close();
