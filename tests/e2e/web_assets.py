@@ -152,6 +152,24 @@ def run(r, root, assets):
         check(st == 406, "Accept-Encoding %r: expected 406, got %d" % (accept, st))
     check(c.get("/", "br, identity;q=0")[0] == 200, "br with identity refused: expected 200")
 
+    # Nothing outside the web root: no path up, and no copy that is a link
+    # to a file outside (even a fresh one).
+    # (libwebsockets folds "..", "." and "//" first: /etc/passwd has no
+    # extension, a client route, so the page.)
+    for path in ("/../etc/passwd", "//etc/passwd", "/assets/../../etc/passwd", "/.hidden", "/../../etc/hosts"):
+        st, hdr, body = c.get(path, BROWSER)
+        check(st == 404 or (st == 200 and decoded(hdr, body) == index), "%s: %d %r" % (path, st, body[:80]))
+    outside = os.path.join(os.path.dirname(root), "outside.br")
+    with open(outside, "wb") as f:
+        f.write(b"not the flag")
+    link = os.path.join(root, "flags", "no.svg.br")
+    os.rename(link, link + ".real")
+    os.symlink(outside, link)
+    expect_file(c, "/flags/no.svg", flag, BROWSER, "gzip", "no-cache")
+    os.remove(link)
+    os.rename(link + ".real", link)
+    expect_file(c, "/flags/no.svg", flag, BROWSER, "br", "no-cache")
+
     # A copy older than its file (a build that left it) is never sent.
     page = os.path.join(root, "index.html")
     st_page, st_copy = os.stat(page), os.stat(page + ".br")
@@ -159,7 +177,8 @@ def run(r, root, assets):
     expect_file(c, "/", index, BROWSER, None, "no-cache")
     os.utime(page, ns=(st_page.st_atime_ns, st_page.st_mtime_ns))
     expect_file(c, "/", index, BROWSER, "br", "no-cache")
-    print("ok: br, gzip and identity decode to the files; immutable /assets/, 304, routes, 406, stale copies")
+    print("ok: br, gzip and identity decode to the files; immutable /assets/, 304, routes, 406, "
+          "nothing outside the root, stale copies")
 
 
 def curl_h2(r, cert, path, *headers):
