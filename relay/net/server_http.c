@@ -22,6 +22,7 @@
 #include "agent/agent_link.h"
 #include "util/hash.h"
 #include "util/log.h"
+#include "net/static_files.h"
 #include "net/view.h"
 
 /*----- HTTP -----*/
@@ -209,33 +210,6 @@ static cr_buf *metrics_text(cr_server *s)
     return cr_buf_take_str(out);
 }
 
-static const char *mime_of(const char *path)
-{
-    static const char *const map[][2] = {{".html", "text/html; charset=utf-8"},
-                                         {".js", "text/javascript"},
-                                         {".mjs", "text/javascript"},
-                                         {".css", "text/css"},
-                                         {".json", "application/json"},
-                                         {".svg", "image/svg+xml"},
-                                         {".png", "image/png"},
-                                         {".ico", "image/x-icon"},
-                                         {".woff2", "font/woff2"},
-                                         {".woff", "font/woff"},
-                                         {".txt", "text/plain; charset=utf-8"},
-                                         {".map", "application/json"},
-                                         {".wasm", "application/wasm"},
-                                         {".webmanifest", "application/manifest+json"},
-                                         {".pgn", "application/x-chess-pgn"},
-                                         {".jpg", "image/jpeg"}};
-    const char *dot = strrchr(path, '.');
-    for (size_t i = 0; dot && i < sizeof map / sizeof map[0]; i++) {
-        if (strcmp(dot, map[i][0]) == 0) {
-            return map[i][1];
-        }
-    }
-    return "application/octet-stream";
-}
-
 /* Only plain names under the web root: no "..", no hidden files, and the
  * resolved path (symlinks followed) must stay inside the root. */
 static int serve_static(cr_server *s, struct lws *wsi, pss *p, const char *uri)
@@ -273,14 +247,10 @@ static int serve_static(cr_server *s, struct lws *wsi, pss *p, const char *uri)
         return http_text(s, wsi, p, HTTP_STATUS_NOT_FOUND, "not found\n");
     }
 serve:;
-    int n = lws_serve_http_file(wsi, real, mime_of(real), NULL, 0);
-    if (n < 0) {
-        return -1;
-    }
-    if (n > 0 && lws_http_transaction_completed(wsi)) {
-        return -1;
-    }
-    return 0;
+    int n = cr_static_serve(wsi, s->web_root, real);
+    return n > 0 ? http_text(s, wsi, p, 406 /* Not Acceptable */,
+                             "no content coding you accept (Accept-Encoding)\n")
+                 : n;
 }
 
 int cr_srv_http_request(cr_server *s, struct lws *wsi, pss *p, const char *uri)

@@ -2,7 +2,7 @@
 // playwright-core (never a downloaded browser) and reading chessground boards.
 
 import { chromium } from 'playwright-core';
-import { mkdtempSync, mkdirSync, rmSync, existsSync } from 'node:fs';
+import { mkdtempSync, mkdirSync, rmSync, existsSync, readFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join, resolve, dirname } from 'node:path';
 import { fileURLToPath } from 'node:url';
@@ -11,6 +11,11 @@ import { createRequire } from 'node:module';
 const here = dirname(fileURLToPath(import.meta.url));
 export const ARTIFACTS = process.env.CR_ARTIFACTS_DIR || resolve(here, '../../artifacts/browser');
 export const DEFAULT_WEB = resolve(here, '../../web/dist');
+// The build's logical names to the paths the page loads ({'app.js':
+// '/assets/app-HASH.js', ...}: web/build.mjs writes dist/assets.json).
+export function webAssets(dir = DEFAULT_WEB) {
+  return JSON.parse(readFileSync(join(dir, 'assets.json'), 'utf8'));
+}
 export const CHROMIUM = process.env.CR_CHROMIUM || '/usr/bin/chromium';
 
 export function haveChromium() {

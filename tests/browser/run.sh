@@ -37,7 +37,7 @@ if [ "$what" != unit ]; then
     fi
   fi
   # Rebuild web/dist only when a source is newer than the build.
-  dist="$repo/web/dist/index.html"
+  dist="$repo/web/dist/build.txt"
   if [ ! -f "$dist" ] || [ -n "$(find "$repo/web/src" "$repo/web/build.mjs" "$repo/web/package.json" -newer "$dist" 2>/dev/null | head -1)" ]; then
     "$repo/web/build.sh"
   fi
