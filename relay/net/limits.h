@@ -27,11 +27,18 @@
 #include <stdint.h>
 #include <stdio.h>
 
+#include "util/addr.h"
+
 typedef struct cr_limits_config {
     int connections;    /* global cap; 0: the fd limit less a reserve */
     int per_address;    /* cap per peer address; 0: 256 */
     int idle_s;         /* a socket that never says hello/subscribes; 0: 30 s */
     int token_failures; /* wrong tokens per address and minute before refusing; 0: 10 */
+    /* Reverse proxies (the caller's array, kept while the limits live):
+     * their connections are counted against the client their request's
+     * X-Forwarded-For names, not against the proxy. */
+    const cr_addr_range *trusted;
+    int ntrusted;
 } cr_limits_config;
 
 typedef struct cr_limits cr_limits;
@@ -47,6 +54,15 @@ cr_limit_verdict cr_limits_accept(cr_limits *l, const struct sockaddr *addr, soc
 /* The wsi of the connection cr_limits_accept just let in. */
 void cr_limits_created(cr_limits *l, struct lws *wsi);
 void cr_limits_destroyed(cr_limits *l, struct lws *wsi);
+/* A request (HTTP, or a WebSocket's handshake) on wsi's connection, with
+ * its X-Forwarded-For (NULL: none): from a trusted proxy, the connection's
+ * client becomes the address the header names (util/addr.h), and the
+ * connection is over the cap if that client has too many. An HTTP/2
+ * connection that carried a request is not idle (lws times it out). wsi
+ * may be an HTTP/2 stream: the accounting is its connection's. */
+void cr_limits_request(cr_limits *l, struct lws *wsi, const char *xff);
+/* The client address of wsi's connection as text; false if unknown. */
+bool cr_limits_client_text(const cr_limits *l, struct lws *wsi, char *buf, size_t size);
 /* Whether wsi's connection is over a cap (to be answered and closed). */
 bool cr_limits_over(const cr_limits *l, struct lws *wsi);
 
