@@ -159,8 +159,12 @@ static int callback(struct lws *wsi, enum lws_callback_reasons reason, void *use
     case LWS_CALLBACK_HTTP_FILE_COMPLETION:
         return cr_srv_http_done(s, wsi);
     case LWS_CALLBACK_FILTER_PROTOCOL_CONNECTION: {
+        /* A WebSocket over HTTP/2 (RFC 8441: lws announces it, Chromium
+         * uses it) is a CONNECT: its path is in :path, not the GET line. */
         char uri[64];
-        if (lws_hdr_copy(wsi, uri, sizeof uri, WSI_TOKEN_GET_URI) <= 0 || strcmp(uri, "/ws") != 0) {
+        if ((lws_hdr_copy(wsi, uri, sizeof uri, WSI_TOKEN_GET_URI) <= 0 &&
+             lws_hdr_copy(wsi, uri, sizeof uri, WSI_TOKEN_HTTP_COLON_PATH) <= 0) ||
+            strcmp(uri, "/ws") != 0) {
             return 1;
         }
         cr_srv_request(s, wsi);
