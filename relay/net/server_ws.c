@@ -419,7 +419,11 @@ int cr_srv_viewer_writeable(cr_server *s, pss *p)
     int n = 0;
     size_t total = 0;
     int64_t now = cr_now_us();
-    while (n < WRITE_BATCH && total < BATCH_BYTES) {
+    /* On HTTP/2 (a WebSocket as an RFC 8441 stream) lws passes no raw write
+     * through (it binned the batch and the viewer was closed): one message
+     * per turn, framed by lws. */
+    int most = lws_get_network_wsi(p->wsi) != p->wsi ? 1 : WRITE_BATCH;
+    while (n < most && total < BATCH_BYTES) {
         cr_buf *b = next_message(s, p, now);
         if (!b) {
             break;

@@ -48,7 +48,12 @@ test('real relay over https (HTTP/2): the viewer shows the moves, the arbiter lo
 
     browser = await launch(['--ignore-certificate-errors']);
     const errors = [];
+    // A WebSocket closed while the game is played is a failure (over HTTP/2
+    // lws dropped a batch of messages and the relay closed the viewer).
+    const closed = [];
+    const watch = (p) => p.on('websocket', (ws) => ws.on('close', () => closed.push(ws.url())));
     const page = await browser.context.newPage();
+    watch(page);
     page.on('pageerror', (e) => errors.push(e.message));
     await page.goto(`${base}/`);
     await page.waitForSelector('.card[data-game]', { timeout: 30000 });
@@ -78,11 +83,17 @@ test('real relay over https (HTTP/2): the viewer shows the moves, the arbiter lo
 
     // The arbiter: the token, wss://, the dashboard with the game's card.
     const arb = await browser.context.newPage();
+    watch(arb);
     arb.on('pageerror', (e) => errors.push(e.message));
     await arb.goto(`${base}/?token=${TOKEN}#/arbiter`);
     await arb.waitForSelector('.arb-card[data-game]', { timeout: 30000 });
     assert.equal(await arb.$('.arb-need-token'), null, 'the dashboard asks for a token');
+    // Both stay connected while the feed goes on.
+    await arb.waitForTimeout(3000);
     await screenshot(arb, 'relay-tls-arbiter');
+    assert.deepEqual(closed, [], 'WebSockets closed during the test');
+    assert.equal(await page.getAttribute('.conn', 'data-state'), 'open', 'the viewer is still connected');
+    assert.equal(await arb.getAttribute('.conn', 'data-state'), 'open', 'the arbiter is still connected');
     assert.deepEqual(errors, []);
   } finally {
     if (browser) await browser.close();
