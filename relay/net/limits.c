@@ -1,10 +1,8 @@
 /* chessrelay relay: limits on the server's sockets (see limits.h). */
 #include "net/limits.h"
 
-#include <arpa/inet.h>
 #include <errno.h>
 #include <inttypes.h>
-#include <netinet/in.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/resource.h>

@@ -7,7 +7,10 @@
  * The accounting follows lws: cr_limits_accept at
  * LWS_CALLBACK_FILTER_NETWORK_CONNECTION (the peer's address; the new wsi
  * does not exist yet), cr_limits_created at the LWS_CALLBACK_WSI_CREATE
- * that follows it, cr_limits_destroyed at LWS_CALLBACK_WSI_DESTROY. A
+ * that follows it, cr_limits_destroyed at LWS_CALLBACK_WSI_DESTROY. Every
+ * other call takes any wsi of the connection: an HTTP/2 stream's is mapped
+ * to its connection (lws_get_network_wsi), so HTTP/2 is limited as HTTP/1.1.
+ * cr_limits_request names the client behind a trusted reverse proxy. A
  * connection over a cap is accepted and marked: HTTP is answered 503 and a
  * WebSocket closed with 1013 (try again later); beyond a small margin over
  * the global cap it is closed at once. Connections are few thousand at

@@ -40,9 +40,11 @@ void cr_srv_request(cr_server *s, struct lws *wsi)
     char small[256], *xff = NULL;
     int n = lws_hdr_total_length(wsi, WSI_TOKEN_X_FORWARDED_FOR);
     if (n > 0) {
-        /* A long chain is read whole: its right end is what counts. */
-        xff = (size_t)n < sizeof small ? small : malloc((size_t)n + 1);
-        if (xff && lws_hdr_copy(wsi, xff, n + 1, WSI_TOKEN_X_FORWARDED_FOR) < 0) {
+        /* A long chain is read whole: its right end is what counts. Room
+         * for the commas lws puts between repeated headers. */
+        size_t size = (size_t)n + 64;
+        xff = size <= sizeof small ? small : malloc(size);
+        if (xff && lws_hdr_copy(wsi, xff, (int)size, WSI_TOKEN_X_FORWARDED_FOR) < 0) {
             xff[0] = '\0';
         }
     }

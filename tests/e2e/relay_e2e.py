@@ -324,7 +324,7 @@ def tls_http2(r, www):
     # Streams side by side on one connection (as a browser loads a page).
     names = ["/big.js", "/live.pgn", "/metrics", "/index.html", "/games.json"]
     with tempfile.TemporaryDirectory(prefix="cr_e2e_par_") as d:
-        args = ["curl", "-sk", "--http2", "--parallel", "--parallel-immediate", "-w", "%{http_version}\n"]
+        args = ["curl", "-sk", "--no-progress-meter", "--http2", "--parallel", "--parallel-immediate", "-w", "%{http_version}\n"]
         for i, n in enumerate(names):
             args += ["-o", os.path.join(d, str(i)), base + n]
         p = subprocess.run(args, stdout=subprocess.PIPE, timeout=120)
