@@ -14,7 +14,7 @@ import threading
 import time
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
-from relay_ws import WS, Games, Relay, WSClosed, check, fail, final_state, moves_of_pgn, sample_feed  # noqa: E402
+from relay_ws import WS, Games, Relay, WSClosed, check, fail, final_state, moves_of_pgn, sample_feed, wait_until  # noqa: E402
 
 FEED = sample_feed("p03.feed")   # one board, 35 minutes
 SPEED = "1000"                                       # -> about 2.1 s
@@ -339,8 +339,21 @@ def tls_http2(r, www):
     check(curl(base + "/live.pgn", "--http2", *auth)[1] == 429, "right token over HTTP/2 while throttled")
     check(curl(base + "/live.pgn", "--http1.1", *auth)[1] == 429, "right token over HTTP/1.1 while throttled")
     check(curl(base + "/live.pgn", "--http2")[1] == 200, "no token while throttled: public PGN refused")
-    print("ok: HTTP/2: %d paths whole as over HTTP/1.1 (%d-byte file), parallel streams, throttle 10 x 401 then 429"
-          % (9, len(big)))
+    # The per-address cap (8 here): with 8 connections held, a request over
+    # either protocol is answered 503; once they are gone, 200.
+    ctx = ssl.create_default_context(cafile=os.path.join(os.path.dirname(www), "cert.pem"))
+    held = [ctx.wrap_socket(socket.create_connection(("127.0.0.1", r.port), timeout=5),
+                            server_hostname="127.0.0.1") for _ in range(8)]
+    try:
+        for proto in ("--http2", "--http1.1"):
+            rc, st, _, _ = curl(base + "/healthz", proto)
+            check(st == 503, "%s with the address at its cap: %d" % (proto, st))
+    finally:
+        for h in held:
+            h.close()
+    wait_until(lambda: curl(base + "/healthz", "--http2")[1] == 200, "HTTP/2 after the held connections closed")
+    print("ok: HTTP/2: %d paths whole as over HTTP/1.1 (%d-byte file), parallel streams, throttle 10 x 401 "
+          "then 429, per-address cap 503 on both" % (9, len(big)))
 
 
 def tls(binary):
@@ -364,6 +377,7 @@ def tls(binary):
         with open(cfg, "w") as f:
             json.dump({"event": "TLS", "tls": {"cert": "cert.pem", "key": "key.pem"},
                        "web_root": "www", "tokens": [{"token": TOKEN, "role": "arbiter"}],
+                       "limits": {"per_address": 8},
                        "feeds": [FEED]}, f)
         r = Relay(binary, ["serve", "--config", cfg, "--state", os.path.join(tmp, "state"),
                            "--speed", SPEED], ca=cert)  # ready: https /healthz answered 200
