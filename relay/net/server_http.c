@@ -94,7 +94,7 @@ static int http_respond(cr_server *s, struct lws *wsi, pss *p, unsigned status, 
     }
     if (len == 0) {
         cr_buf_unref(body);
-        return lws_http_transaction_completed(wsi) ? -1 : 0;
+        return cr_srv_http_done(s, wsi);
     }
     p->kind = PSS_HTTP;
     p->body = body;
@@ -109,7 +109,13 @@ static int http_text(cr_server *s, struct lws *wsi, pss *p, unsigned status, con
                         cr_buf_new(text, strlen(text)), 0, false);
 }
 
-int cr_srv_http_writeable(struct lws *wsi, pss *p)
+int cr_srv_http_done(cr_server *s, struct lws *wsi)
+{
+    cr_srv_flush_later(s, wsi);
+    return lws_http_transaction_completed(wsi) ? -1 : 0;
+}
+
+int cr_srv_http_writeable(cr_server *s, struct lws *wsi, pss *p)
 {
     if (p->kind != PSS_HTTP || !p->body) {
         return 0;
@@ -129,7 +135,7 @@ int cr_srv_http_writeable(struct lws *wsi, pss *p)
     }
     cr_buf_unref(p->body);
     p->body = NULL;
-    return lws_http_transaction_completed(wsi) ? -1 : 0;
+    return cr_srv_http_done(s, wsi);
 }
 
 static cr_buf *metrics_text(cr_server *s)
@@ -248,15 +254,18 @@ static int serve_static(cr_server *s, struct lws *wsi, pss *p, const char *uri)
     }
 serve:;
     int n = cr_static_serve(wsi, s->web_root, real);
-    return n > 0 ? http_text(s, wsi, p, 406 /* Not Acceptable */,
-                             "no content coding you accept (Accept-Encoding)\n")
-                 : n;
+    if (n == 1) {
+        return http_text(s, wsi, p, 406 /* Not Acceptable */,
+                         "no content coding you accept (Accept-Encoding)\n");
+    }
+    return n == 2 ? cr_srv_http_done(s, wsi) : n;
 }
 
 int cr_srv_http_request(cr_server *s, struct lws *wsi, pss *p, const char *uri)
 {
     s->http_requests++;
     p->kind = PSS_HTTP;
+    cr_srv_request(s, wsi);
     char token[300];
     cr_srv_auth auth = cr_srv_bearer_token(wsi, token, sizeof token);
     int lane = LANE_PUBLIC;

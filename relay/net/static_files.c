@@ -263,7 +263,7 @@ static int not_modified(struct lws *wsi, const char *ctype, const unsigned char 
     if (lws_write(wsi, start, (size_t)n, LWS_WRITE_HTTP_HEADERS | LWS_WRITE_H2_STREAM_END) != n) {
         return -1;
     }
-    return lws_http_transaction_completed(wsi) ? -1 : 0;
+    return 2; /* the caller ends the transaction */
 }
 
 int cr_static_serve(struct lws *wsi, const char *web_root, const char *real)
@@ -318,8 +318,5 @@ int cr_static_serve(struct lws *wsi, const char *web_root, const char *real)
     if (n < 0) {
         return -1;
     }
-    if (n > 0 && lws_http_transaction_completed(wsi)) {
-        return -1;
-    }
-    return 0;
+    return n > 0 ? 2 : 0; /* 2: sent whole, the caller ends the transaction */
 }

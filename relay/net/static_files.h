@@ -37,8 +37,10 @@ bool cr_http_etag_matches(const char *if_none_match, const char *etag);
 /* Answers a request for `real`, a regular file already resolved inside
  * `web_root` (index.html too when it answers `/` or a client route: by the
  * file, not the URI, so a route under /assets/ is not immutable). Returns <0
- * to close the connection, 0 when the answer is under way or done, 1 when
- * the client accepts no coding there is (the caller answers 406). */
+ * to close the connection, 0 when the answer is under way, 1 when the client
+ * accepts no coding there is (the caller answers 406), 2 when the answer is
+ * complete (the caller ends the transaction: on HTTP/2 the server must
+ * also see the connection's buffered tail out, server_private.h). */
 int cr_static_serve(struct lws *wsi, const char *web_root, const char *real);
 
 #endif

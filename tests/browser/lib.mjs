@@ -22,7 +22,9 @@ export function haveChromium() {
   return existsSync(CHROMIUM);
 }
 
-export async function launch() {
+// extraArgs: more chromium flags (e.g. --ignore-certificate-errors for a
+// relay with a certificate made by the test).
+export async function launch(extraArgs = []) {
   const profile = mkdtempSync(join(tmpdir(), 'cr-chromium-'));
   // launchPersistentContext is how playwright takes a --user-data-dir.
   const context = await chromium.launchPersistentContext(profile, {
@@ -30,7 +32,7 @@ export async function launch() {
     headless: true,
     args: ['--headless', '--no-sandbox', '--disable-gpu', '--disable-quic', '--no-first-run',
       '--disable-background-networking', '--disable-component-update', '--disable-sync',
-      '--disable-dev-shm-usage'],
+      '--disable-dev-shm-usage', ...extraArgs],
     viewport: { width: 1280, height: 860 },
     deviceScaleFactor: 1,
   });
