@@ -48,10 +48,20 @@ typedef struct arb_claim_ref {
     int index; /* in the monitor's claims */
 } arb_claim_ref;
 
+/* A game's clock model fed during the journal's rebuild, before the
+ * monitors start: the same readings at the same feed times as live, so that
+ * what the model learnt from them (the clock control detected, a flag that
+ * fell) is there after a restart. The game's monitor takes it at start. */
+typedef struct arb_preclock {
+    int game;
+    cr_clock *clock;
+} arb_preclock;
+
 /* The store events made by a call, for the caller to apply after it. */
 typedef struct arb_event {
     struct arb_event *next;
     cr_store_event *ev;
+    char who[64]; /* the arbiter token's name, "relay" for the monitor's own */
 } arb_event;
 
 struct cr_arbiter_link {
@@ -67,7 +77,11 @@ struct cr_arbiter_link {
     arb_ack *acks;
     int nacks;
     size_t capacks;
+    arb_preclock *pre; /* the rebuild's clocks, until the monitors take them */
+    int npre;
+    size_t cappre;
     int64_t aseq;       /* last arbiter message number */
+    int64_t aseq_logged; /* the last aseq written to incidents.log */
     int64_t state_aseq; /* aseq of the last published snapshot (-1: none yet) */
     int64_t state_wall; /* and when it was published */
     char *log_path;
@@ -301,6 +315,21 @@ static void journal_line(cr_arbiter_link *l, const char *line, int n)
     if (n < 0 || cr_sealed_append(l->log, &l->log_chain, line, (size_t)n)) {
         cr_log(CR_LOG_ERROR, "%s: cannot write: %s", l->log_path, strerror(errno));
     }
+}
+
+/* "aseq\t<N>": the arbiter channel's message number so far, so that a
+ * restart numbers on from it (dashboards drop what they have seen). Written
+ * when a snapshot goes out (after each action, at the tick after other
+ * messages) and at a clean stop. */
+static void log_aseq(cr_arbiter_link *l)
+{
+    if (l->log < 0 || l->aseq == l->aseq_logged) {
+        return;
+    }
+    char rec[48];
+    int n = snprintf(rec, sizeof rec, "aseq\t%" PRId64 "\n", l->aseq);
+    journal_line(l, rec, n < (int)sizeof rec ? n : -1);
+    l->aseq_logged = l->aseq;
 }
 
 static void journal_claim(cr_arbiter_link *l, const arb_game *g, const cr_claim *c)
@@ -537,6 +566,89 @@ static void game_free(arb_game *g)
     free(g);
 }
 
+/* A clock model for a store game: its TimeControl tag, else the event's. */
+static cr_clock *new_clock(const cr_arbiter_link *l, const cr_store_game *sg)
+{
+    const char *tc_text = cr_game_tag(sg->game, "TimeControl");
+    if (!tc_text || !tc_text[0]) {
+        tc_text = l->cfg.time_control;
+    }
+    cr_time_control tc;
+    bool have_tc = tc_text && tc_text[0] && cr_time_control_parse(tc_text, &tc, NULL) == 0;
+    return cr_clock_new(have_tc ? &tc : NULL, NULL);
+}
+
+static arb_preclock *find_preclock(const cr_arbiter_link *l, int game)
+{
+    for (int i = 0; i < l->npre; i++) {
+        if (l->pre[i].game == game) {
+            return &l->pre[i];
+        }
+    }
+    return NULL;
+}
+
+/* The rebuild's clock of a game (made at its first use); NULL when out of
+ * memory. */
+static cr_clock *preclock(cr_arbiter_link *l, const cr_store_game *sg)
+{
+    arb_preclock *pc = find_preclock(l, sg->id);
+    if (pc) {
+        return pc->clock;
+    }
+    cr_clock *c = new_clock(l, sg);
+    arb_preclock *v = c ? cr_grow(l->pre, &l->cappre, (size_t)l->npre + 1, sizeof *v, 16) : NULL;
+    if (!v) {
+        cr_clock_free(c);
+        return NULL;
+    }
+    l->pre = v;
+    l->pre[l->npre++] = (arb_preclock){.game = sg->id, .clock = c};
+    return c;
+}
+
+/* The game's clock fed during the rebuild, now the caller's; NULL if none. */
+static cr_clock *take_preclock(cr_arbiter_link *l, int game)
+{
+    arb_preclock *pc = find_preclock(l, game);
+    cr_clock *c = pc ? pc->clock : NULL;
+    if (pc) {
+        pc->clock = NULL;
+    }
+    return c;
+}
+
+static void free_preclocks(cr_arbiter_link *l)
+{
+    for (int i = 0; i < l->npre; i++) {
+        cr_clock_free(l->pre[i].clock);
+    }
+    free(l->pre);
+    l->pre = NULL;
+    l->npre = 0;
+    l->cappre = 0;
+}
+
+/* A store event of the rebuild (before cr_arbiter_link_start): the clock
+ * readings and the board's link go to the game's clock as they did live
+ * (the monitor then feeds them in cr_arbiter_link_on_store_event). */
+static void rebuild_event(cr_arbiter_link *l, const cr_store_event *ev, int64_t t)
+{
+    const cr_store_game *sg = l->cfg.store ? cr_store_find(l->cfg.store, ev->game) : NULL;
+    if (!sg || (ev->kind != CR_SEV_CLOCK && ev->kind != CR_SEV_STATUS) ||
+        (ev->kind == CR_SEV_CLOCK && ev->reread)) {
+        return;
+    }
+    cr_clock *c = preclock(l, sg);
+    if (!c) {
+        cr_log(CR_LOG_ERROR, "arbiter: out of memory, game %d's clock is not rebuilt", ev->game);
+    } else if (ev->kind == CR_SEV_CLOCK) {
+        cr_clock_feed(c, t, ev->white_ms, ev->black_ms, ev->running);
+    } else {
+        cr_clock_link(c, ev->online, t);
+    }
+}
+
 /* Creates the monitor for a store game (a copy of its game and a clock). */
 static arb_game *add_game(cr_arbiter_link *l, const cr_store_game *sg, bool silent, int64_t t,
                           int64_t wall)
@@ -556,18 +668,14 @@ static arb_game *add_game(cr_arbiter_link *l, const cr_store_game *sg, bool sile
     g->table = sg->table;
     g->online = sg->online;
     g->game = cr_game_clone(sg->game);
-    const char *tc_text = cr_game_tag(sg->game, "TimeControl");
-    if (!tc_text || !tc_text[0]) {
-        tc_text = l->cfg.time_control;
-    }
-    cr_time_control tc;
-    bool have_tc = tc_text && tc_text[0] && cr_time_control_parse(tc_text, &tc, NULL) == 0;
-    g->clock = cr_clock_new(have_tc ? &tc : NULL, NULL);
+    /* A game of the rebuild has the clock its readings were fed to. */
+    cr_clock *fed = take_preclock(l, sg->id);
+    g->clock = fed ? fed : new_clock(l, sg);
     cr_monitor_config mc;
     cr_monitor_config_default(&mc);
     mc.silent_start = silent;
     if (g->game && g->clock) {
-        if (sg->clock_at > 0 && sg->white_ms >= 0 && sg->black_ms >= 0) {
+        if (!fed && sg->clock_at > 0 && sg->white_ms >= 0 && sg->black_ms >= 0) {
             /* The reading at its own time, not now: the clock runs on from
              * there. Games with a reading here were rebuilt from the
              * journal, whose events are stamped with their feed time. */
@@ -648,8 +756,9 @@ static bool follow_store(arb_game *g, const cr_game *sg)
     return changed;
 }
 
-/* Queues a store event for the caller (cr_arbiter_link_take_event). Takes ev. */
-static void emit(cr_arbiter_link *l, cr_store_event *ev)
+/* Queues a store event for the caller (cr_arbiter_link_take_event), made
+ * on behalf of who. Takes ev. */
+static void emit(cr_arbiter_link *l, cr_store_event *ev, const char *who)
 {
     arb_event *e = ev ? malloc(sizeof *e) : NULL;
     if (!e) {
@@ -658,6 +767,7 @@ static void emit(cr_arbiter_link *l, cr_store_event *ev)
         return;
     }
     e->ev = ev;
+    snprintf(e->who, sizeof e->who, "%s", who && who[0] ? who : "?");
     e->next = NULL;
     *l->out_tail = e;
     l->out_tail = &e->next;
@@ -685,7 +795,7 @@ static void result_reason(const arb_game *g, char *buf, size_t size)
  * store's game to the monitor's (the monitor's game is the truth here).
  * They are queued, so the store stands as it is until they are applied:
  * what they change is worked out here (a correction clears the result). */
-static void push_to_store(cr_arbiter_link *l, arb_game *g)
+static void push_to_store(cr_arbiter_link *l, arb_game *g, const char *who)
 {
     const cr_store_game *sgr = l->cfg.store ? cr_store_find(l->cfg.store, g->id) : NULL;
     if (!sgr) {
@@ -701,7 +811,7 @@ static void push_to_store(cr_arbiter_link *l, arb_game *g)
             ev->ply = k;
             ev->retracted = cr_game_ply_count(sg) - k;
         }
-        emit(l, ev);
+        emit(l, ev, who);
         store_result = CR_RESULT_NONE;
     }
     for (int i = k; i < cr_game_ply_count(g->game); i++) {
@@ -711,7 +821,7 @@ static void push_to_store(cr_arbiter_link *l, arb_game *g)
             ev->ply = i;
             ev->move = *cr_game_ply(g->game, i);
         }
-        emit(l, ev);
+        emit(l, ev, who);
     }
     static const char *const tags[] = {"White", "Black"};
     for (size_t i = 0; i < sizeof tags / sizeof tags[0]; i++) {
@@ -724,7 +834,7 @@ static void push_to_store(cr_arbiter_link *l, arb_game *g)
                 snprintf(ev->tag.name, sizeof ev->tag.name, "%s", tags[i]);
                 snprintf(ev->tag.value, sizeof ev->tag.value, "%s", mine);
             }
-            emit(l, ev);
+            emit(l, ev, who);
         }
     }
     if (store_result != cr_game_result(g->game)) {
@@ -734,7 +844,7 @@ static void push_to_store(cr_arbiter_link *l, arb_game *g)
             ev->result = cr_game_result(g->game);
             result_reason(g, ev->reason, sizeof ev->reason);
         }
-        emit(l, ev);
+        emit(l, ev, who);
     }
 }
 
@@ -784,6 +894,7 @@ static void publish_state(cr_arbiter_link *l, int64_t wall)
         json_decref(snap);
         json_decref(inc_doc);
     }
+    log_aseq(l);
     if (p && p->snapshot && p->incidents) {
         l->state_aseq = l->aseq;
         l->state_wall = wall;
@@ -819,12 +930,14 @@ void cr_arbiter_link_free(cr_arbiter_link *l)
     free(l->games);
     free(l->claims);
     free(l->acks);
+    free_preclocks(l);
     if (l->log >= 0) {
+        log_aseq(l); /* a clean stop: the numbering goes on from here */
         close(l->log);
     }
     free(l->log_path);
     cr_store_event *ev;
-    while ((ev = cr_arbiter_link_take_event(l)) != NULL) {
+    while ((ev = cr_arbiter_link_take_event(l, NULL, 0)) != NULL) {
         cr_store_event_free(ev);
     }
     free(l);
@@ -833,6 +946,19 @@ void cr_arbiter_link_free(cr_arbiter_link *l)
 static int restore_line(void *data, const char *line, size_t len, int lineno)
 {
     cr_arbiter_link *l = data;
+    static const char aseq_tag[] = "aseq\t";
+    if (len > sizeof aseq_tag - 1 && strncmp(line, aseq_tag, sizeof aseq_tag - 1) == 0) {
+        char num[24];
+        snprintf(num, sizeof num, "%.*s", (int)(len - (sizeof aseq_tag - 1)), line + sizeof aseq_tag - 1);
+        char *e;
+        long long n = strtoll(num, &e, 10);
+        if (*e || n < 0) {
+            cr_log(CR_LOG_WARN, "%s:%d: not a message number (skipped)", l->log_path, lineno);
+        } else if (n > l->aseq) {
+            l->aseq = l->aseq_logged = n;
+        }
+        return 0;
+    }
     char *end;
     long id = strtol(line, &end, 10);
     arb_game *g = *end == '\t' && id > 0 && id < INT_MAX ? find_game(l, (int)id) : NULL;
@@ -920,11 +1046,15 @@ int cr_arbiter_link_start(cr_arbiter_link *l, int64_t t, int64_t wall, cr_error 
         }
     }
     for (int i = 0; i < l->ngames; i++) {
+        /* The sources' reach, as live (after the restored incidents, which
+         * count as raised); what it raises is new and goes out. */
+        cr_monitor_source_time(l->games[i]->mon, t);
         json_t *key = state_json(l, l->games[i], false);
         free(l->games[i]->state_key);
         l->games[i]->state_key = key ? json_dumps(key, JSON_COMPACT | JSON_SORT_KEYS) : NULL;
         json_decref(key);
     }
+    free_preclocks(l); /* every game of the store has taken its own */
     l->started = true;
     for (int i = 0; i < l->ngames; i++) {
         if (cr_monitor_claim_count(l->games[i]->mon) > 0) {
@@ -943,6 +1073,7 @@ void cr_arbiter_link_on_store_event(cr_arbiter_link *l, const cr_store_event *ev
         return;
     }
     if (!l->started) {
+        rebuild_event(l, ev, t);
         return;
     }
     const cr_store_game *sg = l->cfg.store ? cr_store_find(l->cfg.store, ev->game) : NULL;
@@ -1033,7 +1164,7 @@ void cr_arbiter_link_tick(cr_arbiter_link *l, int64_t t, int64_t wall)
         cr_monitor_tick(g->mon, t);
         if (cr_game_result(g->game) != before || g->push_due) {
             g->push_due = false;
-            push_to_store(l, g);
+            push_to_store(l, g, "relay"); /* the monitor ended it: no arbiter's doing */
         }
         flush(l, g, false);
     }
@@ -1126,7 +1257,7 @@ int cr_arbiter_link_command(cr_arbiter_link *l, const cr_arbiter_cmd *c, int64_t
     if (rc == 0) {
         cr_log(CR_LOG_INFO, "arbiter %s: game %d: %s", c->who[0] ? c->who : "?", c->game,
                cr_arbiter_action_name(c->action));
-        push_to_store(l, g);
+        push_to_store(l, g, c->who);
     }
     flush(l, g, true);
     if (rc == 0 && (c->action == CR_ARB_CLAIM || c->action == CR_ARB_DECIDE)) {
@@ -1150,7 +1281,7 @@ out:
     return rc;
 }
 
-cr_store_event *cr_arbiter_link_take_event(cr_arbiter_link *l)
+cr_store_event *cr_arbiter_link_take_event(cr_arbiter_link *l, char *who, size_t who_size)
 {
     arb_event *e = l ? l->out_head : NULL;
     if (!e) {
@@ -1161,6 +1292,9 @@ cr_store_event *cr_arbiter_link_take_event(cr_arbiter_link *l)
         l->out_tail = &l->out_head;
     }
     cr_store_event *ev = e->ev;
+    if (who && who_size) {
+        snprintf(who, who_size, "%s", e->who);
+    }
     free(e);
     return ev;
 }

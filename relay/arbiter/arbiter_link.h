@@ -81,8 +81,10 @@ int cr_arbiter_link_command(cr_arbiter_link *l, const cr_arbiter_cmd *c, int64_t
 /* The oldest queued store event (kind, game and payload filled; the caller
  * gives seq/ts and applies it), or NULL when none is left. The caller owns
  * it, applies it after the call that queued it has returned, and does not
- * pass it back to cr_arbiter_link_on_store_event: the monitor made it. */
-cr_store_event *cr_arbiter_link_take_event(cr_arbiter_link *l);
+ * pass it back to cr_arbiter_link_on_store_event: the monitor made it.
+ * who (may be NULL) gets who made it, for the journal: the arbiter token's
+ * name of the action, or "relay" for a game the monitor ended. */
+cr_store_event *cr_arbiter_link_take_event(cr_arbiter_link *l, char *who, size_t who_size);
 
 /* A relay-wide alert for the arbiters (not a game's incident): the journal
  * cannot write or is not sound, ... Published as {"type":"relay-alert",

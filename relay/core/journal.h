@@ -103,21 +103,42 @@ int cr_journal_verify(const char *dir, cr_journal_stats *stats, cr_error *err);
 int cr_journal_read(const char *dir, cr_journal_line_fn fn, void *data, cr_journal_stats *stats,
                     cr_error *err);
 
-/* Command lines: a result or tag set by a client or an arbiter, as the
- * comment line "# cmd {JSON}" (one JSON object, compact, on one line:
- * {"cmd":"result","game":N,"result":"1-0"} or
- * {"cmd":"tag","game":N,"name":"...","value":"..."}, "who" and "at" (ms)
- * optional), so that
- * every byte of a name or value comes back. The reader still takes the lines
- * of older journals: "# cmd result N R" and "# cmd tag N NAME VALUE". */
+/* Command lines: what a client or an arbiter changed in a game, as the
+ * comment line "# cmd {JSON}" (one JSON object, compact, on one line), so
+ * that every byte of a name or value comes back and a rebuild applies the
+ * same store events at the same point of the event stream:
+ *   {"cmd":"result","game":N,"result":"1-0","reason":"flag fall"}
+ *   {"cmd":"tag","game":N,"name":"...","value":"..."}
+ *   {"cmd":"correction","game":N,"ply":K}     plies from K retracted
+ *   {"cmd":"move","game":N,"ply":K,"uci":"e2e4","flags":0,"clock":ms,"emt":ms,"ts":T,"fits":1}
+ *       (an illegal ply: "san" and "after", the FEN it left, instead of "uci")
+ * each with "who" (the arbiter token's name, "relay" for a result the
+ * monitor found) and "at" (ms) optional, and "tick" (the feed ms the boards
+ * were ticked to when an arbiter acted: the rebuild ticks them there first).
+ * A take-back, a replaced move or a draw-offer mark is a correction and
+ * the moves that stand. The reader still takes the lines of older journals:
+ * "# cmd result N R" and "# cmd tag N NAME VALUE". */
+typedef enum cr_journal_cmd_kind {
+    CR_JCMD_RESULT = 0,
+    CR_JCMD_TAG,
+    CR_JCMD_CORRECTION,
+    CR_JCMD_MOVE
+} cr_journal_cmd_kind;
+
 typedef struct cr_journal_cmd {
-    bool tag; /* false: a result */
+    cr_journal_cmd_kind kind;
     int game;
     cr_result result;
+    char reason[CR_REASON_MAX]; /* RESULT: why (may be empty) */
     char name[CR_TAG_NAME_MAX];
     char value[CR_TAG_VALUE_MAX];
+    int ply;      /* CORRECTION: the first ply retracted; MOVE: its index */
+    cr_ply move;  /* MOVE: flags, clock_ms, emt_ms, ts, fits; uci (legal) or san and
+                     after (illegal); `move` is left CR_MOVE_NONE: the reader
+                     resolves uci in the game's position */
     char who[64];
-    int64_t at; /* wall clock, ms since 1970 (0: not known) */
+    int64_t at;   /* wall clock, ms since 1970 (0: not known) */
+    int64_t tick; /* feed ms the boards were ticked to (-1: not said) */
 } cr_journal_cmd;
 
 /* The line (with its "\n") into out. Returns its length, or -1 if it does
