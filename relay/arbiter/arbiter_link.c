@@ -48,15 +48,6 @@ typedef struct arb_claim_ref {
     int index; /* in the monitor's claims */
 } arb_claim_ref;
 
-/* A game's clock model fed during the journal's rebuild, before the
- * monitors start: the same readings at the same feed times as live, so that
- * what the model learnt from them (the clock control detected, a flag that
- * fell) is there after a restart. The game's monitor takes it at start. */
-typedef struct arb_preclock {
-    int game;
-    cr_clock *clock;
-} arb_preclock;
-
 /* The store events made by a call, for the caller to apply after it. */
 typedef struct arb_event {
     struct arb_event *next;
@@ -77,9 +68,6 @@ struct cr_arbiter_link {
     arb_ack *acks;
     int nacks;
     size_t capacks;
-    arb_preclock *pre; /* the rebuild's clocks, until the monitors take them */
-    int npre;
-    size_t cappre;
     int64_t aseq;       /* last arbiter message number */
     int64_t aseq_logged; /* the last aseq written to incidents.log */
     int64_t state_aseq; /* aseq of the last published snapshot (-1: none yet) */
@@ -578,77 +566,6 @@ static cr_clock *new_clock(const cr_arbiter_link *l, const cr_store_game *sg)
     return cr_clock_new(have_tc ? &tc : NULL, NULL);
 }
 
-static arb_preclock *find_preclock(const cr_arbiter_link *l, int game)
-{
-    for (int i = 0; i < l->npre; i++) {
-        if (l->pre[i].game == game) {
-            return &l->pre[i];
-        }
-    }
-    return NULL;
-}
-
-/* The rebuild's clock of a game (made at its first use); NULL when out of
- * memory. */
-static cr_clock *preclock(cr_arbiter_link *l, const cr_store_game *sg)
-{
-    arb_preclock *pc = find_preclock(l, sg->id);
-    if (pc) {
-        return pc->clock;
-    }
-    cr_clock *c = new_clock(l, sg);
-    arb_preclock *v = c ? cr_grow(l->pre, &l->cappre, (size_t)l->npre + 1, sizeof *v, 16) : NULL;
-    if (!v) {
-        cr_clock_free(c);
-        return NULL;
-    }
-    l->pre = v;
-    l->pre[l->npre++] = (arb_preclock){.game = sg->id, .clock = c};
-    return c;
-}
-
-/* The game's clock fed during the rebuild, now the caller's; NULL if none. */
-static cr_clock *take_preclock(cr_arbiter_link *l, int game)
-{
-    arb_preclock *pc = find_preclock(l, game);
-    cr_clock *c = pc ? pc->clock : NULL;
-    if (pc) {
-        pc->clock = NULL;
-    }
-    return c;
-}
-
-static void free_preclocks(cr_arbiter_link *l)
-{
-    for (int i = 0; i < l->npre; i++) {
-        cr_clock_free(l->pre[i].clock);
-    }
-    free(l->pre);
-    l->pre = NULL;
-    l->npre = 0;
-    l->cappre = 0;
-}
-
-/* A store event of the rebuild (before cr_arbiter_link_start): the clock
- * readings and the board's link go to the game's clock as they did live
- * (the monitor then feeds them in cr_arbiter_link_on_store_event). */
-static void rebuild_event(cr_arbiter_link *l, const cr_store_event *ev, int64_t t)
-{
-    const cr_store_game *sg = l->cfg.store ? cr_store_find(l->cfg.store, ev->game) : NULL;
-    if (!sg || (ev->kind != CR_SEV_CLOCK && ev->kind != CR_SEV_STATUS) ||
-        (ev->kind == CR_SEV_CLOCK && ev->reread)) {
-        return;
-    }
-    cr_clock *c = preclock(l, sg);
-    if (!c) {
-        cr_log(CR_LOG_ERROR, "arbiter: out of memory, game %d's clock is not rebuilt", ev->game);
-    } else if (ev->kind == CR_SEV_CLOCK) {
-        cr_clock_feed(c, t, ev->white_ms, ev->black_ms, ev->running);
-    } else {
-        cr_clock_link(c, ev->online, t);
-    }
-}
-
 /* Creates the monitor for a store game (a copy of its game and a clock). */
 static arb_game *add_game(cr_arbiter_link *l, const cr_store_game *sg, bool silent, int64_t t,
                           int64_t wall)
@@ -668,14 +585,12 @@ static arb_game *add_game(cr_arbiter_link *l, const cr_store_game *sg, bool sile
     g->table = sg->table;
     g->online = sg->online;
     g->game = cr_game_clone(sg->game);
-    /* A game of the rebuild has the clock its readings were fed to. */
-    cr_clock *fed = take_preclock(l, sg->id);
-    g->clock = fed ? fed : new_clock(l, sg);
+    g->clock = new_clock(l, sg);
     cr_monitor_config mc;
     cr_monitor_config_default(&mc);
     mc.silent_start = silent;
     if (g->game && g->clock) {
-        if (!fed && sg->clock_at > 0 && sg->white_ms >= 0 && sg->black_ms >= 0) {
+        if (sg->clock_at > 0 && sg->white_ms >= 0 && sg->black_ms >= 0) {
             /* The reading at its own time, not now: the clock runs on from
              * there. Games with a reading here were rebuilt from the
              * journal, whose events are stamped with their feed time. */
@@ -688,6 +603,10 @@ static arb_game *add_game(cr_arbiter_link *l, const cr_store_game *sg, bool sile
         game_free(g);
         return NULL;
     }
+    /* In the rebuild the monitor follows the journal's events as it did
+     * live (its clock learns the control, its markers are set), logging
+     * nothing: the log is restored from incidents.log at start. */
+    cr_monitor_set_silent(g->mon, !l->started);
     cr_monitor_set_wall(g->mon, wall);
     if (!sg->online) {
         cr_monitor_board_link(g->mon, false, t);
@@ -930,7 +849,6 @@ void cr_arbiter_link_free(cr_arbiter_link *l)
     free(l->games);
     free(l->claims);
     free(l->acks);
-    free_preclocks(l);
     if (l->log >= 0) {
         log_aseq(l); /* a clean stop: the numbering goes on from here */
         close(l->log);
@@ -1048,13 +966,14 @@ int cr_arbiter_link_start(cr_arbiter_link *l, int64_t t, int64_t wall, cr_error 
     for (int i = 0; i < l->ngames; i++) {
         /* The sources' reach, as live (after the restored incidents, which
          * count as raised); what it raises is new and goes out. */
+        cr_monitor_set_silent(l->games[i]->mon, false);
+        l->games[i]->published = cr_monitor_incident_count(l->games[i]->mon);
         cr_monitor_source_time(l->games[i]->mon, t);
         json_t *key = state_json(l, l->games[i], false);
         free(l->games[i]->state_key);
         l->games[i]->state_key = key ? json_dumps(key, JSON_COMPACT | JSON_SORT_KEYS) : NULL;
         json_decref(key);
     }
-    free_preclocks(l); /* every game of the store has taken its own */
     l->started = true;
     for (int i = 0; i < l->ngames; i++) {
         if (cr_monitor_claim_count(l->games[i]->mon) > 0) {
@@ -1070,10 +989,6 @@ void cr_arbiter_link_on_store_event(cr_arbiter_link *l, const cr_store_event *ev
                                     int64_t wall)
 {
     if (!l || !ev) {
-        return;
-    }
-    if (!l->started) {
-        rebuild_event(l, ev, t);
         return;
     }
     const cr_store_game *sg = l->cfg.store ? cr_store_find(l->cfg.store, ev->game) : NULL;
@@ -1123,6 +1038,9 @@ void cr_arbiter_link_on_store_event(cr_arbiter_link *l, const cr_store_event *ev
         cr_game_set_tag(g->game, ev->tag.name, ev->tag.value[0] ? ev->tag.value : NULL);
         break;
     }
+    if (!l->started) {
+        return; /* the rebuild: what the monitor did then is in the journal and the log */
+    }
     /* The monitor may have ended the game (fivefold, dead position, flag):
      * the RESULT is queued at the next tick, when the store has taken the
      * rest of this event's turn. */
@@ -1134,7 +1052,7 @@ void cr_arbiter_link_on_store_event(cr_arbiter_link *l, const cr_store_event *ev
 
 void cr_arbiter_link_source_time(cr_arbiter_link *l, const char *board, int64_t t)
 {
-    if (!l || !l->started) {
+    if (!l) {
         return;
     }
     for (int i = 0; i < l->ngames; i++) {
@@ -1142,7 +1060,7 @@ void cr_arbiter_link_source_time(cr_arbiter_link *l, const char *board, int64_t 
         if (!board || strcmp(g->board, board) == 0) {
             cr_result before = cr_game_result(g->game);
             cr_monitor_source_time(g->mon, t);
-            if (cr_game_result(g->game) != before) {
+            if (cr_game_result(g->game) != before && l->started) {
                 g->push_due = true; /* a flag fell: told to the store at the next tick */
             }
         }

@@ -576,6 +576,9 @@ int cr_journal_cmd_format(const cr_journal_cmd *c, char *out, size_t size)
     if (j && c->tick >= 0) {
         json_object_set_new(j, "tick", json_integer(c->tick));
     }
+    if (j && c->t >= 0) {
+        json_object_set_new(j, "t", json_integer(c->t));
+    }
     /* Compact JSON escapes every control character: one line whatever the
      * value holds. */
     char *text = j ? json_dumps(j, JSON_COMPACT | JSON_PRESERVE_ORDER) : NULL;
@@ -738,7 +741,7 @@ int cr_journal_cmd_parse(const char *line, size_t len, cr_journal_cmd *c, char *
         return 0;
     }
     memset(c, 0, sizeof *c);
-    c->tick = -1;
+    c->tick = c->t = -1;
     const char *p = line + sizeof head - 1;
     size_t n = len - (sizeof head - 1);
     if (!n || *p != '{') {
@@ -749,11 +752,12 @@ int cr_journal_cmd_parse(const char *line, size_t len, cr_journal_cmd *c, char *
     const char *cmd = json_string_value(json_object_get(j, "cmd"));
     json_t *game = json_object_get(j, "game");
     const char *who = json_string_value(json_object_get(j, "who"));
-    int64_t at, tick;
+    int64_t at, tick, t;
     int rc = -1;
     if (!j || !cmd || !json_is_integer(game) || json_integer_value(game) < 1 ||
         json_integer_value(game) > INT_MAX || (who && strlen(who) >= sizeof c->who) ||
-        !int_field(j, "at", 0, INT64_MAX, 0, &at) || !int_field(j, "tick", -1, INT64_MAX, -1, &tick)) {
+        !int_field(j, "at", 0, INT64_MAX, 0, &at) || !int_field(j, "tick", -1, INT64_MAX, -1, &tick) ||
+        !int_field(j, "t", -1, INT64_MAX, -1, &t)) {
         snprintf(err, err_size, "%s", j ? "command line without its fields" : "command line not JSON");
     } else {
         rc = parse_cmd_fields(j, cmd, c, err, err_size);
@@ -763,6 +767,7 @@ int cr_journal_cmd_parse(const char *line, size_t len, cr_journal_cmd *c, char *
         snprintf(c->who, sizeof c->who, "%s", who ? who : "");
         c->at = at;
         c->tick = tick;
+        c->t = t;
     }
     json_decref(j);
     return rc;

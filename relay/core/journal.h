@@ -113,8 +113,10 @@ int cr_journal_read(const char *dir, cr_journal_line_fn fn, void *data, cr_journ
  *   {"cmd":"move","game":N,"ply":K,"uci":"e2e4","flags":0,"clock":ms,"emt":ms,"ts":T,"fits":1}
  *       (an illegal ply: "san" and "after", the FEN it left, instead of "uci")
  * each with "who" (the arbiter token's name, "relay" for a result the
- * monitor found) and "at" (ms) optional, and "tick" (the feed ms the boards
- * were ticked to when an arbiter acted: the rebuild ticks them there first).
+ * monitor found) and "at" (ms) optional, and for what an arbiter's action or
+ * the monitor made "tick" (the feed ms the boards were ticked to: the
+ * rebuild ticks them there first) and "t" (the feed ms the sources had
+ * reached, the action's time: the rebuild applies it then).
  * A take-back, a replaced move or a draw-offer mark is a correction and
  * the moves that stand. The reader still takes the lines of older journals:
  * "# cmd result N R" and "# cmd tag N NAME VALUE". */
@@ -139,6 +141,7 @@ typedef struct cr_journal_cmd {
     char who[64];
     int64_t at;   /* wall clock, ms since 1970 (0: not known) */
     int64_t tick; /* feed ms the boards were ticked to (-1: not said) */
+    int64_t t;    /* feed ms the sources had reached (-1: not said) */
 } cr_journal_cmd;
 
 /* The line (with its "\n") into out. Returns its length, or -1 if it does

@@ -484,15 +484,17 @@ static void finish_all(relay *r, int64_t t)
  * (a result, a take-back or a replaced move: CORRECTION and MOVEs, players'
  * names), is journaled as a command line, so that a restart rebuilds it at
  * the same point. tick: the feed ms the boards were ticked to (an arbiter's
- * events: the rebuild ticks them there first), or -1. */
-static void journal_command(relay *r, const cr_store_event *ev, const char *who, int64_t tick)
+ * events: the rebuild ticks them there first), t: the action's feed time;
+ * -1 when not said. */
+static void journal_command(relay *r, const cr_store_event *ev, const char *who, int64_t tick,
+                            int64_t t)
 {
     if (!r->journal || r->rebuilding) {
         return;
     }
     /* at: the event's own stamp (ms), which the rebuild gives it again */
     cr_journal_cmd c = {.game = ev->game, .result = ev->result, .ply = ev->ply,
-                        .at = r->cur_ts / 1000, .tick = tick};
+                        .at = r->cur_ts / 1000, .tick = tick, .t = t};
     switch (ev->kind) {
     case CR_SEV_RESULT:
         c.kind = CR_JCMD_RESULT;
@@ -533,7 +535,7 @@ static void apply_arbiter_events(relay *r)
     r->applying_arbiter = true;
     r->cur_ts = r->cur_ts / 1000 * 1000; /* whole ms, as journaled */
     while ((ev = cr_arbiter_link_take_event(r->arb, who, sizeof who)) != NULL) {
-        journal_command(r, ev, who, r->last_tick);
+        journal_command(r, ev, who, r->last_tick, r->cur_t);
         emit(r, ev);
     }
     r->applying_arbiter = false;
@@ -566,7 +568,7 @@ static void apply_command(relay *r, const cr_command_msg *c)
         snprintf(ev->tag.value, sizeof ev->tag.value, "%s", c->value);
     }
     r->cur_ts = r->cur_ts / 1000 * 1000; /* whole ms, as journaled */
-    journal_command(r, ev, c->who, -1);
+    journal_command(r, ev, c->who, -1, -1);
     emit(r, ev);
 }
 
@@ -1046,6 +1048,13 @@ static void journal_command_line(relay *r, const char *line, size_t len, const c
     }
     if (jc.tick >= 0) {
         run_ticks(r, jc.tick);
+    }
+    if (jc.t >= 0) { /* as live: the sources had reached t, the action came then */
+        if (r->source_t < jc.t) {
+            r->source_t = jc.t;
+            cr_arbiter_link_source_time(r->arb, NULL, jc.t);
+        }
+        r->cur_t = jc.t;
     }
     if (jc.at > 0) {
         r->cur_ts = jc.at * 1000;
