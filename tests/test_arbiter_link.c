@@ -46,7 +46,7 @@ static int h_drain(harness *h)
 {
     int n = 0;
     cr_store_event *ev;
-    while ((ev = cr_arbiter_link_take_event(h->link)) != NULL) {
+    while ((ev = cr_arbiter_link_take_event(h->link, NULL, 0)) != NULL) {
         h_store(h, ev);
         cr_store_event_free(ev);
         n++;
@@ -603,21 +603,21 @@ static void test_events_after_call(void **state)
     /* Returned: nothing applied yet. */
     assert_int_equal(h.seq, seq);
     assert_int_equal(cr_game_result(cr_store_find(h.store, 4)->game), CR_RESULT_NONE);
-    cr_store_event *ev = cr_arbiter_link_take_event(h.link);
+    cr_store_event *ev = cr_arbiter_link_take_event(h.link, NULL, 0);
     assert_non_null(ev);
     assert_int_equal(ev->kind, CR_SEV_RESULT);
     assert_int_equal(ev->game, 4);
     assert_int_equal(ev->result, CR_RESULT_WHITE);
     h_store(&h, ev);
     cr_store_event_free(ev);
-    assert_null(cr_arbiter_link_take_event(h.link));
+    assert_null(cr_arbiter_link_take_event(h.link, NULL, 0));
     assert_int_equal(cr_game_result(cr_store_find(h.store, 4)->game), CR_RESULT_WHITE);
 
     const char *back = "{\"game\":4,\"action\":\"take-back\",\"plies\":2}";
     assert_int_equal(cr_arbiter_cmd_parse(back, strlen(back), &c, err, sizeof err), 0);
     assert_int_equal(cr_arbiter_link_command(h.link, &c, h.t, h.t, NULL, 0), 0);
     assert_int_equal(cr_game_ply_count(cr_store_find(h.store, 4)->game), 3);
-    ev = cr_arbiter_link_take_event(h.link);
+    ev = cr_arbiter_link_take_event(h.link, NULL, 0);
     assert_non_null(ev);
     assert_int_equal(ev->kind, CR_SEV_CORRECTION);
     assert_int_equal(ev->ply, 2);
@@ -625,13 +625,13 @@ static void test_events_after_call(void **state)
     h_store(&h, ev);
     cr_store_event_free(ev);
     assert_int_equal(cr_game_result(cr_store_find(h.store, 4)->game), CR_RESULT_NONE);
-    ev = cr_arbiter_link_take_event(h.link);
+    ev = cr_arbiter_link_take_event(h.link, NULL, 0);
     assert_non_null(ev);
     assert_int_equal(ev->kind, CR_SEV_RESULT);
     assert_int_equal(ev->result, CR_RESULT_WHITE);
     h_store(&h, ev);
     cr_store_event_free(ev);
-    assert_null(cr_arbiter_link_take_event(h.link));
+    assert_null(cr_arbiter_link_take_event(h.link, NULL, 0));
     const cr_game *g = cr_store_find(h.store, 4)->game;
     assert_int_equal(cr_game_ply_count(g), 2);
     assert_int_equal(cr_game_result(g), CR_RESULT_WHITE);

@@ -772,3 +772,82 @@ int cr_journal_cmd_parse(const char *line, size_t len, cr_journal_cmd *c, char *
     json_decref(j);
     return rc;
 }
+
+/*----- command lines and store events -----*/
+
+bool cr_journal_cmd_of_event(const cr_store_event *ev, cr_journal_cmd *c)
+{
+    memset(c, 0, sizeof *c);
+    c->game = ev->game;
+    c->tick = c->t = -1;
+    switch (ev->kind) {
+    case CR_SEV_RESULT:
+        c->kind = CR_JCMD_RESULT;
+        c->result = ev->result;
+        snprintf(c->reason, sizeof c->reason, "%s", ev->reason);
+        return true;
+    case CR_SEV_TAG:
+        c->kind = CR_JCMD_TAG;
+        snprintf(c->name, sizeof c->name, "%s", ev->tag.name);
+        snprintf(c->value, sizeof c->value, "%s", ev->tag.value);
+        return true;
+    case CR_SEV_CORRECTION:
+        c->kind = CR_JCMD_CORRECTION;
+        c->ply = ev->ply;
+        return true;
+    case CR_SEV_MOVE:
+        c->kind = CR_JCMD_MOVE;
+        c->ply = ev->ply;
+        c->move = ev->move;
+        return true;
+    default:
+        return false;
+    }
+}
+
+static const cr_sev_kind cmd_event_kind[] = {
+    [CR_JCMD_RESULT] = CR_SEV_RESULT, [CR_JCMD_TAG] = CR_SEV_TAG,
+    [CR_JCMD_CORRECTION] = CR_SEV_CORRECTION, [CR_JCMD_MOVE] = CR_SEV_MOVE};
+
+cr_store_event *cr_journal_cmd_event(const cr_journal_cmd *c, const cr_store *store, char *why,
+                                     size_t why_size)
+{
+    const cr_store_game *g = cr_store_find(store, c->game);
+    if (!g) {
+        snprintf(why, why_size, "command for unknown game %d", c->game);
+        return NULL;
+    }
+    cr_store_event *ev = cr_store_event_new(cmd_event_kind[c->kind]);
+    if (!ev) {
+        snprintf(why, why_size, "out of memory");
+        return NULL;
+    }
+    ev->game = c->game;
+    ev->ply = c->ply;
+    switch (c->kind) {
+    case CR_JCMD_RESULT:
+        ev->result = c->result;
+        snprintf(ev->reason, sizeof ev->reason, "%s", c->reason[0] ? c->reason : "arbiter");
+        break;
+    case CR_JCMD_TAG:
+        snprintf(ev->tag.name, sizeof ev->tag.name, "%s", c->name);
+        snprintf(ev->tag.value, sizeof ev->tag.value, "%s", c->value);
+        break;
+    case CR_JCMD_CORRECTION:
+        ev->retracted = cr_game_ply_count(g->game) - c->ply;
+        break;
+    case CR_JCMD_MOVE:
+        ev->move = c->move;
+        if (!(c->move.flags & CR_PLY_ILLEGAL)) {
+            ev->move.move = cr_move_from_uci(cr_game_position(g->game), c->move.uci);
+            if (ev->move.move == CR_MOVE_NONE) {
+                snprintf(why, why_size, "game %d: %s is not legal at ply %d", c->game, c->move.uci,
+                         cr_game_ply_count(g->game));
+                cr_store_event_free(ev);
+                return NULL;
+            }
+        }
+        break;
+    }
+    return ev;
+}

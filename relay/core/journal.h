@@ -148,6 +148,19 @@ typedef struct cr_journal_cmd {
  * not fit. */
 int cr_journal_cmd_format(const cr_journal_cmd *c, char *out, size_t size);
 
+/* The command line of a store event (RESULT, TAG, CORRECTION, MOVE): fills
+ * c's game and fields (who, at, tick and t left for the caller: none).
+ * Returns false for the other kinds. */
+bool cr_journal_cmd_of_event(const cr_store_event *ev, cr_journal_cmd *c);
+
+/* The store event of a command line read back, for the store as it stands
+ * (a move's UCI resolved in the game's position; a result of an older
+ * journal, without a reason, gets "arbiter"). NULL with why filled when the
+ * game is unknown, the move is not legal there, or out of memory. The
+ * caller owns it (gives seq/ts and applies it). */
+cr_store_event *cr_journal_cmd_event(const cr_journal_cmd *c, const cr_store *store, char *why,
+                                     size_t why_size);
+
 /* 0: not a command line; 1: *c filled; -1: a command line that cannot be
  * read (why in err, err_size bytes): the caller reports it, never drops it
  * silently. */

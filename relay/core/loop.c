@@ -493,28 +493,14 @@ static void journal_command(relay *r, const cr_store_event *ev, const char *who,
         return;
     }
     /* at: the event's own stamp (ms), which the rebuild gives it again */
-    cr_journal_cmd c = {.game = ev->game, .result = ev->result, .ply = ev->ply,
-                        .at = r->cur_ts / 1000, .tick = tick, .t = t};
-    switch (ev->kind) {
-    case CR_SEV_RESULT:
-        c.kind = CR_JCMD_RESULT;
-        snprintf(c.reason, sizeof c.reason, "%s", ev->reason);
-        break;
-    case CR_SEV_TAG:
-        c.kind = CR_JCMD_TAG;
-        snprintf(c.name, sizeof c.name, "%s", ev->tag.name);
-        snprintf(c.value, sizeof c.value, "%s", ev->tag.value);
-        break;
-    case CR_SEV_CORRECTION:
-        c.kind = CR_JCMD_CORRECTION;
-        break;
-    case CR_SEV_MOVE:
-        c.kind = CR_JCMD_MOVE;
-        c.move = ev->move;
-        break;
-    default:
+    /* at: the event's own stamp (ms), which the rebuild gives it again */
+    cr_journal_cmd c;
+    if (!cr_journal_cmd_of_event(ev, &c)) {
         return;
     }
+    c.at = r->cur_ts / 1000;
+    c.tick = tick;
+    c.t = t;
     snprintf(c.who, sizeof c.who, "%s", who);
     char line[1024];
     int n = cr_journal_cmd_format(&c, line, sizeof line);
@@ -990,43 +976,6 @@ static bool wants_agents(const cr_loop_config *cfg)
 
 /*----- the journal: rebuild -----*/
 
-/* A journaled correction or move (an arbiter's take-back, replaced move,
- * draw-offer mark) as its store event again; NULL (reported) when it no
- * longer fits the game. */
-static cr_store_event *journaled_move(relay *r, const cr_journal_cmd *jc, const char *where)
-{
-    const cr_store_game *g = cr_store_find(r->live, jc->game);
-    cr_store_event *ev = NULL;
-    if (!g) {
-        cr_log(CR_LOG_ERROR, "journal: %s: %s for unknown game %d", where,
-               jc->kind == CR_JCMD_MOVE ? "move" : "correction", jc->game);
-    } else if (jc->kind == CR_JCMD_CORRECTION) {
-        ev = cr_store_event_new(CR_SEV_CORRECTION);
-        if (ev) {
-            ev->retracted = cr_game_ply_count(g->game) - jc->ply;
-        }
-    } else {
-        ev = cr_store_event_new(CR_SEV_MOVE);
-        if (ev) {
-            ev->move = jc->move;
-            if (!(jc->move.flags & CR_PLY_ILLEGAL)) {
-                ev->move.move = cr_move_from_uci(cr_game_position(g->game), jc->move.uci);
-                if (ev->move.move == CR_MOVE_NONE) {
-                    cr_log(CR_LOG_ERROR, "journal: %s: game %d: %s is not legal at ply %d", where,
-                           jc->game, jc->move.uci, cr_game_ply_count(g->game));
-                    cr_store_event_free(ev);
-                    return NULL;
-                }
-            }
-        }
-    }
-    if (ev) {
-        ev->game = jc->game;
-        ev->ply = jc->ply;
-    }
-    return ev;
-}
-
 /* A command line of the journal applied again at the point it was written
  * (the boards ticked as far as they were then, the event stamped with its
  * time); one that cannot be read or applied is reported, never dropped
@@ -1046,6 +995,10 @@ static void journal_command_line(relay *r, const char *line, size_t len, const c
     if (rc != 1) {
         return;
     }
+    if (!cr_store_find(r->live, jc.game)) {
+        cr_log(CR_LOG_WARN, "journal: %s: command for unknown game %d ignored", where, jc.game);
+        return;
+    }
     if (jc.tick >= 0) {
         run_ticks(r, jc.tick);
     }
@@ -1059,27 +1012,12 @@ static void journal_command_line(relay *r, const char *line, size_t len, const c
     if (jc.at > 0) {
         r->cur_ts = jc.at * 1000;
     }
-    if (jc.kind == CR_JCMD_CORRECTION || jc.kind == CR_JCMD_MOVE) {
-        cr_store_event *ev = journaled_move(r, &jc, where);
-        if (!ev) {
-            r->journal_bad_lines++;
-            return;
-        }
-        emit(r, ev);
+    char fault[160];
+    cr_store_event *ev = cr_journal_cmd_event(&jc, r->live, fault, sizeof fault);
+    if (!ev) {
+        r->journal_bad_lines++;
+        cr_log(CR_LOG_ERROR, "journal: %s: %s", where, fault);
         return;
-    }
-    if (!cr_store_find(r->live, jc.game)) {
-        cr_log(CR_LOG_WARN, "journal: %s: command for unknown game %d ignored", where, jc.game);
-        return;
-    }
-    cr_store_event *ev = cr_store_event_new(jc.kind == CR_JCMD_TAG ? CR_SEV_TAG : CR_SEV_RESULT);
-    if (ev) {
-        ev->game = jc.game;
-        ev->result = jc.result;
-        /* A result of an older journal says no reason: the arbiter's, as then. */
-        snprintf(ev->reason, sizeof ev->reason, "%s", jc.reason[0] ? jc.reason : "arbiter");
-        snprintf(ev->tag.name, sizeof ev->tag.name, "%s", jc.name);
-        snprintf(ev->tag.value, sizeof ev->tag.value, "%s", jc.value);
     }
     emit(r, ev);
 }
