@@ -412,6 +412,12 @@ static void test_commands_round_trip(void **state)
     assert_string_equal(b.reason, "");
 }
 
+static int parse(const char *line, cr_journal_cmd *c)
+{
+    char why[80];
+    return cr_journal_cmd_parse(line, strlen(line), c, why, sizeof why);
+}
+
 /* Issue 24: an arbiter's result keeps its reason, a take-back or replaced
  * move comes back as the correction and the moves it made, with who, when
  * and the feed times it came at. */
@@ -467,12 +473,17 @@ static void test_arbiter_commands_round_trip(void **state)
     assert_int_equal(b.move.after.key, after.key);
     assert_int_equal(b.move.clock_ms, -1);
     cr_game_free(g);
-}
 
-static int parse(const char *line, cr_journal_cmd *c)
-{
-    char why[80];
-    return cr_journal_cmd_parse(line, strlen(line), c, why, sizeof why);
+    /* A rejected claim's time for the opponent: a command of its own, no
+     * store event. */
+    cr_journal_cmd a = {.kind = CR_JCMD_CLOCK_ADJUST, .game = 3, .color = CR_WHITE,
+                        .delta_ms = 120000, .tick = 100, .t = 123};
+    b = round_trip(&a);
+    assert_int_equal(b.kind, CR_JCMD_CLOCK_ADJUST);
+    assert_int_equal(b.color, CR_WHITE);
+    assert_int_equal(b.delta_ms, 120000);
+    assert_int_equal(b.t, 123);
+    assert_int_equal(parse("# cmd {\"cmd\":\"clock-adjust\",\"game\":3,\"color\":\"x\",\"ms\":5}", &b), -1);
 }
 
 static void test_command_lines_checked(void **state)

@@ -48,6 +48,13 @@ typedef struct arb_claim_ref {
     int index; /* in the monitor's claims */
 } arb_claim_ref;
 
+/* A clock the arbiter changed (a rejected claim's added time): no store
+ * event, but journaled by the caller so that a rebuild changes it again. */
+typedef struct arb_adjust {
+    struct arb_adjust *next;
+    cr_arbiter_adjust a;
+} arb_adjust;
+
 /* The store events made by a call, for the caller to apply after it. */
 typedef struct arb_event {
     struct arb_event *next;
@@ -59,6 +66,7 @@ struct cr_arbiter_link {
     cr_arbiter_link_config cfg;
     bool started;
     arb_event *out_head, **out_tail;
+    arb_adjust *adj_head, **adj_tail;
     arb_game **games;
     int ngames;
     size_t capgames;
@@ -767,6 +775,50 @@ static void push_to_store(cr_arbiter_link *l, arb_game *g, const char *who)
     }
 }
 
+/* A rejected claim gave the opponent time (cr_monitor_decide adjusted the
+ * clock): queued for the caller's journal. */
+static void note_adjust(cr_arbiter_link *l, const arb_game *g, const cr_claim *c, const char *who,
+                        int64_t t)
+{
+    if (!c || c->decision != CR_DECISION_REJECTED || !c->added_ms) {
+        return;
+    }
+    arb_adjust *e = malloc(sizeof *e);
+    if (!e) {
+        cr_log(CR_LOG_ERROR, "arbiter: out of memory, game %d's added time is not journaled", g->id);
+        return;
+    }
+    e->next = NULL;
+    e->a = (cr_arbiter_adjust){.game = g->id, .color = c->claimant ^ 1, .delta_ms = c->added_ms, .t = t};
+    snprintf(e->a.who, sizeof e->a.who, "%s", who && who[0] ? who : "?");
+    *l->adj_tail = e;
+    l->adj_tail = &e->next;
+}
+
+bool cr_arbiter_link_take_adjust(cr_arbiter_link *l, cr_arbiter_adjust *out)
+{
+    arb_adjust *e = l ? l->adj_head : NULL;
+    if (!e) {
+        return false;
+    }
+    l->adj_head = e->next;
+    if (!l->adj_head) {
+        l->adj_tail = &l->adj_head;
+    }
+    *out = e->a;
+    free(e);
+    return true;
+}
+
+void cr_arbiter_link_adjust_clock(cr_arbiter_link *l, int game, int color, int32_t delta_ms,
+                                  int64_t t)
+{
+    arb_game *g = l ? find_game(l, game) : NULL;
+    if (g && (color == CR_WHITE || color == CR_BLACK)) {
+        cr_clock_adjust(g->clock, color, delta_ms, t);
+    }
+}
+
 /*----- what the server serves: the snapshot and incidents.json -----*/
 
 /* Every game's state and every published incident, as two arrays. */
@@ -833,6 +885,7 @@ cr_arbiter_link *cr_arbiter_link_new(const cr_arbiter_link_config *cfg)
     }
     l->cfg = *cfg;
     l->out_tail = &l->out_head;
+    l->adj_tail = &l->adj_head;
     l->state_aseq = -1;
     l->log = -1;
     return l;
@@ -857,6 +910,9 @@ void cr_arbiter_link_free(cr_arbiter_link *l)
     cr_store_event *ev;
     while ((ev = cr_arbiter_link_take_event(l, NULL, 0)) != NULL) {
         cr_store_event_free(ev);
+    }
+    cr_arbiter_adjust a;
+    while (cr_arbiter_link_take_adjust(l, &a)) {
     }
     free(l);
 }
@@ -1178,6 +1234,9 @@ int cr_arbiter_link_command(cr_arbiter_link *l, const cr_arbiter_cmd *c, int64_t
         push_to_store(l, g, c->who);
     }
     flush(l, g, true);
+    if (rc == 0 && c->action == CR_ARB_DECIDE) {
+        note_adjust(l, g, cr_monitor_claim_last(g->mon), c->who, t);
+    }
     if (rc == 0 && (c->action == CR_ARB_CLAIM || c->action == CR_ARB_DECIDE)) {
         journal_claim(l, g, cr_monitor_claim_last(g->mon));
     } else if (!reason[0]) {

@@ -86,6 +86,25 @@ int cr_arbiter_link_command(cr_arbiter_link *l, const cr_arbiter_cmd *c, int64_t
  * name of the action, or "relay" for a game the monitor ended. */
 cr_store_event *cr_arbiter_link_take_event(cr_arbiter_link *l, char *who, size_t who_size);
 
+/* A clock an arbiter changed without a store event: a rejected claim's
+ * time added to the opponent (cr_monitor_decide). */
+typedef struct cr_arbiter_adjust {
+    int game;
+    int color; /* CR_WHITE or CR_BLACK: whose clock */
+    int32_t delta_ms;
+    int64_t t; /* feed ms */
+    char who[64];
+} cr_arbiter_adjust;
+
+/* The oldest queued clock change, for the caller's journal (take them after
+ * the call's store events). Returns false when none is left. */
+bool cr_arbiter_link_take_adjust(cr_arbiter_link *l, cr_arbiter_adjust *out);
+
+/* A journaled clock change made again in the rebuild (before
+ * cr_arbiter_link_start), at its point of the event stream. */
+void cr_arbiter_link_adjust_clock(cr_arbiter_link *l, int game, int color, int32_t delta_ms,
+                                  int64_t t);
+
 /* A relay-wide alert for the arbiters (not a game's incident): the journal
  * cannot write or is not sound, ... Published as {"type":"relay-alert",
  * "alert":kind,"text":text,"wall":ms}; kind "ok" when it is over. */

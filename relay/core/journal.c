@@ -538,6 +538,9 @@ static json_t *cmd_json(const cr_journal_cmd *c)
                          "value", c->value);
     case CR_JCMD_CORRECTION:
         return json_pack("{s:s, s:I, s:i}", "cmd", "correction", "game", game, "ply", c->ply);
+    case CR_JCMD_CLOCK_ADJUST:
+        return json_pack("{s:s, s:I, s:s, s:i}", "cmd", "clock-adjust", "game", game, "color",
+                         c->color == CR_WHITE ? "w" : "b", "ms", (int)c->delta_ms);
     case CR_JCMD_MOVE:
         break;
     }
@@ -726,6 +729,17 @@ static int parse_cmd_fields(json_t *j, const char *cmd, cr_journal_cmd *c, char 
             snprintf(err, es, "command line with a bad %s", cmd);
             return -1;
         }
+    } else if (strcmp(cmd, "clock-adjust") == 0) {
+        const char *color = json_string_value(json_object_get(j, "color"));
+        int64_t ms;
+        if (!color || (strcmp(color, "w") && strcmp(color, "b")) ||
+            !int_field(j, "ms", INT32_MIN, INT32_MAX, 0, &ms)) {
+            snprintf(err, es, "command line with a bad clock-adjust");
+            return -1;
+        }
+        c->kind = CR_JCMD_CLOCK_ADJUST;
+        c->color = color[0] == 'w' ? CR_WHITE : CR_BLACK;
+        c->delta_ms = (int32_t)ms;
     } else {
         snprintf(err, es, "unknown command '%.20s'", cmd);
         return -1;
@@ -813,8 +827,9 @@ cr_store_event *cr_journal_cmd_event(const cr_journal_cmd *c, const cr_store *st
                                      size_t why_size)
 {
     const cr_store_game *g = cr_store_find(store, c->game);
-    if (!g) {
-        snprintf(why, why_size, "command for unknown game %d", c->game);
+    if (!g || c->kind == CR_JCMD_CLOCK_ADJUST) {
+        snprintf(why, why_size, g ? "a clock-adjust makes no store event" : "command for unknown game %d",
+                 c->game);
         return NULL;
     }
     cr_store_event *ev = cr_store_event_new(cmd_event_kind[c->kind]);
@@ -835,6 +850,8 @@ cr_store_event *cr_journal_cmd_event(const cr_journal_cmd *c, const cr_store *st
         break;
     case CR_JCMD_CORRECTION:
         ev->retracted = cr_game_ply_count(g->game) - c->ply;
+        break;
+    case CR_JCMD_CLOCK_ADJUST:
         break;
     case CR_JCMD_MOVE:
         ev->move = c->move;

@@ -112,6 +112,8 @@ int cr_journal_read(const char *dir, cr_journal_line_fn fn, void *data, cr_journ
  *   {"cmd":"correction","game":N,"ply":K}     plies from K retracted
  *   {"cmd":"move","game":N,"ply":K,"uci":"e2e4","flags":0,"clock":ms,"emt":ms,"ts":T,"fits":1}
  *       (an illegal ply: "san" and "after", the FEN it left, instead of "uci")
+ *   {"cmd":"clock-adjust","game":N,"color":"b","ms":120000}  time an arbiter
+ *       gave a side (a rejected claim): no store event, the arbiters' clock
  * each with "who" (the arbiter token's name, "relay" for a result the
  * monitor found) and "at" (ms) optional, and for what an arbiter's action or
  * the monitor made "tick" (the feed ms the boards were ticked to: the
@@ -124,7 +126,8 @@ typedef enum cr_journal_cmd_kind {
     CR_JCMD_RESULT = 0,
     CR_JCMD_TAG,
     CR_JCMD_CORRECTION,
-    CR_JCMD_MOVE
+    CR_JCMD_MOVE,
+    CR_JCMD_CLOCK_ADJUST
 } cr_journal_cmd_kind;
 
 typedef struct cr_journal_cmd {
@@ -135,6 +138,8 @@ typedef struct cr_journal_cmd {
     char name[CR_TAG_NAME_MAX];
     char value[CR_TAG_VALUE_MAX];
     int ply;      /* CORRECTION: the first ply retracted; MOVE: its index */
+    int color;    /* CLOCK_ADJUST: whose clock (CR_WHITE, CR_BLACK) */
+    int32_t delta_ms; /* CLOCK_ADJUST: time given */
     cr_ply move;  /* MOVE: flags, clock_ms, emt_ms, ts, fits; uci (legal) or san and
                      after (illegal); `move` is left CR_MOVE_NONE: the reader
                      resolves uci in the game's position */
@@ -156,7 +161,8 @@ bool cr_journal_cmd_of_event(const cr_store_event *ev, cr_journal_cmd *c);
 /* The store event of a command line read back, for the store as it stands
  * (a move's UCI resolved in the game's position; a result of an older
  * journal, without a reason, gets "arbiter"). NULL with why filled when the
- * game is unknown, the move is not legal there, or out of memory. The
+ * game is unknown, the move is not legal there, the command makes no store
+ * event (CLOCK_ADJUST), or out of memory. The
  * caller owns it (gives seq/ts and applies it). */
 cr_store_event *cr_journal_cmd_event(const cr_journal_cmd *c, const cr_store *store, char *why,
                                      size_t why_size);

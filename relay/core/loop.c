@@ -480,6 +480,17 @@ static void finish_all(relay *r, int64_t t)
 
 /*----- commands: results and tags from trusted clients, arbiters' actions -----*/
 
+static void journal_line_of(relay *r, const cr_journal_cmd *c)
+{
+    char line[1024];
+    int n = r->journal && !r->rebuilding ? cr_journal_cmd_format(c, line, sizeof line) : 0;
+    if (n < 0) {
+        cr_log(CR_LOG_ERROR, "journal: game %d: command line too long", c->game);
+    } else if (n > 0) {
+        cr_journal_append(r->journal, line, (size_t)n);
+    }
+}
+
 /* A RESULT or TAG event of a client, or any event an arbiter's action made
  * (a result, a take-back or a replaced move: CORRECTION and MOVEs, players'
  * names), is journaled as a command line, so that a restart rebuilds it at
@@ -502,13 +513,7 @@ static void journal_command(relay *r, const cr_store_event *ev, const char *who,
     c.tick = tick;
     c.t = t;
     snprintf(c.who, sizeof c.who, "%s", who);
-    char line[1024];
-    int n = cr_journal_cmd_format(&c, line, sizeof line);
-    if (n < 0) {
-        cr_log(CR_LOG_ERROR, "journal: game %d: command line too long", ev->game);
-        return;
-    }
-    cr_journal_append(r->journal, line, (size_t)n);
+    journal_line_of(r, &c);
 }
 
 /* The store events the arbiter link queued during the call that just
@@ -523,6 +528,14 @@ static void apply_arbiter_events(relay *r)
     while ((ev = cr_arbiter_link_take_event(r->arb, who, sizeof who)) != NULL) {
         journal_command(r, ev, who, r->last_tick, r->cur_t);
         emit(r, ev);
+    }
+    cr_arbiter_adjust a;
+    while (cr_arbiter_link_take_adjust(r->arb, &a)) {
+        cr_journal_cmd c = {.kind = CR_JCMD_CLOCK_ADJUST, .game = a.game, .color = a.color,
+                            .delta_ms = a.delta_ms, .at = r->cur_ts / 1000, .tick = r->last_tick,
+                            .t = a.t};
+        snprintf(c.who, sizeof c.who, "%s", a.who);
+        journal_line_of(r, &c);
     }
     r->applying_arbiter = false;
 }
@@ -1011,6 +1024,10 @@ static void journal_command_line(relay *r, const char *line, size_t len, const c
     }
     if (jc.at > 0) {
         r->cur_ts = jc.at * 1000;
+    }
+    if (jc.kind == CR_JCMD_CLOCK_ADJUST) {
+        cr_arbiter_link_adjust_clock(r->arb, jc.game, jc.color, jc.delta_ms, r->cur_t);
+        return;
     }
     char fault[160];
     cr_store_event *ev = cr_journal_cmd_event(&jc, r->live, fault, sizeof fault);
