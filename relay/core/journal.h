@@ -114,9 +114,8 @@ int cr_journal_read(const char *dir, cr_journal_line_fn fn, void *data, cr_journ
  *       (an illegal ply: "san" and "after", the FEN it left, instead of "uci")
  *   {"cmd":"clock-adjust","game":N,"color":"b","ms":120000}  time an arbiter
  *       gave a side (a rejected claim): no store event, the arbiters' clock
- * each with "who" (the arbiter token's name, "relay" for a result the
- * monitor found) and "at" (ms) optional, and for what an arbiter's action or
- * the monitor made "tick" (the feed ms the boards were ticked to: the
+ * each with (all optional) "who" (the arbiter token's name, "relay" for a result the
+ * monitor found), "at" (ms), "tick" (the feed ms the boards were ticked to: the
  * rebuild ticks them there first) and "t" (the feed ms the sources had
  * reached, the action's time: the rebuild applies it then).
  * A take-back, a replaced move or a draw-offer mark is a correction and

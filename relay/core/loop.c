@@ -494,9 +494,8 @@ static void journal_line_of(relay *r, const cr_journal_cmd *c)
 /* A RESULT or TAG event of a client, or any event an arbiter's action made
  * (a result, a take-back or a replaced move: CORRECTION and MOVEs, players'
  * names), is journaled as a command line, so that a restart rebuilds it at
- * the same point. tick: the feed ms the boards were ticked to (an arbiter's
- * events: the rebuild ticks them there first), t: the action's feed time;
- * -1 when not said. */
+ * the same point. tick: the feed ms the boards were ticked to (the rebuild
+ * ticks them there first), t: the command's feed time. */
 static void journal_command(relay *r, const cr_store_event *ev, const char *who, int64_t tick,
                             int64_t t)
 {
@@ -546,8 +545,8 @@ static void arbiter_publish(void *data, cr_pub *p)
     cr_lanes_publish(r->lanes, p);
 }
 
-/* A result or tag command (from a client, or from the journal): journaled
- * and applied. */
+/* A result or tag command of a trusted client: journaled (with the feed
+ * times it came at, as an arbiter's) and applied. */
 static void apply_command(relay *r, const cr_command_msg *c)
 {
     if (!cr_store_find(r->live, c->game)) {
@@ -567,7 +566,7 @@ static void apply_command(relay *r, const cr_command_msg *c)
         snprintf(ev->tag.value, sizeof ev->tag.value, "%s", c->value);
     }
     r->cur_ts = r->cur_ts / 1000 * 1000; /* whole ms, as journaled */
-    journal_command(r, ev, c->who, -1, -1);
+    journal_command(r, ev, c->who, r->last_tick, r->cur_t);
     emit(r, ev);
 }
 

@@ -263,17 +263,24 @@ def main(binary):
                          % (name, sig.name, ", ".join(bad)))
             print("ok: %s: the same after SIGTERM and SIGKILL restarts as never restarted" % name)
         if not only or only == "clock-control":
-            # The detected 90+30 control stays: the claim is refused for the increment.
-            never = run(binary, tmp, "clock-control", INC90, "C90", 13, [], None, refused_claim)
-            for sig in (signal.SIGTERM, signal.SIGKILL):
-                now, before, after = run(binary, tmp, "clock-control", INC90, "C90", 13, [], sig, refused_claim)
-                games = [g for g in json.loads(now["snapshot"])["games"] if g["board"] == "C90"]
-                check(games and (games[0]["clock_mode"], games[0]["bonus_ms"]) == ("increment", 30000),
-                      "clock control after a restart (%s): %s" % (sig.name, games))
-                check(after["type"] == "arbiter-error" and "increment" in after["error"]
-                      and after["error"] == never[2]["error"],
-                      "the D1 claim after a restart (%s): %s, never restarted: %s" % (sig.name, after, never[2]))
-            print("ok: clock-control: 90+30 detected and kept over SIGTERM and SIGKILL restarts")
+            # The detected controls stay: 90+30 (a game that ended 1-0), and
+            # 15+10 in an open game, where a D1 claim is refused for the
+            # increment after a restart as before it.
+            for feed, board, plies, bonus in ((INC90, "C90", 13, 30000), (INC15, "C15", 10, 10000)):
+                never = run(binary, tmp, "clock-%s" % board, feed, board, plies, [], None, refused_claim)
+                if board == "C15":  # C90's game is over: refused for that
+                    check(never[2]["type"] == "arbiter-error" and "an increment of 10 s" in never[2]["error"],
+                          "the D1 claim, never restarted: %s" % (never[2],))
+                for sig in (signal.SIGTERM, signal.SIGKILL):
+                    now, _, after = run(binary, tmp, "clock-%s" % board, feed, board, plies, [], sig, refused_claim)
+                    games = [g for g in json.loads(now["snapshot"])["games"] if g["board"] == board]
+                    check(games and (games[0]["clock_mode"], games[0]["bonus_ms"]) == ("increment", bonus),
+                          "%s: clock control after a restart (%s): %s" % (board, sig.name, games))
+                    check(after["type"] == never[2]["type"] and after["error"] == never[2]["error"],
+                          "%s: the D1 claim after a restart (%s): %s, never restarted: %s"
+                          % (board, sig.name, after, never[2]))
+            print("ok: clock-control: 90+30 and 15+10 detected and kept over SIGTERM and SIGKILL restarts, "
+                  "a D1 claim refused for the increment after them")
     finally:
         shutil.rmtree(tmp, ignore_errors=True)
     print("arbiter_restart: ok")
