@@ -454,6 +454,34 @@ static void test_rebuild_keeps_monitor_state(void **state)
     link_time_control = "5400";
 }
 
+/* Killed between a flag's fall and the tick that told the store: the
+ * journal has the clock's 0:00 and no result. The rebuilt monitor ends the
+ * game silently; the store hears of it at the first tick after start. */
+static void test_rebuild_result_told(void **state)
+{
+    (void)state;
+    harness h;
+    memset(&h, 0, sizeof h);
+    snprintf(h.dir, sizeof h.dir, "/tmp/cr_arblink_XXXXXX");
+    assert_non_null(mkdtemp(h.dir));
+    h.store = cr_store_new();
+    h.view = cr_arbiter_view_new();
+    assert_true(h.store && h.view);
+    h.link = h_link(&h); /* not started: the rebuild */
+    new_game(&h, 5, "B5", "60");
+    h.t = 0;
+    clock_reading(&h, 5, 3000, 60000, CR_WHITE);
+    h.t = 3100;
+    clock_reading(&h, 5, 0, 60000, CR_WHITE);
+    assert_int_equal(cr_game_result(cr_store_find(h.store, 5)->game), CR_RESULT_NONE);
+    assert_int_equal(h.nmsgs, 0);
+    cr_error err;
+    assert_int_equal(cr_arbiter_link_start(h.link, h.t, h.t, &err), 0);
+    h_tick(&h, 3200);
+    assert_int_equal(cr_game_result(cr_store_find(h.store, 5)->game), CR_RESULT_BLACK);
+    h_free(&h);
+}
+
 /* A rejected claim's added time is handed to the caller to journal, and a
  * rebuild that gets it again at its point gives the clock the same time. */
 static void test_rejected_claim_adjust(void **state)
@@ -1028,6 +1056,7 @@ int main(void)
         cmocka_unit_test(test_restart),
         cmocka_unit_test(test_rebuild_keeps_monitor_state),
         cmocka_unit_test(test_rejected_claim_adjust),
+        cmocka_unit_test(test_rebuild_result_told),
         cmocka_unit_test(test_incidents_sealed),
         cmocka_unit_test(test_actions),
         cmocka_unit_test(test_flag),

@@ -1022,9 +1022,15 @@ int cr_arbiter_link_start(cr_arbiter_link *l, int64_t t, int64_t wall, cr_error 
     for (int i = 0; i < l->ngames; i++) {
         /* The sources' reach, as live (after the restored incidents, which
          * count as raised); what it raises is new and goes out. */
-        cr_monitor_set_silent(l->games[i]->mon, false);
-        l->games[i]->published = cr_monitor_incident_count(l->games[i]->mon);
-        cr_monitor_source_time(l->games[i]->mon, t);
+        arb_game *g = l->games[i];
+        cr_monitor_set_silent(g->mon, false);
+        g->published = cr_monitor_incident_count(g->mon);
+        cr_monitor_source_time(g->mon, t);
+        /* A game the monitor ended whose result the journal lacks (killed
+         * before the tick that told the store, or a flag at the reach):
+         * the store hears of it at the first tick. */
+        const cr_store_game *sg = l->cfg.store ? cr_store_find(l->cfg.store, g->id) : NULL;
+        g->push_due = sg && cr_game_result(g->game) != cr_game_result(sg->game);
         json_t *key = state_json(l, l->games[i], false);
         free(l->games[i]->state_key);
         l->games[i]->state_key = key ? json_dumps(key, JSON_COMPACT | JSON_SORT_KEYS) : NULL;
