@@ -14,12 +14,15 @@
  * (CR_PUB_ARBITER), the claim reports as they change (CR_PUB_ARBITER_REPORT,
  * before the message that names them), and the channel's snapshot with
  * incidents.json (CR_PUB_ARBITER_STATE, after a command, after a change at
- * the next tick, and once a second for the clocks). On restart
- * cr_arbiter_link_start creates the monitors on the games as they stand
- * (silently) and restores the journaled incidents, then the claims and
- * their decisions, journaled in the same log after each claim and decision
- * ("<game>\tclaim\t" + one cr_claim_format line), and publishes their
- * reports.
+ * the next tick, and once a second for the clocks). On restart the
+ * journal's rebuild feeds the link its store events before it starts: each
+ * game's monitor follows them silently, as it did live (its clock learns
+ * the clock control from the same readings, its markers are set). Then
+ * cr_arbiter_link_start restores the journaled incidents, then the claims
+ * and their decisions, journaled in the same log after each claim and
+ * decision ("<game>\tclaim\t" + one cr_claim_format line), the
+ * acknowledgements and the message number ("aseq\t<N>"), and publishes the
+ * claims' reports.
  *
  * Threads: the loop thread only (the store is read there too).
  * Time: `t` is the source event's feed time (ms), never its arrival;
@@ -49,10 +52,12 @@ typedef struct cr_arbiter_link_config {
 cr_arbiter_link *cr_arbiter_link_new(const cr_arbiter_link_config *cfg);
 void cr_arbiter_link_free(cr_arbiter_link *l); /* accepts NULL */
 
-/* Starts monitoring: a monitor for every game of the store as it stands
- * (silent start), then the incidents of incidents.log restored. Store
- * events before this are ignored (the journal rebuild). Returns 0, or
- * CR_EIO with err filled (the log cannot be read or opened). */
+/* Starts monitoring: the monitors the rebuild's store events made (and one
+ * for any other game of the store, silent start), the incidents of
+ * incidents.log restored, every monitor at the sources' reach t. Store
+ * events before this (the journal rebuild) are followed silently: nothing is
+ * published, journaled or queued. Returns 0, or CR_EIO with err filled (the
+ * log cannot be read or opened). */
 int cr_arbiter_link_start(cr_arbiter_link *l, int64_t t, int64_t wall, cr_error *err);
 
 /* A store event was applied to the live store (called right after; not
