@@ -501,6 +501,13 @@ cr_monitor *cr_monitor_new(cr_game *game, cr_clock *clock, const cr_monitor_conf
     return m;
 }
 
+void cr_monitor_set_silent(cr_monitor *m, bool silent)
+{
+    if (m) {
+        m->silent = silent;
+    }
+}
+
 static void claim_free(cr_claim *c)
 {
     if (c) {

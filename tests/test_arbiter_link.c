@@ -46,7 +46,7 @@ static int h_drain(harness *h)
 {
     int n = 0;
     cr_store_event *ev;
-    while ((ev = cr_arbiter_link_take_event(h->link)) != NULL) {
+    while ((ev = cr_arbiter_link_take_event(h->link, NULL, 0)) != NULL) {
         h_store(h, ev);
         cr_store_event_free(ev);
         n++;
@@ -126,13 +126,15 @@ static void h_collect(void *data, cr_buf *b)
     cr_buf_unref(b);
 }
 
+static const char *link_time_control = "5400"; /* the event's, for games without one */
+
 static cr_arbiter_link *h_link(harness *h)
 {
     cr_arbiter_link_config cfg;
     memset(&cfg, 0, sizeof cfg);
     cfg.store = h->store;
     cfg.state_dir = h->dir;
-    cfg.time_control = "5400";
+    cfg.time_control = link_time_control;
     cfg.publish = h_publish;
     cfg.data = h;
     cr_arbiter_link *l = cr_arbiter_link_new(&cfg);
@@ -394,6 +396,123 @@ static void test_restart(void **state)
     h_free(&h);
 }
 
+/* A Fischer game (15 min + 10 s) without a TimeControl: the control is
+ * read off the presses. */
+static void fischer(harness *h)
+{
+    new_game(h, 1, "F1", NULL);
+    static const char *const moves[] = {"e2e4", "e7e5", "g1f3", "b8c6", "f1c4"};
+    int32_t ms[2] = {900000, 900000};
+    h->t = 1000;
+    clock_reading(h, 1, ms[0], ms[1], CR_WHITE);
+    for (int i = 0; i < 5; i++) {
+        int mover = i % 2;
+        h->t += 4000 + 1000 * i;
+        ms[mover] += 10000 - (4000 + 1000 * i);
+        move(h, 1, moves[i]);
+        clock_reading(h, 1, ms[0], ms[1], mover ^ 1);
+    }
+}
+
+/* Issue 24: a restart rebuilds the monitors from the journal's events
+ * (fed to the link before it starts, silently), so the clock control
+ * detected live, the clocks and the markers are what they were: the
+ * arbiters' view is the same as the live link's. */
+static void test_rebuild_keeps_monitor_state(void **state)
+{
+    (void)state;
+    harness live, re;
+    link_time_control = NULL; /* the control as the clock shows it */
+    h_init(&live);
+    cr_arbiter_link_free(live.link);
+    live.link = h_link(&live);
+    cr_error err;
+    memset(&re, 0, sizeof re);
+    snprintf(re.dir, sizeof re.dir, "/tmp/cr_arblink_XXXXXX");
+    assert_non_null(mkdtemp(re.dir));
+    re.store = cr_store_new();
+    re.view = cr_arbiter_view_new();
+    assert_true(re.store && re.view);
+    re.link = h_link(&re);
+    assert_int_equal(cr_arbiter_link_start(live.link, 0, 0, &err), 0);
+    fischer(&live);
+    fischer(&re); /* the rebuild: the link not started yet */
+    assert_int_equal(re.nmsgs, 0); /* nothing published while rebuilding */
+    assert_int_equal(cr_arbiter_link_start(re.link, re.t, re.t, &err), 0);
+    h_tick(&live, live.t);
+    h_tick(&re, re.t);
+    int status;
+    const char *ctype;
+    char *a = http(&live, "/arbiter/incidents.json", true, &status, &ctype);
+    char *b = http(&re, "/arbiter/incidents.json", true, &status, &ctype);
+    assert_non_null(strstr(a, "\"clock_mode\":\"increment\",\"bonus_ms\":10000"));
+    assert_string_equal(a, b);
+    free(a);
+    free(b);
+    h_free(&live);
+    h_free(&re);
+    link_time_control = "5400";
+}
+
+/* Killed between a flag's fall and the tick that told the store: the
+ * journal has the clock's 0:00 and no result. The rebuilt monitor ends the
+ * game silently; the store hears of it at the first tick after start. */
+static void test_rebuild_result_told(void **state)
+{
+    (void)state;
+    harness h;
+    memset(&h, 0, sizeof h);
+    snprintf(h.dir, sizeof h.dir, "/tmp/cr_arblink_XXXXXX");
+    assert_non_null(mkdtemp(h.dir));
+    h.store = cr_store_new();
+    h.view = cr_arbiter_view_new();
+    assert_true(h.store && h.view);
+    h.link = h_link(&h); /* not started: the rebuild */
+    new_game(&h, 5, "B5", "60");
+    h.t = 0;
+    clock_reading(&h, 5, 3000, 60000, CR_WHITE);
+    h.t = 3100;
+    clock_reading(&h, 5, 0, 60000, CR_WHITE);
+    assert_int_equal(cr_game_result(cr_store_find(h.store, 5)->game), CR_RESULT_NONE);
+    assert_int_equal(h.nmsgs, 0);
+    cr_error err;
+    assert_int_equal(cr_arbiter_link_start(h.link, h.t, h.t, &err), 0);
+    h_tick(&h, 3200);
+    assert_int_equal(cr_game_result(cr_store_find(h.store, 5)->game), CR_RESULT_BLACK);
+    h_free(&h);
+}
+
+/* A rejected claim's added time is handed to the caller to journal, and a
+ * rebuild that gets it again at its point gives the clock the same time. */
+static void test_rejected_claim_adjust(void **state)
+{
+    (void)state;
+    harness h;
+    h_init(&h);
+    quickplay(&h);
+    char why[200];
+    h.t = 12000;
+    assert_int_equal(command(&h, "{\"game\":1,\"action\":\"claim\",\"claimant\":\"b\",\"basis\":\"a\"}",
+                             why, sizeof why), 0);
+    assert_int_equal(command(&h, "{\"game\":1,\"action\":\"decide\",\"decision\":\"rejected\",\"added_ms\":60000}",
+                             why, sizeof why), 0);
+    cr_arbiter_adjust a;
+    assert_true(cr_arbiter_link_take_adjust(h.link, &a));
+    assert_int_equal(a.game, 1);
+    assert_int_equal(a.color, CR_WHITE);
+    assert_int_equal(a.delta_ms, 60000);
+    assert_int_equal(a.t, 12000);
+    assert_string_equal(a.who, "test");
+    assert_false(cr_arbiter_link_take_adjust(h.link, &a));
+    /* A decision that gives no time: nothing to journal. */
+    assert_int_equal(command(&h, "{\"game\":1,\"action\":\"claim\",\"claimant\":\"b\",\"basis\":\"b\"}",
+                             why, sizeof why), 0);
+    assert_int_equal(command(&h, "{\"game\":1,\"action\":\"decide\",\"decision\":\"postponed\"}", why,
+                             sizeof why), 0);
+    assert_false(cr_arbiter_link_take_adjust(h.link, &a));
+    h_free(&h);
+}
+
 /* incidents.log is sealed like the journal: a changed byte is reported at
  * restart (log and a journal-not-sound alert naming file and line), the
  * incidents restored all the same; a log from before seals is sealed as it
@@ -603,21 +722,21 @@ static void test_events_after_call(void **state)
     /* Returned: nothing applied yet. */
     assert_int_equal(h.seq, seq);
     assert_int_equal(cr_game_result(cr_store_find(h.store, 4)->game), CR_RESULT_NONE);
-    cr_store_event *ev = cr_arbiter_link_take_event(h.link);
+    cr_store_event *ev = cr_arbiter_link_take_event(h.link, NULL, 0);
     assert_non_null(ev);
     assert_int_equal(ev->kind, CR_SEV_RESULT);
     assert_int_equal(ev->game, 4);
     assert_int_equal(ev->result, CR_RESULT_WHITE);
     h_store(&h, ev);
     cr_store_event_free(ev);
-    assert_null(cr_arbiter_link_take_event(h.link));
+    assert_null(cr_arbiter_link_take_event(h.link, NULL, 0));
     assert_int_equal(cr_game_result(cr_store_find(h.store, 4)->game), CR_RESULT_WHITE);
 
     const char *back = "{\"game\":4,\"action\":\"take-back\",\"plies\":2}";
     assert_int_equal(cr_arbiter_cmd_parse(back, strlen(back), &c, err, sizeof err), 0);
     assert_int_equal(cr_arbiter_link_command(h.link, &c, h.t, h.t, NULL, 0), 0);
     assert_int_equal(cr_game_ply_count(cr_store_find(h.store, 4)->game), 3);
-    ev = cr_arbiter_link_take_event(h.link);
+    ev = cr_arbiter_link_take_event(h.link, NULL, 0);
     assert_non_null(ev);
     assert_int_equal(ev->kind, CR_SEV_CORRECTION);
     assert_int_equal(ev->ply, 2);
@@ -625,13 +744,13 @@ static void test_events_after_call(void **state)
     h_store(&h, ev);
     cr_store_event_free(ev);
     assert_int_equal(cr_game_result(cr_store_find(h.store, 4)->game), CR_RESULT_NONE);
-    ev = cr_arbiter_link_take_event(h.link);
+    ev = cr_arbiter_link_take_event(h.link, NULL, 0);
     assert_non_null(ev);
     assert_int_equal(ev->kind, CR_SEV_RESULT);
     assert_int_equal(ev->result, CR_RESULT_WHITE);
     h_store(&h, ev);
     cr_store_event_free(ev);
-    assert_null(cr_arbiter_link_take_event(h.link));
+    assert_null(cr_arbiter_link_take_event(h.link, NULL, 0));
     const cr_game *g = cr_store_find(h.store, 4)->game;
     assert_int_equal(cr_game_ply_count(g), 2);
     assert_int_equal(cr_game_result(g), CR_RESULT_WHITE);
@@ -935,6 +1054,9 @@ int main(void)
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(test_claim_workflow),
         cmocka_unit_test(test_restart),
+        cmocka_unit_test(test_rebuild_keeps_monitor_state),
+        cmocka_unit_test(test_rejected_claim_adjust),
+        cmocka_unit_test(test_rebuild_result_told),
         cmocka_unit_test(test_incidents_sealed),
         cmocka_unit_test(test_actions),
         cmocka_unit_test(test_flag),

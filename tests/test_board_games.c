@@ -179,10 +179,39 @@ static void test_moves_follow_the_inference(void **state)
     cr_board_games_on_infer(b, &end);
     sg = cr_store_find(r->store, 1);
     assert_int_equal(cr_game_result(sg->game), CR_RESULT_DRAW);
-    /* the next game of the inference is a new store game */
+    /* The board set up again after the game ended: no empty game beside
+     * it (issue 24: offline replay has none); the next game of the
+     * inference is a new store game at its first move, with the clock as
+     * it stood then. */
+    before = r->emitted;
     cr_game *g2 = game_of(NULL, 0);
     infer(b, CR_INFER_GAME_STARTED, g2, 2);
+    cr_infer_event ck;
+    memset(&ck, 0, sizeof ck);
+    ck.kind = CR_INFER_CLOCK;
+    ck.game = g2;
+    ck.game_number = 2;
+    ck.white_ms = 300000;
+    ck.black_ms = 299000;
+    ck.running = CR_WHITE;
+    cr_board_games_on_infer(b, &ck);
+    cr_board_games_flush(b);
+    assert_int_equal(r->emitted, before);
+    assert_int_equal(cr_board_games_game(b), 1);
+    cr_game_free(g2);
+    static const char *const line3[] = {"d2d4"};
+    g2 = game_of(line3, 1);
+    infer(b, CR_INFER_MOVE, g2, 2);
+    cr_board_games_flush(b);
     assert_int_equal(cr_board_games_game(b), 2);
+    assert_int_equal(r->emitted - before, 3);
+    assert_int_equal(r->kinds[before], CR_SEV_GAME);
+    assert_int_equal(r->kinds[before + 1], CR_SEV_CLOCK);
+    assert_int_equal(r->kinds[before + 2], CR_SEV_MOVE);
+    assert_int_equal(r->last_clock.white_ms, 300000);
+    sg = cr_store_find(r->store, 2);
+    assert_int_equal(cr_game_ply_count(sg->game), 1);
+    assert_int_equal(cr_game_ply_count(cr_store_find(r->store, 1)->game), 2);
     assert_int_equal(r->refused, 0);
     cr_game_free(g);
     cr_game_free(g2);

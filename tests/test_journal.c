@@ -385,12 +385,14 @@ static cr_journal_cmd round_trip(const cr_journal_cmd *c)
 static void test_commands_round_trip(void **state)
 {
     (void)state;
-    cr_journal_cmd c = {.tag = true, .game = 7};
+    cr_journal_cmd c = {.kind = CR_JCMD_TAG, .game = 7, .tick = -1, .t = -1};
     snprintf(c.name, sizeof c.name, "a");
     snprintf(c.value, sizeof c.value, "hello");
     cr_journal_cmd b = round_trip(&c);
-    assert_true(b.tag);
+    assert_int_equal(b.kind, CR_JCMD_TAG);
     assert_int_equal(b.game, 7);
+    assert_int_equal(b.tick, -1);
+    assert_int_equal(b.t, -1);
     assert_string_equal(b.name, "a");
     assert_string_equal(b.value, "hello");
 
@@ -400,19 +402,88 @@ static void test_commands_round_trip(void **state)
     assert_string_equal(b.name, c.name);
     assert_string_equal(b.value, c.value);
 
-    cr_journal_cmd r = {.game = 2147483647, .result = CR_RESULT_DRAW};
+    cr_journal_cmd r = {.game = 2147483647, .result = CR_RESULT_DRAW, .tick = -1, .t = -1};
     snprintf(r.who, sizeof r.who, "chief");
     b = round_trip(&r);
-    assert_false(b.tag);
+    assert_int_equal(b.kind, CR_JCMD_RESULT);
     assert_int_equal(b.game, 2147483647);
     assert_int_equal(b.result, CR_RESULT_DRAW);
     assert_string_equal(b.who, "chief");
+    assert_string_equal(b.reason, "");
 }
 
 static int parse(const char *line, cr_journal_cmd *c)
 {
     char why[80];
     return cr_journal_cmd_parse(line, strlen(line), c, why, sizeof why);
+}
+
+/* Issue 24: an arbiter's result keeps its reason, a take-back or replaced
+ * move comes back as the correction and the moves it made, with who, when
+ * and the feed times it came at. */
+static void test_arbiter_commands_round_trip(void **state)
+{
+    (void)state;
+    cr_journal_cmd r = {.kind = CR_JCMD_RESULT, .game = 3, .result = CR_RESULT_BLACK,
+                        .at = 1764427200123, .tick = 1764427100, .t = 1764427123};
+    snprintf(r.reason, sizeof r.reason, "flag fall, \"quoted\"");
+    snprintf(r.who, sizeof r.who, "chief arbiter");
+    cr_journal_cmd b = round_trip(&r);
+    assert_int_equal(b.kind, CR_JCMD_RESULT);
+    assert_int_equal(b.result, CR_RESULT_BLACK);
+    assert_string_equal(b.reason, r.reason);
+    assert_string_equal(b.who, "chief arbiter");
+    assert_true(b.at == r.at && b.tick == r.tick && b.t == r.t);
+
+    cr_journal_cmd c = {.kind = CR_JCMD_CORRECTION, .game = 3, .ply = 89, .tick = -1, .t = -1};
+    b = round_trip(&c);
+    assert_int_equal(b.kind, CR_JCMD_CORRECTION);
+    assert_int_equal(b.ply, 89);
+
+    /* A legal move: its UCI and the ply's clock, %emt, stamp, flags. */
+    cr_game *g = cr_game_new(NULL);
+    assert_non_null(g);
+    cr_position pos = *cr_game_position(g);
+    assert_int_equal(cr_game_push(g, cr_move_from_uci(&pos, "e2e4"), 5398000, 1764427111, CR_PLY_DRAW_OFFER), 0);
+    cr_journal_cmd m = {.kind = CR_JCMD_MOVE, .game = 3, .ply = 0, .tick = -1, .t = -1};
+    m.move = *cr_game_ply(g, 0);
+    m.move.emt_ms = 2000;
+    m.move.fits = 2;
+    b = round_trip(&m);
+    assert_int_equal(b.kind, CR_JCMD_MOVE);
+    assert_int_equal(b.ply, 0);
+    assert_string_equal(b.move.uci, "e2e4");
+    assert_int_equal(b.move.move, CR_MOVE_NONE); /* resolved by the reader in its game */
+    assert_int_equal(cr_move_from_uci(&pos, b.move.uci), m.move.move);
+    assert_int_equal(b.move.flags, CR_PLY_DRAW_OFFER);
+    assert_int_equal(b.move.clock_ms, 5398000);
+    assert_int_equal(b.move.emt_ms, 2000);
+    assert_int_equal(b.move.ts, 1764427111);
+    assert_int_equal(b.move.fits, 2);
+
+    /* An illegal ply: its long form and the position it left. */
+    cr_position after;
+    assert_int_equal(cr_position_from_fen(&after, "rnbqkbnr/pppppppp/8/8/8/4K3/PPPPPPPP/RNBQ1BNR b kq - 1 1", NULL), 0);
+    assert_int_equal(cr_game_push_illegal(g, &after, "Ke1-e3", -1, -1), 0);
+    m.ply = 1;
+    m.move = *cr_game_ply(g, 1);
+    b = round_trip(&m);
+    assert_true(b.move.flags & CR_PLY_ILLEGAL);
+    assert_string_equal(b.move.san, "Ke1-e3");
+    assert_int_equal(b.move.after.key, after.key);
+    assert_int_equal(b.move.clock_ms, -1);
+    cr_game_free(g);
+
+    /* A rejected claim's time for the opponent: a command of its own, no
+     * store event. */
+    cr_journal_cmd a = {.kind = CR_JCMD_CLOCK_ADJUST, .game = 3, .color = CR_WHITE,
+                        .delta_ms = 120000, .tick = 100, .t = 123};
+    b = round_trip(&a);
+    assert_int_equal(b.kind, CR_JCMD_CLOCK_ADJUST);
+    assert_int_equal(b.color, CR_WHITE);
+    assert_int_equal(b.delta_ms, 120000);
+    assert_int_equal(b.t, 123);
+    assert_int_equal(parse("# cmd {\"cmd\":\"clock-adjust\",\"game\":3,\"color\":\"x\",\"ms\":5}", &b), -1);
 }
 
 static void test_command_lines_checked(void **state)
@@ -436,6 +507,18 @@ static void test_command_lines_checked(void **state)
     assert_int_equal(parse("# cmd {\"cmd\":\"result\",\"game\":4294967297,\"result\":\"1-0\"}", &c), -1);
     assert_int_equal(parse("# cmd {\"cmd\":\"tag\",\"game\":1,\"name\":\"X\\\"]\",\"value\":\"v\"}", &c), -1);
     assert_int_equal(parse("# cmd {\"cmd\":\"tag\",\"game\":1", &c), -1);
+    /* arbiters' corrections and moves */
+    assert_int_equal(parse("# cmd {\"cmd\":\"correction\",\"game\":1}", &c), -1);
+    assert_int_equal(parse("# cmd {\"cmd\":\"correction\",\"game\":1,\"ply\":-2}", &c), -1);
+    assert_int_equal(parse("# cmd {\"cmd\":\"move\",\"game\":1,\"ply\":0}", &c), -1);
+    assert_int_equal(parse("# cmd {\"cmd\":\"move\",\"game\":1,\"ply\":0,\"uci\":\"e2e4\",\"clock\":\"x\"}", &c), -1);
+    assert_int_equal(parse("# cmd {\"cmd\":\"move\",\"game\":1,\"ply\":0,\"flags\":2,\"san\":\"Ke1-e3\",\"after\":\"8/8 w\"}", &c), -1);
+    assert_int_equal(parse("# cmd {\"cmd\":\"result\",\"game\":1,\"result\":\"1-0\",\"t\":\"soon\"}", &c), -1);
+    assert_int_equal(parse("# cmd {\"cmd\":\"move\",\"game\":1,\"ply\":4,\"uci\":\"g1f3\"}", &c), 1);
+    assert_int_equal(c.kind, CR_JCMD_MOVE);
+    assert_int_equal(c.move.clock_ms, -1);
+    assert_int_equal(c.move.fits, 1);
+    assert_int_equal(c.tick, -1);
 }
 
 int main(void)
@@ -447,6 +530,7 @@ int main(void)
         cmocka_unit_test(test_full_disk),
         cmocka_unit_test(test_seals),
         cmocka_unit_test(test_commands_round_trip),
+        cmocka_unit_test(test_arbiter_commands_round_trip),
         cmocka_unit_test(test_command_lines_checked),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);

@@ -229,6 +229,13 @@ CR_EXTERN void cr_monitor_config_default(cr_monitor_config *cfg);
 CR_EXTERN cr_monitor *cr_monitor_new(cr_game *game, cr_clock *clock, const cr_monitor_config *cfg);
 CR_EXTERN void cr_monitor_free(cr_monitor *m); /* accepts NULL */
 
+/* While silent the monitor follows the game and the clock as ever (its
+ * markers, counters, clock snapshots per ply) but logs nothing: a restart
+ * replays the journal through it silently, then restores the journaled
+ * incidents (cr_monitor_restore_incident), so that it stands as it did
+ * live. */
+CR_EXTERN void cr_monitor_set_silent(cr_monitor *m, bool silent);
+
 /* Replaces the borrowed game/clock (e.g. the store swapped objects); the
  * new game is examined as if its plies were new. */
 CR_EXTERN void cr_monitor_attach(cr_monitor *m, cr_game *game, cr_clock *clock);

@@ -48,16 +48,25 @@ typedef struct arb_claim_ref {
     int index; /* in the monitor's claims */
 } arb_claim_ref;
 
+/* A clock the arbiter changed (a rejected claim's added time): no store
+ * event, but journaled by the caller so that a rebuild changes it again. */
+typedef struct arb_adjust {
+    struct arb_adjust *next;
+    cr_arbiter_adjust a;
+} arb_adjust;
+
 /* The store events made by a call, for the caller to apply after it. */
 typedef struct arb_event {
     struct arb_event *next;
     cr_store_event *ev;
+    char who[64]; /* the arbiter token's name, "relay" for the monitor's own */
 } arb_event;
 
 struct cr_arbiter_link {
     cr_arbiter_link_config cfg;
     bool started;
     arb_event *out_head, **out_tail;
+    arb_adjust *adj_head, **adj_tail;
     arb_game **games;
     int ngames;
     size_t capgames;
@@ -68,6 +77,7 @@ struct cr_arbiter_link {
     int nacks;
     size_t capacks;
     int64_t aseq;       /* last arbiter message number */
+    int64_t aseq_logged; /* the last aseq written to incidents.log */
     int64_t state_aseq; /* aseq of the last published snapshot (-1: none yet) */
     int64_t state_wall; /* and when it was published */
     char *log_path;
@@ -301,6 +311,21 @@ static void journal_line(cr_arbiter_link *l, const char *line, int n)
     if (n < 0 || cr_sealed_append(l->log, &l->log_chain, line, (size_t)n)) {
         cr_log(CR_LOG_ERROR, "%s: cannot write: %s", l->log_path, strerror(errno));
     }
+}
+
+/* "aseq\t<N>": the arbiter channel's message number so far, so that a
+ * restart numbers on from it (dashboards drop what they have seen). Written
+ * when a snapshot goes out (after each action, at the tick after other
+ * messages) and at a clean stop. */
+static void log_aseq(cr_arbiter_link *l)
+{
+    if (l->log < 0 || l->aseq == l->aseq_logged) {
+        return;
+    }
+    char rec[48];
+    int n = snprintf(rec, sizeof rec, "aseq\t%" PRId64 "\n", l->aseq);
+    journal_line(l, rec, n < (int)sizeof rec ? n : -1);
+    l->aseq_logged = l->aseq;
 }
 
 static void journal_claim(cr_arbiter_link *l, const arb_game *g, const cr_claim *c)
@@ -537,6 +562,18 @@ static void game_free(arb_game *g)
     free(g);
 }
 
+/* A clock model for a store game: its TimeControl tag, else the event's. */
+static cr_clock *new_clock(const cr_arbiter_link *l, const cr_store_game *sg)
+{
+    const char *tc_text = cr_game_tag(sg->game, "TimeControl");
+    if (!tc_text || !tc_text[0]) {
+        tc_text = l->cfg.time_control;
+    }
+    cr_time_control tc;
+    bool have_tc = tc_text && tc_text[0] && cr_time_control_parse(tc_text, &tc, NULL) == 0;
+    return cr_clock_new(have_tc ? &tc : NULL, NULL);
+}
+
 /* Creates the monitor for a store game (a copy of its game and a clock). */
 static arb_game *add_game(cr_arbiter_link *l, const cr_store_game *sg, bool silent, int64_t t,
                           int64_t wall)
@@ -556,13 +593,7 @@ static arb_game *add_game(cr_arbiter_link *l, const cr_store_game *sg, bool sile
     g->table = sg->table;
     g->online = sg->online;
     g->game = cr_game_clone(sg->game);
-    const char *tc_text = cr_game_tag(sg->game, "TimeControl");
-    if (!tc_text || !tc_text[0]) {
-        tc_text = l->cfg.time_control;
-    }
-    cr_time_control tc;
-    bool have_tc = tc_text && tc_text[0] && cr_time_control_parse(tc_text, &tc, NULL) == 0;
-    g->clock = cr_clock_new(have_tc ? &tc : NULL, NULL);
+    g->clock = new_clock(l, sg);
     cr_monitor_config mc;
     cr_monitor_config_default(&mc);
     mc.silent_start = silent;
@@ -580,6 +611,10 @@ static arb_game *add_game(cr_arbiter_link *l, const cr_store_game *sg, bool sile
         game_free(g);
         return NULL;
     }
+    /* In the rebuild the monitor follows the journal's events as it did
+     * live (its clock learns the control, its markers are set), logging
+     * nothing: the log is restored from incidents.log at start. */
+    cr_monitor_set_silent(g->mon, !l->started);
     cr_monitor_set_wall(g->mon, wall);
     if (!sg->online) {
         cr_monitor_board_link(g->mon, false, t);
@@ -648,8 +683,9 @@ static bool follow_store(arb_game *g, const cr_game *sg)
     return changed;
 }
 
-/* Queues a store event for the caller (cr_arbiter_link_take_event). Takes ev. */
-static void emit(cr_arbiter_link *l, cr_store_event *ev)
+/* Queues a store event for the caller (cr_arbiter_link_take_event), made
+ * on behalf of who. Takes ev. */
+static void emit(cr_arbiter_link *l, cr_store_event *ev, const char *who)
 {
     arb_event *e = ev ? malloc(sizeof *e) : NULL;
     if (!e) {
@@ -658,6 +694,7 @@ static void emit(cr_arbiter_link *l, cr_store_event *ev)
         return;
     }
     e->ev = ev;
+    snprintf(e->who, sizeof e->who, "%s", who && who[0] ? who : "?");
     e->next = NULL;
     *l->out_tail = e;
     l->out_tail = &e->next;
@@ -685,7 +722,7 @@ static void result_reason(const arb_game *g, char *buf, size_t size)
  * store's game to the monitor's (the monitor's game is the truth here).
  * They are queued, so the store stands as it is until they are applied:
  * what they change is worked out here (a correction clears the result). */
-static void push_to_store(cr_arbiter_link *l, arb_game *g)
+static void push_to_store(cr_arbiter_link *l, arb_game *g, const char *who)
 {
     const cr_store_game *sgr = l->cfg.store ? cr_store_find(l->cfg.store, g->id) : NULL;
     if (!sgr) {
@@ -701,7 +738,7 @@ static void push_to_store(cr_arbiter_link *l, arb_game *g)
             ev->ply = k;
             ev->retracted = cr_game_ply_count(sg) - k;
         }
-        emit(l, ev);
+        emit(l, ev, who);
         store_result = CR_RESULT_NONE;
     }
     for (int i = k; i < cr_game_ply_count(g->game); i++) {
@@ -711,7 +748,7 @@ static void push_to_store(cr_arbiter_link *l, arb_game *g)
             ev->ply = i;
             ev->move = *cr_game_ply(g->game, i);
         }
-        emit(l, ev);
+        emit(l, ev, who);
     }
     static const char *const tags[] = {"White", "Black"};
     for (size_t i = 0; i < sizeof tags / sizeof tags[0]; i++) {
@@ -724,7 +761,7 @@ static void push_to_store(cr_arbiter_link *l, arb_game *g)
                 snprintf(ev->tag.name, sizeof ev->tag.name, "%s", tags[i]);
                 snprintf(ev->tag.value, sizeof ev->tag.value, "%s", mine);
             }
-            emit(l, ev);
+            emit(l, ev, who);
         }
     }
     if (store_result != cr_game_result(g->game)) {
@@ -734,7 +771,51 @@ static void push_to_store(cr_arbiter_link *l, arb_game *g)
             ev->result = cr_game_result(g->game);
             result_reason(g, ev->reason, sizeof ev->reason);
         }
-        emit(l, ev);
+        emit(l, ev, who);
+    }
+}
+
+/* A rejected claim gave the opponent time (cr_monitor_decide adjusted the
+ * clock): queued for the caller's journal. */
+static void note_adjust(cr_arbiter_link *l, const arb_game *g, const cr_claim *c, const char *who,
+                        int64_t t)
+{
+    if (!c || c->decision != CR_DECISION_REJECTED || !c->added_ms) {
+        return;
+    }
+    arb_adjust *e = malloc(sizeof *e);
+    if (!e) {
+        cr_log(CR_LOG_ERROR, "arbiter: out of memory, game %d's added time is not journaled", g->id);
+        return;
+    }
+    e->next = NULL;
+    e->a = (cr_arbiter_adjust){.game = g->id, .color = c->claimant ^ 1, .delta_ms = c->added_ms, .t = t};
+    snprintf(e->a.who, sizeof e->a.who, "%s", who && who[0] ? who : "?");
+    *l->adj_tail = e;
+    l->adj_tail = &e->next;
+}
+
+bool cr_arbiter_link_take_adjust(cr_arbiter_link *l, cr_arbiter_adjust *out)
+{
+    arb_adjust *e = l ? l->adj_head : NULL;
+    if (!e) {
+        return false;
+    }
+    l->adj_head = e->next;
+    if (!l->adj_head) {
+        l->adj_tail = &l->adj_head;
+    }
+    *out = e->a;
+    free(e);
+    return true;
+}
+
+void cr_arbiter_link_adjust_clock(cr_arbiter_link *l, int game, int color, int32_t delta_ms,
+                                  int64_t t)
+{
+    arb_game *g = l ? find_game(l, game) : NULL;
+    if (g && (color == CR_WHITE || color == CR_BLACK)) {
+        cr_clock_adjust(g->clock, color, delta_ms, t);
     }
 }
 
@@ -784,6 +865,7 @@ static void publish_state(cr_arbiter_link *l, int64_t wall)
         json_decref(snap);
         json_decref(inc_doc);
     }
+    log_aseq(l);
     if (p && p->snapshot && p->incidents) {
         l->state_aseq = l->aseq;
         l->state_wall = wall;
@@ -803,6 +885,7 @@ cr_arbiter_link *cr_arbiter_link_new(const cr_arbiter_link_config *cfg)
     }
     l->cfg = *cfg;
     l->out_tail = &l->out_head;
+    l->adj_tail = &l->adj_head;
     l->state_aseq = -1;
     l->log = -1;
     return l;
@@ -820,12 +903,16 @@ void cr_arbiter_link_free(cr_arbiter_link *l)
     free(l->claims);
     free(l->acks);
     if (l->log >= 0) {
+        log_aseq(l); /* a clean stop: the numbering goes on from here */
         close(l->log);
     }
     free(l->log_path);
     cr_store_event *ev;
-    while ((ev = cr_arbiter_link_take_event(l)) != NULL) {
+    while ((ev = cr_arbiter_link_take_event(l, NULL, 0)) != NULL) {
         cr_store_event_free(ev);
+    }
+    cr_arbiter_adjust a;
+    while (cr_arbiter_link_take_adjust(l, &a)) {
     }
     free(l);
 }
@@ -833,6 +920,19 @@ void cr_arbiter_link_free(cr_arbiter_link *l)
 static int restore_line(void *data, const char *line, size_t len, int lineno)
 {
     cr_arbiter_link *l = data;
+    static const char aseq_tag[] = "aseq\t";
+    if (len > sizeof aseq_tag - 1 && strncmp(line, aseq_tag, sizeof aseq_tag - 1) == 0) {
+        char num[24];
+        snprintf(num, sizeof num, "%.*s", (int)(len - (sizeof aseq_tag - 1)), line + sizeof aseq_tag - 1);
+        char *e;
+        long long n = strtoll(num, &e, 10);
+        if (*e || n < 0) {
+            cr_log(CR_LOG_WARN, "%s:%d: not a message number (skipped)", l->log_path, lineno);
+        } else if (n > l->aseq) {
+            l->aseq = l->aseq_logged = n;
+        }
+        return 0;
+    }
     char *end;
     long id = strtol(line, &end, 10);
     arb_game *g = *end == '\t' && id > 0 && id < INT_MAX ? find_game(l, (int)id) : NULL;
@@ -920,6 +1020,17 @@ int cr_arbiter_link_start(cr_arbiter_link *l, int64_t t, int64_t wall, cr_error 
         }
     }
     for (int i = 0; i < l->ngames; i++) {
+        /* The sources' reach, as live (after the restored incidents, which
+         * count as raised); what it raises is new and goes out. */
+        arb_game *g = l->games[i];
+        cr_monitor_set_silent(g->mon, false);
+        g->published = cr_monitor_incident_count(g->mon);
+        cr_monitor_source_time(g->mon, t);
+        /* A game the monitor ended whose result the journal lacks (killed
+         * before the tick that told the store, or a flag at the reach):
+         * the store hears of it at the first tick. */
+        const cr_store_game *sg = l->cfg.store ? cr_store_find(l->cfg.store, g->id) : NULL;
+        g->push_due = sg && cr_game_result(g->game) != cr_game_result(sg->game);
         json_t *key = state_json(l, l->games[i], false);
         free(l->games[i]->state_key);
         l->games[i]->state_key = key ? json_dumps(key, JSON_COMPACT | JSON_SORT_KEYS) : NULL;
@@ -940,9 +1051,6 @@ void cr_arbiter_link_on_store_event(cr_arbiter_link *l, const cr_store_event *ev
                                     int64_t wall)
 {
     if (!l || !ev) {
-        return;
-    }
-    if (!l->started) {
         return;
     }
     const cr_store_game *sg = l->cfg.store ? cr_store_find(l->cfg.store, ev->game) : NULL;
@@ -992,6 +1100,9 @@ void cr_arbiter_link_on_store_event(cr_arbiter_link *l, const cr_store_event *ev
         cr_game_set_tag(g->game, ev->tag.name, ev->tag.value[0] ? ev->tag.value : NULL);
         break;
     }
+    if (!l->started) {
+        return; /* the rebuild: what the monitor did then is in the journal and the log */
+    }
     /* The monitor may have ended the game (fivefold, dead position, flag):
      * the RESULT is queued at the next tick, when the store has taken the
      * rest of this event's turn. */
@@ -1003,7 +1114,7 @@ void cr_arbiter_link_on_store_event(cr_arbiter_link *l, const cr_store_event *ev
 
 void cr_arbiter_link_source_time(cr_arbiter_link *l, const char *board, int64_t t)
 {
-    if (!l || !l->started) {
+    if (!l) {
         return;
     }
     for (int i = 0; i < l->ngames; i++) {
@@ -1011,7 +1122,7 @@ void cr_arbiter_link_source_time(cr_arbiter_link *l, const char *board, int64_t 
         if (!board || strcmp(g->board, board) == 0) {
             cr_result before = cr_game_result(g->game);
             cr_monitor_source_time(g->mon, t);
-            if (cr_game_result(g->game) != before) {
+            if (cr_game_result(g->game) != before && l->started) {
                 g->push_due = true; /* a flag fell: told to the store at the next tick */
             }
         }
@@ -1033,7 +1144,7 @@ void cr_arbiter_link_tick(cr_arbiter_link *l, int64_t t, int64_t wall)
         cr_monitor_tick(g->mon, t);
         if (cr_game_result(g->game) != before || g->push_due) {
             g->push_due = false;
-            push_to_store(l, g);
+            push_to_store(l, g, "relay"); /* the monitor ended it: no arbiter's doing */
         }
         flush(l, g, false);
     }
@@ -1126,9 +1237,12 @@ int cr_arbiter_link_command(cr_arbiter_link *l, const cr_arbiter_cmd *c, int64_t
     if (rc == 0) {
         cr_log(CR_LOG_INFO, "arbiter %s: game %d: %s", c->who[0] ? c->who : "?", c->game,
                cr_arbiter_action_name(c->action));
-        push_to_store(l, g);
+        push_to_store(l, g, c->who);
     }
     flush(l, g, true);
+    if (rc == 0 && c->action == CR_ARB_DECIDE) {
+        note_adjust(l, g, cr_monitor_claim_last(g->mon), c->who, t);
+    }
     if (rc == 0 && (c->action == CR_ARB_CLAIM || c->action == CR_ARB_DECIDE)) {
         journal_claim(l, g, cr_monitor_claim_last(g->mon));
     } else if (!reason[0]) {
@@ -1150,7 +1264,7 @@ out:
     return rc;
 }
 
-cr_store_event *cr_arbiter_link_take_event(cr_arbiter_link *l)
+cr_store_event *cr_arbiter_link_take_event(cr_arbiter_link *l, char *who, size_t who_size)
 {
     arb_event *e = l ? l->out_head : NULL;
     if (!e) {
@@ -1161,6 +1275,9 @@ cr_store_event *cr_arbiter_link_take_event(cr_arbiter_link *l)
         l->out_tail = &l->out_head;
     }
     cr_store_event *ev = e->ev;
+    if (who && who_size) {
+        snprintf(who, who_size, "%s", e->who);
+    }
     free(e);
     return ev;
 }

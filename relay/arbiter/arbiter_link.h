@@ -14,12 +14,15 @@
  * (CR_PUB_ARBITER), the claim reports as they change (CR_PUB_ARBITER_REPORT,
  * before the message that names them), and the channel's snapshot with
  * incidents.json (CR_PUB_ARBITER_STATE, after a command, after a change at
- * the next tick, and once a second for the clocks). On restart
- * cr_arbiter_link_start creates the monitors on the games as they stand
- * (silently) and restores the journaled incidents, then the claims and
- * their decisions, journaled in the same log after each claim and decision
- * ("<game>\tclaim\t" + one cr_claim_format line), and publishes their
- * reports.
+ * the next tick, and once a second for the clocks). On restart the
+ * journal's rebuild feeds the link its store events before it starts: each
+ * game's monitor follows them silently, as it did live (its clock learns
+ * the clock control from the same readings, its markers are set). Then
+ * cr_arbiter_link_start restores the journaled incidents, then the claims
+ * and their decisions, journaled in the same log after each claim and
+ * decision ("<game>\tclaim\t" + one cr_claim_format line), the
+ * acknowledgements and the message number ("aseq\t<N>"), and publishes the
+ * claims' reports.
  *
  * Threads: the loop thread only (the store is read there too).
  * Time: `t` is the source event's feed time (ms), never its arrival;
@@ -49,10 +52,12 @@ typedef struct cr_arbiter_link_config {
 cr_arbiter_link *cr_arbiter_link_new(const cr_arbiter_link_config *cfg);
 void cr_arbiter_link_free(cr_arbiter_link *l); /* accepts NULL */
 
-/* Starts monitoring: a monitor for every game of the store as it stands
- * (silent start), then the incidents of incidents.log restored. Store
- * events before this are ignored (the journal rebuild). Returns 0, or
- * CR_EIO with err filled (the log cannot be read or opened). */
+/* Starts monitoring: the monitors the rebuild's store events made (and one
+ * for any other game of the store, silent start), the incidents of
+ * incidents.log restored, every monitor at the sources' reach t. Store
+ * events before this (the journal rebuild) are followed silently: nothing is
+ * published, journaled or queued. Returns 0, or CR_EIO with err filled (the
+ * log cannot be read or opened). */
 int cr_arbiter_link_start(cr_arbiter_link *l, int64_t t, int64_t wall, cr_error *err);
 
 /* A store event was applied to the live store (called right after; not
@@ -81,8 +86,29 @@ int cr_arbiter_link_command(cr_arbiter_link *l, const cr_arbiter_cmd *c, int64_t
 /* The oldest queued store event (kind, game and payload filled; the caller
  * gives seq/ts and applies it), or NULL when none is left. The caller owns
  * it, applies it after the call that queued it has returned, and does not
- * pass it back to cr_arbiter_link_on_store_event: the monitor made it. */
-cr_store_event *cr_arbiter_link_take_event(cr_arbiter_link *l);
+ * pass it back to cr_arbiter_link_on_store_event: the monitor made it.
+ * who (may be NULL) gets who made it, for the journal: the arbiter token's
+ * name of the action, or "relay" for a game the monitor ended. */
+cr_store_event *cr_arbiter_link_take_event(cr_arbiter_link *l, char *who, size_t who_size);
+
+/* A clock an arbiter changed without a store event: a rejected claim's
+ * time added to the opponent (cr_monitor_decide). */
+typedef struct cr_arbiter_adjust {
+    int game;
+    int color; /* CR_WHITE or CR_BLACK: whose clock */
+    int32_t delta_ms;
+    int64_t t; /* feed ms */
+    char who[64];
+} cr_arbiter_adjust;
+
+/* The oldest queued clock change, for the caller's journal (take them after
+ * the call's store events). Returns false when none is left. */
+bool cr_arbiter_link_take_adjust(cr_arbiter_link *l, cr_arbiter_adjust *out);
+
+/* A journaled clock change made again in the rebuild (before
+ * cr_arbiter_link_start), at its point of the event stream. */
+void cr_arbiter_link_adjust_clock(cr_arbiter_link *l, int game, int color, int32_t delta_ms,
+                                  int64_t t);
 
 /* A relay-wide alert for the arbiters (not a game's incident): the journal
  * cannot write or is not sound, ... Published as {"type":"relay-alert",

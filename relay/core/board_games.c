@@ -19,6 +19,14 @@ struct cr_board_games {
     const cr_config_board *entry;
     bool paired; /* its game came from the pairings: they own the players */
     cr_store_event *held; /* a CLOCK not emitted yet (cr_board_games_flush) */
+    /* The board was set up for a new game after one was played: the new
+     * game opens at its first move (as offline replay has it), not as an
+     * empty game beside the one that ended. Meanwhile the last clock
+     * reading waits for it. */
+    bool waiting;
+    bool has_reading;
+    int32_t reading_ms[2];
+    int reading_running;
 };
 
 cr_board_games *cr_board_games_new(const cr_board_games_config *cfg, const char *board_id,
@@ -367,15 +375,61 @@ static void ply_clock(cr_board_games *b, const cr_infer_event *ev)
     e->ply_emt_ms = p->emt_ms;
 }
 
+/* The board's game was played (moves or a result): a new one waits for
+ * its first move. */
+static bool played(const cr_board_games *b)
+{
+    const cr_game *g = store_game(b);
+    return g && (cr_game_ply_count(g) > 0 || cr_game_result(g) != CR_RESULT_NONE);
+}
+
+/* While a new game waits for its first move: true when ev opens it now
+ * (the game has a move), false when ev is kept (a clock reading) or left
+ * (tags, attention and an end without moves belong to no game yet). */
+static bool opens_waiting_game(cr_board_games *b, const cr_infer_event *ev)
+{
+    if (ev->game && cr_game_ply_count(ev->game) > 0) {
+        return true;
+    }
+    if (ev->kind == CR_INFER_CLOCK) {
+        b->has_reading = true;
+        b->reading_ms[CR_WHITE] = ev->white_ms;
+        b->reading_ms[CR_BLACK] = ev->black_ms;
+        b->reading_running = ev->running;
+    }
+    return false;
+}
+
+static void open_game(cr_board_games *b, const cr_infer_event *ev)
+{
+    b->waiting = false;
+    start_game(b, ev->game);
+    if (b->has_reading) { /* the clock as it stood when the first move came */
+        b->has_reading = false;
+        cr_board_games_flush(b);
+        hold_clock(b, b->reading_ms[CR_WHITE], b->reading_ms[CR_BLACK], b->reading_running);
+    }
+    sync_moves(b, ev->game);
+}
+
 void cr_board_games_on_infer(cr_board_games *b, const cr_infer_event *ev)
 {
     if (ev->kind == CR_INFER_GAME_STARTED || (ev->game && ev->game_number != b->game_number)) {
         b->game_number = ev->game_number;
-        start_game(b, ev->game);
-        sync_moves(b, ev->game);
+        b->waiting = played(b);
+        b->has_reading = false;
+        if (!b->waiting) {
+            open_game(b, ev);
+        }
         if (ev->kind == CR_INFER_GAME_STARTED) {
             return;
         }
+    }
+    if (b->waiting) {
+        if (!opens_waiting_game(b, ev)) {
+            return;
+        }
+        open_game(b, ev);
     }
     switch (ev->kind) {
     case CR_INFER_MOVE:

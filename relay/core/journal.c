@@ -520,17 +520,67 @@ int cr_journal_read(const char *dir, cr_journal_line_fn fn, void *data, cr_journ
 
 /*----- command lines -----*/
 
+/* The JSON of a command's own fields (without who, at, tick). */
+static json_t *cmd_json(const cr_journal_cmd *c)
+{
+    json_int_t game = (json_int_t)c->game;
+    switch (c->kind) {
+    case CR_JCMD_RESULT: {
+        json_t *j = json_pack("{s:s, s:I, s:s}", "cmd", "result", "game", game, "result",
+                              cr_result_string(c->result));
+        if (j && c->reason[0]) {
+            json_object_set_new(j, "reason", json_string(c->reason));
+        }
+        return j;
+    }
+    case CR_JCMD_TAG:
+        return json_pack("{s:s, s:I, s:s, s:s}", "cmd", "tag", "game", game, "name", c->name,
+                         "value", c->value);
+    case CR_JCMD_CORRECTION:
+        return json_pack("{s:s, s:I, s:i}", "cmd", "correction", "game", game, "ply", c->ply);
+    case CR_JCMD_CLOCK_ADJUST:
+        return json_pack("{s:s, s:I, s:s, s:i}", "cmd", "clock-adjust", "game", game, "color",
+                         c->color == CR_WHITE ? "w" : "b", "ms", (int)c->delta_ms);
+    case CR_JCMD_MOVE:
+        break;
+    }
+    const cr_ply *p = &c->move;
+    json_t *j = json_pack("{s:s, s:I, s:i}", "cmd", "move", "game", game, "ply", c->ply);
+    if (j && (p->flags & CR_PLY_ILLEGAL)) {
+        char fen[CR_FEN_MAX];
+        if (cr_position_to_fen(&p->after, fen, sizeof fen) < 0) {
+            json_decref(j);
+            return NULL;
+        }
+        json_object_set_new(j, "san", json_string(p->san));
+        json_object_set_new(j, "after", json_string(fen));
+    } else if (j) {
+        json_object_set_new(j, "uci", json_string(p->uci));
+    }
+    json_t *more = json_pack("{s:I, s:i, s:i, s:I, s:i}", "flags", (json_int_t)p->flags, "clock",
+                             (int)p->clock_ms, "emt", (int)p->emt_ms, "ts", (json_int_t)p->ts,
+                             "fits", (int)p->fits);
+    if (j && more) {
+        json_object_update(j, more);
+    }
+    json_decref(more);
+    return j;
+}
+
 int cr_journal_cmd_format(const cr_journal_cmd *c, char *out, size_t size)
 {
-    json_t *j = c->tag ? json_pack("{s:s, s:i, s:s, s:s}", "cmd", "tag", "game", (json_int_t)c->game,
-                                   "name", c->name, "value", c->value)
-                       : json_pack("{s:s, s:i, s:s}", "cmd", "result", "game", (json_int_t)c->game,
-                                   "result", cr_result_string(c->result));
+    json_t *j = cmd_json(c);
     if (j && c->who[0]) {
         json_object_set_new(j, "who", json_string(c->who));
     }
     if (j && c->at > 0) {
         json_object_set_new(j, "at", json_integer(c->at));
+    }
+    if (j && c->tick >= 0) {
+        json_object_set_new(j, "tick", json_integer(c->tick));
+    }
+    if (j && c->t >= 0) {
+        json_object_set_new(j, "t", json_integer(c->t));
     }
     /* Compact JSON escapes every control character: one line whatever the
      * value holds. */
@@ -584,7 +634,7 @@ static int parse_old_cmd(const char *line, size_t len, cr_journal_cmd *c, char *
             snprintf(err, es, "command line with a bad tag");
             return -1;
         }
-        c->tag = true;
+        c->kind = CR_JCMD_TAG;
         memcpy(c->name, rest, nl);
         c->name[nl] = '\0';
         snprintf(c->value, sizeof c->value, "%s", value);
@@ -592,6 +642,109 @@ static int parse_old_cmd(const char *line, size_t len, cr_journal_cmd *c, char *
     }
     snprintf(err, es, "unknown command '%.20s'", word);
     return -1;
+}
+
+/* An integer field within [lo, hi], or def when absent; false when present
+ * and not such an integer. */
+static bool int_field(json_t *j, const char *key, int64_t lo, int64_t hi, int64_t def, int64_t *out)
+{
+    json_t *v = json_object_get(j, key);
+    if (!v) {
+        *out = def;
+        return true;
+    }
+    if (!json_is_integer(v) || json_integer_value(v) < lo || json_integer_value(v) > hi) {
+        return false;
+    }
+    *out = json_integer_value(v);
+    return true;
+}
+
+/* A move command's ply (c->ply set already). */
+static bool parse_move(json_t *j, cr_journal_cmd *c)
+{
+    cr_ply *p = &c->move;
+    int64_t flags, clock, emt, ts, fits;
+    if (!int_field(j, "flags", 0, UINT32_MAX, 0, &flags) ||
+        !int_field(j, "clock", -1, INT32_MAX, -1, &clock) ||
+        !int_field(j, "emt", -1, INT32_MAX, -1, &emt) ||
+        !int_field(j, "ts", -1, INT64_MAX, -1, &ts) || !int_field(j, "fits", 0, UINT16_MAX, 1, &fits)) {
+        return false;
+    }
+    p->move = CR_MOVE_NONE;
+    p->flags = (uint32_t)flags;
+    p->clock_ms = (int32_t)clock;
+    p->emt_ms = (int32_t)emt;
+    p->ts = ts;
+    p->fits = (uint16_t)fits;
+    if (p->flags & CR_PLY_ILLEGAL) {
+        const char *san = json_string_value(json_object_get(j, "san"));
+        const char *after = json_string_value(json_object_get(j, "after"));
+        if (!san || !after || strlen(san) >= sizeof p->san ||
+            cr_position_from_fen(&p->after, after, NULL) != 0) {
+            return false;
+        }
+        snprintf(p->san, sizeof p->san, "%s", san);
+        return true;
+    }
+    const char *uci = json_string_value(json_object_get(j, "uci"));
+    if (!uci || strlen(uci) < 4 || strlen(uci) >= sizeof p->uci) {
+        return false;
+    }
+    snprintf(p->uci, sizeof p->uci, "%s", uci);
+    return true;
+}
+
+/* The fields of a JSON command line; returns 1, or -1 with err filled. */
+static int parse_cmd_fields(json_t *j, const char *cmd, cr_journal_cmd *c, char *err, size_t es)
+{
+    int64_t ply;
+    bool has_ply = int_field(j, "ply", 0, 1 << 20, -1, &ply) && ply >= 0;
+    if (strcmp(cmd, "result") == 0) {
+        const char *res = json_string_value(json_object_get(j, "result"));
+        const char *reason = json_string_value(json_object_get(j, "reason"));
+        int r = res ? cr_result_parse(res) : -1;
+        if (r < 0 || (reason && strlen(reason) >= sizeof c->reason)) {
+            snprintf(err, es, "command line with a bad result");
+            return -1;
+        }
+        c->kind = CR_JCMD_RESULT;
+        c->result = (cr_result)r;
+        snprintf(c->reason, sizeof c->reason, "%s", reason ? reason : "");
+    } else if (strcmp(cmd, "tag") == 0) {
+        const char *name = json_string_value(json_object_get(j, "name"));
+        const char *value = json_string_value(json_object_get(j, "value"));
+        if (!name || !value || !cr_pgn_tag_name_ok(name) || strlen(name) >= sizeof c->name ||
+            strlen(value) >= sizeof c->value) {
+            snprintf(err, es, "command line with a bad tag");
+            return -1;
+        }
+        c->kind = CR_JCMD_TAG;
+        snprintf(c->name, sizeof c->name, "%s", name);
+        snprintf(c->value, sizeof c->value, "%s", value);
+    } else if (strcmp(cmd, "correction") == 0 || strcmp(cmd, "move") == 0) {
+        c->kind = cmd[0] == 'c' ? CR_JCMD_CORRECTION : CR_JCMD_MOVE;
+        c->ply = (int)ply;
+        if (!has_ply || (c->kind == CR_JCMD_MOVE && !parse_move(j, c))) {
+            snprintf(err, es, "command line with a bad %s", cmd);
+            return -1;
+        }
+    } else if (strcmp(cmd, "clock-adjust") == 0) {
+        const char *color = json_string_value(json_object_get(j, "color"));
+        int64_t ms;
+        if (!color || (strcmp(color, "w") && strcmp(color, "b")) ||
+            !int_field(j, "ms", INT32_MIN, INT32_MAX, 0, &ms)) {
+            snprintf(err, es, "command line with a bad clock-adjust");
+            return -1;
+        }
+        c->kind = CR_JCMD_CLOCK_ADJUST;
+        c->color = color[0] == 'w' ? CR_WHITE : CR_BLACK;
+        c->delta_ms = (int32_t)ms;
+    } else {
+        snprintf(err, es, "unknown command '%.20s'", cmd);
+        return -1;
+    }
+    return 1;
 }
 
 int cr_journal_cmd_parse(const char *line, size_t len, cr_journal_cmd *c, char *err,
@@ -602,6 +755,7 @@ int cr_journal_cmd_parse(const char *line, size_t len, cr_journal_cmd *c, char *
         return 0;
     }
     memset(c, 0, sizeof *c);
+    c->tick = c->t = -1;
     const char *p = line + sizeof head - 1;
     size_t n = len - (sizeof head - 1);
     if (!n || *p != '{') {
@@ -612,40 +766,105 @@ int cr_journal_cmd_parse(const char *line, size_t len, cr_journal_cmd *c, char *
     const char *cmd = json_string_value(json_object_get(j, "cmd"));
     json_t *game = json_object_get(j, "game");
     const char *who = json_string_value(json_object_get(j, "who"));
+    int64_t at, tick, t;
     int rc = -1;
     if (!j || !cmd || !json_is_integer(game) || json_integer_value(game) < 1 ||
-        json_integer_value(game) > INT_MAX || (who && strlen(who) >= sizeof c->who)) {
+        json_integer_value(game) > INT_MAX || (who && strlen(who) >= sizeof c->who) ||
+        !int_field(j, "at", 0, INT64_MAX, 0, &at) || !int_field(j, "tick", -1, INT64_MAX, -1, &tick) ||
+        !int_field(j, "t", -1, INT64_MAX, -1, &t)) {
         snprintf(err, err_size, "%s", j ? "command line without its fields" : "command line not JSON");
-    } else if (strcmp(cmd, "result") == 0) {
-        const char *res = json_string_value(json_object_get(j, "result"));
-        int r = res ? cr_result_parse(res) : -1;
-        if (r < 0) {
-            snprintf(err, err_size, "command line with a bad result");
-        } else {
-            c->result = (cr_result)r;
-            rc = 1;
-        }
-    } else if (strcmp(cmd, "tag") == 0) {
-        const char *name = json_string_value(json_object_get(j, "name"));
-        const char *value = json_string_value(json_object_get(j, "value"));
-        if (!name || !value || !cr_pgn_tag_name_ok(name) || strlen(name) >= sizeof c->name ||
-            strlen(value) >= sizeof c->value) {
-            snprintf(err, err_size, "command line with a bad tag");
-        } else {
-            c->tag = true;
-            snprintf(c->name, sizeof c->name, "%s", name);
-            snprintf(c->value, sizeof c->value, "%s", value);
-            rc = 1;
-        }
     } else {
-        snprintf(err, err_size, "unknown command '%.20s'", cmd);
+        rc = parse_cmd_fields(j, cmd, c, err, err_size);
     }
     if (rc == 1) {
-        json_t *at = json_object_get(j, "at");
         c->game = (int)json_integer_value(game);
         snprintf(c->who, sizeof c->who, "%s", who ? who : "");
-        c->at = json_is_integer(at) && json_integer_value(at) > 0 ? json_integer_value(at) : 0;
+        c->at = at;
+        c->tick = tick;
+        c->t = t;
     }
     json_decref(j);
     return rc;
+}
+
+/*----- command lines and store events -----*/
+
+bool cr_journal_cmd_of_event(const cr_store_event *ev, cr_journal_cmd *c)
+{
+    memset(c, 0, sizeof *c);
+    c->game = ev->game;
+    c->tick = c->t = -1;
+    switch (ev->kind) {
+    case CR_SEV_RESULT:
+        c->kind = CR_JCMD_RESULT;
+        c->result = ev->result;
+        snprintf(c->reason, sizeof c->reason, "%s", ev->reason);
+        return true;
+    case CR_SEV_TAG:
+        c->kind = CR_JCMD_TAG;
+        snprintf(c->name, sizeof c->name, "%s", ev->tag.name);
+        snprintf(c->value, sizeof c->value, "%s", ev->tag.value);
+        return true;
+    case CR_SEV_CORRECTION:
+        c->kind = CR_JCMD_CORRECTION;
+        c->ply = ev->ply;
+        return true;
+    case CR_SEV_MOVE:
+        c->kind = CR_JCMD_MOVE;
+        c->ply = ev->ply;
+        c->move = ev->move;
+        return true;
+    default:
+        return false;
+    }
+}
+
+static const cr_sev_kind cmd_event_kind[] = {
+    [CR_JCMD_RESULT] = CR_SEV_RESULT, [CR_JCMD_TAG] = CR_SEV_TAG,
+    [CR_JCMD_CORRECTION] = CR_SEV_CORRECTION, [CR_JCMD_MOVE] = CR_SEV_MOVE};
+
+cr_store_event *cr_journal_cmd_event(const cr_journal_cmd *c, const cr_store *store, char *why,
+                                     size_t why_size)
+{
+    const cr_store_game *g = cr_store_find(store, c->game);
+    if (!g || c->kind == CR_JCMD_CLOCK_ADJUST) {
+        snprintf(why, why_size, g ? "a clock-adjust makes no store event" : "command for unknown game %d",
+                 c->game);
+        return NULL;
+    }
+    cr_store_event *ev = cr_store_event_new(cmd_event_kind[c->kind]);
+    if (!ev) {
+        snprintf(why, why_size, "out of memory");
+        return NULL;
+    }
+    ev->game = c->game;
+    ev->ply = c->ply;
+    switch (c->kind) {
+    case CR_JCMD_RESULT:
+        ev->result = c->result;
+        snprintf(ev->reason, sizeof ev->reason, "%s", c->reason[0] ? c->reason : "arbiter");
+        break;
+    case CR_JCMD_TAG:
+        snprintf(ev->tag.name, sizeof ev->tag.name, "%s", c->name);
+        snprintf(ev->tag.value, sizeof ev->tag.value, "%s", c->value);
+        break;
+    case CR_JCMD_CORRECTION:
+        ev->retracted = cr_game_ply_count(g->game) - c->ply;
+        break;
+    case CR_JCMD_CLOCK_ADJUST:
+        break;
+    case CR_JCMD_MOVE:
+        ev->move = c->move;
+        if (!(c->move.flags & CR_PLY_ILLEGAL)) {
+            ev->move.move = cr_move_from_uci(cr_game_position(g->game), c->move.uci);
+            if (ev->move.move == CR_MOVE_NONE) {
+                snprintf(why, why_size, "game %d: %s is not legal at ply %d", c->game, c->move.uci,
+                         cr_game_ply_count(g->game));
+                cr_store_event_free(ev);
+                return NULL;
+            }
+        }
+        break;
+    }
+    return ev;
 }

@@ -74,6 +74,7 @@ struct relay {
                            the journaled feed event's time) */
     int64_t cur_t;      /* feed time (ms) of the source event being processed */
     int64_t source_t;   /* feed time (ms) every source has reached (see source_now) */
+    bool reach_journaled; /* the rebuild found the sources' end and source_t there */
     int emitted;        /* store events emitted */
     bool finished;
     cr_queue *pubs, *cmds;
@@ -469,44 +470,71 @@ static void finish_all(relay *r, int64_t t)
         cr_board_games_flush(r->boards[i]->games);
     }
     if (!r->rebuilding && r->journal) {
-        char line[64];
-        int n = snprintf(line, sizeof line, "# finish %" PRId64 "\n", t);
+        /* With how far the sources had come: time stands there from now on
+         * (the arbiters' clocks too), after a restart as well. */
+        char line[80];
+        int n = snprintf(line, sizeof line, "# finish %" PRId64 " %" PRId64 "\n", t, r->source_t);
         cr_journal_append(r->journal, line, (size_t)n);
     }
 }
 
 /*----- commands: results and tags from trusted clients, arbiters' actions -----*/
 
-/* A RESULT or TAG event is journaled as a command line, so that a restart
- * rebuilds it. */
-static void journal_command(relay *r, const cr_store_event *ev, const char *who)
+static void journal_line_of(relay *r, const cr_journal_cmd *c)
 {
-    if (!r->journal || r->rebuilding || (ev->kind != CR_SEV_RESULT && ev->kind != CR_SEV_TAG)) {
-        return;
-    }
-    cr_journal_cmd c = {.tag = ev->kind == CR_SEV_TAG, .game = ev->game, .result = ev->result,
-                        .at = wall_ms()};
-    snprintf(c.who, sizeof c.who, "%s", who);
-    snprintf(c.name, sizeof c.name, "%s", ev->tag.name);
-    snprintf(c.value, sizeof c.value, "%s", ev->tag.value);
     char line[1024];
-    int n = cr_journal_cmd_format(&c, line, sizeof line);
+    int n = r->journal && !r->rebuilding ? cr_journal_cmd_format(c, line, sizeof line) : 0;
     if (n < 0) {
-        cr_log(CR_LOG_ERROR, "journal: game %d: command line too long", ev->game);
+        cr_log(CR_LOG_ERROR, "journal: game %d: command line too long", c->game);
+    } else if (n > 0) {
+        cr_journal_append(r->journal, line, (size_t)n);
+    }
+}
+
+/* A RESULT or TAG event of a client, or any event an arbiter's action made
+ * (a result, a take-back or a replaced move: CORRECTION and MOVEs, players'
+ * names), is journaled as a command line, so that a restart rebuilds it at
+ * the same point. tick: the feed ms the boards were ticked to (the rebuild
+ * ticks them there first), t: the command's feed time. */
+static void journal_command(relay *r, const cr_store_event *ev, const char *who, int64_t tick,
+                            int64_t t)
+{
+    if (!r->journal || r->rebuilding) {
         return;
     }
-    cr_journal_append(r->journal, line, (size_t)n);
+    /* at: the event's own stamp (ms), which the rebuild gives it again */
+    /* at: the event's own stamp (ms), which the rebuild gives it again */
+    cr_journal_cmd c;
+    if (!cr_journal_cmd_of_event(ev, &c)) {
+        return;
+    }
+    c.at = r->cur_ts / 1000;
+    c.tick = tick;
+    c.t = t;
+    snprintf(c.who, sizeof c.who, "%s", who);
+    journal_line_of(r, &c);
 }
 
 /* The store events the arbiter link queued during the call that just
- * returned: journaled and applied, without going back to the link. */
+ * returned: journaled (with who made them) and applied, without going back
+ * to the link. */
 static void apply_arbiter_events(relay *r)
 {
     cr_store_event *ev;
+    char who[64];
     r->applying_arbiter = true;
-    while ((ev = cr_arbiter_link_take_event(r->arb)) != NULL) {
-        journal_command(r, ev, "arbiter");
+    r->cur_ts = r->cur_ts / 1000 * 1000; /* whole ms, as journaled */
+    while ((ev = cr_arbiter_link_take_event(r->arb, who, sizeof who)) != NULL) {
+        journal_command(r, ev, who, r->last_tick, r->cur_t);
         emit(r, ev);
+    }
+    cr_arbiter_adjust a;
+    while (cr_arbiter_link_take_adjust(r->arb, &a)) {
+        cr_journal_cmd c = {.kind = CR_JCMD_CLOCK_ADJUST, .game = a.game, .color = a.color,
+                            .delta_ms = a.delta_ms, .at = r->cur_ts / 1000, .tick = r->last_tick,
+                            .t = a.t};
+        snprintf(c.who, sizeof c.who, "%s", a.who);
+        journal_line_of(r, &c);
     }
     r->applying_arbiter = false;
 }
@@ -517,8 +545,8 @@ static void arbiter_publish(void *data, cr_pub *p)
     cr_lanes_publish(r->lanes, p);
 }
 
-/* A result or tag command (from a client, or from the journal): journaled
- * and applied. */
+/* A result or tag command of a trusted client: journaled (with the feed
+ * times it came at, as an arbiter's) and applied. */
 static void apply_command(relay *r, const cr_command_msg *c)
 {
     if (!cr_store_find(r->live, c->game)) {
@@ -537,7 +565,8 @@ static void apply_command(relay *r, const cr_command_msg *c)
         snprintf(ev->tag.name, sizeof ev->tag.name, "%s", c->name);
         snprintf(ev->tag.value, sizeof ev->tag.value, "%s", c->value);
     }
-    journal_command(r, ev, c->who);
+    r->cur_ts = r->cur_ts / 1000 * 1000; /* whole ms, as journaled */
+    journal_command(r, ev, c->who, r->last_tick, r->cur_t);
     emit(r, ev);
 }
 
@@ -959,26 +988,54 @@ static bool wants_agents(const cr_loop_config *cfg)
 
 /*----- the journal: rebuild -----*/
 
-/* A command line of the journal applied again; one that cannot be read is
- * reported, never dropped silently. */
+/* A command line of the journal applied again at the point it was written
+ * (the boards ticked as far as they were then, the event stamped with its
+ * time); one that cannot be read or applied is reported, never dropped
+ * silently. */
 static void journal_command_line(relay *r, const char *line, size_t len, const char *file,
                                  int lineno)
 {
     cr_journal_cmd jc;
-    char why[80];
+    char why[80], where[160];
     int rc = cr_journal_cmd_parse(line, len, &jc, why, sizeof why);
+    snprintf(where, sizeof where, "%s:%d", file, lineno);
     if (rc < 0) {
         r->journal_bad_lines++;
-        cr_log(CR_LOG_ERROR, "journal: %s:%d: %s: %.*s", file, lineno, why,
-               (int)(len < 200 ? len : 200), line);
-    } else if (rc == 1) {
-        cr_command_msg c = {.kind = jc.tag ? CR_COMMAND_TAG : CR_COMMAND_RESULT,
-                            .game = jc.game,
-                            .result = jc.result};
-        snprintf(c.name, sizeof c.name, "%s", jc.name);
-        snprintf(c.value, sizeof c.value, "%s", jc.value);
-        apply_command(r, &c);
+        cr_log(CR_LOG_ERROR, "journal: %s: %s: %.*s", where, why, (int)(len < 200 ? len : 200), line);
+        return;
     }
+    if (rc != 1) {
+        return;
+    }
+    if (!cr_store_find(r->live, jc.game)) {
+        cr_log(CR_LOG_WARN, "journal: %s: command for unknown game %d ignored", where, jc.game);
+        return;
+    }
+    if (jc.tick >= 0) {
+        run_ticks(r, jc.tick);
+    }
+    if (jc.t >= 0) { /* as live: the sources had reached t, the action came then */
+        if (r->source_t < jc.t) {
+            r->source_t = jc.t;
+            cr_arbiter_link_source_time(r->arb, NULL, jc.t);
+        }
+        r->cur_t = jc.t;
+    }
+    if (jc.at > 0) {
+        r->cur_ts = jc.at * 1000;
+    }
+    if (jc.kind == CR_JCMD_CLOCK_ADJUST) {
+        cr_arbiter_link_adjust_clock(r->arb, jc.game, jc.color, jc.delta_ms, r->cur_t);
+        return;
+    }
+    char fault[160];
+    cr_store_event *ev = cr_journal_cmd_event(&jc, r->live, fault, sizeof fault);
+    if (!ev) {
+        r->journal_bad_lines++;
+        cr_log(CR_LOG_ERROR, "journal: %s: %s", where, fault);
+        return;
+    }
+    emit(r, ev);
 }
 
 static int on_journal_line(void *data, const char *line, size_t len, const char *file, int lineno)
@@ -993,8 +1050,8 @@ static int on_journal_line(void *data, const char *line, size_t len, const char 
         return 0;
     }
     if (len && line[0] == '#') {
-        long long a;
-        int table;
+        long long a, reach;
+        int table, k;
         char id[CR_BOARD_ID_MAX + 1];
         char copy[512];
         snprintf(copy, sizeof copy, "%.*s", (int)(len < sizeof copy ? len : sizeof copy - 1), line);
@@ -1010,9 +1067,13 @@ static int on_journal_line(void *data, const char *line, size_t len, const char 
         } else if (sscanf(copy, "# tick %64s %lld", id, &a) == 2) {
             r->cur_ts = a * 1000;
             replay_tick(r, id, a);
-        } else if (sscanf(copy, "# finish %lld", &a) == 1) {
+        } else if ((k = sscanf(copy, "# finish %lld %lld", &a, &reach)) >= 1) {
             r->cur_ts = a * 1000;
             finish_all(r, a);
+            if (k == 2) { /* older journals do not say */
+                r->source_t = reach;
+                r->reach_journaled = true;
+            }
         } else {
             journal_command_line(r, line, len, file, lineno);
         }
@@ -1320,7 +1381,7 @@ static int start_state(relay *r)
     if (!r->clock.epoch_ms) {
         r->clock.epoch_ms = wall_ms();
     }
-    if (r->source_t < r->last_tick) {
+    if (r->source_t < r->last_tick && !r->reach_journaled) {
         r->source_t = r->last_tick; /* the rebuild's sources reached that far */
     }
     if (r->arb && cr_arbiter_link_start(r->arb, r->source_t, wall_ms(), &err)) {

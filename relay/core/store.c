@@ -518,6 +518,9 @@ int cr_store_apply(cr_store *s, const cr_store_event *ev, cr_error *err)
     cr_store_game *g = find(s, ev->game);
     g->last_seq = ev->seq;
     g->last_ts = ev->ts;
+    if (ev->kind != CR_SEV_CLOCK) {
+        g->list_seq = ev->seq;
+    }
     s->last_seq = ev->seq;
     return 0;
 }
@@ -635,7 +638,9 @@ cr_buf *cr_store_summary_json(const cr_store *s, int id)
     if (g->attention_squares) {
         json_object_set_new(j, "squares", squares_json(g->attention_squares));
     }
-    json_object_set_new(j, "seq", json_integer(g->last_seq));
+    /* The list entry is published again for what changes it, not for each
+     * clock reading: its seq is the last such event's. */
+    json_object_set_new(j, "seq", json_integer(g->list_seq));
     return dump(j);
 }
 

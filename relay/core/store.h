@@ -134,6 +134,8 @@ typedef struct cr_store_game {
     cr_bb attention_squares;              /* while attention: the squares in question */
     char attention_reason[CR_REASON_MAX]; /* while attention: why */
     int64_t last_seq, last_ts;
+    int64_t list_seq; /* the last event that changed its list entry (a clock reading does
+                         not): the entry's "seq", the same live and rebuilt */
     cr_eval *evals; /* per ply (depth 0: none), evals_cap of them */
     int evals_cap;
 } cr_store_game;

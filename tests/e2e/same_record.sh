@@ -20,6 +20,9 @@
 # for 12 s while Black's clock runs): the same PGN as offline, the result of
 # index.tsv everywhere, the control the arbiter view detects (clock_mode,
 # bonus_ms) right, and a "flag" incident only where the clock showed 0:00.
+# Eight feeds served together at 1000x give the games of offline replay of
+# them, board by board, with no game more: a board set up again after its
+# game ended gets no empty game (p09, p12 end so).
 # Runs the relays side by side (about two minutes: the 1x runs).
 # $1: the chessrelay binary. Env: CR_SOURCE_DIR.
 set -u
@@ -108,6 +111,44 @@ agent_fed() { # NAME FEED SPEED [CUT_AT]
   fetch "$port" "$d/live.pgn" || echo "FAIL: agent $1: no /live.pgn"
   kill "$relay"
   wait "$relay" 2>/dev/null
+}
+
+# Eight feeds in one relay (replay FEED... --serve at SPEED): /live.pgn once
+# the longest has played.
+served_many() { # NAME SPEED FEED...
+  local name="$1" x="$2" d="$tmp/served-$1-$2" pid port longest=0 f s
+  shift 2
+  mkdir -p "$d"
+  for f in "$@"; do
+    s=$(span "$f" "$x")
+    longest=$(awk -v a="$longest" -v b="$s" 'BEGIN{print (b > a) ? b : a}')
+  done
+  "$BIN" replay "$@" --serve --listen 127.0.0.1:0 --port-file "$d/port" --speed "$x" \
+    --arbiter-token "$ARB_TOKEN" --quiet >"$d/log" 2>&1 &
+  pid=$!
+  port=$(port_of "$d/port") || { echo "FAIL: $name at ${x}x: no port"; kill "$pid"; return 1; }
+  sleep "$longest"
+  fetch "$port" "$d/live.pgn" || echo "FAIL: $name at ${x}x: no /live.pgn"
+  kill "$pid"
+  wait "$pid" 2>/dev/null
+}
+
+# Every game, grouped by its board (in the order each board played them):
+# offline replay plays the feeds one after the other, the served relay
+# merges them in time order and numbers the games so. Nothing is left out:
+# a game without moves that offline has not (an empty game opened when a
+# board was set up again after its game) is a difference.
+by_board() { # PGN -> stdout
+  python3 - "$1" <<'PY'
+import re, sys
+text = open(sys.argv[1]).read()
+boards = {}
+for block in re.split(r'(?<=\n)(?=\[Event )', text):
+    if block.strip():
+        m = re.search(r'^\[Board "((?:[^"\\]|\\.)*)"\]$', block, re.M)
+        boards.setdefault(m.group(1) if m else "", []).append(block.strip() + "\n\n")
+sys.stdout.write("".join("".join(boards[k]) for k in sorted(boards)))
+PY
 }
 
 # Games with moves only (replay prints no others).
@@ -216,6 +257,12 @@ done
 for n in stopped fivefold quickplay; do
   served "$n" "${FEED[$n]}" 100 & runs+=($!)
 done
+# Eight boards at once: two end with the board set up again (p09, p12), two
+# play a second game (p10, p15).
+EIGHT=()
+for n in p09 p10 p11 p12 p13 p14 p15 p16; do EIGHT+=("$FEEDS/$n.feed"); done
+"$BIN" replay "${EIGHT[@]}" >"$tmp/offline-eight.pgn" 2>/dev/null || { echo "FAIL: replay eight"; fail=1; }
+served_many eight 1000 "${EIGHT[@]}" & runs+=($!)
 for n in p05 p17 stopped; do
   agent_fed "$n" "${FEED[$n]}" 1000 & runs+=($!)
 done
@@ -228,6 +275,16 @@ done
 for n in stopped fivefold quickplay; do
   compare "$n" "${FEED[$n]}" "$tmp/served-$n-100" "served at 100x"
 done
+by_board "$tmp/offline-eight.pgn" >"$tmp/offline-eight.boards"
+if [ ! -s "$tmp/served-eight-1000/live.pgn" ]; then
+  echo "FAIL: eight feeds: nothing served"; fail=1
+elif by_board "$tmp/served-eight-1000/live.pgn" | cmp -s "$tmp/offline-eight.boards" -; then
+  echo "ok: eight feeds (served at 1000x): the same games as offline, none more ($(grep -c '^\[Event ' "$tmp/offline-eight.pgn") games)"
+else
+  echo "FAIL: eight feeds (served at 1000x): the games differ from the offline replay"
+  by_board "$tmp/served-eight-1000/live.pgn" | diff "$tmp/offline-eight.boards" - | head -20
+  fail=1
+fi
 for n in p05 p17 stopped; do
   compare "$n" "${FEED[$n]}" "$tmp/agent-$n-1000" "agent-fed at 1000x"
 done
