@@ -8,6 +8,7 @@
 #include <stdint.h>
 
 #include <cmocka.h>
+#include <jansson.h>
 #include <event2/buffer.h>
 #include <event2/event.h>
 #include <event2/http.h>
@@ -870,8 +871,43 @@ static void test_outputs_round(void **state)
     assert_non_null(r2);
     assert_non_null(strstr(r2, "Other, Round"));
     free(r2);
+    /* The LiveChess layout's JSON: round-1's pairings in table order, names
+     * split at the comma, live while begun and without a result. */
+    snprintf(path, sizeof path, "%s/round-1/index.json", dir);
+    char *index = slurp(path);
+    assert_non_null(index);
+    json_error_t jerr;
+    json_t *ij = json_loads(index, 0, &jerr);
+    assert_non_null(ij);
+    json_t *pairings = json_object_get(ij, "pairings");
+    assert_int_equal(json_array_size(pairings), 2);
+    json_t *w0 = json_object_get(json_array_get(pairings, 0), "white");
+    assert_string_equal(json_string_value(json_object_get(w0, "lname")), "First");
+    assert_string_equal(json_string_value(json_object_get(w0, "fname")), "Table");
+    assert_true(json_is_null(json_object_get(w0, "title")));
+    json_t *b0 = json_object_get(json_array_get(pairings, 0), "black");
+    assert_string_equal(json_string_value(json_object_get(b0, "lname")), "Somebody");
+    assert_true(json_is_null(json_object_get(b0, "fname")));
+    assert_string_equal(json_string_value(json_object_get(json_array_get(pairings, 0), "result")), "*");
+    assert_true(json_is_true(json_object_get(json_array_get(pairings, 0), "live")));
+    json_decref(ij);
+    free(index);
+    snprintf(path, sizeof path, "%s/tournament.json", dir);
+    char *tour = slurp(path);
+    assert_non_null(tour);
+    json_t *tj = json_loads(tour, 0, &jerr);
+    assert_non_null(tj);
+    json_t *rounds = json_object_get(tj, "rounds");
+    assert_int_equal(json_array_size(rounds), 2);
+    assert_int_equal(json_integer_value(json_object_get(json_array_get(rounds, 0), "count")), 2);
+    assert_int_equal(json_integer_value(json_object_get(json_array_get(rounds, 0), "live")), 2);
+    assert_int_equal(json_integer_value(json_object_get(json_array_get(rounds, 1), "count")), 1);
+    assert_int_equal(json_integer_value(json_object_get(json_array_get(rounds, 1), "live")), 0);
+    json_decref(tj);
+    free(tour);
     uint64_t written = cr_outputs_files_written(o);
-    assert_int_equal(written, 5); /* 2 rounds x games.pgn + 3 game files */
+    /* 2 rounds x (games.pgn, index.json) + 3 game files + tournament.json */
+    assert_int_equal(written, 8);
 
     /* A clock event changes no PGN; a flush without changes does nothing. */
     cr_store_event *clk = cr_store_event_new(CR_SEV_CLOCK);
@@ -887,19 +923,20 @@ static void test_outputs_round(void **state)
     assert_int_equal(rx.count, 1);
     assert_int_equal(cr_outputs_files_written(o), written);
 
-    /* A move in round 2 rewrites round 2 only; round 1 is not pushed again. */
+    /* A move in round 2 rewrites round 2 only (its game begun: live in its
+     * index.json and in tournament.json); round 1 is not pushed again. */
     play(s, o, 3, 7, "c2c4");
     cr_outputs_flush(o, s);
     run_for(base, 50);
     assert_int_equal(rx.count, 1);
-    assert_int_equal(cr_outputs_files_written(o), written + 2);
+    assert_int_equal(cr_outputs_files_written(o), written + 4);
 
     /* After a rebuild every round is rendered again; unchanged: nothing sent. */
     cr_outputs_changed_all(o, s);
     cr_outputs_flush(o, s);
     run_for(base, 50);
     assert_int_equal(rx.count, 1);
-    assert_int_equal(cr_outputs_files_written(o), written + 2);
+    assert_int_equal(cr_outputs_files_written(o), written + 4);
 
     cr_store_free(s);
     cr_outputs_free(o);
