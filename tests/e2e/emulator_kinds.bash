@@ -14,8 +14,11 @@
 #   E2E_FEEDS="p03 p13" chooses the feeds (default: the set below; all:
 #   every sample feed), E2E_SPEED changes the speed,
 #   E2E_KEEP=1 keeps the files.
-# Timing as in emulator_record.sh: speed 10, long waits cut to 1 s. About
-# 4 minutes per kind by default, 10 with E2E_FEEDS=all.
+# Timing as in emulator_record.sh: speed 10, long waits cut to 1 s, the
+# emulator's feed clock shared with the recorder (--clock), so that a loaded
+# machine slows the round trip down without changing the recording (a late
+# Certabo line or read once recorded a castling as Rf1). About 4 minutes per
+# kind by default, 10 with E2E_FEEDS=all.
 set -u
 BIN="$1"
 SRC="${CR_SOURCE_DIR:-$(cd "$(dirname "$0")/../.." && pwd)}"
@@ -47,14 +50,14 @@ run_one() {
     extra+=(--calibration-out "$w/state/certabo/$name.dev.cal")
   [ -n "${OCCUPANCY:-}" ] && extra+=(--occupancy)
   "$BIN" emulate "$FEEDS/$feed.feed" --pty --kind "$kind" --link "$dev" --speed "$SPEED" \
-    --max-gap 1000 "${extra[@]}" >"$w/$name.emu" 2>"$w/$name.emu.err" &
+    --max-gap 1000 --clock "$w/$name.clock" "${extra[@]}" >"$w/$name.emu" 2>"$w/$name.emu.err" &
   local emu=$!
   for _ in $(seq 100); do [ -s "$w/$name.emu" ] && break; sleep 0.05; done
   if [ "$(head -n 1 "$w/$name.emu")" != "$dev" ]; then
     bad "$name" "emulate did not print its device path"; cat "$w/$name.emu.err"
     kill "$emu" 2>/dev/null; return
   fi
-  "$BIN" record --serial "$dev" --out "$w/$name.feed" --time-scale "$SPEED" --state "$w/state" \
+  "$BIN" record --serial "$dev" --out "$w/$name.feed" --clock "$w/$name.clock" --state "$w/state" \
     --duration 300000 2>"$w/$name.rec.err" &
   local rec=$!
   emulation_done "$name" "$emu" "$rec" "$w/$name.emu.err" "$w/$name.rec.err"
