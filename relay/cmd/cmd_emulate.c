@@ -18,7 +18,7 @@
  * host to take the board up again.
  *
  * A streaming board's lines are steps of the timeline like the feed's events
- * (one every 20 ms times --speed of feed time), so that a late emulator (a
+ * (one every 20 ms times --speed of feed time, or every --line-ms), so that a late emulator (a
  * loaded machine) still sends each position on as many lines as the feed
  * gives it: the timeline shifts, the sequence of lines does not change.
  * --clock FILE shares the feed time with the host (emu_clock.h: `chessrelay
@@ -97,7 +97,7 @@ typedef struct emulator {
      * since the position last changed, the time handed to the board's
      * stream (monotonic, real ms while the timeline is not running). */
     bool streaming;
-    int64_t line_play;
+    int64_t line_play, line_every;
     int lines_since_pos;
     int64_t stream_t, stream_last;
     /* --clock: the shared feed clock, the feed time of the timeline's play
@@ -487,13 +487,29 @@ static int host_backlog(const emulator *em)
     return n;
 }
 
-/* --clock: whether the host has yet to handle bytes sent. A host that read
+/* Bytes the host wrote that we have not read yet. */
+static int host_request(const emulator *em)
+{
+    int n = 0;
+    if (em->master < 0 || ioctl(em->master, FIONREAD, &n) < 0) {
+        return 0;
+    }
+    return n;
+}
+
+/* --clock: whether the host has yet to handle bytes sent, or has written
+ * what we have yet to answer (a host asks for a dump while it handles the
+ * bytes that made it lose track: the answer comes before the next step). A
+ * host that read
  * everything but counts less than was sent for CLOCK_LOST_MS lost the rest;
  * one that counts more had them counted lost too early. */
 static bool clock_waits(emulator *em, int64_t now)
 {
     if (!em->clock) {
         return false;
+    }
+    if (host_request(em) > 0) {
+        return true; /* on_master reads it first */
     }
     int64_t unhandled = cr_emu_clock_unhandled(em->clock);
     if (unhandled <= 0) {
@@ -559,8 +575,7 @@ static void send_line(emulator *em)
     cr_board_emu_stream(em->emu, em->stream_t);
     em->stream_last = em->stream_t;
     em->lines_since_pos++;
-    int64_t every = (int64_t)(STREAM_PERIOD_MS * em->speed);
-    em->line_play += every > 0 ? every : 1;
+    em->line_play += em->line_every;
     flush_output(em);
 }
 
@@ -736,7 +751,7 @@ static int usage(void)
                     "       [--max-gap MS] [--faults garbage,drop,disconnect] [--seed N]\n"
                     "       [--serial-number S] [--clock-white auto|left|right]\n"
                     "       [--kind dgt|millennium|certabo] [--occupancy] [--calibration-out FILE]\n"
-                    "       [--clock FILE]\n");
+                    "       [--clock FILE] [--line-ms MS]\n");
     return 2;
 }
 
@@ -748,6 +763,7 @@ typedef struct emulate_opts {
     double speed;
     uint64_t rng;
     int64_t max_gap;
+    int64_t line_ms; /* feed ms between a streaming board's lines; 0: 20 x speed */
     cr_dgt_white_side side;
 } emulate_opts;
 
@@ -798,6 +814,13 @@ static int parse_options(int argc, char **argv, emulate_opts *o)
                 fprintf(stderr, "chessrelay emulate: --kind: dgt, millennium or certabo\n");
                 return 2;
             }
+            i++;
+        } else if (strcmp(a, "--line-ms") == 0 && v) {
+            long long ms;
+            if (!cr_opt_int("emulate", a, v, 1, 3600000, "feed milliseconds (1 or more)", &ms)) {
+                return 2;
+            }
+            o->line_ms = ms;
             i++;
         } else if (strcmp(a, "--clock") == 0 && v) {
             o->clock = v;
@@ -943,6 +966,10 @@ int cr_cmd_emulate(int argc, char **argv)
     emulator em;
     memset(&em, 0, sizeof em);
     em.speed = o.speed;
+    em.line_every = o.line_ms > 0 ? o.line_ms : (int64_t)(STREAM_PERIOD_MS * o.speed);
+    if (em.line_every < 1) {
+        em.line_every = 1;
+    }
     em.master = em.slave = -1;
     em.rng = o.rng;
     em.link = o.link;

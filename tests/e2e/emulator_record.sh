@@ -6,7 +6,8 @@
 # (stray bytes, dropped bytes -> resync + re-dump, unplug/replug of the pty),
 # and with the decoded lines removed (replay decodes the raw lines alone).
 #   $1 = path of the chessrelay binary; env CR_SOURCE_DIR.
-#   E2E_FEEDS="p03 p13" limits the feeds, E2E_SPEED changes the speed,
+#   E2E_FEEDS="p03 p13" limits the feeds, E2E_SPEED changes the speed of
+#   the clean runs (40), E2E_FAULT_SPEED that of the runs with faults (10),
 #   E2E_KEEP=1 keeps the files.
 # Timing: a recorder stamping bytes when it reads them would turn a
 # scheduling delay of d ms into d x SPEED ms of feed time, against the
@@ -15,13 +16,16 @@
 # feed time each step was sent at, and the emulator takes no step before the
 # recorder has handled what was sent, so load slows the run down but does not
 # change the recording. Long waits are cut to 1 s (--max-gap) to keep the
-# run short.
+# run short. A clean run records the same at any speed, so it plays at 40;
+# the runs with faults at 10, since the host finds its way back from a
+# resync or an unplug in real time (a dump asked for, a reopen).
 set -u
 BIN="$1"
 SRC="${CR_SOURCE_DIR:-$(cd "$(dirname "$0")/../.." && pwd)}"
 FEEDS="$SRC/tests/data/feeds"
 CHECK="$SRC/tests/tools/check-feeds"
-SPEED="${E2E_SPEED:-10}"
+SPEED="${E2E_SPEED:-40}"
+FAULT_SPEED="${E2E_FAULT_SPEED:-10}"
 tmp=$(mktemp -d)
 # E2E_KEEP=1 keeps the recordings and logs for a look.
 . "$(dirname "$0")/common.bash"
@@ -42,6 +46,7 @@ done
 run_one() {
   local round=$1 name=$2 feed=$3 faults=$4 seed=$5 board=${6:-}
   local speed=$SPEED
+  [ -n "$faults" ] && speed=$FAULT_SPEED
   local w="$tmp/$round"
   mkdir -p "$w/out" "$w/rawonly"
   local dev="$w/$name.dev" extra=()
