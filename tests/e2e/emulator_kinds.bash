@@ -98,9 +98,8 @@ check_kind() {
 # Clean runs by default: one feed of each kind of noise the codecs must carry
 # (promotions, two games with a reset, a board turned round, missed
 # snapshots and an unplug); the fault runs and Certabo's rounds below always
-# run. About 4 minutes a kind. E2E_FEEDS=all plays every sample feed clean
-# (about 10 minutes a kind, as measured for docs/boards.md); a list of feeds
-# limits every run to those.
+# run. E2E_FEEDS=all plays every sample feed clean; a list of feeds limits
+# every run to those.
 CLEAN_DEFAULT="p05 p10 p13 p18"
 want() { [ -z "${E2E_FEEDS:-}" ] || [ "$E2E_FEEDS" = all ] || [[ " $E2E_FEEDS " == *" $1 "* ]]; }
 want_clean() {
