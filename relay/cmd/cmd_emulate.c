@@ -105,7 +105,7 @@ typedef struct emulator {
     cr_emu_clock *clock;
     int64_t clock_off;
     uint64_t held_handled;
-    int64_t held_since;
+    int64_t held_since, stuck_since;
 } emulator;
 
 /* Certabo lines go out every 20 ms (of real time at --speed): 4 of them
@@ -116,6 +116,7 @@ typedef struct emulator {
  * counted as much as was sent for this long dropped the rest (it flushes
  * the port on opening it; a pty unplugged with bytes in it). */
 #define CLOCK_LOST_MS 300
+#define CLOCK_STUCK_MS 10000
 
 static uint32_t rnd(emulator *em)
 {
@@ -500,9 +501,10 @@ static int host_request(const emulator *em)
 /* --clock: whether the host has yet to handle bytes sent, or has written
  * what we have yet to answer (a host asks for a dump while it handles the
  * bytes that made it lose track: the answer comes before the next step). A
- * host that read
- * everything but counts less than was sent for CLOCK_LOST_MS lost the rest;
- * one that counts more had them counted lost too early. */
+ * host that read everything but counts less than was sent for CLOCK_LOST_MS
+ * lost the rest; one that counts more had them counted lost too early. A
+ * host that handles nothing for CLOCK_STUCK_MS (it stopped reading, or is
+ * not `record --clock`) is no longer waited for. */
 static bool clock_waits(emulator *em, int64_t now)
 {
     if (!em->clock) {
@@ -517,9 +519,21 @@ static bool clock_waits(emulator *em, int64_t now)
             cr_emu_clock_forget(em->clock, unhandled);
         }
         em->held_since = 0;
+        if (cr_emu_clock_handled_count(em->clock) != em->held_handled) {
+            em->stuck_since = 0; /* it handled what it was waited for */
+        }
         return false;
     }
     uint64_t handled = cr_emu_clock_handled_count(em->clock);
+    if (em->stuck_since == 0 || handled != em->held_handled) {
+        em->stuck_since = now;
+    } else if (now - em->stuck_since >= CLOCK_STUCK_MS) {
+        fprintf(stderr, "chessrelay emulate: --clock: the host handled nothing for %d s; "
+                        "playing on without it\n", CLOCK_STUCK_MS / 1000);
+        cr_emu_clock_close(em->clock);
+        em->clock = NULL;
+        return false;
+    }
     if (em->held_since == 0 || handled != em->held_handled || host_backlog(em) > 0) {
         em->held_since = now;
         em->held_handled = handled;
@@ -529,7 +543,7 @@ static bool clock_waits(emulator *em, int64_t now)
         return true;
     }
     cr_emu_clock_forget(em->clock, unhandled);
-    em->held_since = 0;
+    em->held_since = 0; /* not stuck_since: a host that never counts is given up */
     return false;
 }
 
