@@ -503,11 +503,8 @@ static void probe_input(cr_dgt_link *l, const uint8_t *bytes, size_t len)
     }
 }
 
-void cr_dgt_link_input(cr_dgt_link *l, const uint8_t *bytes, size_t len)
+static void link_input(cr_dgt_link *l, const uint8_t *bytes, size_t len)
 {
-    if (!l || !bytes || len == 0) {
-        return;
-    }
     int64_t now = link_now(l);
     if (l->await_since >= 0) { /* command -> first byte of an answer */
         l->health.delay_ms = now - l->await_since;
@@ -541,6 +538,17 @@ void cr_dgt_link_input(cr_dgt_link *l, const uint8_t *bytes, size_t len)
         send1(l, CR_DGT_SEND_BRD);
     }
     flush_queue(l);
+}
+
+void cr_dgt_link_input(cr_dgt_link *l, const uint8_t *bytes, size_t len)
+{
+    if (!l || !bytes || len == 0) {
+        return;
+    }
+    link_input(l, bytes, len);
+    if (l->cfg.handled) {
+        l->cfg.handled(l->cfg.clock_data, len);
+    }
 }
 
 static void on_tick(evutil_socket_t fd, short what, void *arg)

@@ -80,6 +80,10 @@ typedef struct cr_dgt_link_config {
     const void *(*codec_params)(void *data, cr_board_kind kind, const char *id);
     void *codec_params_data;
     int64_t (*clock)(void *data); /* event time; NULL = monotonic ms since creation */
+    /* Optional: told (with clock_data) after the link has handled n bytes of
+     * the transport, their events emitted; a test's shared feed clock counts
+     * them (emu_clock.h). */
+    void (*handled)(void *data, size_t n);
     void *clock_data;
 } cr_dgt_link_config;
 

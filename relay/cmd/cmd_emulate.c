@@ -15,7 +15,16 @@
  * meanwhile; needs --link so that the host can find the new one). The feed's
  * own disconnect/connect lines unplug the pty when --link is given, and mute
  * the board otherwise; either way the timeline waits at the connect for the
- * host to take the board up again. */
+ * host to take the board up again.
+ *
+ * A streaming board's lines are steps of the timeline like the feed's events
+ * (one every 20 ms times --speed of feed time, or every --line-ms), so that a late emulator (a
+ * loaded machine) still sends each position on as many lines as the feed
+ * gives it: the timeline shifts, the sequence of lines does not change.
+ * --clock FILE shares the feed time with the host (emu_clock.h: `chessrelay
+ * record --clock FILE`): each step sets it, and no step is taken before the
+ * host has handled every byte sent, so that the host stamps what it reads
+ * with the feed time it was sent at, however late it got to read it. */
 #define _XOPEN_SOURCE 700 /* posix_openpt, grantpt, unlockpt, ptsname */
 #include <errno.h>
 #include <fcntl.h>
@@ -35,6 +44,7 @@
 #include "certabo.h"
 #include "dgt_link.h"
 #include "dgt_serial.h"
+#include "emu_clock.h"
 #include "util/grow.h"
 #include "util/opts.h"
 #include "core/sigwatch.h"
@@ -82,13 +92,31 @@ typedef struct emulator {
     int64_t sent_at;        /* real ms bytes last went to the host */
     int unplugs_left;
     size_t pos_since_unplug;
-    int64_t last_pos_real;  /* real ms the board last changed */
     int status;
+    /* A streaming board: the feed time of the next line, the lines sent
+     * since the position last changed, the time handed to the board's
+     * stream (monotonic, real ms while the timeline is not running). */
+    bool streaming;
+    int64_t line_play, line_every;
+    int lines_since_pos;
+    int64_t stream_t, stream_last;
+    /* --clock: the shared feed clock, the feed time of the timeline's play
+     * time 0, and what the host had handled when it last held a step. */
+    cr_emu_clock *clock;
+    int64_t clock_off;
+    uint64_t held_handled;
+    int64_t held_since, stuck_since;
 } emulator;
 
-/* Certabo lines go out every 20 ms: 4 of them carry a position through a
- * 2-of-3 vote. */
-#define STREAM_SETTLE_MS 80
+/* Certabo lines go out every 20 ms (of real time at --speed): 4 of them
+ * carry a position through a 2-of-3 vote. */
+#define STREAM_PERIOD_MS 20
+#define STREAM_SETTLE_LINES 4
+/* --clock: a host that has read everything (the pty is empty) but not
+ * counted as much as was sent for this long dropped the rest (it flushes
+ * the port on opening it; a pty unplugged with bytes in it). */
+#define CLOCK_LOST_MS 300
+#define CLOCK_STUCK_MS 10000
 
 static uint32_t rnd(emulator *em)
 {
@@ -314,7 +342,39 @@ static void flush_output(emulator *em)
         }
         if (off > 0) {
             em->sent_at = now_ms();
+            if (em->clock) {
+                cr_emu_clock_sent(em->clock, off);
+            }
         }
+    }
+}
+
+/* The timeline's play time now (real_start shifted by every wait so far). */
+static int64_t play_now(const emulator *em, int64_t now)
+{
+    return (int64_t)((double)(now - em->real_start) * em->speed);
+}
+
+/* The timeline stops (a pause, the end): the shared clock runs on in real
+ * time at --speed, as the feed's time would. */
+static void clock_runs(emulator *em, int64_t now)
+{
+    if (em->clock) {
+        cr_emu_clock_run(em->clock, cr_emu_clock_now(em->clock), now);
+    }
+}
+
+/* The timeline (re)starts at its play time now: the shared clock goes on from
+ * where it ran to; the next line is not before now. */
+static void timeline_goes(emulator *em, int64_t now)
+{
+    int64_t p = play_now(em, now);
+    if (em->clock) {
+        em->clock_off = cr_emu_clock_now(em->clock) - p;
+        cr_emu_clock_stand(em->clock, p + em->clock_off);
+    }
+    if (em->line_play < p) {
+        em->line_play = p;
     }
 }
 
@@ -333,10 +393,12 @@ static void on_master(evutil_socket_t fd, short what, void *arg)
     if (updating && !em->started) {
         em->started = true;
         em->real_start = now;
+        timeline_goes(em, now);
         schedule(em);
     } else if (updating && em->paused) {
         em->paused = false;
         em->real_start += now - em->pause_at;
+        timeline_goes(em, now);
         schedule(em);
     }
     flush_output(em);
@@ -349,7 +411,7 @@ static void apply(emulator *em, const emu_event *x)
     case CR_FEED_POS:
         cr_board_emu_set_squares(em->emu, x->t, x->squares);
         em->pos_since_unplug++;
-        em->last_pos_real = now_ms();
+        em->lines_since_pos = 0;
         break;
     case CR_FEED_CLOCK:
         cr_board_emu_set_clock(em->emu, x->t, x->white_ms, x->black_ms, x->running);
@@ -405,7 +467,11 @@ static void schedule(emulator *em)
     } else if (em->paused) {
         due = em->pause_at + 10000; /* a host that does not come back: play on */
     } else {
-        due = em->real_start + (int64_t)((double)em->evs.v[em->next].play / em->speed);
+        int64_t play = em->evs.v[em->next].play;
+        if (em->streaming && em->line_play < play) {
+            play = em->line_play;
+        }
+        due = em->real_start + (int64_t)((double)play / em->speed);
     }
     int64_t wait = due > now ? due - now : 0;
     struct timeval tv = {(time_t)(wait / 1000), (suseconds_t)(wait % 1000) * 1000};
@@ -422,6 +488,111 @@ static int host_backlog(const emulator *em)
     return n;
 }
 
+/* Bytes the host wrote that we have not read yet. */
+static int host_request(const emulator *em)
+{
+    int n = 0;
+    if (em->master < 0 || ioctl(em->master, FIONREAD, &n) < 0) {
+        return 0;
+    }
+    return n;
+}
+
+/* --clock: whether the host has yet to handle bytes sent, or has written
+ * what we have yet to answer (a host asks for a dump while it handles the
+ * bytes that made it lose track: the answer comes before the next step). A
+ * host that read everything but counts less than was sent for CLOCK_LOST_MS
+ * lost the rest; one that counts more had them counted lost too early. A
+ * host that handles nothing for CLOCK_STUCK_MS (it stopped reading, or is
+ * not `record --clock`) is no longer waited for. */
+static bool clock_waits(emulator *em, int64_t now)
+{
+    if (!em->clock) {
+        return false;
+    }
+    if (host_request(em) > 0) {
+        return true; /* on_master reads it first */
+    }
+    int64_t unhandled = cr_emu_clock_unhandled(em->clock);
+    if (unhandled <= 0) {
+        if (unhandled < 0) {
+            cr_emu_clock_forget(em->clock, unhandled);
+        }
+        em->held_since = 0;
+        if (cr_emu_clock_handled_count(em->clock) != em->held_handled) {
+            em->stuck_since = 0; /* it handled what it was waited for */
+        }
+        return false;
+    }
+    uint64_t handled = cr_emu_clock_handled_count(em->clock);
+    if (em->stuck_since == 0 || handled != em->held_handled) {
+        em->stuck_since = now;
+    } else if (now - em->stuck_since >= CLOCK_STUCK_MS) {
+        fprintf(stderr, "chessrelay emulate: --clock: the host handled nothing for %d s; "
+                        "playing on without it\n", CLOCK_STUCK_MS / 1000);
+        cr_emu_clock_close(em->clock);
+        em->clock = NULL;
+        return false;
+    }
+    if (em->held_since == 0 || handled != em->held_handled || host_backlog(em) > 0) {
+        em->held_since = now;
+        em->held_handled = handled;
+        return true;
+    }
+    if (now - em->held_since < CLOCK_LOST_MS) {
+        return true;
+    }
+    cr_emu_clock_forget(em->clock, unhandled);
+    em->held_since = 0; /* not stuck_since: a host that never counts is given up */
+    return false;
+}
+
+enum { HOST_GO, HOST_HOLD, HOST_RECHECK };
+
+/* Back-pressure before a step: a host that has not read the last bytes yet
+ * (a loaded machine) holds the timeline, up to 200 ms; with --clock, until it
+ * has handled them, without a limit. The timeline then shifts by the host's
+ * delay: the step comes as long after the host read the last bytes as the
+ * feed says it comes after them, not at once (at --speed N, the gap lost
+ * would be N times the delay). HOST_HOLD: the timer is re-armed. */
+static int host_hold(emulator *em, int64_t now)
+{
+    int backlog = host_backlog(em);
+    bool hold = em->clock ? clock_waits(em, now)
+                          : backlog > 0 && (em->backlog_since == 0 || now - em->backlog_since < 200);
+    if (hold) {
+        if (em->backlog_since == 0) {
+            em->backlog_since = now;
+        }
+        struct timeval tv = {0, 1000};
+        evtimer_add(em->timer, &tv);
+        return HOST_HOLD;
+    }
+    if (em->backlog_since != 0) {
+        em->backlog_since = 0;
+        if (backlog == 0) {
+            em->real_start += now - em->sent_at;
+            return HOST_RECHECK; /* what is due on the shifted timeline */
+        }
+        /* 200 ms and still unread: the step goes now (shifted by the caller) */
+    }
+    return HOST_GO;
+}
+
+/* A streaming board's line, a step of the timeline. */
+static void send_line(emulator *em)
+{
+    if (em->clock) {
+        cr_emu_clock_stand(em->clock, em->line_play + em->clock_off);
+    }
+    em->stream_t += STREAM_PERIOD_MS;
+    cr_board_emu_stream(em->emu, em->stream_t);
+    em->stream_last = em->stream_t;
+    em->lines_since_pos++;
+    em->line_play += em->line_every;
+    flush_output(em);
+}
+
 /* Before an unplug: give the host up to 500 ms to read what was sent, so
  * that the lines of the feed before a disconnect reach it (a loaded machine
  * may lag). Returns true (with the timer re-armed) while waiting. */
@@ -430,8 +601,8 @@ static bool wait_for_host(emulator *em, int64_t now)
     /* A streaming board (Certabo) is read by a vote over its last lines: the
      * position before an unplug must have been on the wire for a few lines,
      * as it would be on a real board unless pulled within a scan or two. */
-    bool streaming = cr_board_emu_streams(em->emu) && now - em->last_pos_real < STREAM_SETTLE_MS;
-    if (host_backlog(em) > 0 || streaming) {
+    bool streaming = em->streaming && em->lines_since_pos < STREAM_SETTLE_LINES;
+    if (host_backlog(em) > 0 || streaming || clock_waits(em, now)) {
         if (em->drain_since == 0) {
             em->drain_since = now;
         }
@@ -503,43 +674,37 @@ static void on_timer(evutil_socket_t fd, short what, void *arg)
         }
         em->paused = false;
         em->real_start += now - em->pause_at;
+        timeline_goes(em, now);
     }
     while (em->next < em->evs.n) {
         const emu_event *x = &em->evs.v[em->next];
-        int64_t due = em->real_start + (int64_t)((double)x->play / em->speed);
+        bool line = em->streaming && em->line_play < x->play;
+        int64_t due = em->real_start + (int64_t)((double)(line ? em->line_play : x->play) / em->speed);
         if (due > now) {
             break;
         }
-        /* Back-pressure: a host that has not read the last messages yet (a
-         * loaded machine) holds the timeline (up to 200 ms), which then
-         * shifts by the host's delay: the event comes as long after the host
-         * read the last bytes as the feed says it comes after them, not at
-         * once (at --speed N, the gap lost would be N times the delay). */
-        int backlog = host_backlog(em);
-        if (backlog > 0 && (em->backlog_since == 0 || now - em->backlog_since < 200)) {
-            if (em->backlog_since == 0) {
-                em->backlog_since = now;
-            }
-            struct timeval tv = {0, 1000};
-            evtimer_add(em->timer, &tv);
+        int hold = host_hold(em, now);
+        if (hold == HOST_HOLD) {
             return;
         }
-        if (em->backlog_since != 0) {
-            em->backlog_since = 0;
-            if (backlog == 0) {
-                em->real_start += now - em->sent_at;
-                continue; /* re-check what is due on the shifted timeline */
-            }
-            /* 200 ms and still unread: the event goes now (shifted below) */
+        if (hold == HOST_RECHECK) {
+            continue;
         }
         if (due < now) {
-            /* Late ourselves (a loaded machine): this event goes now and the
+            /* Late ourselves (a loaded machine): this step goes now and the
              * ones after it keep their gaps to it, rather than all that came
              * due meanwhile going out at once. */
             em->real_start += now - due;
         }
+        if (line) {
+            send_line(em);
+            continue;
+        }
         if (x->kind == CR_FEED_DISCONNECT && em->link && wait_for_host(em, now)) {
             return;
+        }
+        if (em->clock) {
+            cr_emu_clock_stand(em->clock, x->play + em->clock_off);
         }
         apply(em, x);
         em->next++;
@@ -547,6 +712,7 @@ static void on_timer(evutil_socket_t fd, short what, void *arg)
             em->pause_pending = false;
             em->paused = true;
             em->pause_at = now;
+            clock_runs(em, now);
             schedule(em);
             return;
         }
@@ -557,6 +723,7 @@ static void on_timer(evutil_socket_t fd, short what, void *arg)
             em->unplug_pending = true;
             em->paused = true;
             em->pause_at = now;
+            clock_runs(em, now);
             random_unplug(em, now);
             return;
         }
@@ -566,6 +733,7 @@ static void on_timer(evutil_socket_t fd, short what, void *arg)
     if (em->next >= em->evs.n) {
         em->finished = true;
         em->end_at = now + 1500; /* drain: let the host ask for what it missed */
+        clock_runs(em, now);
     }
     schedule(em);
 }
@@ -576,8 +744,17 @@ static void on_stream(evutil_socket_t fd, short what, void *arg)
     (void)fd;
     (void)what;
     emulator *em = arg;
-    if (!em->unplugged) {
-        cr_board_emu_stream(em->emu, now_ms());
+    bool timeline = em->started && !em->paused && !em->finished && em->replug_at == 0;
+    if (!em->unplugged && !timeline) { /* the timeline sends its own lines */
+        int64_t now = now_ms();
+        if (now > em->stream_t) {
+            em->stream_t = now;
+        }
+        cr_board_emu_stream(em->emu, em->stream_t);
+        if (em->stream_t - em->stream_last >= STREAM_PERIOD_MS) { /* a line went out */
+            em->stream_last = em->stream_t;
+            em->lines_since_pos++;
+        }
         flush_output(em);
     }
 }
@@ -588,18 +765,19 @@ static int usage(void)
                     "       [--max-gap MS] [--faults garbage,drop,disconnect] [--seed N]\n"
                     "       [--serial-number S] [--clock-white auto|left|right]\n"
                     "       [--kind dgt|millennium|certabo] [--occupancy] [--seven-bit]\n"
-                    "       [--calibration-out FILE]\n");
+                    "       [--calibration-out FILE] [--clock FILE] [--line-ms MS]\n");
     return 2;
 }
 
 /* The command line, checked. */
 typedef struct emulate_opts {
-    const char *feed, *board, *serial, *faults, *cal_out, *link;
+    const char *feed, *board, *serial, *faults, *cal_out, *link, *clock;
     cr_board_kind kind;
     bool occupancy, pty, seven_bit;
     double speed;
     uint64_t rng;
     int64_t max_gap;
+    int64_t line_ms; /* feed ms between a streaming board's lines; 0: 20 x speed */
     cr_dgt_white_side side;
 } emulate_opts;
 
@@ -650,6 +828,16 @@ static int parse_options(int argc, char **argv, emulate_opts *o)
                 fprintf(stderr, "chessrelay emulate: --kind: dgt, millennium or certabo\n");
                 return 2;
             }
+            i++;
+        } else if (strcmp(a, "--line-ms") == 0 && v) {
+            long long ms;
+            if (!cr_opt_int("emulate", a, v, 1, 3600000, "feed milliseconds (1 or more)", &ms)) {
+                return 2;
+            }
+            o->line_ms = ms;
+            i++;
+        } else if (strcmp(a, "--clock") == 0 && v) {
+            o->clock = v;
             i++;
         } else if (strcmp(a, "--occupancy") == 0) {
             o->occupancy = true;
@@ -725,7 +913,10 @@ static int write_calibration(const char *path)
  * timer and (a streaming board) the stream's ticks. 0, or 1 with all freed. */
 static int emulator_open(emulator *em, const emulate_opts *o, cr_sigwatch **sw)
 {
-    cr_board_emu_config cfg = {.kind = o->kind, .occupancy = o->occupancy, .seven_bit = o->seven_bit};
+    cr_board_emu_config cfg = {.kind = o->kind,
+                               .occupancy = o->occupancy,
+                               .period_ms = STREAM_PERIOD_MS,
+                               .seven_bit = o->seven_bit};
     cfg.dgt = (cr_dgt_emu_config){.version_major = 1, .version_minor = 7, .white_side = o->side};
     cfg.dgt.serial = o->serial ? o->serial : em->evs.board; /* the recorder then names the board as the feed did */
     em->emu = cr_board_emu_new(&cfg);
@@ -742,7 +933,8 @@ static int emulator_open(emulator *em, const emulate_opts *o, cr_sigwatch **sw)
     }
     signal(SIGPIPE, SIG_IGN);
     em->timer = evtimer_new(em->base, on_timer, em);
-    if (cr_board_emu_streams(em->emu)) {
+    em->streaming = cr_board_emu_streams(em->emu);
+    if (em->streaming) {
         em->stream = event_new(em->base, -1, EV_PERSIST, on_stream, em);
         struct timeval every = {0, 5000};
         event_add(em->stream, &every);
@@ -780,6 +972,7 @@ static void emulator_close(emulator *em, cr_sigwatch *sw)
     event_base_free(em->base);
     cr_sigwatch_free(sw);
     cr_board_emu_free(em->emu);
+    cr_emu_clock_close(em->clock);
 }
 
 int cr_cmd_emulate(int argc, char **argv)
@@ -792,6 +985,10 @@ int cr_cmd_emulate(int argc, char **argv)
     emulator em;
     memset(&em, 0, sizeof em);
     em.speed = o.speed;
+    em.line_every = o.line_ms > 0 ? o.line_ms : (int64_t)(STREAM_PERIOD_MS * o.speed);
+    if (em.line_every < 1) {
+        em.line_every = 1;
+    }
     em.master = em.slave = -1;
     em.rng = o.rng;
     em.link = o.link;
@@ -805,8 +1002,14 @@ int cr_cmd_emulate(int argc, char **argv)
         free(em.evs.v);
         return 1;
     }
+    if (o.clock && !(em.clock = cr_emu_clock_create(o.clock, o.speed))) {
+        fprintf(stderr, "chessrelay emulate: --clock %s: %s\n", o.clock, strerror(errno));
+        free(em.evs.v);
+        return 1;
+    }
     cr_sigwatch *sw = NULL;
     if (emulator_open(&em, &o, &sw) != 0) {
+        cr_emu_clock_close(em.clock);
         free(em.evs.v);
         return 1;
     }

@@ -1,5 +1,7 @@
 /* chessrelay record: records live boards into a feed (raw + decoded lines),
- * flushed line by line, until SIGINT/SIGTERM. */
+ * flushed line by line, until SIGINT/SIGTERM. Events are stamped with the
+ * real time since the start times --time-scale, or (tests: --clock FILE)
+ * with the feed time of the emulator that shares that clock (emu_clock.h). */
 #include <errno.h>
 #include <signal.h>
 #include <stdio.h>
@@ -14,6 +16,7 @@
 #include "certabo.h"
 #include "dgt_boardset.h"
 #include "dgt_serial.h"
+#include "emu_clock.h"
 #include "util/opts.h"
 #include "core/sigwatch.h"
 #include "util/feed_line.h"
@@ -33,12 +36,26 @@ typedef struct recorder {
     bool failed;
     bool quiet;
     cr_certabo_params_dir cal;
+    const char *clock_path;
+    cr_emu_clock *clock;
 } recorder;
 
 static int64_t record_clock(void *data)
 {
     recorder *r = data;
+    if (r->clock) {
+        return cr_emu_clock_now(r->clock);
+    }
     return (int64_t)((double)(cr_dgt_now_ms() - r->t0) * r->scale);
+}
+
+/* The emulator sharing the clock waits for this before its next step. */
+static void record_handled(void *data, size_t n)
+{
+    recorder *r = data;
+    if (r->clock) {
+        cr_emu_clock_handled(r->clock, n);
+    }
 }
 
 static void on_event(void *data, const cr_feed_event *ev)
@@ -93,7 +110,8 @@ static int usage(void)
 {
     fprintf(stderr, "usage: chessrelay record [--serial DEV]... [--usb] [--out FILE] [--time-scale X]\n"
                     "       [--clock-white auto|left|right] [--no-raw] [--update] [--duration MS] [--quiet]\n"
-                    "       [--kind auto|dgt|millennium|certabo] [--calibration FILE] [--state DIR]\n");
+                    "       [--kind auto|dgt|millennium|certabo] [--calibration FILE] [--state DIR]\n"
+                    "       [--clock FILE]\n");
     return 2;
 }
 
@@ -118,6 +136,7 @@ static void recorder_init(recorder *r)
     cr_dgt_link_config_default(&r->cfg.link);
     r->cfg.link.board.emit_raw = true;
     r->cfg.link.clock = record_clock;
+    r->cfg.link.handled = record_handled;
     r->cfg.link.clock_data = r;
     r->cfg.link.kind = CR_BOARD_AUTO; /* serial ports: probe for each kind of board */
     r->cfg.link.codec_params = cr_certabo_params_from_dir;
@@ -174,6 +193,9 @@ static int parse_options(int argc, char **argv, recorder *r, record_opts *o)
                             &o->duration)) {
                 return 2;
             }
+            i++;
+        } else if (strcmp(a, "--clock") == 0 && v) {
+            r->clock_path = v; /* tests: the clock of `chessrelay emulate --clock` */
             i++;
         } else if (strcmp(a, "--quiet") == 0) {
             r->quiet = true;
@@ -274,10 +296,16 @@ int cr_cmd_record(int argc, char **argv)
     if (status != 0) {
         return status;
     }
+    if (r.clock_path && !(r.clock = cr_emu_clock_open(r.clock_path))) {
+        fprintf(stderr, "chessrelay record: --clock %s: %s\n", r.clock_path,
+                errno == EINVAL ? "not the clock file of chessrelay emulate" : strerror(errno));
+        return 1;
+    }
     if (strcmp(r.out_name, "stdout") != 0 && strcmp(r.out_name, "-") != 0) {
         r.out = fopen(r.out_name, "w");
         if (!r.out) {
             fprintf(stderr, "chessrelay record: %s: %s\n", r.out_name, strerror(errno));
+            cr_emu_clock_close(r.clock);
             return 1;
         }
     }
@@ -290,6 +318,7 @@ int cr_cmd_record(int argc, char **argv)
         }
         cr_sigwatch_free(sw);
         close_output(&r, 0);
+        cr_emu_clock_close(r.clock);
         return 1;
     }
     signal(SIGPIPE, SIG_IGN);
@@ -301,5 +330,6 @@ int cr_cmd_record(int argc, char **argv)
     }
     status = close_output(&r, status);
     free(r.line);
+    cr_emu_clock_close(r.clock);
     return status;
 }

@@ -12,16 +12,26 @@
 # as occupancy-only boards (--occupancy), whose '?' squares replay names.
 #   $1 = path of the chessrelay binary; env CR_SOURCE_DIR.
 #   E2E_FEEDS="p03 p13" chooses the feeds (default: the set below; all:
-#   every sample feed), E2E_SPEED changes the speed,
+#   every sample feed), E2E_SPEED changes the speed of the clean runs (40),
+#   E2E_FAULT_SPEED that of the runs with faults (10),
 #   E2E_KEEP=1 keeps the files.
-# Timing as in emulator_record.sh: speed 10, long waits cut to 1 s. About
-# 4 minutes per kind by default, 10 with E2E_FEEDS=all.
+# Timing as in emulator_record.sh: long waits cut to 1 s, the emulator's
+# feed clock shared with the recorder (--clock), so that a loaded machine
+# slows the round trip down without changing the recording (a late Certabo
+# line or read once recorded a castling as Rf1); a Certabo line every 200
+# feed ms. A clean run records the same at any speed, so it plays at 40; the
+# runs with faults at 10, since a host finds its way back from a spoilt
+# frame or an unplug in real time (a poll, a reopen), and at 40 a position
+# or two would go by meanwhile. About 2 minutes per kind by default.
 set -u
 BIN="$1"
 SRC="${CR_SOURCE_DIR:-$(cd "$(dirname "$0")/../.." && pwd)}"
 FEEDS="$SRC/tests/data/feeds"
 CHECK="$SRC/tests/tools/check-feeds"
-SPEED="${E2E_SPEED:-10}"
+SPEED="${E2E_SPEED:-40}"
+FAULT_SPEED="${E2E_FAULT_SPEED:-10}"
+# A Certabo line every 200 feed ms (20 ms of real time at speed 10), at any speed.
+LINE_MS=200
 tmp=$(mktemp -d)
 . "$(dirname "${BASH_SOURCE[0]}")/common.bash"
 if [ -n "${E2E_KEEP:-}" ]; then
@@ -39,23 +49,24 @@ run_one() {
   local kind=$1 name=$2 feed=$3 faults=$4 seed=$5 board=${6:-}
   local w="$tmp/$kind"
   mkdir -p "$w/out" "$w/state/certabo"
-  local dev="$w/$name.dev" extra=()
-  [ -n "$faults" ] && extra+=(--faults "$faults" --seed "$seed")
+  local dev="$w/$name.dev" extra=() speed=$SPEED
+  [ -n "$faults" ] && extra+=(--faults "$faults" --seed "$seed") && speed=$FAULT_SPEED
   [ -n "$board" ] && extra+=(--board "$board")
   # The board's id is its device's name: the table goes where the recorder looks.
   [ "$kind" = certabo ] && [ -z "${NO_CAL_OUT:-}" ] &&
     extra+=(--calibration-out "$w/state/certabo/$name.dev.cal")
   [ -n "${OCCUPANCY:-}" ] && extra+=(--occupancy)
   [ -n "${SEVEN_BIT:-}" ] && extra+=(--seven-bit)
-  "$BIN" emulate "$FEEDS/$feed.feed" --pty --kind "$kind" --link "$dev" --speed "$SPEED" \
-    --max-gap 1000 "${extra[@]}" >"$w/$name.emu" 2>"$w/$name.emu.err" &
+  "$BIN" emulate "$FEEDS/$feed.feed" --pty --kind "$kind" --link "$dev" --speed "$speed" \
+    --max-gap 1000 --clock "$w/$name.clock" --line-ms "$LINE_MS" "${extra[@]}" \
+    >"$w/$name.emu" 2>"$w/$name.emu.err" &
   local emu=$!
   for _ in $(seq 100); do [ -s "$w/$name.emu" ] && break; sleep 0.05; done
   if [ "$(head -n 1 "$w/$name.emu")" != "$dev" ]; then
     bad "$name" "emulate did not print its device path"; cat "$w/$name.emu.err"
     kill "$emu" 2>/dev/null; return
   fi
-  "$BIN" record --serial "$dev" --out "$w/$name.feed" --time-scale "$SPEED" --state "$w/state" \
+  "$BIN" record --serial "$dev" --out "$w/$name.feed" --clock "$w/$name.clock" --state "$w/state" \
     --duration 300000 2>"$w/$name.rec.err" &
   local rec=$!
   emulation_done "$name" "$emu" "$rec" "$w/$name.emu.err" "$w/$name.rec.err"
@@ -88,9 +99,8 @@ check_kind() {
 # Clean runs by default: one feed of each kind of noise the codecs must carry
 # (promotions, two games with a reset, a board turned round, missed
 # snapshots and an unplug); the fault runs and Certabo's rounds below always
-# run. About 4 minutes a kind. E2E_FEEDS=all plays every sample feed clean
-# (about 10 minutes a kind, as measured for docs/boards.md); a list of feeds
-# limits every run to those.
+# run. E2E_FEEDS=all plays every sample feed clean; a list of feeds limits
+# every run to those.
 CLEAN_DEFAULT="p05 p10 p13 p18"
 want() { [ -z "${E2E_FEEDS:-}" ] || [ "$E2E_FEEDS" = all ] || [[ " $E2E_FEEDS " == *" $1 "* ]]; }
 want_clean() {

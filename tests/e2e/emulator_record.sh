@@ -6,20 +6,26 @@
 # (stray bytes, dropped bytes -> resync + re-dump, unplug/replug of the pty),
 # and with the decoded lines removed (replay decodes the raw lines alone).
 #   $1 = path of the chessrelay binary; env CR_SOURCE_DIR.
-#   E2E_FEEDS="p03 p13" limits the feeds, E2E_SPEED changes the speed,
+#   E2E_FEEDS="p03 p13" limits the feeds, E2E_SPEED changes the speed of
+#   the clean runs (40), E2E_FAULT_SPEED that of the runs with faults (10),
 #   E2E_KEEP=1 keeps the files.
-# Timing: the recorder stamps bytes when it reads them and multiplies by the
-# speed, so a scheduling delay of d ms on the machine becomes d x SPEED ms of
-# feed time. The inference tells an in-between position (a lifted piece,
-# under 100 ms in the sample feeds) from a played one (over 500 ms) by its
-# 300 ms settle time, so at speed 10 a delay up to about 20 ms changes
-# nothing; long waits are cut to 1 s (--max-gap) to keep the run short.
+# Timing: a recorder stamping bytes when it reads them would turn a
+# scheduling delay of d ms into d x SPEED ms of feed time, against the
+# inference's 300 ms settle time. Emulator and recorder share the emulator's
+# feed clock instead (--clock, docs/boards.md): the recorder stamps with the
+# feed time each step was sent at, and the emulator takes no step before the
+# recorder has handled what was sent, so load slows the run down but does not
+# change the recording. Long waits are cut to 1 s (--max-gap) to keep the
+# run short. A clean run records the same at any speed, so it plays at 40;
+# the runs with faults at 10, since the host finds its way back from a
+# resync or an unplug in real time (a dump asked for, a reopen).
 set -u
 BIN="$1"
 SRC="${CR_SOURCE_DIR:-$(cd "$(dirname "$0")/../.." && pwd)}"
 FEEDS="$SRC/tests/data/feeds"
 CHECK="$SRC/tests/tools/check-feeds"
-SPEED="${E2E_SPEED:-10}"
+SPEED="${E2E_SPEED:-40}"
+FAULT_SPEED="${E2E_FAULT_SPEED:-10}"
 tmp=$(mktemp -d)
 # E2E_KEEP=1 keeps the recordings and logs for a look.
 . "$(dirname "$0")/common.bash"
@@ -40,13 +46,14 @@ done
 run_one() {
   local round=$1 name=$2 feed=$3 faults=$4 seed=$5 board=${6:-}
   local speed=$SPEED
+  [ -n "$faults" ] && speed=$FAULT_SPEED
   local w="$tmp/$round"
   mkdir -p "$w/out" "$w/rawonly"
   local dev="$w/$name.dev" extra=()
   [ -n "$faults" ] && extra+=(--faults "$faults" --seed "$seed")
   [ -n "$board" ] && extra+=(--board "$board")
   "$BIN" emulate "$FEEDS/$feed.feed" --pty --link "$dev" --speed "$speed" --max-gap 1000 \
-    "${extra[@]}" >"$w/$name.emu" 2>"$w/$name.emu.err" &
+    --clock "$w/$name.clock" "${extra[@]}" >"$w/$name.emu" 2>"$w/$name.emu.err" &
   local emu=$!
   for _ in $(seq 100); do [ -s "$w/$name.emu" ] && break; sleep 0.05; done
   if [ "$(head -n 1 "$w/$name.emu")" != "$dev" ]; then
@@ -54,7 +61,7 @@ run_one() {
     kill "$emu" 2>/dev/null; return
   fi
   # --duration: never outlive the test, whatever happens to this script.
-  "$BIN" record --serial "$dev" --out "$w/$name.feed" --time-scale "$speed" --quiet \
+  "$BIN" record --serial "$dev" --out "$w/$name.feed" --clock "$w/$name.clock" --quiet \
     --duration 300000 2>"$w/$name.rec.err" &
   local rec=$!
   emulation_done "$name" "$emu" "$rec" "$w/$name.emu.err" "$w/$name.rec.err"

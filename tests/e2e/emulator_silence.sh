@@ -11,7 +11,9 @@
 #   $1 = path of the chessrelay binary; env CR_SOURCE_DIR.
 #   E2E_FEEDS="p03 g13-24-8" limits the feeds, E2E_KEEP=1 keeps the files.
 # Timing: gaps between events are cut to 800 feed ms (16 ms at speed 50;
-# the settle time is 300), a mute lasts 200 s of feed time (4 s).
+# the settle time is 300), a mute lasts 200 s of feed time (4 s: the link's
+# thresholds are real time). Emulator and recorder share the feed clock
+# (--clock, docs/boards.md), so load does not change what is recorded.
 set -u
 BIN="$1"
 SRC="${CR_SOURCE_DIR:-$(cd "$(dirname "$0")/../.." && pwd)}"
@@ -43,7 +45,8 @@ play() {
       if ($3 == "disconnect") muted = 1
       if ($3 == "connect") muted = 0
       t += gap; $1 = t; print }' "$feed" > "$w/in.feed"
-  "$BIN" emulate "$w/in.feed" --pty --speed "$SPEED" "${extra[@]}" >"$w/emu.out" 2>"$w/emu.err" &
+  "$BIN" emulate "$w/in.feed" --pty --speed "$SPEED" --clock "$w/clock" "${extra[@]}" \
+    >"$w/emu.out" 2>"$w/emu.err" &
   local emu=$!
   for _ in $(seq 100); do [ -s "$w/emu.out" ] && break; sleep 0.05; done
   local dev
@@ -51,7 +54,7 @@ play() {
   if [ ! -e "$dev" ]; then
     bad "$name" "emulate did not print its device"; cat "$w/emu.err"; kill "$emu" 2>/dev/null; return
   fi
-  "$BIN" record --serial "$dev" --out "$w/rec.feed" --time-scale "$SPEED" --quiet --duration 300000 \
+  "$BIN" record --serial "$dev" --out "$w/rec.feed" --clock "$w/clock" --quiet --duration 300000 \
     2>"$w/rec.err" &
   local rec=$!
   emulation_done "$name" "$emu" "$rec" "$w/emu.err" "$w/rec.err"
