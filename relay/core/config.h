@@ -29,6 +29,9 @@
  *                                              "format": "trf", "pgn" or "auto" (default)
  *     "devices": ["/dev/ttyUSB0"],             live DGT boards on serial ttys
  *     "usb": true,                             live DGT boards on USB (hotplug)
+ *     "livechess": {"listen": "127.0.0.1:1982"},  the DGT LiveChess local API (net/livechess.h,
+ *                                              docs/protocol.md); true: that address; off by
+ *                                              default; a port alone stays on 127.0.0.1
  *     "engine": {"path": "stockfish", "processes": 2, "threads": 1, "hash_mb": 16,
  *                "movetime_ms": 1000 (or "depth": 18), "multipv": 1,
  *                "pgn": ["http", "export", "push"],   which PGNs carry [%eval] (all by default)
