@@ -272,6 +272,16 @@ static void test_calls(void **state)
     expect(&c, "{\"response\":\"feed\",\"id\":9,\"param\":{\"board\":\"" E4 "\"},\"time\":1000}");
     publish_state(lc, "77", START); /* not followed */
     assert_null(cr_livechess_next(&c));
+    /* A change of the entry only (its state, battery): no feed message. */
+    cr_pub *p = cr_pub_new(CR_PUB_EBOARD);
+    snprintf(p->eboard, sizeof p->eboard, "23946");
+    p->event = cr_buf_new("{\"state\":\"INACTIVE\"}", 20);
+    p->snapshot = cr_buf_new("{\"board\":\"" E4 "\"}", strlen("{\"board\":\"" E4 "\"}"));
+    cr_livechess_apply(lc, p);
+    cr_pub_free(p);
+    assert_null(cr_livechess_next(&c));
+    say(lc, &c, "{\"id\":13,\"call\":\"eboards\"}");
+    expect_has(&c, "call", "13", "INACTIVE");
 
     say(lc, &c, "{\"id\":7,\"call\":\"setup\",\"param\":{}}");
     expect(&c, "{\"response\":\"error\",\"id\":7,\"param\":\"unknown call 'setup': this API is "

@@ -403,11 +403,14 @@ void cr_livechess_apply(cr_livechess *lc, const cr_pub *p)
         snprintf(n[i].id, sizeof n[i].id, "%s", p->eboard);
     }
     lc_board *b = &lc->boards[i];
+    /* Only the list's fields changed (its state, battery, source): no feed message. */
+    bool same = b->feed && b->feed->len == p->snapshot->len &&
+                memcmp(b->feed->data, p->snapshot->data, b->feed->len) == 0;
     cr_buf_unref(b->entry);
     cr_buf_unref(b->feed);
     b->entry = cr_buf_ref(p->event);
     b->feed = cr_buf_ref(p->snapshot);
-    for (cr_lc_conn *c = lc->conns; c; c = c->next) {
+    for (cr_lc_conn *c = lc->conns; c && !same; c = c->next) {
         for (int s = 0; s < c->nsubs; s++) {
             if (c->sub_board[s] == i) {
                 feed_board(lc, c, s);
