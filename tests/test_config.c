@@ -105,6 +105,36 @@ static void test_errors_name_the_field(void **state)
                  "tokens[0].boards: expected ids");
 }
 
+/* Issue 24: reverse proxies whose X-Forwarded-For is believed. */
+static void test_trusted_proxies(void **state)
+{
+    (void)state;
+    cr_error err;
+    cr_config *cfg = cr_config_parse("{\"trusted_proxies\":[\"127.0.0.1\",\"10.0.0.0/8\",\"fd00::/8\"]}",
+                                     "t.json", NULL, &err);
+    if (!cfg) {
+        fail_msg("%s", err.text);
+    }
+    assert_int_equal(cfg->trusted_proxy_count, 3);
+    unsigned char a[16];
+    assert_true(cr_addr_parse("10.20.30.40", a));
+    assert_true(cr_addr_in_ranges(a, cfg->trusted_proxies, cfg->trusted_proxy_count));
+    assert_true(cr_addr_parse("127.0.0.2", a));
+    assert_false(cr_addr_in_ranges(a, cfg->trusted_proxies, cfg->trusted_proxy_count));
+    cr_config_free(cfg);
+    cfg = cr_config_parse("{\"event\":\"x\"}", "t.json", NULL, &err);
+    assert_non_null(cfg);
+    assert_int_equal(cfg->trusted_proxy_count, 0); /* none: every header is ignored */
+    cr_config_free(cfg);
+    expect_error("{\"trusted_proxies\":\"127.0.0.1\"}",
+                 "tournament.json: trusted_proxies: expected an array of addresses");
+    expect_error("{\"trusted_proxies\":[\"127.0.0.1\",\"10.0.0.0/33\"]}",
+                 "tournament.json: trusted_proxies[1]: expected an IP address or a CIDR range");
+    expect_error("{\"trusted_proxies\":[\"10.1.0.0/8\"]}", "trusted_proxies[0]: expected");
+    expect_error("{\"trusted_proxies\":[\"proxy.local\"]}", "trusted_proxies[0]: expected");
+    expect_error("{\"trusted_proxies\":[8]}", "trusted_proxies[0]: expected");
+}
+
 /* Issue 16 finding 2: an agent's token names its ids and boards. */
 static void test_agent_token_scope(void **state)
 {
@@ -372,6 +402,7 @@ int main(void)
         cmocka_unit_test(test_command_line_tokens),
         cmocka_unit_test(test_pgn_marks),
         cmocka_unit_test(test_livechess),
+        cmocka_unit_test(test_trusted_proxies),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }

@@ -55,6 +55,7 @@ void cr_config_free(cr_config *cfg)
     free(cfg->tls_key);
     free(cfg->tokens);
     free_strv(cfg->origins, cfg->origin_count);
+    free(cfg->trusted_proxies);
     free(cfg->state_dir);
     free(cfg->web_root);
     free_strv(cfg->feeds, cfg->feed_count);
@@ -365,6 +366,32 @@ static int read_livechess(ctx *c, json_t *v, cr_config *cfg)
         }
     }
     cfg->livechess = true;
+    return 0;
+}
+
+/* "trusted_proxies": ["127.0.0.1", "10.0.0.0/8", "fd00::/8"]. */
+static int read_proxies(ctx *c, json_t *v, cr_config *cfg)
+{
+    if (!json_is_array(v)) {
+        return fail(c, "trusted_proxies", "expected an array of addresses or CIDR ranges");
+    }
+    cfg->trusted_proxies = calloc(json_array_size(v) + 1, sizeof *cfg->trusted_proxies);
+    if (!cfg->trusted_proxies) {
+        return cr_error_set(c->err, CR_ENOMEM, 0, 0, "out of memory");
+    }
+    size_t i;
+    json_t *e;
+    json_array_foreach(v, i, e)
+    {
+        char f[48];
+        snprintf(f, sizeof f, "trusted_proxies[%zu]", i);
+        const char *s = json_string_value(e);
+        if (!s || !cr_addr_range_parse(s, &cfg->trusted_proxies[i])) {
+            return fail(c, f, "expected an IP address or a CIDR range such as \"10.0.0.0/8\" "
+                              "(no bits set past the prefix)");
+        }
+        cfg->trusted_proxy_count = (int)i + 1;
+    }
     return 0;
 }
 
@@ -743,6 +770,8 @@ static int read_root(ctx *c, json_t *root, cr_config *cfg)
             }
         } else if (strcmp(key, "origins") == 0) {
             rc = get_strv(c, v, key, false, &cfg->origins, &cfg->origin_count);
+        } else if (strcmp(key, "trusted_proxies") == 0) {
+            rc = read_proxies(c, v, cfg);
         } else if (strcmp(key, "state_dir") == 0) {
             rc = get_path(c, v, key, &cfg->state_dir);
         } else if (strcmp(key, "web_root") == 0) {

@@ -10,6 +10,9 @@
  *     "tls": {"cert": "cert.pem", "key": "key.pem"},
  *     "tokens": [{"name": "chief arbiter", "role": "arbiter", "token": "..."}],
  *     "origins": ["https://example.org"],      allowed WebSocket Origins (all if absent)
+ *     "trusted_proxies": ["127.0.0.1", "10.0.0.0/8"],
+ *                                              reverse proxies (addresses, CIDR ranges) whose
+ *                                              X-Forwarded-For names the client (util/addr.h)
  *     "state_dir": "state",                    journals (default: next to the file)
  *     "web_root": "web/dist",
  *     "fsync_ms": 100,
@@ -57,6 +60,7 @@
 
 #include "cr/common.h"
 #include "cr/feed.h"
+#include "util/addr.h"
 
 typedef struct cr_config_board {
     char board[CR_BOARD_ID_MAX + 1]; /* "" when given by table only */
@@ -130,6 +134,8 @@ typedef struct cr_config {
     int token_count;
     char **origins;
     int origin_count;
+    cr_addr_range *trusted_proxies; /* "trusted_proxies" */
+    int trusted_proxy_count;
     char *state_dir;
     char *web_root; /* NULL: the default search */
     int fsync_ms;

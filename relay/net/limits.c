@@ -1,14 +1,13 @@
 /* chessrelay relay: limits on the server's sockets (see limits.h). */
 #include "net/limits.h"
 
-#include <arpa/inet.h>
 #include <errno.h>
 #include <inttypes.h>
-#include <netinet/in.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/resource.h>
 
+#include "util/addr.h"
 #include "util/log.h"
 
 enum {
@@ -24,9 +23,11 @@ enum {
 
 typedef struct conn {
     struct lws *wsi; /* NULL: accepted, its wsi not created yet */
-    unsigned char addr[16];
+    unsigned char addr[16]; /* the client: the peer, or whom a trusted proxy names */
+    unsigned char peer[16]; /* the TCP peer */
     int64_t since_us;
     bool over;
+    bool active; /* an HTTP/2 connection that carried a request: not idle */
 } conn;
 
 typedef struct tries {
@@ -93,28 +94,6 @@ void cr_limits_free(cr_limits *l)
     }
 }
 
-/* The address as 16 bytes (IPv4 mapped into IPv6). */
-static void addr_key(const struct sockaddr *a, socklen_t len, unsigned char out[16])
-{
-    memset(out, 0, 16);
-    if (a->sa_family == AF_INET && len >= (socklen_t)sizeof(struct sockaddr_in)) {
-        out[10] = out[11] = 0xff;
-        memcpy(out + 12, &((const struct sockaddr_in *)a)->sin_addr, 4);
-    } else if (a->sa_family == AF_INET6 && len >= (socklen_t)sizeof(struct sockaddr_in6)) {
-        memcpy(out, &((const struct sockaddr_in6 *)a)->sin6_addr, 16);
-    }
-}
-
-static void addr_text(const unsigned char key[16], char *buf, size_t size)
-{
-    static const unsigned char mapped[12] = {0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0xff, 0xff};
-    if (memcmp(key, mapped, 12) == 0) {
-        inet_ntop(AF_INET, key + 12, buf, (socklen_t)size);
-    } else {
-        inet_ntop(AF_INET6, key, buf, (socklen_t)size);
-    }
-}
-
 static void drop(cr_limits *l, int i)
 {
     l->conns[i] = l->conns[--l->nconns];
@@ -130,7 +109,7 @@ cr_limit_verdict cr_limits_accept(cr_limits *l, const struct sockaddr *addr, soc
         l->pending = -1;
     }
     unsigned char key[16];
-    addr_key(addr, len, key);
+    cr_addr_from_sockaddr(addr, len, key);
     int same = 0, in = 0;
     for (int i = 0; i < l->nconns; i++) {
         if (!l->conns[i].over) {
@@ -138,7 +117,10 @@ cr_limit_verdict cr_limits_accept(cr_limits *l, const struct sockaddr *addr, soc
             same += memcmp(l->conns[i].addr, key, 16) == 0;
         }
     }
-    bool over = in >= l->cfg.connections || same >= l->cfg.per_address;
+    /* A trusted proxy's connections count against their clients' caps,
+     * known from the request's X-Forwarded-For (cr_limits_request). */
+    bool proxy = cr_addr_in_ranges(key, l->cfg.trusted, l->cfg.ntrusted);
+    bool over = in >= l->cfg.connections || (!proxy && same >= l->cfg.per_address);
     /* At most OVER_MARGIN are being answered: the rest are closed at once,
      * and the table always has room for connections within the caps. */
     if (over && l->nconns - in >= OVER_MARGIN) {
@@ -149,6 +131,7 @@ cr_limit_verdict cr_limits_accept(cr_limits *l, const struct sockaddr *addr, soc
     conn *c = &l->conns[l->nconns];
     memset(c, 0, sizeof *c);
     memcpy(c->addr, key, 16);
+    memcpy(c->peer, key, 16);
     c->since_us = lws_now_usecs();
     c->over = over;
     l->pending = l->nconns++;
@@ -169,7 +152,7 @@ void cr_limits_created(cr_limits *l, struct lws *wsi)
     }
 }
 
-static int find(const cr_limits *l, const struct lws *wsi)
+static int find_exact(const cr_limits *l, const struct lws *wsi)
 {
     for (int i = 0; i < l->nconns; i++) {
         if (l->conns[i].wsi == wsi) {
@@ -179,9 +162,58 @@ static int find(const cr_limits *l, const struct lws *wsi)
     return -1;
 }
 
-void cr_limits_destroyed(cr_limits *l, struct lws *wsi)
+/* The connection of wsi: on HTTP/2 a request is a stream whose wsi is not
+ * the connection's (lws_get_network_wsi). */
+static int find(const cr_limits *l, struct lws *wsi)
+{
+    struct lws *nwsi = wsi ? lws_get_network_wsi(wsi) : NULL;
+    return find_exact(l, nwsi ? nwsi : wsi);
+}
+
+void cr_limits_request(cr_limits *l, struct lws *wsi, const char *xff)
 {
     int i = find(l, wsi);
+    if (i < 0) {
+        return;
+    }
+    conn *c = &l->conns[i];
+    if (lws_get_network_wsi(wsi) != wsi) {
+        c->active = true;
+    }
+    unsigned char client[16];
+    cr_addr_forwarded_client(c->peer, xff, l->cfg.trusted, l->cfg.ntrusted, client);
+    if (memcmp(client, c->addr, 16) == 0) {
+        return;
+    }
+    memcpy(c->addr, client, 16);
+    if (c->over) {
+        return;
+    }
+    int same = 0;
+    for (int k = 0; k < l->nconns; k++) {
+        same += k != i && !l->conns[k].over && memcmp(l->conns[k].addr, client, 16) == 0;
+    }
+    if (same >= l->cfg.per_address) {
+        c->over = true;
+        c->since_us = lws_now_usecs();
+        l->over_total++;
+        l->sum_over++;
+    }
+}
+
+bool cr_limits_client_text(const cr_limits *l, struct lws *wsi, char *buf, size_t size)
+{
+    int i = find(l, wsi);
+    if (i < 0) {
+        return false;
+    }
+    cr_addr_text(l->conns[i].addr, buf, size);
+    return true;
+}
+
+void cr_limits_destroyed(cr_limits *l, struct lws *wsi)
+{
+    int i = find_exact(l, wsi);
     if (i >= 0) {
         drop(l, i);
     }
@@ -231,7 +263,7 @@ void cr_limits_sweep(cr_limits *l, int64_t now, bool (*active)(void *data, struc
             continue;
         }
         bool kill = c->over ? now - c->since_us >= OVER_KILL_US
-                            : now - c->since_us >= idle_us && !active(data, c->wsi);
+                            : now - c->since_us >= idle_us && !c->active && !active(data, c->wsi);
         if (kill) {
             if (!c->over) {
                 l->idle_closed++;
@@ -312,7 +344,7 @@ void cr_limits_token_failed(cr_limits *l, struct lws *wsi)
     l->sum_token++;
     if (t && ++t->count == l->cfg.token_failures) {
         char who[64];
-        addr_text(t->addr, who, sizeof who);
+        cr_addr_text(t->addr, who, sizeof who);
         cr_log(CR_LOG_WARN, "%s: %d wrong tokens within a minute: refusing its tokens for the rest "
                "of it", who, t->count);
     }

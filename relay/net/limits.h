@@ -7,7 +7,10 @@
  * The accounting follows lws: cr_limits_accept at
  * LWS_CALLBACK_FILTER_NETWORK_CONNECTION (the peer's address; the new wsi
  * does not exist yet), cr_limits_created at the LWS_CALLBACK_WSI_CREATE
- * that follows it, cr_limits_destroyed at LWS_CALLBACK_WSI_DESTROY. A
+ * that follows it, cr_limits_destroyed at LWS_CALLBACK_WSI_DESTROY. Every
+ * other call takes any wsi of the connection: an HTTP/2 stream's is mapped
+ * to its connection (lws_get_network_wsi), so HTTP/2 is limited as HTTP/1.1.
+ * cr_limits_request names the client behind a trusted reverse proxy. A
  * connection over a cap is accepted and marked: HTTP is answered 503 and a
  * WebSocket closed with 1013 (try again later); beyond a small margin over
  * the global cap it is closed at once. Connections are few thousand at
@@ -27,11 +30,18 @@
 #include <stdint.h>
 #include <stdio.h>
 
+#include "util/addr.h"
+
 typedef struct cr_limits_config {
     int connections;    /* global cap; 0: the fd limit less a reserve */
     int per_address;    /* cap per peer address; 0: 256 */
     int idle_s;         /* a socket that never says hello/subscribes; 0: 30 s */
     int token_failures; /* wrong tokens per address and minute before refusing; 0: 10 */
+    /* Reverse proxies (the caller's array, kept while the limits live):
+     * their connections are counted against the client their request's
+     * X-Forwarded-For names, not against the proxy. */
+    const cr_addr_range *trusted;
+    int ntrusted;
 } cr_limits_config;
 
 typedef struct cr_limits cr_limits;
@@ -47,6 +57,15 @@ cr_limit_verdict cr_limits_accept(cr_limits *l, const struct sockaddr *addr, soc
 /* The wsi of the connection cr_limits_accept just let in. */
 void cr_limits_created(cr_limits *l, struct lws *wsi);
 void cr_limits_destroyed(cr_limits *l, struct lws *wsi);
+/* A request (HTTP, or a WebSocket's handshake) on wsi's connection, with
+ * its X-Forwarded-For (NULL: none): from a trusted proxy, the connection's
+ * client becomes the address the header names (util/addr.h), and the
+ * connection is over the cap if that client has too many. An HTTP/2
+ * connection that carried a request is not idle (lws times it out). wsi
+ * may be an HTTP/2 stream: the accounting is its connection's. */
+void cr_limits_request(cr_limits *l, struct lws *wsi, const char *xff);
+/* The client address of wsi's connection as text; false if unknown. */
+bool cr_limits_client_text(const cr_limits *l, struct lws *wsi, char *buf, size_t size);
 /* Whether wsi's connection is over a cap (to be answered and closed). */
 bool cr_limits_over(const cr_limits *l, struct lws *wsi);
 

@@ -25,12 +25,74 @@
 #include <unistd.h>
 
 #include "agent/agent_link.h"
+#include "util/grow.h"
 #include "util/log.h"
 #include "net/livechess.h"
 #include "net/view.h"
 #include "net/ws_text.h"
 
 /*----- the lws callback -----*/
+
+void cr_srv_request(cr_server *s, struct lws *wsi)
+{
+    if (!s->limits) {
+        return;
+    }
+    char small[256], *xff = NULL;
+    int n = lws_hdr_total_length(wsi, WSI_TOKEN_X_FORWARDED_FOR);
+    if (n > 0) {
+        /* A long chain is read whole: its right end is what counts. Room
+         * for the commas lws puts between repeated headers. */
+        size_t size = (size_t)n + 64;
+        xff = size <= sizeof small ? small : malloc(size);
+        if (xff && lws_hdr_copy(wsi, xff, (int)size, WSI_TOKEN_X_FORWARDED_FOR) < 0) {
+            xff[0] = '\0';
+        }
+    }
+    cr_limits_request(s->limits, wsi, xff);
+    if (xff != small) {
+        free(xff);
+    }
+}
+
+/* lws 4.1 sends at most rx_buffer_size (+ LWS_PRE + 4) bytes per send()
+ * (no tx_packet_size) and keeps the rest in the network connection's
+ * buffer; on HTTP/2 that buffer is the connection's, shared by its streams.
+ * Its POLLOUT handler empties that buffer before it serves any stream, but
+ * drops POLLOUT when no stream asks to write: a response's tail still
+ * buffered when its stream ends (lws closes a stream once the file or the
+ * FINAL write is out) sat there until the next request or the 30 s ping,
+ * and the browser got a cut body. Such connections are noted here and
+ * asked to write after the service turn, once the stream is gone. */
+void cr_srv_flush_later(cr_server *s, struct lws *wsi)
+{
+    struct lws *nwsi = lws_get_network_wsi(wsi);
+    if (!nwsi || nwsi == wsi || !lws_partial_buffered(nwsi)) {
+        return;
+    }
+    for (size_t i = 0; i < s->nflush; i++) {
+        if (s->flush[i] == nwsi) {
+            return;
+        }
+    }
+    struct lws **f = cr_grow(s->flush, &s->capflush, s->nflush + 1, sizeof *f, 16);
+    if (!f) {
+        cr_log(CR_LOG_ERROR, "out of memory: an HTTP/2 response may wait for the next request");
+        return;
+    }
+    s->flush = f;
+    s->flush[s->nflush++] = nwsi;
+}
+
+static void flush_forget(cr_server *s, struct lws *wsi)
+{
+    for (size_t i = 0; i < s->nflush; i++) {
+        if (s->flush[i] == wsi) {
+            s->flush[i] = s->flush[--s->nflush];
+            return;
+        }
+    }
+}
 
 static bool origin_allowed(cr_server *s, struct lws *wsi)
 {
@@ -77,6 +139,9 @@ static int callback(struct lws *wsi, enum lws_callback_reasons reason, void *use
         if (s && s->limits) {
             cr_limits_destroyed(s->limits, wsi);
         }
+        if (s) {
+            flush_forget(s, wsi);
+        }
         return 0;
     case LWS_CALLBACK_EVENT_WAIT_CANCELLED:
         if (s) {
@@ -87,7 +152,7 @@ static int callback(struct lws *wsi, enum lws_callback_reasons reason, void *use
     case LWS_CALLBACK_HTTP:
         return cr_srv_http_request(s, wsi, p, in ? (const char *)in : "/");
     case LWS_CALLBACK_HTTP_WRITEABLE:
-        return cr_srv_http_writeable(wsi, p);
+        return cr_srv_http_writeable(s, wsi, p);
     case LWS_CALLBACK_CLOSED_HTTP:
         if (p && p->kind == PSS_HTTP) {
             cr_buf_unref(p->body);
@@ -95,12 +160,17 @@ static int callback(struct lws *wsi, enum lws_callback_reasons reason, void *use
         }
         return 0;
     case LWS_CALLBACK_HTTP_FILE_COMPLETION:
-        return lws_http_transaction_completed(wsi) ? -1 : 0;
+        return cr_srv_http_done(s, wsi);
     case LWS_CALLBACK_FILTER_PROTOCOL_CONNECTION: {
+        /* A WebSocket over HTTP/2 (RFC 8441: lws announces it, Chromium
+         * uses it) is a CONNECT: its path is in :path, not the GET line. */
         char uri[64];
-        if (lws_hdr_copy(wsi, uri, sizeof uri, WSI_TOKEN_GET_URI) <= 0 || strcmp(uri, "/ws") != 0) {
+        if ((lws_hdr_copy(wsi, uri, sizeof uri, WSI_TOKEN_GET_URI) <= 0 &&
+             lws_hdr_copy(wsi, uri, sizeof uri, WSI_TOKEN_HTTP_COLON_PATH) <= 0) ||
+            strcmp(uri, "/ws") != 0) {
             return 1;
         }
+        cr_srv_request(s, wsi);
         char token[300];
         cr_srv_auth auth = cr_srv_bearer_token(wsi, token, sizeof token);
         if (auth == CR_AUTH_BAD || auth == CR_AUTH_TOO_LARGE) {
@@ -109,7 +179,7 @@ static int callback(struct lws *wsi, enum lws_callback_reasons reason, void *use
         }
         if (!origin_allowed(s, wsi)) {
             char peer[64];
-            cr_srv_peer_name(wsi, peer, sizeof peer);
+            cr_srv_peer_name(s, wsi, peer, sizeof peer);
             cr_log(CR_LOG_WARN, "ws %s: origin refused", peer);
             return 1;
         }
@@ -243,6 +313,9 @@ static int agent_callback(struct lws *wsi, enum lws_callback_reasons reason, voi
     if (s && s->limits) {
         if (reason == LWS_CALLBACK_WSI_DESTROY) {
             cr_limits_destroyed(s->limits, wsi);
+            flush_forget(s, wsi);
+        } else if (reason == LWS_CALLBACK_FILTER_PROTOCOL_CONNECTION) {
+            cr_srv_request(s, wsi);
         } else if (reason == LWS_CALLBACK_ESTABLISHED && cr_limits_over(s->limits, wsi)) {
             lws_close_reason(wsi, (enum lws_close_status)1013, (unsigned char *)"full", 4);
             return -1;
@@ -309,6 +382,10 @@ static void *service_thread(void *arg)
             cr_log(CR_LOG_ERROR, "server thread: lws_service failed, no more broadcasts");
             break;
         }
+        for (size_t i = 0; i < s->nflush; i++) {
+            lws_callback_on_writable(s->flush[i]);
+        }
+        s->nflush = 0;
         int e = atomic_exchange(&accept_errno, 0);
         if (e && s->limits) {
             accept_pause(s, e);
@@ -421,6 +498,8 @@ cr_server *cr_server_start(const cr_server_config *cfg, cr_queue *pubs, cr_queue
         lc.connections = cfg->tournament->max_connections;
         lc.per_address = cfg->tournament->max_connections_per_address;
         lc.idle_s = cfg->tournament->idle_s;
+        lc.trusted = cfg->tournament->trusted_proxies;
+        lc.ntrusted = cfg->tournament->trusted_proxy_count;
     }
     if (!(s->limits = cr_limits_new(&lc))) {
         cr_error_set(err, CR_ENOMEM, 0, 0, "out of memory");
@@ -566,6 +645,7 @@ void cr_server_stop(cr_server *s)
     }
     cr_arbiter_view_free(s->arbiter);
     free(s->wbuf);
+    free(s->flush);
     free(s->slots);
     free(s->web_root);
     free(s);

@@ -22,6 +22,7 @@
 #include "agent/agent_link.h"
 #include "util/hash.h"
 #include "util/log.h"
+#include "net/static_files.h"
 #include "net/view.h"
 
 /*----- HTTP -----*/
@@ -93,7 +94,7 @@ static int http_respond(cr_server *s, struct lws *wsi, pss *p, unsigned status, 
     }
     if (len == 0) {
         cr_buf_unref(body);
-        return lws_http_transaction_completed(wsi) ? -1 : 0;
+        return cr_srv_http_done(s, wsi);
     }
     p->kind = PSS_HTTP;
     p->body = body;
@@ -108,7 +109,13 @@ static int http_text(cr_server *s, struct lws *wsi, pss *p, unsigned status, con
                         cr_buf_new(text, strlen(text)), 0, false);
 }
 
-int cr_srv_http_writeable(struct lws *wsi, pss *p)
+int cr_srv_http_done(cr_server *s, struct lws *wsi)
+{
+    cr_srv_flush_later(s, wsi);
+    return lws_http_transaction_completed(wsi) ? -1 : 0;
+}
+
+int cr_srv_http_writeable(cr_server *s, struct lws *wsi, pss *p)
 {
     if (p->kind != PSS_HTTP || !p->body) {
         return 0;
@@ -128,7 +135,7 @@ int cr_srv_http_writeable(struct lws *wsi, pss *p)
     }
     cr_buf_unref(p->body);
     p->body = NULL;
-    return lws_http_transaction_completed(wsi) ? -1 : 0;
+    return cr_srv_http_done(s, wsi);
 }
 
 static cr_buf *metrics_text(cr_server *s)
@@ -209,33 +216,6 @@ static cr_buf *metrics_text(cr_server *s)
     return cr_buf_take_str(out);
 }
 
-static const char *mime_of(const char *path)
-{
-    static const char *const map[][2] = {{".html", "text/html; charset=utf-8"},
-                                         {".js", "text/javascript"},
-                                         {".mjs", "text/javascript"},
-                                         {".css", "text/css"},
-                                         {".json", "application/json"},
-                                         {".svg", "image/svg+xml"},
-                                         {".png", "image/png"},
-                                         {".ico", "image/x-icon"},
-                                         {".woff2", "font/woff2"},
-                                         {".woff", "font/woff"},
-                                         {".txt", "text/plain; charset=utf-8"},
-                                         {".map", "application/json"},
-                                         {".wasm", "application/wasm"},
-                                         {".webmanifest", "application/manifest+json"},
-                                         {".pgn", "application/x-chess-pgn"},
-                                         {".jpg", "image/jpeg"}};
-    const char *dot = strrchr(path, '.');
-    for (size_t i = 0; dot && i < sizeof map / sizeof map[0]; i++) {
-        if (strcmp(dot, map[i][0]) == 0) {
-            return map[i][1];
-        }
-    }
-    return "application/octet-stream";
-}
-
 /* Only plain names under the web root: no "..", no hidden files, and the
  * resolved path (symlinks followed) must stay inside the root. */
 static int serve_static(cr_server *s, struct lws *wsi, pss *p, const char *uri)
@@ -273,20 +253,19 @@ static int serve_static(cr_server *s, struct lws *wsi, pss *p, const char *uri)
         return http_text(s, wsi, p, HTTP_STATUS_NOT_FOUND, "not found\n");
     }
 serve:;
-    int n = lws_serve_http_file(wsi, real, mime_of(real), NULL, 0);
-    if (n < 0) {
-        return -1;
+    int n = cr_static_serve(wsi, s->web_root, real);
+    if (n == 1) {
+        return http_text(s, wsi, p, 406 /* Not Acceptable */,
+                         "no content coding you accept (Accept-Encoding)\n");
     }
-    if (n > 0 && lws_http_transaction_completed(wsi)) {
-        return -1;
-    }
-    return 0;
+    return n == 2 ? cr_srv_http_done(s, wsi) : n;
 }
 
 int cr_srv_http_request(cr_server *s, struct lws *wsi, pss *p, const char *uri)
 {
     s->http_requests++;
     p->kind = PSS_HTTP;
+    cr_srv_request(s, wsi);
     char token[300];
     cr_srv_auth auth = cr_srv_bearer_token(wsi, token, sizeof token);
     int lane = LANE_PUBLIC;

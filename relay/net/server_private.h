@@ -129,6 +129,8 @@ struct cr_server {
     double events_per_s;
     unsigned char *wbuf; /* viewer_writeable's frames (service thread only) */
     size_t wcap;
+    struct lws **flush; /* HTTP/2 connections to ask to write after this turn */
+    size_t nflush, capflush;
 };
 
 /* The Authorization header of a request. */
@@ -153,7 +155,14 @@ const char *cr_srv_check_token(cr_server *s, struct lws *wsi, const char *token,
 bool cr_srv_role_arbiter(const char *role);
 void cr_srv_drain_pubs(cr_server *s);
 void cr_srv_free_viewer(pss *p);
-void cr_srv_peer_name(struct lws *wsi, char *buf, size_t size);
+/* The client's address for logs: the one a trusted proxy names, or the peer. */
+void cr_srv_peer_name(cr_server *s, struct lws *wsi, char *buf, size_t size);
+/* A request or WebSocket handshake: the limits learn its client from
+ * X-Forwarded-For (cr_limits_request). */
+void cr_srv_request(cr_server *s, struct lws *wsi);
+/* After a write on an HTTP/2 stream: if its connection holds unsent bytes,
+ * the connection is asked to write after this service turn (server.c). */
+void cr_srv_flush_later(cr_server *s, struct lws *wsi);
 void cr_srv_send_error(pss *p, const char *error, const char *where);
 bool cr_srv_slot_add(cr_server *s, pss *p);
 void cr_srv_slot_remove(cr_server *s, pss *p);
@@ -164,6 +173,8 @@ int cr_srv_viewer_receive(cr_server *s, pss *p, const char *in, size_t len);
 void cr_srv_viewer_message(cr_server *s, pss *p, const char *text, size_t len);
 int cr_srv_viewer_writeable(cr_server *s, pss *p);
 int cr_srv_http_request(cr_server *s, struct lws *wsi, pss *p, const char *uri);
-int cr_srv_http_writeable(struct lws *wsi, pss *p);
+int cr_srv_http_writeable(cr_server *s, struct lws *wsi, pss *p);
+/* The response is out: the transaction ends (-1: close). */
+int cr_srv_http_done(cr_server *s, struct lws *wsi);
 
 #endif

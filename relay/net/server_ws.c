@@ -184,10 +184,12 @@ static void slot_sync(cr_server *s, pss *p)
     s->slots[p->slot].subscribed = p->nsubs || p->nrsubs;
 }
 
-void cr_srv_peer_name(struct lws *wsi, char *buf, size_t size)
+void cr_srv_peer_name(cr_server *s, struct lws *wsi, char *buf, size_t size)
 {
     buf[0] = '\0';
-    lws_get_peer_simple(wsi, buf, size);
+    if (!s->limits || !cr_limits_client_text(s->limits, wsi, buf, size)) {
+        lws_get_peer_simple(wsi, buf, size);
+    }
     if (!buf[0]) {
         snprintf(buf, size, "?");
     }
@@ -418,7 +420,11 @@ int cr_srv_viewer_writeable(cr_server *s, pss *p)
     int n = 0;
     size_t total = 0;
     int64_t now = cr_now_us();
-    while (n < WRITE_BATCH && total < BATCH_BYTES) {
+    /* On HTTP/2 (a WebSocket as an RFC 8441 stream) lws passes no raw write
+     * through (it binned the batch and the viewer was closed): one message
+     * per turn, framed by lws. */
+    int most = lws_get_network_wsi(p->wsi) != p->wsi ? 1 : WRITE_BATCH;
+    while (n < most && total < BATCH_BYTES) {
         cr_buf *b = next_message(s, p, now);
         if (!b) {
             break;
@@ -466,6 +472,8 @@ int cr_srv_viewer_writeable(cr_server *s, pss *p)
     }
     if (p->qhead || p->closing || p->tail < cr_view_head(v)) {
         lws_callback_on_writable(p->wsi);
+    } else if (n) {
+        cr_srv_flush_later(s, p->wsi); /* a WebSocket over HTTP/2 */
     }
     return 0;
 }
@@ -876,7 +884,7 @@ int cr_srv_viewer_receive(cr_server *s, pss *p, const char *in, size_t len)
     }
     if (p->faults >= MAX_FAULTS && !p->closing) {
         char peer[64];
-        cr_srv_peer_name(p->wsi, peer, sizeof peer);
+        cr_srv_peer_name(s, p->wsi, peer, sizeof peer);
         cr_log(CR_LOG_WARN, "ws %s: closing after %d faults", peer, p->faults);
         p->closing = true;
         lws_callback_on_writable(p->wsi);

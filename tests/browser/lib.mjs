@@ -2,7 +2,7 @@
 // playwright-core (never a downloaded browser) and reading chessground boards.
 
 import { chromium } from 'playwright-core';
-import { mkdtempSync, mkdirSync, rmSync, existsSync } from 'node:fs';
+import { mkdtempSync, mkdirSync, rmSync, existsSync, readFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join, resolve, dirname } from 'node:path';
 import { fileURLToPath } from 'node:url';
@@ -11,13 +11,20 @@ import { createRequire } from 'node:module';
 const here = dirname(fileURLToPath(import.meta.url));
 export const ARTIFACTS = process.env.CR_ARTIFACTS_DIR || resolve(here, '../../artifacts/browser');
 export const DEFAULT_WEB = resolve(here, '../../web/dist');
+// The build's logical names to the paths the page loads ({'app.js':
+// '/assets/app-HASH.js', ...}: web/build.mjs writes dist/assets.json).
+export function webAssets(dir = DEFAULT_WEB) {
+  return JSON.parse(readFileSync(join(dir, 'assets.json'), 'utf8'));
+}
 export const CHROMIUM = process.env.CR_CHROMIUM || '/usr/bin/chromium';
 
 export function haveChromium() {
   return existsSync(CHROMIUM);
 }
 
-export async function launch() {
+// extraArgs: more chromium flags (e.g. --ignore-certificate-errors for a
+// relay with a certificate made by the test).
+export async function launch(extraArgs = []) {
   const profile = mkdtempSync(join(tmpdir(), 'cr-chromium-'));
   // launchPersistentContext is how playwright takes a --user-data-dir.
   const context = await chromium.launchPersistentContext(profile, {
@@ -25,7 +32,7 @@ export async function launch() {
     headless: true,
     args: ['--headless', '--no-sandbox', '--disable-gpu', '--disable-quic', '--no-first-run',
       '--disable-background-networking', '--disable-component-update', '--disable-sync',
-      '--disable-dev-shm-usage'],
+      '--disable-dev-shm-usage', ...extraArgs],
     viewport: { width: 1280, height: 860 },
     deviceScaleFactor: 1,
   });

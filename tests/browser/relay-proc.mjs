@@ -4,14 +4,23 @@
 // answers 200.
 
 import { spawn } from 'node:child_process';
+import { get as httpsGet } from 'node:https';
 import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { waitFor } from './lib.mjs';
 
+// GET url over https, verified against the PEM certificate ca: the status.
+function httpsStatus(url, ca) {
+  return new Promise((done, fail) => {
+    httpsGet(url, { ca }, (res) => { res.resume(); done(res.statusCode); }).on('error', fail);
+  });
+}
+
 // Resolves to {proc, base, log, exited} or, when the relay exits or never
-// becomes healthy, to {failed: true, log}.
-export async function startRelay(bin, args, env = {}) {
+// becomes healthy, to {failed: true, log}. tls: {ca} when the relay serves
+// HTTPS with that certificate (base is then https://).
+export async function startRelay(bin, args, env = {}, tls = null) {
   const dir = mkdtempSync(join(tmpdir(), 'cr-browser-'));
   const portFile = join(dir, 'port');
   const log = [];
@@ -27,13 +36,15 @@ export async function startRelay(bin, args, env = {}) {
     if (!r.base) {
       try {
         const port = parseInt(readFileSync(portFile, 'utf8'), 10);
-        if (port > 0) r.base = `http://127.0.0.1:${port}`;
+        if (port > 0) r.base = `${tls ? 'https' : 'http'}://127.0.0.1:${port}`;
       } catch (e) {
         return false;
       }
     }
     try {
-      return (await fetch(`${r.base}/healthz`)).status === 200 ? 'ok' : false;
+      const status = tls ? await httpsStatus(`${r.base}/healthz`, tls.ca)
+        : (await fetch(`${r.base}/healthz`)).status;
+      return status === 200 ? 'ok' : false;
     } catch (e) {
       return false;
     }

@@ -37,7 +37,7 @@ if [ "$what" != unit ]; then
     fi
   fi
   # Rebuild web/dist only when a source is newer than the build.
-  dist="$repo/web/dist/index.html"
+  dist="$repo/web/dist/build.txt"
   if [ ! -f "$dist" ] || [ -n "$(find "$repo/web/src" "$repo/web/build.mjs" "$repo/web/package.json" -newer "$dist" 2>/dev/null | head -1)" ]; then
     "$repo/web/build.sh"
   fi
@@ -50,10 +50,10 @@ case "$what" in
   fake) files=("$here"/browser/fake.test.mjs "$here"/browser/usability.test.mjs "$here"/browser/viewer.test.mjs "$here"/browser/arbiter.test.mjs "$here"/browser/arbiter-board.test.mjs "$here"/browser/arbiter-accept.test.mjs "$here"/browser/eval.test.mjs) ;;
   relay)
     [ -n "$relay_bin" ] || { echo "browser: 'relay' needs the chessrelay binary" >&2; exit 1; }
-    files=("$here"/browser/relay.test.mjs "$here"/browser/arbiter-relay.test.mjs "$here"/browser/engine-relay.test.mjs) ;;
+    files=("$here"/browser/relay.test.mjs "$here"/browser/relay-tls.test.mjs "$here"/browser/arbiter-relay.test.mjs "$here"/browser/engine-relay.test.mjs) ;;
   all)
     files=("$here"/unit/*.test.mjs "$here"/browser/fake.test.mjs "$here"/browser/usability.test.mjs "$here"/browser/viewer.test.mjs "$here"/browser/arbiter.test.mjs "$here"/browser/arbiter-board.test.mjs "$here"/browser/arbiter-accept.test.mjs "$here"/browser/eval.test.mjs)
-    [ -n "$relay_bin" ] && files+=("$here"/browser/relay.test.mjs "$here"/browser/arbiter-relay.test.mjs "$here"/browser/engine-relay.test.mjs)
+    [ -n "$relay_bin" ] && files+=("$here"/browser/relay.test.mjs "$here"/browser/relay-tls.test.mjs "$here"/browser/arbiter-relay.test.mjs "$here"/browser/engine-relay.test.mjs)
     ;;
 esac
 if [ -n "$relay_bin" ]; then

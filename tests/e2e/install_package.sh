@@ -30,7 +30,14 @@ done
 root="$tmp/root"
 dpkg-deb -x "$deb" "$root" || fail "dpkg-deb -x"
 p="$root$prefix"
-for f in bin/chessrelay share/chessrelay/web/index.html share/chessrelay/web/app.js \
+web="$p/share/chessrelay/web"
+[ -s "$web/assets.json" ] || fail "the package has no $prefix/share/chessrelay/web/assets.json"
+js=$(python3 -c 'import json, sys; print(json.load(open(sys.argv[1]))["app.js"])' "$web/assets.json") ||
+  fail "assets.json names no app.js"
+for f in "$js" "$js.gz" "$js.br" /index.html.br; do
+  [ -s "$web$f" ] || fail "the package has no $prefix/share/chessrelay/web$f"
+done
+for f in bin/chessrelay share/chessrelay/web/index.html \
          share/chessrelay/demo.feed lib/udev/rules.d/99-dgt.rules \
          lib/systemd/system/chessrelay.service share/doc/chessrelay/README.md \
          share/doc/chessrelay/examples/tournament.json; do
@@ -70,7 +77,12 @@ done
 base="http://127.0.0.1:$(cat "$tmp/port")"
 curl -sf "$base/" >"$tmp/index.html" || fail "GET /"
 cmp -s "$tmp/index.html" "$p/share/chessrelay/web/index.html" || fail "GET / is not the packaged index.html"
-curl -sf "$base/app.js" | cmp -s - "$p/share/chessrelay/web/app.js" || fail "GET /app.js is not the packaged one"
+curl -sf "$base$js" | cmp -s - "$web$js" || fail "GET $js is not the packaged one"
+# The package keeps the precompressed copies fresh (not older than their
+# files), so the packaged relay sends them.
+curl -sf -H 'Accept-Encoding: br' -D "$tmp/js.hdr" -o "$tmp/js.br" "$base$js" || fail "GET $js (br)"
+grep -qi '^content-encoding: br' "$tmp/js.hdr" && cmp -s "$tmp/js.br" "$web$js.br" ||
+  fail "GET $js with br accepted is not the packaged .br copy: $(cat "$tmp/js.hdr")"
 moved=0
 for _ in $(seq 100); do
   curl -sf "$base/live.pgn" | grep -q '1\. ' && { moved=1; break; }

@@ -14,7 +14,8 @@ import threading
 import time
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
-from relay_ws import WS, Games, Relay, WSClosed, check, fail, final_state, moves_of_pgn, sample_feed  # noqa: E402
+from relay_ws import (WS, Games, Relay, WSClosed, check, fail, final_state, make_cert,  # noqa: E402
+                      moves_of_pgn, sample_feed, wait_until)
 
 FEED = sample_feed("p03.feed")   # one board, 35 minutes
 SPEED = "1000"                                       # -> about 2.1 s
@@ -289,20 +290,91 @@ def restart(binary):
     shutil.rmtree(b_state, ignore_errors=True)
 
 
+def curl(url, *args):
+    """curl -sk URL: (exit status, HTTP status, HTTP version, body bytes)."""
+    with tempfile.NamedTemporaryFile(prefix="cr_e2e_curl_") as out:
+        p = subprocess.run(["curl", "-sk", "-o", out.name, "-w", "%{http_code} %{http_version}"] +
+                           list(args) + [url], stdout=subprocess.PIPE, timeout=120)
+        code, version = (p.stdout.decode().split() + ["", ""])[:2]
+        return p.returncode, int(code or 0), version, open(out.name, "rb").read()
+
+
+def tls_http2(r, www):
+    """Every response whole over HTTP/2 as over HTTP/1.1 (issue 24: lws 4.1
+    left the tail of an h2 response in the connection's buffer), several
+    streams on one connection, and the wrong-token throttle on h2."""
+    base = "https://127.0.0.1:%d" % r.port
+    auth = ["-H", "Authorization: Bearer " + TOKEN]
+    gid = sorted(final_state(r).summary())[0]
+    big = open(os.path.join(www, "big.js"), "rb").read()
+    for path, extra, want in [("/big.js", [], big), ("/index.html", [], None), ("/live.pgn", [], None),
+                              ("/game/%d.pgn" % gid, [], None), ("/round/1.pgn", [], None),
+                              ("/games.json", [], None), ("/live.pgn", auth, None),
+                              ("/arbiter/incidents.json", auth, None), ("/big.js", ["--limit-rate", "2M"], big)]:
+        rc1, st1, v1, b1 = curl(base + path, "--http1.1", *extra)
+        rc2, st2, v2, b2 = curl(base + path, "--http2", *extra)
+        check(v1 == "1.1" and v2 == "2", "%s: HTTP versions %s and %s" % (path, v1, v2))
+        check(rc1 == 0 and rc2 == 0, "%s: curl exit %d (HTTP/1.1), %d (HTTP/2)" % (path, rc1, rc2))
+        check(st1 == st2 == 200, "%s: status %d (HTTP/1.1), %d (HTTP/2)" % (path, st1, st2))
+        check(b1 == b2, "%s: %d bytes over HTTP/1.1, %d over HTTP/2" % (path, len(b1), len(b2)))
+        if want is not None:
+            check(b2 == want, "%s: %d bytes, the file has %d" % (path, len(b2), len(want)))
+    rc, st, v, m = curl(base + "/metrics", "--http2")
+    check(rc == 0 and st == 200 and v == "2" and m.endswith(b"\n") and
+          b"chessrelay_delivery_latency_seconds_count" in m, "/metrics over HTTP/2: exit %d, %d bytes" % (rc, len(m)))
+    # Streams side by side on one connection (as a browser loads a page).
+    names = ["/big.js", "/live.pgn", "/metrics", "/index.html", "/games.json"]
+    with tempfile.TemporaryDirectory(prefix="cr_e2e_par_") as d:
+        args = ["curl", "-sk", "--no-progress-meter", "--http2", "--parallel", "--parallel-immediate", "-w", "%{http_version}\n"]
+        for i, n in enumerate(names):
+            args += ["-o", os.path.join(d, str(i)), base + n]
+        p = subprocess.run(args, stdout=subprocess.PIPE, timeout=120)
+        check(p.returncode == 0 and p.stdout.split() == [b"2"] * len(names),
+              "parallel HTTP/2: exit %d, %r" % (p.returncode, p.stdout))
+        check(open(os.path.join(d, "0"), "rb").read() == big, "parallel HTTP/2: big.js differs")
+    # The throttle: 10 wrong tokens a minute from an address, then nothing is
+    # checked, the right token neither, on either protocol.
+    wrong = ["-H", "Authorization: Bearer wrong-token-123"]
+    codes = [curl(base + "/live.pgn", "--http2", *wrong)[1] for _ in range(11)]
+    check(codes == [401] * 10 + [429], "wrong tokens over HTTP/2: %s" % codes)
+    check(curl(base + "/live.pgn", "--http2", *auth)[1] == 429, "right token over HTTP/2 while throttled")
+    check(curl(base + "/live.pgn", "--http1.1", *auth)[1] == 429, "right token over HTTP/1.1 while throttled")
+    check(curl(base + "/live.pgn", "--http2")[1] == 200, "no token while throttled: public PGN refused")
+    # The per-address cap (8 here): with 8 connections held, a request over
+    # either protocol is answered 503; once they are gone, 200.
+    ctx = ssl.create_default_context(cafile=os.path.join(os.path.dirname(www), "cert.pem"))
+    held = [ctx.wrap_socket(socket.create_connection(("127.0.0.1", r.port), timeout=5),
+                            server_hostname="127.0.0.1") for _ in range(8)]
+    try:
+        for proto in ("--http2", "--http1.1"):
+            rc, st, _, _ = curl(base + "/healthz", proto)
+            check(st == 503, "%s with the address at its cap: %d" % (proto, st))
+    finally:
+        for h in held:
+            h.close()
+    wait_until(lambda: curl(base + "/healthz", "--http2")[1] == 200, "HTTP/2 after the held connections closed")
+    print("ok: HTTP/2: %d paths whole as over HTTP/1.1 (%d-byte file), parallel streams, throttle 10 x 401 "
+          "then 429, per-address cap 503 on both" % (9, len(big)))
+
+
 def tls(binary):
     """TLS from the tournament file: a self-signed certificate made now; a
     wss:// viewer gets every move, /healthz and /live.pgn over https, and
-    plain HTTP or WebSocket on the port gets nothing."""
+    plain HTTP or WebSocket on the port gets nothing. HTTP/2: tls_http2."""
     tmp = tempfile.mkdtemp(prefix="cr_e2e_tls_")
     try:
-        cert, key = os.path.join(tmp, "cert.pem"), os.path.join(tmp, "key.pem")
-        subprocess.run(["openssl", "req", "-x509", "-newkey", "rsa:2048", "-nodes", "-keyout", key,
-                        "-out", cert, "-days", "2", "-subj", "/CN=127.0.0.1",
-                        "-addext", "subjectAltName=IP:127.0.0.1"],
-                       check=True, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
+        cert, _ = make_cert(tmp)
+        www = os.path.join(tmp, "www")
+        os.mkdir(www)
+        with open(os.path.join(www, "index.html"), "w") as f:
+            f.write("<!doctype html><title>tls</title>\n")
+        with open(os.path.join(www, "big.js"), "w") as f:  # larger than any buffer on the way
+            f.write("".join("// line %07d of a file served whole over HTTP/2\n" % i for i in range(60000)))
         cfg = os.path.join(tmp, "tournament.json")
         with open(cfg, "w") as f:
             json.dump({"event": "TLS", "tls": {"cert": "cert.pem", "key": "key.pem"},
+                       "web_root": "www", "tokens": [{"token": TOKEN, "role": "arbiter"}],
+                       "limits": {"per_address": 8},
                        "feeds": [FEED]}, f)
         r = Relay(binary, ["serve", "--config", cfg, "--state", os.path.join(tmp, "state"),
                            "--speed", SPEED], ca=cert)  # ready: https /healthz answered 200
@@ -352,6 +424,7 @@ def tls(binary):
             st, _, body = r.http("/healthz")
             check(st == 200, "https after plain attempts: %d" % st)
             print("ok: TLS: wss %d plies, https /healthz and /live.pgn, plain HTTP refused" % plies)
+            tls_http2(r, www)
         finally:
             r.stop()
     finally:

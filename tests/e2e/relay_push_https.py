@@ -17,31 +17,21 @@ import threading
 import time
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
-from relay_ws import Relay, check, fail, sample_feed  # noqa: E402
+from relay_ws import Relay, check, fail, make_cert, sample_feed  # noqa: E402
+import relay_push  # noqa: E402
 
 FEED = sample_feed("p03.feed")
 SPEED = "1000"
 TOKEN = "lip_e2e-https-token"
 
-bodies = []
-lock = threading.Lock()
+class Receiver(relay_push.Receiver):
+    fail_first = False  # a host that takes every push
 
 
-class Receiver(http.server.BaseHTTPRequestHandler):
-    def do_POST(self):
-        n = int(self.headers.get("Content-Length") or 0)
-        body = self.rfile.read(n).decode("utf-8")
-        with lock:
-            bodies.append((self.headers.get("Authorization"), body))
-        answer = b'{"games":[]}'
-        self.send_response(200)
-        self.send_header("Content-Type", "application/json")
-        self.send_header("Content-Length", str(len(answer)))
-        self.end_headers()
-        self.wfile.write(answer)
-
-    def log_message(self, *args):
-        pass
+def received():
+    """(authorization, body) of every push the host got."""
+    with relay_push.lock:
+        return [(p[2], p[4]) for p in relay_push.pushes]
 
 
 def config(tmp, name, url, ca):
@@ -67,11 +57,7 @@ def main(binary):
     tmp = tempfile.mkdtemp(prefix="cr_push_https_")
     srv = None
     try:
-        cert, key = os.path.join(tmp, "cert.pem"), os.path.join(tmp, "key.pem")
-        subprocess.run(["openssl", "req", "-x509", "-newkey", "rsa:2048", "-nodes", "-keyout", key,
-                        "-out", cert, "-days", "2", "-subj", "/CN=127.0.0.1",
-                        "-addext", "subjectAltName=IP:127.0.0.1"],
-                       check=True, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
+        cert, key = make_cert(tmp)
         srv = http.server.ThreadingHTTPServer(("127.0.0.1", 0), Receiver)
         ctx = ssl.SSLContext(ssl.PROTOCOL_TLS_SERVER)
         ctx.load_cert_chain(cert, key)
@@ -88,20 +74,20 @@ def main(binary):
                 status, _, pgn = relay.http("/round/1.pgn")
                 if pgn != prev:
                     prev, since = pgn, time.time()
-                with lock:
-                    last = bodies[-1] if bodies else None
+                got = received()
+                last = got[-1] if got else None
                 if status == 200 and time.time() - since > 1.5 and last and last[1] == pgn:
                     break
                 time.sleep(0.2)
             else:
-                fail("the https host never got the final round (%d pushes)" % len(bodies))
+                fail("the https host never got the final round (%d pushes)" % len(received()))
             check(last[0] == "Bearer " + TOKEN, "authorization %r" % (last[0],))
             check(metric(relay, 'chessrelay_push_requests_total{round="1",result="failed"}') == 0,
                   "no failed push with the CA trusted")
             check(relay.stop() == 0, "relay exit status (log %s)" % relay.log.name)
         finally:
             relay.stop()
-        got = len(bodies)
+        got = len(received())
         print("ok: %d pushes over https with push_ca_file" % got)
 
         # 2. without the CA: the certificate is refused, nothing reaches the host
@@ -115,8 +101,7 @@ def main(binary):
                 time.sleep(0.2)
             else:
                 fail("no failed push without the CA (log %s)" % relay.log.name)
-            with lock:
-                check(len(bodies) == got, "a push reached the host with its certificate unchecked")
+            check(len(received()) == got, "a push reached the host with its certificate unchecked")
             log = open(relay.log.name).read()
             check("certificate" in log.lower(), "the log does not name the certificate:\n" + log[-2000:])
         finally:

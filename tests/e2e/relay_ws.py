@@ -354,6 +354,17 @@ def fail(msg):
 FEEDS = os.path.normpath(os.path.join(os.path.dirname(os.path.abspath(__file__)), "../data/feeds"))
 
 
+def make_cert(folder):
+    """A self-signed certificate for 127.0.0.1 made now with openssl (the
+    relay's own TLS, a local TLS host): (cert.pem, key.pem) in folder."""
+    cert, key = os.path.join(folder, "cert.pem"), os.path.join(folder, "key.pem")
+    subprocess.run(["openssl", "req", "-x509", "-newkey", "rsa:2048", "-nodes", "-keyout", key,
+                    "-out", cert, "-days", "2", "-subj", "/CN=127.0.0.1",
+                    "-addext", "subjectAltName=IP:127.0.0.1"],
+                   check=True, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
+    return cert, key
+
+
 def sample_feed(name):
     path = os.path.join(FEEDS, name)
     if not os.path.isfile(path):

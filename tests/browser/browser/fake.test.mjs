@@ -6,7 +6,7 @@ import { test, before, after } from 'node:test';
 import assert from 'node:assert/strict';
 import { existsSync } from 'node:fs';
 import { FakeRelay, seedRound, RUY, RUY_MORE } from '../fake-relay.mjs';
-import { launch, screenshot, renderedPlacement, waitForBoard, waitFor, parseClock, DEFAULT_WEB } from '../lib.mjs';
+import { launch, screenshot, renderedPlacement, waitForBoard, waitFor, parseClock, DEFAULT_WEB, webAssets } from '../lib.mjs';
 
 let relay;
 let browser;
@@ -367,5 +367,6 @@ test('nothing left the relay origin and no script error happened', async () => {
   assert.deepEqual(pageErrors, []);
   assert.deepEqual(outside, [], 'requests outside the relay origin');
   const paths = new Set(relay.httpRequests);
-  for (const p of ['/', '/app.js', '/app.css']) assert.ok(paths.has(p), `served ${p}`);
+  const assets = webAssets();
+  for (const p of ['/', assets['app.js'], assets['app.css']]) assert.ok(paths.has(p), `served ${p}`);
 });

@@ -1,0 +1,1 @@
+target_link_libraries(test_static_files PRIVATE cr_relay)
