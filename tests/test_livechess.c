@@ -257,6 +257,12 @@ static void test_calls(void **state)
     say(lc, &c, "{\"id\":3,\"call\":\"subscribe\",\"param\":{\"feed\":\"eboardevent\",\"id\":9,"
                 "\"param\":{\"serialnr\":\"nope\"}}}");
     expect_has(&c, "error", "3", "unknown serialnr 'nope'");
+    /* a serialnr cut within a UTF-8 sequence is still answered */
+    say(lc, &c, "{\"id\":31,\"call\":\"subscribe\",\"param\":{\"feed\":\"eboardevent\",\"id\":9,"
+                "\"param\":{\"serialnr\":\"x" "\u00e9\u00e9\u00e9\u00e9\u00e9\u00e9\u00e9\u00e9\u00e9\u00e9"
+                "\u00e9\u00e9\u00e9\u00e9\u00e9\u00e9\u00e9\u00e9\u00e9\u00e9\u00e9\u00e9\u00e9\u00e9"
+                "\u00e9\u00e9\u00e9\u00e9\u00e9\u00e9\u00e9\u00e9\u00e9\u00e9\u00e9x\"}}}");
+    expect_has(&c, "error", "31", "unknown serialnr 'x??");
     say(lc, &c, "{\"id\":4,\"call\":\"subscribe\",\"param\":{\"feed\":\"eboardevent\",\"id\":9,"
                 "\"param\":{\"serialnr\":\"23946\"}}}");
     expect(&c, "{\"response\":\"call\",\"id\":4,\"param\":null,\"time\":1000}");

@@ -211,7 +211,16 @@ static cr_buf *message(const cr_livechess *lc, const char *kind, const char *id,
 static void answer_error(cr_livechess *lc, cr_lc_conn *c, const char *id, const char *why,
                          bool fault)
 {
-    json_t *s = json_string(why);
+    /* The texts quote the client's words cut short, maybe within a UTF-8
+     * sequence: anything but ASCII is written '?'. */
+    char text_ascii[256];
+    snprintf(text_ascii, sizeof text_ascii, "%s", why);
+    for (char *q = text_ascii; *q; q++) {
+        if ((unsigned char)*q >= 0x80) {
+            *q = '?';
+        }
+    }
+    json_t *s = json_string(text_ascii);
     char *text = s ? json_dumps(s, JSON_ENCODE_ANY) : NULL;
     json_decref(s);
     if (text) {
