@@ -103,6 +103,52 @@ static void test_scan_restores_numbers(void **state)
     cr_test_rm_rf(dir);
 }
 
+/* An agent that said bye before a restart: the journal's "# agent-bye"
+ * line restores it as left (/agents.json) and its boards are no longer held
+ * at its watermark; one that came back after its bye is not left. */
+static void test_scan_restores_bye(void **state)
+{
+    (void)state;
+    char dir[] = "/tmp/cr_test_agent_link_XXXXXX";
+    assert_non_null(mkdtemp(dir));
+    write_file(dir, "journal-000001.feed",
+               "# epoch 1000\n"
+               "# agent venue-a 1 500\n"
+               "1500 b1 connect\n"
+               "# agent venue-a 2 500\n"
+               "1600 b1 clock 1:00:00 1:00:00 -\n"
+               "# agent-bye venue-a 2\n"
+               "# agent hall_2 1 -20\n"
+               "1700 b7 connect\n"
+               "# agent-bye hall_2 1\n"
+               "# agent hall_2 2 -20\n" /* back after its bye */
+               "1900 b7 disconnect\n"
+               "# agent-bye bad id 3\n"); /* not a bye: ignored */
+    cr_agent_link *l = new_link(dir);
+    assert_int_equal(cr_agent_link_journaled(l, "venue-a"), 2);
+    assert_int_equal(cr_agent_link_journaled(l, "hall_2"), 2);
+    assert_int_equal(cr_agent_link_board_bound(l, "b1", 5000), 5000); /* left: not held */
+    assert_int_equal(cr_agent_link_board_bound(l, "b7", 5000), 1900); /* back: held */
+    cr_buf *b = cr_agent_link_status_json(l);
+    assert_non_null(b);
+    json_error_t jerr;
+    json_t *j = json_loads(b->data, 0, &jerr);
+    assert_non_null(j);
+    json_t *agents = json_object_get(j, "agents");
+    assert_int_equal(json_array_size(agents), 2);
+    json_t *a = json_array_get(agents, 0), *h = json_array_get(agents, 1);
+    assert_string_equal(json_string_value(json_object_get(a, "agent")), "venue-a");
+    assert_true(json_is_true(json_object_get(a, "left")));
+    assert_int_equal(json_integer_value(json_object_get(a, "last")), 2);
+    assert_int_equal(json_integer_value(json_object_get(a, "acked")), 2);
+    assert_string_equal(json_string_value(json_object_get(h, "agent")), "hall_2");
+    assert_false(json_is_true(json_object_get(h, "left")));
+    json_decref(j);
+    cr_buf_unref(b);
+    cr_agent_link_free(l);
+    cr_test_rm_rf(dir);
+}
+
 static void test_no_state(void **state)
 {
     (void)state;
@@ -125,6 +171,7 @@ int main(void)
 {
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(test_scan_restores_numbers),
+        cmocka_unit_test(test_scan_restores_bye),
         cmocka_unit_test(test_no_state),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);

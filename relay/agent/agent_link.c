@@ -266,6 +266,24 @@ static bool parse_comment(const char *line, size_t len, char *name, int64_t *n, 
     return true;
 }
 
+/* "# agent-bye ID N": the agent left after its event N. */
+static bool parse_bye(const char *line, size_t len, char *name, int64_t *n)
+{
+    char copy[128];
+    if (len < 12 || len >= sizeof copy || memcmp(line, "# agent-bye ", 12) != 0) {
+        return false;
+    }
+    memcpy(copy, line, len);
+    copy[len] = '\0';
+    long long a;
+    if (sscanf(copy, "# agent-bye %64s %lld", name, &a) != 2 || !cr_agent_id_valid(name) || a < 0 ||
+        a > CR_AGENT_SEQ_MAX) {
+        return false;
+    }
+    *n = a;
+    return true;
+}
+
 static void confirm(agent_rec *r, int64_t n, int64_t off)
 {
     if (n > r->journaled) {
@@ -283,11 +301,21 @@ static int scan_line(void *data, const char *line, size_t len, const char *file,
     bool skip;
     if (len && line[0] == '#') {
         s->pending = NULL;
+        if (parse_bye(line, len, name, &n)) {
+            agent_rec *r = find_rec(s->l, name, true);
+            if (!r) {
+                return CR_ENOMEM;
+            }
+            r->left = r->done = true;
+            r->last = n > r->last ? n : r->last;
+            return 0;
+        }
         if (parse_comment(line, len, name, &n, &off, &skip)) {
             agent_rec *r = find_rec(s->l, name, true);
             if (!r) {
                 return CR_ENOMEM;
             }
+            r->left = r->done = false; /* back after a bye: events again */
             if (skip) {
                 confirm(r, n, off);
             } else {
@@ -613,7 +641,14 @@ static void on_items(evutil_socket_t fd, short what, void *arg)
         if (it->bye) {
             pthread_mutex_lock(&l->lock);
             it->rec->done = true;
+            int64_t last = it->rec->last;
             pthread_mutex_unlock(&l->lock);
+            /* Journaled, so that a restarted relay knows the agent left:
+             * its boards are no longer held at its watermark, and
+             * /agents.json says "left" as before the restart. */
+            char line[CR_AGENT_ID_MAX + 48];
+            int n = snprintf(line, sizeof line, "# agent-bye %s %" PRId64 "\n", it->rec->name, last);
+            (void)l->feed(l->data, NULL, line, (size_t)n);
             free_item(it);
             continue;
         }
