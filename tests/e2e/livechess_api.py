@@ -12,10 +12,13 @@ docs/protocol.md ("DGT LiveChess local API") only:
 - a second client's `unsubscribe` stops its messages while the first one's
   go on;
 - an unknown call, bad JSON and a subscribe to an unknown serialnr get
-  error answers, and the connection goes on."""
+  error answers, and the connection goes on;
+- restarted on its journal, the relay lists the board in its last state
+  and a subscription starts from it."""
 import os
 import re
 import sys
+import tempfile
 import time
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
@@ -216,6 +219,37 @@ def main():
     b.close()
     relay.stop()
     print("OK: %d feed messages followed %d positions of p01.feed in order" % (received, index + 1))
+    restart(binary, feed, placements, last_clock)
+
+
+def restart(binary, feed, placements, last_clock):
+    """A relay restarted on its journal lists each board in its last state
+    (published once after the rebuild)."""
+    tmp = tempfile.TemporaryDirectory(prefix="cr_livechess_")
+    state = os.path.join(tmp.name, "state")
+    port = unallocated_port()
+    args = ["replay", feed, "--serve", "--state", state, "--livechess", "127.0.0.1:%d" % port]
+    run = Relay(binary, args + ["--speed", "500", "--exit-at-end"])
+    run.proc.wait(60)
+    check(run.proc.returncode == 0, "the journaled run ended cleanly")
+    again = Relay(binary, args + ["--speed", "1"])
+    ws = WS(port, path=PATH)
+    m, _ = call(ws, {"id": 1, "call": "eboards"})
+    boards = [b for b in m["param"] if b["serialnr"] == BOARD]
+    check(len(boards) == 1, "after the restart eboards lists %s: %r" % (BOARD, m))
+    b = boards[0]
+    check(b["board"] == placements[-1], "after the restart its last position: %r" % b)
+    c = b["clock"]
+    check(c and (c["white"], c["black"], c["run"]) == last_clock, "and its last clock: %r" % b)
+    m, feeds = call(ws, {"id": 2, "call": "subscribe",
+                         "param": {"feed": "eboardevent", "id": 3, "param": {"serialnr": BOARD}}})
+    f = ws.recv(timeout=10)
+    check(m["response"] == "call" and f["response"] == "feed" and f["id"] == 3
+          and f["param"]["board"] == placements[-1], "the feed starts from it: %r" % f)
+    ws.close()
+    again.stop()
+    tmp.cleanup()
+    print("OK: restarted on the journal, the board is listed in its last state")
 
 
 main()
