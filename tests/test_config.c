@@ -267,6 +267,40 @@ static void test_pgn_marks(void **state)
     expect_error("{\"pgn\":{\"mark\":false}}", "tournament.json: pgn.mark: unknown field");
 }
 
+/* "livechess": off by default; true is 127.0.0.1:1982; a port alone
+ * stays on loopback, another address only when written. */
+static void test_livechess(void **state)
+{
+    (void)state;
+    cr_error err;
+    cr_config *cfg = cr_config_parse("{\"event\":\"x\"}", "t.json", NULL, &err);
+    assert_false(cfg->livechess);
+    cr_config_free(cfg);
+    cfg = cr_config_parse("{\"livechess\":true}", "t.json", NULL, &err);
+    assert_true(cfg->livechess);
+    assert_string_equal(cfg->livechess_host, "127.0.0.1");
+    assert_int_equal(cfg->livechess_port, 1982);
+    cr_config_free(cfg);
+    cfg = cr_config_parse("{\"livechess\":{\"listen\":\"2000\"}}", "t.json", NULL, &err);
+    assert_true(cfg->livechess);
+    assert_string_equal(cfg->livechess_host, "127.0.0.1");
+    assert_int_equal(cfg->livechess_port, 2000);
+    cr_config_free(cfg);
+    cfg = cr_config_parse("{\"livechess\":{\"listen\":\"192.168.1.5:1982\"}}", "t.json", NULL,
+                          &err);
+    assert_string_equal(cfg->livechess_host, "192.168.1.5");
+    cr_config_free(cfg);
+    cfg = cr_config_parse("{\"livechess\":false}", "t.json", NULL, &err);
+    assert_false(cfg->livechess);
+    cr_config_free(cfg);
+    expect_error("{\"livechess\":1}", "tournament.json: livechess: expected true, false or");
+    expect_error("{\"livechess\":{\"listen\":\"host:port\"}}",
+                 "tournament.json: livechess.listen: expected \"HOST:PORT\"");
+    expect_error("{\"livechess\":{\"listen\":1982}}",
+                 "tournament.json: livechess.listen: expected a string");
+    expect_error("{\"livechess\":{\"port\":1982}}", "tournament.json: livechess.port: unknown field");
+}
+
 /* "time_control" per round: the round's own, "*" for the others; a
  * string is every round's; a bad one names its round. */
 static void test_round_time_controls(void **state)
@@ -367,6 +401,7 @@ int main(void)
         cmocka_unit_test(test_listen_and_load),
         cmocka_unit_test(test_command_line_tokens),
         cmocka_unit_test(test_pgn_marks),
+        cmocka_unit_test(test_livechess),
         cmocka_unit_test(test_trusted_proxies),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);

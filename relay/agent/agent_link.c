@@ -192,6 +192,12 @@ static owner *find_owner(cr_agent_link *l, const char *board)
     return NULL;
 }
 
+const char *cr_agent_link_owner(const cr_agent_link *l, const char *board)
+{
+    owner *o = l ? find_owner((cr_agent_link *)l, board) : NULL;
+    return o && o->agent[0] ? o->agent : NULL;
+}
+
 /* Board `board` is fed by `agent` ("" for the relay's own sources): true if
  * it is that source's (its first source, now or before). */
 static bool claim(cr_agent_link *l, const char *board, const char *agent)

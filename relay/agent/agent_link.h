@@ -105,6 +105,10 @@ int64_t cr_agent_link_board_bound(cr_agent_link *l, const char *board, int64_t b
  * Loop thread, outside the rebuild. */
 bool cr_agent_link_claim_local(cr_agent_link *l, const char *board);
 
+/* The agent that fed board `board` first, or NULL (none, the relay's own
+ * source, or l NULL). Loop thread. */
+const char *cr_agent_link_owner(const cr_agent_link *l, const char *board);
+
 /* An event refused because another source owns its board: called once per
  * (board, source) pair and run, on the first such refusal. source and owner
  * are agent ids, "" for the relay's own sources. Loop thread. */

@@ -9,6 +9,9 @@
  *   chessrelay replay FEED... --serve [--listen ADDR:PORT] [--speed X]
  *                     [--delay MINUTES] [--arbiter-token T] [--state DIR]
  *
+ * Both take --livechess [ADDR:PORT]: the DGT LiveChess local API
+ * (net/livechess.h) on that address, 127.0.0.1:1982 without one.
+ *
  * Both take --engine PATH: a UCI engine (a name is looked up in $PATH and
  * /usr/games) evaluating every public position (engine/evals.h), over the
  * tournament file's "engine" path (its other settings kept).
@@ -32,6 +35,9 @@
 
 typedef struct serve_args {
     const char *config_path, *listen, *state_dir, *port_file, *web_root, *token;
+    bool livechess;              /* --livechess [ADDR:PORT] */
+    char livechess_host[128];
+    int livechess_port;
     cr_config_token agent_token; /* --agent-token: venue agents (with its scope) */
     bool has_agent_token;
     const char *pairings;    /* --pairings: over the tournament file's "pairings" */
@@ -74,6 +80,20 @@ static int parse_args(const char *who, int argc, char **argv, bool feeds_allowed
         }
         if (strcmp(o, "--usb") == 0) {
             a->usb = true;
+            continue;
+        }
+        if (strcmp(o, "--livechess") == 0) { /* its address is optional */
+            a->livechess = true;
+            snprintf(a->livechess_host, sizeof a->livechess_host, "127.0.0.1");
+            a->livechess_port = CR_LIVECHESS_PORT;
+            if (v && v[0] != '-' && strpbrk(v, ":") &&
+                cr_parse_listen(v, a->livechess_host, sizeof a->livechess_host,
+                                &a->livechess_port) == 0) {
+                i++;
+            } else if (v && v[0] != '-' && strpbrk(v, ":")) {
+                fprintf(stderr, "chessrelay %s: --livechess: expected ADDR:PORT, got '%s'\n", who, v);
+                return 2;
+            }
             continue;
         }
         if (strcmp(o, "--quiet") == 0) {
@@ -191,6 +211,11 @@ static int run(const char *who, serve_args *a, cr_config *cfg, const char *state
     if (a->delay_s >= 0) {
         cfg->delay_s = a->delay_s;
     }
+    if (a->livechess) {
+        cfg->livechess = true;
+        memcpy(cfg->livechess_host, a->livechess_host, sizeof cfg->livechess_host);
+        cfg->livechess_port = a->livechess_port;
+    }
     if (a->web_root) {
         free(cfg->web_root);
         cfg->web_root = strdup(a->web_root);
@@ -301,7 +326,7 @@ int cr_relay_replay_serve(int argc, char **argv)
             fprintf(stderr,
                     "usage: chessrelay replay FEED... --serve [--config FILE] [--listen ADDR:PORT] [--speed X]\n"
                     "                         [--delay MINUTES] [--arbiter-token T] [--state DIR]\n"
-                    "                         [--engine PATH]\n");
+                    "                         [--engine PATH] [--livechess [ADDR:PORT]]\n");
         }
         free(a.feeds);
         return rc ? rc : 2;

@@ -18,6 +18,8 @@ struct cr_board_infer {
     cr_occ_namer *namer;
     cr_position fen;
     bool have_fen;
+    cr_board_infer_shown_fn shown; /* see cr_board_infer_watch */
+    void *shown_data;
 };
 
 cr_board_infer *cr_board_infer_new(const char *board_id, const cr_infer_config *cfg, cr_infer_cb cb,
@@ -51,11 +53,26 @@ cr_infer *cr_board_infer_engine(const cr_board_infer *b)
     return b->inf;
 }
 
+void cr_board_infer_watch(cr_board_infer *b, cr_board_infer_shown_fn fn, void *data)
+{
+    b->shown = fn;
+    b->shown_data = data;
+}
+
+/* A POS or CLOCK to the inference, then to the watcher. */
+static void feed_shown(cr_board_infer *b, const cr_feed_event *ev)
+{
+    cr_infer_feed(b->inf, ev);
+    if (b->shown) {
+        b->shown(b->shown_data, ev);
+    }
+}
+
 static void on_decoded(void *data, const cr_feed_event *ev)
 {
     cr_board_infer *b = data;
     if (ev->kind == CR_FEED_POS || ev->kind == CR_FEED_CLOCK) {
-        cr_infer_feed(b->inf, ev);
+        feed_shown(b, ev);
     }
 }
 
@@ -74,10 +91,10 @@ static int feed_occupancy(cr_board_infer *b, const cr_feed_event *ev)
     }
     cr_feed_event named = *ev;
     if (cr_occ_namer_settle(b->namer, ev->t, ev->u.squares, named.u.squares)) {
-        cr_infer_feed(b->inf, &named); /* the capture the board stood with */
+        feed_shown(b, &named); /* the capture the board stood with */
     }
     (void)cr_occ_namer_name(b->namer, ev->t, ev->u.squares, named.u.squares);
-    cr_infer_feed(b->inf, &named);
+    feed_shown(b, &named);
     return 0;
 }
 
@@ -111,6 +128,10 @@ int cr_board_infer_feed(cr_board_infer *b, const cr_feed_event *ev)
          * would then repeat out of order. */
         return 0;
     }
-    cr_infer_feed(b->inf, ev);
+    if (ev->kind == CR_FEED_POS || ev->kind == CR_FEED_CLOCK) {
+        feed_shown(b, ev);
+    } else {
+        cr_infer_feed(b->inf, ev);
+    }
     return 0;
 }

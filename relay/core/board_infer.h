@@ -28,6 +28,13 @@ void cr_board_infer_free(cr_board_infer *b); /* accepts NULL */
  * could not be decoded for want of memory. */
 int cr_board_infer_feed(cr_board_infer *b, const cr_feed_event *ev);
 
+/* What the board shows: fn gets every POS and CLOCK the inference is fed,
+ * after it (decoded from RAW, an occupancy snapshot as named, else as
+ * given), so that a watcher follows RAW-only and occupancy boards too
+ * (core/eboards.h). NULL fn: none. */
+typedef void (*cr_board_infer_shown_fn)(void *data, const cr_feed_event *ev);
+void cr_board_infer_watch(cr_board_infer *b, cr_board_infer_shown_fn fn, void *data);
+
 /* The board's inference (borrowed): ticks, finish, stats, game. */
 cr_infer *cr_board_infer_engine(const cr_board_infer *b);
 

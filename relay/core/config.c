@@ -333,6 +333,42 @@ static int read_limits(ctx *c, json_t *o, cr_config *cfg)
     return 0;
 }
 
+/* "livechess": true (127.0.0.1:1982), false, or {"listen": "HOST:PORT"}
+ * (a port alone listens on 127.0.0.1: another address only when written). */
+static int read_livechess(ctx *c, json_t *v, cr_config *cfg)
+{
+    snprintf(cfg->livechess_host, sizeof cfg->livechess_host, "127.0.0.1");
+    cfg->livechess_port = CR_LIVECHESS_PORT;
+    if (json_is_boolean(v)) {
+        cfg->livechess = json_is_true(v);
+        return 0;
+    }
+    if (!json_is_object(v)) {
+        return fail(c, "livechess", "expected true, false or {\"listen\": \"HOST:PORT\"}");
+    }
+    const char *key;
+    json_t *x;
+    json_object_foreach(v, key, x)
+    {
+        char f[64];
+        snprintf(f, sizeof f, "livechess.%s", key);
+        char tmp[160];
+        int rc;
+        if (strcmp(key, "listen") != 0) {
+            rc = fail(c, f, "unknown field");
+        } else if ((rc = get_str(c, x, f, tmp, sizeof tmp)) == 0 &&
+                   cr_parse_listen(tmp, cfg->livechess_host, sizeof cfg->livechess_host,
+                                   &cfg->livechess_port)) {
+            rc = fail(c, f, "expected \"HOST:PORT\" (e.g. \"127.0.0.1:1982\")");
+        }
+        if (rc) {
+            return rc;
+        }
+    }
+    cfg->livechess = true;
+    return 0;
+}
+
 /* "trusted_proxies": ["127.0.0.1", "10.0.0.0/8", "fd00::/8"]. */
 static int read_proxies(ctx *c, json_t *v, cr_config *cfg)
 {
@@ -782,6 +818,8 @@ static int read_root(ctx *c, json_t *root, cr_config *cfg)
             }
         } else if (strcmp(key, "pgn") == 0) {
             rc = read_pgn(c, v, cfg);
+        } else if (strcmp(key, "livechess") == 0) {
+            rc = read_livechess(c, v, cfg);
         } else if (strcmp(key, "pairings") == 0) {
             rc = read_pairings(c, v, cfg);
         } else if (strcmp(key, "engine") == 0) {

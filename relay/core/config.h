@@ -32,6 +32,9 @@
  *                                              "format": "trf", "pgn" or "auto" (default)
  *     "devices": ["/dev/ttyUSB0"],             live DGT boards on serial ttys
  *     "usb": true,                             live DGT boards on USB (hotplug)
+ *     "livechess": {"listen": "127.0.0.1:1982"},  the DGT LiveChess local API (net/livechess.h,
+ *                                              docs/protocol.md); true: that address; off by
+ *                                              default; a port alone stays on 127.0.0.1
  *     "engine": {"path": "stockfish", "processes": 2, "threads": 1, "hash_mb": 16,
  *                "movetime_ms": 1000 (or "depth": 18), "multipv": 1,
  *                "pgn": ["http", "export", "push"],   which PGNs carry [%eval] (all by default)
@@ -156,7 +159,13 @@ typedef struct cr_config {
     int pairings_round;   /* its "round": the round played, 0: chosen from the file */
     int pairings_format;  /* its "format": a cr_pairings_format (CR_PAIRINGS_AUTO = 0) */
     cr_config_engine engine; /* "engine" (engine.path NULL: none) */
+    /* "livechess": the DGT LiveChess local API (net/livechess.h), off by default */
+    bool livechess;
+    char livechess_host[128];
+    int livechess_port;
 } cr_config;
+
+#define CR_LIVECHESS_PORT 1982 /* DGT LiveChess's own port */
 
 /* A config with the defaults (listen 127.0.0.1:8080, no delay, fsync 100
  * ms). Returns NULL when out of memory. Free with cr_config_free. */

@@ -22,6 +22,7 @@ struct cr_feed_source {
     file *files;
     int nfiles, left;
     struct event *timer;
+    const char *current; /* the path of the file whose event is being passed on */
 };
 
 int64_t cr_feed_clock_now(const cr_feed_clock *c)
@@ -90,7 +91,9 @@ static void on_timer(evutil_socket_t fd, short what, void *arg)
         cr_feed_event ev = fl->ev;
         ev.t += c->epoch_ms;
         n++;
+        s->current = fl->path;
         s->cfg.event(s->cfg.data, &ev);
+        s->current = NULL;
         read_next(s, fl);
     }
     if (!fl) {
@@ -106,6 +109,11 @@ static void on_timer(evutil_socket_t fd, short what, void *arg)
     }
     struct timeval tv = {(time_t)(wait / 1000), (suseconds_t)(wait % 1000) * 1000};
     evtimer_add(s->timer, &tv);
+}
+
+const char *cr_feed_source_current(const cr_feed_source *s)
+{
+    return s ? s->current : NULL;
 }
 
 cr_feed_source *cr_feed_source_new(struct event_base *base, const char *const *paths, int count,

@@ -61,4 +61,8 @@ int64_t cr_feed_source_next_t(const cr_feed_source *s);
 
 void cr_feed_source_free(cr_feed_source *s); /* accepts NULL */
 
+/* During the event callback: the path of the file the event comes from
+ * (borrowed); NULL otherwise (s NULL too). */
+const char *cr_feed_source_current(const cr_feed_source *s);
+
 #endif

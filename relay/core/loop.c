@@ -14,6 +14,7 @@
 #include "agent/agent_link.h"
 #include "core/board_games.h"
 #include "core/board_infer.h"
+#include "core/eboards.h"
 #include "core/feed_source.h"
 #include "core/journal.h"
 #include "core/lanes.h"
@@ -87,6 +88,7 @@ struct relay {
     cr_pairings_link *pairings; /* the pairings file, or NULL */
     cr_buf *pairings_json;      /* the pairings in force for /pairings.json, or NULL */
     cr_evals *evals;            /* engine evaluations, or NULL */
+    cr_eboards *eboards;        /* the boards for the LiveChess API, or NULL */
     struct event *tick_ev, *sync_ev, *stats_ev, *cmd_ev, *reload_ev;
     int status;
 };
@@ -107,6 +109,7 @@ static void set_rebuilding(relay *r, bool on)
 {
     r->rebuilding = on;
     cr_lanes_set_quiet(r->lanes, on);
+    cr_eboards_set_quiet(r->eboards, on);
 }
 
 /* Prometheus text of the pushes, the pairings file and the NATS
@@ -364,6 +367,8 @@ static void feed_event(relay *r, const cr_feed_event *ev, const char *line, size
     if (link) {
         cr_board_games_set_online(b->games, ev->kind == CR_FEED_CONNECT);
     }
+    cr_eboards_feed(r->eboards, ev, b->infer, cr_feed_source_current(r->feeds),
+                    line ? cr_agent_link_owner(r->agents, ev->board) : NULL);
     if (cr_board_infer_feed(b->infer, ev)) {
         cr_log(CR_LOG_ERROR, "out of memory");
         r->status = 1;
@@ -900,8 +905,7 @@ static void on_board_event(void *data, const cr_feed_event *ev)
 /* A link came up, went silent or was lost: /metrics at once. */
 static void on_board_state(void *data, const char *name, const cr_dgt_health *health)
 {
-    (void)name;
-    (void)health;
+    cr_eboards_health(((relay *)data)->eboards, name, health);
     publish_stats(data);
 }
 
@@ -1208,6 +1212,7 @@ static void free_relay(relay *r)
         }
     }
     cr_feed_source_free(r->feeds);
+    cr_eboards_free(r->eboards); /* before the boards it watches */
     for (int i = 0; i < r->nboards; i++) {
         cr_board_infer_free(r->boards[i]->infer);
         cr_board_games_free(r->boards[i]->games);
@@ -1275,6 +1280,10 @@ static int loop_init(relay *r, cr_sigwatch *sw)
     }
     r->live = cr_lanes_live(r->lanes);
     games_config(r);
+    cr_eboards_config ec = {.publish = arbiter_publish, .data = r}; /* the LiveChess API */
+    if (r->t->livechess && !(r->eboards = cr_eboards_new(&ec))) {
+        return -1;
+    }
     r->cmd_ev = event_new(r->base, -1, 0, on_commands, r);
     cr_queue_set_wake(r->cmds, wake_loop, r->cmd_ev);
 

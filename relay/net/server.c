@@ -27,6 +27,7 @@
 #include "agent/agent_link.h"
 #include "util/grow.h"
 #include "util/log.h"
+#include "net/livechess.h"
 #include "net/view.h"
 #include "net/ws_text.h"
 
@@ -550,6 +551,13 @@ cr_server *cr_server_start(const cr_server_config *cfg, cr_queue *pubs, cr_queue
                      info.iface ? info.iface : "*", cfg->port);
         goto fail;
     }
+    cr_livechess_config lcc = {.max_message = s->cfg.max_message, .rate = s->cfg.rate};
+    if (cfg->livechess_host && (bind_check(cfg->livechess_host, cfg->livechess_port, err) ||
+                                !(s->livechess = cr_livechess_listen(
+                                      s->ctx, cfg->livechess_host, cfg->livechess_port, &lcc, err)))) {
+        lws_context_destroy(s->ctx);
+        goto fail;
+    }
     struct lws_vhost *vh = lws_get_vhost_by_name(s->ctx, "default");
     s->port = vh ? lws_get_vhost_listen_port(vh) : cfg->port;
     cr_queue_set_wake(pubs, wake_server, s);
@@ -576,6 +584,7 @@ fail:
     }
     cr_arbiter_view_free(s->arbiter);
     cr_limits_free(s->limits);
+    cr_livechess_free(s->livechess);
     free(s->web_root);
     free(s);
     return NULL;
@@ -591,6 +600,8 @@ void cr_server_config_from(cr_server_config *scfg, const cr_config *t)
     scfg->tls_key = t->tls_key;
     scfg->tournament = t;
     scfg->delay_s = t->delay_s;
+    scfg->livechess_host = t->livechess ? t->livechess_host : NULL;
+    scfg->livechess_port = t->livechess_port;
 }
 
 void cr_server_announce(const cr_server *s, const char *who, const char *port_file)
@@ -624,6 +635,7 @@ void cr_server_stop(cr_server *s)
     pthread_join(s->thread, NULL);
     lws_context_destroy(s->ctx); /* its connections' accounting goes to the limits: free them after */
     cr_limits_free(s->limits);
+    cr_livechess_free(s->livechess); /* after the context, whose vhost used it */
     cr_buf_unref(s->boards_metrics);
     cr_buf_unref(s->boards_json);
     cr_buf_unref(s->pairings_json);

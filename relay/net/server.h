@@ -33,6 +33,8 @@ typedef struct cr_server_config {
     int rate;              /* messages a second per connection, default 20 */
     struct cr_agent_link *agents; /* venue agents at /agent, or NULL */
     bool arbiter;                 /* arbiter monitoring: published by the loop */
+    const char *livechess_host;   /* the DGT LiveChess API (net/livechess.h) there, NULL: off */
+    int livechess_port;
 } cr_server_config;
 
 /* What the server asks the loop to do. Free with free(). */

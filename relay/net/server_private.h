@@ -108,6 +108,7 @@ struct cr_server {
     size_t capslots;
     pss *arbiters;            /* viewers on the arbiter channel */
     cr_arbiter_view *arbiter; /* what it and /arbiter/ serve; NULL: no monitoring */
+    struct cr_livechess *livechess; /* the DGT LiveChess API's vhost, NULL: off */
     /* figures (service thread only) */
     int nviewers, ntrusted;
     bool ready;

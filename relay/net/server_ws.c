@@ -33,6 +33,7 @@
 #include "util/grow.h"
 #include "util/log.h"
 #include "net/view.h"
+#include "net/livechess.h"
 
 const double cr_srv_latency_bounds[LATENCY_NB] = {0.0005, 0.001, 0.0025, 0.005, 0.01, 0.025,
                                                   0.05,   0.1,   0.25,   0.5,   1.0,  2.5};
@@ -963,6 +964,9 @@ void cr_srv_drain_pubs(cr_server *s)
             if (s->arbiter) { /* kept for the dashboards that join */
                 cr_arbiter_view_apply(s->arbiter, p);
             }
+            break;
+        case CR_PUB_EBOARD: /* the DGT LiveChess API (net/livechess.h) */
+            cr_livechess_apply(s->livechess, p);
             break;
         case CR_PUB_ARBITER_STATE:
         case CR_PUB_ARBITER_REPORT:

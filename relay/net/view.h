@@ -29,8 +29,10 @@ typedef enum cr_pub_kind {
     CR_PUB_ARBITER,       /* event: a message of the arbiter channel */
     CR_PUB_ARBITER_STATE, /* snapshot: the channel's; incidents: /arbiter/incidents.json */
     CR_PUB_ARBITER_REPORT, /* claim's report_html and report_pgn (/arbiter/claim/<claim>.*) */
-    CR_PUB_EVAL           /* event: an engine's "eval" message (no seq, no ring entry) and the
+    CR_PUB_EVAL,          /* event: an engine's "eval" message (no seq, no ring entry) and the
                              game's state with it (engine/evals.h) */
+    CR_PUB_EBOARD         /* eboard: a board's state for the LiveChess API (core/eboards.h):
+                             event its "eboards" entry, snapshot its feed param */
 } cr_pub_kind;
 
 /* One publication. Owns one reference to each buffer; free with cr_pub_free. */
@@ -56,6 +58,8 @@ typedef struct cr_pub {
     cr_buf *incidents;
     int claim; /* 1, 2, ... */
     cr_buf *report_html, *report_pgn;
+    /* EBOARD */
+    char eboard[CR_BOARD_ID_MAX + 1];
 } cr_pub;
 
 cr_pub *cr_pub_new(cr_pub_kind kind);

@@ -1,0 +1,1 @@
+target_link_libraries(test_livechess PRIVATE cr_relay)
