@@ -1299,10 +1299,6 @@ static int loop_init(relay *r, cr_sigwatch *sw)
         if (cr_outputs_set_push(r->outputs, pu->round, pu->url, pu->token)) {
             return -1; /* logged by the pusher */
         }
-        cr_log(CR_LOG_INFO, "round %s: pushing to %s", pu->round, pu->url);
-    }
-    if (r->t->export_dir) {
-        cr_log(CR_LOG_INFO, "export folder %s", r->t->export_dir);
     }
     cr_outputs_set_event(r->outputs, r->t->event);
     if (r->t->pgn_bare) { /* "pgn": {"marks": false} */

@@ -68,6 +68,7 @@ cr_outputs *cr_outputs_new(struct event_base *base, const char *export_dir,
     o->pusher = cr_pusher_new(base, push_cfg);
     if (export_dir && export_dir[0]) {
         o->exporter = cr_exporter_new(export_dir, cr_export_files_io());
+        cr_log(CR_LOG_INFO, "export folder %s", export_dir);
     }
     if (!o->pusher || (export_dir && export_dir[0] && !o->exporter)) {
         cr_outputs_free(o);
@@ -93,6 +94,7 @@ int cr_outputs_set_push(cr_outputs *o, const char *round, const char *url, const
     int rc = cr_pusher_set_round(o->pusher, round, url, token);
     if (rc == 0 && url && url[0]) {
         rc = set_add(&o->pushed, round);
+        cr_log(CR_LOG_INFO, "round %s: pushing to %s", round, url);
     }
     return rc;
 }
