@@ -340,6 +340,21 @@ static int handle_command(gctx *c, size_t a, size_t b, bool *is_illegal)
         }
         char san[16], fen[CR_FEN_MAX + 40];
         size_t sl = se - as;
+        long count = 0; /* [%missing N FEN]: at least N plies not seen */
+        if (missing && se < ae && s[se] >= '0' && s[se] <= '9') {
+            size_t ne = se;
+            while (ne < ae && s[ne] >= '0' && s[ne] <= '9' && count <= 65535) {
+                count = count * 10 + (s[ne++] - '0');
+            }
+            if (ne < ae && is_space(s[ne])) {
+                if (count > 65535) {
+                    return fail_at(c, CR_EPGN, a, "bad count in [%%missing N FEN]");
+                }
+                se = ne;
+            } else {
+                count = 0; /* no count: the FEN's first rank ("8/...") */
+            }
+        }
         if (missing) {
             snprintf(san, sizeof san, "--");
         } else if (sl == 0 || sl >= sizeof san) {
@@ -378,13 +393,60 @@ static int handle_command(gctx *c, size_t a, size_t b, bool *is_illegal)
             return fail_at(c, rc, a, "out of memory");
         }
         if (missing) {
-            cr_game_ply_mut(c->g, cr_game_ply_count(c->g) - 1)->flags |= CR_PLY_MISSING;
+            cr_ply *gp = cr_game_ply_mut(c->g, cr_game_ply_count(c->g) - 1);
+            gp->flags |= CR_PLY_MISSING;
+            gp->missing = (uint16_t)count;
         }
         *is_illegal = true;
         return 0;
     }
     /* unknown commands ([%eval ...], [%csl ...]) stay in the comment text */
     return add_comment(c, last, c->buf + a, b - a);
+}
+
+/* The writer's words before a gap, "gap: at least N plies not seen" (or
+ * "1 ply"), at i and followed by `[%missing`: returns the index of that
+ * '[', else 0. They say what the command says and are not kept. */
+static size_t gap_words(const char *buf, size_t i, size_t end)
+{
+    /* word by word: the writer may have wrapped the line between any two */
+    static const char *const words[] = {"gap:", "at", "least", "#", "plies|ply", "not", "seen"};
+    size_t j = i;
+    for (size_t k = 0; k < sizeof words / sizeof words[0]; k++) {
+        if (k > 0) {
+            size_t sp = j;
+            while (j < end && is_space(buf[j])) {
+                j++;
+            }
+            if (j == sp) {
+                return 0;
+            }
+        }
+        size_t st = j;
+        while (j < end && !is_space(buf[j]) && buf[j] != '[') {
+            j++;
+        }
+        size_t wl = j - st;
+        const char *w = words[k];
+        bool ok;
+        if (w[0] == '#') {
+            ok = wl > 0 && wl < 6;
+            for (size_t q = st; q < j && ok; q++) {
+                ok = buf[q] >= '0' && buf[q] <= '9';
+            }
+        } else if (strchr(w, '|')) {
+            ok = (wl == 5 && memcmp(buf + st, "plies", 5) == 0) || (wl == 3 && memcmp(buf + st, "ply", 3) == 0);
+        } else {
+            ok = wl == strlen(w) && memcmp(buf + st, w, wl) == 0;
+        }
+        if (!ok) {
+            return 0;
+        }
+    }
+    while (j < end && is_space(buf[j])) {
+        j++;
+    }
+    return end - j >= 9 && memcmp(buf + j, "[%missing", 9) == 0 ? j : 0;
 }
 
 /* Finds the end of a `[%...]` command starting at a; returns the index after
@@ -412,7 +474,14 @@ static int handle_comment(gctx *c, size_t a, size_t b)
                  * command the writer makes), is just text */
                 break;
             }
-            int rc = add_comment(c, ply, c->buf + text_start, i - text_start);
+            size_t text_end = i;
+            for (size_t g = text_start; g < i; g++) {
+                if (c->buf[g] == 'g' && gap_words(c->buf, g, b) == i) {
+                    text_end = g;
+                    break;
+                }
+            }
+            int rc = add_comment(c, ply, c->buf + text_start, text_end - text_start);
             bool illegal = false;
             if (!rc) {
                 rc = handle_command(c, i, e, &illegal);
@@ -594,6 +663,11 @@ static int parse_span(gctx *c, size_t i, size_t end, bool cont, size_t *stop)
                 return rc;
             }
             i = e;
+            continue;
+        }
+        size_t gw = cont && ch == 'g' ? gap_words(buf, i, end) : 0;
+        if (gw) {
+            i = gw;
             continue;
         }
         if (ch == '[') {
