@@ -469,10 +469,19 @@ static int handle_comment(gctx *c, size_t a, size_t b)
     while (i < b) {
         if (c->buf[i] == '[' && i + 1 < b && c->buf[i + 1] == '%') {
             size_t e = command_end(c->buf, i, b);
-            if (!e || memchr(c->buf + i + 1, '[', e - i - 1)) {
-                /* "[%" that never closes, or holds another '[' (not a
-                 * command the writer makes), is just text */
-                break;
+            if (!e) {
+                break; /* "[%" that never closes: the rest is text */
+            }
+            size_t inner = e - 1;
+            while (inner > i && c->buf[inner] != '[') {
+                inner--;
+            }
+            if (inner > i) {
+                /* "[%" holding another '[' (not a command the writer
+                 * makes) is text up to the last '[': a command may start
+                 * there (comment text "a [%x" before an illegal ply) */
+                i = inner;
+                continue;
             }
             size_t text_end = i;
             for (size_t g = text_start; g < i; g++) {
@@ -564,6 +573,44 @@ static void set_draw_offer(gctx *c)
     }
 }
 
+/* A NAG (1..255) for the last ply: kept in its list; one that does not fit
+ * there (or before any move) stays as "$N" in the comment. */
+static int add_nag(gctx *c, long nag, size_t at)
+{
+    if (nag < 1 || nag > 255) {
+        return fail_at(c, CR_EPGN, at, "NAG $%ld out of range (1 to 255)", nag);
+    }
+    int last = cr_game_ply_count(c->g) - 1;
+    cr_ply *p = cr_game_ply_mut(c->g, last);
+    for (int k = 0; p && k < CR_PLY_NAGS; k++) {
+        if (p->nag[k] == 0) {
+            p->nag[k] = (uint8_t)nag;
+            return 0;
+        }
+    }
+    char t[8];
+    int n = snprintf(t, sizeof t, "$%ld", nag);
+    return add_comment(c, last, t, (size_t)n);
+}
+
+/* "!", "?", "!!", "??", "!?", "?!" standing apart from the move: $1..$6. */
+static int read_glyph(gctx *c, size_t *at, size_t end)
+{
+    static const char *const glyphs[7] = {"", "!", "?", "!!", "??", "!?", "?!"};
+    size_t i = *at, e = i;
+    while (e < end && (c->buf[e] == '!' || c->buf[e] == '?')) {
+        e++;
+    }
+    for (int k = 1; k < 7; k++) {
+        if (strlen(glyphs[k]) == e - i && memcmp(glyphs[k], c->buf + i, e - i) == 0) {
+            *at = e;
+            return add_nag(c, k, i);
+        }
+    }
+    return fail_at(c, CR_EPGN, i, "unknown annotation '%.*s' (! ? !! ?? !? ?! or $N)", (int)(e - i < 8 ? e - i : 8),
+                   c->buf + i);
+}
+
 /* A move number at *i ("12.", "12...", "12…", "12 "): moves *i past it and
  * returns true; false when the digits start something else (a result). */
 static bool skip_move_number(const char *buf, size_t *i, size_t end)
@@ -617,7 +664,7 @@ static int read_move(gctx *c, size_t *at, size_t end)
         return fail_at(c, rc, i, "cannot store the move");
     }
     *at = i + (info.consumed > 0 ? (size_t)info.consumed : 1);
-    return 0;
+    return info.nag > 0 ? add_nag(c, info.nag, i) : 0;
 }
 
 /* Movetext in [i, end). cont: inside an %illegal continuation comment, where
@@ -713,12 +760,21 @@ static int parse_span(gctx *c, size_t i, size_t end, bool cont, size_t *stop)
             if (e == i + 1) {
                 return fail_at(c, CR_EPGN, i, "NAG number expected after '$'");
             }
+            long nag = 0;
+            for (size_t q = i + 1; q < e && nag < 1000; q++) {
+                nag = nag * 10 + (buf[q] - '0');
+            }
+            int rc = add_nag(c, nag, i);
+            if (rc) {
+                return rc;
+            }
             i = e;
             continue;
         }
         if (ch == '!' || ch == '?') {
-            while (i < end && (buf[i] == '!' || buf[i] == '?')) {
-                i++;
+            int rc = read_glyph(c, &i, end);
+            if (rc) {
+                return rc;
             }
             continue;
         }
