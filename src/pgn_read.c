@@ -469,19 +469,10 @@ static int handle_comment(gctx *c, size_t a, size_t b)
     while (i < b) {
         if (c->buf[i] == '[' && i + 1 < b && c->buf[i + 1] == '%') {
             size_t e = command_end(c->buf, i, b);
-            if (!e) {
-                break; /* "[%" that never closes: the rest is text */
-            }
-            size_t inner = e - 1;
-            while (inner > i && c->buf[inner] != '[') {
-                inner--;
-            }
-            if (inner > i) {
-                /* "[%" holding another '[' (not a command the writer
-                 * makes) is text up to the last '[': a command may start
-                 * there (comment text "a [%x" before an illegal ply) */
-                i = inner;
-                continue;
+            if (!e || memchr(c->buf + i + 1, '[', e - i - 1)) {
+                /* "[%" that never closes, or holds another '[' (not a
+                 * command the writer makes), is just text */
+                break;
             }
             size_t text_end = i;
             for (size_t g = text_start; g < i; g++) {

@@ -300,7 +300,9 @@ static cr_game *random_game(int n, bool illegal)
             if (missing) {
                 cr_ply *gp = cr_game_ply_mut(g, cr_game_ply_count(g) - 1);
                 gp->flags |= CR_PLY_MISSING;
-                gp->missing = (uint16_t)(rnd() % 2 ? 1 + rnd() % 30 : 0); /* a gap, or the arbiter's */
+                /* a gap, or the arbiter's (not from rnd(): the games stay those of before) */
+                unsigned h = (unsigned)(n * 7919 + i * 104729);
+                gp->missing = (uint16_t)(h % 2 ? 1 + h % 30 : 0);
             }
             continue;
         }
@@ -320,8 +322,9 @@ static cr_game *random_game(int n, bool illegal)
         if (rnd() % 4 == 0) {
             cr_game_ply_mut(g, cr_game_ply_count(g) - 1)->emt_ms = (int32_t)(rnd() % 600000);
         }
-        for (int k = 0; k < CR_PLY_NAGS && rnd() % 5 == 0; k++) {
-            cr_game_ply_mut(g, cr_game_ply_count(g) - 1)->nag[k] = (uint8_t)(1 + rnd() % 255);
+        unsigned h = (unsigned)(n * 2654435761u + (unsigned)i * 40503u);
+        for (int k = 0; k < CR_PLY_NAGS && (h >> (4 * k)) % 5 == 0; k++) {
+            cr_game_ply_mut(g, cr_game_ply_count(g) - 1)->nag[k] = (uint8_t)(1 + (h >> (8 + 7 * k)) % 255);
         }
         if (rnd() % 9 == 0) {
             const char *w = words[rnd() % 6];
