@@ -391,8 +391,15 @@ static bool plausible(const snap *s)
 }
 
 /* The position the board shows, after p by moves nobody saw: side to move
- * given, castling rights kept where king and rook stand as in p. */
+ * given, castling rights kept where king and rook stand as in p; the move
+ * number counts `plies` of them (0: the fewest for that side to move). */
+static int board_position_n(const cr_position *p, const snap *s, int side, int plies, cr_position *out);
 static int board_position(const cr_position *p, const snap *s, int side, cr_position *out)
+{
+    return board_position_n(p, s, side, 0, out);
+}
+
+static int board_position_n(const cr_position *p, const snap *s, int side, int plies, cr_position *out)
 {
     char fen[CR_FEN_MAX + 40];
     int len = cr_placement_write(s->sq, fen, CR_FEN_MAX);
@@ -418,7 +425,8 @@ static int board_position(const cr_position *p, const snap *s, int side, cr_posi
     }
     cast[nc] = '\0';
     snprintf(fen + len, sizeof fen - (size_t)len, " %c %s - 0 %d", side == CR_WHITE ? 'w' : 'b', nc ? cast : "-",
-             p->fullmove + (p->side == CR_BLACK && side == CR_WHITE));
+             plies > 0 ? p->fullmove + (plies + (p->side == CR_BLACK)) / 2
+                       : p->fullmove + (p->side == CR_BLACK && side == CR_WHITE));
     if (cr_position_from_fen(out, fen, NULL) != 0) {
         return CR_EINVAL;
     }
@@ -774,6 +782,17 @@ static void recover(cr_infer *inf, int64_t t)
     inf->deadline = inf->t_change + inf->cfg.attention_ms;
 }
 
+static int push_gap(cr_infer *inf, int side_to_move, int64_t t, const char *reason, bool arbiter);
+
+/* The board was lost or the link down, and the deep search found nothing
+ * (or too many sequences to choose from): a gap is due once the board
+ * stands, showing a position. */
+static bool gap_due(const cr_infer *inf)
+{
+    return inf->game && !inf->explained && !inf->has_pending && !inf->ended && (inf->lost || inf->gap_open) &&
+           inf->searched >= MAX_SEQ && plausible(&inf->cur);
+}
+
 /* Lets time pass up to now: pending moves settle, stuck boards are
  * searched and flagged. Fires what is due at now in a fixed order; see
  * advance() for a jump over several due times. */
@@ -820,6 +839,14 @@ static void advance_to(cr_infer *inf, int64_t now)
             if (inf->explained) {
                 continue;
             }
+        }
+        /* A silence longer than the search bridges: once the board has
+         * stood attention_ms, a plausible position, the game goes on from
+         * it, the plies in between a gap (never a game cut short). */
+        if (gap_due(inf) && now >= inf->t_change + inf->cfg.attention_ms &&
+            push_gap(inf, -1, inf->t_change + inf->cfg.attention_ms, "gap: plies not seen", false) == 0 &&
+            inf->explained) {
+            continue;
         }
         /* Missed snapshots: two plies once the board has settled, deeper
          * only when it stands longer (pieces in the air rarely do). */
@@ -1100,6 +1127,20 @@ static void feed_clock(cr_infer *inf, const cr_feed_event *ev, int64_t t)
     if (!inf->explained && !inf->signal) {
         resolve(inf, t, true, inf->cfg.max_gap_plies);
     }
+    if (!inf->explained && !inf->signal && !inf->has_pending && (inf->lost || inf->gap_open) &&
+        t >= inf->t_change + inf->cfg.settle_ms) {
+        /* A press after a silence: the mover's move is done, the board
+         * shows a position. Searched deeply; nothing fits: a gap. */
+        recover(inf, t);
+        if (inf->has_pending && inf->pending.n > 0) {
+            seq q = inf->pending;
+            inf->has_pending = false;
+            cr_infer__commit(inf, &q, inf->pending_t, t);
+            evaluate(inf, t);
+        } else if (gap_due(inf)) {
+            push_gap(inf, now, t, "gap: plies not seen", false);
+        }
+    }
     int n = ply_count(inf);
     const cr_ply *last = n > 0 ? cr_game_ply(inf->game, n - 1) : NULL;
     int32_t reading = presser == CR_WHITE ? ev->u.clock.white_ms : ev->u.clock.black_ms;
@@ -1240,21 +1281,36 @@ void cr_infer_finish(cr_infer *inf, int64_t now)
     inf->t_last = now;
 }
 
-int cr_infer_accept_board(cr_infer *inf, int side_to_move, int64_t t)
+/* The game goes on from the board as it stands, side_to_move to move
+ * (-1: the side the clock runs for, else the game's): one ply flagged
+ * CR_PLY_ILLEGAL | CR_PLY_MISSING holds the stretch nobody saw (no move is
+ * invented), counted as the fewest plies that lead there; `reason` goes with
+ * its MOVE event. A gap that nothing has followed yet is replaced, never
+ * piled on: the board went on while it was still being read. */
+static int push_gap(cr_infer *inf, int side_to_move, int64_t t, const char *reason, bool arbiter)
 {
-    if (!inf || !inf->game || !inf->have_snap || !plausible(&inf->cur)) {
+    if (!inf->game || !inf->have_snap || !plausible(&inf->cur)) {
         return CR_EINVAL;
     }
     int n = ply_count(inf);
-    const cr_position *pn = pos_at(inf, n);
-    if (same_board(pn, &inf->cur)) {
+    if (same_board(pos_at(inf, n), &inf->cur)) {
         return 0;
     }
     if (side_to_move != CR_WHITE && side_to_move != CR_BLACK) {
-        side_to_move = inf->clock_seen && inf->running != CR_CLOCK_STOPPED ? inf->running : pn->side;
+        side_to_move = inf->clock_seen && inf->running != CR_CLOCK_STOPPED ? inf->running : pos_at(inf, n)->side;
+    }
+    int base = n;
+    const cr_ply *last = n > 0 ? cr_game_ply(inf->game, n - 1) : NULL;
+    if (last && (last->flags & CR_PLY_MISSING) && last->missing > 0) {
+        base = n - 1; /* the gap before it is the same silence */
+    }
+    const cr_position *pb = pos_at(inf, base);
+    int plies = cr_infer__plies_needed(pb, &inf->cur, side_to_move);
+    if (plies < 0 && !arbiter) {
+        return CR_EINVAL; /* pieces set up anew, not a game gone on: ATTENTION stands */
     }
     cr_position after;
-    if (board_position(pn, &inf->cur, side_to_move, &after) != 0) {
+    if (board_position_n(pb, &inf->cur, side_to_move, plies > 0 ? plies : 0, &after) != 0) {
         return CR_EINVAL;
     }
     if (t < inf->t_last) {
@@ -1262,12 +1318,34 @@ int cr_infer_accept_board(cr_infer *inf, int side_to_move, int64_t t)
     }
     inf->has_pending = false;
     inf->have_illegal = false;
+    if (base < n) {
+        cr_game_truncate(inf->game, base);
+        inf->stats.corrections++;
+        inf->stats.retracted++;
+        cr_infer_event ce;
+        memset(&ce, 0, sizeof ce);
+        ce.kind = CR_INFER_CORRECTION;
+        ce.t = t;
+        ce.ply = base;
+        ce.retracted = 1;
+        ce.reason = "gap went on";
+        ce.running = CR_CLOCK_STOPPED;
+        emit(inf, &ce);
+    }
     int rc = cr_game_push_illegal(inf->game, &after, "--", CR_CLOCK_UNKNOWN, t);
     if (rc != 0) {
         return rc;
     }
     int idx = cr_game_ply_count(inf->game) - 1;
-    cr_game_ply_mut(inf->game, idx)->flags |= CR_PLY_MISSING;
+    cr_ply *gp = cr_game_ply_mut(inf->game, idx);
+    gp->flags |= CR_PLY_MISSING;
+    gp->missing = (uint16_t)(plies > 0 ? plies : 0);
+    if (inf->plies_at_press > idx) {
+        inf->plies_at_press = idx;
+    }
+    if (inf->confirmed > idx) {
+        inf->confirmed = idx;
+    }
     if (inf->ended && !inf->ended_by_board) {
         inf->ended = false;
         cr_game_set_result(inf->game, CR_RESULT_NONE);
@@ -1279,7 +1357,7 @@ int cr_infer_accept_board(cr_infer *inf, int side_to_move, int64_t t)
     ev.t = t;
     ev.t_snapshot = inf->t_change;
     ev.ply = idx;
-    ev.reason = "board accepted by the arbiter";
+    ev.reason = reason;
     ev.running = CR_CLOCK_STOPPED;
     emit(inf, &ev);
     inf->explained = true;
@@ -1293,6 +1371,14 @@ int cr_infer_accept_board(cr_infer *inf, int side_to_move, int64_t t)
         cr_infer__check_status(inf, t);
     }
     return 0;
+}
+
+int cr_infer_accept_board(cr_infer *inf, int side_to_move, int64_t t)
+{
+    if (!inf || !inf->game || !inf->have_snap || !plausible(&inf->cur)) {
+        return CR_EINVAL;
+    }
+    return push_gap(inf, side_to_move, t, "board accepted by the arbiter", true);
 }
 
 const cr_game *cr_infer_game(const cr_infer *inf) { return inf ? inf->game : NULL; }

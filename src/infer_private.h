@@ -194,5 +194,11 @@ int cr_infer__gap_search_n(cr_infer *inf, const cr_position *base, const snap *s
                            int maxd, long budget, int cap, int want_side);
 int cr_infer__gap_search(cr_infer *inf, const cr_position *base, const snap *s, seq *out, int mind,
                          int maxd);
+/* The fewest plies that can lead from base to the board s (a lower bound:
+ * the pieces each side must bring where, the captures), ending with
+ * side_to_move to move (-1: either); -1 when no sequence of moves can
+ * (a pawn gone back, a piece that no piece of its kind or pawn can become,
+ * more pieces of a side than it had). */
+int cr_infer__plies_needed(const cr_position *base, const snap *s, int side_to_move);
 
 #endif

@@ -303,3 +303,40 @@ int cr_infer__gap_search(cr_infer *inf, const cr_position *base, const snap *s, 
     return cr_infer__gap_search_n(inf, base, s, out, mind, maxd, 0, 0, -1);
 }
 
+
+int cr_infer__plies_needed(const cr_position *base, const snap *s, int side_to_move)
+{
+    search_ctx c;
+    memset(&c, 0, sizeof c);
+    c.target = s;
+    for (int col = 0; col < 2; col++) {
+        c.castle_ok[col] = base->castle_rook[col][0] != CR_SQ_NONE || base->castle_rook[col][1] != CR_SQ_NONE;
+    }
+    cr_bb d = diff_bb(base, s);
+    int needed[2], vanish[2];
+    for (int col = 0; col < 2; col++) {
+        needed[col] = moves_needed(&c, base, d, col);
+        vanish[col] = popcount(base->by_color[col]) - popcount(s->by_color[col]);
+        if (needed[col] >= 99 || vanish[col] < 0) {
+            return -1; /* a piece no move brings there, or pieces come back: no game reaches it */
+        }
+    }
+    /* the same conditions dfs() cuts on, at the root: each a lower bound */
+    for (int plies = 1; plies < 1000; plies++) {
+        if (side_to_move >= 0 && ((base->side + plies) & 1) != side_to_move) {
+            continue;
+        }
+        int moves[2];
+        moves[base->side] = (plies + 1) / 2;
+        moves[!base->side] = plies / 2;
+        bool ok = true;
+        for (int col = 0; col < 2 && ok; col++) {
+            int bonus = c.castle_ok[col] && moves[col] > 0;
+            ok = needed[col] <= moves[col] + bonus && vanish[col] <= moves[!col];
+        }
+        if (ok) {
+            return plies;
+        }
+    }
+    return 1000;
+}

@@ -340,6 +340,21 @@ static int handle_command(gctx *c, size_t a, size_t b, bool *is_illegal)
         }
         char san[16], fen[CR_FEN_MAX + 40];
         size_t sl = se - as;
+        long count = 0; /* [%missing N FEN]: at least N plies not seen */
+        if (missing && se < ae && s[se] >= '0' && s[se] <= '9') {
+            size_t ne = se;
+            while (ne < ae && s[ne] >= '0' && s[ne] <= '9' && count <= 65535) {
+                count = count * 10 + (s[ne++] - '0');
+            }
+            if (ne < ae && is_space(s[ne])) {
+                if (count > 65535) {
+                    return fail_at(c, CR_EPGN, a, "bad count in [%%missing N FEN]");
+                }
+                se = ne;
+            } else {
+                count = 0; /* no count: the FEN's first rank ("8/...") */
+            }
+        }
         if (missing) {
             snprintf(san, sizeof san, "--");
         } else if (sl == 0 || sl >= sizeof san) {
@@ -378,13 +393,60 @@ static int handle_command(gctx *c, size_t a, size_t b, bool *is_illegal)
             return fail_at(c, rc, a, "out of memory");
         }
         if (missing) {
-            cr_game_ply_mut(c->g, cr_game_ply_count(c->g) - 1)->flags |= CR_PLY_MISSING;
+            cr_ply *gp = cr_game_ply_mut(c->g, cr_game_ply_count(c->g) - 1);
+            gp->flags |= CR_PLY_MISSING;
+            gp->missing = (uint16_t)count;
         }
         *is_illegal = true;
         return 0;
     }
     /* unknown commands ([%eval ...], [%csl ...]) stay in the comment text */
     return add_comment(c, last, c->buf + a, b - a);
+}
+
+/* The writer's words before a gap, "gap: at least N plies not seen" (or
+ * "1 ply"), at i and followed by `[%missing`: returns the index of that
+ * '[', else 0. They say what the command says and are not kept. */
+static size_t gap_words(const char *buf, size_t i, size_t end)
+{
+    /* word by word: the writer may have wrapped the line between any two */
+    static const char *const words[] = {"gap:", "at", "least", "#", "plies|ply", "not", "seen"};
+    size_t j = i;
+    for (size_t k = 0; k < sizeof words / sizeof words[0]; k++) {
+        if (k > 0) {
+            size_t sp = j;
+            while (j < end && is_space(buf[j])) {
+                j++;
+            }
+            if (j == sp) {
+                return 0;
+            }
+        }
+        size_t st = j;
+        while (j < end && !is_space(buf[j]) && buf[j] != '[') {
+            j++;
+        }
+        size_t wl = j - st;
+        const char *w = words[k];
+        bool ok;
+        if (w[0] == '#') {
+            ok = wl > 0 && wl < 6;
+            for (size_t q = st; q < j && ok; q++) {
+                ok = buf[q] >= '0' && buf[q] <= '9';
+            }
+        } else if (strchr(w, '|')) {
+            ok = (wl == 5 && memcmp(buf + st, "plies", 5) == 0) || (wl == 3 && memcmp(buf + st, "ply", 3) == 0);
+        } else {
+            ok = wl == strlen(w) && memcmp(buf + st, w, wl) == 0;
+        }
+        if (!ok) {
+            return 0;
+        }
+    }
+    while (j < end && is_space(buf[j])) {
+        j++;
+    }
+    return end - j >= 9 && memcmp(buf + j, "[%missing", 9) == 0 ? j : 0;
 }
 
 /* Finds the end of a `[%...]` command starting at a; returns the index after
@@ -412,7 +474,14 @@ static int handle_comment(gctx *c, size_t a, size_t b)
                  * command the writer makes), is just text */
                 break;
             }
-            int rc = add_comment(c, ply, c->buf + text_start, i - text_start);
+            size_t text_end = i;
+            for (size_t g = text_start; g < i; g++) {
+                if (c->buf[g] == 'g' && gap_words(c->buf, g, b) == i) {
+                    text_end = g;
+                    break;
+                }
+            }
+            int rc = add_comment(c, ply, c->buf + text_start, text_end - text_start);
             bool illegal = false;
             if (!rc) {
                 rc = handle_command(c, i, e, &illegal);
@@ -495,6 +564,44 @@ static void set_draw_offer(gctx *c)
     }
 }
 
+/* A NAG (1..255) for the last ply: kept in its list; one that does not fit
+ * there (or before any move) stays as "$N" in the comment. */
+static int add_nag(gctx *c, long nag, size_t at)
+{
+    if (nag < 1 || nag > 255) {
+        return fail_at(c, CR_EPGN, at, "NAG $%ld out of range (1 to 255)", nag);
+    }
+    int last = cr_game_ply_count(c->g) - 1;
+    cr_ply *p = cr_game_ply_mut(c->g, last);
+    for (int k = 0; p && k < CR_PLY_NAGS; k++) {
+        if (p->nag[k] == 0) {
+            p->nag[k] = (uint8_t)nag;
+            return 0;
+        }
+    }
+    char t[8];
+    int n = snprintf(t, sizeof t, "$%ld", nag);
+    return add_comment(c, last, t, (size_t)n);
+}
+
+/* "!", "?", "!!", "??", "!?", "?!" standing apart from the move: $1..$6. */
+static int read_glyph(gctx *c, size_t *at, size_t end)
+{
+    static const char *const glyphs[7] = {"", "!", "?", "!!", "??", "!?", "?!"};
+    size_t i = *at, e = i;
+    while (e < end && (c->buf[e] == '!' || c->buf[e] == '?')) {
+        e++;
+    }
+    for (int k = 1; k < 7; k++) {
+        if (strlen(glyphs[k]) == e - i && memcmp(glyphs[k], c->buf + i, e - i) == 0) {
+            *at = e;
+            return add_nag(c, k, i);
+        }
+    }
+    return fail_at(c, CR_EPGN, i, "unknown annotation '%.*s' (! ? !! ?? !? ?! or $N)", (int)(e - i < 8 ? e - i : 8),
+                   c->buf + i);
+}
+
 /* A move number at *i ("12.", "12...", "12…", "12 "): moves *i past it and
  * returns true; false when the digits start something else (a result). */
 static bool skip_move_number(const char *buf, size_t *i, size_t end)
@@ -548,7 +655,7 @@ static int read_move(gctx *c, size_t *at, size_t end)
         return fail_at(c, rc, i, "cannot store the move");
     }
     *at = i + (info.consumed > 0 ? (size_t)info.consumed : 1);
-    return 0;
+    return info.nag > 0 ? add_nag(c, info.nag, i) : 0;
 }
 
 /* Movetext in [i, end). cont: inside an %illegal continuation comment, where
@@ -596,6 +703,11 @@ static int parse_span(gctx *c, size_t i, size_t end, bool cont, size_t *stop)
             i = e;
             continue;
         }
+        size_t gw = cont && ch == 'g' ? gap_words(buf, i, end) : 0;
+        if (gw) {
+            i = gw;
+            continue;
+        }
         if (ch == '[') {
             if (cont && buf[i + 1] == '%') {
                 size_t e = command_end(buf, i, end);
@@ -639,12 +751,21 @@ static int parse_span(gctx *c, size_t i, size_t end, bool cont, size_t *stop)
             if (e == i + 1) {
                 return fail_at(c, CR_EPGN, i, "NAG number expected after '$'");
             }
+            long nag = 0;
+            for (size_t q = i + 1; q < e && nag < 1000; q++) {
+                nag = nag * 10 + (buf[q] - '0');
+            }
+            int rc = add_nag(c, nag, i);
+            if (rc) {
+                return rc;
+            }
             i = e;
             continue;
         }
         if (ch == '!' || ch == '?') {
-            while (i < end && (buf[i] == '!' || buf[i] == '?')) {
-                i++;
+            int rc = read_glyph(c, &i, end);
+            if (rc) {
+                return rc;
             }
             continue;
         }

@@ -277,7 +277,11 @@ static void write_continuation(const cr_game *g, int k, const cr_pgn_options *o,
         if (p->flags & CR_PLY_ILLEGAL) {
             char fen[CR_FEN_MAX];
             cr_position_to_fen(&p->after, fen, sizeof fen);
-            if (p->flags & CR_PLY_MISSING) {
+            if ((p->flags & CR_PLY_MISSING) && p->missing > 0) {
+                /* the moves are not known: how many at least, then the position */
+                cr_sb_fmt(b, "gap: at least %u %s not seen [%%missing %u %s]", (unsigned)p->missing,
+                          p->missing == 1 ? "ply" : "plies", (unsigned)p->missing, fen);
+            } else if (p->flags & CR_PLY_MISSING) {
                 cr_sb_fmt(b, "[%%missing %s]", fen); /* the moves are not known */
             } else {
                 cr_sb_str(b, "[%illegal ");
@@ -297,6 +301,9 @@ static void write_continuation(const cr_game *g, int k, const cr_pgn_options *o,
             char mv[CR_SAN_MAX + 8];
             move_text(g, i, o, mv, sizeof mv);
             cr_sb_str(b, mv);
+            for (int q = 0; q < CR_PLY_NAGS && p->nag[q]; q++) {
+                cr_sb_fmt(b, " $%u", (unsigned)p->nag[q]);
+            }
             need_number = false;
         }
         ply_commands(b, p, true, o->flags & CR_PGN_RELAY_DATA);
@@ -400,6 +407,11 @@ static bool write_ply(const cr_game *g, int i, const cr_pgn_options *o, wrap *w,
         put_word(w, mv, mvlen); /* what put_words does with one word */
     } else {
         put_words(w, mv);
+    }
+    for (int k = 0; k < CR_PLY_NAGS && p->nag[k]; k++) {
+        char nb[8];
+        int len = snprintf(nb, sizeof nb, "$%u", (unsigned)p->nag[k]);
+        put_word(w, nb, (size_t)len);
     }
     int nag = 0;
     const char *extra = o->ply_extra ? o->ply_extra(o->extra_data, i, &nag) : NULL;

@@ -66,6 +66,207 @@ static void test_generated_feeds(void **state)
     assert_int_equal(ok, FEEDS);
 }
 
+/* ------------------------------------------- long silences (issue 28) */
+
+typedef struct silent_run {
+    int64_t done[FG_MAX_PLIES + 1]; /* snapshot that completed each ply of game 1 */
+    cr_game *game;                  /* game 1 as it stood last */
+    bool second;                    /* a second game began */
+} silent_run;
+
+static void silent_event(void *data, const cr_infer_event *ev)
+{
+    silent_run *r = data;
+    if (!ev->game || ev->game_number != 1) {
+        r->second |= ev->game_number > 1;
+        return;
+    }
+    if (ev->kind == CR_INFER_MOVE && ev->ply <= FG_MAX_PLIES) {
+        r->done[ev->ply] = ev->t_snapshot;
+    }
+    cr_game_free(r->game);
+    r->game = cr_game_clone(ev->game);
+}
+
+/* Feeds text to one engine (the feed has one board). */
+static void silent_replay(const char *feed, size_t len, silent_run *r)
+{
+    memset(r, 0, sizeof *r);
+    cr_infer *inf = cr_infer_new("PT", NULL, silent_event, r);
+    assert_non_null(inf);
+    char *scratch = malloc(len + 2);
+    assert_non_null(scratch);
+    int64_t last = 0;
+    for (size_t pos = 0; pos < len;) {
+        const char *nl = memchr(feed + pos, '\n', len - pos);
+        size_t ll = nl ? (size_t)(nl - (feed + pos)) : len - pos;
+        cr_feed_event ev;
+        if (cr_feed_parse_line(feed + pos, ll, &ev, scratch, len + 2, NULL) == 1) {
+            cr_infer_feed(inf, &ev);
+            last = ev.t;
+        }
+        pos += ll + 1;
+    }
+    cr_infer_finish(inf, last + 60000);
+    cr_infer_free(inf);
+    free(scratch);
+}
+
+/* The feed with the board silent after ply `after` for `plies` plies (and,
+ * if `again`, once more after the next 3 plies for `plies` more: chained
+ * silences), as cut-gaps makes it: pos and clock lines between the
+ * snapshots that completed the plies left out, disconnect and connect
+ * around them. */
+static char *cut_silences(const char *feed, size_t len, const silent_run *r, int after, int plies, bool again,
+                          size_t *outlen)
+{
+    int64_t win[2][2] = {{r->done[after - 1], r->done[after + plies - 1]}, {-1, -1}};
+    if (again) {
+        win[1][0] = r->done[after + plies + 2];
+        win[1][1] = r->done[after + 2 * plies + 2];
+    }
+    char *out = NULL;
+    FILE *f = open_memstream(&out, outlen);
+    assert_non_null(f);
+    for (size_t pos = 0; pos < len;) {
+        const char *nl = memchr(feed + pos, '\n', len - pos);
+        size_t ll = nl ? (size_t)(nl - (feed + pos)) : len - pos;
+        long long t = -1;
+        char kind[16] = "";
+        sscanf(feed + pos, "%lld %*s %15s", &t, kind);
+        bool data = strcmp(kind, "pos") == 0 || strcmp(kind, "clock") == 0;
+        bool drop = false;
+        for (int w = 0; w < 2 && data; w++) {
+            if (win[w][0] >= 0 && t > win[w][0] && t < win[w][1]) {
+                drop = true;
+            }
+            if (win[w][0] >= 0 && t == win[w][1] && strcmp(kind, "pos") == 0) {
+                fprintf(f, "%lld PT connect\n", t);
+            }
+        }
+        if (!drop) {
+            fwrite(feed + pos, 1, ll, f);
+            fputc('\n', f);
+        }
+        for (int w = 0; w < 2 && data; w++) {
+            if (win[w][0] >= 0 && t == win[w][0] && strcmp(kind, "pos") == 0 && !drop) {
+                fprintf(f, "%lld PT disconnect\n", t);
+            }
+        }
+        pos += ll + 1;
+    }
+    fclose(f);
+    return out;
+}
+
+/* Every ply of a game seen through silences is right, or inside a marked
+ * gap (a CR_PLY_MISSING ply whose position is one the game passed through,
+ * never counting more plies than were played to it), or inside a stretch
+ * marked ambiguous that ends on the game's position; nothing after a gap is
+ * dropped. */
+static bool silent_game_ok(const cr_game *want, const cr_game *got, char *why, size_t size)
+{
+    int i = 0, j = 0, nw = cr_game_ply_count(want), ng = got ? cr_game_ply_count(got) : 0;
+    while (j < ng) {
+        const cr_ply *p = cr_game_ply(got, j);
+        if (p->flags & CR_PLY_MISSING) {
+            int k = i;
+            while (k < nw && memcmp(cr_game_ply(want, k)->after.board, p->after.board, CR_SQ_NB) != 0) {
+                k++;
+            }
+            if (k == nw || cr_game_ply(want, k)->after.side != p->after.side) {
+                snprintf(why, size, "ply %d: a gap to a position the game never had", j);
+                return false;
+            }
+            if (p->missing > k + 1 - i) {
+                snprintf(why, size, "ply %d: a gap of at least %u plies, %d were played", j, p->missing, k + 1 - i);
+                return false;
+            }
+            i = k + 1;
+            j++;
+            continue;
+        }
+        if (i >= nw) {
+            snprintf(why, size, "ply %d: more plies than were played", j);
+            return false;
+        }
+        const cr_ply *q = cr_game_ply(want, i);
+        if (p->move != q->move && !(p->flags & CR_PLY_AMBIGUOUS)) {
+            snprintf(why, size, "ply %d: %s, played %s, not marked", j, p->san, q->san);
+            return false;
+        }
+        if (memcmp(p->after.board, q->after.board, CR_SQ_NB) != 0 &&
+            !(j + 1 < ng && (cr_game_ply(got, j + 1)->flags & CR_PLY_AMBIGUOUS))) {
+            snprintf(why, size, "ply %d: %s ends a marked stretch on a position the game did not have", j, p->san);
+            return false;
+        }
+        i++;
+        j++;
+    }
+    if (i != nw) {
+        snprintf(why, size, "%d plies of %d followed: the rest dropped", i, nw);
+        return false;
+    }
+    return true;
+}
+
+static void test_long_silences(void **state)
+{
+    (void)state;
+    int ok = 0, runs = 0, gaps = 0, rotated = 0;
+    for (int i = 0; i < 60; i++) {
+        char *feed = NULL, *exp = NULL;
+        size_t flen = 0, elen = 0;
+        FILE *f = open_memstream(&feed, &flen);
+        FILE *e = open_memstream(&exp, &elen);
+        assert_non_null(f);
+        assert_non_null(e);
+        unsigned used[FG_NB];
+        fg_make_feed(20261202u + (uint64_t)i, "PT", f, e, used, NULL);
+        fclose(f);
+        fclose(e);
+        silent_run clean;
+        silent_replay(feed, flen, &clean);
+        int n = clean.game ? cr_game_ply_count(clean.game) : 0;
+        bool again = i % 3 == 0;
+        int plies = 8 + i % 4 * (i % 2 ? 3 : 7); /* 8 to 29 */
+        int after = 2 + i % 9;
+        if (clean.second || !clean.game || n < after + (again ? 2 : 1) * plies + 6) {
+            cr_game_free(clean.game);
+            free(feed);
+            free(exp);
+            continue;
+        }
+        size_t clen = 0;
+        char *cut = cut_silences(feed, flen, &clean, after, plies, again, &clen);
+        silent_run got;
+        silent_replay(cut, clen, &got);
+        char why[160] = "";
+        bool good = silent_game_ok(clean.game, got.game, why, sizeof why);
+        if (!good) {
+            print_message("seed %d, silence of %d after ply %d%s: %s\n", 20261202 + i, plies, after,
+                          again ? " twice" : "", why);
+        }
+        for (int k = 0; got.game && k < cr_game_ply_count(got.game); k++) {
+            gaps += !!(cr_game_ply(got.game, k)->flags & CR_PLY_MISSING);
+        }
+        ok += good;
+        runs++;
+        rotated += used[FG_ROTATED] != 0;
+        cr_game_free(clean.game);
+        cr_game_free(got.game);
+        free(cut);
+        free(feed);
+        free(exp);
+    }
+    print_message("long silences: %d/%d games right or inside marked gaps (%d gaps, %d boards turned round)\n",
+                  ok, runs, gaps, rotated);
+    assert_true(runs >= 20);
+    assert_true(rotated > 0);
+    assert_true(gaps > 0);
+    assert_int_equal(ok, runs);
+}
+
 /* Real games (tests/data/games/classics.san), each under 25 noise seeds. */
 static void test_classic_games(void **state)
 {
@@ -135,6 +336,7 @@ int main(void)
         cmocka_unit_test(test_deterministic),
         cmocka_unit_test(test_generated_feeds),
         cmocka_unit_test(test_classic_games),
+        cmocka_unit_test(test_long_silences),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }

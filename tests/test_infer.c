@@ -647,16 +647,20 @@ static void test_accept_board(void **state)
     sim *s = sim_new(false);
     start(s);
     move(s, "e2", "e4");
+    tick(s, 1000);
     assert_int_equal(cr_infer_accept_board(s->inf, -1, s->t), 0); /* in sync: nothing */
     assert_int_equal(cr_game_ply_count(cr_infer_game(s->inf)), 1);
+    /* the arbiter set the pieces up anew: the e-pawn stands on e2 again,
+     * which no move of a game does, so the engine itself never goes on */
     cr_position p;
-    cr_position_from_fen(&p, "rnbqkbnr/pppppppp/8/8/4P3/8/PPPP1PPP/RNBQKBNR b KQkq - 0 1", NULL);
-    play_unseen(s, &p, "c5 Nf3 d6 d4 cxd4 Nxd4 Nf6 Nc3 a6 Be3 e5");
+    cr_position_from_fen(&p, "rnbqkb1r/pp1ppppp/5n2/2p5/8/2N2N2/PPPPPPPP/R1BQKB1R w KQkq - 0 4", NULL);
+    memcpy(s->b, p.board, CR_SQ_NB);
     show(s, 2000);
     tick(s, 8000);
     const rec_ev *a = last_of(s, CR_INFER_ATTENTION);
     assert_non_null(a);
-    assert_true(a->squares & (1ull << sq("d4")));
+    assert_true(a->squares & (1ull << sq("e2")));
+    tick(s, 60000);
     assert_int_equal(cr_game_ply_count(cr_infer_game(s->inf)), 1);
     clock_ev(s, 100, CR_WHITE);
     assert_int_equal(cr_infer_accept_board(s->inf, -1, s->t), 0);
@@ -668,15 +672,125 @@ static void test_accept_board(void **state)
     assert_memory_equal(pl->after.board, p.board, CR_SQ_NB);
     assert_int_equal(pl->after.castle_rook[CR_WHITE][CR_CASTLE_KING_SIDE], CR_SQ_H1);
     assert_non_null(last_of(s, CR_INFER_RESYNCED));
-    move(s, "d4", "b3");
+    assert_int_equal(pl->missing, 0); /* no game reaches it: not counted */
+    move(s, "f3", "d4");
     finish(s);
     g = cr_infer_game(s->inf);
     assert_int_equal(cr_game_ply_count(g), 3);
-    assert_string_equal(cr_game_ply(g, 2)->san, "Nb3");
+    assert_string_equal(cr_game_ply(g, 2)->san, "Nd4");
     /* No board that is a position: refused. */
     sim *t = sim_new(false);
     assert_int_equal(cr_infer_accept_board(t->inf, CR_WHITE, 0), CR_EINVAL);
     sim_free(t);
+    sim_free(s);
+}
+
+/* A silence longer than the search bridges (a whole opening missed
+ * behind a disconnect): once the board stands attention_ms, the game goes
+ * on from it. One ply records the gap with the fewest plies that lead
+ * there; nothing is invented and the moves after it are followed. */
+static void test_silence_gap(void **state)
+{
+    (void)state;
+    sim *s = sim_new(false);
+    start(s);
+    move(s, "e2", "e4");
+    clock_ev(s, 300, CR_BLACK);
+    cr_position p;
+    cr_position_from_fen(&p, "rnbqkbnr/pppppppp/8/8/4P3/8/PPPP1PPP/RNBQKBNR b KQkq - 0 1", NULL);
+    link_ev(s, CR_FEED_DISCONNECT, 1000);
+    play_unseen(s, &p, "c5 Nf3 d6 d4 cxd4 Nxd4 Nf6 Nc3 a6 Be3 e5");
+    link_ev(s, CR_FEED_CONNECT, 60000);
+    show(s, 0);
+    clock_ev(s, 100, CR_WHITE);
+    tick(s, 2000);
+    assert_int_equal(cr_game_ply_count(cr_infer_game(s->inf)), 1); /* not before it stood */
+    tick(s, 4000);
+    const cr_game *g = cr_infer_game(s->inf);
+    assert_int_equal(cr_game_ply_count(g), 2);
+    const cr_ply *gp = cr_game_ply(g, 1);
+    assert_int_equal(gp->flags & (CR_PLY_ILLEGAL | CR_PLY_MISSING), CR_PLY_ILLEGAL | CR_PLY_MISSING);
+    assert_string_equal(gp->san, "--");
+    assert_memory_equal(gp->after.board, p.board, CR_SQ_NB);
+    assert_int_equal(gp->after.side, CR_WHITE); /* the clock runs for White */
+    /* at least: e5, a6, d6, Nf6 and cxd4 by Black, Nf3 Nxd4 Nc3 Be3 by
+     * White: 9 moves, odd, so 9 (11 were played) */
+    assert_true(gp->missing >= 5 && gp->missing <= 11 && gp->missing % 2 == 1);
+    assert_int_equal(gp->after.fullmove, 1 + (gp->missing + 1) / 2);
+    assert_int_equal(count(s, CR_INFER_ATTENTION), 0); /* gone on before anyone was called */
+    move(s, "d4", "b3");
+    move(s, "c8", "e6");
+    finish(s);
+    g = cr_infer_game(s->inf);
+    assert_int_equal(cr_game_ply_count(g), 4);
+    assert_string_equal(cr_game_ply(g, 2)->san, "Nb3");
+    assert_string_equal(cr_game_ply(g, 3)->san, "Be6");
+    for (int i = 0; i < 4; i++) {
+        assert_false(cr_game_ply(g, i)->flags & CR_PLY_RECONSTRUCTED);
+    }
+    sim_free(s);
+}
+
+/* The first press after the silence says the board shows a finished move:
+ * the gap is taken at once, holding the presser's reading. */
+static void test_silence_gap_press(void **state)
+{
+    (void)state;
+    sim *s = sim_new(false);
+    start(s);
+    move(s, "e2", "e4");
+    clock_ev(s, 300, CR_BLACK);
+    cr_position p;
+    cr_position_from_fen(&p, "rnbqkbnr/pppppppp/8/8/4P3/8/PPPP1PPP/RNBQKBNR b KQkq - 0 1", NULL);
+    link_ev(s, CR_FEED_DISCONNECT, 1000);
+    play_unseen(s, &p, "c5 Nf3 d6 d4 cxd4 Nxd4 Nf6 Nc3 a6 Be3 e5 Nb3");
+    link_ev(s, CR_FEED_CONNECT, 60000);
+    show(s, 0);
+    clock_ev(s, 100, CR_BLACK);
+    clock_ev(s, 1000, CR_WHITE); /* Black pressed: Black's move is done */
+    const cr_game *g = cr_infer_game(s->inf);
+    assert_int_equal(cr_game_ply_count(g), 2);
+    assert_true(cr_game_ply(g, 1)->flags & CR_PLY_MISSING);
+    assert_int_equal(cr_game_ply(g, 1)->after.side, CR_WHITE);
+    /* the press timed the last move nobody saw: Black's reading */
+    assert_int_equal(cr_game_ply(g, 1)->clock_ms, 5300000 - (int32_t)s->t / 20);
+    sim_free(s);
+}
+
+/* A gap nothing has followed yet is replaced when the board goes on
+ * unseen again (one silence, one gap), never piled on; pieces set up anew
+ * (more pieces than the game had) are no gap at all. */
+static void test_gap_replaced(void **state)
+{
+    (void)state;
+    sim *s = sim_new(false);
+    start(s);
+    move(s, "e2", "e4");
+    cr_position p;
+    cr_position_from_fen(&p, "rnbqkbnr/pppppppp/8/8/4P3/8/PPPP1PPP/RNBQKBNR b KQkq - 0 1", NULL);
+    link_ev(s, CR_FEED_DISCONNECT, 1000);
+    play_unseen(s, &p, "c5 Nf3 d6 d4 cxd4 Nxd4 Nf6 Nc3 a6 Be3 e5");
+    link_ev(s, CR_FEED_CONNECT, 60000);
+    show(s, 0);
+    tick(s, 6000);
+    assert_int_equal(cr_game_ply_count(cr_infer_game(s->inf)), 2);
+    link_ev(s, CR_FEED_DISCONNECT, 1000);
+    play_unseen(s, &p, "Nb3 Be6 f3 Be7 Qd2 O-O O-O-O Nbd7 g4 b5");
+    link_ev(s, CR_FEED_CONNECT, 60000);
+    show(s, 0);
+    tick(s, 6000);
+    const cr_game *g = cr_infer_game(s->inf);
+    assert_int_equal(cr_game_ply_count(g), 2);
+    assert_true(cr_game_ply(g, 1)->flags & CR_PLY_MISSING);
+    assert_memory_equal(cr_game_ply(g, 1)->after.board, p.board, CR_SQ_NB);
+    assert_true(cr_game_ply(g, 1)->missing >= 11);
+    assert_int_equal(count(s, CR_INFER_CORRECTION), 1);
+    /* a piece more than White has: set up anew, ATTENTION stands */
+    s->b[sq("e3")] = CR_WQ;
+    show(s, 1000);
+    tick(s, 20000);
+    assert_int_equal(cr_game_ply_count(cr_infer_game(s->inf)), 2);
+    assert_non_null(last_of(s, CR_INFER_ATTENTION));
     sim_free(s);
 }
 
@@ -910,6 +1024,9 @@ int main(void)
         cmocka_unit_test(test_lost_board_recovers),
         cmocka_unit_test(test_ambiguous_alternatives_named),
         cmocka_unit_test(test_accept_board),
+        cmocka_unit_test(test_silence_gap),
+        cmocka_unit_test(test_silence_gap_press),
+        cmocka_unit_test(test_gap_replaced),
         cmocka_unit_test(test_rotated),
         cmocka_unit_test(test_new_games),
         cmocka_unit_test(test_all_960),

@@ -223,6 +223,8 @@ static void assert_same_game(const cr_game *a, const cr_game *b, bool relay)
         assert_int_equal(p->flags & mask, q->flags & mask);
         assert_int_equal(p->clock_ms, q->clock_ms);
         assert_int_equal(p->emt_ms, q->emt_ms);
+        assert_int_equal(p->missing, q->missing);
+        assert_memory_equal(p->nag, q->nag, CR_PLY_NAGS);
         cr_position_to_fen(&p->after, fa, sizeof fa);
         cr_position_to_fen(&q->after, fb, sizeof fb);
         assert_string_equal(fa, fb);
@@ -296,7 +298,11 @@ static cr_game *random_game(int n, bool illegal)
             assert_int_equal(cr_game_push_illegal(g, &after, missing ? "--" : "Ke1-e3", (int32_t)(rnd() % 100000), 77),
                              0);
             if (missing) {
-                cr_game_ply_mut(g, cr_game_ply_count(g) - 1)->flags |= CR_PLY_MISSING;
+                cr_ply *gp = cr_game_ply_mut(g, cr_game_ply_count(g) - 1);
+                gp->flags |= CR_PLY_MISSING;
+                /* a gap, or the arbiter's (not from rnd(): the games stay those of before) */
+                unsigned h = (unsigned)(n * 7919 + i * 104729);
+                gp->missing = (uint16_t)(h % 2 ? 1 + h % 30 : 0);
             }
             continue;
         }
@@ -315,6 +321,10 @@ static cr_game *random_game(int n, bool illegal)
         }
         if (rnd() % 4 == 0) {
             cr_game_ply_mut(g, cr_game_ply_count(g) - 1)->emt_ms = (int32_t)(rnd() % 600000);
+        }
+        unsigned h = (unsigned)(n * 2654435761u + (unsigned)i * 40503u);
+        for (int k = 0; k < CR_PLY_NAGS && (h >> (4 * k)) % 5 == 0; k++) {
+            cr_game_ply_mut(g, cr_game_ply_count(g) - 1)->nag[k] = (uint8_t)(1 + (h >> (8 + 7 * k)) % 255);
         }
         if (rnd() % 9 == 0) {
             const char *w = words[rnd() % 6];
@@ -347,6 +357,10 @@ static void test_round_trip(void **state)
             int rc = cr_pgn_parse(out, len, style == CR_STYLE_UCI ? -1 : (int)opt.lang, &back, &err);
             if (rc != 0) {
                 fail_msg("style %d lang %d: %d:%d %s\n%s", style, opt.lang, err.line, err.column, err.text, out);
+            }
+            if (cr_game_ply_count(g) != cr_game_ply_count(back)) {
+                fail_msg("style %d lang %d: %d plies read back of %d\n%s", style, opt.lang,
+                         cr_game_ply_count(back), cr_game_ply_count(g), out);
             }
             assert_same_game(g, back, opt.flags & CR_PGN_RELAY_DATA);
             cr_game_free(back);
@@ -487,6 +501,94 @@ static void test_writer_format(void **state)
 
 /* Issue 16 finding 6: a tag name cannot smuggle a second tag in; values
  * are escaped, control characters written as spaces. */
+/* Annotations are kept: glyphs read as NAGs $1..$6 (attached to the move
+ * or apart), $N as they are, written back as $N; a fourth NAG stays in the
+ * comment; an annotation that is none is an error naming it and where. */
+static void test_nags(void **state)
+{
+    (void)state;
+    const char *text = "1. e4! e5!? 2. Nf3?! Nc6 $14 3. Bb5 !! a6 ?? 4. Ba4 $1 $13 $18 $22 *";
+    cr_game *g = NULL;
+    cr_error err;
+    assert_int_equal(cr_pgn_parse(text, strlen(text), -1, &g, &err), 0);
+    static const int want[][3] = {{1, 0, 0}, {5, 0, 0}, {6, 0, 0}, {14, 0, 0}, {3, 0, 0}, {4, 0, 0}, {1, 13, 18}};
+    for (int i = 0; i < 7; i++) {
+        for (int k = 0; k < 3; k++) {
+            assert_int_equal(cr_game_ply(g, i)->nag[k], want[i][k]);
+        }
+    }
+    assert_string_equal(cr_game_comment(g, 6), "$22");
+    char *out;
+    size_t len;
+    assert_int_equal(cr_pgn_write(g, NULL, &out, &len), 0);
+    assert_non_null(strstr(out, "1. e4 $1 e5 $5 2. Nf3 $6 Nc6 $14 3. Bb5 $3 a6 $4 4. Ba4 $1 $13 $18 {$22}"));
+    free(out);
+    cr_game_free(g);
+    static const char *const bad[] = {"1. e4 !!! e5 *", "1. e4 e5 $256 *", "1. e4 ?!? *", "1. e4!!! *"};
+    static const int col[] = {7, 10, 7, 4};
+    for (int i = 0; i < 4; i++) {
+        g = NULL;
+        assert_int_not_equal(cr_pgn_parse(bad[i], strlen(bad[i]), -1, &g, &err), 0);
+        assert_int_equal(err.line, 1);
+        assert_int_equal(err.column, col[i]);
+        cr_game_free(g);
+    }
+}
+
+/* A gap is read back: its count, its position, the moves after it; the
+ * writer's words before it are not a comment. */
+static void test_gap_round_trip(void **state)
+{
+    (void)state;
+    cr_game *g = cr_game_new(NULL);
+    cr_position p;
+    cr_position_init_start(&p);
+    assert_int_equal(cr_game_push(g, cr_move_from_text(&p, "e4", CR_LANG_EN, NULL, NULL), 180000, -1, 0), 0);
+    cr_position after;
+    assert_int_equal(cr_position_from_fen(&after, "rnbqkb1r/1p3ppp/p2p1n2/4p3/4P3/1NN1B3/PPP2PPP/R2QKB1R b KQkq - 0 7",
+                                          NULL), 0);
+    assert_int_equal(cr_game_push_illegal(g, &after, "--", CR_CLOCK_UNKNOWN, -1), 0);
+    cr_ply *gp = cr_game_ply_mut(g, 1);
+    gp->flags |= CR_PLY_MISSING;
+    gp->missing = 12;
+    assert_int_equal(cr_game_push(g, cr_move_from_text(&after, "Be6", CR_LANG_EN, NULL, NULL), -1, -1, 0), 0);
+    char *out;
+    size_t len;
+    assert_int_equal(cr_pgn_write(g, NULL, &out, &len), 0);
+    assert_non_null(strstr(out, "gap: at least 12 plies not seen [%missing 12"));
+    cr_game *back = NULL;
+    cr_error err;
+    assert_int_equal(cr_pgn_parse(out, len, -1, &back, &err), 0);
+    assert_same_game(g, back, false);
+    assert_null(cr_game_comment(back, 0)); /* the words are the command's */
+    free(out);
+    cr_game_free(back);
+    /* wrapped anywhere, the words still go; other words stay */
+    const char *text = "1. e4 {[%clk 0:03:00] gap: at least\n12 plies\nnot seen [%missing 12 "
+                       "rnbqkb1r/1p3ppp/p2p1n2/4p3/4P3/1NN1B3/PPP2PPP/R2QKB1R b KQkq - 0 7] 7... Be6} *";
+    char buf[400];
+    size_t n = 0;
+    for (const char *q = text; *q; q++) {
+        if (q[0] == '\\' && q[1] == 'n') {
+            buf[n++] = '\n';
+            q++;
+        } else {
+            buf[n++] = *q;
+        }
+    }
+    back = NULL;
+    assert_int_equal(cr_pgn_parse(buf, n, -1, &back, &err), 0);
+    assert_same_game(g, back, false);
+    cr_game_free(back);
+    text = "1. e4 {lost gap: at least 3 plies [%missing 4 8/8/8/4k3/8/8/8/4K3 w - - 0 9]} *";
+    back = NULL;
+    assert_int_equal(cr_pgn_parse(text, strlen(text), -1, &back, &err), 0);
+    assert_string_equal(cr_game_comment(back, 0), "lost gap: at least 3 plies");
+    assert_int_equal(cr_game_ply(back, 1)->missing, 4);
+    cr_game_free(back);
+    cr_game_free(g);
+}
+
 static void test_writer_escapes_tags(void **state)
 {
     (void)state;
@@ -532,6 +634,8 @@ int main(void)
         cmocka_unit_test(test_uncertainty_fixture),
         cmocka_unit_test(test_writer_format),
         cmocka_unit_test(test_writer_escapes_tags),
+        cmocka_unit_test(test_nags),
+        cmocka_unit_test(test_gap_round_trip),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }

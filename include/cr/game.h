@@ -19,9 +19,12 @@ enum {
     CR_PLY_RECONSTRUCTED = 1u << 2, /* found by search over missed snapshots, not seen */
     CR_PLY_AMBIGUOUS = 1u << 3,     /* more than one sequence fitted (alternatives counted) */
     CR_PLY_MISSING = 1u << 4        /* with CR_PLY_ILLEGAL: moves the board was not followed
-                                       through; `after` is the position it showed next (the
-                                       arbiter accepted it), the moves are unknown */
+                                       through (a gap); `after` is the position it showed next
+                                       (the arbiter accepted it, or the board stood plausible
+                                       after a silence), the moves are unknown */
 };
+
+#define CR_PLY_NAGS 3 /* NAGs kept per ply */
 
 #define CR_CLOCK_UNKNOWN (-1)
 
@@ -34,6 +37,8 @@ typedef struct cr_ply {
     int32_t emt_ms;    /* time the mover used, or CR_CLOCK_UNKNOWN */
     int64_t ts;        /* when the move was completed (caller's unit: feed ms, or us), -1 unknown */
     uint16_t fits;     /* how many move sequences fitted (1 when certain) */
+    uint16_t missing;  /* CR_PLY_MISSING: at least this many plies were not seen (0: not known) */
+    uint8_t nag[CR_PLY_NAGS]; /* NAGs in the order read ($1 "!" ... $6 "?!"), 0 ends the list */
     cr_position after; /* position after the ply */
 } cr_ply;
 

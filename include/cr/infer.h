@@ -54,7 +54,11 @@
  *    to move); one sequence or a small set (up to 48) resumes the game.
  *    Plies the board showed are never marked reconstructed; the other
  *    sequences that fit are named in the first guessed ply's comment.
- *    Failing that, cr_infer_accept_board() is the arbiter's way on.
+ *    Failing that, once the board stands attention_ms (or at a press) on a
+ *    position some game reaches, the game goes on from it: one ply
+ *    CR_PLY_ILLEGAL | CR_PLY_MISSING, `missing` = the fewest plies that
+ *    lead there (a gap; never an end of the game, never invented moves).
+ *    A board no game reaches: cr_infer_accept_board() is the arbiter's way.
  *  - Clock: a ply gets the mover's time from the press that follows it (or,
  *    missed, from the next reading where the mover's clock stands still).
  *

@@ -3,8 +3,10 @@
  * Reader: an opaque cr_pgn_reader over a buffer or a FILE hands out one new
  * cr_game per game. It reads tags, movetext in any notation the move reader
  * accepts (language given or detected per game), comments `{}` and `;`
- * (both become the ply's comment; whitespace is collapsed), NAGs (skipped:
- * cr_game has no place for them), variations `( )` (skipped, nesting and
+ * (both become the ply's comment; whitespace is collapsed), NAGs (`$N`, and
+ * the glyphs ! ? !! ?? !? ?! as $1..$6, attached to the move or apart; kept
+ * in the ply's nag[], a fourth stays in the comment as "$N"; anything else
+ * of ! and ? is an error naming it and where), variations `( )` (skipped, nesting and
  * comments inside respected), `%` escape lines, move numbers with or
  * without dots (not checked against the position: printed scoresheets
  * repeat them), clock commands (`[%clk H:MM:SS(.s)]`, `[%emt ...]`) into
@@ -32,9 +34,12 @@
  * (in the comment of the ply before, when it has one: no two comments in a
  * row, which some readers such as chess.js refuse)
  *
- * A stretch the board was not followed through (CR_PLY_MISSING, the arbiter
- * accepted the board) goes the same way as `[%missing <FEN after it>]`:
- * the moves are unknown and are never invented.
+ * A stretch the board was not followed through (CR_PLY_MISSING: a gap the
+ * inference went on after, or the arbiter accepted the board) goes the same
+ * way as `gap: at least N plies not seen [%missing N <FEN after it>]`
+ * (N = cr_ply.missing; without a count, `[%missing <FEN>]`): the moves are
+ * unknown and are never invented. The reader takes the words as the
+ * command's, not as a comment. NAGs are written as `$N` after the move.
  *
  * i.e. the continuation is movetext in which `[%...]` replaces `{[%...]}`.
  * Result tag and terminator keep the real result. A `}` in comment text

@@ -198,10 +198,13 @@ static void on_event(void *data, const cr_infer_event *ev)
         if (p) {
             char fen[CR_FEN_MAX];
             cr_position_to_fen(&p->after, fen, sizeof fen);
-            fprintf(f, " ply=%d san=%s uci=%s delay=%" PRId64 " fits=%u%s%s%s fen=%s", ev->ply + 1, p->san, p->uci,
+            fprintf(f, " ply=%d san=%s uci=%s delay=%" PRId64 " fits=%u%s%s%s", ev->ply + 1, p->san, p->uci,
                     ev->t - ev->t_snapshot, p->fits, p->flags & CR_PLY_RECONSTRUCTED ? " reconstructed" : "",
-                    p->flags & CR_PLY_AMBIGUOUS ? " ambiguous" : "", p->flags & CR_PLY_ILLEGAL ? " illegal" : "",
-                    fen);
+                    p->flags & CR_PLY_AMBIGUOUS ? " ambiguous" : "", p->flags & CR_PLY_ILLEGAL ? " illegal" : "");
+            if (p->flags & CR_PLY_MISSING) {
+                fprintf(f, " missing=%u", (unsigned)p->missing);
+            }
+            fprintf(f, " fen=%s", fen);
         }
         break;
     }
@@ -423,6 +426,27 @@ static int run_feed(replay *rp, const char *path, bool keep_going, cr_infer_stat
 /* Writes the games saved so far and forgets them. Called after each feed:
  * a finished feed's games never change again (engines are numbered across
  * feeds), and a large corpus need not be held in memory. */
+/* Every stretch the board was not followed through, named: the game goes
+ * on after it, and the moves in it are not invented. */
+static void name_gaps(const cr_game *g, int number)
+{
+    const char *board = cr_game_tag(g, "Board");
+    int n = cr_game_ply_count(g);
+    for (int i = 0; i < n; i++) {
+        const cr_ply *p = cr_game_ply(g, i);
+        if (!(p->flags & CR_PLY_MISSING)) {
+            continue;
+        }
+        if (p->missing > 0) {
+            fprintf(stderr, "chessrelay replay: board %s game %d: gap after ply %d: at least %u %s not seen\n",
+                    board ? board : "?", number, i, (unsigned)p->missing, p->missing == 1 ? "ply" : "plies");
+        } else {
+            fprintf(stderr, "chessrelay replay: board %s game %d: gap after ply %d: plies not seen\n",
+                    board ? board : "?", number, i);
+        }
+    }
+}
+
 static int write_games(replay *rp, FILE *out)
 {
     int status = 0;
@@ -434,6 +458,7 @@ static int write_games(replay *rp, FILE *out)
         if (!round || !round[0] || strcmp(round, "?") == 0) {
             cr_game_set_tag(g, "Round", "1");
         }
+        name_gaps(g, rp->games[i].number);
         if (cr_game_ply_count(g) > 0 && cr_pgn_write_file(g, NULL, out) != 0) {
             fprintf(stderr, "chessrelay replay: cannot write the PGN\n");
             status = 1;

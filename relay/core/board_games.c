@@ -264,8 +264,12 @@ static void start_game(cr_board_games *b, const cr_game *g)
 
 static bool same_ply(const cr_ply *a, const cr_ply *b)
 {
+    /* a gap is the position it ends on (one replaced by a longer one
+     * reads "--" all the same) */
     return a->move == b->move && strcmp(a->san, b->san) == 0 &&
-           (a->flags & CR_PLY_ILLEGAL) == (b->flags & CR_PLY_ILLEGAL);
+           (a->flags & CR_PLY_ILLEGAL) == (b->flags & CR_PLY_ILLEGAL) &&
+           (!(a->flags & CR_PLY_MISSING) || (memcmp(a->after.board, b->after.board, CR_SQ_NB) == 0 &&
+                                             a->after.side == b->after.side && a->missing == b->missing));
 }
 
 /* Brings the store's game to the inference's: retracts from the first ply

@@ -423,6 +423,7 @@ static int apply_move(cr_store_game *g, const cr_store_event *ev, cr_error *err)
     q->flags |= p->flags;
     q->emt_ms = p->emt_ms;
     q->fits = p->fits;
+    q->missing = p->missing;
     if (ev->comment && cr_game_set_comment(g->game, n, ev->comment) != 0) {
         cr_game_truncate(g->game, n);
         return cr_error_set(err, CR_ENOMEM, 0, 0, "game %d: ply %d: out of memory", g->id, n);

@@ -32,6 +32,13 @@ grep -q '11\. Крb1 (=) \*' <<<"$fide" || fail "fide ru draw offer: $fide"
 echo '1. e4 e5 2. Sf3 Sc6 3. Lb5 *' | "$bin" notation --from-lang de - | flat | grep -q '2\. Nf3 Nc6 3\. Bb5 \*' \
     || fail "stdin --from-lang de"
 
+# annotations kept: glyphs become NAGs $1..$6, $N stay (issue 28)
+out=$(printf '1. e4! e5!? 2. Nf3?! Nc6 $14 3. Bb5!! a6?? *\n' | "$bin" notation - | flat)
+grep -q '1\. e4 \$1 e5 \$5 2\. Nf3 \$6 Nc6 \$14 3\. Bb5 \$3 a6 \$4 \*' <<<"$out" || fail "annotations: $out"
+err=$(printf '1. e4 !!! e5 *\n' | "$bin" notation - 2>&1 >/dev/null); st=$?
+[ $st = 1 ] || fail "unknown annotation: exit $st"
+grep -q "^notation: -:1:7: unknown annotation '!!!'" <<<"$err" || fail "unknown annotation message: $err"
+
 # errors: file:line:column, move number, side, text and reason; exit 1
 printf '1. e4 e5 2. Nf3 Nf6 3. d4 exd4 4. e5 Ne4 5. Qxd4 d5 6. exd6 Nxd6 7. Bg5 Nc6 8. Qd4e2 *\n' >"$tmp/bad.txt"
 err=$("$bin" notation "$tmp/bad.txt" 2>&1 >/dev/null); st=$?

@@ -1,9 +1,11 @@
 """The arbiter's "accept the board's position" end to end through real
 sockets (issue 15), run by relay_accept_board.sh:
-`chessrelay replay l04-30-14.feed --serve --arbiter-token T --state DIR`
-plays a game whose board was silent for 14 plies, more than the recovery
-search tries: the game is marked for the arbiter (status attention with the
-squares in question) and stays at ply 30. A viewer cannot accept the board;
+`chessrelay replay FEED --serve --arbiter-token T --state DIR` plays
+l04-30-14.feed (a board silent for 14 plies) with one more black pawn, on
+h7, from the reconnection on: no game reaches that board (a pawn gone
+back), so the inference does not go on by itself with a gap (issue 28) and
+the game is marked for the arbiter (status attention with the squares in
+question) and stays at ply 30. A viewer cannot accept the board;
 the arbiter's {"op":"accept-board","game":1} makes the game go on from the
 board's position: ply 30 is the missing stretch (SAN "--", flags illegal
 and missing), then the rest of the game as played (p04's plies 45 on); the
@@ -22,9 +24,10 @@ from relay_ws import Relay, check, fail, final_state, wait_until  # noqa: E402
 BIN = sys.argv[1]
 SRC = os.environ.get("CR_SOURCE_DIR") or os.path.abspath(os.path.join(os.path.dirname(__file__), "../.."))
 FEED = os.path.join(SRC, "tests/data/feeds-lost/l04-30-14.feed")
+ORIG = FEED
 EXPECTED = os.path.join(SRC, "tests/data/feeds/p04.expected")
 TOKEN = "accept-board-e2e-token"
-BOARD_FEN = "2r5/ppr2pp1/4kn1p/4N3/3R3P/4P3/P1PR1PP1/2K5 w - -"  # after p04's ply 44
+BOARD_FEN = "2r5/ppr2ppp/4kn1p/4N3/3R3P/4P3/P1PR1PP1/2K5 w - -"  # after p04's ply 44, a pawn on h7
 for f in (FEED, EXPECTED):
     if not os.path.isfile(f):
         fail("missing " + f)
@@ -33,6 +36,38 @@ want = played[:30] + ["--"] + played[44:]
 
 state = tempfile.mkdtemp(prefix="cr_accept_")
 atexit.register(shutil.rmtree, state, True)
+
+
+def with_pawn(placement):
+    """The placement with a black pawn on h7 (rank 7 is the second field)."""
+    ranks = placement.split("/")
+    row = "".join("." * int(ch) if ch.isdigit() else ch for ch in ranks[1])
+    check(row[7] == ".", "h7 is not empty in %s" % placement)
+    row = row[:7] + "p"
+    out, run = "", 0
+    for ch in row:
+        if ch == ".":
+            run += 1
+            continue
+        out += (str(run) if run else "") + ch
+        run = 0
+    ranks[1] = out + (str(run) if run else "")
+    return "/".join(ranks)
+
+
+lines, after = [], False
+for line in open(FEED):
+    f = line.split()
+    if len(f) >= 3 and f[2] == "connect" and int(f[0]) > 0:
+        after = True
+    if after and len(f) >= 4 and f[2] == "pos":
+        line = "%s %s pos %s\n" % (f[0], f[1], with_pawn(f[3]))
+    lines.append(line)
+check(after, "no reconnection in " + FEED)
+FEED = os.path.join(state, "l04-30-14-h7.feed")
+with open(FEED, "w") as out_feed:
+    out_feed.writelines(lines)
+state = os.path.join(state, "state")
 args = ["replay", FEED, "--serve", "--arbiter-token", TOKEN, "--speed", "500", "--state", state, "--quiet"]
 
 
@@ -99,5 +134,17 @@ relay.stop()
 relay = Relay(BIN, args)
 again = wait_until(lambda: complete(relay), "the game after the restart", 30)
 check(again == pgn, "after the restart:\n%s\nbefore:\n%s" % (again, pgn))
+relay.stop()
+
+# The board as it was (no pawn on h7): a position the game can reach, so the
+# served relay goes on by itself after the board stood (issue 28): ply 30
+# is the gap, counted, and every later move is there.
+relay = Relay(BIN, ["replay", ORIG, "--serve", "--speed", "500", "--state", state + "-plain", "--quiet"])
+atexit.register(shutil.rmtree, state + "-plain", True)
+pgn = wait_until(lambda: complete(relay), "the game gone on by itself (%d plies)" % len(want), 60)
+moves = final_state(relay).summary()[1][0]
+check(moves == want, "moves after the gap:\n got %s\nwant %s" % (moves, want))
+flat = " ".join(pgn.split())
+check("gap: at least" in flat and "[%missing " in flat, "PGN: the gap is not marked:\n%s" % pgn)
 relay.stop()
 print("PASS")
