@@ -12,7 +12,7 @@ import { existsSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'no
 import { tmpdir } from 'node:os';
 import { join, resolve, dirname } from 'node:path';
 import { fileURLToPath } from 'node:url';
-import { launch, screenshot, waitFor, DEFAULT_WEB } from '../lib.mjs';
+import { launch, screenshot, waitFor, webAssets, DEFAULT_WEB } from '../lib.mjs';
 import { startRelay, stopRelay } from '../relay-proc.mjs';
 
 const here = dirname(fileURLToPath(import.meta.url));
@@ -62,8 +62,9 @@ test('real relay over https (HTTP/2): the viewer shows the moves, the arbiter lo
       .concat(performance.getEntriesByType('resource'))
       .filter((e) => e.name.startsWith(location.origin))
       .map((e) => ({ name: e.name, proto: e.nextHopProtocol, size: e.decodedBodySize })));
-    const app = loads.find((e) => /\/app\.js/.test(e.name));
-    assert.ok(app, `app.js not loaded: ${JSON.stringify(loads)}`);
+    const appPath = webAssets()['app.js']; /* the content-hashed bundle */
+    const app = loads.find((e) => new URL(e.name).pathname === appPath);
+    assert.ok(app, `${appPath} not loaded: ${JSON.stringify(loads)}`);
     for (const e of loads) assert.equal(e.proto, 'h2', `${e.name} over ${e.proto}`);
     const appFile = readFileSync(join(DEFAULT_WEB, new URL(app.name).pathname));
     assert.equal(app.size, appFile.length, 'app.js whole over HTTP/2');
