@@ -1281,6 +1281,22 @@ void cr_infer_finish(cr_infer *inf, int64_t now)
     inf->t_last = now;
 }
 
+/* Whether s is p with pieces lifted and nothing else: every piece s shows
+ * stands where p has it. A move in progress (a victim taken off before the
+ * capturer lands, a piece held), never a game that went on. */
+static bool only_lifted(const cr_position *p, const snap *s)
+{
+    if ((s->occ & ~p->occupied) != 0) {
+        return false;
+    }
+    for (int sq = 0; sq < CR_SQ_NB; sq++) {
+        if (((s->occ >> sq) & 1) && s->sq[sq] != p->board[sq]) {
+            return false;
+        }
+    }
+    return true;
+}
+
 /* The game goes on from the board as it stands, side_to_move to move
  * (-1: the side the clock runs for, else the game's): one ply flagged
  * CR_PLY_ILLEGAL | CR_PLY_MISSING holds the stretch nobody saw (no move is
@@ -1305,6 +1321,9 @@ static int push_gap(cr_infer *inf, int side_to_move, int64_t t, const char *reas
         base = n - 1; /* the gap before it is the same silence */
     }
     const cr_position *pb = pos_at(inf, base);
+    if (!arbiter && only_lifted(pos_at(inf, n), &inf->cur)) {
+        return CR_EINVAL; /* pieces lifted however long: the move is still being made */
+    }
     int plies = cr_infer__plies_needed(pb, &inf->cur, side_to_move);
     if (plies < 0 && !arbiter) {
         return CR_EINVAL; /* pieces set up anew, not a game gone on: ATTENTION stands */

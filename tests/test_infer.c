@@ -731,6 +731,36 @@ static void test_silence_gap(void **state)
     sim_free(s);
 }
 
+/* A capture's victim taken off, then the board silent (a link cut while the
+ * capturer is held) for longer than attention_ms: pieces lifted are a move
+ * being made, never a gap; the capture is read when the capturer lands
+ * (an emulated round trip with faults read 34... Rxc2 as a gap, then Rc2). */
+static void test_lifted_is_no_gap(void **state)
+{
+    (void)state;
+    sim *s = sim_new(false);
+    start(s);
+    move(s, "e2", "e4");
+    move(s, "d7", "d5");
+    clock_ev(s, 300, CR_WHITE);
+    lift(s, "d5", 1500); /* the victim off first */
+    link_ev(s, CR_FEED_DISCONNECT, 500);
+    link_ev(s, CR_FEED_CONNECT, 9000);
+    show(s, 0);
+    tick(s, 8000); /* it stands, pieces missing, long past attention_ms */
+    const cr_game *g = cr_infer_game(s->inf);
+    assert_int_equal(cr_game_ply_count(g), 2);
+    lift(s, "e4", 300);
+    put(s, "d5", CR_WP, 300);
+    clock_ev(s, 800, CR_BLACK);
+    finish(s);
+    g = cr_infer_game(s->inf);
+    assert_int_equal(cr_game_ply_count(g), 3);
+    assert_string_equal(cr_game_ply(g, 2)->san, "exd5");
+    assert_false(cr_game_ply(g, 2)->flags & (CR_PLY_MISSING | CR_PLY_ILLEGAL));
+    sim_free(s);
+}
+
 /* The first press after the silence says the board shows a finished move:
  * the gap is taken at once, holding the presser's reading. */
 static void test_silence_gap_press(void **state)
@@ -1025,6 +1055,7 @@ int main(void)
         cmocka_unit_test(test_ambiguous_alternatives_named),
         cmocka_unit_test(test_accept_board),
         cmocka_unit_test(test_silence_gap),
+        cmocka_unit_test(test_lifted_is_no_gap),
         cmocka_unit_test(test_silence_gap_press),
         cmocka_unit_test(test_gap_replaced),
         cmocka_unit_test(test_rotated),
