@@ -124,7 +124,20 @@ def complete(r):
     return text if g and len(g[0]) == len(want) else None
 
 
-pgn = wait_until(lambda: complete(relay), "the game to its end (%d plies)" % len(want), 60)
+def settled(r, what, limit):
+    """The game whole and then unchanged for 1.5 s: the press after the last
+    move (its clock) is in, so the journal holds what the PGN shows."""
+    text = wait_until(lambda: complete(r), what, limit)
+    since = time.time()
+    while time.time() - since < 1.5:
+        time.sleep(0.2)
+        now = complete(r)
+        if now != text:
+            text, since = now, time.time()
+    return text
+
+
+pgn = settled(relay, "the game to its end (%d plies)" % len(want), 60)
 moves = final_state(relay).summary()[1][0]
 check(moves == want, "moves after the accepted board:\n got %s\nwant %s" % (moves, want))
 check(("[%%missing %s" % BOARD_FEN) in pgn.replace("\n", " "), "PGN: no [%%missing FEN]:\n%s" % pgn)
@@ -132,7 +145,7 @@ check(pgn.count("--") == 0, "PGN: an invented move '--':\n%s" % pgn)
 relay.stop()
 
 relay = Relay(BIN, args)
-again = wait_until(lambda: complete(relay), "the game after the restart", 30)
+again = settled(relay, "the game after the restart", 30)
 check(again == pgn, "after the restart:\n%s\nbefore:\n%s" % (again, pgn))
 relay.stop()
 
