@@ -68,6 +68,21 @@ with urllib.request.urlopen(req, timeout=10) as r:
 PY
 }
 
+# fetch, once the relay has caught up: /live.pgn unchanged over 1.5 s (at
+# most 90 s). The feed's span has passed before this is called; a slow relay
+# (the sanitizers, a loaded machine) may still be working through it.
+fetch_settled() { # PORT OUT
+  local prev="" now i
+  for i in $(seq 1 60); do
+    fetch "$1" "$2" || return 1
+    now=$(cksum <"$2")
+    [ "$now" = "$prev" ] && return 0
+    prev=$now
+    sleep 1.5
+  done
+  return 0
+}
+
 # replay FEED --serve at SPEED: /live.pgn once the feed has played.
 served() { # NAME FEED SPEED
   local d="$tmp/served-$1-$3" pid port
@@ -77,7 +92,7 @@ served() { # NAME FEED SPEED
   pid=$!
   port=$(port_of "$d/port") || { echo "FAIL: $1 at $3x: no port"; kill "$pid"; return 1; }
   sleep "$(span "$2" "$3")"
-  fetch "$port" "$d/live.pgn" || echo "FAIL: $1 at $3x: no /live.pgn"
+  fetch_settled "$port" "$d/live.pgn" || echo "FAIL: $1 at $3x: no /live.pgn"
   kill "$pid"
   wait "$pid" 2>/dev/null
 }
@@ -108,7 +123,7 @@ agent_fed() { # NAME FEED SPEED [CUT_AT]
   kill -0 "$agent" 2>/dev/null && { echo "FAIL: agent $1 did not finish"; kill "$agent"; }
   wait "$agent" 2>/dev/null
   sleep 1 # the last press settles on the relay's ticks
-  fetch "$port" "$d/live.pgn" || echo "FAIL: agent $1: no /live.pgn"
+  fetch_settled "$port" "$d/live.pgn" || echo "FAIL: agent $1: no /live.pgn"
   kill "$relay"
   wait "$relay" 2>/dev/null
 }
@@ -128,7 +143,7 @@ served_many() { # NAME SPEED FEED...
   pid=$!
   port=$(port_of "$d/port") || { echo "FAIL: $name at ${x}x: no port"; kill "$pid"; return 1; }
   sleep "$longest"
-  fetch "$port" "$d/live.pgn" || echo "FAIL: $name at ${x}x: no /live.pgn"
+  fetch_settled "$port" "$d/live.pgn" || echo "FAIL: $name at ${x}x: no /live.pgn"
   kill "$pid"
   wait "$pid" 2>/dev/null
 }
