@@ -19,7 +19,7 @@ import tempfile
 import time
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
-from relay_ws import Relay, check, fail, final_state, wait_until  # noqa: E402
+from relay_ws import Relay, check, fail, final_state, wait_settled, wait_until  # noqa: E402
 
 BIN = sys.argv[1]
 SRC = os.environ.get("CR_SOURCE_DIR") or os.path.abspath(os.path.join(os.path.dirname(__file__), "../.."))
@@ -124,20 +124,7 @@ def complete(r):
     return text if g and len(g[0]) == len(want) else None
 
 
-def settled(r, what, limit):
-    """The game whole and then unchanged for 1.5 s: the press after the last
-    move (its clock) is in, so the journal holds what the PGN shows."""
-    text = wait_until(lambda: complete(r), what, limit)
-    since = time.time()
-    while time.time() - since < 1.5:
-        time.sleep(0.2)
-        now = complete(r)
-        if now != text:
-            text, since = now, time.time()
-    return text
-
-
-pgn = settled(relay, "the game to its end (%d plies)" % len(want), 60)
+pgn = wait_settled(lambda: complete(relay), "the game to its end (%d plies)" % len(want), 60)
 moves = final_state(relay).summary()[1][0]
 check(moves == want, "moves after the accepted board:\n got %s\nwant %s" % (moves, want))
 check(("[%%missing %s" % BOARD_FEN) in pgn.replace("\n", " "), "PGN: no [%%missing FEN]:\n%s" % pgn)
@@ -145,7 +132,7 @@ check(pgn.count("--") == 0, "PGN: an invented move '--':\n%s" % pgn)
 relay.stop()
 
 relay = Relay(BIN, args)
-again = settled(relay, "the game after the restart", 30)
+again = wait_settled(lambda: complete(relay), "the game after the restart", 30)
 check(again == pgn, "after the restart:\n%s\nbefore:\n%s" % (again, pgn))
 relay.stop()
 

@@ -13,7 +13,7 @@ import sys
 import tempfile
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
-from relay_ws import Relay, check, fail, moves_of_pgn, wait_until  # noqa: E402
+from relay_ws import Relay, check, fail, moves_of_pgn, wait_settled  # noqa: E402
 
 BIN = sys.argv[1]
 SRC = os.environ.get("CR_SOURCE_DIR") or os.path.abspath(os.path.join(os.path.dirname(__file__), "../.."))
@@ -47,13 +47,18 @@ def served(marks):
     def complete():
         st, _, text = relay.http("/game/1.pgn")
         return text if st == 200 and len(moves_of_pgn(text)[0]) == want else None
-    game = wait_until(complete, "game 1 complete (%d plies)" % want, 60)
+    game = wait_settled(complete, "game 1 complete (%d plies)" % want, 60)
     live = relay.http("/live.pgn")[2]
     exp = os.path.join(d, "export", "round-1")
-    wait_until(lambda: os.path.isfile(os.path.join(exp, "game-1.pgn")) and
-               len(moves_of_pgn(read(os.path.join(exp, "game-1.pgn")))[0]) == want,
-               "the export folder's game-1.pgn", 20)
-    out = game, live, read(os.path.join(exp, "game-1.pgn")), read(os.path.join(exp, "games.pgn"))
+
+    def exported():
+        path = os.path.join(exp, "game-1.pgn")
+        if not os.path.isfile(path):
+            return None
+        text = read(path)
+        return text if len(moves_of_pgn(text)[0]) == want else None
+    out = (game, live, wait_settled(exported, "the export folder's game-1.pgn", 20),
+           read(os.path.join(exp, "games.pgn")))
     relay.stop()
     return out
 

@@ -372,6 +372,26 @@ def sample_feed(name):
     return path
 
 
+def wait_settled(cond, what, limit=20.0, quiet=1.5):
+    """cond() until it gives something true, then until what it gives stays
+    the same for `quiet` seconds (returned): a game whole by its plies may
+    still get the clock of the press after its last move, later on a slow
+    relay (the sanitizers) than on a fast one."""
+    end = time.time() + limit
+    v = wait_until(cond, what, limit)
+    since = time.time()
+    while time.time() - since < quiet:
+        if time.time() > end + quiet:
+            fail("still changing after %.0f s: %s" % (limit, what))
+        time.sleep(0.2)
+        now = cond()
+        if now != v:
+            v, since = now, time.time()
+    if not v:
+        fail("gone while settling: %s" % what)
+    return v
+
+
 def wait_until(cond, what, limit=20.0):
     """cond() until it gives something true (returned), every 0.1 s; fails
     the test after `limit` seconds."""
