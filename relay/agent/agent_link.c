@@ -10,6 +10,7 @@
 
 #include "agent/agent_msg.h"
 #include "core/journal.h"
+#include "core/journal_lines.h"
 #include "util/grow.h"
 #include "util/log.h"
 #include "net/queue.h"
@@ -243,45 +244,17 @@ typedef struct scan {
     int64_t n, off;
 } scan;
 
-/* "# agent ID N OFF" or "# agent ID N OFF skip" into its parts. */
-static bool parse_comment(const char *line, size_t len, char *name, int64_t *n, int64_t *off,
-                          bool *skip)
-{
-    char copy[256], word[8] = "";
-    if (len < 8 || len >= sizeof copy || memcmp(line, "# agent ", 8) != 0) {
-        return false;
-    }
-    memcpy(copy, line, len);
-    copy[len] = '\0';
-    long long a, b;
-    int k = sscanf(copy, "# agent %64s %lld %lld %7s", name, &a, &b, word);
-    if (k < 3 || !cr_agent_id_valid(name) || a < 1 || a > CR_AGENT_SEQ_MAX ||
-        b > 4 * CR_AGENT_TIME_MAX ||
-        b < -4 * CR_AGENT_TIME_MAX) {
-        return false;
-    }
-    *n = a;
-    *off = b;
-    *skip = k == 4 && strcmp(word, "skip") == 0;
-    return true;
-}
+_Static_assert(CR_AGENT_ID_MAX <= CR_JLINE_ID_MAX, "an agent id fits a journal record");
 
-/* "# agent-bye ID N": the agent left after its event N. */
-static bool parse_bye(const char *line, size_t len, char *name, int64_t *n)
+/* An agent record of the journal within the link's bounds (the grammar
+ * takes any number; what an agent may send is narrower). */
+static bool agent_record_ok(const cr_jline *jl)
 {
-    char copy[128];
-    if (len < 12 || len >= sizeof copy || memcmp(line, "# agent-bye ", 12) != 0) {
-        return false;
+    if (jl->kind == CR_JLINE_AGENT_BYE) {
+        return cr_agent_id_valid(jl->u.bye.id) && jl->u.bye.n <= CR_AGENT_SEQ_MAX;
     }
-    memcpy(copy, line, len);
-    copy[len] = '\0';
-    long long a;
-    if (sscanf(copy, "# agent-bye %64s %lld", name, &a) != 2 || !cr_agent_id_valid(name) || a < 0 ||
-        a > CR_AGENT_SEQ_MAX) {
-        return false;
-    }
-    *n = a;
-    return true;
+    return cr_agent_id_valid(jl->u.agent.id) && jl->u.agent.n <= CR_AGENT_SEQ_MAX &&
+           jl->u.agent.off <= 4 * CR_AGENT_TIME_MAX && jl->u.agent.off >= -4 * CR_AGENT_TIME_MAX;
 }
 
 static void confirm(agent_rec *r, int64_t n, int64_t off)
@@ -296,33 +269,36 @@ static void confirm(agent_rec *r, int64_t n, int64_t off)
 static int scan_line(void *data, const char *line, size_t len, const char *file, int lineno)
 {
     scan *s = data;
-    char name[CR_AGENT_ID_MAX + 1];
-    int64_t n, off;
-    bool skip;
+    cr_jline jl;
+    char why[160];
     if (len && line[0] == '#') {
         s->pending = NULL;
-        if (parse_bye(line, len, name, &n)) {
-            agent_rec *r = find_rec(s->l, name, true);
-            if (!r) {
-                return CR_ENOMEM;
-            }
-            r->left = r->done = true;
-            r->last = n > r->last ? n : r->last;
+        /* A record that cannot be read is the rebuild's to report. */
+        if (cr_jline_parse(line, len, &jl, why, sizeof why) ||
+            (jl.kind != CR_JLINE_AGENT && jl.kind != CR_JLINE_AGENT_BYE)) {
             return 0;
         }
-        if (parse_comment(line, len, name, &n, &off, &skip)) {
-            agent_rec *r = find_rec(s->l, name, true);
-            if (!r) {
-                return CR_ENOMEM;
-            }
+        if (!agent_record_ok(&jl)) {
+            cr_log(CR_LOG_WARN, "journal: %s:%d: an agent record out of bounds (ignored)", file,
+                   lineno);
+            return 0;
+        }
+        bool bye = jl.kind == CR_JLINE_AGENT_BYE;
+        agent_rec *r = find_rec(s->l, bye ? jl.u.bye.id : jl.u.agent.id, true);
+        if (!r) {
+            return CR_ENOMEM;
+        }
+        if (bye) {
+            r->left = r->done = true;
+            r->last = jl.u.bye.n > r->last ? jl.u.bye.n : r->last;
+        } else if (jl.u.agent.skip) {
             r->left = r->done = false; /* back after a bye: events again */
-            if (skip) {
-                confirm(r, n, off);
-            } else {
-                s->pending = r;
-                s->n = n;
-                s->off = off;
-            }
+            confirm(r, jl.u.agent.n, jl.u.agent.off);
+        } else {
+            r->left = r->done = false;
+            s->pending = r;
+            s->n = jl.u.agent.n;
+            s->off = jl.u.agent.off;
         }
         return 0;
     }
@@ -561,12 +537,14 @@ static void deliver(cr_agent_link *l, agent_rec *r, const cr_config_token *tok, 
         rc = 0; /* journaled as skipped: its number is used, the event is not */
     }
     int64_t agent_t = rc == 1 ? ev.t : 0;
+    /* The comment before the event's line, in one write with it. */
+    cr_jline jl = {.kind = CR_JLINE_AGENT, .u.agent = {"", n, off, false}};
+    snprintf(jl.u.agent.id, sizeof jl.u.agent.id, "%s", r->name);
     char head[CR_AGENT_ID_MAX + 80];
-    int hn;
+    int hn = cr_jline_format(&jl, head, sizeof head);
     size_t total = 0;
-    if (rc == 1) {
+    if (rc == 1 && hn > 0 && hn < (int)sizeof head) {
         ev.t += off;
-        hn = snprintf(head, sizeof head, "# agent %s %" PRId64 " %" PRId64 "\n", r->name, n, off);
         size_t room = CR_FEED_LINE_MAX + (ev.kind == CR_FEED_RAW ? 2 * ev.u.raw.len : 0);
         if (reserve(l, (size_t)hn + room)) {
             memcpy(l->buf, head, (size_t)hn);
@@ -584,9 +562,9 @@ static void deliver(cr_agent_link *l, agent_rec *r, const cr_config_token *tok, 
             cr_log(CR_LOG_WARN, "agent %s: event %" PRId64 ": %s (skipped)", r->name, n,
                    rc < 0 ? err.text[0] ? err.text : cr_strerror(rc) : "not an event");
         }
-        hn = snprintf(head, sizeof head, "# agent %s %" PRId64 " %" PRId64 " skip\n", r->name, n,
-                      off);
-        pos = l->feed(l->data, NULL, head, (size_t)hn);
+        jl.u.agent.skip = true;
+        hn = cr_jline_format(&jl, head, sizeof head);
+        pos = hn > 0 && hn < (int)sizeof head ? l->feed(l->data, NULL, head, (size_t)hn) : 0;
     }
     pthread_mutex_lock(&l->lock);
     if (l->journaled && !pos && !r->lost) {
@@ -646,9 +624,13 @@ static void on_items(evutil_socket_t fd, short what, void *arg)
             /* Journaled, so that a restarted relay knows the agent left:
              * its boards are no longer held at its watermark, and
              * /agents.json says "left" as before the restart. */
+            cr_jline jl = {.kind = CR_JLINE_AGENT_BYE, .u.bye.n = last};
+            snprintf(jl.u.bye.id, sizeof jl.u.bye.id, "%s", it->rec->name);
             char line[CR_AGENT_ID_MAX + 48];
-            int n = snprintf(line, sizeof line, "# agent-bye %s %" PRId64 "\n", it->rec->name, last);
-            (void)l->feed(l->data, NULL, line, (size_t)n);
+            int n = cr_jline_format(&jl, line, sizeof line);
+            if (n > 0 && n < (int)sizeof line) {
+                (void)l->feed(l->data, NULL, line, (size_t)n);
+            }
             free_item(it);
             continue;
         }
