@@ -610,6 +610,9 @@ static void accept_board(relay *r, int game, int side, int64_t t, const char *wh
                        .u.accept = {r->cur_ts, r->last_tick, t, side, game, "", ""}};
         snprintf(jl.u.accept.board, sizeof jl.u.accept.board, "%s", b->id);
         snprintf(jl.u.accept.who, sizeof jl.u.accept.who, "%s", who);
+        for (char *c = jl.u.accept.who; *c; c++) { /* only logged: one line whatever it holds */
+            *c = (unsigned char)*c < ' ' || *c == 0x7f ? '?' : *c;
+        }
         if (journal_record(r, &jl)) {
             r->status = 1;
         }
