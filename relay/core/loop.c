@@ -28,11 +28,11 @@
 #include "core/pairings_json.h"
 #include "core/pairings_link.h"
 #include "net/queue.h"
-#include "net/server.h"
 #include "core/sigwatch.h"
 #include "core/source_boards.h"
 #include "core/store.h"
-#include "net/view.h"
+#include "core/command.h"
+#include "core/publish.h"
 
 enum { TICK_MS = 100, TICK_SPAN = 5000, PUB_QUEUE = 1 << 16, CMD_QUEUE = 1024 };
 
@@ -81,7 +81,7 @@ struct relay {
     bool finished;
     cr_queue *pubs, *cmds;
     cr_board_sources *live_boards; /* NULL without live boards */
-    cr_server *server;
+    struct cr_server *server;
     cr_agent_link *agents; /* venue agents, or NULL */
     cr_arbiter_link *arb;  /* the arbiters' monitors */
     bool applying_arbiter; /* the link's own events: not fed back to it */
@@ -1314,15 +1314,14 @@ static int loop_init(relay *r, cr_sigwatch *sw)
 static int start_server(relay *r)
 {
     const cr_loop_config *cfg = r->cfg;
-    cr_server_config scfg;
-    cr_server_config_from(&scfg, r->t);
+    cr_loop_server_args sa = {r->t, r->pubs, r->cmds, .port_file = cfg->port_file};
     cr_arbiter_link_config acfg = {.store = r->live,
                                    .state_dir = cfg->state_dir,
                                    .time_control = r->t->time_control,
                                    .publish = arbiter_publish,
                                    .data = r};
     r->arb = cr_arbiter_link_new(&acfg);
-    scfg.arbiter = r->arb != NULL;
+    sa.arbiter = r->arb != NULL;
     cr_error err;
     if (wants_agents(cfg)) {
         cr_agent_link_config gcfg = {cfg->agent_token, r->t, cfg->state_dir, r->clock.speed};
@@ -1331,14 +1330,13 @@ static int start_server(relay *r)
             cr_log(CR_LOG_ERROR, "agents: %s", err.text);
             return -1;
         }
-        scfg.agents = r->agents;
+        sa.agents = r->agents;
     }
-    r->server = cr_server_start(&scfg, r->pubs, r->cmds, &err);
+    r->server = cfg->server->start(&sa, &err);
     if (!r->server) {
         cr_log(CR_LOG_ERROR, "%s", err.text);
         return -1;
     }
-    cr_server_announce(r->server, "", cfg->port_file);
     /* Not ready (503 on /healthz) until the journals are read. */
     set_rebuilding(r, true);
     publish_stats(r);
@@ -1440,7 +1438,7 @@ static void stop_relay(relay *r, cr_sigwatch *sw)
     }
     cr_nats_out_stop(r->nats); /* runs the loop a while for the last acks */
     if (r->server) {
-        cr_server_stop(r->server);
+        r->cfg->server->stop(r->server);
     }
     cr_agent_link_free(r->agents); /* before its event's base */
     cr_sigwatch_free(sw);          /* a second signal forces the exit until here */
