@@ -1228,7 +1228,7 @@ static int start_evals(relay *r)
                           .engine = e,
                           .lanes = r->lanes,
                           .nice = 10,
-                          .idle = true,
+                          .idle = e->idle,
                           .evaluated = on_evaluated,
                           .data = r};
     cr_error err;
