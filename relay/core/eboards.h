@@ -23,7 +23,7 @@
 
 #include "core/board_infer.h"
 #include "cr/feed.h"
-#include "dgt_link.h"
+#include "board_link.h"
 #include "net/view.h"
 
 typedef struct cr_eboards_config {

@@ -1,11 +1,11 @@
-/* chessrelay drivers: a set of DGT board links on one libevent loop.
+/* chessrelay drivers: a set of board links, of every kind, on one libevent loop.
  *
  * Every command that talks to boards (serve, agent, record, boards) holds
- * its boards in one of these: serial devices added by path (dgt_serial.h),
+ * its boards in one of these: serial devices added by path (serial.h),
  * USB boards found by a scan and, if asked, those plugged in later
- * (dgt_usb.h, hotplug or a rescan), each as a cr_dgt_link (dgt_link.h)
+ * (dgt_usb.h, hotplug or a rescan), each as a cr_dgt_link (board_link.h)
  * started at once with the set's link configuration (its kind of board,
- * board.h, applies to serial ports; USB links are DGT boards). A USB board already
+ * board_kind.h, applies to serial ports; USB links are DGT boards). A USB board already
  * linked is not added twice; one unplugged is left to its link, which
  * reopens it when it is back. Every link's events and state changes go to
  * the set's callbacks.
@@ -14,13 +14,13 @@
  * frees its links and the USB context, and must come before the
  * event_base's (borrowed). Callbacks run in the loop's thread and must not
  * free the set. */
-#ifndef CR_DRIVERS_DGT_BOARDSET_H
-#define CR_DRIVERS_DGT_BOARDSET_H
+#ifndef CR_DRIVERS_BOARD_SET_H
+#define CR_DRIVERS_BOARD_SET_H
 
 #include <event2/event.h>
 
 #include "cr/common.h"
-#include "dgt_link.h"
+#include "board_link.h"
 
 typedef struct cr_dgt_boardset_config {
     cr_dgt_link_config link; /* for every link (clock, raw bytes, update mode...) */

@@ -9,7 +9,7 @@
  * - a prober (in the same ops): the bytes a host sends to ask "are you this
  *   kind?" and a test that recognises the reply in what came back.
  * - the serial settings its transport needs (baud rate; the serial and USB
- *   transports themselves, dgt_serial.h and dgt_usb.h, are shared by kinds).
+ *   transports themselves, serial.h and dgt_usb.h, are shared by kinds).
  *
  * DGT (dgt.h, dgt_board.h), Millennium ChessLink (millennium.h) and Certabo
  * (certabo.h) implement it. Snapshots use cr squares (a1 = 0) in the board's
@@ -18,8 +18,8 @@
  *
  * Ownership: cr_board_codec_new returns a codec object, free it with
  * cr_board_codec_free. The ops tables are static. */
-#ifndef CR_DRIVERS_BOARD_H
-#define CR_DRIVERS_BOARD_H
+#ifndef CR_DRIVERS_BOARD_KIND_H
+#define CR_DRIVERS_BOARD_KIND_H
 
 #include <stddef.h>
 #include <stdint.h>
@@ -115,6 +115,19 @@ typedef struct cr_board_codec {
 /* Returns 0 with c filled, CR_EINVAL (AUTO/unknown kind) or CR_ENOMEM. */
 int cr_board_codec_new(cr_board_codec *c, cr_board_kind k, const void *params);
 void cr_board_codec_free(cr_board_codec *c); /* accepts an empty one */
+
+/* Per-board codec parameters found by the board's id, for
+ * cr_dgt_link_config.codec_params (cr_board_params_get, its data a
+ * cr_board_params): a kind that has some (Certabo: its calibration tables,
+ * certabo.h) looks in a state folder, then in one file for every board;
+ * other kinds, and boards with none, get NULL. So a board's user need not
+ * know which kinds take parameters.
+ * Ownership: cr_board_params_new copies dir and file (either may be NULL)
+ * and returns NULL when out of memory; cr_board_params_free frees. */
+typedef struct cr_board_params cr_board_params;
+cr_board_params *cr_board_params_new(const char *dir, const char *file);
+void cr_board_params_free(cr_board_params *p); /* accepts NULL */
+const void *cr_board_params_get(void *data, cr_board_kind kind, const char *id);
 
 /* USB identities of boards (for enumeration and the udev rules). */
 typedef struct cr_board_usb_id {

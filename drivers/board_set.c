@@ -1,12 +1,12 @@
-/* chessrelay drivers: a set of DGT board links (see dgt_boardset.h). */
-#include "dgt_boardset.h"
+/* chessrelay drivers: a set of board links (see board_set.h). */
+#include "board_set.h"
 
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
 #include "board_usbtty.h"
-#include "dgt_serial.h"
+#include "serial.h"
 #include "dgt_usb.h"
 
 enum { DEFAULT_MAX = 256, USB_SCAN_MAX = 64 };

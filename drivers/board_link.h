@@ -1,6 +1,7 @@
-/* chessrelay drivers: the life of one DGT board connection on a libevent loop.
+/* chessrelay drivers: the life of one board connection (DGT, or any kind of
+ * board_kind.h through its codec ops) on a libevent loop.
  *
- * A link owns a transport (serial tty: dgt_serial.h, USB: dgt_usb.h) and a
+ * A link owns a transport (serial tty: serial.h, USB: dgt_usb.h) and a
  * cr_dgt_board. On (re)connect it resets the board to IDLE and asks for the
  * serial number and version (the serial number becomes the board id; a board
  * that does not say it gets the transport's fallback id), then asks for a
@@ -12,7 +13,7 @@
  * a DISCONNECT event is emitted, the transport is closed and reopened every
  * `reopen_ms` until the board answers again (CONNECT).
  *
- * Other kinds of board (cfg.kind, board.h) go through their codec ops:
+ * Other kinds of board (cfg.kind, board_kind.h) go through their codec ops:
  * probed with their prober at their serial speed, started with their start
  * commands, polled (ping, after a resync or a frame cut short) with their
  * poll command; their snapshots become POS events when they differ from the
@@ -26,12 +27,12 @@
  * Ownership: cr_dgt_link_new takes the transport (freed with the link);
  * cr_dgt_link_free frees everything. The event_base is borrowed and must
  * outlive the link. Callbacks must not free the link. */
-#ifndef CR_DRIVERS_DGT_LINK_H
-#define CR_DRIVERS_DGT_LINK_H
+#ifndef CR_DRIVERS_BOARD_LINK_H
+#define CR_DRIVERS_BOARD_LINK_H
 
 #include <event2/event.h>
 
-#include "board.h"
+#include "board_kind.h"
 #include "dgt_board.h"
 
 typedef struct cr_dgt_link cr_dgt_link;
@@ -70,7 +71,7 @@ typedef struct cr_dgt_link_config {
     int pace_bytes, pace_window_ms;
     bool update_plain;     /* SEND_UPDATE instead of SEND_UPDATE_NICE */
     bool identify_only;    /* stop after serial number and version (no dump, no update mode) */
-    /* The kind of board (board.h): DGT by default; AUTO probes each kind in
+    /* The kind of board (board_kind.h): DGT by default; AUTO probes each kind in
      * turn (DGT, Millennium, Certabo, one probe period each) until one
      * answers, and keeps the kind found for the link's life. */
     cr_board_kind kind;

@@ -1,5 +1,5 @@
-/* Board connection lifecycle on libevent: see dgt_link.h. */
-#include "dgt_link.h"
+/* Board connection lifecycle on libevent: see board_link.h. */
+#include "board_link.h"
 
 #include <stdio.h>
 #include <stdlib.h>
@@ -37,7 +37,7 @@ struct cr_dgt_link {
     cr_dgt_health health;
     int64_t active_since, active_ms, pos_count;
     char error[160];
-    /* Other kinds (board.h): the kind being probed, the kind found (AUTO
+    /* Other kinds (board_kind.h): the kind being probed, the kind found (AUTO
      * until one answered), its codec and the last snapshot sent as POS. */
     cr_board_kind probing_kind, found;
     cr_board_codec codec;

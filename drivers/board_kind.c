@@ -1,8 +1,8 @@
 /* The board interface: kinds, the ops registry, and DGT as one codec (see
- * board.h). The DGT codec is the DGT board state (dgt_board.h) with its
+ * board_kind.h). The DGT codec is the DGT board state (dgt_board.h) with its
  * POS/CLOCK events queued as readings, so that a reader of any kind sees the
  * same decoding a live DGT link does. */
-#include "board.h"
+#include "board_kind.h"
 
 #include <stdlib.h>
 #include <string.h>
@@ -324,5 +324,56 @@ void cr_board_codec_free(cr_board_codec *c)
         c->ops->destroy(c->impl);
         c->ops = NULL;
         c->impl = NULL;
+    }
+}
+
+struct cr_board_params {
+    char *dir, *file;
+    cr_certabo_params_dir certabo; /* points at dir and file */
+};
+
+static char *dup_or_null(const char *s, bool *oom)
+{
+    char *d = s ? strdup(s) : NULL;
+    *oom = *oom || (s && !d);
+    return d;
+}
+
+cr_board_params *cr_board_params_new(const char *dir, const char *file)
+{
+    cr_board_params *p = calloc(1, sizeof *p);
+    if (!p) {
+        return NULL;
+    }
+    bool oom = false;
+    p->dir = dup_or_null(dir, &oom);
+    p->file = dup_or_null(file, &oom);
+    if (oom) {
+        cr_board_params_free(p);
+        return NULL;
+    }
+    p->certabo.dir = p->dir;
+    p->certabo.file = p->file;
+    return p;
+}
+
+void cr_board_params_free(cr_board_params *p)
+{
+    if (p) {
+        free(p->dir);
+        free(p->file);
+        free(p);
+    }
+}
+
+const void *cr_board_params_get(void *data, cr_board_kind kind, const char *id)
+{
+    cr_board_params *p = data;
+    if (!p) {
+        return NULL;
+    }
+    switch (kind) {
+    case CR_BOARD_CERTABO: return cr_certabo_params_from_dir(&p->certabo, kind, id);
+    default: return NULL;
     }
 }

@@ -1,5 +1,5 @@
-/* Serial tty transport: see dgt_serial.h. */
-#include "dgt_serial.h"
+/* Serial tty transport: see serial.h. */
+#include "serial.h"
 
 #include <errno.h>
 #include <fcntl.h>
