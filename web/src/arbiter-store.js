@@ -276,18 +276,6 @@ export function underTwoMinutes(ms) {
   return typeof ms === 'number' && ms >= 0 && ms < TWO_MINUTES_MS;
 }
 
-// "1:05:09", "1:55", "0:09.5" for clock times; "–" when unknown.
-export function formatMs(ms) {
-  if (typeof ms !== 'number' || ms < 0 || !isFinite(ms)) return '–';
-  const tenths = ms < 10000;
-  const total = tenths ? Math.floor(ms / 100) / 10 : Math.floor(ms / 1000);
-  const hh = Math.floor(total / 3600);
-  const mm = Math.floor((total % 3600) / 60);
-  const ss = total % 60;
-  const s = tenths ? ss.toFixed(1).padStart(4, '0') : String(Math.floor(ss)).padStart(2, '0');
-  return hh > 0 ? `${hh}:${String(mm).padStart(2, '0')}:${s}` : `${mm}:${s}`;
-}
-
 // How many beeps a batch of new alerts deserves (0 for none): the most
 // urgent one decides (notice 1, warning 2, critical 3).
 export function beepsFor(alerts) {

@@ -1,16 +1,16 @@
 // The arbiter dashboard (#/arbiter, #/arbiter/game/<id>): every board with
 // both clocks and its counters, alerts by urgency with a beep, and a game's
 // board, move list, incident log, actions and claim workflow. State:
-// arbiter.js; the board and the actions picked on a move: arbiter-board.js;
+// arbiter-store.js; the board and the actions picked on a move: arbiter-board.js;
 // actions go out on the WebSocket as "arbiter-action" messages. A page of
 // the shape main.js routes to: render(route), destroy(), tick().
 
 import {
-  counters, formatMs, underTwoMinutes, beepsFor, actionMessage, fenRows, PIECE_GLYPHS,
+  counters, underTwoMinutes, beepsFor, actionMessage, fenRows, PIECE_GLYPHS,
   scoresheetRows, basisText, kindLabel, actionLabel, urgencyOf, incidentMove, alertKey, ALARM_KINDS,
-} from './arbiter.js';
+} from './arbiter-store.js';
 import { ArbiterBoard } from './arbiter-board.js';
-import { clockRemaining } from './clock.js';
+import { clockRemaining, formatClock } from './clock.js';
 import { h, setText } from './dom.js';
 import { t } from './i18n.js';
 
@@ -526,7 +526,7 @@ export class ArbiterPage {
                 h('td', {}, inc.seq), h('td', {}, wallTime(inc.wall)),
                 h('td', { class: 'arb-log-move' }, incidentMove(inc.ply, g ? g.start : null, g ? g.moves : null)),
                 h('td', {}, kindLabel(inc.kind)), h('td', {}, colorName(inc.color)),
-                h('td', {}, formatMs(inc.white_ms)), h('td', {}, formatMs(inc.black_ms)), h('td', {}, inc.text),
+                h('td', {}, formatClock(inc.white_ms, '–')), h('td', {}, formatClock(inc.black_ms, '–')), h('td', {}, inc.text),
                 h('td', { class: 'arb-log-ack' }, ack ? `${ack.who} ${wallTime(ack.wall)}` : ''));
             }))))));
   }
@@ -612,13 +612,13 @@ export class ArbiterPage {
     const rows = scoresheetRows(c, c.start);
     return h('div', { class: `arb-claim ${open ? 'open' : 'decided'}`, 'data-claim': String(c.id), 'data-decision': c.decision },
       h('h2', {}, t('Claim {id}: {side} claims a draw · {decision}', { id: c.id, side: colorName(c.claimant), decision: decisionLabel(c.decision) })),
-      h('p', { class: 'arb-basis' }, `${c.basis === 'a' || c.basis === 'b' ? 'D1 ' : ''}${basisText(c.basis)}${c.move ? t(', with the move {move}', { move: c.move }) : ''}${c.basis === 'a' || c.basis === 'b' ? '' : `: ${c.correct ? t('correct') : t('NOT correct')} ${t('(the relay\'s check)')}`}. ${t('Clocks at the claim: White {white}, Black {black}; after {move}.', { white: formatMs(c.white_ms), black: formatMs(c.black_ms), move: incidentMove(c.ply, c.start, claimMoves(c)) })}`),
+      h('p', { class: 'arb-basis' }, `${c.basis === 'a' || c.basis === 'b' ? 'D1 ' : ''}${basisText(c.basis)}${c.move ? t(', with the move {move}', { move: c.move }) : ''}${c.basis === 'a' || c.basis === 'b' ? '' : `: ${c.correct ? t('correct') : t('NOT correct')} ${t('(the relay\'s check)')}`}. ${t('Clocks at the claim: White {white}, Black {black}; after {move}.', { white: formatClock(c.white_ms, '–'), black: formatClock(c.black_ms, '–'), move: incidentMove(c.ply, c.start, claimMoves(c)) })}`),
       h('div', { class: 'arb-claim-body' },
         this.frozenBoard(c.fen),
         h('table', { class: 'arb-sheet' }, h('tbody', {}, rows.map((r) => h('tr', {},
           h('td', {}, `${r.no}.`),
-          h('td', {}, r.white ? `${r.white.san} ` : '…', r.white ? h('small', {}, formatMs(r.white.clock)) : ''),
-          h('td', {}, r.black ? `${r.black.san} ` : '', r.black ? h('small', {}, formatMs(r.black.clock)) : '')))))),
+          h('td', {}, r.white ? `${r.white.san} ` : '…', r.white ? h('small', {}, formatClock(r.white.clock, '–')) : ''),
+          h('td', {}, r.black ? `${r.black.san} ` : '', r.black ? h('small', {}, formatClock(r.black.clock, '–')) : '')))))),
       h('dl', { class: 'arb-evidence' },
         h('dt', {}, t('Material White')), h('dd', {}, mat(ev.white_material)),
         h('dt', {}, t('Material Black')), h('dd', {}, mat(ev.black_material)),
@@ -637,7 +637,7 @@ export class ArbiterPage {
       h('button', { class: 'abtn', type: 'submit', name: 'decision', value: 'draw' }, t('Draw')),
       h('button', { class: 'abtn', type: 'submit', name: 'decision', value: 'rejected' }, t('Reject (+time)')),
       h('button', { class: 'abtn', type: 'submit', name: 'decision', value: 'postponed' }, t('Postpone')))
-        : h('p', { class: 'arb-decision' }, `${t('Decision: {decision}', { decision: decisionLabel(c.decision) })}${c.decision === 'rejected' && c.added_ms !== null ? t(' (+{time} to the opponent)', { time: formatMs(c.added_ms) }) : ''}${c.note ? ` — ${c.note}` : ''}`),
+        : h('p', { class: 'arb-decision' }, `${t('Decision: {decision}', { decision: decisionLabel(c.decision) })}${c.decision === 'rejected' && c.added_ms !== null ? t(' (+{time} to the opponent)', { time: formatClock(c.added_ms, '–') }) : ''}${c.note ? ` — ${c.note}` : ''}`),
       h('p', {},
         h('button', { class: 'abtn arb-report', type: 'button', onclick: () => this.openReport(c.report) }, t('Printable report')),
         ' ',
@@ -664,7 +664,7 @@ export class ArbiterPage {
       // DGT board without a clock attached) says so rather than a dash.
       const noClock = (ms === null || ms === undefined) && !(g && g.clock) &&
         !(s && (typeof s.white_ms === 'number' || typeof s.black_ms === 'number'));
-      setText(el, noClock ? 'no clock' : formatMs(ms));
+      setText(el, noClock ? 'no clock' : formatClock(ms, '–'));
       el.classList.toggle('no-clock', noClock);
       el.classList.toggle('under2', underTwoMinutes(ms));
       el.classList.toggle('running', !!(g && g.clock && g.clock.running === side[0] && s && s.result === '*'));

@@ -8,7 +8,7 @@
 import { Chessground } from 'chessground';
 import { h, setText, icon } from './dom.js';
 import { sanNode, playerRow, fillPlayer, setBoard } from './widgets.js';
-import { uciSquares, isCheck, sideToMove } from './state.js';
+import { uciSquares, isCheck, sideToMove } from './game-store.js';
 import { NOTATIONS, localizeSan } from './san.js';
 import { moveNumberLabel, resultText, resultLine, clampPly, pgnFileName, positionUrl } from './view.js';
 import { copyText, embedCode } from './share.js';

@@ -4,7 +4,7 @@
 import { Chessground } from 'chessground';
 import { h, setText, icon } from './dom.js';
 import { sanNode, playerRow, fillPlayer, setBoard } from './widgets.js';
-import { uciSquares, isCheck, sideToMove } from './state.js';
+import { uciSquares, isCheck, sideToMove } from './game-store.js';
 import { moveNumberLabel, resultText, pgnFileName } from './view.js';
 import { evalText, whiteShare } from './eval.js';
 import { t } from './i18n.js';
