@@ -11,7 +11,7 @@
 #ifndef CR_DRIVERS_BOARD_EMU_H
 #define CR_DRIVERS_BOARD_EMU_H
 
-#include "board.h"
+#include "board_kind.h"
 #include "dgt_emu.h"
 
 typedef struct cr_board_emu_config {

@@ -1,15 +1,15 @@
 /* chessrelay drivers: USB boards that the kernel makes serial ports of.
  *
- * Boards of kinds other than DGT (board.h's USB table: Certabo's CP210x)
+ * Boards of kinds other than DGT (board_kind.h's USB table: Certabo's CP210x)
  * are read through the kernel's USB serial driver, not libusb: their
  * /dev/ttyUSB* or /dev/ttyACM* is found in sysfs, where
  * /sys/class/tty/NAME/device leads (up the tree) to the USB device and its
  * idVendor / idProduct. The board set adds them as serial links that probe
- * for the kind (dgt_boardset.h). */
+ * for the kind (board_set.h). */
 #ifndef CR_DRIVERS_BOARD_USBTTY_H
 #define CR_DRIVERS_BOARD_USBTTY_H
 
-#include "board.h"
+#include "board_kind.h"
 
 typedef struct cr_board_usb_tty {
     char dev[96];                /* "/dev/ttyUSB0" */

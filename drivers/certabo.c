@@ -529,7 +529,7 @@ size_t cr_certabo_reader_pending(const cr_certabo_reader *r)
     return r->len;
 }
 
-/*----- The codec (board.h) -----*/
+/*----- The codec (board_kind.h) -----*/
 
 static void *cb_create(const void *params)
 {

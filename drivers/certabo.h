@@ -23,7 +23,7 @@
 
 #include <stdio.h>
 
-#include "board.h"
+#include "board_kind.h"
 
 extern const cr_board_codec_ops cr_certabo_ops;
 

@@ -4,7 +4,7 @@
  * board's messages into feed events (include/cr/feed.h): POS with the squares
  * in the board's own orientation (a1 = 0, DGT index ^ 56, never rotated),
  * CLOCK assigned to White/Black, and optionally RAW with the bytes as fed.
- * Used by the live link (dgt_link.h) and by `replay` to decode the `raw`
+ * Used by the live link (board_link.h) and by `replay` to decode the `raw`
  * lines of a feed: both go through cr_dgt_board_feed_raw().
  *
  * Clock sides: the DGT clock reports left/right, not colours. Rule (documented

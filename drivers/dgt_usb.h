@@ -22,7 +22,7 @@
 
 #include <event2/event.h>
 
-#include "dgt_link.h"
+#include "board_link.h"
 
 #define CR_USB_VID_FTDI 0x0403
 #define CR_USB_PID_FT232 0x6001

@@ -8,7 +8,7 @@
 #include <sys/mman.h>
 #include <unistd.h>
 
-#include "dgt_link.h"
+#include "board_link.h"
 
 #define EMU_CLOCK_MAGIC 0x6372636c6f636b31ull /* "crclock1" */
 

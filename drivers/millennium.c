@@ -331,7 +331,7 @@ static int hex2(const char *d)
     return hexval(d[0]) << 4 | hexval(d[1]);
 }
 
-/*----- The codec (board.h) -----*/
+/*----- The codec (board_kind.h) -----*/
 
 typedef struct mln_codec {
     cr_mln_parser *p;

@@ -23,7 +23,7 @@
 #ifndef CR_DRIVERS_MILLENNIUM_H
 #define CR_DRIVERS_MILLENNIUM_H
 
-#include "board.h"
+#include "board_kind.h"
 
 extern const cr_board_codec_ops cr_millennium_ops;
 

@@ -22,15 +22,7 @@ static char *slurp(const char *dir, const char *name)
 {
     char p[512];
     snprintf(p, sizeof p, "%s/%s", dir, name);
-    FILE *f = fopen(p, "rb");
-    if (!f) {
-        return NULL;
-    }
-    char *buf = calloc(1, 1 << 16);
-    size_t n = fread(buf, 1, (1 << 16) - 1, f);
-    buf[n] = '\0';
-    fclose(f);
-    return buf;
+    return cr_test_read_file(p, NULL);
 }
 
 static void append_raw(const char *dir, const char *name, const char *text)

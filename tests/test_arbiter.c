@@ -6,6 +6,7 @@
 #include <stdarg.h>
 #include <stddef.h>
 #include <stdint.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -121,96 +122,147 @@ static void test_threefold_and_fivefold(void **state)
     cr_game_free(g);
 }
 
-static void test_repetition_castling_rights(void **state)
-{
-    (void)state;
-    cr_game *g = game_from(NULL);
-    cr_monitor *m = cr_monitor_new(g, NULL, NULL);
-    cr_monitor_state st;
-    /* After 3...Ke8 the pieces stand as after 1...e5, but castling rights are
-     * gone: not the same position. */
-    play(g, "e2e4 e7e5 e1e2 e8e7 e2e1 e7e8 e1e2 e8e7 e2e1 e7e8");
-    cr_monitor_update(m, 1);
-    cr_monitor_get_state(m, &st);
-    assert_int_equal(st.repetitions, 2);
-    assert_int_equal(count_kind(m, CR_INC_THREEFOLD), 0);
-    play(g, "e1e2 e8e7 e2e1 e7e8");
-    cr_monitor_update(m, 2);
-    cr_monitor_get_state(m, &st);
-    assert_int_equal(st.repetitions, 3);
-    assert_int_equal(count_kind(m, CR_INC_THREEFOLD), 1);
-    cr_monitor_free(m);
-    cr_game_free(g);
-}
+/* The repetition and move-count rules as a table: a game from a position,
+ * moves played in steps, and after each step what the monitor shows, as
+ * "key=value" words: rep (repetitions of the position), halfmove; the
+ * state's threefold, fivefold, fifty, seventy_five, dead (0/1); #threefold,
+ * #fivefold, #fifty, #seventy_five, #dead (incidents of that kind so far);
+ * result (none, white, black, draw); "why" (a word the last result
+ * incident's text holds). A key not given is not checked. */
+typedef struct rule_step {
+    const char *moves; /* UCI, played before the monitor's update */
+    const char *want;
+} rule_step;
 
-static void test_repetition_en_passant(void **state)
-{
-    (void)state;
-    /* After ...d5 White may take e.p.; the same placement later, without that
-     * right, is another position. */
-    cr_game *g = game_from("1n2k3/3p4/8/4P3/8/8/8/1N2K3 b - - 0 1");
-    cr_monitor *m = cr_monitor_new(g, NULL, NULL);
-    cr_monitor_state st;
-    play(g, "d7d5 b1c3 b8c6 c3b1 c6b8 b1c3 b8c6 c3b1 c6b8");
-    cr_monitor_update(m, 1);
-    cr_monitor_get_state(m, &st);
-    assert_int_equal(st.repetitions, 2);
-    assert_int_equal(count_kind(m, CR_INC_THREEFOLD), 0);
-    play(g, "b1c3 b8c6 c3b1 c6b8");
-    cr_monitor_update(m, 2);
-    cr_monitor_get_state(m, &st);
-    assert_int_equal(st.repetitions, 3);
-    assert_int_equal(count_kind(m, CR_INC_THREEFOLD), 1);
-    cr_monitor_free(m);
-    cr_game_free(g);
-}
+typedef struct rule_case {
+    const char *name;
+    const char *fen; /* NULL: the start position */
+    rule_step steps[4];
+} rule_case;
 
-static void test_fifty_and_seventy_five(void **state)
-{
-    (void)state;
-    cr_game *g = game_from("8/8/4k3/8/8/4K3/8/R7 w - - 98 60");
-    cr_monitor *m = cr_monitor_new(g, NULL, NULL);
-    cr_monitor_state st;
-    cr_monitor_get_state(m, &st);
-    assert_int_equal(st.halfmove, 98);
-    assert_false(st.fifty_moves);
-    play(g, "a1a2 e6e5");
-    cr_monitor_update(m, 1);
-    cr_monitor_get_state(m, &st);
-    assert_int_equal(st.halfmove, 100);
-    assert_true(st.fifty_moves);
-    assert_int_equal(count_kind(m, CR_INC_FIFTY_MOVES), 1);
-    play(g, "a2a1 e5e6");
-    cr_monitor_update(m, 2);
-    assert_int_equal(count_kind(m, CR_INC_FIFTY_MOVES), 1); /* same run: once */
-    assert_int_equal(cr_game_result(g), CR_RESULT_NONE);
-    cr_monitor_free(m);
-    cr_game_free(g);
-
-    g = game_from("8/8/4k3/8/8/4K3/8/R7 w - - 148 90");
-    m = cr_monitor_new(g, NULL, NULL);
-    play(g, "a1a2 e6e5");
-    cr_monitor_update(m, 1);
-    cr_monitor_get_state(m, &st);
-    assert_true(st.seventy_five);
-    assert_int_equal(count_kind(m, CR_INC_SEVENTY_FIVE_MOVES), 1);
-    assert_int_equal(cr_game_result(g), CR_RESULT_DRAW);
-    cr_monitor_free(m);
-    cr_game_free(g);
-
+static const rule_case RULE_CASES[] = {
+    {"knights out and back: a repetition per round, threefold on the third", NULL,
+     {{"g1f3 g8f6 f3g1 f6g8", "rep=2 threefold=0 #threefold=0"},
+      {"g1f3 g8f6 f3g1 f6g8", "rep=3 threefold=1 #threefold=1 result=none"},
+      {"g1f3 g8f6 f3g1 f6g8", "rep=4 #threefold=2 fivefold=0 result=none"},
+      {"g1f3 g8f6 f3g1 f6g8", "rep=5 fivefold=1 #fivefold=1 result=draw why=fivefold"}}},
+    /* After 3...Ke8 the pieces stand as after 1...e5, but castling rights
+     * are gone: not the same position. */
+    {"castling rights lost: another position", NULL,
+     {{"e2e4 e7e5 e1e2 e8e7 e2e1 e7e8 e1e2 e8e7 e2e1 e7e8", "rep=2 #threefold=0"},
+      {"e1e2 e8e7 e2e1 e7e8", "rep=3 threefold=1 #threefold=1"}}},
+    /* After ...d5 White may take e.p.; the same placement later, without
+     * that right, is another position. */
+    {"en passant right gone: another position", "1n2k3/3p4/8/4P3/8/8/8/1N2K3 b - - 0 1",
+     {{"d7d5 b1c3 b8c6 c3b1 c6b8 b1c3 b8c6 c3b1 c6b8", "rep=2 #threefold=0"},
+      {"b1c3 b8c6 c3b1 c6b8", "rep=3 threefold=1 #threefold=1"}}},
+    {"the same placement with the other side to move: not a repetition",
+     "4k3/8/8/8/8/8/8/R3K3 w - - 0 1",
+     {{"a1a2 e8d8 a2a3 d8d7 a3a2 d7e8", "rep=1 #threefold=0"}}},
+    {"fifty moves: a claim would succeed, raised once a run", "8/8/4k3/8/8/4K3/8/R7 w - - 98 60",
+     {{"", "halfmove=98 fifty=0 #fifty=0"},
+      {"a1a2 e6e5", "halfmove=100 fifty=1 #fifty=1 result=none"},
+      {"a2a1 e5e6", "halfmove=102 fifty=1 #fifty=1 result=none"}}},
+    {"a pawn move starts the count again", "8/8/4k3/8/8/4K3/P7/8 w - - 98 60",
+     {{"a2a3 e6e5", "halfmove=1 fifty=0 #fifty=0"}}},
+    {"a capture starts the count again", "8/8/4k3/8/8/4K3/8/R6r w - - 99 60",
+     {{"a1h1", "halfmove=0 fifty=0 #fifty=0 dead=0 result=none"}}},
+    {"seventy-five moves end the game", "8/8/4k3/8/8/4K3/8/R7 w - - 148 90",
+     {{"a1a2 e6e5", "halfmove=150 seventy_five=1 #seventy_five=1 result=draw"}}},
     /* The 150th ply mates: checkmate takes precedence (9.6.2). */
-    g = game_from("k7/8/1K6/8/8/8/8/7R w - - 149 100");
-    m = cr_monitor_new(g, NULL, NULL);
-    play(g, "h1h8");
-    cr_monitor_update(m, 1);
+    {"mate on the 150th ply", "k7/8/1K6/8/8/8/8/7R w - - 149 100",
+     {{"h1h8", "halfmove=150 seventy_five=0 #seventy_five=0 result=white why=checkmate"}}},
+};
+
+static void check_rule_step(const rule_case *rc, int step, const cr_monitor *m, const cr_game *g)
+{
+    cr_monitor_state st;
     cr_monitor_get_state(m, &st);
-    assert_int_equal(st.halfmove, 150);
-    assert_false(st.seventy_five);
-    assert_int_equal(count_kind(m, CR_INC_SEVENTY_FIVE_MOVES), 0);
-    assert_int_equal(cr_game_result(g), CR_RESULT_WHITE);
-    assert_non_null(strstr(last_of(m, CR_INC_RESULT)->text, "checkmate"));
-    cr_monitor_free(m);
-    cr_game_free(g);
+    char want[256];
+    snprintf(want, sizeof want, "%s", rc->steps[step].want);
+    for (char *save = NULL, *w = strtok_r(want, " ", &save); w; w = strtok_r(NULL, " ", &save)) {
+        char *eq = strchr(w, '=');
+        if (!eq) {
+            fail_msg("%s: bad word \"%s\"", rc->name, w);
+        }
+        *eq = '\0';
+        const char *key = w, *val = eq + 1;
+        int got = 0;
+        if (strcmp(key, "result") == 0) {
+            static const char *const names[] = {"none", "white", "black", "draw"};
+            const char *name = names[cr_game_result(g)];
+            if (strcmp(name, val) != 0 || st.result != cr_game_result(g)) {
+                fail_msg("%s, step %d: result %s, want %s", rc->name, step + 1, name, val);
+            }
+            continue;
+        }
+        if (strcmp(key, "why") == 0) {
+            const cr_incident *r = last_of(m, CR_INC_RESULT);
+            if (!r || !strstr(r->text, val)) {
+                fail_msg("%s, step %d: no result incident saying %s", rc->name, step + 1, val);
+            }
+            continue;
+        }
+        static const struct {
+            const char *key;
+            cr_incident_kind kind;
+        } counts[] = {{"#threefold", CR_INC_THREEFOLD}, {"#fivefold", CR_INC_FIVEFOLD},
+                      {"#fifty", CR_INC_FIFTY_MOVES}, {"#seventy_five", CR_INC_SEVENTY_FIVE_MOVES},
+                      {"#dead", CR_INC_DEAD_POSITION}};
+        bool known = false;
+        for (size_t k = 0; k < sizeof counts / sizeof counts[0]; k++) {
+            if (strcmp(key, counts[k].key) == 0) {
+                got = count_kind(m, counts[k].kind);
+                known = true;
+            }
+        }
+        if (!known) {
+            known = true;
+            if (strcmp(key, "rep") == 0) {
+                got = st.repetitions;
+            } else if (strcmp(key, "halfmove") == 0) {
+                got = st.halfmove;
+            } else if (strcmp(key, "threefold") == 0) {
+                got = st.threefold;
+            } else if (strcmp(key, "fivefold") == 0) {
+                got = st.fivefold;
+            } else if (strcmp(key, "fifty") == 0) {
+                got = st.fifty_moves;
+            } else if (strcmp(key, "seventy_five") == 0) {
+                got = st.seventy_five;
+            } else if (strcmp(key, "dead") == 0) {
+                got = st.dead;
+            } else {
+                fail_msg("%s: unknown key \"%s\"", rc->name, key);
+            }
+        }
+        if (got != atoi(val)) {
+            fail_msg("%s, step %d: %s is %d, want %s", rc->name, step + 1, key, got, val);
+        }
+    }
+}
+
+static void test_repetition_and_move_count_rules(void **state)
+{
+    (void)state;
+    for (size_t i = 0; i < sizeof RULE_CASES / sizeof RULE_CASES[0]; i++) {
+        const rule_case *rc = &RULE_CASES[i];
+        cr_game *g = game_from(rc->fen);
+        cr_monitor *m = cr_monitor_new(g, NULL, NULL);
+        assert_non_null(m);
+        for (int s = 0; s < 4 && rc->steps[s].want; s++) {
+            play(g, rc->steps[s].moves);
+            cr_monitor_update(m, 100 * (s + 1));
+            check_rule_step(rc, s, m, g);
+            /* Raised once: another update and a tick at the same ply add nothing. */
+            int n = cr_monitor_incident_count(m);
+            cr_monitor_update(m, 100 * (s + 1) + 10);
+            cr_monitor_tick(m, 100 * (s + 1) + 20);
+            assert_int_equal(cr_monitor_incident_count(m), n);
+        }
+        cr_monitor_free(m);
+        cr_game_free(g);
+    }
 }
 
 static void test_dead_positions(void **state)
@@ -1380,9 +1432,7 @@ int main(void)
 {
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(test_threefold_and_fivefold),
-        cmocka_unit_test(test_repetition_castling_rights),
-        cmocka_unit_test(test_repetition_en_passant),
-        cmocka_unit_test(test_fifty_and_seventy_five),
+        cmocka_unit_test(test_repetition_and_move_count_rules),
         cmocka_unit_test(test_dead_positions),
         cmocka_unit_test(test_flag_with_mating_material),
         cmocka_unit_test(test_flag_without_mating_material),

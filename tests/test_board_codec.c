@@ -1,4 +1,4 @@
-/* Tests of the board interface (drivers/board.h) and its kinds: DGT through
+/* Tests of the board interface (drivers/board_kind.h) and its kinds: DGT through
  * the interface, Millennium ChessLink (drivers/millennium.h), Certabo
  * (drivers/certabo.h). */
 #include <setjmp.h>
@@ -14,7 +14,7 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
-#include "board.h"
+#include "board_kind.h"
 #include "board_usbtty.h"
 #include "certabo.h"
 #include "test_util.h"
@@ -526,6 +526,60 @@ static void test_certabo_calibration(void **state)
     fclose(f);
 }
 
+/* Per-board parameters through the board interface: a Certabo board gets
+ * the table of its id from the state folder, else the shared file, else
+ * none; other kinds never get any. */
+static void test_board_params(void **state)
+{
+    (void)state;
+    char dir[] = "/tmp/cr-boardparams-XXXXXX";
+    assert_non_null(mkdtemp(dir));
+    char sub[512], path[512], shared[512];
+    snprintf(sub, sizeof sub, "%s/certabo", dir);
+    assert_int_equal(mkdir(sub, 0700), 0);
+    assert_int_equal(cr_certabo_calibration_path(path, sizeof path, dir, "ttyUSB0"), 0);
+    cr_certabo_calibration cal;
+    cr_certabo_emu_calibration(&cal);
+    FILE *f = fopen(path, "w");
+    assert_non_null(f);
+    assert_int_equal(cr_certabo_calibration_write(f, &cal), 0);
+    fclose(f);
+    cr_certabo_calibration one = cal;
+    one.n = 1; /* another table, told apart by its size */
+    snprintf(shared, sizeof shared, "%s/shared.cal", dir);
+    f = fopen(shared, "w");
+    assert_non_null(f);
+    assert_int_equal(cr_certabo_calibration_write(f, &one), 0);
+    fclose(f);
+
+    cr_board_params *p = cr_board_params_new(dir, NULL);
+    assert_non_null(p);
+    const cr_certabo_calibration *got = cr_board_params_get(p, CR_BOARD_CERTABO, "ttyUSB0");
+    assert_non_null(got);
+    assert_int_equal(got->n, cal.n);
+    assert_memory_equal(got->rfid, cal.rfid, cal.n * sizeof cal.rfid[0]);
+    assert_null(cr_board_params_get(p, CR_BOARD_CERTABO, "ttyUSB1"));
+    assert_null(cr_board_params_get(p, CR_BOARD_DGT, "ttyUSB0"));
+    assert_null(cr_board_params_get(p, CR_BOARD_MILLENNIUM, "ttyUSB0"));
+    assert_null(cr_board_params_get(NULL, CR_BOARD_CERTABO, "ttyUSB0"));
+    cr_board_params_free(p);
+
+    char dir_copy[sizeof dir]; /* the folder's name is copied, not borrowed */
+    memcpy(dir_copy, dir, sizeof dir);
+    p = cr_board_params_new(dir_copy, shared);
+    memset(dir_copy, 0, sizeof dir_copy);
+    assert_non_null(p);
+    got = cr_board_params_get(p, CR_BOARD_CERTABO, "ttyUSB0");
+    assert_non_null(got);
+    assert_int_equal(got->n, cal.n);
+    got = cr_board_params_get(p, CR_BOARD_CERTABO, "ttyUSB1");
+    assert_non_null(got);
+    assert_int_equal(got->n, 1);
+    cr_board_params_free(p);
+    cr_board_params_free(NULL);
+    cr_test_rm_rf(dir);
+}
+
 static void test_certabo_emulator(void **state)
 {
     (void)state;
@@ -637,6 +691,7 @@ int main(void)
         cmocka_unit_test(test_certabo_damaged_lines),
         cmocka_unit_test(test_certabo_uncalibrated_and_occupancy),
         cmocka_unit_test(test_certabo_calibration),
+        cmocka_unit_test(test_board_params),
         cmocka_unit_test(test_certabo_emulator),
         cmocka_unit_test(test_usb_ttys),
     };

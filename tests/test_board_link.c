@@ -1,9 +1,8 @@
-/* The link (drivers/dgt_link.h) with boards of every kind over a pty pair:
+/* The link (drivers/board_link.h) with boards of every kind over a pty pair:
  * the test holds the master side and plays the board with the emulators of
  * drivers/board_emu.h. The link probes for the kind (AUTO), names the board,
  * turns its snapshots into POS events, asks again after garbage, and goes
  * through not responding / lost / back as for DGT boards. */
-#define _XOPEN_SOURCE 700 /* posix_openpt */
 #include <setjmp.h>
 #include <stdarg.h>
 #include <stddef.h>
@@ -18,10 +17,11 @@
 
 #include "board_emu.h"
 #include "certabo.h"
-#include "dgt_link.h"
-#include "dgt_serial.h"
+#include "board_link.h"
+#include "serial.h"
 #include "millennium.h"
 #include "test_squares.h"
+#include "test_pty.h"
 
 typedef struct rig {
     struct event_base *base;
@@ -128,15 +128,8 @@ static rig *make_rig_opts(cr_board_kind kind, bool use_cal, rig_opts o)
     rig *r = calloc(1, sizeof *r);
     assert_non_null(r);
     r->base = event_base_new();
-    r->master = posix_openpt(O_RDWR | O_NOCTTY);
-    assert_true(r->master >= 0);
-    assert_int_equal(grantpt(r->master), 0);
-    assert_int_equal(unlockpt(r->master), 0);
     snprintf(r->dir, sizeof r->dir, "/tmp/cr-boardlink-XXXXXX");
-    assert_non_null(mkdtemp(r->dir));
-    snprintf(r->slave, sizeof r->slave, "%s/board", r->dir);
-    assert_int_equal(symlink(ptsname(r->master), r->slave), 0);
-    fcntl(r->master, F_SETFL, fcntl(r->master, F_GETFL) | O_NONBLOCK);
+    r->master = cr_test_pty_open(r->slave, sizeof r->slave, r->dir, "board");
     r->rd = event_new(r->base, r->master, EV_READ | EV_PERSIST, on_master, r);
     event_add(r->rd, NULL);
     cr_board_emu_config ecfg = {.kind = kind, .period_ms = 20, .refuse_reports = o.refuse_reports};
@@ -186,8 +179,7 @@ static void free_rig(rig *r)
     close(r->master);
     cr_board_emu_free(r->emu);
     event_base_free(r->base);
-    unlink(r->slave);
-    rmdir(r->dir);
+    cr_test_pty_unlink(r->slave, r->dir);
     free(r);
 }
 

@@ -13,7 +13,7 @@
 
 #include <cmocka.h>
 
-#include "dgt_link.h"
+#include "board_link.h"
 #include "emu_clock.h"
 
 static char dir[64];

@@ -21,6 +21,7 @@
 
 #include "cr/export.h"
 #include "out/export_files.h"
+#include "test_util.h"
 
 typedef struct fixture {
     char dir[64];
@@ -77,19 +78,6 @@ static int teardown(void **state)
     return 0;
 }
 
-static char *slurp(const char *path)
-{
-    FILE *fp = fopen(path, "rb");
-    if (!fp) {
-        return NULL;
-    }
-    static char buf[1 << 20];
-    size_t n = fread(buf, 1, sizeof buf - 1, fp);
-    buf[n] = '\0';
-    fclose(fp);
-    return buf;
-}
-
 /* Names in dir that start with '.' (other than . and ..): leftover temps. */
 static int hidden_files(const char *dir)
 {
@@ -137,7 +125,7 @@ static void test_layout_and_callback(void **state)
     assert_int_equal(cr_exporter_write_game(ex, 1, 3, game_a, &err), 0);
     char path[512], dir[512];
     snprintf(path, sizeof path, "%s/round-1/game-3.pgn", f->root);
-    assert_string_equal(slurp(path), game_a);
+    cr_test_assert_file(path, game_a);
     assert_int_equal(c.count, 1);
     assert_string_equal(c.last, path);
     assert_int_equal(c.round, 1);
@@ -148,7 +136,7 @@ static void test_layout_and_callback(void **state)
 
     assert_int_equal(cr_exporter_write_round(ex, 1, game_a, &err), 0);
     snprintf(path, sizeof path, "%s/round-1/games.pgn", f->root);
-    assert_string_equal(slurp(path), game_a);
+    cr_test_assert_file(path, game_a);
     assert_int_equal(c.table, 0);
 
     char buf[512];
@@ -185,10 +173,10 @@ static void test_livechess_json_files(void **state)
     assert_int_equal(cr_exporter_write_index(ex, 2, index, &err), 0);
     char path[512];
     snprintf(path, sizeof path, "%s/round-2/index.json", f->root);
-    assert_string_equal(slurp(path), index);
+    cr_test_assert_file(path, index);
     assert_int_equal(cr_exporter_write_tournament(ex, "{\"rounds\": []}", &err), 0);
     snprintf(path, sizeof path, "%s/tournament.json", f->root);
-    assert_string_equal(slurp(path), "{\"rounds\": []}");
+    cr_test_assert_file(path, "{\"rounds\": []}");
     assert_int_equal(c.count, 0);
     assert_int_equal(cr_exporter_files_written(ex), 2);
     /* unchanged: not rewritten; the game files of the same round are apart */
@@ -199,7 +187,7 @@ static void test_livechess_json_files(void **state)
     assert_int_equal(cr_exporter_files_written(ex), 3);
     assert_int_equal(c.count, 1);
     assert_int_equal(cr_exporter_write_tournament(ex, "{}", &err), 0);
-    assert_string_equal(slurp(path), "{}");
+    cr_test_assert_file(path, "{}");
     assert_int_equal(cr_exporter_write_index(ex, 0, index, &err), CR_EINVAL);
     assert_int_equal(cr_exporter_write_index(ex, 1, NULL, &err), CR_EINVAL);
     cr_exporter_free(ex);
@@ -230,11 +218,11 @@ static void test_unchanged_not_rewritten(void **state)
     assert_int_equal(cr_exporter_write_game(ex, 2, 1, game_b, &err), 0);
     assert_int_equal(stat(path, &after), 0);
     assert_int_not_equal(before.st_ino, after.st_ino);
-    assert_string_equal(slurp(path), game_b);
+    cr_test_assert_file(path, game_b);
     assert_int_equal(c.count, 2);
     /* Back to the first text: that is a change too. */
     assert_int_equal(cr_exporter_write_game(ex, 2, 1, game_a, &err), 0);
-    assert_string_equal(slurp(path), game_a);
+    cr_test_assert_file(path, game_a);
     assert_int_equal(cr_exporter_files_written(ex), 3);
 
     /* Removed, then the same text again: written anew. */
@@ -242,7 +230,7 @@ static void test_unchanged_not_rewritten(void **state)
     assert_int_equal(access(path, F_OK), -1);
     assert_int_equal(cr_exporter_remove(ex, 2, 1, &err), 0); /* already gone */
     assert_int_equal(cr_exporter_write_game(ex, 2, 1, game_a, &err), 0);
-    assert_string_equal(slurp(path), game_a);
+    cr_test_assert_file(path, game_a);
     assert_int_equal(cr_exporter_files_written(ex), 4);
     assert_int_equal(cr_exporter_remove(ex, 0, 1, &err), CR_EINVAL);
     assert_int_equal(cr_exporter_remove(ex, 2, -1, &err), CR_EINVAL);
@@ -261,10 +249,10 @@ static void test_unchanged_not_rewritten(void **state)
     fputs("edited", fp);
     fclose(fp);
     assert_int_equal(cr_exporter_write_game(ex, 2, 1, game_a, &err), 0);
-    assert_string_equal(slurp(path), "edited");
+    cr_test_assert_file(path, "edited");
     cr_exporter_forget(ex);
     assert_int_equal(cr_exporter_write_game(ex, 2, 1, game_a, &err), 0);
-    assert_string_equal(slurp(path), game_a);
+    cr_test_assert_file(path, game_a);
     cr_exporter_free(ex);
 }
 
@@ -287,7 +275,7 @@ static void test_many_files(void **state)
     assert_int_equal(cr_exporter_files_unchanged(ex), 150);
     char path[512];
     snprintf(path, sizeof path, "%s/round-3/game-77.pgn", f->root);
-    assert_string_equal(slurp(path), "[Board \"77\"]\n\n*\n");
+    cr_test_assert_file(path, "[Board \"77\"]\n\n*\n");
     cr_exporter_free(ex);
 }
 

@@ -257,17 +257,6 @@ static void two_runs(char *dir, char *first, size_t size)
     }
 }
 
-static char *slurp(const char *path, size_t *len)
-{
-    FILE *f = fopen(path, "rb");
-    assert_non_null(f);
-    char *b = malloc(8192);
-    *len = fread(b, 1, 8191, f);
-    b[*len] = '\0';
-    fclose(f);
-    return b;
-}
-
 static void spit(const char *path, const char *b, size_t len)
 {
     FILE *f = fopen(path, "wb");
@@ -298,7 +287,7 @@ static void test_seals(void **state)
     assert_int_equal(st.bad, 0);
     assert_int_equal(st.lines, 3 + 2 + 3);
     size_t len;
-    char *orig = slurp(first, &len);
+    char *orig = cr_test_must_read(first, &len);
 
     /* one byte changed: line 3 of the first file ("2 B2 ..." -> "2 B3 ...") */
     char *b = malloc(len + 1);

@@ -12,6 +12,7 @@
 #include <cmocka.h>
 
 #include "cr/pairings.h"
+#include "test_util.h"
 
 #define DATA CR_TEST_DATA_DIR "/pairings/"
 
@@ -46,28 +47,11 @@ void *__wrap_realloc(void *p, size_t n)
     return should_fail() ? NULL : __real_realloc(p, n);
 }
 
-static char *read_file(const char *path, size_t *len)
-{
-    FILE *f = fopen(path, "rb");
-    assert_non_null(f);
-    assert_int_equal(fseek(f, 0, SEEK_END), 0);
-    long n = ftell(f);
-    assert_true(n >= 0);
-    rewind(f);
-    char *buf = malloc((size_t)n + 1);
-    assert_non_null(buf);
-    assert_int_equal(fread(buf, 1, (size_t)n, f), (size_t)n);
-    buf[n] = '\0';
-    fclose(f);
-    *len = (size_t)n;
-    return buf;
-}
-
 /* What a caller does: reads the file, hands its text and name to the library. */
 static cr_pairings *load(const char *path, cr_pairings_format format, cr_error *err)
 {
     size_t len;
-    char *text = read_file(path, &len);
+    char *text = cr_test_must_read(path, &len);
     cr_pairings *p = cr_pairings_load(text, len, path, format, err);
     free(text);
     return p;
@@ -245,7 +229,7 @@ static void test_trf_round_dates(void **state)
     /* A file without 142: the dates say how many rounds there are; four-digit
      * years and dots are read, a date that is none is left out. */
     size_t len;
-    char *text = read_file(DATA "oslo-open-r5.trf", &len);
+    char *text = cr_test_must_read(DATA "oslo-open-r5.trf", &len);
     char *dated = replace(text, "XXR 5\n",
                           "132                                                                     "
                           "                   2026.11.25          x         26/11/27  26/13/01  26/"
@@ -691,7 +675,7 @@ static void test_diff(void **state)
 {
     (void)state;
     size_t len;
-    char *base = read_file(DATA "oslo-open-r5.pgn", &len);
+    char *base = cr_test_must_read(DATA "oslo-open-r5.pgn", &len);
     cr_error err;
     cr_pairings *a = cr_pairings_parse(base, len, CR_PAIRINGS_PGN, &err);
     assert_non_null(a);
@@ -861,7 +845,7 @@ static void test_out_of_memory(void **state)
     cr_pairings *sets[2];
     for (size_t f = 0; f < 2; f++) {
         size_t len;
-        char *text = read_file(files[f], &len);
+        char *text = cr_test_must_read(files[f], &len);
         cr_pairings *ok = NULL;
         long k;
         for (k = 0; k < 10000 && !ok; k++) {

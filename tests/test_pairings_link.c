@@ -17,6 +17,7 @@
 #include "core/config.h"
 #include "core/pairings_link.h"
 #include "core/store.h"
+#include "test_util.h"
 
 #define DATA CR_TEST_DATA_DIR "/pairings/"
 
@@ -172,24 +173,6 @@ static int count_kind(fake *f, int from, cr_sev_kind kind)
 }
 
 /*----- files -----*/
-
-static char *read_all(const char *path, size_t *len)
-{
-    FILE *fp = fopen(path, "rb");
-    assert_non_null(fp);
-    assert_int_equal(fseek(fp, 0, SEEK_END), 0);
-    long n = ftell(fp);
-    rewind(fp);
-    char *buf = malloc((size_t)n + 1);
-    assert_non_null(buf);
-    assert_int_equal(fread(buf, 1, (size_t)n, fp), (size_t)n);
-    buf[n] = '\0';
-    fclose(fp);
-    if (len) {
-        *len = (size_t)n;
-    }
-    return buf;
-}
 
 static void write_all(const char *path, const char *text, size_t len)
 {
@@ -347,7 +330,7 @@ static void test_reimport_names_and_new_table(void **state)
     char path[300];
     path_in_tmp(path, sizeof path, "oslo.trf");
     size_t len;
-    char *text = read_all(DATA "oslo-open-r5.trf", &len);
+    char *text = cr_test_must_read(DATA "oslo-open-r5.trf", &len);
     write_all(path, text, len);
     cr_pairings_link *l = new_link(&f, path, 0, NULL);
     assert_int_equal(cr_pairings_link_import(l, &err), 1);
@@ -412,7 +395,7 @@ static void test_player_changes(void **state)
     char path[300];
     path_in_tmp(path, sizeof path, "oslo.pgn");
     size_t len;
-    char *text = read_all(DATA "oslo-open-r5.pgn", &len);
+    char *text = cr_test_must_read(DATA "oslo-open-r5.pgn", &len);
     write_all(path, text, len);
     cr_pairings_link *l = new_link(&f, path, 0, NULL);
     assert_int_equal(cr_pairings_link_import(l, &err), 1);
@@ -467,7 +450,7 @@ static void test_bad_file_keeps_pairings(void **state)
     char path[300];
     path_in_tmp(path, sizeof path, "bad.trf");
     size_t len;
-    char *text = read_all(DATA "oslo-open-r5.trf", &len);
+    char *text = cr_test_must_read(DATA "oslo-open-r5.trf", &len);
     write_all(path, text, len);
     cr_pairings_link *l = new_link(&f, path, 0, NULL);
     assert_int_equal(cr_pairings_link_import(l, &err), 1);
@@ -536,7 +519,7 @@ static void test_replay_rebuilds_the_same(void **state)
     path_in_tmp(path, sizeof path, "replay.trf");
     size_t len;
     /* Windows-1252 with CRLF line ends: the journal line must carry them. */
-    char *text = read_all(DATA "rapid-cp1252-crlf.trf", &len);
+    char *text = cr_test_must_read(DATA "rapid-cp1252-crlf.trf", &len);
     write_all(path, text, len);
     /* Every round of this file is over: round 3 is given. */
     cr_pairings_link *la = new_link(&a, path, 3, NULL);
@@ -608,7 +591,7 @@ static void test_round_choice(void **state)
     char path[300];
     path_in_tmp(path, sizeof path, "done.trf");
     size_t len;
-    char *text = read_all(DATA "masters-rr6.trf", &len);
+    char *text = cr_test_must_read(DATA "masters-rr6.trf", &len);
     /* Drop round 5 from every player line (the last 10 columns). */
     char *out = malloc(len + 1);
     size_t o = 0;
@@ -647,7 +630,7 @@ static void test_poll(void **state)
     char path[300];
     path_in_tmp(path, sizeof path, "poll.pgn");
     size_t len;
-    char *text = read_all(DATA "oslo-open-r5.pgn", &len);
+    char *text = cr_test_must_read(DATA "oslo-open-r5.pgn", &len);
     write_all(path, text, len);
     cr_pairings_link *l = new_link(&f, path, 0, NULL);
     assert_int_equal(cr_pairings_link_import(l, &err), 1);

@@ -15,6 +15,7 @@
 
 #include "cr/pgn.h"
 #include "strbuf.h"
+#include "test_util.h"
 
 static uint64_t rng_state;
 
@@ -26,18 +27,12 @@ static uint32_t rnd(void)
     return (uint32_t)(rng_state >> 16);
 }
 
+/* A file of tests/data. */
 static char *read_file(const char *name, size_t *len)
 {
     char path[512];
     snprintf(path, sizeof path, "%s/%s", CR_TEST_DATA_DIR, name);
-    FILE *f = fopen(path, "rb");
-    assert_non_null(f);
-    char *buf = malloc(1 << 20);
-    assert_non_null(buf);
-    *len = fread(buf, 1, (1 << 20) - 1, f);
-    buf[*len] = '\0';
-    fclose(f);
-    return buf;
+    return cr_test_must_read(path, len);
 }
 
 static void san_at(const cr_game *g, int i, const char *want)

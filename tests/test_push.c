@@ -31,6 +31,7 @@
 #include "util/log.h"
 #include "out/outputs.h"
 #include "out/push.h"
+#include "test_util.h"
 
 #define MAX_SEEN 16
 #define HOLD (-1) /* script entry: never answer */
@@ -808,19 +809,6 @@ static void play(cr_store *s, cr_outputs *o, int id, int64_t seq, const char *uc
     apply_event(s, o, ev);
 }
 
-static char *slurp(const char *path)
-{
-    FILE *f = fopen(path, "rb");
-    if (!f) {
-        return NULL;
-    }
-    char *buf = calloc(1, 65536);
-    size_t n = fread(buf, 1, 65535, f);
-    buf[n] = '\0';
-    fclose(f);
-    return buf;
-}
-
 static void test_outputs_round(void **state)
 {
     struct event_base *base = event_base_new();
@@ -856,25 +844,25 @@ static void test_outputs_round(void **state)
 
     char path[300];
     snprintf(path, sizeof path, "%s/round-1/games.pgn", dir);
-    char *games = slurp(path);
+    char *games = cr_test_read_file(path, NULL);
     assert_non_null(games);
     assert_string_equal(games, rx.body[0]);
     free(games);
     snprintf(path, sizeof path, "%s/round-1/game-1.pgn", dir);
-    char *one = slurp(path);
+    char *one = cr_test_read_file(path, NULL);
     assert_non_null(one);
     assert_non_null(strstr(one, "First, Table"));
     assert_null(strstr(one, "Second, Table"));
     free(one);
     snprintf(path, sizeof path, "%s/round-2/games.pgn", dir);
-    char *r2 = slurp(path);
+    char *r2 = cr_test_read_file(path, NULL);
     assert_non_null(r2);
     assert_non_null(strstr(r2, "Other, Round"));
     free(r2);
     /* The LiveChess layout's JSON: round-1's pairings in table order, names
      * split at the comma, live while begun and without a result. */
     snprintf(path, sizeof path, "%s/round-1/index.json", dir);
-    char *index = slurp(path);
+    char *index = cr_test_read_file(path, NULL);
     assert_non_null(index);
     json_error_t jerr;
     json_t *ij = json_loads(index, 0, &jerr);
@@ -893,7 +881,7 @@ static void test_outputs_round(void **state)
     json_decref(ij);
     free(index);
     snprintf(path, sizeof path, "%s/tournament.json", dir);
-    char *tour = slurp(path);
+    char *tour = cr_test_read_file(path, NULL);
     assert_non_null(tour);
     json_t *tj = json_loads(tour, 0, &jerr);
     assert_non_null(tj);

@@ -1,7 +1,6 @@
-/* Tests of the serial transport and the link lifecycle (drivers/dgt_serial.h,
- * drivers/dgt_link.h) over a pty pair: the test holds the master side and
+/* Tests of the serial transport and the link lifecycle (drivers/serial.h,
+ * drivers/board_link.h) over a pty pair: the test holds the master side and
  * plays the board with the emulator core (drivers/dgt_emu.h). */
-#define _XOPEN_SOURCE 700 /* posix_openpt */
 #include <setjmp.h>
 #include <stdarg.h>
 #include <stddef.h>
@@ -16,9 +15,10 @@
 #include <unistd.h>
 
 #include "dgt_emu.h"
-#include "dgt_link.h"
-#include "dgt_serial.h"
+#include "board_link.h"
+#include "serial.h"
 #include "test_squares.h"
+#include "test_pty.h"
 
 typedef struct rig {
     struct event_base *base;
@@ -94,18 +94,8 @@ static void run_ms(rig *r, int ms)
 
 static void open_master(rig *r)
 {
-    r->master = posix_openpt(O_RDWR | O_NOCTTY);
-    assert_true(r->master >= 0);
-    assert_int_equal(grantpt(r->master), 0);
-    assert_int_equal(unlockpt(r->master), 0);
-    /* Not the pty's own path: once closed, its number may go to another
-     * process's new pty (tests run side by side), and reopening it would
-     * then succeed. The link is ours to remove, like a USB adapter's node. */
     snprintf(r->dir, sizeof r->dir, "/tmp/cr-serial-XXXXXX");
-    assert_non_null(mkdtemp(r->dir));
-    snprintf(r->slave, sizeof r->slave, "%s/dgt", r->dir);
-    assert_int_equal(symlink(ptsname(r->master), r->slave), 0);
-    fcntl(r->master, F_SETFL, fcntl(r->master, F_GETFL) | O_NONBLOCK);
+    r->master = cr_test_pty_open(r->slave, sizeof r->slave, r->dir, "dgt");
     r->rd = event_new(r->base, r->master, EV_READ | EV_PERSIST, on_master, r);
     event_add(r->rd, NULL);
 }
@@ -138,8 +128,7 @@ static int teardown(void **state)
     }
     cr_dgt_emu_free(r->emu);
     event_base_free(r->base);
-    unlink(r->slave);
-    rmdir(r->dir);
+    cr_test_pty_unlink(r->slave, r->dir);
     free(r);
     return 0;
 }

@@ -2,7 +2,6 @@
  * emulated on a pty (the test holds the master side and answers with the
  * emulator core), its events stamped by the caller's clock, its health as
  * JSON and Prometheus text, and the errors. */
-#define _XOPEN_SOURCE 700 /* posix_openpt */
 #include <setjmp.h>
 #include <stdarg.h>
 #include <stddef.h>
@@ -20,6 +19,7 @@
 #include "dgt_emu.h"
 #include "util/log.h"
 #include "core/source_boards.h"
+#include "test_pty.h"
 
 typedef struct rig {
     struct event_base *base;
@@ -90,12 +90,7 @@ static int setup(void **state)
     rig *r = calloc(1, sizeof *r);
     assert_non_null(r);
     r->base = event_base_new();
-    r->master = posix_openpt(O_RDWR | O_NOCTTY);
-    assert_true(r->master >= 0);
-    assert_int_equal(grantpt(r->master), 0);
-    assert_int_equal(unlockpt(r->master), 0);
-    snprintf(r->slave, sizeof r->slave, "%s", ptsname(r->master));
-    fcntl(r->master, F_SETFL, fcntl(r->master, F_GETFL) | O_NONBLOCK);
+    r->master = cr_test_pty_open(r->slave, sizeof r->slave, NULL, NULL);
     r->rd = event_new(r->base, r->master, EV_READ | EV_PERSIST, on_master, r);
     event_add(r->rd, NULL);
     cr_dgt_emu_config ecfg = {.serial = "DGT4242", .version_major = 3, .version_minor = 1};

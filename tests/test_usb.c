@@ -18,7 +18,7 @@
 #include <libusb.h>
 
 #include "dgt_emu.h"
-#include "dgt_link.h"
+#include "board_link.h"
 #include "dgt_usb.h"
 #include "test_squares.h"
 

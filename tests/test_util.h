@@ -35,9 +35,13 @@ static inline void cr_test_rm_rf(const char *dir)
     rmdir(dir);
 }
 
-/* The whole of a file, NUL-terminated (malloc'd; *len its size), or NULL. */
+/* The whole of a file, NUL-terminated (malloc'd; *len its size if len is
+ * not NULL), or NULL. */
 static inline char *cr_test_read_file(const char *path, size_t *len)
 {
+    if (len) {
+        *len = 0;
+    }
     FILE *f = fopen(path, "rb");
     if (!f) {
         return NULL;
@@ -50,11 +54,33 @@ static inline char *cr_test_read_file(const char *path, size_t *len)
             buf = NULL;
         } else {
             buf[n] = '\0';
-            *len = (size_t)n;
+            if (len) {
+                *len = (size_t)n;
+            }
         }
     }
     fclose(f);
     return buf;
 }
+
+#ifdef cmocka_unit_test /* with <cmocka.h> included before */
+/* cr_test_read_file of a file the test needs: fails the test if unreadable. */
+static inline char *cr_test_must_read(const char *path, size_t *len)
+{
+    char *text = cr_test_read_file(path, len);
+    if (!text) {
+        fail_msg("cannot read %s", path);
+    }
+    return text;
+}
+
+/* Fails the test unless the file at path holds exactly want. */
+static inline void cr_test_assert_file(const char *path, const char *want)
+{
+    char *text = cr_test_must_read(path, NULL);
+    assert_string_equal(text, want);
+    free(text);
+}
+#endif
 
 #endif

@@ -27,7 +27,7 @@
 #include "cmd/commands.h"
 #include "cr/feed.h"
 #include "certabo.h"
-#include "dgt_boardset.h"
+#include "board_set.h"
 #include "core/feed_source.h"
 #include "util/feed_line.h"
 #include "util/log.h"

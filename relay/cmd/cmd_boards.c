@@ -10,8 +10,8 @@
 #include <event2/event.h>
 
 #include "cmd/commands.h"
-#include "dgt_boardset.h"
-#include "dgt_serial.h"
+#include "board_set.h"
+#include "serial.h"
 #include "util/opts.h"
 
 #define BOARDS_MAX 64

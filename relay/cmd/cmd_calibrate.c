@@ -14,8 +14,8 @@
 
 #include "certabo.h"
 #include "cmd/commands.h"
-#include "dgt_link.h"
-#include "dgt_serial.h"
+#include "board_link.h"
+#include "serial.h"
 #include "util/opts.h"
 
 static int usage(void)

@@ -25,7 +25,6 @@
  * record --clock FILE`): each step sets it, and no step is taken before the
  * host has handled every byte sent, so that the host stamps what it reads
  * with the feed time it was sent at, however late it got to read it. */
-#define _XOPEN_SOURCE 700 /* posix_openpt, grantpt, unlockpt, ptsname */
 #include <errno.h>
 #include <fcntl.h>
 #include <signal.h>
@@ -42,9 +41,10 @@
 #include "cr/feed.h"
 #include "board_emu.h"
 #include "certabo.h"
-#include "dgt_link.h"
-#include "dgt_serial.h"
+#include "board_link.h"
+#include "serial.h"
 #include "emu_clock.h"
+#include "pty.h"
 #include "util/grow.h"
 #include "util/opts.h"
 #include "core/sigwatch.h"
@@ -72,8 +72,7 @@ typedef struct emulator {
     emu_events evs;
     size_t next;
     double speed;
-    int master, slave;
-    char slave_path[128];
+    cr_pty pty; /* the board's end; the host opens pty.path or --link */
     const char *link;
     bool f_garbage, f_drop, f_disconnect;
     uint64_t rng;
@@ -238,46 +237,16 @@ static void schedule(emulator *em);
 
 static int make_pty(emulator *em)
 {
-    int m = posix_openpt(O_RDWR | O_NOCTTY);
-    if (m < 0 || grantpt(m) < 0 || unlockpt(m) < 0) {
-        fprintf(stderr, "chessrelay emulate: cannot create a pty: %s\n", strerror(errno));
-        if (m >= 0) {
-            close(m);
-        }
+    cr_error err;
+    if (cr_pty_open(&em->pty, true, &err) < 0) {
+        fprintf(stderr, "chessrelay emulate: %s\n", err.text);
         return -1;
     }
-    const char *name = ptsname(m);
-    if (!name) {
-        close(m);
-        return -1;
-    }
-    snprintf(em->slave_path, sizeof em->slave_path, "%s", name);
-    /* Keep the slave open ourselves: a master whose slave is closed reads
-     * EIO/hang-up in a loop while the host is between opens. */
-    int s = open(em->slave_path, O_RDWR | O_NOCTTY | O_CLOEXEC);
-    if (s < 0) {
-        close(m);
-        return -1;
-    }
-    struct termios tio;
-    if (tcgetattr(s, &tio) == 0) {
-        cfmakeraw(&tio);
-        tcsetattr(s, TCSANOW, &tio);
-    }
-    fcntl(m, F_SETFL, fcntl(m, F_GETFL) | O_NONBLOCK);
-    fcntl(m, F_SETFD, FD_CLOEXEC);
-    em->master = m;
-    em->slave = s;
-    em->rd = event_new(em->base, m, EV_READ | EV_PERSIST, on_master, em);
+    em->rd = event_new(em->base, em->pty.master, EV_READ | EV_PERSIST, on_master, em);
     event_add(em->rd, NULL);
-    if (em->link) {
-        char tmp[4200];
-        snprintf(tmp, sizeof tmp, "%s.tmp", em->link);
-        unlink(tmp);
-        if (symlink(em->slave_path, tmp) < 0 || rename(tmp, em->link) < 0) {
-            fprintf(stderr, "chessrelay emulate: %s: %s\n", em->link, strerror(errno));
-            return -1;
-        }
+    if (em->link && cr_pty_link(&em->pty, em->link, &err) < 0) {
+        fprintf(stderr, "chessrelay emulate: %s\n", err.text);
+        return -1;
     }
     return 0;
 }
@@ -294,9 +263,7 @@ static void unplug(emulator *em)
         event_free(em->rd);
         em->rd = NULL;
     }
-    close(em->master);
-    close(em->slave);
-    em->master = em->slave = -1;
+    cr_pty_close(&em->pty);
     em->unplugged = true;
     cr_board_emu_power_up(em->emu);
 }
@@ -329,7 +296,7 @@ static void flush_output(emulator *em)
         }
         size_t off = 0;
         while (off < k) {
-            ssize_t w = write(em->master, out + off, k - off);
+            ssize_t w = write(em->pty.master, out + off, k - off);
             if (w < 0) {
                 if (errno == EINTR) {
                     continue;
@@ -482,7 +449,7 @@ static void schedule(emulator *em)
 static int host_backlog(const emulator *em)
 {
     int n = 0;
-    if (em->slave < 0 || ioctl(em->slave, FIONREAD, &n) < 0) {
+    if (em->pty.slave < 0 || ioctl(em->pty.slave, FIONREAD, &n) < 0) {
         return 0;
     }
     return n;
@@ -492,7 +459,7 @@ static int host_backlog(const emulator *em)
 static int host_request(const emulator *em)
 {
     int n = 0;
-    if (em->master < 0 || ioctl(em->master, FIONREAD, &n) < 0) {
+    if (em->pty.master < 0 || ioctl(em->pty.master, FIONREAD, &n) < 0) {
         return 0;
     }
     return n;
@@ -949,7 +916,7 @@ static void emulator_run(emulator *em)
         em->status = 1;
         return;
     }
-    printf("%s\n", em->link ? em->link : em->slave_path);
+    printf("%s\n", em->link ? em->link : em->pty.path);
     fflush(stdout);
     /* A host that never comes: give up after a while rather than hang. */
     em->finished = false;
@@ -989,7 +956,7 @@ int cr_cmd_emulate(int argc, char **argv)
     if (em.line_every < 1) {
         em.line_every = 1;
     }
-    em.master = em.slave = -1;
+    em.pty.master = em.pty.slave = -1;
     em.rng = o.rng;
     em.link = o.link;
     rc = parse_faults(o.faults, &em);

@@ -14,8 +14,8 @@
 #include "cmd/commands.h"
 #include "cr/feed.h"
 #include "certabo.h"
-#include "dgt_boardset.h"
-#include "dgt_serial.h"
+#include "board_set.h"
+#include "serial.h"
 #include "emu_clock.h"
 #include "util/opts.h"
 #include "core/sigwatch.h"
@@ -91,7 +91,7 @@ static void on_state(void *data, cr_dgt_link *link, cr_dgt_link_state st)
     }
     cr_dgt_health h = cr_dgt_link_health(link);
     const char *err = cr_dgt_link_error(link);
-    /* The kind is named when it is not DGT's (found by probing, board.h). */
+    /* The kind is named when it is not DGT's (found by probing, board_kind.h). */
     bool other = h.identified && h.kind != CR_BOARD_DGT && st == CR_LINK_ACTIVE;
     fprintf(stderr, "chessrelay record: %s: board %s %s%s%s%s%s%s\n", cr_dgt_link_name(link), h.id,
             cr_dgt_link_state_name(st), st == CR_LINK_LOST && *err ? ": " : "",

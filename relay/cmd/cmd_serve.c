@@ -25,7 +25,7 @@
 #include <string.h>
 
 #include "cmd/commands.h"
-#include "board.h"
+#include "board_kind.h"
 #include "core/config.h"
 #include "cr/pairings.h"
 #include "util/log.h"

@@ -24,7 +24,7 @@
 #include "core/board_infer.h"
 #include "core/publish.h"
 #include "cr/feed.h"
-#include "dgt_link.h"
+#include "board_link.h"
 
 typedef struct cr_eboards_config {
     void (*publish)(void *data, cr_pub *p); /* takes p */

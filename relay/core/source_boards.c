@@ -8,15 +8,14 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "certabo.h"
-#include "dgt_boardset.h"
+#include "board_set.h"
 #include "util/log.h"
 #include "util/prom.h"
 
 struct cr_board_sources {
     cr_board_sources_config cfg;
     cr_dgt_boardset *set;
-    cr_certabo_params_dir cal; /* Certabo tables from the state folder */
+    cr_board_params *params; /* per-board parameters (Certabo's tables) from the state folder */
 };
 
 static void on_link_event(void *data, const cr_feed_event *ev)
@@ -57,6 +56,10 @@ cr_board_sources *cr_board_sources_start(struct event_base *base, const cr_board
         return NULL;
     }
     cr_board_sources *s = calloc(1, sizeof *s);
+    if (s && !(s->params = cr_board_params_new(cfg->state_dir, NULL))) {
+        free(s);
+        s = NULL;
+    }
     cr_dgt_boardset_config bc = {
         .event = on_link_event, .state = on_link_state, .usb = on_usb, .data = s};
     cr_dgt_link_config_default(&bc.link);
@@ -64,12 +67,12 @@ cr_board_sources *cr_board_sources_start(struct event_base *base, const cr_board
     bc.link.clock = cfg->clock;
     bc.link.clock_data = cfg->data;
     bc.link.kind = cfg->kind;
-    bc.link.codec_params = cr_certabo_params_from_dir;
-    bc.link.codec_params_data = s ? &s->cal : NULL;
-    if (s) {
-        s->cal.dir = cfg->state_dir;
-    }
+    bc.link.codec_params = cr_board_params_get;
+    bc.link.codec_params_data = s ? s->params : NULL;
     if (!s || !(s->set = cr_dgt_boardset_new(base, &bc))) {
+        if (s) {
+            cr_board_params_free(s->params);
+        }
         free(s);
         cr_error_set(err, CR_ENOMEM, 0, 0, "board sources: out of memory");
         return NULL;
@@ -107,6 +110,7 @@ void cr_board_sources_free(cr_board_sources *s)
         return;
     }
     cr_dgt_boardset_free(s->set);
+    cr_board_params_free(s->params);
     free(s);
 }
 

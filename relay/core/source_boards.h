@@ -1,6 +1,6 @@
 /* chessrelay relay: live DGT boards as sources of the loop thread.
  *
- * Opens the serial devices given (dgt_serial.h) and, if asked, every USB
+ * Opens the serial devices given (serial.h) and, if asked, every USB
  * board plugged in now or later (dgt_usb.h), each as a cr_dgt_link on the
  * loop's event_base, and passes every event of every link (CONNECT, RAW with
  * the bytes as received, the POS / CLOCK they decode to, DISCONNECT: the
@@ -22,13 +22,13 @@
 
 #include "cr/common.h"
 #include "cr/feed.h"
-#include "dgt_link.h"
+#include "board_link.h"
 
 typedef struct cr_board_sources_config {
     const char *const *serials; /* tty paths (copied) */
     int serial_count;
     bool usb;                   /* every USB board, with hotplug */
-    cr_board_kind kind;         /* serial ports: AUTO probes for each kind (board.h) */
+    cr_board_kind kind;         /* serial ports: AUTO probes for each kind (board_kind.h) */
     const char *state_dir;      /* Certabo tables in DIR/certabo/ID.cal, or NULL (borrowed for the call) */
     int64_t (*clock)(void *data); /* event time (the loop's feed clock, ms) */
     void (*event)(void *data, const cr_feed_event *ev); /* required */

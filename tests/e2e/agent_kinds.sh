@@ -1,7 +1,8 @@
 #!/bin/bash
 # The agent reads every kind of board (issue 19): a Certabo board emulated on
 # a pty, found by probing (no --kind) with its table from the agent's state
-# folder, forwards a short game to a relay whose journal replays to it; a
+# folder, forwards a short game to a relay whose journal replays to it (and
+# `serve --serial` reads one the same way, its table from the relay's state); a
 # Millennium board read with --kind millennium becomes active too; a bad
 # --kind is a usage error. The agent stamps events in real time (no
 # --time-scale as `record` has), so the game is played at its own speed.
@@ -57,6 +58,32 @@ emulate_then_agent() {
 
 emulate_then_agent venue certabo "$tmp/game.feed"
 emulate_then_agent venue-m millennium "$tmp/game.feed" --kind millennium
+
+# serve reads a Certabo board itself (--serial, found by probing) with the
+# board's table from its own state folder (certabo/ID.cal, through the board
+# interface's per-board parameters): its journal's positions name every
+# piece (no '?': the table was found) and replay to the game.
+mkdir -p "$tmp/served/certabo"
+"$BIN" emulate "$tmp/game.feed" --pty --kind certabo --link "$tmp/served.dev" \
+  --calibration-out "$tmp/served/certabo/served.dev.cal" >"$tmp/served.emu" 2>&1 &
+emu=$!
+for _ in $(seq 100); do [ -s "$tmp/served.emu" ] && break; sleep 0.05; done
+"$BIN" serve --serial "$tmp/served.dev" --state "$tmp/served" --listen 127.0.0.1:0 >"$tmp/served.log" 2>&1 &
+served=$!
+wait "$emu" || { echo "FAIL: served: emulate failed"; cat "$tmp/served.emu"; fail=1; }
+sleep 1 # the last events reach the journal
+kill "$served"; wait "$served" 2>/dev/null
+mkdir -p "$tmp/check-served"
+grep -h "served.dev" "$tmp"/served/journal-*.feed > "$tmp/check-served/served.feed"
+cp "$tmp/game.expected" "$tmp/check-served/served.expected"
+if ! grep -q ' pos ' "$tmp/check-served/served.feed"; then
+  echo "FAIL: serve: no pos lines from the Certabo board"; tail "$tmp/served.log"; fail=1
+elif grep ' pos ' "$tmp/check-served/served.feed" | grep -q '?'; then
+  echo "FAIL: serve: the Certabo board's table was not used (occupancy only)"; fail=1
+fi
+res=$(CMD="$BIN replay {feed}" "$SRC/tests/tools/check-feeds" "$tmp/check-served" | tail -n 1)
+echo "serve certabo: $res"
+case "$res" in *" 0 failed") ;; *) fail=1 ;; esac
 
 # The relay's journal holds the Certabo board's events: replayed, the game.
 mkdir -p "$tmp/check"

@@ -1,5 +1,5 @@
 """An agent stalled right after a move, before the clock press that times it
-(issue 14), end to end (run by agent_stall.sh). A fake venue agent sends
+(issue 14), end to end (run by ctest's e2e_agent_stall). A fake venue agent sends
 tests/data/feeds-clocks/agentcut.feed to `serve --agent-token`: the events up
 to 2. g4 (the piece set down at 7.1 s) with its watermark there, then nothing
 for 11 s (longer than the 10 s after which an away agent no longer holds the

@@ -1,6 +1,6 @@
 """Threefold-repetition and 50-move claims end to end through real sockets,
 with the relay killed (SIGKILL) and restarted on the same state folder in
-the middle (run by arbiter_claims.sh). `chessrelay replay claims.feed
+the middle (run by ctest's e2e_arbiter_claims). `chessrelay replay claims.feed
 --serve --arbiter-token T --state S` plays two boards: TF1 stops with Black
 to play Ng8, which would make the start position stand the third time;
 FM1 reaches 100 plies without capture or pawn move. Over /ws:
@@ -15,10 +15,9 @@ import shutil
 import signal
 import sys
 import tempfile
-import time
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
-from relay_ws import Relay, check, fail  # noqa: E402
+from relay_ws import Relay, check, recv_until, wait_until  # noqa: E402
 
 TOKEN = "arb-claims-token"
 SRC = os.environ.get("CR_SOURCE_DIR") or os.path.abspath(os.path.join(os.path.dirname(__file__), "../.."))
@@ -26,24 +25,10 @@ FEED = os.path.join(SRC, "tests/data/feeds-arbiter/claims.feed")
 AUTH = {"Authorization": "Bearer " + TOKEN}
 
 
-def wait_for(ws, pred, what, timeout=40.0):
-    deadline = time.time() + timeout
-    while True:
-        left = deadline - time.time()
-        if left <= 0:
-            fail("timeout waiting for " + what)
-        try:
-            m = ws.recv(timeout=left)
-        except TimeoutError:
-            fail("timeout waiting for " + what)
-        if pred(m):
-            return m
-
-
 def arbiter(r):
     arb = r.ws(AUTH)
     arb.send({"op": "arbiter"})
-    snap = wait_for(arb, lambda m: m.get("type") == "arbiter", "the arbiter snapshot", 10)
+    snap = recv_until(arb, lambda m: m.get("type") == "arbiter", "the arbiter snapshot", 10)
     return arb, snap
 
 
@@ -56,15 +41,11 @@ def games_by_board(r):
 
 def wait_played(r):
     """Both boards at the end of the feed: 7 and 3 plies, clocks stopped."""
-    deadline = time.time() + 30
-    while True:
+    def played():
         g = games_by_board(r)
-        if (g.get("TF1", {}).get("plies") == 7 and g.get("FM1", {}).get("plies") == 3
-                and g["TF1"]["running"] == "-" and g["FM1"]["running"] == "-"):
-            return g
-        if time.time() > deadline:
-            fail("the feed did not play: %s" % g)
-        time.sleep(0.2)
+        return g if (g.get("TF1", {}).get("plies") == 7 and g.get("FM1", {}).get("plies") == 3
+                     and g["TF1"]["running"] == "-" and g["FM1"]["running"] == "-") else None
+    return wait_until(played, "the feed to play (TF1 7 plies, FM1 3, clocks stopped)", 30)
 
 
 def claims_of(snap):
@@ -87,7 +68,7 @@ def main(binary):
         # Threefold on the move written (Ng8): the relay checks the position it gives.
         arb.send({"op": "arbiter-action", "game": tf["game"], "action": "claim", "claimant": "b",
                   "basis": "threefold", "move": "Ng8"})
-        c = wait_for(arb, lambda m: m.get("type") == "claim" and m["claim"]["board"] == "TF1",
+        c = recv_until(arb, lambda m: m.get("type") == "claim" and m["claim"]["board"] == "TF1",
                      "the threefold claim")["claim"]
         check(c["basis"] == "threefold" and c["move"] == "Ng8" and c["correct"] is True
               and c["claimed_repetitions"] == 3 and c["decision"] == "pending" and c["ply"] == 7,
@@ -95,13 +76,13 @@ def main(binary):
         tf_id = c["id"]
         arb.send({"op": "arbiter-action", "game": tf["game"], "action": "decide", "decision": "draw",
                   "note": "threefold upheld"})
-        wait_for(arb, lambda m: m.get("type") == "claim" and m["claim"]["id"] == tf_id
+        recv_until(arb, lambda m: m.get("type") == "claim" and m["claim"]["id"] == tf_id
                  and m["claim"]["decision"] == "draw", "the threefold decision")
 
         # 50 moves on the board, left pending across the restart.
         arb.send({"op": "arbiter-action", "game": fm["game"], "action": "claim", "claimant": "b",
                   "basis": "fifty-moves"})
-        c = wait_for(arb, lambda m: m.get("type") == "claim" and m["claim"]["board"] == "FM1",
+        c = recv_until(arb, lambda m: m.get("type") == "claim" and m["claim"]["board"] == "FM1",
                      "the 50-move claim")["claim"]
         check(c["basis"] == "fifty-moves" and c["move"] is None and c["correct"] is True
               and c["claimed_halfmove"] >= 100 and c["decision"] == "pending", "50-move claim: %s" % c)
@@ -131,7 +112,7 @@ def main(binary):
         check(g["TF1"]["result"] == "1/2-1/2" and g["FM1"]["result"] == "*", "results: %s" % g)
         arb.send({"op": "arbiter-action", "game": g["FM1"]["game"], "action": "decide",
                   "decision": "draw", "note": "fifty moves upheld"})
-        wait_for(arb, lambda m: m.get("type") == "claim" and m["claim"]["id"] == fm_id
+        recv_until(arb, lambda m: m.get("type") == "claim" and m["claim"]["id"] == fm_id
                  and m["claim"]["decision"] == "draw", "the 50-move decision")
         arb.close()
     finally:

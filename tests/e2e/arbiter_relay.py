@@ -1,5 +1,5 @@
 """Arbiter monitoring end to end against the real relay (run by
-arbiter_relay.sh): `chessrelay replay quickplay.feed --serve --arbiter-token T`
+ctest's e2e_arbiter_relay): `chessrelay replay quickplay.feed --serve --arbiter-token T`
 plays a quickplay finish; the two-minute mark is raised, a claim is refused,
 made and decided through the arbiter channel, the claim report holds the
 right position and moves, a viewer without the token cannot reach the
@@ -14,7 +14,7 @@ import tempfile
 import time
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
-from relay_ws import Relay, WSClosed  # noqa: E402
+from relay_ws import Relay, WSClosed, check, recv_until  # noqa: E402
 
 TOKEN = "arb-e2e-token"
 SRC = os.environ.get("CR_SOURCE_DIR") or os.path.abspath(os.path.join(os.path.dirname(__file__), "../.."))
@@ -23,32 +23,6 @@ START_FEN = "3r2k1/5ppp/8/8/8/8/5PPP/3R2K1 w - - 0 40"
 FINAL_PLACEMENT = "3r1k2/5ppp/8/8/8/8/5PPP/3R1K2"
 MOVES = "Kf1 Kf8 Ke1 Ke8 Rd2 Rd7 Rd1 Rd8 Kf1 Kf8".split()
 AUTH = {"Authorization": "Bearer " + TOKEN}
-
-
-def fail(msg):
-    print("FAIL: " + msg)
-    sys.exit(1)
-
-
-def check(cond, msg):
-    if not cond:
-        fail(msg)
-
-
-def wait_for(ws, pred, what, timeout=40.0, seen=None):
-    deadline = time.time() + timeout
-    while True:
-        left = deadline - time.time()
-        if left <= 0:
-            fail("timeout waiting for " + what)
-        try:
-            m = ws.recv(timeout=left)
-        except TimeoutError:
-            fail("timeout waiting for " + what)
-        if seen is not None:
-            seen.append(m)
-        if pred(m):
-            return m
 
 
 def ctype(hdr):
@@ -82,16 +56,16 @@ def main(binary):
 
         arb = r.ws(AUTH)
         arb.send({"op": "arbiter"})
-        snap = wait_for(arb, lambda m: m.get("type") == "arbiter", "arbiter snapshot", 10)
+        snap = recv_until(arb, lambda m: m.get("type") == "arbiter", "arbiter snapshot", 10)
         check(isinstance(snap.get("aseq"), int), "snapshot aseq: %s" % snap)
         seen = [snap]
-        two = wait_for(arb, lambda m: m.get("type") == "incident" and m["incident"]["kind"] == "two-minutes",
+        two = recv_until(arb, lambda m: m.get("type") == "incident" and m["incident"]["kind"] == "two-minutes",
                        "the two-minute mark", seen=seen)
         inc = two["incident"]
         check(inc["color"] == "w" and inc["board"] == "QP1" and inc["white_ms"] < 120000, "two-minutes: %s" % inc)
         gid = two["game"]
         # The feed ends with the clock stopped after Black's 10th ply.
-        wait_for(arb, lambda m: m.get("type") == "arbiter-state" and m["state"]["plies"] == 10
+        recv_until(arb, lambda m: m.get("type") == "arbiter-state" and m["state"]["plies"] == 10
                  and m["state"]["running"] == "-", "the end of the feed", seen=seen)
         st = [m for m in seen if m.get("type") == "arbiter-state"][-1]["state"]
         check(st["under_two_minutes"]["w"] and not st["under_two_minutes"]["b"] and st["claim_window"],
@@ -100,10 +74,10 @@ def main(binary):
 
         # Black has two minutes: refused. White claims (b): accepted.
         action(arb, game=gid, action="claim", claimant="b", basis="a")
-        m = wait_for(arb, lambda m: m.get("type") == "arbiter-error", "the refusal")
+        m = recv_until(arb, lambda m: m.get("type") == "arbiter-error", "the refusal")
         check("two minutes" in m["error"], "refusal: %s" % m)
         action(arb, game=gid, action="claim", claimant="w", basis="b")
-        m = wait_for(arb, lambda m: m.get("type") == "claim", "the claim")
+        m = recv_until(arb, lambda m: m.get("type") == "claim", "the claim")
         claim = m["claim"]
         check(claim["decision"] == "pending" and claim["claimant"] == "w" and claim["basis"] == "b", "claim: %s" % claim)
         check(claim["fen"].startswith(FINAL_PLACEMENT + " w "), "frozen position: %s" % claim["fen"])
@@ -119,9 +93,9 @@ def main(binary):
         check(st_ == 200 and two, "the two-minute incident in incidents.json")
         arb2 = r.ws(AUTH)
         arb2.send({"op": "arbiter"})
-        wait_for(arb2, lambda m: m.get("type") == "arbiter", "a second dashboard's snapshot", 10)
+        recv_until(arb2, lambda m: m.get("type") == "arbiter", "a second dashboard's snapshot", 10)
         action(arb, game=gid, action="ack", alert=str(two[0]["seq"]))
-        m = wait_for(arb2, lambda m: m.get("type") == "ack", "the acknowledgement on the other dashboard", 10)
+        m = recv_until(arb2, lambda m: m.get("type") == "ack", "the acknowledgement on the other dashboard", 10)
         check(m["ack"]["alert"] == str(two[0]["seq"]) and m["ack"]["game"] == gid and m["ack"]["who"]
               and m["ack"]["wall"] > 0, "ack: %s" % m)
         arb2.close()
@@ -133,7 +107,7 @@ def main(binary):
         r = Relay(binary, args)
         arb = r.ws(AUTH)
         arb.send({"op": "arbiter"})
-        snap = wait_for(arb, lambda m: m.get("type") == "arbiter", "arbiter snapshot after the restart", 10)
+        snap = recv_until(arb, lambda m: m.get("type") == "arbiter", "arbiter snapshot after the restart", 10)
         pending = [c for c in snap["claims"] if c["id"] == claim["id"]]
         check(pending and pending[0]["decision"] == "pending" and pending[0]["ply"] == claim["ply"],
               "the pending claim after the restart: %s" % snap["claims"])
@@ -144,9 +118,9 @@ def main(binary):
         viewer.send({"op": "subscribe", "round": "1"})
 
         action(arb, game=gid, action="decide", decision="draw", note="no winning attempts")
-        m = wait_for(arb, lambda m: m.get("type") == "claim" and m["claim"]["decision"] == "draw", "the decision")
+        m = recv_until(arb, lambda m: m.get("type") == "claim" and m["claim"]["decision"] == "draw", "the decision")
         # Viewers see the result.
-        m = wait_for(viewer, lambda m: m.get("type") == "result" and m["game"] == gid, "the result for viewers")
+        m = recv_until(viewer, lambda m: m.get("type") == "result" and m["game"] == gid, "the result for viewers")
         check(m["result"] == "1/2-1/2", "result: %s" % m)
 
         st_, hdr, html = r.http(claim["report"], AUTH)

@@ -1,5 +1,5 @@
 """A restart changes nothing anyone can see (issue 24), run by
-arbiter_restart.sh: for each kind of arbiter action (result, take-back,
+ctest's e2e_arbiter_restart: for each kind of arbiter action (result, take-back,
 replace-move, a draw-offer mark, players, confirm-flag, a claim and its
 decision, an acknowledgement), the relay plays a feed
 (`replay FEED --serve --speed 1000 --state DIR`), the action goes over the
@@ -18,10 +18,9 @@ import shutil
 import signal
 import sys
 import tempfile
-import time
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
-from relay_ws import Relay  # noqa: E402
+from relay_ws import Relay, check, fail, recv_until, wait_settled, wait_until  # noqa: E402
 
 TOKEN = "arb-restart-token"
 WHO = "chief"  # the token's name (tournament file)
@@ -30,30 +29,6 @@ INC15 = os.path.join(SRC, "tests/data/feeds-clocks/inc15.feed")  # 10 plies, ope
 INC90 = os.path.join(SRC, "tests/data/feeds-clocks/inc90.feed")  # 13 plies, 1-0, 90+30
 QUICK = os.path.join(SRC, "tests/data/feeds-arbiter/quickplay.feed")  # 10 plies, White under 2 min
 AUTH = {"Authorization": "Bearer " + TOKEN}
-
-
-def fail(msg):
-    print("FAIL: " + msg)
-    sys.exit(1)
-
-
-def check(cond, msg):
-    if not cond:
-        fail(msg)
-
-
-def recv_until(ws, pred, what, timeout=20.0):
-    deadline = time.time() + timeout
-    while True:
-        left = deadline - time.time()
-        if left <= 0:
-            fail("timeout waiting for " + what)
-        try:
-            m = ws.recv(timeout=left)
-        except TimeoutError:
-            fail("timeout waiting for " + what)
-        if pred(m):
-            return m
 
 
 def snapshot(r):
@@ -102,38 +77,19 @@ def without_wall(text):
 
 def settled(r, board, plies):
     """The feed has played: the board's game has its plies, and the relay
-    has published it all (two snapshots a second apart agree)."""
-    deadline = time.time() + 30
-    while time.time() < deadline:
-        games = [g for g in snapshot(r)["games"] if g["board"] == board and g["plies"] == plies]
-        if games:
-            break
-        time.sleep(0.1)
-    else:
-        fail("%s never reached %d plies" % (board, plies))
-    last = None
-    while time.time() < deadline:
-        now = served(r)
-        if now == last:
-            return games[0]["game"]
-        last = now
-        time.sleep(1.1)  # the snapshot's clocks are published once a second
-    fail("%s: what the relay serves does not settle" % board)
+    has published it all (what it serves unchanged for 1.5 s: the
+    snapshot's clocks are published once a second)."""
+    games = wait_until(lambda: [g for g in snapshot(r)["games"] if g["board"] == board and g["plies"] == plies],
+                       "%s to reach %d plies" % (board, plies), 30)
+    wait_settled(lambda: served(r), "what the relay serves of %s" % board, 30)
+    return games[0]["game"]
 
 
 def quiet(r):
     """What the relay serves once the action's messages are out (every
-    snapshot carries the last aseq, so equal snapshots a second apart mean
+    snapshot carries the last aseq, so equal snapshots over 1.5 s mean
     nothing is on its way)."""
-    last = None
-    deadline = time.time() + 20
-    while time.time() < deadline:
-        now = served(r)
-        if now == last:
-            return now
-        last = now
-        time.sleep(1.1)
-    fail("what the relay serves does not settle after the action")
+    return wait_settled(lambda: served(r), "what the relay serves after the action", 20)
 
 
 def act(r, gid, actions):

@@ -1,5 +1,5 @@
 """Board numbers that do not move (issue 14), end to end (run by
-board_numbers.sh): `serve --state S` takes four boards from a venue agent
+ctest's e2e_board_numbers): `serve --state S` takes four boards from a venue agent
 (`agent --feed`), connecting in the order B675, Z9, A100, M42; each board's
 number (table) is noted from the arbiter view. The relay is killed
 (SIGKILL) and restarted on the same state: the numbers are the same. A

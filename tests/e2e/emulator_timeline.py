@@ -1,5 +1,5 @@
 """The emulator's timeline against a host and a machine that are slow, run by
-emulator_timeline.sh. At --speed N a delay of d ms is N x d ms of feed time,
+ctest's e2e_emulator_timeline. At --speed N a delay of d ms is N x d ms of feed time,
 so the timeline must wait rather than let the feed's gaps shrink:
 - a muted board (the feed's disconnect..connect without --link) that a host
   takes 0.5 s to take up again (probe, then dump): the dump shows the
@@ -11,7 +11,7 @@ so the timeline must wait rather than let the feed's gaps shrink:
   the last one, not at once;
 - an emulator stopped for 0.7 s (SIGSTOP, as a loaded machine may leave it
   without the CPU): the updates that came due meanwhile keep their gaps.
-The host is a plain DGT host on the pty, like drivers/dgt_link.c."""
+The host is a plain DGT host on the pty, like drivers/board_link.c."""
 import array
 import fcntl
 import os

@@ -1,5 +1,5 @@
 """The arbiter's "accept the board's position" end to end through real
-sockets (issue 15), run by relay_accept_board.sh:
+sockets (issue 15), run by ctest's e2e_relay_accept_board:
 `chessrelay replay FEED --serve --arbiter-token T --state DIR` plays
 l04-30-14.feed (a board silent for 14 plies) with one more black pawn, on
 h7, from the reconnection on: no game reaches that board (a pawn gone
@@ -16,10 +16,9 @@ import os
 import shutil
 import sys
 import tempfile
-import time
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
-from relay_ws import Relay, check, fail, final_state, wait_settled, wait_until  # noqa: E402
+from relay_ws import Relay, check, fail, final_state, recv_until, wait_settled, wait_until  # noqa: E402
 
 BIN = sys.argv[1]
 SRC = os.environ.get("CR_SOURCE_DIR") or os.path.abspath(os.path.join(os.path.dirname(__file__), "../.."))
@@ -69,18 +68,6 @@ with open(FEED, "w") as out_feed:
     out_feed.writelines(lines)
 state = os.path.join(state, "state")
 args = ["replay", FEED, "--serve", "--arbiter-token", TOKEN, "--speed", "500", "--state", state, "--quiet"]
-
-
-def recv_until(ws, pred, what, limit):
-    end = time.time() + limit
-    while time.time() < end:
-        try:
-            m = ws.recv(timeout=max(0.05, end - time.time()))
-        except TimeoutError:
-            break
-        if pred(m):
-            return m
-    fail("timed out after %.0f s waiting for %s" % (limit, what))
 
 
 relay = Relay(BIN, args)

@@ -9,7 +9,7 @@ import tempfile
 import time
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
-from relay_ws import WS, Relay, WSClosed, check, sample_feed  # noqa: E402
+from relay_ws import WS, Relay, WSClosed, check, sample_feed, wait_until  # noqa: E402
 
 FEED = sample_feed("p03.feed")   # one board
 ARBITER = "arbiter-secret-1"
@@ -40,13 +40,8 @@ def write_config(extra=None, feeds=True):
 
 
 def wait_for(what, fn, limit=15.0):
-    deadline = time.time() + limit
-    while True:
-        v = fn()
-        if v:
-            return v
-        check(time.time() < deadline, "timed out waiting for " + what)
-        time.sleep(0.1)
+    """relay_ws.wait_until, its arguments in this script's order."""
+    return wait_until(fn, what, limit)
 
 
 def first_game(r):

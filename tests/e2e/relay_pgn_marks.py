@@ -1,5 +1,5 @@
 """The words of uncertainty in the relay's PGN (issue 15), through the real
-binary (run by relay_pgn_marks.sh):
+binary (run by ctest's e2e_relay_pgn_marks):
   - an ambiguous silent gap (tests/data/feeds-ambiguous/a04-14-4.feed: four plies
     cut, several orders fit) gives `{reconstructed, ambiguous: also ...}`
     in `chessrelay replay`, and the served /game/N.pgn, /live.pgn and the

@@ -1,7 +1,7 @@
 """The tournament feeds of tests/data/feeds-tour (10 and 9 boards, two
 rounds, board ids reused, boards turned round before a round or between two
 games, games of 80 to 180 plies) through the served relay, run by
-relay_tour.sh: `replay FEED --serve --speed 1000`, then /live.pgn holds one
+ctest's e2e_relay_tour: `replay FEED --serve --speed 1000`, then /live.pgn holds one
 game per game played on each board, with every move as the .expected file
 says (games without moves, a board set up, are left out)."""
 import glob

@@ -407,3 +407,22 @@ def wait_until(cond, what, limit=20.0):
 def check(cond, msg):
     if not cond:
         fail(msg)
+
+
+def recv_until(ws, pred, what, timeout=40.0, seen=None):
+    """ws's messages until one for which pred holds (returned); every
+    message received is appended to `seen` if given. Fails the test after
+    `timeout` seconds."""
+    deadline = time.time() + timeout
+    while True:
+        left = deadline - time.time()
+        if left <= 0:
+            fail("timeout waiting for " + what)
+        try:
+            m = ws.recv(timeout=left)
+        except TimeoutError:
+            fail("timeout waiting for " + what)
+        if seen is not None:
+            seen.append(m)
+        if pred(m):
+            return m

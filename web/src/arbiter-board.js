@@ -9,9 +9,9 @@
 import { Chessground } from 'chessground';
 import { h, setText } from './dom.js';
 import { sanNode, setBoard } from './widgets.js';
-import { uciSquares, isCheck, sideToMove } from './state.js';
+import { uciSquares, isCheck, sideToMove } from './game-store.js';
 import { moveNumberLabel } from './view.js';
-import { plyLabel, legalSans } from './arbiter.js';
+import { plyLabel, legalSans } from './arbiter-store.js';
 import { t, lang } from './i18n.js';
 
 export class ArbiterBoard {

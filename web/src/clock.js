@@ -35,8 +35,11 @@ export function clockRemaining(clock, side, nowUs) {
   return Math.max(0, v);
 }
 
-export function formatClock(ms) {
-  if (ms === null || ms === undefined || !isFinite(ms)) return '–:––';
+// A clock reading: "1:30:00", "1:55", "0:09.5" (tenths under ten seconds).
+// The one formatter of clock times, the viewer's and the arbiter page's;
+// `unknown` is what a missing or impossible reading shows.
+export function formatClock(ms, unknown = '–:––') {
+  if (typeof ms !== 'number' || !isFinite(ms) || ms < 0) return unknown;
   const tenthsMode = ms < 10000;
   const totalS = tenthsMode ? Math.floor(ms / 100) / 10 : Math.floor(ms / 1000);
   const h = Math.floor(totalS / 3600);

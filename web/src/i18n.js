@@ -177,7 +177,7 @@ const RU = {
   'Grey': 'Серая',
   'Move sounds': 'Звук ходов',
   'Language': 'Язык',
-  // The arbiter page (arbiter-ui.js, arbiter.js).
+  // The arbiter page (arbiter-page.js, arbiter-store.js).
   'active': 'на связи',
   'not responding': 'не отвечает',
   'lost': 'потеряна',

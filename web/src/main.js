@@ -2,18 +2,18 @@
 // WebSocket (docs/protocol.md). Plain DOM, chessground for the boards.
 
 import './app.css';
-import { Store, sideToMove } from './state.js';
+import { Store, sideToMove } from './game-store.js';
 import { Connection } from './conn.js';
 import { NOTATIONS } from './san.js';
 import { clockRemaining, formatClock, formatElapsed } from './clock.js';
 import { parseRoute, parseEmbed } from './view.js';
 import { evalShown } from './eval.js';
-import { ArbiterStore, isArbiterMessage } from './arbiter.js';
+import { ArbiterStore, isArbiterMessage } from './arbiter-store.js';
 import { h, setText, icon } from './dom.js';
-import { OverviewPage } from './overview.js';
-import { GamePage } from './game.js';
-import { ArbiterPage } from './arbiter-ui.js';
-import { StandingsPage } from './event.js';
+import { OverviewPage } from './overview-page.js';
+import { GamePage } from './game-page.js';
+import { ArbiterPage } from './arbiter-page.js';
+import { StandingsPage } from './standings-page.js';
 import { roundStatus, mergeGames } from './standings.js';
 import { pairings, refreshPairings } from './pairings.js';
 import { Prefs } from './prefs.js';

@@ -9,7 +9,7 @@
 
 import './app.css';
 import { Chessground } from 'chessground';
-import { Store, uciSquares, isCheck, sideToMove } from './state.js';
+import { Store, uciSquares, isCheck, sideToMove } from './game-store.js';
 import { Connection } from './conn.js';
 import { h, setText } from './dom.js';
 import { setBoard } from './widgets.js';

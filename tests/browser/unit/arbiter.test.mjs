@@ -1,9 +1,9 @@
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import {
-  ArbiterStore, compareAlerts, counters, formatMs, beepsFor, actionMessage, fenRows, scoresheetRows,
+  ArbiterStore, compareAlerts, counters, beepsFor, actionMessage, fenRows, scoresheetRows,
   underTwoMinutes, isArbiterMessage, plyLabel, incidentMove, legalSans, alertKey,
-} from '../../../web/src/arbiter.js';
+} from '../../../web/src/arbiter-store.js';
 import { parseRoute } from '../../../web/src/view.js';
 
 const inc = (game, seq, kind, urgency, wall = 1000 + seq) => ({ game, seq, kind, urgency, wall, ply: 0, color: '-', text: kind });
@@ -72,11 +72,7 @@ test('counters of a board', () => {
   assert.equal(quiet.illegal, undefined);
 });
 
-test('clock formatting and the two-minute mark', () => {
-  assert.equal(formatMs(110000), '1:50');
-  assert.equal(formatMs(3723000), '1:02:03');
-  assert.equal(formatMs(9500), '0:09.5');
-  assert.equal(formatMs(null), '–');
+test('the two-minute mark', () => {
   assert.equal(underTwoMinutes(119999), true);
   assert.equal(underTwoMinutes(120000), false);
   assert.equal(underTwoMinutes(null), false);

@@ -34,6 +34,16 @@ test('clock formatting', () => {
   assert.equal(formatClock(9_960), '0:09.9');
   assert.equal(formatClock(0), '0:00.0');
   assert.equal(formatClock(null), '–:––');
+  assert.equal(formatClock(undefined), '–:––');
+  assert.equal(formatClock(-1), '–:––');
+  assert.equal(formatClock(NaN), '–:––');
+  assert.equal(formatClock('5000'), '–:––');
+  // The arbiter page's readings: the same format, a lone dash when unknown.
+  assert.equal(formatClock(110000, '–'), '1:50');
+  assert.equal(formatClock(3723000, '–'), '1:02:03');
+  assert.equal(formatClock(9500, '–'), '0:09.5');
+  assert.equal(formatClock(null, '–'), '–');
+  assert.equal(formatClock(-5, '–'), '–');
 });
 
 test('time per move and thinking time formatting', () => {

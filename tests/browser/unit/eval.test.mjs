@@ -2,7 +2,7 @@ import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { evalText, shortEvalText, whiteShare, nagMark, evalShown, evalPoints, timeUse, plyAt } from '../../../web/src/eval.js';
 import { parseOverlay } from '../../../web/src/view.js';
-import { Store } from '../../../web/src/state.js';
+import { Store } from '../../../web/src/game-store.js';
 
 const START = 'rnbqkbnr/pppppppp/8/8/8/8/PPPPPPPP/RNBQKBNR w KQkq - 0 1';
 const E4 = 'rnbqkbnr/pppppppp/8/8/4P3/8/PPPP1PPP/RNBQKBNR b KQkq - 0 1';

@@ -4,12 +4,12 @@ import { readFileSync } from 'node:fs';
 import { fileURLToPath } from 'node:url';
 import { t, setLang, pickLang, tableOf, LANGS } from '../../../web/src/i18n.js';
 import { TITLES } from '../../../web/src/feds.js';
-import { KIND_LABEL, BASIS_TEXT, ACTION_LABEL, kindLabel, basisText, actionLabel, actionMessage, counters } from '../../../web/src/arbiter.js';
+import { KIND_LABEL, BASIS_TEXT, ACTION_LABEL, kindLabel, basisText, actionLabel, actionMessage, counters } from '../../../web/src/arbiter-store.js';
 
 const SRC = fileURLToPath(new URL('../../../web/src/', import.meta.url));
 // The viewer pages' files and the arbiter page's.
-const FILES = ['main.js', 'overview.js', 'game.js', 'view.js', 'widgets.js', 'event.js', 'prefs.js',
-  'arbiter-board.js', 'arbiter-ui.js', 'arbiter.js'];
+const FILES = ['main.js', 'overview-page.js', 'game-page.js', 'view.js', 'widgets.js', 'standings-page.js', 'prefs.js',
+  'arbiter-board.js', 'arbiter-page.js', 'arbiter-store.js'];
 
 test('the language: a stored choice, else the browser\'s first known one, else English', () => {
   assert.equal(pickLang(null, ['ru-RU', 'en']), 'ru');
@@ -42,7 +42,7 @@ test('every viewer and arbiter string has its Russian text, with the same {names
   }
   assert.ok(keys.size > 300, `only ${keys.size} strings found`);
   // The arbiter's files go through t() (a file of plain literals would pass the check below).
-  for (const [f, least] of [['arbiter-board.js', 25], ['arbiter-ui.js', 100], ['arbiter.js', 25]]) {
+  for (const [f, least] of [['arbiter-board.js', 25], ['arbiter-page.js', 100], ['arbiter-store.js', 25]]) {
     const src = readFileSync(SRC + f, 'utf8');
     assert.ok([...src.matchAll(/\bt\(\s*'/g)].length >= least, `${f}: its strings are not translated`);
   }

@@ -1,7 +1,7 @@
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { Chess } from 'chess.js';
-import { Store, START_FEN, uciSquares, isCheck } from '../../../web/src/state.js';
+import { Store, START_FEN, uciSquares, isCheck } from '../../../web/src/game-store.js';
 
 const T0 = 1_764_427_200_000_000;
 

@@ -1,1 +1,0 @@
-target_link_libraries(test_agent_journal PRIVATE cr_relay)

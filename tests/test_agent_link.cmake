@@ -1,1 +1,0 @@
-target_link_libraries(test_agent_link PRIVATE cr_relay)

@@ -1,1 +1,0 @@
-target_link_libraries(test_agent_msg PRIVATE cr_relay)

@@ -1,1 +1,0 @@
-target_link_libraries(test_arbiter_link PRIVATE cr_relay)

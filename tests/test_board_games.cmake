@@ -1,1 +1,0 @@
-target_link_libraries(test_board_games PRIVATE cr_relay)

@@ -1,1 +1,0 @@
-target_link_libraries(test_config PRIVATE cr_relay)

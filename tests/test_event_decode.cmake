@@ -1,1 +1,0 @@
-target_link_libraries(test_event_decode PRIVATE cr_relay)

@@ -1,1 +1,0 @@
-target_link_libraries(test_feedgen_property PRIVATE cr_feedgen)

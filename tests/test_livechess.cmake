@@ -1,1 +1,0 @@
-target_link_libraries(test_livechess PRIVATE cr_relay)

@@ -1,1 +1,0 @@
-target_link_libraries(test_nats_out PRIVATE cr_relay)

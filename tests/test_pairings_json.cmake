@@ -1,1 +1,0 @@
-target_link_libraries(test_pairings_json PRIVATE cr_relay)

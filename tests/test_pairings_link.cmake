@@ -1,1 +1,0 @@
-target_link_libraries(test_pairings_link PRIVATE cr_relay)

@@ -1,1 +1,0 @@
-target_link_libraries(test_source_boards PRIVATE cr_relay)

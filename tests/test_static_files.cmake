@@ -1,1 +1,0 @@
-target_link_libraries(test_static_files PRIVATE cr_relay)

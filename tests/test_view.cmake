@@ -1,1 +1,0 @@
-target_link_libraries(test_view PRIVATE cr_relay)

@@ -1,0 +1,163 @@
+// The round overview (#/round/<r>): every board of the round, live. A page
+// of the shape main.js routes to: render(route), destroy().
+
+import { Chessground } from 'chessground';
+import { h, setText, icon } from './dom.js';
+import { sanNode, playerRow, fillPlayer, setBoard } from './widgets.js';
+import { uciSquares, isCheck, sideToMove } from './game-store.js';
+import { moveNumberLabel, resultText, pgnFileName } from './view.js';
+import { evalText, whiteShare } from './eval.js';
+import { t } from './i18n.js';
+
+export class OverviewPage {
+  // app: { store, ui, main, eventName() }
+  constructor(app) {
+    this.app = app;
+    this.el = null;
+    this.cards = new Map(); // game id -> card
+  }
+
+  destroy() {
+    for (const c of this.cards.values()) c.cg.destroy();
+    this.cards.clear();
+    this.el = null;
+  }
+
+  render(route) {
+    const { store, ui, main } = this.app;
+    const round = route.round;
+    if (!this.el) {
+      this.el = h('section', { class: 'overview' },
+        h('div', { class: 'overview-head' },
+          h('h1', { class: 'round-title' }),
+          h('a', { class: 'pgn-link round-pgn', download: true }, icon('download'), ` ${t('Round PGN')}`)),
+        h('div', { class: 'boards' }));
+      main.replaceChildren(this.el);
+    }
+    const title = this.el.querySelector('.round-title');
+    const pgn = this.el.querySelector('.round-pgn');
+    const grid = this.el.querySelector('.boards');
+    if (round === null) {
+      setText(title, ui.conn.state === 'open' && store.welcome ? t('No games yet: the boards appear here as soon as the relay has them.') : t('Waiting for the relay…'));
+      pgn.hidden = true;
+      return;
+    }
+    const games = store.roundGames(round);
+    const live = games.filter((g) => g.result === '*' && (g.moves.length || (g.summary && g.summary.plies))).length;
+    const event = this.app.eventName();
+    document.title = `${t('Round {r}', { r: round })}${event ? ' · ' + event : ''} · chessrelay`;
+    setText(title, t('Round {r}', { r: round }) + (games.length ? ` · ${t(games.length > 1 ? '{n} boards' : '1 board', { n: games.length })}${live ? ` · ${t('{n} live', { n: live })}` : ''}` : ''));
+    pgn.hidden = false;
+    pgn.href = `/round/${encodeURIComponent(round)}.pgn`;
+    pgn.download = pgnFileName({ event, round });
+    if (!games.length) {
+      if (!grid.firstChild || !grid.firstChild.classList.contains('empty')) {
+        grid.replaceChildren(h('p', { class: 'empty' }, t('No boards in this round yet.')));
+      }
+      return;
+    }
+    grid.classList.toggle('few', games.length <= 3); // a small event gets bigger boards
+    const wanted = new Set(games.map((g) => g.id));
+    for (const [id, c] of this.cards) {
+      if (!wanted.has(id)) {
+        c.cg.destroy();
+        c.el.remove();
+        this.cards.delete(id);
+      }
+    }
+    const empty = grid.querySelector('.empty');
+    if (empty) empty.remove();
+    let prev = null;
+    for (const g of games) {
+      let c = this.cards.get(g.id);
+      if (!c) {
+        c = makeCard(g);
+        this.cards.set(g.id, c);
+      }
+      // Only games that changed since their card was drawn are touched.
+      const sig = [g.seq, g.moves.length, g.loaded, g.summary && g.summary.plies, g.result, g.online, g.attention,
+        g.statusReason, g.white, g.black, g.whiteElo, g.blackElo, g.whiteTitle, g.blackTitle, g.whiteFed, g.blackFed, g.table, g.board, !!g.clock, ui.notation,
+        ui.showEval, JSON.stringify(store.evalNear(g, store.current(g).plies))].join('|');
+      if (sig !== c.sig) {
+        c.sig = sig;
+        this.updateCard(c, g);
+      }
+      // Keep DOM order equal to the stable board order without churning nodes.
+      const want = prev ? prev.nextSibling : grid.firstChild;
+      if (want !== c.el) grid.insertBefore(c.el, want);
+      prev = c.el;
+    }
+  }
+
+  updateCard(c, g) {
+    const { store, ui } = this.app;
+    const cur = store.current(g);
+    const started = cur.plies > 0;
+    setText(c.el.querySelector('.board-no'), g.table !== null && g.table !== undefined ? t('Board {n}', { n: g.table }) : (g.board ? String(g.board) : t('Game {n}', { n: g.id })));
+    const badges = [];
+    if (!g.online) badges.push(h('span', { class: 'badge offline', title: g.statusReason || t('the board is not connected') }, t('offline')));
+    if (g.attention) badges.push(h('span', { class: 'badge attention', title: g.statusReason || t('an arbiter should look at this board') }, '⚠', h('span', { class: 'btxt' }, ` ${t('attention')}`)));
+    const badgeEl = c.el.querySelector('.badges');
+    const badgeKey = `${g.online}|${g.attention}|${g.statusReason}`;
+    if (badgeEl.dataset.key !== badgeKey) {
+      badgeEl.replaceChildren(...badges);
+      badgeEl.dataset.key = badgeKey;
+    }
+    c.el.classList.toggle('is-offline', !g.online);
+    c.el.classList.toggle('is-attention', !!g.attention);
+    c.el.classList.toggle('is-finished', g.result !== '*');
+    c.el.classList.toggle('is-waiting', !started);
+    fillPlayer(c.top, g, 'black', !!g.clock);
+    fillPlayer(c.bottom, g, 'white', !!g.clock);
+    const last = c.el.querySelector('.last');
+    const lastKey = `${cur.plies}|${cur.san}|${ui.notation}`;
+    if (last.dataset.key !== lastKey) {
+      last.dataset.key = lastKey;
+      if (started && cur.san) last.replaceChildren(moveNumberLabel(g.start, cur.plies - 1) + ' ', sanNode(cur.san, ui.notation));
+      else last.replaceChildren(started ? '' : t('Pairing · not started'));
+    }
+    // The small eval bar under the board (White's share, from the left).
+    const near = ui.showEval ? store.evalNear(g, cur.plies) : { e: null, exact: false };
+    const e = near.e;
+    const bar = c.el.querySelector('.card-eval');
+    bar.hidden = !e;
+    bar.classList.toggle('pending', !near.exact);
+    if (e) {
+      bar.firstChild.style.width = `${Math.round(whiteShare(e) * 1000) / 10}%`;
+      bar.title = `engine: ${evalText(e)}`;
+      bar.dataset.eval = evalText(e);
+    }
+    const res = c.el.querySelector('.result');
+    setText(res, g.result !== '*' ? resultText(g.result) : '');
+    const key = `${cur.fen}|${cur.uci}|${cur.san}`;
+    if (key !== c.key) {
+      const first = c.key === '';
+      c.key = key;
+      const turn = sideToMove(cur.fen);
+      setBoard(c.cg, first, {
+        fen: cur.fen, turnColor: turn,
+        lastMove: uciSquares(cur.uci),
+        check: isCheck(cur.san) ? turn : false,
+      });
+      c.box.dataset.fen = cur.fen;
+    }
+  }
+}
+
+function makeCard(g) {
+  const box = h('div', { class: 'cgbox' });
+  const top = playerRow('top');
+  const bottom = playerRow('bottom');
+  const el = h('a', { class: 'card', href: `#/game/${g.id}`, 'data-game': String(g.id) },
+    h('div', { class: 'card-head' }, h('span', { class: 'board-no' }), h('span', { class: 'badges' })),
+    top, h('div', { class: 'mini' }, box),
+    h('div', { class: 'card-eval', hidden: true }, h('div', { class: 'card-eval-white' })), bottom,
+    h('div', { class: 'card-foot' }, h('span', { class: 'last' }), h('span', { class: 'result' })));
+  const cg = Chessground(box, {
+    viewOnly: true, coordinates: false, orientation: 'white',
+    animation: { enabled: true, duration: 200 },
+    drawable: { enabled: false, visible: false },
+    highlight: { lastMove: true, check: true },
+  });
+  return { el, cg, box, top, bottom, key: '' };
+}
