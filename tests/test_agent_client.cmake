@@ -1,1 +1,0 @@
-target_link_libraries(test_agent_client PRIVATE cr_relay)

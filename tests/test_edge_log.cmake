@@ -1,1 +1,0 @@
-target_link_libraries(test_edge_log PRIVATE cr_relay)

@@ -1,1 +1,0 @@
-target_link_libraries(test_journal_lines PRIVATE cr_relay)
