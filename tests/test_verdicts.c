@@ -271,12 +271,50 @@ static void test_verdict_to_store(void **state)
     rig_free(&r);
 }
 
+/* The verdict's game follows the store's through corrections: a move
+ * taken back and another played in its place. */
+static void test_follows_corrections(void **state)
+{
+    (void)state;
+    rig r;
+    rig_init(&r, NULL);
+    new_game(&r, 1, "B1", NULL, NULL);
+    const cr_store_game *sg = cr_store_find(r.store, 1);
+    cr_verdict *v = cr_verdict_new(sg, NULL, false, false, 0, 0);
+    assert_non_null(v);
+    static const char *const first[] = {"e2e4", "e7e5", "g1f3"};
+    for (int i = 0; i < 3; i++) {
+        move(&r, 1, "B1", first[i]);
+        sg = cr_store_find(r.store, 1);
+        cr_store_event ev = {.kind = CR_SEV_MOVE, .game = 1, .ply = i, .clock_ply = -1};
+        assert_false(cr_verdict_on_store_event(v, sg, &ev, r.t));
+    }
+    cr_store_event *c = cr_store_event_new(CR_SEV_CORRECTION);
+    c->game = 1;
+    c->ply = 1;
+    c->retracted = 2;
+    emit(&r, c, "B1");
+    sg = cr_store_find(r.store, 1);
+    cr_store_event ev = {.kind = CR_SEV_CORRECTION, .game = 1, .ply = 1, .retracted = 2};
+    cr_verdict_on_store_event(v, sg, &ev, r.t);
+    assert_int_equal(cr_game_ply_count(cr_verdict_game(v)), 1);
+    move(&r, 1, "B1", "c7c5");
+    sg = cr_store_find(r.store, 1);
+    ev = (cr_store_event){.kind = CR_SEV_MOVE, .game = 1, .ply = 1, .clock_ply = -1};
+    cr_verdict_on_store_event(v, sg, &ev, r.t);
+    assert_int_equal(cr_game_ply_count(cr_verdict_game(v)), 2);
+    assert_string_equal(cr_game_ply(cr_verdict_game(v), 1)->san, "c5");
+    assert_int_equal(cr_verdict_to_store(v, sg, collect, &r), 0); /* in step */
+    cr_verdict_free(v);
+    rig_free(&r);
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(test_flag_on_evidence), cmocka_unit_test(test_flag_cannot_mate),
         cmocka_unit_test(test_flag_after_result), cmocka_unit_test(test_automatic_draws),
-        cmocka_unit_test(test_verdict_to_store),
+        cmocka_unit_test(test_verdict_to_store), cmocka_unit_test(test_follows_corrections),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }

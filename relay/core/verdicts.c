@@ -12,6 +12,12 @@ struct cr_verdict {
     cr_clock *clock;
     cr_monitor *mon;
     bool online;
+    /* Leading plies the game shares with the store's, as of the last store
+     * event followed: each MOVE is then compared from there, not from the
+     * first ply (a long game's every move would cost its length). The store
+     * changes them only by events followed here (a CORRECTION cuts them)
+     * or by the events of cr_verdict_to_store, which start it over. */
+    int matched;
 };
 
 /*----- one game -----*/
@@ -95,9 +101,15 @@ static bool same_ply(const cr_ply *a, const cr_ply *b)
     return a->move == b->move && strcmp(a->san, b->san) == 0 && (a->flags & mask) == (b->flags & mask);
 }
 
-static int first_difference(const cr_game *a, const cr_game *b)
+/* The first ply where a and b differ; the first `from` are taken as equal
+ * (the last of them checked). */
+static int first_difference(const cr_game *a, const cr_game *b, int from)
 {
-    int n = cr_game_ply_count(a), m = cr_game_ply_count(b), k = 0;
+    int n = cr_game_ply_count(a), m = cr_game_ply_count(b);
+    int k = from < n ? (from < m ? from : m) : (n < m ? n : m);
+    if (k > 0 && !same_ply(cr_game_ply(a, k - 1), cr_game_ply(b, k - 1))) {
+        k = 0;
+    }
     while (k < n && k < m && same_ply(cr_game_ply(a, k), cr_game_ply(b, k))) {
         k++;
     }
@@ -126,7 +138,7 @@ static int copy_ply(cr_game *dst, const cr_ply *p)
 static bool follow_store(cr_verdict *v, const cr_game *sg)
 {
     bool changed = false;
-    int k = first_difference(v->game, sg);
+    int k = first_difference(v->game, sg, v->matched);
     if (k < cr_game_ply_count(v->game)) {
         cr_game_truncate(v->game, k);
         changed = true;
@@ -137,6 +149,7 @@ static bool follow_store(cr_verdict *v, const cr_game *sg)
         }
         changed = true;
     }
+    v->matched = cr_game_ply_count(v->game);
     if (cr_game_result(sg) != cr_game_result(v->game)) {
         cr_game_set_result(v->game, cr_game_result(sg));
         changed = true;
@@ -220,12 +233,13 @@ static void result_reason(const cr_verdict *v, char *buf, size_t size)
 
 /* What the events change is worked out from the store as it stands (they
  * are applied after): a correction clears the store's result. */
-int cr_verdict_to_store(const cr_verdict *v, const cr_store_game *sgr,
+int cr_verdict_to_store(cr_verdict *v, const cr_store_game *sgr,
                         void (*emit)(void *data, cr_store_event *ev), void *data)
 {
     const cr_game *sg = sgr->game;
     cr_result store_result = cr_game_result(sg);
-    int k = first_difference(v->game, sg), made = 0;
+    int k = first_difference(v->game, sg, 0), made = 0;
+    v->matched = 0; /* the store takes these without telling the verdict */
     if (k < cr_game_ply_count(sg)) {
         cr_store_event *ev = cr_store_event_new(CR_SEV_CORRECTION);
         if (ev) {

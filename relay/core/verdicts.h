@@ -60,8 +60,10 @@ bool cr_verdict_tick(cr_verdict *v, int64_t t);
 /* The store events (CORRECTION, MOVE, TAG White/Black, RESULT with the
  * reason of the monitor's latest result) that bring the store's game sg
  * to the verdict's, each handed to emit (which takes it; NULL when it could
- * not be made). Returns how many. */
-int cr_verdict_to_store(const cr_verdict *v, const cr_store_game *sg,
+ * not be made). Returns how many. An action of the monitor that changed
+ * the game's plies (a take-back, a replaced move, a draw offer's mark) is
+ * followed by this call: the verdict compares the games whole again then. */
+int cr_verdict_to_store(cr_verdict *v, const cr_store_game *sg,
                         void (*emit)(void *data, cr_store_event *ev), void *data);
 
 /* Every game of a store judged: a verdict made for a game at its first
