@@ -116,8 +116,17 @@ static int first_difference(const cr_game *a, const cr_game *b, int from)
     return k;
 }
 
-static int copy_ply(cr_game *dst, const cr_ply *p)
+/* Ply i of the store's game src onto dst, which stands where src did
+ * before it: taken as the store worked it out (nothing worked out again
+ * for each move of each game), but for the length of a gap, which is the
+ * store's to tell (a MOVE the verdict makes carries none). */
+static int copy_ply(cr_game *dst, const cr_game *src, int i)
 {
+    if (cr_game_push_from(dst, src, i) == 0) {
+        cr_game_ply_mut(dst, cr_game_ply_count(dst) - 1)->missing = 0;
+        return 0;
+    }
+    const cr_ply *p = cr_game_ply(src, i);
     int rc;
     if (p->flags & CR_PLY_ILLEGAL) {
         rc = cr_game_push_illegal(dst, &p->after, p->san, p->clock_ms, p->ts);
@@ -144,7 +153,7 @@ static bool follow_store(cr_verdict *v, const cr_game *sg)
         changed = true;
     }
     for (int i = k; i < cr_game_ply_count(sg); i++) {
-        if (copy_ply(v->game, cr_game_ply(sg, i))) {
+        if (copy_ply(v->game, sg, i)) {
             break;
         }
         changed = true;
