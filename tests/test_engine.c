@@ -1111,9 +1111,11 @@ static void test_config_engine(void **state)
     assert_int_equal(c->engine.mistake_cp, 150);
     assert_int_equal(c->engine.blunder_cp, 250);
     assert_false(c->engine.live);
+    assert_true(c->engine.idle); /* SCHED_IDLE unless told otherwise */
     cr_config_free(c);
-    c = parse_cfg("{\"engine\": {\"path\": \"sf\", \"live\": true}}", &err);
+    c = parse_cfg("{\"engine\": {\"path\": \"sf\", \"live\": true, \"idle\": false}}", &err);
     assert_true(c->engine.live);
+    assert_false(c->engine.idle);
     cr_config_free(c);
     static const char *const bad[][2] = {
         {"{\"engine\": {\"processes\": 2}}", "t.json: engine.path: missing"},
@@ -1124,6 +1126,7 @@ static void test_config_engine(void **state)
         {"{\"engine\": {\"path\": \"sf\", \"alerts\": {\"x\": 1}}}",
          "t.json: engine.alerts.x: unknown field"},
         {"{\"engine\": \"stockfish\"}", "t.json: engine: expected an object"},
+        {"{\"engine\": {\"path\": \"sf\", \"idle\": 0}}", "t.json: engine.idle: expected true or false"},
     };
     for (size_t i = 0; i < sizeof bad / sizeof bad[0]; i++) {
         c = parse_cfg(bad[i][0], &err);

@@ -12,6 +12,9 @@
  * ack. On start the journals of the state folder are scanned for those
  * comments, so the numbers (and the clock offsets) survive a restart: an
  * event is dropped as a duplicate only if its feed line was journaled whole.
+ * One file per thread: agent_ws.c (the server thread's calls below),
+ * agent_link.c (the loop's, and the start); the per-agent records both
+ * read and write are agent_records.h, the one object they share.
  *
  * Time: an agent stamps events with its own feed clock. The relay adds a
  * per-agent offset, fixed at the agent's first message (relay clock - agent

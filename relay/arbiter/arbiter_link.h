@@ -10,7 +10,7 @@
  *
  * Incidents are appended to <state_dir>/incidents.log ("<game>\t" + one
  * cr_incident_format line). What the server thread serves is published to
- * it as ready buffers (cr_pub, view.h): each message of the arbiter channel
+ * it as ready buffers (cr_pub, core/publish.h): each message of the arbiter channel
  * (CR_PUB_ARBITER), the claim reports as they change (CR_PUB_ARBITER_REPORT,
  * before the message that names them), and the channel's snapshot with
  * incidents.json (CR_PUB_ARBITER_STATE, after a command, after a change at
@@ -33,9 +33,9 @@
 #define CR_RELAY_ARBITER_LINK_H
 
 #include "arbiter/arbiter_cmd.h"
+#include "core/publish.h"
 #include "core/store.h"
 #include "cr/arbiter.h"
-#include "net/view.h"
 
 typedef struct cr_arbiter_link cr_arbiter_link;
 

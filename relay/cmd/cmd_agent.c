@@ -13,24 +13,16 @@
  *
  * Two threads: the main one runs a libevent loop with the sources (boards
  * through the drivers, or feed files played on the agent's feed clock) and
- * appends every event to the agent's journal (agent_journal.h); the lws
- * thread keeps the link up (reconnecting with a backoff), sends what the
- * relay has not acknowledged, in batches, and trims the journal as acks
- * come. The journal is shared under a mutex. */
-#include <errno.h>
+ * hands every event to the agent client (agent/agent_client.h), which
+ * journals it; the client's link thread sends it to the relay. */
 #include <event2/event.h>
-#include <inttypes.h>
-#include <libwebsockets.h>
-#include <pthread.h>
 #include <signal.h>
-#include <stdatomic.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <unistd.h>
 
-#include "agent/agent_journal.h"
-#include "agent/agent_link.h"
+#include "agent/agent_client.h"
 #include "agent/agent_msg.h"
 #include "cmd/commands.h"
 #include "cr/feed.h"
@@ -41,29 +33,16 @@
 #include "util/log.h"
 #include "util/opts.h"
 #include "core/sigwatch.h"
-#include "net/ws_text.h"
 
 #define AGENT_MAX_LINKS 64
 #define AGENT_MAX_FEEDS 64
 
-enum { TICK_US = 250 * 1000, BACKOFF_MIN_US = 100 * 1000, BACKOFF_MAX_US = 5 * 1000 * 1000 };
-
 typedef struct agent {
-    /* configuration */
     char id[CR_AGENT_ID_MAX + 1];
     const char *token;
-    char url[1024];
-    const char *prot, *host, *path_part;
-    char path[1024];
-    int port;
-    bool tls, insecure, exit_at_end;
+    bool insecure, exit_at_end;
     cr_feed_clock clock; /* the journal's epoch, advancing at --speed */
-    /* shared, under lock */
-    pthread_mutex_t lock;
-    cr_agent_journal *journal;
-    bool sources_done;
-    int64_t wm; /* watermark: every event up to this agent time is in the journal */
-    /* main thread */
+    cr_agent_client *client;
     struct event_base *base;
     cr_feed_source *feeds; /* NULL without --feed */
     int64_t skip; /* feed events already journaled by an earlier run */
@@ -72,47 +51,25 @@ typedef struct agent {
     char state_dir[512];
     char *line;
     size_t line_cap;
-    /* lws thread */
     struct event *check; /* watermark, and the end of the link thread */
-    struct lws_context *ctx;
-    struct lws *wsi;
-    pthread_t thread;
-    bool thread_started;
-    lws_sorted_usec_list_t sul_connect, sul_tick;
-    int64_t backoff_us;
-    bool hello_sent, welcomed, tick_due, bye_sent;
-    int failures; /* connection attempts failed since the last welcome */
-    int64_t next; /* next event number to send */
-    atomic_bool stop;   /* main -> lws thread: leave (after a bye if connected) */
-    atomic_bool finished; /* lws thread done */
-    atomic_int status;
+    int status;
 } agent;
 
-static int64_t wall_ms(void)
+static int64_t agent_clock(void *data)
 {
-    return cr_now_us() / 1000;
-}
-
-static int64_t agent_clock(agent *a)
-{
+    agent *a = data;
     return cr_feed_clock_now(&a->clock);
-}
-
-static int64_t link_clock(void *data)
-{
-    return agent_clock(data);
 }
 
 static void fatal(agent *a, int status)
 {
-    atomic_store(&a->status, status);
+    a->status = status;
     event_base_loopexit(a->base, NULL);
 }
 
-/*----- main thread: events into the journal -----*/
-
-static void record(agent *a, const cr_feed_event *ev)
+static void on_board_event(void *data, const cr_feed_event *ev)
 {
+    agent *a = data;
     int len = cr_feed_line(ev, &a->line, &a->line_cap);
     if (len == CR_ENOMEM) {
         cr_log(CR_LOG_ERROR, "agent: out of memory");
@@ -124,22 +81,11 @@ static void record(agent *a, const cr_feed_event *ev)
                cr_strerror(len));
         return;
     }
-    pthread_mutex_lock(&a->lock);
-    int rc = cr_agent_journal_append(a->journal, a->line, (size_t)len, NULL);
-    pthread_mutex_unlock(&a->lock);
+    int rc = cr_agent_client_record(a->client, a->line, (size_t)len);
     if (rc) {
         cr_log(CR_LOG_ERROR, "agent: journal: cannot append: %s", cr_strerror(rc));
         fatal(a, 1);
-        return;
     }
-    if (a->ctx) {
-        lws_cancel_service(a->ctx);
-    }
-}
-
-static void on_board_event(void *data, const cr_feed_event *ev)
-{
-    record(data, ev);
 }
 
 static void on_link_state(void *data, cr_dgt_link *link, cr_dgt_link_state st)
@@ -153,25 +99,9 @@ static void on_link_state(void *data, cr_dgt_link *link, cr_dgt_link_state st)
            active ? cr_board_kind_name(h.kind) : "");
 }
 
-/*----- main thread: feed files on the agent's feed clock -----*/
-
-static void update_watermark(agent *a);
-
-static void feeds_done(void *data)
-{
-    agent *a = data;
-    update_watermark(a);
-    cr_log(CR_LOG_INFO, "agent: feeds played to the end");
-    pthread_mutex_lock(&a->lock);
-    a->sources_done = true;
-    pthread_mutex_unlock(&a->lock);
-    if (a->ctx) {
-        lws_cancel_service(a->ctx);
-    }
-}
-
-/* Main thread: every event stamped up to the returned time has been
- * journaled (events are stamped and recorded in this thread, in order). */
+/* Every event stamped up to the returned time has been journaled (events
+ * are stamped and recorded in this thread, in order; feed files on the
+ * agent's feed clock). */
 static void update_watermark(agent *a)
 {
     int64_t wm = agent_clock(a);
@@ -184,11 +114,15 @@ static void update_watermark(agent *a)
             wm = next - 1; /* that event is due but not recorded yet */
         }
     }
-    pthread_mutex_lock(&a->lock);
-    if (wm > a->wm) {
-        a->wm = wm;
-    }
-    pthread_mutex_unlock(&a->lock);
+    cr_agent_client_watermark(a->client, wm);
+}
+
+static void feeds_done(void *data)
+{
+    agent *a = data;
+    update_watermark(a);
+    cr_log(CR_LOG_INFO, "agent: feeds played to the end");
+    cr_agent_client_sources_done(a->client);
 }
 
 static bool feed_skip(void *data, const cr_feed_event *ev)
@@ -202,303 +136,18 @@ static bool feed_skip(void *data, const cr_feed_event *ev)
     return false;
 }
 
-/*----- the lws thread: the link -----*/
-
-static void schedule_connect(agent *a);
-
-/* The next batch of unacknowledged events, synced to disk first so that
- * the relay never holds an event the agent could lose. NULL if none. */
-static char *next_batch(agent *a, size_t *count)
-{
-    const char *lines[CR_AGENT_BATCH_MAX];
-    size_t lens[CR_AGENT_BATCH_MAX];
-    size_t bytes = 0, k = 0;
-    char *msg = NULL;
-    pthread_mutex_lock(&a->lock);
-    int64_t last = cr_agent_journal_last(a->journal);
-    if (a->next <= cr_agent_journal_acked(a->journal)) {
-        a->next = cr_agent_journal_acked(a->journal) + 1;
-    }
-    if (a->next <= last && cr_agent_journal_sync(a->journal) == 0) {
-        while (k < CR_AGENT_BATCH_MAX && a->next + (int64_t)k <= last && bytes < 64 * 1024) {
-            lines[k] = cr_agent_journal_line(a->journal, a->next + (int64_t)k, &lens[k]);
-            if (!lines[k]) {
-                break;
-            }
-            bytes += lens[k] + 4;
-            k++;
-        }
-        if (k) {
-            /* The watermark; if more events follow, no later than the last
-             * one sent (the journal is in time order). */
-            int64_t clock = a->wm;
-            int64_t t_last = strtoll(lines[k - 1], NULL, 10);
-            if (a->next + (int64_t)k <= last && t_last < clock) {
-                clock = t_last;
-            }
-            msg = cr_amsg_events(a->next, clock, lines, lens, k);
-        }
-    }
-    pthread_mutex_unlock(&a->lock);
-    *count = msg ? k : 0;
-    return msg;
-}
-
-static bool all_done(agent *a)
-{
-    pthread_mutex_lock(&a->lock);
-    bool done = a->sources_done &&
-                cr_agent_journal_acked(a->journal) == cr_agent_journal_last(a->journal);
-    pthread_mutex_unlock(&a->lock);
-    return done;
-}
-
-static int client_writeable(agent *a, struct lws *wsi)
-{
-    if (!a->hello_sent) {
-        pthread_mutex_lock(&a->lock);
-        int64_t last = cr_agent_journal_last(a->journal);
-        pthread_mutex_unlock(&a->lock);
-        a->hello_sent = true;
-        return cr_ws_send_text(wsi, cr_amsg_hello(a->id, a->token, agent_clock(a), last));
-    }
-    if (!a->welcomed) {
-        return 0;
-    }
-    bool leaving = atomic_load(&a->stop) || (a->exit_at_end && all_done(a));
-    if (a->bye_sent) {
-        return -1; /* close after the bye went out */
-    }
-    size_t count = 0;
-    char *batch = leaving && atomic_load(&a->stop) ? NULL : next_batch(a, &count);
-    if (batch) {
-        a->next += (int64_t)count;
-        if (cr_ws_send_text(wsi, batch)) {
-            return -1;
-        }
-        lws_callback_on_writable(wsi);
-        return 0;
-    }
-    if (leaving) {
-        pthread_mutex_lock(&a->lock);
-        int64_t last = cr_agent_journal_last(a->journal);
-        pthread_mutex_unlock(&a->lock);
-        a->bye_sent = true;
-        if (cr_ws_send_text(wsi, cr_amsg_bye(last))) {
-            return -1;
-        }
-        lws_callback_on_writable(wsi);
-        return 0;
-    }
-    if (a->tick_due) {
-        a->tick_due = false;
-        pthread_mutex_lock(&a->lock);
-        int64_t last = cr_agent_journal_last(a->journal), wm = a->wm;
-        pthread_mutex_unlock(&a->lock);
-        return cr_ws_send_text(wsi, cr_amsg_tick(wm, last));
-    }
-    return 0;
-}
-
-static int client_receive(agent *a, struct lws *wsi, const char *in, size_t len)
-{
-    cr_amsg m;
-    cr_error err;
-    if (cr_amsg_parse(in, len, &m, &err)) {
-        cr_log(CR_LOG_WARN, "agent: relay sent: %s", err.text);
-        cr_amsg_clear(&m);
-        return 0;
-    }
-    int rc = 0;
-    pthread_mutex_lock(&a->lock);
-    int64_t last = cr_agent_journal_last(a->journal);
-    if (m.kind == CR_AMSG_WELCOME) {
-        if (m.n > last) {
-            cr_log(CR_LOG_WARN,
-                   "agent: the relay knows this agent up to event %" PRId64 " but this journal "
-                   "only up to %" PRId64 " (state lost?): renumbering",
-                   m.n, last);
-            rc = cr_agent_journal_rebase(a->journal, m.n);
-        } else {
-            rc = cr_agent_journal_ack(a->journal, m.n);
-        }
-        a->next = cr_agent_journal_acked(a->journal) + 1;
-        a->welcomed = true;
-        a->backoff_us = BACKOFF_MIN_US;
-        a->failures = 0;
-        cr_log(CR_LOG_INFO, "agent %s: linked; relay has up to %" PRId64 ", sending from %" PRId64,
-               a->id, m.n, a->next);
-    } else if (m.kind == CR_AMSG_ACK) {
-        if (m.n > last) {
-            cr_log(CR_LOG_WARN, "agent: ack %" PRId64 " beyond the last event %" PRId64, m.n, last);
-        } else {
-            rc = cr_agent_journal_ack(a->journal, m.n);
-        }
-    } else if (m.kind == CR_AMSG_ERROR) {
-        cr_log(CR_LOG_ERROR, "agent: relay says: %s", m.error);
-        if (strncmp(m.error, "token:", 6) == 0) {
-            atomic_store(&a->status, 1);
-            atomic_store(&a->stop, true);
-            event_base_loopexit(a->base, NULL);
-        }
-    }
-    pthread_mutex_unlock(&a->lock);
-    cr_amsg_clear(&m);
-    if (rc) {
-        cr_log(CR_LOG_ERROR, "agent: journal: %s", cr_strerror(rc));
-    }
-    lws_callback_on_writable(wsi);
-    return 0;
-}
-
-static int client_callback(struct lws *wsi, enum lws_callback_reasons reason, void *user, void *in,
-                           size_t len)
-{
-    struct lws_context *ctx = lws_get_context(wsi);
-    agent *a = ctx ? lws_context_user(ctx) : NULL;
-    if (!a) {
-        return 0;
-    }
-    switch (reason) {
-    case LWS_CALLBACK_CLIENT_CONNECTION_ERROR:
-        /* Once per outage, then every 20 attempts (~100 s at the backoff's top). */
-        if (a->failures++ % 20 == 0) {
-            cr_log(CR_LOG_WARN, "agent: cannot reach %s: %s (retrying; events are kept)", a->url,
-                   in ? (const char *)in : "connection failed");
-        }
-        a->wsi = NULL;
-        schedule_connect(a);
-        return 0;
-    case LWS_CALLBACK_CLIENT_ESTABLISHED:
-        a->hello_sent = a->welcomed = a->bye_sent = false;
-        lws_callback_on_writable(wsi);
-        return 0;
-    case LWS_CALLBACK_CLIENT_RECEIVE:
-        return client_receive(a, wsi, in, len);
-    case LWS_CALLBACK_CLIENT_WRITEABLE:
-        return client_writeable(a, wsi);
-    case LWS_CALLBACK_CLIENT_CLOSED:
-        if (a->wsi == wsi) {
-            if (a->welcomed) {
-                cr_log(CR_LOG_INFO, "agent %s: link closed", a->id);
-            }
-            a->wsi = NULL;
-            a->welcomed = false;
-            schedule_connect(a);
-        }
-        return 0;
-    case LWS_CALLBACK_EVENT_WAIT_CANCELLED:
-        if (a->wsi && (a->welcomed || !a->hello_sent)) {
-            lws_callback_on_writable(a->wsi);
-        }
-        return 0;
-    default:
-        break;
-    }
-    return lws_callback_http_dummy(wsi, reason, user, in, len);
-}
-
-static void do_connect(lws_sorted_usec_list_t *sul)
-{
-    agent *a = lws_container_of(sul, agent, sul_connect);
-    if (atomic_load(&a->stop) || a->wsi) {
-        return;
-    }
-    struct lws_client_connect_info ci;
-    memset(&ci, 0, sizeof ci);
-    ci.context = a->ctx;
-    ci.address = a->host;
-    ci.port = a->port;
-    ci.path = a->path;
-    ci.host = a->host;
-    ci.origin = a->host;
-    ci.protocol = CR_AGENT_PROTOCOL;
-    ci.pwsi = &a->wsi;
-    /* Pings when idle, so that a dead link is noticed and reconnected. */
-    static const lws_retry_bo_t idle = {.secs_since_valid_ping = 3, .secs_since_valid_hangup = 10};
-    ci.retry_and_idle_policy = &idle;
-    if (a->tls) {
-        ci.ssl_connection = LCCSCF_USE_SSL;
-        if (a->insecure) {
-            ci.ssl_connection |= LCCSCF_ALLOW_SELFSIGNED | LCCSCF_SKIP_SERVER_CERT_HOSTNAME_CHECK;
-        }
-    }
-    if (!lws_client_connect_via_info(&ci)) {
-        a->wsi = NULL;
-        schedule_connect(a);
-    }
-}
-
-static void schedule_connect(agent *a)
-{
-    if (atomic_load(&a->stop)) {
-        return;
-    }
-    int64_t us = a->backoff_us;
-    a->backoff_us = a->backoff_us * 2 > BACKOFF_MAX_US ? BACKOFF_MAX_US : a->backoff_us * 2;
-    lws_sul_schedule(a->ctx, 0, &a->sul_connect, do_connect, us);
-}
-
-static void on_tick(lws_sorted_usec_list_t *sul)
-{
-    agent *a = lws_container_of(sul, agent, sul_tick);
-    if (a->wsi && a->welcomed) {
-        a->tick_due = true;
-        lws_callback_on_writable(a->wsi);
-    }
-    if (a->exit_at_end && !a->wsi && all_done(a)) {
-        atomic_store(&a->stop, true);
-    }
-    lws_sul_schedule(a->ctx, 0, &a->sul_tick, on_tick, atomic_load(&a->stop) ? 50000 : TICK_US);
-}
-
-static void *service_thread(void *arg)
-{
-    agent *a = arg;
-    int64_t deadline = 0;
-    for (;;) {
-        if (atomic_load(&a->stop)) {
-            int64_t now = cr_mono_us();
-            if (!deadline) {
-                deadline = now + 2 * 1000 * 1000; /* time for a bye */
-                lws_sul_schedule(a->ctx, 0, &a->sul_tick, on_tick, 50000);
-                if (a->wsi) {
-                    lws_callback_on_writable(a->wsi);
-                }
-            }
-            if (!a->wsi || now > deadline) {
-                break;
-            }
-        }
-        if (lws_service(a->ctx, 0) < 0) {
-            break;
-        }
-        if (a->exit_at_end && a->bye_sent && !a->wsi) {
-            atomic_store(&a->stop, true);
-        }
-    }
-    atomic_store(&a->finished, true);
-    event_base_loopexit(a->base, NULL);
-    return NULL;
-}
-
-/*----- the command -----*/
-
 /* The signal watcher: the link thread says bye and ends. */
 static void on_signal(void *data)
 {
     agent *a = data;
-    atomic_store(&a->stop, true);
-    if (a->ctx) {
-        lws_cancel_service(a->ctx);
-    }
+    cr_agent_client_stop(a->client);
 }
 
 static void on_check(evutil_socket_t fd, short what, void *arg)
 {
     agent *a = arg;
     update_watermark(a);
-    if (atomic_load(&a->finished)) {
+    if (cr_agent_client_finished(a->client)) {
         event_base_loopexit(a->base, NULL);
     }
 }
@@ -512,55 +161,6 @@ static int usage(void)
             "       [--insecure] [--exit-at-end] [--quiet]\n"
             "  --token may also come from $CHESSRELAY_AGENT_TOKEN\n");
     return 2;
-}
-
-static void default_id(char *out, size_t size)
-{
-    char host[256] = "";
-    if (gethostname(host, sizeof host - 1) || !host[0]) {
-        snprintf(host, sizeof host, "agent");
-    }
-    host[sizeof host - 1] = '\0';
-    size_t n = 0;
-    for (const char *c = host; *c && n + 1 < size && n < CR_AGENT_ID_MAX; c++) {
-        bool ok = (*c >= 'A' && *c <= 'Z') || (*c >= 'a' && *c <= 'z') || (*c >= '0' && *c <= '9') ||
-                  *c == '.' || *c == '_' || *c == '-';
-        out[n++] = ok ? *c : '-';
-    }
-    out[n] = '\0';
-}
-
-static int parse_url(agent *a, const char *url)
-{
-    if (snprintf(a->url, sizeof a->url, "%s", url) >= (int)sizeof a->url) {
-        return -1;
-    }
-    static char work[1024];
-    snprintf(work, sizeof work, "%s", url);
-    if (lws_parse_uri(work, &a->prot, &a->host, &a->port, &a->path_part)) {
-        return -1;
-    }
-    if (strcmp(a->prot, "ws") == 0) {
-        a->tls = false;
-    } else if (strcmp(a->prot, "wss") == 0) {
-        a->tls = true;
-    } else {
-        return -1;
-    }
-    if (!strstr(url + strlen(a->prot) + 3, ":")) {
-        a->port = a->tls ? 443 : 80;
-    }
-    snprintf(a->path, sizeof a->path, "/%s", a->path_part);
-    return a->host[0] ? 0 : -1;
-}
-
-static void lws_log_line(int level, const char *line)
-{
-    size_t n = strlen(line);
-    while (n && (line[n - 1] == '\n' || line[n - 1] == '\r')) {
-        n--;
-    }
-    cr_log(level == LLL_ERR ? CR_LOG_ERROR : CR_LOG_WARN, "lws: %.*s", (int)n, line);
 }
 
 typedef struct agent_args {
@@ -639,12 +239,6 @@ static int parse_args(agent *a, agent_args *g, int argc, char **argv)
         fprintf(stderr, "chessrelay agent: --to and --token are required\n");
         return usage();
     }
-    if (parse_url(a, g->to)) {
-        fprintf(stderr,
-                "chessrelay agent: --to: expected ws://HOST:PORT/agent or wss://..., got '%s'\n",
-                g->to);
-        return 2;
-    }
     if ((g->nfeeds > 0) + (g->nserial > 0) + g->usb > 1) {
         fprintf(stderr, "chessrelay agent: give one of --usb, --serial or --feed\n");
         return 2;
@@ -656,43 +250,37 @@ static int parse_args(agent *a, agent_args *g, int argc, char **argv)
         fprintf(stderr, "chessrelay agent: --speed applies to --feed only\n");
         return 2;
     }
+    char host[256] = ""; /* no --id: the host's name, made a valid id */
     if (!a->id[0]) {
-        default_id(a->id, sizeof a->id);
+        cr_agent_id_from_host(gethostname(host, sizeof host - 1) ? "" : host, a->id);
     }
     return 0;
 }
 
-/* The agent's journal: where the feed clock starts and what is sent. */
-static int open_journal(agent *a, const char *state)
+/* The client and its journal: where the feed clock starts and what is
+ * sent. */
+static int open_client(agent *a, const agent_args *g)
 {
-    if (!state) {
+    if (!g->state) {
         snprintf(a->state_dir, sizeof a->state_dir, "chessrelay-agent-%.64s", a->id);
     } else {
-        snprintf(a->state_dir, sizeof a->state_dir, "%s", state);
+        snprintf(a->state_dir, sizeof a->state_dir, "%s", g->state);
     }
-    state = a->state_dir;
+    cr_agent_client_config cfg = {.id = a->id,
+                                  .token = a->token,
+                                  .url = g->to,
+                                  .state_dir = a->state_dir,
+                                  .insecure = a->insecure,
+                                  .exit_at_end = a->exit_at_end,
+                                  .clock = agent_clock,
+                                  .clock_data = a};
     cr_error err;
-    a->journal = cr_agent_journal_open(state, wall_ms(), &err);
-    if (!a->journal) {
-        fprintf(stderr, "chessrelay agent: %s\n", err.text);
-        return 1;
+    a->client = cr_agent_client_new(&cfg, &err);
+    if (!a->client) {
+        fprintf(stderr, "chessrelay agent: %s%s\n", err.code == CR_EINVAL ? "--to: " : "", err.text);
+        return err.code == CR_EINVAL ? 2 : 1; /* a bad URL is a usage error */
     }
-    if (cr_agent_journal_torn(a->journal)) {
-        cr_log(CR_LOG_WARN, "agent: %s: a torn last line was dropped", state);
-    }
-    if (cr_agent_journal_problem(a->journal)) {
-        cr_log(CR_LOG_ERROR, "agent: NOT SOUND: %s (check with `chessrelay journal verify %s`)",
-               cr_agent_journal_problem(a->journal), state);
-    }
-    cr_log(CR_LOG_INFO, "agent %s: state %s: events up to %" PRId64 ", acknowledged up to %" PRId64,
-           a->id, state, cr_agent_journal_last(a->journal), cr_agent_journal_acked(a->journal));
-    a->wm = cr_agent_journal_epoch(a->journal);
-    a->clock.epoch_ms = a->wm;
-    const char *last_line =
-        cr_agent_journal_line(a->journal, cr_agent_journal_last(a->journal), NULL);
-    if (last_line) {
-        a->wm = strtoll(last_line, NULL, 10);
-    }
+    a->clock.epoch_ms = cr_agent_client_epoch(a->client);
     return 0;
 }
 
@@ -703,7 +291,7 @@ static int start_sources(agent *a, const agent_args *g)
     if (g->nfeeds) {
         /* Feed files restart where the journal ends: its events are the
          * first `last` of the merged feeds. */
-        a->skip = cr_agent_journal_last(a->journal);
+        a->skip = cr_agent_client_last(a->client);
         cr_feed_source_config fcfg = {.clock = &a->clock,
                                       .skip = feed_skip,
                                       .event = on_board_event,
@@ -722,7 +310,7 @@ static int start_sources(agent *a, const agent_args *g)
         .max_links = AGENT_MAX_LINKS, .event = on_board_event, .state = on_link_state, .data = a};
     cr_dgt_link_config_default(&bcfg.link);
     bcfg.link.board.emit_raw = false;
-    bcfg.link.clock = link_clock;
+    bcfg.link.clock = agent_clock;
     bcfg.link.clock_data = a;
     bcfg.link.kind = g->kind;
     a->cal.dir = a->state_dir;
@@ -753,46 +341,10 @@ static int start_sources(agent *a, const agent_args *g)
     return 0;
 }
 
-/* The WebSocket client and its thread. Returns 0 or -1 (logged). */
-static int start_link(agent *a)
-{
-    lws_set_log_level(LLL_ERR, lws_log_line);
-    static const struct lws_protocols protocols[] = {
-        {"chessrelay-agent-client", client_callback, 0, CR_AGENT_MESSAGE_MAX, 0, NULL, 0},
-        {NULL, NULL, 0, 0, 0, NULL, 0}};
-    struct lws_context_creation_info info;
-    memset(&info, 0, sizeof info);
-    info.port = CONTEXT_PORT_NO_LISTEN;
-    info.protocols = protocols;
-    info.user = a;
-    info.options = a->tls ? LWS_SERVER_OPTION_DO_SSL_GLOBAL_INIT : 0;
-    a->ctx = lws_create_context(&info);
-    if (!a->ctx) {
-        cr_log(CR_LOG_ERROR, "agent: cannot create the WebSocket client");
-        return -1;
-    }
-    lws_sul_schedule(a->ctx, 0, &a->sul_connect, do_connect, 1);
-    lws_sul_schedule(a->ctx, 0, &a->sul_tick, on_tick, TICK_US);
-    if (pthread_create(&a->thread, NULL, service_thread, a)) {
-        cr_log(CR_LOG_ERROR, "agent: cannot start the link thread");
-        return -1;
-    }
-    a->thread_started = true;
-    cr_log(CR_LOG_INFO, "agent %s: forwarding to %s", a->id, a->url);
-    return 0;
-}
-
 /* Stops the link (after a bye, if it is up) and frees the sources. */
 static int stop_agent(agent *a, int status)
 {
-    atomic_store(&a->stop, true);
-    if (a->thread_started) {
-        lws_cancel_service(a->ctx);
-        pthread_join(a->thread, NULL);
-    }
-    if (a->ctx) {
-        lws_context_destroy(a->ctx);
-    }
+    cr_agent_client_end(a->client);
     cr_dgt_boardset_free(a->boards);
     cr_feed_source_free(a->feeds);
     if (a->check) {
@@ -801,15 +353,9 @@ static int stop_agent(agent *a, int status)
     if (a->base) {
         event_base_free(a->base);
     }
-    if (a->exit_at_end && status == 0) {
-        pthread_mutex_lock(&a->lock);
-        bool done = cr_agent_journal_acked(a->journal) == cr_agent_journal_last(a->journal) &&
-                    a->sources_done;
-        pthread_mutex_unlock(&a->lock);
-        if (!done) {
-            cr_log(CR_LOG_ERROR, "agent: stopped before the relay had everything");
-            status = 1;
-        }
+    if (a->exit_at_end && status == 0 && !cr_agent_client_all_done(a->client)) {
+        cr_log(CR_LOG_ERROR, "agent: stopped before the relay had everything");
+        status = 1;
     }
     return status;
 }
@@ -820,13 +366,11 @@ int cr_cmd_agent(int argc, char **argv)
     agent *a = &ag;
     memset(a, 0, sizeof *a);
     a->clock.speed = 1.0;
-    a->backoff_us = BACKOFF_MIN_US;
     agent_args g;
     int status = parse_args(a, &g, argc, argv);
-    if (status || (status = open_journal(a, g.state)) != 0) {
+    if (status || (status = open_client(a, &g)) != 0) {
         return status;
     }
-    pthread_mutex_init(&a->lock, NULL);
     /* Before any thread is made (libusb's, the link's). */
     cr_sigwatch *sw = cr_sigwatch_new(false);
     signal(SIGPIPE, SIG_IGN);
@@ -834,7 +378,8 @@ int cr_cmd_agent(int argc, char **argv)
     status = 1;
     if (!a->base || cr_sigwatch_start(sw, a->base, on_signal, a, NULL)) {
         cr_log(CR_LOG_ERROR, "agent: cannot create the event loop");
-    } else if ((status = start_sources(a, &g)) == 0 && (status = start_link(a)) == 0) {
+    } else if ((status = start_sources(a, &g)) == 0 &&
+               (status = cr_agent_client_start(a->client, a->base)) == 0) {
         a->check = event_new(a->base, -1, EV_PERSIST, on_check, a);
         struct timeval fifty = {0, 50 * 1000};
         event_add(a->check, &fifty);
@@ -842,14 +387,13 @@ int cr_cmd_agent(int argc, char **argv)
         if (cr_sigwatch_signal(sw)) {
             cr_log(CR_LOG_INFO, "agent: signal %d: stopping", cr_sigwatch_signal(sw));
         }
-        status = atomic_load(&a->status);
+        status = a->status ? a->status : cr_agent_client_status(a->client);
     } else if (status < 0) {
         status = 1;
     }
     status = stop_agent(a, status);
-    cr_agent_journal_close(a->journal);
+    cr_agent_client_free(a->client);
     cr_sigwatch_free(sw); /* the other threads are stopped */
-    pthread_mutex_destroy(&a->lock);
     free(a->line);
     return status;
 }

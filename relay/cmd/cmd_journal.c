@@ -18,6 +18,7 @@
 
 #include "cmd/commands.h"
 #include "core/journal.h"
+#include "core/journal_lines.h"
 #include "util/sealed_file.h"
 
 static int usage(void)
@@ -108,30 +109,26 @@ static bool on_board(const char *line, size_t len, const char *board)
 static int export_line(void *data, const char *line, size_t len, const char *file, int lineno)
 {
     export *x = data;
-    int g;
-    char board[CR_BOARD_ID_MAX + 1];
-    char copy[CR_BOARD_ID_MAX + 48];
-    bool agent = len > 8 && memcmp(line, "# agent ", 8) == 0;
-    if (len > 7 && memcmp(line, "# game ", 7) == 0 && len < sizeof copy) {
-        memcpy(copy, line, len);
-        copy[len] = '\0';
-        if (sscanf(copy, "# game %d board %64s", &g, board) == 2) {
-            if (g == x->game) {
-                snprintf(x->board, sizeof x->board, "%s", board);
-                x->known = true;
-                printf("%s:%d: %.*s\n", file, lineno, (int)len, line);
-            } else if (strcmp(board, x->board) == 0) {
-                x->board[0] = '\0'; /* the board went on to another game */
-            }
+    cr_jline jl;
+    char why[160];
+    if (cr_jline_parse(line, len, &jl, why, sizeof why)) {
+        jl.kind = CR_JLINE_COMMENT; /* a record that cannot be read names no game */
+    }
+    bool agent = jl.kind == CR_JLINE_AGENT;
+    if (jl.kind == CR_JLINE_GAME) {
+        if (jl.u.game.game == x->game) {
+            snprintf(x->board, sizeof x->board, "%s", jl.u.game.board);
+            x->known = true;
+            printf("%s:%d: %.*s\n", file, lineno, (int)len, line);
+        } else if (strcmp(jl.u.game.board, x->board) == 0) {
+            x->board[0] = '\0'; /* the board went on to another game */
         }
-    } else if (len && line[0] == '#' && !agent) {
-        cr_journal_cmd c;
-        char why[80];
-        if (cr_journal_cmd_parse(line, len, &c, why, sizeof why) == 1 && c.game == x->game) {
+    } else if (jl.kind == CR_JLINE_CMD) {
+        if (jl.u.cmd.game == x->game) {
             printf("%s:%d: %.*s\n", file, lineno, (int)len, line);
             x->printed++;
         }
-    } else if (!agent && len && x->board[0] && on_board(line, len, x->board)) {
+    } else if (jl.kind == CR_JLINE_FEED && len && x->board[0] && on_board(line, len, x->board)) {
         if (x->agent_line && x->agent_line == lineno - 1 && strcmp(x->agent_file, file) == 0) {
             printf("%s:%d: %s\n", file, x->agent_line, x->agent);
         }

@@ -30,6 +30,7 @@
 #include "cr/pairings.h"
 #include "util/log.h"
 #include "core/loop.h"
+#include "net/server.h"
 #include "out/nats_out.h"
 #include "util/opts.h"
 
@@ -200,6 +201,21 @@ static cr_config *load_config(const char *who, serve_args *a)
     return cfg;
 }
 
+/* The loop's server thread (core/loop.h): the tournament's listen address,
+ * web root, TLS and tokens, on the loop's queues; its port announced. */
+static struct cr_server *start_server(const cr_loop_server_args *la, cr_error *err)
+{
+    cr_server_config scfg;
+    cr_server_config_from(&scfg, la->tournament);
+    scfg.arbiter = la->arbiter;
+    scfg.agents = la->agents;
+    cr_server *s = cr_server_start(&scfg, la->pubs, la->cmds, err);
+    if (s) {
+        cr_server_announce(s, "", la->port_file);
+    }
+    return s;
+}
+
 /* Applies the command line over the config and runs the loop. */
 static int run(const char *who, serve_args *a, cr_config *cfg, const char *state_dir)
 {
@@ -252,6 +268,7 @@ static int run(const char *who, serve_args *a, cr_config *cfg, const char *state
                 rc == CR_EINVAL ? cr_config_token_problem(a->token) : "out of memory");
         return rc == CR_EINVAL ? 2 : 1;
     }
+    static const cr_loop_server server = {start_server, cr_server_stop};
     cr_loop_config lc;
     memset(&lc, 0, sizeof lc);
     lc.tournament = cfg;
@@ -267,6 +284,7 @@ static int run(const char *who, serve_args *a, cr_config *cfg, const char *state
     lc.serial_count = a->serial_count;
     lc.usb = a->usb;
     lc.board_kind = a->board_kind;
+    lc.server = &server;
     return cr_loop_run(&lc);
 }
 

@@ -22,6 +22,8 @@ static const struct cr_command commands[] = {
     {"journal", cr_cmd_journal, "verify DIR | export DIR --game N", "check the seals of a state folder's journals and incidents.log, or of an agent's events.feed (the first bad file and line); print one game's journal lines as evidence"},
     {"notation", cr_cmd_notation, "[--lang L] [--style S] [--from-lang L] [FILE]",
      "read a game in any algebraic notation and print it as PGN"},
+    {"reconcile", cr_cmd_reconcile, "RECORD.pgn SCORESHEET [--game N | --board ID] [--lang L] [--pgn OUT]",
+     "compare a player's scoresheet with the board's record: each difference, gaps filled from the sheet"},
 };
 
 static const size_t command_count = sizeof commands / sizeof commands[0];

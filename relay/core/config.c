@@ -36,6 +36,7 @@ void cr_config_engine_defaults(cr_config_engine *e)
     e->movetime_ms = 1000;
     e->multipv = 1;
     e->pgn_http = e->pgn_export = e->pgn_push = true;
+    e->idle = true;
 }
 
 static void free_strv(char **v, int n)
@@ -580,7 +581,7 @@ static int read_pgn(ctx *c, json_t *v, cr_config *cfg)
 }
 
 /* "engine": {"path", "processes", "threads", "hash_mb", "movetime_ms" or
- * "depth", "multipv", "pgn", "alerts"}. */
+ * "depth", "multipv", "pgn", "alerts", "live", "idle"}. */
 static int read_engine(ctx *c, json_t *v, cr_config_engine *e)
 {
     if (!json_is_object(v)) {
@@ -638,6 +639,9 @@ static int read_engine(ctx *c, json_t *v, cr_config_engine *e)
         } else if (strcmp(key, "live") == 0) {
             rc = json_is_boolean(x) ? 0 : fail(c, f, "expected true or false");
             e->live = json_is_true(x);
+        } else if (strcmp(key, "idle") == 0) {
+            rc = json_is_boolean(x) ? 0 : fail(c, f, "expected true or false");
+            e->idle = json_is_true(x);
         } else if (strcmp(key, "alerts") == 0) {
             rc = 0;
             if (json_is_boolean(x)) {

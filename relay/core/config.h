@@ -115,6 +115,7 @@ typedef struct cr_config_engine {
     bool pgn_http, pgn_export, pgn_push; /* "pgn": which PGNs carry the evals (all) */
     int mistake_cp, blunder_cp;          /* "alerts": 0: none (the default) */
     bool live; /* "live": with a delay, analyse live positions too, for the arbiters (false) */
+    bool idle; /* "idle": SCHED_IDLE engines, besides niced (true); false: niced only */
 } cr_config_engine;
 
 /* The defaults above, path kept. */

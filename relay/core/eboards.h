@@ -6,7 +6,7 @@
  * device, a feed file's base name, "agent:<id>"), whether it is connected,
  * what it shows (the last snapshot the inference was fed, decoded from RAW
  * and named for occupancy boards: core/board_infer.h), its clock, battery
- * and orientation. Each change is published (CR_PUB_EBOARD, net/view.h) as
+ * and orientation. Each change is published (CR_PUB_EBOARD, core/publish.h) as
  * ready JSON: the board's "eboards" entry and its "eboardevent" feed param.
  * While quiet (a journal rebuild) nothing is published; leaving quiet
  * publishes every board once.
@@ -22,9 +22,9 @@
 #include <stdint.h>
 
 #include "core/board_infer.h"
+#include "core/publish.h"
 #include "cr/feed.h"
 #include "dgt_link.h"
-#include "net/view.h"
 
 typedef struct cr_eboards_config {
     void (*publish)(void *data, cr_pub *p); /* takes p */

@@ -21,6 +21,7 @@
 #include <sys/types.h>
 
 #include "cr/common.h"
+#include "core/journal_lines.h"
 #include "core/store.h"
 
 typedef struct cr_journal cr_journal;
@@ -103,55 +104,6 @@ int cr_journal_verify(const char *dir, cr_journal_stats *stats, cr_error *err);
 int cr_journal_read(const char *dir, cr_journal_line_fn fn, void *data, cr_journal_stats *stats,
                     cr_error *err);
 
-/* Command lines: what a client or an arbiter changed in a game, as the
- * comment line "# cmd {JSON}" (one JSON object, compact, on one line), so
- * that every byte of a name or value comes back and a rebuild applies the
- * same store events at the same point of the event stream:
- *   {"cmd":"result","game":N,"result":"1-0","reason":"flag fall"}
- *   {"cmd":"tag","game":N,"name":"...","value":"..."}
- *   {"cmd":"correction","game":N,"ply":K}     plies from K retracted
- *   {"cmd":"move","game":N,"ply":K,"uci":"e2e4","flags":0,"clock":ms,"emt":ms,"ts":T,"fits":1}
- *       (an illegal ply: "san" and "after", the FEN it left, instead of "uci")
- *   {"cmd":"clock-adjust","game":N,"color":"b","ms":120000}  time an arbiter
- *       gave a side (a rejected claim): no store event, the arbiters' clock
- * each with (all optional) "who" (the arbiter token's name, "relay" for a result the
- * monitor found), "at" (ms), "tick" (the feed ms the boards were ticked to: the
- * rebuild ticks them there first) and "t" (the feed ms the sources had
- * reached, the action's time: the rebuild applies it then).
- * A take-back, a replaced move or a draw-offer mark is a correction and
- * the moves that stand. The reader still takes the lines of older journals:
- * "# cmd result N R" and "# cmd tag N NAME VALUE". */
-typedef enum cr_journal_cmd_kind {
-    CR_JCMD_RESULT = 0,
-    CR_JCMD_TAG,
-    CR_JCMD_CORRECTION,
-    CR_JCMD_MOVE,
-    CR_JCMD_CLOCK_ADJUST
-} cr_journal_cmd_kind;
-
-typedef struct cr_journal_cmd {
-    cr_journal_cmd_kind kind;
-    int game;
-    cr_result result;
-    char reason[CR_REASON_MAX]; /* RESULT: why (may be empty) */
-    char name[CR_TAG_NAME_MAX];
-    char value[CR_TAG_VALUE_MAX];
-    int ply;      /* CORRECTION: the first ply retracted; MOVE: its index */
-    int color;    /* CLOCK_ADJUST: whose clock (CR_WHITE, CR_BLACK) */
-    int32_t delta_ms; /* CLOCK_ADJUST: time given */
-    cr_ply move;  /* MOVE: flags, clock_ms, emt_ms, ts, fits; uci (legal) or san and
-                     after (illegal); `move` is left CR_MOVE_NONE: the reader
-                     resolves uci in the game's position */
-    char who[64];
-    int64_t at;   /* wall clock, ms since 1970 (0: not known) */
-    int64_t tick; /* feed ms the boards were ticked to (-1: not said) */
-    int64_t t;    /* feed ms the sources had reached (-1: not said) */
-} cr_journal_cmd;
-
-/* The line (with its "\n") into out. Returns its length, or -1 if it does
- * not fit. */
-int cr_journal_cmd_format(const cr_journal_cmd *c, char *out, size_t size);
-
 /* The command line of a store event (RESULT, TAG, CORRECTION, MOVE): fills
  * c's game and fields (who, at, tick and t left for the caller: none).
  * Returns false for the other kinds. */
@@ -165,11 +117,5 @@ bool cr_journal_cmd_of_event(const cr_store_event *ev, cr_journal_cmd *c);
  * caller owns it (gives seq/ts and applies it). */
 cr_store_event *cr_journal_cmd_event(const cr_journal_cmd *c, const cr_store *store, char *why,
                                      size_t why_size);
-
-/* 0: not a command line; 1: *c filled; -1: a command line that cannot be
- * read (why in err, err_size bytes): the caller reports it, never drops it
- * silently. */
-int cr_journal_cmd_parse(const char *line, size_t len, cr_journal_cmd *c, char *err,
-                         size_t err_size);
 
 #endif

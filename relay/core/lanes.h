@@ -6,7 +6,7 @@
  * same events, each `delay_s` after its ts (the delay line), applied to a
  * public store of its own; without a delay the live store is the public
  * one. Every event of each lane is published to the server thread (a
- * cr_pub, view.h) through the publication queue, which is woken once per
+ * cr_pub, core/publish.h) through the publication queue, which is woken once per
  * loop turn rather than once per event: the events of one feed event (a
  * move, its clock...) go out in one service round.
  *
@@ -25,7 +25,7 @@
 #include "util/buf.h"
 #include "net/queue.h"
 #include "core/store.h"
-#include "net/view.h"
+#include "core/publish.h"
 
 typedef struct cr_lanes_config {
     int delay_s;             /* the public delay; 0: none */

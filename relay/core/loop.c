@@ -17,6 +17,7 @@
 #include "core/eboards.h"
 #include "core/feed_source.h"
 #include "core/journal.h"
+#include "core/journal_lines.h"
 #include "core/lanes.h"
 #include "util/feed_line.h"
 #include "util/grow.h"
@@ -27,11 +28,11 @@
 #include "core/pairings_json.h"
 #include "core/pairings_link.h"
 #include "net/queue.h"
-#include "net/server.h"
 #include "core/sigwatch.h"
 #include "core/source_boards.h"
 #include "core/store.h"
-#include "net/view.h"
+#include "core/command.h"
+#include "core/publish.h"
 
 enum { TICK_MS = 100, TICK_SPAN = 5000, PUB_QUEUE = 1 << 16, CMD_QUEUE = 1024 };
 
@@ -80,7 +81,7 @@ struct relay {
     bool finished;
     cr_queue *pubs, *cmds;
     cr_board_sources *live_boards; /* NULL without live boards */
-    cr_server *server;
+    struct cr_server *server;
     cr_agent_link *agents; /* venue agents, or NULL */
     cr_arbiter_link *arb;  /* the arbiters' monitors */
     bool applying_arbiter; /* the link's own events: not fed back to it */
@@ -184,6 +185,32 @@ static void publish_stats(relay *r)
     cr_lanes_publish(r->lanes, p);
 }
 
+/* One record of the relay's own (core/journal_lines.h) into the journal,
+ * unless rebuilding (the journal has it already). Returns 0, or non-zero
+ * when the journal did not take it (logged). */
+static int journal_record(relay *r, const cr_jline *jl)
+{
+    if (!r->journal || r->rebuilding) {
+        return 0;
+    }
+    char small[512];
+    int n = cr_jline_format(jl, small, sizeof small);
+    char *line = n >= (int)sizeof small ? malloc((size_t)n + 1) : small;
+    if (n < 0 || !line) {
+        cr_log(CR_LOG_ERROR, "journal: a %s record that cannot be written%s",
+               cr_jline_kind_name(jl->kind), n < 0 ? "" : ": out of memory");
+        return n < 0 ? CR_EINVAL : CR_ENOMEM;
+    }
+    if (line != small) {
+        cr_jline_format(jl, line, (size_t)n + 1);
+    }
+    int rc = cr_journal_append(r->journal, line, (size_t)n);
+    if (line != small) {
+        free(line);
+    }
+    return rc;
+}
+
 /* An event of the live lane, before it is published. */
 static void on_live_event(void *data, const cr_store *live, const cr_store_event *ev, cr_buf *json)
 {
@@ -192,10 +219,10 @@ static void on_live_event(void *data, const cr_store *live, const cr_store_event
         cr_arbiter_link_on_store_event(r->arb, ev, r->cur_t, wall_ms());
     }
     /* Which board a game is on, for `chessrelay journal export --game N`. */
-    if (ev->kind == CR_SEV_GAME && ev->board[0] && !r->rebuilding && r->journal) {
-        char line[CR_BOARD_ID_MAX + 48];
-        int n = snprintf(line, sizeof line, "# game %d board %s\n", ev->game, ev->board);
-        cr_journal_append(r->journal, line, (size_t)n);
+    if (ev->kind == CR_SEV_GAME && ev->board[0]) {
+        cr_jline jl = {.kind = CR_JLINE_GAME, .u.game.game = ev->game};
+        snprintf(jl.u.game.board, sizeof jl.u.game.board, "%s", ev->board);
+        journal_record(r, &jl);
     }
     cr_log(CR_LOG_DEBUG, "event %" PRId64 ": kind %d game %d ply %d%s", ev->seq, (int)ev->kind,
            ev->game, ev->ply, r->rebuilding ? " (rebuild)" : "");
@@ -295,13 +322,9 @@ static board *new_board(relay *r, const char *id, int table)
                 table = r->boards[i]->table + 1;
             }
         }
-        if (!r->rebuilding && r->journal) {
-            char line[CR_BOARD_ID_MAX + 48];
-            int n = snprintf(line, sizeof line, "# board %d %s\n", table, id);
-            if (n > 0 && n < (int)sizeof line) {
-                cr_journal_append(r->journal, line, (size_t)n);
-            }
-        }
+        cr_jline jl = {.kind = CR_JLINE_BOARD, .u.board.table = table};
+        snprintf(jl.u.board.id, sizeof jl.u.board.id, "%s", id);
+        journal_record(r, &jl);
     }
     board **n = cr_grow(r->boards, &r->capboards, (size_t)r->nboards + 1, sizeof *n, 16);
     if (!n) {
@@ -417,12 +440,10 @@ static void tick_board(relay *r, board *b, int64_t end)
         cr_infer_tick(cr_board_infer_engine(b->infer), k);
         cr_board_games_flush(b->games);
         b->ticked = k;
-        if (r->emitted != before && !r->rebuilding && r->journal) {
-            char line[CR_BOARD_ID_MAX + 48];
-            int n = snprintf(line, sizeof line, "# tick %s %" PRId64 "\n", b->id, k);
-            if (n > 0 && n < (int)sizeof line) {
-                cr_journal_append(r->journal, line, (size_t)n);
-            }
+        if (r->emitted != before) {
+            cr_jline jl = {.kind = CR_JLINE_TICK, .u.tick.t = k};
+            snprintf(jl.u.tick.board, sizeof jl.u.tick.board, "%s", b->id);
+            journal_record(r, &jl);
         }
     }
 }
@@ -474,26 +495,18 @@ static void finish_all(relay *r, int64_t t)
         cr_infer_finish(cr_board_infer_engine(r->boards[i]->infer), t);
         cr_board_games_flush(r->boards[i]->games);
     }
-    if (!r->rebuilding && r->journal) {
-        /* With how far the sources had come: time stands there from now on
-         * (the arbiters' clocks too), after a restart as well. */
-        char line[80];
-        int n = snprintf(line, sizeof line, "# finish %" PRId64 " %" PRId64 "\n", t, r->source_t);
-        cr_journal_append(r->journal, line, (size_t)n);
-    }
+    /* With how far the sources had come: time stands there from now on
+     * (the arbiters' clocks too), after a restart as well. */
+    cr_jline jl = {.kind = CR_JLINE_FINISH, .u.finish = {t, true, r->source_t}};
+    journal_record(r, &jl);
 }
 
 /*----- commands: results and tags from trusted clients, arbiters' actions -----*/
 
 static void journal_line_of(relay *r, const cr_journal_cmd *c)
 {
-    char line[1024];
-    int n = r->journal && !r->rebuilding ? cr_journal_cmd_format(c, line, sizeof line) : 0;
-    if (n < 0) {
-        cr_log(CR_LOG_ERROR, "journal: game %d: command line too long", c->game);
-    } else if (n > 0) {
-        cr_journal_append(r->journal, line, (size_t)n);
-    }
+    cr_jline jl = {.kind = CR_JLINE_CMD, .u.cmd = *c};
+    journal_record(r, &jl);
 }
 
 /* A RESULT or TAG event of a client, or any event an arbiter's action made
@@ -592,11 +605,15 @@ static void accept_board(relay *r, int game, int side, int64_t t, const char *wh
     } else if (!b || cr_board_games_game(b->games) != game) {
         snprintf(why, sizeof why, "game %d is no longer on its board", game);
     }
-    if (!why[0] && !r->rebuilding && r->journal) {
-        char line[CR_BOARD_ID_MAX + 200];
-        int n = snprintf(line, sizeof line, "# accept-board %" PRId64 " %" PRId64 " %" PRId64 " %d %d %s %s\n",
-                         r->cur_ts, r->last_tick, t, side, game, b->id, who[0] ? who : "-");
-        if (n < 0 || n >= (int)sizeof line || cr_journal_append(r->journal, line, (size_t)n)) {
+    if (!why[0]) {
+        cr_jline jl = {.kind = CR_JLINE_ACCEPT_BOARD,
+                       .u.accept = {r->cur_ts, r->last_tick, t, side, game, "", ""}};
+        snprintf(jl.u.accept.board, sizeof jl.u.accept.board, "%s", b->id);
+        snprintf(jl.u.accept.who, sizeof jl.u.accept.who, "%s", who);
+        for (char *c = jl.u.accept.who; *c; c++) { /* only logged: one line whatever it holds */
+            *c = (unsigned char)*c < ' ' || *c == 0x7f ? '?' : *c;
+        }
+        if (journal_record(r, &jl)) {
             r->status = 1;
         }
     }
@@ -617,23 +634,12 @@ static void accept_board(relay *r, int game, int side, int64_t t, const char *wh
     cr_log(CR_LOG_INFO, "%s: game %d goes on from the position on board %s", who, game, b->id);
 }
 
-static void replay_accept_board(relay *r, const char *line, size_t len, const char *file, int lineno)
+static void replay_accept_board(relay *r, const cr_jline *jl)
 {
-    char copy[CR_BOARD_ID_MAX + 200], id[CR_BOARD_ID_MAX + 1], who[64];
-    long long ts, tick, t;
-    int side, game;
-    snprintf(copy, sizeof copy, "%.*s", (int)(len < sizeof copy ? len : sizeof copy - 1), line);
-    _Static_assert(CR_BOARD_ID_MAX == 64, "the %64s below");
-    if (sscanf(copy, "# accept-board %lld %lld %lld %d %d %64s %63s", &ts, &tick, &t, &side, &game,
-               id, who) != 7) {
-        r->journal_bad_lines++;
-        cr_log(CR_LOG_ERROR, "journal: %s:%d: an accept-board line that cannot be read", file, lineno);
-        return;
-    }
-    r->cur_ts = ts;
-    run_ticks(r, tick);
-    r->cur_t = t;
-    accept_board(r, game, side, t, who);
+    r->cur_ts = jl->u.accept.ts_us;
+    run_ticks(r, jl->u.accept.tick);
+    r->cur_t = jl->u.accept.t;
+    accept_board(r, jl->u.accept.game, jl->u.accept.side, jl->u.accept.t, jl->u.accept.who);
 }
 
 static void on_commands(evutil_socket_t fd, short what, void *arg)
@@ -713,20 +719,8 @@ static void refresh_pairings_json(relay *r)
 static void pairings_journal(void *data, const char *line, size_t len)
 {
     relay *r = data;
-    if (!r->journal || r->rebuilding) {
-        return;
-    }
-    char head[80];
-    int h = snprintf(head, sizeof head, "# pairings %" PRId64 " %" PRId64 " ", r->cur_ts,
-                     r->last_tick);
-    char *all = malloc((size_t)h + len);
-    int rc = CR_ENOMEM;
-    if (all) {
-        memcpy(all, head, (size_t)h);
-        memcpy(all + h, line, len);
-        rc = cr_journal_append(r->journal, all, (size_t)h + len);
-        free(all);
-    }
+    cr_jline jl = {.kind = CR_JLINE_PAIRINGS, .u.pairings = {r->cur_ts, r->last_tick, line, len}};
+    int rc = journal_record(r, &jl);
     if (rc) {
         cr_log(CR_LOG_ERROR, "journal %s: cannot write the pairings: %s",
                cr_journal_path(r->journal), rc == CR_ENOMEM ? "out of memory" : strerror(errno));
@@ -755,18 +749,8 @@ static cr_pairings_link *new_pairings_link(relay *r, const char *path)
     return l;
 }
 
-static void replay_pairings(relay *r, const char *line, size_t len, const char *file, int lineno)
+static void replay_pairings(relay *r, const cr_jline *jl, const char *file, int lineno)
 {
-    const char *p = line + strlen("# pairings ");
-    const char *end = line + len;
-    char *after = NULL;
-    long long ts = strtoll(p, &after, 10);
-    long long tick = after && after < end ? strtoll(after, &after, 10) : -1;
-    if (!after || after >= end || *after != ' ' || tick < 0) {
-        cr_log(CR_LOG_WARN, "%s:%d: a pairings line without its times (skipped)", file, lineno);
-        return;
-    }
-    after++;
     if (!r->pairings) {
         /* Started without the file this time: the journaled pairings still
          * make their games (the boards' games keep their ids), nothing is
@@ -779,10 +763,10 @@ static void replay_pairings(relay *r, const char *line, size_t len, const char *
             return;
         }
     }
-    r->cur_ts = ts;
-    run_ticks(r, tick);
+    r->cur_ts = jl->u.pairings.ts_us;
+    run_ticks(r, jl->u.pairings.tick);
     cr_error err;
-    if (cr_pairings_link_replay(r->pairings, after, (size_t)(end - after), &err)) {
+    if (cr_pairings_link_replay(r->pairings, jl->u.pairings.text, jl->u.pairings.len, &err)) {
         cr_log(CR_LOG_WARN, "%s:%d: %s (skipped)", file, lineno, err.text);
     } else {
         refresh_pairings_json(r);
@@ -994,46 +978,32 @@ static bool wants_agents(const cr_loop_config *cfg)
 
 /* A command line of the journal applied again at the point it was written
  * (the boards ticked as far as they were then, the event stamped with its
- * time); one that cannot be read or applied is reported, never dropped
- * silently. */
-static void journal_command_line(relay *r, const char *line, size_t len, const char *file,
-                                 int lineno)
+ * time); one that cannot be applied is reported, never dropped silently. */
+static void journal_command_line(relay *r, const cr_journal_cmd *jc, const char *where)
 {
-    cr_journal_cmd jc;
-    char why[80], where[160];
-    int rc = cr_journal_cmd_parse(line, len, &jc, why, sizeof why);
-    snprintf(where, sizeof where, "%s:%d", file, lineno);
-    if (rc < 0) {
-        r->journal_bad_lines++;
-        cr_log(CR_LOG_ERROR, "journal: %s: %s: %.*s", where, why, (int)(len < 200 ? len : 200), line);
+    if (!cr_store_find(r->live, jc->game)) {
+        cr_log(CR_LOG_WARN, "journal: %s: command for unknown game %d ignored", where, jc->game);
         return;
     }
-    if (rc != 1) {
-        return;
+    if (jc->tick >= 0) {
+        run_ticks(r, jc->tick);
     }
-    if (!cr_store_find(r->live, jc.game)) {
-        cr_log(CR_LOG_WARN, "journal: %s: command for unknown game %d ignored", where, jc.game);
-        return;
-    }
-    if (jc.tick >= 0) {
-        run_ticks(r, jc.tick);
-    }
-    if (jc.t >= 0) { /* as live: the sources had reached t, the action came then */
-        if (r->source_t < jc.t) {
-            r->source_t = jc.t;
-            cr_arbiter_link_source_time(r->arb, NULL, jc.t);
+    if (jc->t >= 0) { /* as live: the sources had reached t, the action came then */
+        if (r->source_t < jc->t) {
+            r->source_t = jc->t;
+            cr_arbiter_link_source_time(r->arb, NULL, jc->t);
         }
-        r->cur_t = jc.t;
+        r->cur_t = jc->t;
     }
-    if (jc.at > 0) {
-        r->cur_ts = jc.at * 1000;
+    if (jc->at > 0) {
+        r->cur_ts = jc->at * 1000;
     }
-    if (jc.kind == CR_JCMD_CLOCK_ADJUST) {
-        cr_arbiter_link_adjust_clock(r->arb, jc.game, jc.color, jc.delta_ms, r->cur_t);
+    if (jc->kind == CR_JCMD_CLOCK_ADJUST) {
+        cr_arbiter_link_adjust_clock(r->arb, jc->game, jc->color, jc->delta_ms, r->cur_t);
         return;
     }
     char fault[160];
-    cr_store_event *ev = cr_journal_cmd_event(&jc, r->live, fault, sizeof fault);
+    cr_store_event *ev = cr_journal_cmd_event(jc, r->live, fault, sizeof fault);
     if (!ev) {
         r->journal_bad_lines++;
         cr_log(CR_LOG_ERROR, "journal: %s: %s", where, fault);
@@ -1042,47 +1012,10 @@ static void journal_command_line(relay *r, const char *line, size_t len, const c
     emit(r, ev);
 }
 
-static int on_journal_line(void *data, const char *line, size_t len, const char *file, int lineno)
+/* A feed line of the journal, fed again (the same events from the sources
+ * are skipped: feed_skip). */
+static int replay_feed_line(relay *r, const char *line, size_t len, const char *file, int lineno)
 {
-    relay *r = data;
-    if (len > 11 && memcmp(line, "# pairings ", 11) == 0) {
-        replay_pairings(r, line, len, file, lineno);
-        return 0;
-    }
-    if (len > 15 && memcmp(line, "# accept-board ", 15) == 0) {
-        replay_accept_board(r, line, len, file, lineno);
-        return 0;
-    }
-    if (len && line[0] == '#') {
-        long long a, reach;
-        int table, k;
-        char id[CR_BOARD_ID_MAX + 1];
-        char copy[512];
-        snprintf(copy, sizeof copy, "%.*s", (int)(len < sizeof copy ? len : sizeof copy - 1), line);
-        _Static_assert(CR_BOARD_ID_MAX == 64, "the %64s below");
-        if (sscanf(copy, "# board %d %64s", &table, id) == 2) {
-            if (table > 0 && !find_board(r, id) && !new_board(r, id, table)) {
-                return CR_ENOMEM;
-            }
-        } else if (sscanf(copy, "# epoch %lld", &a) == 1) {
-            if (!r->clock.epoch_ms) {
-                r->clock.epoch_ms = a;
-            }
-        } else if (sscanf(copy, "# tick %64s %lld", id, &a) == 2) {
-            r->cur_ts = a * 1000;
-            replay_tick(r, id, a);
-        } else if ((k = sscanf(copy, "# finish %lld %lld", &a, &reach)) >= 1) {
-            r->cur_ts = a * 1000;
-            finish_all(r, a);
-            if (k == 2) { /* older journals do not say */
-                r->source_t = reach;
-                r->reach_journaled = true;
-            }
-        } else {
-            journal_command_line(r, line, len, file, lineno);
-        }
-        return 0;
-    }
     size_t scratch_size = len + 1;
     char *scratch = malloc(scratch_size);
     if (!scratch) {
@@ -1102,6 +1035,60 @@ static int on_journal_line(void *data, const char *line, size_t len, const char 
         cr_log(CR_LOG_WARN, "%s:%d: %s (skipped)", file, lineno, err.text);
     }
     free(scratch);
+    return 0;
+}
+
+/* One journal line, done again as it was done live: a dispatch over its
+ * record type (core/journal_lines.h). A record that cannot be read is
+ * reported and counted, never dropped silently. */
+static int on_journal_line(void *data, const char *line, size_t len, const char *file, int lineno)
+{
+    relay *r = data;
+    cr_jline jl;
+    char why[160], where[160];
+    snprintf(where, sizeof where, "%s:%d", file, lineno);
+    if (cr_jline_parse(line, len, &jl, why, sizeof why)) {
+        r->journal_bad_lines++;
+        cr_log(CR_LOG_ERROR, "journal: %s: %s: %.*s", where, why, (int)(len < 200 ? len : 200), line);
+        return 0;
+    }
+    switch (jl.kind) {
+    case CR_JLINE_FEED:
+        return replay_feed_line(r, line, len, file, lineno);
+    case CR_JLINE_BOARD:
+        if (!find_board(r, jl.u.board.id) && !new_board(r, jl.u.board.id, jl.u.board.table)) {
+            return CR_ENOMEM;
+        }
+        break;
+    case CR_JLINE_EPOCH:
+        if (!r->clock.epoch_ms) {
+            r->clock.epoch_ms = jl.u.epoch.ms;
+        }
+        break;
+    case CR_JLINE_TICK:
+        r->cur_ts = jl.u.tick.t * 1000;
+        replay_tick(r, jl.u.tick.board, jl.u.tick.t);
+        break;
+    case CR_JLINE_FINISH:
+        r->cur_ts = jl.u.finish.t * 1000;
+        finish_all(r, jl.u.finish.t);
+        if (jl.u.finish.has_reach) { /* older journals do not say */
+            r->source_t = jl.u.finish.reach;
+            r->reach_journaled = true;
+        }
+        break;
+    case CR_JLINE_ACCEPT_BOARD:
+        replay_accept_board(r, &jl);
+        break;
+    case CR_JLINE_PAIRINGS:
+        replay_pairings(r, &jl, file, lineno);
+        break;
+    case CR_JLINE_CMD:
+        journal_command_line(r, &jl.u.cmd, where);
+        break;
+    default: /* "# game" (for `journal export`), the agents' records, other comments */
+        break;
+    }
     return 0;
 }
 
@@ -1241,7 +1228,7 @@ static int start_evals(relay *r)
                           .engine = e,
                           .lanes = r->lanes,
                           .nice = 10,
-                          .idle = true,
+                          .idle = e->idle,
                           .evaluated = on_evaluated,
                           .data = r};
     cr_error err;
@@ -1327,15 +1314,14 @@ static int loop_init(relay *r, cr_sigwatch *sw)
 static int start_server(relay *r)
 {
     const cr_loop_config *cfg = r->cfg;
-    cr_server_config scfg;
-    cr_server_config_from(&scfg, r->t);
+    cr_loop_server_args sa = {r->t, r->pubs, r->cmds, .port_file = cfg->port_file};
     cr_arbiter_link_config acfg = {.store = r->live,
                                    .state_dir = cfg->state_dir,
                                    .time_control = r->t->time_control,
                                    .publish = arbiter_publish,
                                    .data = r};
     r->arb = cr_arbiter_link_new(&acfg);
-    scfg.arbiter = r->arb != NULL;
+    sa.arbiter = r->arb != NULL;
     cr_error err;
     if (wants_agents(cfg)) {
         cr_agent_link_config gcfg = {cfg->agent_token, r->t, cfg->state_dir, r->clock.speed};
@@ -1344,14 +1330,13 @@ static int start_server(relay *r)
             cr_log(CR_LOG_ERROR, "agents: %s", err.text);
             return -1;
         }
-        scfg.agents = r->agents;
+        sa.agents = r->agents;
     }
-    r->server = cr_server_start(&scfg, r->pubs, r->cmds, &err);
+    r->server = cfg->server->start(&sa, &err);
     if (!r->server) {
         cr_log(CR_LOG_ERROR, "%s", err.text);
         return -1;
     }
-    cr_server_announce(r->server, "", cfg->port_file);
     /* Not ready (503 on /healthz) until the journals are read. */
     set_rebuilding(r, true);
     publish_stats(r);
@@ -1393,11 +1378,8 @@ static int start_state(relay *r)
         cr_log(CR_LOG_ERROR, "%s", err.text);
         return -1;
     }
-    if (r->journal) {
-        char line[64];
-        int n = snprintf(line, sizeof line, "# epoch %" PRId64 "\n", r->clock.epoch_ms);
-        cr_journal_append(r->journal, line, (size_t)n);
-    }
+    cr_jline epoch = {.kind = CR_JLINE_EPOCH, .u.epoch.ms = r->clock.epoch_ms};
+    journal_record(r, &epoch);
     /* The pairings before any board: their games are there when viewers come. */
     if (r->t->pairings && import_pairings(r, false) < 0 &&
         !cr_pairings_link_current(r->pairings)) {
@@ -1456,7 +1438,7 @@ static void stop_relay(relay *r, cr_sigwatch *sw)
     }
     cr_nats_out_stop(r->nats); /* runs the loop a while for the last acks */
     if (r->server) {
-        cr_server_stop(r->server);
+        r->cfg->server->stop(r->server);
     }
     cr_agent_link_free(r->agents); /* before its event's base */
     cr_sigwatch_free(sw);          /* a second signal forces the exit until here */

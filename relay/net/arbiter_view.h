@@ -1,5 +1,5 @@
 /* chessrelay relay: what the server thread holds of the arbiter monitoring,
- * made of the arbiter link's publications (view.h): the channel's latest
+ * made of the arbiter link's publications (core/publish.h): the channel's latest
  * snapshot and the messages published since, incidents.json, and each
  * claim's report and PGN. Dashboards joining the channel and the GETs of
  * /arbiter/... are answered from it; the monitors themselves stay in the

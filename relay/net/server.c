@@ -274,9 +274,12 @@ static void lws_log(int level, const char *line)
  * errno 24") and leaves the listening socket in the poll set, so that poll
  * wakes at once, again and again, while the descriptors are taken. The log
  * line is how the relay learns of it; the service thread then pauses the
- * listener (accept_pause). Set and read in the service thread (lws logs
- * there), atomic for the other threads' lws calls. */
-static _Atomic int accept_errno;
+ * listener (accept_pause). lws's log callback is process-wide and has no
+ * user pointer, but accept() runs in lws_service, in the service thread of
+ * the server whose listener failed: that thread's server (set when it
+ * starts) takes the error, so that two servers in one process (the tests)
+ * never pause each other's listener. */
+static _Thread_local cr_server *serving;
 
 /* Repeated lws errors are logged once per 5 s with their count, not once
  * each. */
@@ -284,12 +287,16 @@ static void lws_log_throttled(int level, const char *line)
 {
     int e;
     if (sscanf(line, "accept: errno %d", &e) == 1 && (e == EMFILE || e == ENFILE)) {
-        atomic_store(&accept_errno, e); /* logged by the limits, once per interval */
+        if (serving) {
+            serving->accept_errno = e; /* logged by the limits, once per interval */
+        }
         return;
     }
-    static char last[96];
-    static int64_t last_us;
-    static uint64_t repeats;
+    /* Per thread, as lws logs from the thread that calls it (the loop's at
+     * start, each server's service thread). */
+    static _Thread_local char last[96];
+    static _Thread_local int64_t last_us;
+    static _Thread_local uint64_t repeats;
     int64_t now = cr_mono_us();
     if (strncmp(line, last, sizeof last - 1) == 0 && now - last_us < 5000000) {
         repeats++;
@@ -377,6 +384,7 @@ static void *service_thread(void *arg)
 {
     cr_server *s = arg;
     prctl(PR_SET_NAME, "cr-lws"); /* for top -H and the load bench's CPU figures */
+    serving = s;
     while (!atomic_load(&s->stop)) {
         if (lws_service(s->ctx, 0) < 0) {
             cr_log(CR_LOG_ERROR, "server thread: lws_service failed, no more broadcasts");
@@ -386,7 +394,8 @@ static void *service_thread(void *arg)
             lws_callback_on_writable(s->flush[i]);
         }
         s->nflush = 0;
-        int e = atomic_exchange(&accept_errno, 0);
+        int e = s->accept_errno;
+        s->accept_errno = 0;
         if (e && s->limits) {
             accept_pause(s, e);
         }

@@ -2,20 +2,21 @@
  * in its own service thread (Debian's lws has no libevent support, so it
  * cannot share the loop thread).
  *
- * It receives publications (view.h) from the loop through one bounded queue
- * (woken with lws_cancel_service) and sends trusted clients' and arbiters'
- * commands to the loop through another (woken by the queue's wake callback,
- * which the loop sets to event_active). Everything else it needs it keeps
- * itself, made of the publications: one cr_view per lane, the arbiter view
- * (arbiter_view.h), its clients. Viewers are read-only; a trusted client
- * (token via `hello` or `Authorization: Bearer`) sees the live lane. The
- * agents' protocol (agent_link.h) runs here too.
+ * It receives publications (core/publish.h) from the loop through one
+ * bounded queue (woken with lws_cancel_service) and sends trusted clients'
+ * and arbiters' commands (core/command.h) to the loop through another (woken
+ * by the queue's wake callback, which the loop sets to event_active).
+ * Everything else it needs it keeps itself, made of the publications: one
+ * cr_view per lane, the arbiter view (arbiter_view.h), its clients. Viewers
+ * are read-only; a trusted client (token via `hello` or `Authorization:
+ * Bearer`) sees the live lane. The agents' protocol (agent_link.h) runs here
+ * too.
  *
  * Endpoints and messages: docs/protocol.md. */
 #ifndef CR_RELAY_SERVER_H
 #define CR_RELAY_SERVER_H
 
-#include "arbiter/arbiter_cmd.h"
+#include "core/command.h"
 #include "core/config.h"
 #include "net/queue.h"
 #include "core/store.h"
@@ -36,25 +37,6 @@ typedef struct cr_server_config {
     const char *livechess_host;   /* the DGT LiveChess API (net/livechess.h) there, NULL: off */
     int livechess_port;
 } cr_server_config;
-
-/* What the server asks the loop to do. Free with free(). */
-typedef enum cr_command_kind {
-    CR_COMMAND_RESULT = 0,
-    CR_COMMAND_TAG,
-    CR_COMMAND_ARBITER,
-    CR_COMMAND_ACCEPT_BOARD /* the arbiter accepts the board's position ("accept-board") */
-} cr_command_kind;
-
-typedef struct cr_command_msg {
-    cr_command_kind kind;
-    int game;
-    cr_result result;
-    char name[CR_TAG_NAME_MAX];
-    char value[CR_TAG_VALUE_MAX];
-    char who[64]; /* the token's name or role, for the log */
-    cr_arbiter_cmd arbiter; /* CR_COMMAND_ARBITER */
-    int side; /* ACCEPT_BOARD: who is to move, CR_WHITE, CR_BLACK or -1 (the clock says) */
-} cr_command_msg;
 
 typedef struct cr_server cr_server;
 

@@ -98,6 +98,7 @@ struct cr_server {
     struct lws *listen_wsi;
     lws_sorted_usec_list_t accept_sul;
     bool accept_paused;
+    int accept_errno; /* the last accept() failure lws logged (EMFILE, ENFILE), 0: none */
     cr_queue *pubs, *cmds;
     pthread_t thread;
     atomic_bool stop;

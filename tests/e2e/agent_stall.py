@@ -15,7 +15,7 @@ import sys
 import time
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
-from relay_ws import WS, Relay, check, fail  # noqa: E402
+from relay_ws import WS, Relay, check, fail, wait_settled  # noqa: E402
 
 TOKEN = "agent-stall-token"
 BASE = 1000000  # the agent's clock at the feed's 0 (any value works: the relay keeps the offset)
@@ -63,13 +63,14 @@ def main(binary):
         time.sleep(STALL_S)  # the agent stalled: not a word, the link open
         ws.send({"op": "ev", "n": len(head) + 1, "clock": BASE + tail[-1][0], "lines": lines(tail)})
         ws.send({"op": "bye", "last": len(events)})
-        deadline = time.time() + 20
-        while True:
+        # Mate gives 0-1 at once; the press after it (the last %clk) comes
+        # later on a loaded machine: the PGN is taken once it stands still.
+
+        def served():
             st, _, body = r.http("/live.pgn")
             got = games_with_moves(body) if st == 200 else ""
-            if "0-1" in got or time.time() > deadline:
-                break
-            time.sleep(0.2)
+            return got if "0-1" in got else None
+        got = wait_settled(served, "the served game ends 0-1", limit=20.0)
         ws.close()
     finally:
         r.stop()

@@ -457,7 +457,8 @@ def engine(binary):
             json.dump({"event": "NATS engine", "feeds": [feed], "delay_seconds": 3,
                        "tokens": [{"name": "chief", "role": "arbiter", "token": TOKEN}],
                        "engine": {"path": "stockfish", "processes": 1, "movetime_ms": 60,
-                                  "hash_mb": 16, "multipv": 3}}, f)
+                                  "hash_mb": 16, "multipv": 3,
+                                  "idle": False}}, f)  # niced only: it must keep pace beside other tests
         venue = Relay(binary, ["serve", "--config", cfg, "--state", os.path.join(tmp, "state"),
                                "--speed", "150", "--publish", nats.url,
                                "--publish-tournament", "e2e-engine"],

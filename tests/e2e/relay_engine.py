@@ -11,6 +11,11 @@ installed by scripts/setup; missing, the test fails):
            analysed while every move is still inside the delay, and the
            arbiter's live lane gets the same evals.
 
+The engines of replay --engine run SCHED_IDLE (the default); those of the
+tournament files here "idle": false (niced only), since the timing checks
+must hold beside other tests and busy loops, which an idle-class engine
+would wait behind.
+
 python3 relay_engine.py BINARY"""
 import json
 import os
@@ -48,11 +53,26 @@ def config(tmp, **extra):
     path = os.path.join(tmp, "t.json")
     cfg = {"event": "Engine test", "feeds": [FEED],
            "engine": {"path": "stockfish", "processes": 2, "movetime_ms": 100, "hash_mb": 16,
+                      "idle": False,
                       "alerts": True}}
     cfg.update(extra)
     with open(path, "w") as f:
         json.dump(cfg, f)
     return path
+
+
+def engine_sched(r):
+    """(policy, nice) of each engine process of the relay: SCHED_IDLE is
+    policy 5, SCHED_OTHER 0 (/proc/PID/stat fields 41 and 19)."""
+    out = []
+    pid = r.proc.pid
+    for tid in os.listdir("/proc/%d/task" % pid):
+        with open("/proc/%d/task/%s/children" % (pid, tid)) as f:
+            for child in f.read().split():
+                with open("/proc/%s/stat" % child) as s:
+                    fields = s.read().rsplit(")", 1)[1].split()
+                out.append((int(fields[38]), int(fields[16])))
+    return out
 
 
 def replay(binary):
@@ -61,6 +81,8 @@ def replay(binary):
         pgn = wait_until(lambda: (lambda s: s[2] if s[0] == 200 and EVAL_RE.search(s[2]) else None)(
         r.http("/game/1.pgn")), "[%eval] in /game/1.pgn", 60)
         check(metric(r, "chessrelay_engine_processes") == 1, "one engine process")
+        sched = engine_sched(r)
+        check(sched == [(5, 10)], "the engine runs SCHED_IDLE at nice 10 by default: %s" % sched)
         print("ok: replay --engine stockfish: %s" % EVAL_RE.search(pgn).group(0))
     finally:
         r.stop()
@@ -111,6 +133,8 @@ def evals(binary):
         check("eval" in g and g["eval"]["depth"] > 0, "games.json: no eval: %s" % g)
         st, _, snap = r.http("/live.pgn")
         check(len(EVAL_RE.findall(snap)) == 44, "/live.pgn: [%eval] missing")
+        sched = engine_sched(r)
+        check(sched == [(0, 10), (0, 10)], "\"idle\": false: two engines at nice 10, not SCHED_IDLE: %s" % sched)
         analysed = metric(r, "chessrelay_engine_positions_analysed_total")
         check(0 < analysed <= len(seen),
               "positions analysed: %d, positions made: %d (each at most once)" % (analysed, len(seen)))

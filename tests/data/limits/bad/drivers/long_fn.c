@@ -151,3 +151,5 @@ int drivers_long(int x)
     x += 147;
     return x;
 }
+#include "cr/board.h"
+#include "usb.h"

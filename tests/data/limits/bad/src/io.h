@@ -1,2 +1,3 @@
 /* check-limits fixture: a forbidden include in a header of src/. */
 #include <sys/types.h>
+#include "../relay/net/queue.h"

@@ -1,0 +1,2 @@
+/* check-limits fixture: a public header. */
+int cr_board(void);

@@ -1,0 +1,2 @@
+/* check-limits fixture: relay/core/'s own header. */
+int ok_relay(void);

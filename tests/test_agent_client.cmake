@@ -1,0 +1,1 @@
+target_link_libraries(test_agent_client PRIVATE cr_relay)

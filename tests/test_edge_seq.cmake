@@ -1,0 +1,1 @@
+target_link_libraries(test_edge_seq PRIVATE cr_relay)

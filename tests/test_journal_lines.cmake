@@ -1,0 +1,1 @@
+target_link_libraries(test_journal_lines PRIVATE cr_relay)
