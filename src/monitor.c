@@ -189,8 +189,6 @@ static void examine_ply(cr_monitor *m, int i, int64_t t)
     const cr_ply *p = cr_game_ply(g, i);
     int mover = cr_game_position_at(g, i)->side;
     int64_t when = p->ts >= 0 ? p->ts : t;
-    char lab[40];
-    ply_label(g, i, lab);
     if (m->clock && !(p->flags & CR_PLY_ILLEGAL)) {
         cr_clock_move(m->clock, i, mover, when);
     }
@@ -203,6 +201,8 @@ static void examine_ply(cr_monitor *m, int i, int64_t t)
         }
     }
     if (p->flags & CR_PLY_DRAW_OFFER) {
+        char lab[40]; /* only here: every ply of every game comes through */
+        ply_label(g, i, lab);
         m->last_draw_offer = i;
         cr_monitor_log_incident(m, CR_INC_DRAW_OFFER, CR_URGENCY_NOTICE, mover, t,
                                 "%s offers a draw after %s", color_name(mover), lab);
