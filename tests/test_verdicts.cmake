@@ -1,1 +1,0 @@
-target_link_libraries(test_verdicts PRIVATE cr_relay)
