@@ -440,7 +440,7 @@ const char *cr_agent_journal_line(const cr_agent_journal *j, int64_t n, size_t *
 
 int cr_agent_journal_rebase(cr_agent_journal *j, int64_t acked)
 {
-    if (acked <= cr_agent_journal_last(j)) {
+    if (acked < 0 || (acked <= cr_agent_journal_last(j) && acked >= j->acked)) {
         return CR_EINVAL;
     }
     if (cr_agent_journal_sync(j)) {

@@ -265,8 +265,20 @@ static int run(const char *who, serve_args *a, cr_config *cfg, const char *state
     int rc = a->token ? cr_config_add_token(cfg, "command line", "arbiter", a->token) : 0;
     if (rc) {
         fprintf(stderr, "chessrelay %s: --arbiter-token: %s\n", who,
-                rc == CR_EINVAL ? cr_config_token_problem(a->token) : "out of memory");
-        return rc == CR_EINVAL ? 2 : 1;
+                rc == CR_EINVAL    ? cr_config_token_problem(a->token)
+                : rc == CR_ECONFIG ? "the tournament file has this token already (one role a token)"
+                                   : "out of memory");
+        return rc == CR_ENOMEM ? 1 : 2;
+    }
+    /* In the tournament's tokens too, so that it works (scope and all)
+     * wherever the file's agent tokens do: /agent, /ws, HTTP. */
+    rc = a->has_agent_token ? cr_config_add_token_entry(cfg, &a->agent_token) : 0;
+    if (rc) {
+        fprintf(stderr, "chessrelay %s: --agent-token: %s\n", who,
+                rc == CR_ECONFIG ? "the same token as the arbiter's or one of the tournament file "
+                                   "(one role a token)"
+                                 : "out of memory");
+        return rc == CR_ENOMEM ? 1 : 2;
     }
     static const cr_loop_server server = {start_server, cr_server_stop};
     cr_loop_config lc;

@@ -230,7 +230,8 @@ def agents(binary):
     local = board_of(FEED)
     cfg = write_config({"tokens": [
         {"name": "chief", "role": "arbiter", "token": ARBITER},
-        {"name": "venue A", "role": "agent", "token": VENUE_A, "agents": ["venue-a"]},
+        # B1 listed by both venues: the first to feed it owns it
+        {"name": "venue A", "role": "agent", "token": VENUE_A, "agents": ["venue-a"], "boards": ["B1", local]},
         {"name": "venue B", "role": "agent", "token": VENUE_B, "agents": ["venue-b"],
          "boards": ["B1", "B2", "B3"]}]})
     state = tempfile.mkdtemp(prefix="cr_hostile_agents_")
@@ -483,7 +484,9 @@ def flood(binary):
         codes = [r.http("/live.pgn", {"Authorization": "Bearer wrong-token-%03d" % k})[0] for k in range(30)]
         check(codes[:10] == [401] * 10 and set(codes[10:]) == {429}, "token throttle: %s" % codes)
         st, _, _ = r.http("/live.pgn", {"Authorization": "Bearer " + ARBITER})
-        check(st == 429, "a right token from a throttled address is not checked: %d" % st)
+        check(st == 200, "a right token from a throttled address locked out: %d" % st)
+        st, _, _ = r.http("/live.pgn", {"Authorization": "Bearer wrong-token-999"})
+        check(st == 429, "a wrong token after the right one: %d" % st)
         log = open(r.log.name).read()
         check(log.count("wrong token") <= 2, "a log line per wrong token")
         r.stop()
@@ -629,13 +632,17 @@ def agent_token(binary):
     """--agent-token scoped on the command line, as a tournament token is:
     TOKEN:agents=ID,...:boards=ID,...; bad scopes are usage errors."""
     import subprocess
-    cfg = write_config(feeds=False)
+    cfg = write_config({"tokens": [
+        {"name": "chief", "role": "arbiter", "token": ARBITER},
+        {"name": "venue", "role": "agent", "token": AGENT},
+        {"name": "hall", "role": "agent", "token": "hall-token-1", "boards": ["B9"]}]}, feeds=False)
     state = tempfile.mkdtemp(prefix="cr_hostile_agent_token_")
     try:
         for arg, why in (("venue-cli-tok:agents=a b", 'agents=: "a b" is not an id'),
                          ("venue-cli-tok:board=B1", '"board=B1": expected agents=ID,... or boards=ID,...'),
                          ("venue-cli-tok:boards=B1:boards=B2", "boards= given twice"),
-                         ("", "the token: empty")):
+                         ("", "the token: empty"),
+                         (ARBITER + ":agents=x", "the same token as the arbiter's or one of the tournament file")):
             p = subprocess.run([binary, "serve", "--config", cfg, "--state", state, "--listen", "127.0.0.1:0",
                                 "--agent-token", arg], capture_output=True, text=True, timeout=20)
             check(p.returncode == 2 and "--agent-token: " + why in p.stderr,
@@ -657,11 +664,79 @@ def agent_token(binary):
         check(a["refused"] == 1 and sorted(x["board"] for x in a["boards"]) == ["B1", "B2"],
               "venue-a fed a board outside its scope: %s" % a)
         ws.close()
+        # issue 27: the scoped command-line token on /ws hello (an agent
+        # there), the Bearer scheme in any case
+        ws = r.ws()
+        ws.send({"op": "hello", "token": tok})
+        w = ws.recv()
+        check(w["type"] == "welcome" and w.get("role") == "agent", "/ws hello with --agent-token: %s" % w)
+        ws.close()
+        for scheme in ("bearer ", "BEARER "):
+            st, _, _ = r.http("/arbiter/incidents.json", {"Authorization": scheme + ARBITER})
+            check(st == 200, "Authorization: %s...: %d" % (scheme, st))
+        # a token without boards= may not feed a board the file reserves for another
+        ws, m = agent(r, "venue-c", AGENT)
+        check(m["type"] == "welcome", "venue-c: %s" % m)
+        send_ev(ws, 1, ["B9 connect", "B4 connect"])
+        wait_ack(ws, 2)
+        c = agent_status(r, "venue-c")
+        check(c["refused"] == 1 and [x["board"] for x in c["boards"]] == ["B4"],
+              "an unscoped token fed a board reserved for another: %s" % c)
+        ws.close()
         r.stop()
-        print("ok: --agent-token with agents= and boards=, bad scopes refused at start")
+        print("ok: --agent-token with agents= and boards= (also on /ws hello), bad scopes and a token "
+              "in two roles refused at start; bearer in any case; reserved boards kept")
     finally:
         os.unlink(cfg)
         shutil.rmtree(state, ignore_errors=True)
+
+
+def wedge(binary):
+    """Issue 27: an agent token's "ev" numbered far beyond what the agent
+    sent (2^40 - 1) is refused with the numbers named, never acked nor
+    journaled; after a relay restart the real `chessrelay agent` of that id
+    links and its events are acked."""
+    import subprocess
+    cfg = write_config(feeds=False)
+    state = tempfile.mkdtemp(prefix="cr_hostile_wedge_")
+    agent_state = tempfile.mkdtemp(prefix="cr_hostile_wedge_agent_")
+    try:
+        r = Relay(binary, ["serve", "--config", cfg, "--state", state, "--speed", "1000"])
+        ws, m = agent(r, "venue-x", AGENT)
+        check(m["type"] == "welcome" and m["acked"] == 0, "welcome: %s" % m)
+        send_ev(ws, 1, ["B7 connect", "B7 pos " + START])
+        wait_ack(ws, 2)
+        send_ev(ws, 1099511627775, ["B7 pos " + E4])
+        expect_error(ws, "ev", "event 1099511627775 is beyond what this agent has sent (next expected 3")
+        ws.close()
+        # one batch ahead is still taken (a real agent is never further)
+        ws, m = agent(r, "venue-x", AGENT, last=2)
+        check(m["type"] == "welcome" and m["acked"] == 2, "welcome after the refusal: %s" % m)
+        send_ev(ws, 3 + 257, ["B7 pos " + E4])
+        expect_error(ws, "ev", "event 260 is beyond")
+        ws.close()
+        check(agent_status(r, "venue-x")["acked"] == 2, "acked moved: %s" % agent_status(r, "venue-x"))
+        r.stop()
+        journal_text = "".join(open(os.path.join(dp, f), errors="replace").read()
+                               for dp, _, fs in os.walk(state) for f in fs)
+        check("1099511627775" not in journal_text, "the forged number reached the state folder")
+        r = Relay(binary, ["serve", "--config", cfg, "--state", state, "--speed", "1000"])
+        ag = subprocess.Popen([binary, "agent", "--to", "ws://127.0.0.1:%d/agent" % r.port, "--token", AGENT,
+                               "--id", "venue-x", "--feed", FEED, "--speed", "1000", "--state", agent_state,
+                               "--quiet"], stdout=subprocess.DEVNULL, stderr=subprocess.PIPE, text=True)
+        try:
+            wait_for("the real agent's events acked", lambda: (agent_status(r, "venue-x") or {})
+                     .get("acked", 0) >= 12, 30)
+        finally:
+            ag.terminate()
+            _, err = ag.communicate(timeout=20)
+        check("beyond what this agent has sent" not in err, "the real agent refused: " + err[-800:])
+        r.stop()
+        print("ok: ev n=2^40-1 refused (numbers named), not acked nor kept; the real agent links after a restart")
+    finally:
+        os.unlink(cfg)
+        shutil.rmtree(state, ignore_errors=True)
+        shutil.rmtree(agent_state, ignore_errors=True)
 
 
 def change_byte(path, line_no):
@@ -744,7 +819,7 @@ def try_ws(r):
 
 SCENARIOS = {"tags": tags, "roles": roles, "agents": agents, "disk": disk, "flood": flood, "journal": journal,
              "emfile": emfile, "agent_token": agent_token,
-             "sealed": sealed}
+             "sealed": sealed, "wedge": wedge}
 
 if __name__ == "__main__":
     SCENARIOS[sys.argv[2]](sys.argv[1])
