@@ -120,7 +120,7 @@ static int rewrite(cr_agent_journal *j, int64_t base, size_t from)
         size += j->lens[i] + 1 + CR_SEAL_LINE;
     }
     char *text = malloc(size);
-    cr_seal chain = {{0}};
+    cr_seal chain = {{0}, false};
     int rc = CR_ENOMEM;
     if (!text) {
         goto out;

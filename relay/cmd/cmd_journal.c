@@ -19,6 +19,7 @@
 #include "cmd/commands.h"
 #include "core/journal.h"
 #include "core/journal_lines.h"
+#include "util/seal_key.h"
 #include "util/sealed_file.h"
 
 static int usage(void)
@@ -40,12 +41,17 @@ static int verify(const char *dir)
     }
     cr_journal_stats st;
     cr_error err;
+    /* The folder's own key checks its keyed seals (none: they are reported). */
+    if (cr_seal_key_setup(dir, false, NULL, &err)) {
+        fprintf(stderr, "chessrelay journal verify: %s\n", err.text);
+        return 1;
+    }
     if (cr_journal_verify(dir, &st, &err)) {
         fprintf(stderr, "chessrelay journal verify: %s\n", err.text);
         return 1;
     }
     int files = st.files, unsealed = st.unsealed;
-    long lines = st.lines, bad = st.bad;
+    long lines = st.lines, bad = st.bad, keyed = st.keyed, unkeyed = st.unkeyed;
     bool torn = st.torn;
     if (st.bad) {
         printf("%s/%s:%d: %s\n", dir, st.bad_file, st.bad_line, st.bad_why);
@@ -63,6 +69,8 @@ static int verify(const char *dir)
         }
         files++;
         lines += ss.lines;
+        keyed += ss.keyed;
+        unkeyed += ss.unkeyed;
         unsealed += ss.unsealed;
         torn |= ss.torn;
         bad += ss.bad;
@@ -82,8 +90,16 @@ static int verify(const char *dir)
         printf("NOT SEALED: %d file(s) written before seals; %ld lines\n", unsealed, lines);
         return 1;
     }
-    printf("sound: %d file(s), %ld lines%s\n", files, lines,
+    /* Plain seals are only a checksum: whoever can write the folder can
+     * recompute them, so say which kind vouches for the lines. */
+    const char *kind = !unkeyed ? "keyed"
+                       : keyed  ? "keyed, with older unkeyed records first"
+                                : "unkeyed (older format: a checksum, not a seal)";
+    printf("sound: %d file(s), %ld lines, %s%s\n", files, lines, kind,
            torn ? ", a torn tail (a crash mid-write: cut at the next start)" : "");
+    if (unkeyed) {
+        printf("unkeyed (older format): %ld of %ld records\n", unkeyed, keyed + unkeyed);
+    }
     return 0;
 }
 
@@ -155,6 +171,10 @@ static int export_game(const char *dir, const char *game_arg)
     export x = {.game = (int)g};
     cr_journal_stats st;
     cr_error err;
+    if (cr_seal_key_setup(dir, false, NULL, &err)) {
+        fprintf(stderr, "chessrelay journal export: %s\n", err.text);
+        return 1;
+    }
     if (cr_journal_read(dir, export_line, &x, &st, &err)) {
         fprintf(stderr, "chessrelay journal export: %s\n", err.text);
         return 1;

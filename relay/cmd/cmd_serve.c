@@ -33,6 +33,7 @@
 #include "net/server.h"
 #include "out/nats_out.h"
 #include "util/opts.h"
+#include "util/seal_key.h"
 
 typedef struct serve_args {
     const char *config_path, *listen, *state_dir, *port_file, *web_root, *token;
@@ -217,8 +218,28 @@ static struct cr_server *start_server(const cr_loop_server_args *la, cr_error *e
 }
 
 /* Applies the command line over the config and runs the loop. */
+/* The seals' key (util/seal_key.h) of the state folder, made on the first
+ * start: the journals and incidents.log are then sealed with it. */
+static int seal_key(const char *who, const char *state_dir)
+{
+    bool created;
+    cr_error err;
+    if (state_dir && cr_seal_key_setup(state_dir, true, &created, &err)) {
+        fprintf(stderr, "chessrelay %s: %s\n", who, err.text);
+        return 1;
+    }
+    if (state_dir && created) {
+        cr_log(CR_LOG_INFO, "%s/%s: a new key for the seals (keep it: it checks them)", state_dir,
+               CR_SEAL_KEY_FILE);
+    }
+    return 0;
+}
+
 static int run(const char *who, serve_args *a, cr_config *cfg, const char *state_dir)
 {
+    if (seal_key(who, state_dir)) {
+        return 1;
+    }
     if (a->listen && cr_parse_listen(a->listen, cfg->listen_host, sizeof cfg->listen_host,
                                      &cfg->listen_port)) {
         fprintf(stderr, "chessrelay %s: --listen: expected ADDR:PORT, got '%s'\n", who, a->listen);

@@ -165,7 +165,7 @@ cr_journal *cr_journal_open(const char *dir, cr_error *err)
     int count;
     long *nums = list_journals(dir, &count);
     long next = count ? nums[count - 1] + 1 : 1;
-    cr_seal chain = {{0}};
+    cr_seal chain = {{0}, false};
     if (count) {
         char prev[4096];
         snprintf(prev, sizeof prev, "%s/journal-%06ld.feed", dir, nums[count - 1]);
@@ -458,6 +458,8 @@ static int read_file(reader *r, const char *path, const char *name, cr_error *er
     cr_sealed_stats ss;
     rc = cr_sealed_scan_text(text, len, &r->chain, journal_line, r, &ss, &keep);
     r->st->lines += ss.lines;
+    r->st->keyed += ss.keyed;
+    r->st->unkeyed += ss.unkeyed;
     r->st->unsealed += !sealed && len;
     if (ss.bad) {
         bad(r, name, ss.bad_line, ss.bad_why);
@@ -497,20 +499,20 @@ int cr_journal_replay(const char *dir, cr_journal_line_fn fn, void *data, cr_jou
                       cr_error *err)
 {
     cr_journal_stats local;
-    reader r = {fn, data, stats ? stats : &local, true, false, {{0}}, NULL};
+    reader r = {fn, data, stats ? stats : &local, true, false, {{0}, false}, NULL};
     return read_dir(dir, &r, err);
 }
 
 int cr_journal_verify(const char *dir, cr_journal_stats *stats, cr_error *err)
 {
-    reader r = {NULL, NULL, stats, false, false, {{0}}, NULL};
+    reader r = {NULL, NULL, stats, false, false, {{0}, false}, NULL};
     return read_dir(dir, &r, err);
 }
 
 int cr_journal_read(const char *dir, cr_journal_line_fn fn, void *data, cr_journal_stats *stats,
                     cr_error *err)
 {
-    reader r = {fn, data, stats, false, false, {{0}}, NULL};
+    reader r = {fn, data, stats, false, false, {{0}, false}, NULL};
     return read_dir(dir, &r, err);
 }
 

@@ -766,7 +766,7 @@ def sealed(binary):
                  and open(incidents).read().count("\n") >= 2)
         r.stop()
         text = open(incidents).read().split("\n")
-        check(text[1].startswith("#= ") and len(text[1]) == 67, "incidents.log not sealed:\n" + "\n".join(text[:4]))
+        check(text[1].startswith("#% ") and len(text[1]) == 67, "incidents.log not sealed:\n" + "\n".join(text[:4]))
         p = subprocess.run([binary, "journal", "verify", state], capture_output=True, text=True, timeout=60)
         check(p.returncode == 0 and p.stdout.startswith("sound"), "verify with incidents.log: %d %s"
               % (p.returncode, p.stdout))
@@ -797,7 +797,7 @@ def sealed(binary):
               % (p.returncode, p.stdout, p.stderr))
         lines = open(events).read().split("\n")
         k = next(n for n, l in enumerate(lines) if " pos " in l and n > 4)
-        check(lines[k + 1].startswith("#= "), "events.feed not sealed:\n" + "\n".join(lines[:6]))
+        check(lines[k + 1].startswith("#% "), "events.feed not keyed-sealed:\n" + "\n".join(lines[:6]))
         change_byte(events, k + 1)
         p = subprocess.run([binary, "journal", "verify", agent_state], capture_output=True, text=True, timeout=60)
         want = "%s:%d: " % (events, k + 1)
