@@ -12,6 +12,7 @@
 #include <unistd.h>
 
 #include "util/fileio.h"
+#include "util/seal_head.h"
 #include "util/sealed_file.h"
 
 /* v2: every line is a record of its own, followed by its seal (v1, from
@@ -147,6 +148,7 @@ static int rewrite(cr_agent_journal *j, int64_t base, size_t from)
     }
     j->fd = fd;
     j->chain = chain;
+    cr_seal_head_note("events.feed", &j->chain, true); /* the older seals are gone */
     j->dirty = false; /* the rename made everything durable */
     for (size_t i = 0; i < from; i++) {
         free(j->lines[i]);
@@ -385,6 +387,7 @@ int cr_agent_journal_append(cr_agent_journal *j, const char *line, size_t len, i
         free(j->lines[--j->count]);
         return CR_EIO;
     }
+    cr_seal_head_note("events.feed", &j->chain, false);
     j->dirty = true;
     if (n) {
         *n = cr_agent_journal_last(j);

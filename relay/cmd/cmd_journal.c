@@ -14,11 +14,13 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <dirent.h>
 #include <sys/stat.h>
 
 #include "cmd/commands.h"
 #include "core/journal.h"
 #include "core/journal_lines.h"
+#include "util/seal_head.h"
 #include "util/seal_key.h"
 #include "util/sealed_file.h"
 
@@ -31,6 +33,129 @@ static int usage(void)
 /* The files beside the journals with sealed records of their own:
  * the relay's incidents.log, an agent's events.feed (its state folder). */
 static const char *const side_files[] = {"incidents.log", "events.feed"};
+
+/* Looking for the head's seal in a chain (util/seal_head.h). */
+typedef struct find {
+    const cr_seal *chain; /* the chain being scanned: the previous record's seal */
+    const cr_seal *target;
+    long records, at;     /* at: the record the target seals (-1: not found) */
+} find;
+
+static void find_check(find *f)
+{
+    if (f->at < 0 && f->records > 0 && memcmp(f->chain->h, f->target->h, CR_SEAL_BYTES) == 0) {
+        f->at = f->records;
+    }
+}
+
+static int find_record(void *data, size_t from, size_t to, int first_line, const char *bad,
+                       int bad_line, bool keyed)
+{
+    (void)from, (void)to, (void)first_line, (void)bad, (void)bad_line, (void)keyed;
+    find *f = data;
+    find_check(f);
+    f->records++;
+    return 0;
+}
+
+/* Scans one file of a chain for f's target. false: it cannot be read. */
+static bool find_in(find *f, cr_seal *chain, const char *path)
+{
+    char *text;
+    size_t len, keep;
+    int lines;
+    cr_error err;
+    if (cr_read_file(path, SIZE_MAX / 2, &text, &len, &err)) {
+        return false;
+    }
+    cr_seal_scan(text, len, chain, find_record, f, &keep, &lines);
+    find_check(f);
+    free(text);
+    return true;
+}
+
+static int by_name(const void *a, const void *b)
+{
+    return strcmp(*(char *const *)a, *(char *const *)b);
+}
+
+/* The records of kind `name` (the journal's files in order, or the file)
+ * up to the head's seal: -1 when it is not among them (cut or rewritten);
+ * *records: how many there are. */
+static long head_at(const char *dir, const char *name, const cr_seal *target, long *records)
+{
+    cr_seal chain = {{0}, false};
+    find f = {&chain, target, 0, -1};
+    char path[PATH_MAX];
+    if (strcmp(name, "journal") != 0) {
+        snprintf(path, sizeof path, "%s/%s", dir, name);
+        find_in(&f, &chain, path);
+    } else {
+        /* journal-NNNNNN.feed: the fixed width sorts them by name. */
+        DIR *d = opendir(dir);
+        char *names[4096];
+        size_t n = 0;
+        for (struct dirent *e; d && (e = readdir(d)) != NULL && n < 4096;) {
+            size_t l = strlen(e->d_name);
+            if (strncmp(e->d_name, "journal-", 8) == 0 && l > 5 && strcmp(e->d_name + l - 5, ".feed") == 0) {
+                names[n++] = strdup(e->d_name);
+            }
+        }
+        if (d) {
+            closedir(d);
+        }
+        qsort(names, n, sizeof *names, by_name);
+        for (size_t i = 0; i < n; i++) {
+            snprintf(path, sizeof path, "%s/%s", dir, names[i] ? names[i] : "");
+            find_in(&f, &chain, path);
+            free(names[i]);
+        }
+    }
+    *records = f.records;
+    return f.at;
+}
+
+/* The head of the seals against the chains: a cut tail, a deleted last
+ * journal file or a file resealed from scratch no longer holds the head's
+ * seal. Returns the problems found (printed). */
+static long check_head(const char *dir, long keyed, char *info, size_t size)
+{
+    info[0] = '\0';
+    cr_seal_head_entry e[CR_SEAL_HEAD_KINDS];
+    int n;
+    cr_error err;
+    int rc = cr_seal_head_read(dir, e, CR_SEAL_HEAD_KINDS, &n, &err);
+    if (rc == CR_EEOF) {
+        if (keyed) {
+            printf("%s/%s: missing although the records are keyed (deleted? or a crash in the "
+                   "first second): a cut tail cannot be checked\n",
+                   dir, CR_SEAL_HEAD_FILE);
+            return 1;
+        }
+        snprintf(info, size, "not checked: no head of seals (an unkeyed folder): a cut tail would "
+                             "not show\n");
+        return 0;
+    }
+    if (rc) {
+        printf("%s\n", err.text);
+        return 1;
+    }
+    long problems = 0;
+    for (int i = 0; i < n; i++) {
+        long records, at = head_at(dir, e[i].name, &e[i].seal, &records);
+        if (at < 0) {
+            printf("%s/%s: cut after record %ld, or rewritten: the head's last seal is not among "
+                   "its records\n",
+                   dir, e[i].name, records);
+            problems++;
+        } else if (at < records && strlen(info) < size / 2) {
+            size_t used = strlen(info);
+            snprintf(info + used, size - used, "%s: %ld record(s) after the head (written in its "
+                     "last second)\n", e[i].name, records - at);
+        }
+    }
+    return problems;
+}
 
 static int verify(const char *dir)
 {
@@ -82,6 +207,8 @@ static int verify(const char *dir)
         fprintf(stderr, "chessrelay journal verify: %s: no journal files\n", dir);
         return 1;
     }
+    char info[512];
+    bad += check_head(dir, keyed, info, sizeof info);
     if (bad) {
         printf("NOT SOUND: %ld problem(s) in %d file(s), %ld lines\n", bad, files, lines);
         return 1;
@@ -100,6 +227,7 @@ static int verify(const char *dir)
     if (unkeyed) {
         printf("unkeyed (older format): %ld of %ld records\n", unkeyed, keyed + unkeyed);
     }
+    printf("%s", info);
     return 0;
 }
 

@@ -33,6 +33,7 @@
 #include "net/server.h"
 #include "out/nats_out.h"
 #include "util/opts.h"
+#include "util/seal_head.h"
 #include "util/seal_key.h"
 
 typedef struct serve_args {
@@ -228,6 +229,10 @@ static int seal_key(const char *who, const char *state_dir)
         fprintf(stderr, "chessrelay %s: %s\n", who, err.text);
         return 1;
     }
+    if (state_dir && cr_seal_head_start(state_dir)) {
+        fprintf(stderr, "chessrelay %s: cannot start the head of the seals\n", who);
+        return 1;
+    }
     if (state_dir && created) {
         cr_log(CR_LOG_INFO, "%s/%s: a new key for the seals (keep it: it checks them)", state_dir,
                CR_SEAL_KEY_FILE);
@@ -318,7 +323,9 @@ static int run(const char *who, serve_args *a, cr_config *cfg, const char *state
     lc.usb = a->usb;
     lc.board_kind = a->board_kind;
     lc.server = &server;
-    return cr_loop_run(&lc);
+    rc = cr_loop_run(&lc);
+    cr_seal_head_stop(); /* the head as the files end (a clean stop) */
+    return rc;
 }
 
 int cr_cmd_serve(int argc, char **argv)

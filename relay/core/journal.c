@@ -15,6 +15,7 @@
 #include "util/fileio.h"
 #include "util/log.h"
 #include "util/seal.h"
+#include "util/seal_head.h"
 #include "util/sealed_file.h"
 
 enum { PENDING_MAX = 64 * 1024 * 1024 }; /* bytes held while the disk refuses them */
@@ -280,6 +281,7 @@ int cr_journal_append(cr_journal *j, const char *line, size_t len)
     int rc = append_line(j, b, n);
     if (rc == 0) {
         j->chain = next;
+        cr_seal_head_note("journal", &j->chain, false);
     }
     if (b != stackbuf) {
         free(b);
@@ -372,6 +374,7 @@ const char *cr_journal_problem(const cr_journal *j)
 
 void cr_journal_metrics(const cr_journal *j, FILE *f)
 {
+    cr_seal_sound_metrics(f); /* the journal's and incidents.log's seals at start */
     fprintf(f,
             "# HELP chessrelay_journal_write_errors_total Failed journal writes and fsyncs.\n"
             "# TYPE chessrelay_journal_write_errors_total counter\n"

@@ -41,6 +41,9 @@ void cr_seal_use_key(const cr_seal_key *key);
 /* Whether a key is in use. */
 bool cr_seal_have_key(void);
 
+/* HMAC-SHA-256 of data with the key in use; false when there is none. */
+bool cr_seal_mac(const void *data, size_t len, unsigned char out[CR_SEAL_BYTES]);
+
 /* HMAC-SHA-256 (RFC 2104) of a || b with key (klen <= 64 bytes). */
 void cr_seal_hmac(const unsigned char *key, size_t klen, const void *a, size_t alen, const void *b,
                   size_t blen, unsigned char out[CR_SEAL_BYTES]);

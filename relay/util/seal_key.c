@@ -93,7 +93,7 @@ int cr_seal_key_setup(const char *dir, bool create, bool *created, cr_error *err
     }
     int rc = cr_seal_key_load(dir, &key, err);
     if (rc == CR_EEOF && create) {
-        if (mkdir(dir, 0700) != 0 && errno != EEXIST) {
+        if (cr_mkdir_p(dir) != 0) {
             return cr_error_set(err, CR_EIO, 0, 0, "%s: %s", dir, strerror(errno));
         }
         rc = make_key(dir, err);

@@ -22,7 +22,7 @@
  * wrong (unreadable, not 64 hex digits, readable by others). */
 int cr_seal_key_load(const char *dir, cr_seal_key *key, cr_error *err);
 
-/* cr_seal_key_load, making dir (0700) and a new key first when there is
+/* cr_seal_key_load, making dir (and its parents) and a new key first when there is
  * none if create; then cr_seal_use_key with it (none: unkeyed). *created
  * (may be NULL): a new key was made. Returns 0 or the error of load. */
 int cr_seal_key_setup(const char *dir, bool create, bool *created, cr_error *err);

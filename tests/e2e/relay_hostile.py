@@ -739,6 +739,104 @@ def wedge(binary):
         shutil.rmtree(agent_state, ignore_errors=True)
 
 
+def reseal_plain(path, edit=None):
+    """Rewrites path's records with plain SHA-256 seals from the start, as
+    someone without the key would after editing one (edit(lines) -> lines)."""
+    import hashlib
+    data = open(path, "rb").read().split(b"\n")[:-1]
+    recs, cur = [], []
+    for l in data:
+        if l.startswith(b"#= ") or l.startswith(b"#% "):
+            recs.append(cur)
+            cur = []
+        else:
+            cur.append(l)
+    if edit:
+        recs = edit(recs)
+    prev, out = bytes(32), b""
+    for r in recs:
+        body = b"".join(l + b"\n" for l in r)
+        prev = hashlib.sha256(prev + body).digest()
+        out += body + b"#= " + prev.hex().encode() + b"\n"
+    open(path, "wb").write(out)
+
+
+def cut(binary):
+    """Issue 27: keyed seals and their head. Each forgery is named by
+    `journal verify`: an edit resealed with plain SHA-256, a cut tail of
+    incidents.log, a deleted last journal file; untouched, it is sound."""
+    import subprocess
+    cfg = write_config()
+    state = tempfile.mkdtemp(prefix="cr_hostile_cut_")
+    keep = state + ".orig"
+    def verify():
+        p = subprocess.run([binary, "journal", "verify", state], capture_output=True, text=True, timeout=60)
+        return p.returncode, p.stdout + p.stderr
+    def restore():
+        shutil.rmtree(state)
+        shutil.copytree(keep, state)
+    try:
+        r = Relay(binary, ["serve", "--config", cfg, "--state", state, "--speed", "1000"])
+        gid = first_game(r)
+        arb = r.ws({"Authorization": "Bearer " + ARBITER})
+        arb.send({"op": "arbiter-action", "game": gid, "action": "result", "result": "0-1"})
+        incidents = os.path.join(state, "incidents.log")
+        wait_for("incidents", lambda: os.path.exists(incidents) and open(incidents).read().count("\n#% ") >= 2)
+        r.stop()
+        r = Relay(binary, ["serve", "--config", cfg, "--state", state, "--speed", "1000"])
+        first_game(r)
+        r.stop()  # two runs: two journal files
+        key = os.path.join(state, "seal.key")
+        check(os.stat(key).st_mode & 0o777 == 0o600, "seal.key mode %o" % os.stat(key).st_mode)
+        check(os.path.exists(os.path.join(state, "seal.head")), "no seal.head after a clean stop")
+        rc, out = verify()
+        check(rc == 0 and out.startswith("sound") and "keyed" in out and "unkeyed" not in out,
+              "verify untouched: %d %s" % (rc, out))
+        shutil.copytree(state, keep)
+        # an edit resealed with plain SHA-256 from the start
+        reseal_plain(incidents, lambda recs: [[l.replace(b"0-1", b"1-0") for l in r] for r in recs])
+        rc, out = verify()
+        check(rc == 1 and "incidents.log: cut after record" in out and "or rewritten" in out,
+              "incidents.log resealed without the key: %d %s" % (rc, out))
+        restore()
+        # one line edited, everything resealed with plain SHA-256
+        lines = open(incidents).read().split("\n")
+        lines[0] = lines[0] + " x"
+        open(incidents, "w").write("\n".join(lines))
+        reseal_plain(incidents)
+        rc, out = verify()
+        check(rc == 1 and "NOT SOUND" in out, "incidents.log edited and resealed: %d %s" % (rc, out))
+        restore()
+        # a cut tail: the last record of incidents.log removed at its boundary
+        lines = open(incidents).read().split("\n")[:-1]
+        records = sum(1 for l in lines if l.startswith("#% "))
+        open(incidents, "w").write("\n".join(lines[:-2]) + "\n")
+        rc, out = verify()
+        check(rc == 1 and ("incidents.log: cut after record %d" % (records - 1)) in out,
+              "incidents.log cut: %d %s" % (rc, out))
+        restore()
+        # the last journal file deleted
+        journals = sorted(f for f in os.listdir(state) if f.startswith("journal-"))
+        check(len(journals) >= 2, "journal files: %s" % journals)
+        os.unlink(os.path.join(state, journals[-1]))
+        rc, out = verify()
+        check(rc == 1 and "/journal: cut after record" in out, "last journal deleted: %d %s" % (rc, out))
+        restore()
+        # the head itself changed
+        hp = os.path.join(state, "seal.head")
+        text = open(hp).read().split("\n")
+        text[1] = text[1][:-1] + ("0" if text[1][-1] != "0" else "1")
+        open(hp, "w").write("\n".join(text))
+        rc, out = verify()
+        check(rc == 1 and "the head was changed" in out, "head changed: %d %s" % (rc, out))
+        print("ok: keyed seals and their head: a plain reseal, an edit, a cut tail, a deleted last "
+              "journal and a changed head are each named; untouched is sound")
+    finally:
+        os.unlink(cfg)
+        shutil.rmtree(state, ignore_errors=True)
+        shutil.rmtree(keep, ignore_errors=True)
+
+
 def change_byte(path, line_no):
     """Changes one byte (the last) of line line_no (1-based) of path."""
     data = bytearray(open(path, "rb").read())
@@ -779,6 +877,10 @@ def sealed(binary):
         log = open(r.log.name).read()
         check("incidents.log: NOT SOUND" in log and incidents + ":1:" in log,
               "restart did not report the changed incidents.log:\n" + log[-1500:])
+        metrics = r.http("/metrics")[2]
+        check('chessrelay_journal_sound{kind="incidents.log"} 0' in metrics
+              and 'chessrelay_journal_sound{kind="journal"} 1' in metrics,
+              "the soundness metrics:\n" + "\n".join(l for l in metrics.splitlines() if "sound" in l))
         r.stop()
 
         # the agent's journal: events kept while no relay answers
@@ -819,7 +921,7 @@ def try_ws(r):
 
 SCENARIOS = {"tags": tags, "roles": roles, "agents": agents, "disk": disk, "flood": flood, "journal": journal,
              "emfile": emfile, "agent_token": agent_token,
-             "sealed": sealed, "wedge": wedge}
+             "sealed": sealed, "wedge": wedge, "cut": cut}
 
 if __name__ == "__main__":
     SCENARIOS[sys.argv[2]](sys.argv[1])
