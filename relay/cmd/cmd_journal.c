@@ -9,7 +9,9 @@
  * board's raw events and clock readings from the game's start on its board
  * ("# game N board B" lines) up to the next game there, agents' comments
  * with them, and every result and tag set for it ("# cmd", with who and
- * when). Read-only; the seals are checked and a problem reported. */
+ * when); then its incidents.log lines (incidents, claims and decisions,
+ * acknowledgements). Read-only; the seals are checked and a problem
+ * reported. */
 #include <limits.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -287,6 +289,51 @@ static int export_line(void *data, const char *line, size_t len, const char *fil
     return 0;
 }
 
+/* incidents.log lines of the game: "<game>\t..." (incidents, claims and
+ * their decisions, acknowledgements; docs/protocol.md). */
+typedef struct export_log {
+    char prefix[24];
+    size_t plen;
+    long printed;
+} export_log;
+
+static int export_log_line(void *data, const char *line, size_t len, int lineno)
+{
+    export_log *x = data;
+    if (len > x->plen && memcmp(line, x->prefix, x->plen) == 0) {
+        printf("incidents.log:%d: %.*s\n", lineno, (int)len, line); /* named as the journals are */
+        x->printed++;
+    }
+    return 0;
+}
+
+/* The game's incidents.log lines after its journal lines. Returns the
+ * records that do not match their seals (reported), or -1 when the file
+ * cannot be read (an older folder may have none: 0). */
+static long export_incidents(const char *dir, int game, long *printed)
+{
+    char path[PATH_MAX];
+    snprintf(path, sizeof path, "%s/incidents.log", dir);
+    export_log x = {.plen = 0};
+    x.plen = (size_t)snprintf(x.prefix, sizeof x.prefix, "%d\t", game);
+    cr_sealed_stats ss;
+    cr_error err;
+    struct stat sb;
+    if (stat(path, &sb) != 0) {
+        return 0;
+    }
+    if (cr_sealed_read(path, false, export_log_line, &x, NULL, &ss, &err)) {
+        fprintf(stderr, "chessrelay journal export: %s\n", err.text);
+        return -1;
+    }
+    *printed += x.printed;
+    if (ss.bad) {
+        fprintf(stderr, "chessrelay journal export: NOT SOUND: %s:%d: %s\n", path, ss.bad_line,
+                ss.bad_why);
+    }
+    return ss.bad;
+}
+
 static int export_game(const char *dir, const char *game_arg)
 {
     char *end;
@@ -311,11 +358,15 @@ static int export_game(const char *dir, const char *game_arg)
         fprintf(stderr, "chessrelay journal export: NOT SOUND: %s:%d: %s\n", st.bad_file,
                 st.bad_line, st.bad_why);
     }
+    long log_bad = export_incidents(dir, x.game, &x.printed);
+    if (log_bad < 0) {
+        return 1;
+    }
     if (!x.known && !x.printed) {
         fprintf(stderr, "chessrelay journal export: %s: no game %ld in the journals\n", dir, g);
         return 1;
     }
-    return st.bad ? 1 : 0;
+    return st.bad || log_bad ? 1 : 0;
 }
 
 int cr_cmd_journal(int argc, char **argv)

@@ -522,6 +522,10 @@ def journal(binary):
         arb = r.ws({"Authorization": "Bearer " + ARBITER})
         arb.send({"op": "tag", "game": gid, "name": "Annotator", "value": "chief"})
         wait_for("moves", lambda: "1." in r.http("/live.pgn", {"Authorization": "Bearer " + ARBITER})[2])
+        arb.send({"op": "arbiter-action", "game": gid, "action": "result", "result": "0-1"})
+        incidents = os.path.join(state, "incidents.log")
+        wait_for("the game's line in incidents.log", lambda: os.path.exists(incidents)
+                 and ("\n%d\t" % gid in "\n" + open(incidents).read()))
         time.sleep(0.5)
         r.stop()
         p = subprocess.run([binary, "journal", "verify", state], capture_output=True, text=True, timeout=60)
@@ -537,6 +541,11 @@ def journal(binary):
         check('"cmd":"tag"' in out and '"who":"chief"' in out and '"at":' in out,
               "export lacks the correction with who and when:\n" + out[-1500:])
         check(all(":" in l.split(" ")[0] for l in out.splitlines()), "export lines without file:line")
+        # issue 27: and the game's incidents.log lines (incidents, claims, decisions, acks)
+        mine = [n + 1 for n, l in enumerate(open(incidents).read().split("\n")) if l.startswith("%d\t" % gid)]
+        got = [l for l in out.splitlines() if l.startswith("incidents.log:")]
+        check(mine and len(got) == len(mine) and got[0].startswith("incidents.log:%d: %d\t" % (mine[0], gid)),
+              "export lacks incidents.log's lines %s:\n%s" % (mine, out[-1500:]))
         ex = subprocess.run([binary, "journal", "export", state, "--game", "4294967297"], capture_output=True,
                             text=True, timeout=60)
         check(ex.returncode == 2 and "game number" in ex.stderr, "export of an id out of range: %s" % ex.stderr)
