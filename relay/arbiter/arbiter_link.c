@@ -15,6 +15,7 @@
 #include "util/fileio.h"
 #include "util/grow.h"
 #include "util/log.h"
+#include "util/seal_head.h"
 #include "util/sealed_file.h"
 
 #define LOG_NAME "incidents.log"
@@ -312,6 +313,8 @@ static void journal_line(cr_arbiter_link *l, const char *line, int n)
      * torn last one, cut on restart. */
     if (n < 0 || cr_sealed_append(l->log, &l->log_chain, line, (size_t)n)) {
         cr_log(CR_LOG_ERROR, "%s: cannot write: %s", l->log_path, strerror(errno));
+    } else {
+        cr_seal_head_note("incidents.log", &l->log_chain, false); /* a cut tail is found */
     }
 }
 
@@ -840,6 +843,7 @@ static void restore(cr_arbiter_link *l, int64_t wall)
     if (st.torn) {
         cr_log(CR_LOG_WARN, "%s: torn last line dropped", l->log_path);
     }
+    cr_seal_sound_note(LOG_NAME, st.bad == 0);
     if (st.bad) {
         char text[400];
         snprintf(text, sizeof text,
