@@ -1011,9 +1011,13 @@ void cr_srv_drain_pubs(cr_server *s)
                         vp->qlen >= EVAL_QUEUE_MAX) {
                         continue;
                     }
+                    /* A round's overview shows the eval of its last move: the
+                     * game's summary again, to a viewer past the game's last
+                     * event only (its seq must not run ahead of the ring). */
                     cr_buf *b = find_sub(vp, p->game) ? p->event
-                                : summary_round(vp, p->round) ? p->summary_msg : NULL;
-                    if (b) { /* a round's overview shows the eval of its last move */
+                                : summary_round(vp, p->round) && vp->tail > p->seq ? p->summary_msg
+                                                                                   : NULL;
+                    if (b) {
                         q_push(vp, cr_buf_ref(b));
                         lws_callback_on_writable(vp->wsi);
                     }

@@ -174,7 +174,9 @@ export class Store {
     const id = Number(s.id);
     if (!Number.isFinite(id)) return;
     const g = this.game(id);
-    if (seq <= g.seq && (g.loaded || !fromList)) return;
+    // The same seq again (not held whole) is the same event with more to
+    // say: an engine's evaluation of its move.
+    if (g.loaded ? seq <= g.seq : (!fromList && seq < g.seq)) return;
     if (g.loaded) {
       g.loaded = false;
       g.moves = [];

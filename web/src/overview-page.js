@@ -11,6 +11,7 @@ import { t } from './i18n.js';
 
 // Above this many boards only the rows on screen have cards.
 const VIRTUAL_MIN = 48;
+const POOL_MAX = 64;
 
 export class OverviewPage {
   // app: { store, ui, main, eventName() }
@@ -18,6 +19,7 @@ export class OverviewPage {
     this.app = app;
     this.el = null;
     this.cards = new Map(); // game id -> card, of the games on screen
+    this.pool = [];         // cards kept for reuse
     this.games = [];
     this.query = '';
     this.rowH = 0;
@@ -25,8 +27,9 @@ export class OverviewPage {
   }
 
   destroy() {
-    for (const c of this.cards.values()) c.cg.destroy();
+    for (const c of [...this.cards.values(), ...this.pool]) c.cg.destroy();
     this.cards.clear();
+    this.pool = [];
     if (this.onScroll) {
       window.removeEventListener('scroll', this.onScroll);
       window.removeEventListener('resize', this.onScroll);
@@ -139,7 +142,7 @@ export class OverviewPage {
     for (const g of visible) {
       let c = this.cards.get(g.id);
       if (!c) {
-        c = makeCard(g);
+        c = this.card(g);
         this.cards.set(g.id, c);
       }
       this.refresh(c, g);
@@ -150,14 +153,28 @@ export class OverviewPage {
     }
   }
 
+  // Cards of games no longer on screen are kept for the next ones (a board
+  // is costly to make: scrolling reuses them), a screenful or two at most.
   clearCards(wanted) {
     for (const [id, c] of this.cards) {
       if (!wanted.has(id)) {
-        c.cg.destroy();
         c.el.remove();
         this.cards.delete(id);
+        if (this.pool.length < POOL_MAX) this.pool.push(c);
+        else c.cg.destroy();
       }
     }
+  }
+
+  card(g) {
+    const c = this.pool.pop();
+    if (!c) return makeCard(g);
+    c.el.href = `#/game/${g.id}`;
+    c.el.dataset.game = String(g.id);
+    c.sig = '';
+    c.key = ''; // the next draw is a first one: no animation from another game
+    for (const el of c.el.querySelectorAll('[data-key]')) delete el.dataset.key;
+    return c;
   }
 
   // Only games that changed since their card was drawn are touched.

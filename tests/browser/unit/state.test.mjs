@@ -248,9 +248,11 @@ test('a round followed by summaries: its list, a summary per change, a game open
   assert.equal(g8.clock, null, 'no clock in it: none');
   assert.equal(s.current(g8).san, 'e5');
   assert.equal(s.sinceFor({ round: '1', summary: true }), 51, 'the list held: resume from the last seq');
-  // An older one (already seen) changes nothing.
-  s.apply({ type: 'summary', seq: 51, ts: T0 + 1, game: brief(8, 9, E4) });
+  // An older one changes nothing; the same seq again brings an evaluation.
+  s.apply({ type: 'summary', seq: 50, ts: T0 + 1, game: brief(8, 9, E4) });
   assert.equal(s.current(g8).plies, 2);
+  s.apply({ type: 'summary', seq: 51, ts: T0 + 1, game: brief(8, 2, START_FEN, { last: 'e5', eval: { cp: 20, depth: 18 } }) });
+  assert.deepEqual(s.evalAt(g8, 2), { cp: 20, depth: 18 });
   // Opened: the snapshot brings the moves; closed, a newer summary drops them.
   s.apply({ type: 'snapshot', seq: 52, ts: T0, game: { id: 8, round: '1', tags: {}, start: START_FEN, moves: [{ san: 'e4', uci: 'e2e4', fen: E4 }], clock: null, result: '*' } });
   assert.equal(g8.loaded, true);
