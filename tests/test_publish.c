@@ -102,14 +102,15 @@ static void test_event(void **state)
     cr_store_free(s);
 }
 
-/* A clock reading changes no game list entry; a status no PGN; a
- * correction the evals (its plies' are gone). */
+/* A clock reading changes no game list entry (only the brief); a status
+ * no PGN; a correction the evals (its plies' are gone). */
 static void test_what_changes(void **state)
 {
     (void)state;
     cr_store *s = two_plies();
     cr_store_event *ev = cr_store_event_new(CR_SEV_CLOCK);
     ev->seq = 4;
+    ev->ts = 4000;
     ev->game = 7;
     ev->white_ms = 60000;
     ev->black_ms = 59000;
@@ -118,6 +119,9 @@ static void test_what_changes(void **state)
     cr_pub *p = publish(s, ev);
     assert_non_null(p->snapshot);
     assert_null(p->summary);
+    /* The brief carries the clocks: a round's overview lives on it. */
+    assert_true(has(p->brief, "\"clock\":[60000,59000,\"w\",4000]"));
+    assert_true(has(p->summary_msg, "{\"type\":\"summary\",\"seq\":4,\"ts\":4000,\"game\":{"));
     assert_non_null(p->pgn);
     cr_pub_free(p);
 
@@ -182,6 +186,60 @@ static void test_game_and_eval(void **state)
     cr_store_free(s);
 }
 
+/* The game in brief and its summary message: the brief as it is, wrapped
+ * once with seq and ts; a round's overview is made of these, so its size
+ * is the round's. */
+static void test_summary_message(void **state)
+{
+    (void)state;
+    cr_store *s = two_plies();
+    static const char *const tags[][2] = {{"White", "Abdusattorov, Nodirbek"},
+                                          {"WhiteElo", "2766"},
+                                          {"WhiteFed", "UZB"},
+                                          {"WhiteTeam", "Uzbekistan"}};
+    for (int i = 0; i < 4; i++) {
+        cr_store_event *tag = cr_store_event_new(CR_SEV_TAG);
+        tag->seq = 10 + i; /* after any of two_plies' */
+        tag->game = 7;
+        snprintf(tag->tag.name, sizeof tag->tag.name, "%s", tags[i][0]);
+        snprintf(tag->tag.value, sizeof tag->tag.value, "%s", tags[i][1]);
+        apply_ok(s, tag);
+        cr_store_event_free(tag);
+    }
+    cr_buf *brief = cr_store_brief_json(s, 7);
+    assert_non_null(brief);
+    assert_true(has(brief, "{\"id\":7,\"round\":\"2\",\"board\":\"B1\","));
+    assert_true(has(brief, "\"w\":[\"Abdusattorov, Nodirbek\",2766,\"\",\"UZB\",\"Uzbekistan\"]"));
+    assert_true(has(brief, "\"b\":[\"?\",null,\"\",\"\",\"\"]"));
+    assert_true(has(brief, "\"last\":\"e5\",\"uci\":\"e7e5\""));
+    assert_true(has(brief, "\"plies\":2"));
+    assert_false(has(brief, "\"clock\"")); /* no reading yet */
+    assert_false(has(brief, "\"attention\"")); /* defaults left out */
+    assert_false(has(brief, "\"online\""));
+    assert_true(brief->len < 300); /* a few hundred bytes a board */
+    cr_buf *m = cr_pub_summary_message(brief, 3, 2001);
+    assert_non_null(m);
+    char want[2048];
+    snprintf(want, sizeof want, "{\"type\":\"summary\",\"seq\":3,\"ts\":2001,\"game\":%s}", brief->data);
+    assert_string_equal(m->data, want);
+    assert_int_equal(m->len, strlen(want));
+    cr_buf_unref(m);
+    cr_buf_unref(brief);
+    assert_null(cr_pub_summary_message(NULL, 1, 1));
+    assert_null(cr_store_brief_json(s, 8));
+
+    cr_store_event *ev = cr_store_event_new(CR_SEV_STATUS);
+    ev->seq = 20;
+    ev->ts = 5000;
+    ev->game = 7;
+    ev->online = false;
+    cr_pub *p = publish(s, ev);
+    assert_true(has(p->summary_msg, "{\"type\":\"summary\",\"seq\":20,\"ts\":5000,\"game\":{\"id\":7,"));
+    assert_true(has(p->summary_msg, "\"online\":false")); /* not the default */
+    cr_pub_free(p);
+    cr_store_free(s);
+}
+
 static void test_unknown_game(void **state)
 {
     (void)state;
@@ -204,6 +262,7 @@ int main(void)
         cmocka_unit_test(test_event),
         cmocka_unit_test(test_what_changes),
         cmocka_unit_test(test_game_and_eval),
+        cmocka_unit_test(test_summary_message),
         cmocka_unit_test(test_unknown_game),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);

@@ -95,11 +95,44 @@ static void test_state_and_mark(void **state)
     cr_view_free(v);
 }
 
+/* A round's summary subscribers: the ring holds each event's summary
+ * message beside it, the round's list is of the games in brief. */
+static void test_briefs(void **state)
+{
+    (void)state;
+    cr_view *v = cr_view_new(8);
+    const char *rounds[] = {"1", "1", "x\"y\\"};
+    for (int i = 0; i < 3; i++) {
+        cr_pub *p = event_pub(i + 1, i + 1, rounds[i]);
+        char text[64];
+        snprintf(text, sizeof text, "{\"id\":%d,\"w\":[]}", i + 1);
+        p->brief = cr_buf_new(text, strlen(text));
+        p->summary_msg = cr_pub_summary_message(p->brief, p->seq, p->ts);
+        apply(v, p, 10);
+    }
+    assert_string_equal(cr_view_entry_at(v, 2)->summary->data,
+                        "{\"type\":\"summary\",\"seq\":2,\"ts\":20,\"game\":{\"id\":2,\"w\":[]}}");
+    assert_null(cr_view_entry_at(v, 2)->summary->data[cr_view_entry_at(v, 2)->summary->len]);
+    cr_buf *b = cr_view_round_list(v, "1", 3);
+    assert_string_equal(b->data, "{\"type\":\"games\",\"round\":\"1\",\"seq\":3,\"games\":"
+                                 "[{\"id\":1,\"w\":[]},{\"id\":2,\"w\":[]}]}");
+    cr_buf_unref(b);
+    b = cr_view_round_list(v, "x\"y\\", 3); /* the round's name is escaped */
+    assert_string_equal(b->data, "{\"type\":\"games\",\"round\":\"x\\\"y\\\\\",\"seq\":3,\"games\":"
+                                 "[{\"id\":3,\"w\":[]}]}");
+    cr_buf_unref(b);
+    b = cr_view_round_list(v, "9", 3);
+    assert_string_equal(b->data, "{\"type\":\"games\",\"round\":\"9\",\"seq\":3,\"games\":[]}");
+    cr_buf_unref(b);
+    cr_view_free(v);
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(test_ring_and_games),
         cmocka_unit_test(test_state_and_mark),
+        cmocka_unit_test(test_briefs),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }

@@ -2,8 +2,8 @@
  * server thread (docs/architecture.md, "Threads").
  *
  * The loop thread owns the game store; after every store event it publishes
- * a cr_pub: the event's message plus the game's new snapshot, summary and
- * PGN, all serialised here, once, in the loop thread (and by the edge's
+ * a cr_pub: the event's message plus the game's new snapshot, summary,
+ * brief (and its "summary" message) and PGN, all serialised here, once, in the loop thread (and by the edge's
  * loop alike). The server thread applies them to what it holds (net/view.h,
  * net/arbiter_view.h, net/livechess.h) and never reads the store.
  *
@@ -45,6 +45,10 @@ typedef struct cr_pub {
     int game;
     char round[CR_ROUND_MAX];
     cr_buf *event, *snapshot, *summary, *pgn;
+    /* The game in brief (cr_store_brief_json), and {"type":"summary","seq",
+     * "ts","game":brief}: what a round's summary subscribers get for this
+     * event instead of it (docs/protocol.md). Made for every event. */
+    cr_buf *brief, *summary_msg;
     cr_buf *evals;  /* the game's "evals" message (NULL: none) ... */
     bool has_evals; /* ... when this is set (else the view keeps its own) */
     /* STATS */
@@ -74,6 +78,11 @@ void cr_pub_free(cr_pub *p); /* accepts NULL */
  * by the relay's loop and the NATS edge so both publish alike. */
 cr_pub *cr_pub_for_event(const cr_store *store, const cr_store_event *ev, cr_buf *json,
                          unsigned lanes, int delay_s);
+
+/* The "summary" message of a game in brief (cr_store_brief_json) as of
+ * event seq at ts: new reference, NULL when summary is NULL or out of
+ * memory. Serialised here once for every viewer of the round. */
+cr_buf *cr_pub_summary_message(const cr_buf *brief, int64_t seq, int64_t ts);
 
 /* A game's whole state (CR_PUB_STATE), e.g. after a rebuild. */
 cr_pub *cr_pub_for_game(const cr_store *store, const cr_store_game *g, unsigned lanes, int delay_s);

@@ -645,6 +645,72 @@ cr_buf *cr_store_summary_json(const cr_store *s, int id)
     return dump(j);
 }
 
+static json_t *brief_player(const cr_game *game, const char *side)
+{
+    static const char *const tags[] = {"", "Elo", "Title", "Fed", "Team"};
+    json_t *a = json_array();
+    for (size_t i = 0; i < sizeof tags / sizeof tags[0]; i++) {
+        char name[16];
+        snprintf(name, sizeof name, "%s%s", side, tags[i]);
+        const char *v = cr_game_tag(game, name);
+        if (i == 1) {
+            int elo = v ? atoi(v) : 0;
+            json_array_append_new(a, elo > 0 ? json_integer(elo) : json_null());
+        } else {
+            json_array_append_new(a, text_json(v ? v : (i ? "" : "?")));
+        }
+    }
+    return a;
+}
+
+cr_buf *cr_store_brief_json(const cr_store *s, int id)
+{
+    const cr_store_game *g = find(s, id);
+    if (!g) {
+        return NULL;
+    }
+    const cr_game *game = g->game;
+    json_t *j = json_object();
+    json_object_set_new(j, "id", json_integer(g->id));
+    json_object_set_new(j, "round", text_json(g->round));
+    json_object_set_new(j, "board", text_json(g->board));
+    if (g->table) {
+        json_object_set_new(j, "table", json_integer(g->table));
+    }
+    json_object_set_new(j, "w", brief_player(game, "White"));
+    json_object_set_new(j, "b", brief_player(game, "Black"));
+    json_object_set_new(j, "result", json_string(cr_result_string(cr_game_result(game))));
+    if (g->reason[0]) {
+        json_object_set_new(j, "reason", text_json(g->reason));
+    }
+    int n = cr_game_ply_count(game);
+    json_object_set_new(j, "plies", json_integer(n));
+    json_object_set_new(j, "fen", fen_json(cr_game_position(game)));
+    if (n) {
+        json_object_set_new(j, "last", text_json(cr_game_ply(game, n - 1)->san));
+        json_object_set_new(j, "uci", text_json(cr_game_ply(game, n - 1)->uci));
+    }
+    if (g->clock_at) {
+        json_object_set_new(j, "clock", json_pack("[o,o,s,I]", clock_value(g->white_ms),
+                                                  clock_value(g->black_ms),
+                                                  running_text(g->running), (json_int_t)g->clock_at));
+    }
+    const cr_eval *e = n ? cr_store_eval(g, n - 1) : NULL;
+    if (e) {
+        json_object_set_new(j, "eval", eval_json(e));
+    }
+    if (!g->online) {
+        json_object_set_new(j, "online", json_false());
+    }
+    if (g->attention) {
+        json_object_set_new(j, "attention", json_true());
+    }
+    if (g->attention_squares) {
+        json_object_set_new(j, "squares", squares_json(g->attention_squares));
+    }
+    return dump(j);
+}
+
 /*----- evaluations -----*/
 
 int cr_store_set_eval(cr_store *s, int game, int ply, const cr_eval *e, cr_error *err)

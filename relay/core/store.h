@@ -159,6 +159,10 @@ int64_t cr_store_last_seq(const cr_store *s);
 /* Serialisations of a game's current state (NULL if unknown or out of memory). */
 cr_buf *cr_store_snapshot_json(const cr_store *s, int id, int delay_s); /* "snapshot" message */
 cr_buf *cr_store_summary_json(const cr_store *s, int id); /* one object of "games" */
+/* The same in the brief shape of a round followed by summaries (players as
+ * [name, elo, title, fed, team], clock as [white, black, running, at],
+ * defaults left out: docs/protocol.md, "summary"): about 300 bytes. */
+cr_buf *cr_store_brief_json(const cr_store *s, int id);
 cr_buf *cr_store_pgn(const cr_store *s, int id);          /* PGN with %clk, blank line after */
 
 /* Sets the evaluation of the position after ply `ply` (0-based) of game

@@ -32,7 +32,9 @@ typedef struct sub {
 
 typedef struct rsub {
     char round[CR_ROUND_MAX];
-    int64_t from; /* games of the round whose events are newer join */
+    int64_t from; /* games of the round whose events are newer join; with
+                     summary: the last event whose summary was sent */
+    bool summary; /* summaries of its games, not their events (docs/protocol.md) */
 } rsub;
 
 typedef struct outq {

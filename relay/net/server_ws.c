@@ -8,7 +8,10 @@
  * send, per WRITEABLE callback. Replies and
  * snapshots go first through a small per-viewer queue of shared buffers. A
  * viewer that lags more than `backlog` events, or whose tail fell off the
- * ring, gets fresh snapshots of its games instead of the events it missed. */
+ * ring, gets fresh snapshots of its games instead of the events it missed.
+ * A round subscribed with "summary" is served from the ring's summary
+ * messages (one per game changed, the latest only) and caught up with the
+ * round's list of summaries, never with its games' snapshots. */
 #include "net/server_private.h"
 
 #include <errno.h>
@@ -286,6 +289,10 @@ static void resnapshot(cr_server *s, pss *p)
     }
     for (int i = 0; i < p->nrsubs; i++) {
         p->rsubs[i].from = cr_view_head(v) - 1;
+        if (p->rsubs[i].summary) {
+            q_push(p, cr_view_round_list(v, p->rsubs[i].round, cr_view_head(v) - 1));
+            continue;
+        }
         /* games of the round not yet known to the viewer */
         for (int k = 0; k < cr_view_game_count(v); k++) {
             const cr_view_game *g = cr_view_game_at(v, k);
@@ -299,30 +306,43 @@ static void resnapshot(cr_server *s, pss *p)
     s->resnapshots++;
 }
 
-static bool wants(cr_server *s, pss *p, const cr_view_entry *e)
+/* What p gets for ring entry e (borrowed): the event for a game it follows
+ * whole, the game's summary for a round it follows by summaries, or NULL. */
+static cr_buf *wanted(cr_server *s, pss *p, const cr_view_entry *e)
 {
     sub *sb = find_sub(p, e->game);
     if (sb) {
         if (e->seq > sb->seen) {
             sb->seen = e->seq;
-            return true;
+            return e->msg;
         }
-        return false;
+        return NULL;
     }
     if (!p->nrsubs) {
-        return false;
+        return NULL;
     }
     const cr_view_game *g = cr_view_find(s->views[p->lane], e->game);
     if (!g) {
-        return false;
+        return NULL;
     }
     for (int i = 0; i < p->nrsubs; i++) {
-        if (strcmp(p->rsubs[i].round, g->round) == 0 && e->seq > p->rsubs[i].from) {
-            add_sub(p, e->game, e->seq);
-            return true;
+        rsub *r = &p->rsubs[i];
+        if (strcmp(r->round, g->round) != 0 || e->seq <= r->from) {
+            continue;
         }
+        if (r->summary) {
+            /* A later event of the game is ahead in the ring: its summary
+             * says all this one would (a lagging viewer gets one per game). */
+            if (g->seq > e->seq || !e->summary) {
+                return NULL;
+            }
+            r->from = e->seq;
+            return e->summary;
+        }
+        add_sub(p, e->game, e->seq);
+        return e->msg;
     }
-    return false;
+    return NULL;
 }
 
 static void note_latency(cr_server *s, const cr_view_entry *e, int lane, int64_t now)
@@ -364,9 +384,10 @@ static cr_buf *next_message(cr_server *s, pss *p, int64_t now)
     int64_t head = cr_view_head(v);
     for (int n = 0; p->tail < head && n < WALK_MAX; n++) {
         const cr_view_entry *e = cr_view_entry_at(v, p->tail++);
-        if (e && wants(s, p, e)) {
+        b = e ? wanted(s, p, e) : NULL;
+        if (b) {
             note_latency(s, e, p->lane, now);
-            return cr_buf_ref(e->msg);
+            return cr_buf_ref(b);
         }
     }
     return NULL;
@@ -602,8 +623,27 @@ static void subscribe_one(cr_server *s, pss *p, int id, int64_t since, bool unsu
     }
 }
 
+/* A round by summaries: the list now (or, resuming, the summaries of the
+ * games changed since `since`), then a game's summary at each change. */
+static void subscribe_summaries(cr_server *s, pss *p, rsub *r, int64_t since)
+{
+    cr_view *v = s->views[p->lane];
+    int64_t head = cr_view_head(v);
+    r->summary = true;
+    if (since >= 0 && since < head && since + 1 >= cr_view_oldest(v)) {
+        r->from = since;
+        if (p->tail > since + 1) {
+            p->tail = since + 1;
+        }
+    } else {
+        r->from = head - 1;
+        q_push(p, cr_view_round_list(v, r->round, head - 1));
+    }
+}
+
 /* A round: its games now, and (until unsubscribed) those that join it. */
-static void subscribe_round(cr_server *s, pss *p, const char *round, int64_t since, bool unsub)
+static void subscribe_round(cr_server *s, pss *p, const char *round, int64_t since, bool unsub,
+                            bool summary)
 {
     cr_view *v = s->views[p->lane];
     int i;
@@ -628,12 +668,18 @@ static void subscribe_round(cr_server *s, pss *p, const char *round, int64_t sin
         if (n) {
             p->rsubs = n;
             snprintf(n[p->nrsubs].round, sizeof n->round, "%s", round);
+            n[p->nrsubs].summary = false;
             p->nrsubs++;
         }
+    }
+    if (i < p->nrsubs && summary) {
+        subscribe_summaries(s, p, &p->rsubs[i], since);
+        return;
     }
     if (i < p->nrsubs) {
         int64_t head = cr_view_head(v);
         p->rsubs[i].from = since >= 0 && since < head ? since : head - 1;
+        p->rsubs[i].summary = false;
     }
     for (int k = 0; k < cr_view_game_count(v); k++) {
         const cr_view_game *g = cr_view_game_at(v, k);
@@ -651,14 +697,18 @@ static void op_subscribe(cr_server *s, pss *p, const ws_msg *m)
     int64_t since = int_field(m->j, "since", -1, &bad);
     json_t *game = json_object_get(m->j, "game");
     bool has_round = round_field(m->j, round, sizeof round, &bad);
+    json_t *summary = json_object_get(m->j, "summary");
     if (bad || (game && (!json_is_integer(game) || json_integer_value(game) < 1 ||
                          json_integer_value(game) > INT_MAX)) ||
-        (!game && !has_round)) {
-        fault(s, p, "expected \"game\" (integer) or \"round\", and \"since\" >= 0", "subscribe");
+        (!game && !has_round) || (summary && !json_is_boolean(summary))) {
+        fault(s, p,
+              "expected \"game\" (integer) or \"round\", \"since\" >= 0 and \"summary\" "
+              "true or false",
+              "subscribe");
     } else if (game) {
         subscribe_one(s, p, (int)json_integer_value(game), since, unsub);
     } else {
-        subscribe_round(s, p, round, since, unsub);
+        subscribe_round(s, p, round, since, unsub, json_is_true(summary));
     }
 }
 
@@ -895,6 +945,17 @@ int cr_srv_viewer_receive(cr_server *s, pss *p, const char *in, size_t len)
 
 /*----- publications from the loop -----*/
 
+/* Whether p follows this round by summaries. */
+static bool summary_round(const pss *p, const char *round)
+{
+    for (int i = 0; i < p->nrsubs; i++) {
+        if (p->rsubs[i].summary && strcmp(p->rsubs[i].round, round) == 0) {
+            return true;
+        }
+    }
+    return false;
+}
+
 void cr_srv_drain_pubs(cr_server *s)
 {
     bool lanes_changed[LANE_NB] = {false, false};
@@ -947,9 +1008,18 @@ void cr_srv_drain_pubs(cr_server *s)
                     /* A viewer with that many messages waiting is far
                      * behind: it misses these evals (they are in every
                      * later snapshot, and in "evals" on a resume). */
-                    if (s->slots[i].lane == l && s->slots[i].subscribed &&
-                        vp->qlen < EVAL_QUEUE_MAX && find_sub(vp, p->game)) {
-                        q_push(vp, cr_buf_ref(p->event));
+                    if (s->slots[i].lane != l || !s->slots[i].subscribed ||
+                        vp->qlen >= EVAL_QUEUE_MAX) {
+                        continue;
+                    }
+                    /* A round's overview shows the eval of its last move: the
+                     * game's summary again, to a viewer past the game's last
+                     * event only (its seq must not run ahead of the ring). */
+                    cr_buf *b = find_sub(vp, p->game) ? p->event
+                                : summary_round(vp, p->round) && vp->tail > p->seq ? p->summary_msg
+                                                                                   : NULL;
+                    if (b) {
+                        q_push(vp, cr_buf_ref(b));
                         lws_callback_on_writable(vp->wsi);
                     }
                 }

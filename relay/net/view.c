@@ -2,6 +2,8 @@
 #include "net/view.h"
 #include "util/grow.h"
 
+#include <inttypes.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -38,11 +40,13 @@ void cr_view_free(cr_view *v)
     for (int i = 0; i < v->count; i++) {
         cr_buf_unref(v->games[i].snapshot);
         cr_buf_unref(v->games[i].summary);
+        cr_buf_unref(v->games[i].brief);
         cr_buf_unref(v->games[i].pgn);
         cr_buf_unref(v->games[i].evals);
     }
     for (size_t i = 0; i < v->ring_cap; i++) {
         cr_buf_unref(v->ring[i].msg);
+        cr_buf_unref(v->ring[i].summary);
     }
     free(v->games);
     free(v->ring);
@@ -120,6 +124,7 @@ void cr_view_apply(cr_view *v, const cr_pub *p, int64_t now_us)
         g->modified_us = now_us;
         replace(&g->snapshot, p->snapshot);
         replace(&g->summary, p->summary);
+        replace(&g->brief, p->brief);
         replace(&g->pgn, p->pgn);
         if (p->has_evals) {
             cr_buf_unref(g->evals);
@@ -144,6 +149,8 @@ void cr_view_apply(cr_view *v, const cr_pub *p, int64_t now_us)
     e->ts = p->ts;
     e->game = p->game;
     e->msg = cr_buf_ref(p->event);
+    cr_buf_unref(e->summary);
+    e->summary = cr_buf_ref(p->summary_msg);
     v->head = p->seq + 1;
     if (v->head - v->oldest > (int64_t)v->ring_cap) {
         v->oldest = v->head - (int64_t)v->ring_cap;
@@ -226,6 +233,26 @@ cr_buf *cr_view_games_json(const cr_view *v, const char *round)
 {
     return join(v, round, offsetof(cr_view_game, summary), "{\"type\":\"games\",\"games\":[", ",",
                 "]}", false);
+}
+
+cr_buf *cr_view_round_list(const cr_view *v, const char *round, int64_t seq)
+{
+    char name[CR_ROUND_MAX * 6 + 1], prefix[sizeof name + 96];
+    size_t k = 0;
+    for (const unsigned char *c = (const unsigned char *)round; *c && k + 7 < sizeof name; c++) {
+        if (*c == '"' || *c == '\\') {
+            name[k++] = '\\';
+            name[k++] = (char)*c;
+        } else if (*c < 0x20) {
+            k += (size_t)snprintf(name + k, sizeof name - k, "\\u%04x", *c);
+        } else {
+            name[k++] = (char)*c;
+        }
+    }
+    name[k] = '\0';
+    snprintf(prefix, sizeof prefix, "{\"type\":\"games\",\"round\":\"%s\",\"seq\":%" PRId64
+             ",\"games\":[", name, seq);
+    return join(v, round, offsetof(cr_view_game, brief), prefix, ",", "]}", false);
 }
 
 cr_buf *cr_view_games_array(const cr_view *v, const char *round)

@@ -26,6 +26,7 @@ typedef struct cr_view_game {
     int64_t seq;         /* last event of the game in this view */
     int64_t modified_us; /* wall time the view last changed it */
     cr_buf *snapshot, *summary, *pgn;
+    cr_buf *brief; /* the round's summary subscribers' entry (core/store.h) */
     cr_buf *evals; /* "evals" message, NULL: none (sent to resuming viewers) */
 } cr_view_game;
 
@@ -33,6 +34,7 @@ typedef struct cr_view_entry {
     int64_t seq, ts;
     int game;
     cr_buf *msg;
+    cr_buf *summary; /* the game's "summary" message after it (NULL: none) */
 } cr_view_entry;
 
 typedef struct cr_view cr_view;
@@ -58,6 +60,10 @@ const cr_view_entry *cr_view_entry_at(const cr_view *v, int64_t seq);
 
 /* {"type":"games","games":[...]} (round NULL: all games); new reference. */
 cr_buf *cr_view_games_json(const cr_view *v, const char *round);
+/* A round's list for its summary subscribers:
+ * {"type":"games","round":R,"seq":SEQ,"games":[...]}; new reference. round
+ * must be a JSON-safe string (the server checks it). */
+cr_buf *cr_view_round_list(const cr_view *v, const char *round, int64_t seq);
 /* [ ... ] only, for /games.json */
 cr_buf *cr_view_games_array(const cr_view *v, const char *round);
 /* All PGNs (round NULL) or a round's, concatenated; new reference. NULL if

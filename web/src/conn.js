@@ -121,6 +121,19 @@ export class Connection {
     this.send({ op: 'subscribe', ...sub });
   }
 
+  // Drop a subscription (a game no longer shown whole).
+  unsubscribe(sub) {
+    const key = subKey(sub);
+    if (!this.subs.has(key)) return;
+    this.subs.delete(key);
+    this.send({ op: 'unsubscribe', ...(sub.game !== undefined ? { game: sub.game } : { round: sub.round }) });
+  }
+
+  // The games followed whole (subscriptions by game).
+  gameSubs() {
+    return [...this.subs.values()].filter((sub) => sub.game !== undefined).map((sub) => Number(sub.game));
+  }
+
   // Ask for a fresh snapshot of one game (sequence gap or bad ply).
   resync(gameId) {
     const sub = { game: gameId };

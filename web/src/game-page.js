@@ -299,7 +299,7 @@ export class GamePage {
     }
     if (g.round !== null && !ui.embed) {
       // The other boards of the round, kept live beside the game.
-      conn.subscribe({ round: g.round });
+      conn.subscribe({ round: g.round, summary: true });
       this.renderRoundList(g);
     }
     const res = v.el.querySelector('.game-result');

@@ -14,7 +14,7 @@ function newGame(id) {
     whiteFed: '', blackFed: '', whiteFideId: '', blackFideId: '', whiteTeam: '', blackTeam: '',
     evals: [], summaryEval: null,               // engine evaluations by ply; the list's last one
     start: START_FEN, moves: [], loaded: false, // loaded: a snapshot gave the moves
-    summary: null,                              // {fen,last,plies} from a games list
+    summary: null,                              // {fen,last,uci,plies} from a games list or summary
     clock: null, result: '*', reason: null, delay: 0,
     turnAt: null,                               // relay µs the side to move began thinking
     online: true, attention: false, statusReason: null,
@@ -39,6 +39,7 @@ export class Store {
     this.time = new TimeBase();
     this.errors = [];
     this.welcome = null;
+    this.listed = new Set(); // rounds whose list of summaries came (a summary subscription)
   }
 
   game(id) {
@@ -82,14 +83,27 @@ export class Store {
     // The resume point moves with events only: they arrive in seq order on a
     // connection, while a snapshot's or welcome's seq may run ahead of events
     // still on their way (resuming from it would skip them).
-    if (typeof msg.seq === 'number' && msg.seq > this.lastSeq && EVENT_TYPES.has(msg.type)) this.lastSeq = msg.seq;
+    // A round's summaries come in the same order as events (docs/protocol.md).
+    if (typeof msg.seq === 'number' && msg.seq > this.lastSeq && (EVENT_TYPES.has(msg.type) || msg.type === 'summary')) this.lastSeq = msg.seq;
     // A snapshot's ts is its game's last event, maybe long ago: only events
     // tell how far behind the relay's clock this viewer is.
     if (typeof msg.ts === 'number' && msg.type !== 'snapshot') this.time.observe(msg.ts, localNowMs);
 
     switch (msg.type) {
       case 'games':
-        for (const s of msg.games || []) this.applySummary(s, out);
+        // A round's list (the answer to a summary subscription) replaces
+        // what was held of its games not followed whole.
+        if (msg.round !== undefined && typeof msg.seq === 'number') {
+          this.listed.add(String(msg.round));
+          // An entry's own seq is its game's (clock readings aside): a game
+          // held whole and as new is kept.
+          for (const s of msg.games || []) this.applyLiveSummary(s, typeof s.seq === 'number' ? s.seq : msg.seq, out, true);
+        } else {
+          for (const s of msg.games || []) this.applySummary(s, out);
+        }
+        return out;
+      case 'summary':
+        if (msg.game && typeof msg.seq === 'number') this.applyLiveSummary(msg.game, msg.seq, out);
         return out;
       case 'snapshot':
         this.applySnapshot(msg, out);
@@ -141,10 +155,38 @@ export class Store {
     if (!g.loaded) {
       if (s.result !== undefined) g.result = s.result;
       if (s.fen !== undefined || s.plies !== undefined) {
-        g.summary = { fen: s.fen || null, last: s.last || null, plies: Number(s.plies) || 0 };
+        g.summary = { fen: s.fen || null, last: s.last || null, uci: s.uci || null, plies: Number(s.plies) || 0 };
       }
+      if (s.clock && typeof s.clock === 'object') {
+        g.clock = { white: s.clock.white, black: s.clock.black, running: s.clock.running || '-', at: s.clock.at };
+        g.turnAt = g.clock.running !== '-' ? g.clock.at : null;
+      }
+      if (s.reason !== undefined) g.reason = s.reason;
     }
     out.changed.add(id);
+  }
+
+  // A game's summary from a round followed by summaries (a "summary"
+  // message, or an entry of the round's list) as of event seq: newer than
+  // what is held, it is the game now; the moves held (a game no longer
+  // followed whole) are dropped, a later subscription brings them again.
+  applyLiveSummary(s, seq, out, fromList = false) {
+    const id = Number(s.id);
+    if (!Number.isFinite(id)) return;
+    const g = this.game(id);
+    // The same seq again (not held whole) is the same event with more to
+    // say: an engine's evaluation of its move.
+    if (g.loaded ? seq <= g.seq : (!fromList && seq < g.seq)) return;
+    if (g.loaded) {
+      g.loaded = false;
+      g.moves = [];
+      g.evals = [];
+    }
+    g.stale = false;
+    g.seq = Math.max(g.seq, seq);
+    g.clock = null;
+    g.squares = Array.isArray(s.squares) ? s.squares : null;
+    this.applySummary(unbrief(s), out);
   }
 
   // A game starts: it has no moves yet, so the viewer holds all of it.
@@ -366,7 +408,9 @@ export class Store {
     if (sub.game !== undefined) {
       const g = this.games.get(Number(sub.game));
       if (!g || g.stale || !g.loaded) return 0;
-    } else {
+    } else if (!(sub.summary && this.listed.has(String(sub.round)))) {
+      // Summaries of the games changed since lastSeq need the round's list
+      // held; else (a relay that sends the games whole) every game whole.
       const games = this.roundGames(sub.round);
       if (!games.length || games.some((g) => g.stale || !g.loaded)) return 0;
     }
@@ -383,12 +427,35 @@ export class Store {
   // What a board should show for game g at its latest ply.
   current(g) {
     if (!g.loaded && g.summary && g.summary.fen) {
-      return { fen: g.summary.fen, plies: g.summary.plies, san: g.summary.last, uci: null };
+      return { fen: g.summary.fen, plies: g.summary.plies, san: g.summary.last, uci: g.summary.uci || null };
     }
     const n = g.moves.length;
     const m = n ? g.moves[n - 1] : null;
     return { fen: this.fenAt(g, n), plies: n, san: m ? m.san : null, uci: m ? m.uci : null };
   }
+}
+
+// A game in brief (a round followed by summaries, docs/protocol.md) as a
+// games list entry: players as [name, elo, title, fed, team], the clock as
+// [white, black, running, at], defaults left out.
+export function unbrief(s) {
+  const o = {
+    id: s.id, round: s.round, board: s.board, result: s.result || '*', plies: s.plies, fen: s.fen,
+    last: s.last ?? null, uci: s.uci ?? null, online: s.online !== false, attention: !!s.attention,
+    eval: s.eval || null, reason: s.reason ?? null,
+  };
+  if (s.table !== undefined) o.table = s.table;
+  for (const [k, side] of [['w', 'white'], ['b', 'black']]) {
+    const p = s[k];
+    if (!Array.isArray(p)) continue;
+    o[side] = p[0] ?? '?';
+    o[`${side}_elo`] = p[1] ?? null;
+    o[`${side}_title`] = p[2] || '';
+    o[`${side}_fed`] = p[3] || '';
+    o[`${side}_team`] = p[4] || '';
+  }
+  if (Array.isArray(s.clock)) o.clock = { white: s.clock[0], black: s.clock[1], running: s.clock[2] || '-', at: s.clock[3] };
+  return o;
 }
 
 export function uciSquares(uci) {

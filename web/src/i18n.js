@@ -55,6 +55,7 @@ const RU = {
   '{n}-second': '{n} с',
   'thinking for {time}': 'думает {time}',
   'Round PGN': 'PGN тура',
+  'Find a player, team or federation': 'Найти игрока, команду или федерацию',
   'Game PGN': 'PGN партии',
   'No games yet: the boards appear here as soon as the relay has them.': 'Партий пока нет: доски появятся здесь, как только их получит ретранслятор.',
   'Waiting for the relay…': 'Ожидание ретранслятора…',

@@ -160,14 +160,16 @@ function onRoute() {
     scheduleRender();
     return;
   }
+  // A round is followed by its boards' summaries (what the overview shows);
+  // only the game on screen is followed whole, its moves from a snapshot.
+  const open = ui.route.page === 'game' ? ui.route.id : null;
+  for (const id of conn.gameSubs()) if (id !== open) conn.unsubscribe({ game: id });
   if (ui.route.page === 'game') {
-    // The game's round covers it (and feeds the list of boards beside it);
-    // a bare game link subscribes the game until its round is known.
     const known = store.games.get(ui.route.id);
-    if (known && known.round !== null) conn.subscribe({ round: known.round });
-    else conn.subscribe({ game: ui.route.id });
+    if (known && known.round !== null) conn.subscribe({ round: known.round, summary: true });
+    conn.subscribe({ game: ui.route.id });
   } else if (ui.route.round !== null) {
-    conn.subscribe({ round: ui.route.round });
+    conn.subscribe({ round: ui.route.round, summary: true });
   } else {
     pickDefaultRound();
   }

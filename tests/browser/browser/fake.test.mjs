@@ -89,6 +89,27 @@ test('round filter', async () => {
   await page.waitForSelector('.card[data-game="1"] piece');
 });
 
+test('round overview: the search box finds a player, team or federation as you type', async () => {
+  Object.assign(relay.games.get(2).tags, { WhiteFed: 'CHN', WhiteTeam: 'China' });
+  Object.assign(relay.games.get(3).tags, { BlackFed: 'USA', BlackTeam: 'United States' });
+  await page.goto(`${relay.url}/#/round/1`);
+  await page.reload(); // the snapshots bring the new tags
+  await page.waitForSelector('.card[data-game="4"] piece');
+  const ids = () => page.$$eval('.boards .card', (els) => els.map((e) => Number(e.dataset.game)));
+  const find = async (text, want) => {
+    await page.fill('.board-search', text);
+    await waitFor(async () => JSON.stringify(await ids()) === JSON.stringify(want), 3000);
+    assert.deepEqual(await ids(), want, `search '${text}'`);
+  };
+  await find('carl', [1]);
+  await find('Caruana', [2]);        // the black player
+  await find('china', [2]);          // a team
+  await find('usa', [3]);            // a federation
+  await find('giri  ANISH', [4]);    // words in any case
+  await find('nobody here', []);
+  await find('', [1, 2, 3, 4]);
+});
+
 test('game page: board, move list in order, clocks ticking for the side to move only', async () => {
   await page.click('.card[data-game="1"]');
   await page.waitForSelector('.game-page .moves .mv[data-ply]');

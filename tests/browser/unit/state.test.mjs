@@ -222,3 +222,44 @@ test('the resume point moves with events only, not with snapshots or welcome', (
   assert.equal(s.lastSeq, 860);
   assert.equal(s.sinceFor({ game: 7 }), 860);
 });
+
+test('a round followed by summaries: its list, a summary per change, a game opened and closed', () => {
+  const s = new Store();
+  const brief = (id, plies, fen, extra = {}) => ({ id, round: '1', board: `B${id}`, table: id,
+    w: ['Abdusattorov, Nodirbek', 2766, 'GM', 'UZB', 'Uzbekistan'], b: ['Gukesh, D', null, '', 'IND', ''],
+    result: '*', plies, fen, ...extra });
+  const E4 = 'rnbqkbnr/pppppppp/8/8/4P3/8/PPPP1PPP/RNBQKBNR b KQkq - 0 1';
+  s.apply({ type: 'games', round: '1', seq: 50, games: [brief(7, 0, START_FEN, { seq: 10 }), brief(8, 1, E4, { seq: 40, last: 'e4', uci: 'e2e4', clock: [5_400_000, 5_390_000, 'b', T0], online: false })] });
+  const g8 = s.games.get(8);
+  assert.equal(g8.white, 'Abdusattorov, Nodirbek');
+  assert.equal(g8.whiteElo, 2766);
+  assert.equal(g8.whiteFed, 'UZB');
+  assert.equal(g8.whiteTeam, 'Uzbekistan');
+  assert.equal(g8.blackElo, null);
+  assert.equal(g8.online, false);
+  assert.deepEqual(s.current(g8), { fen: E4, plies: 1, san: 'e4', uci: 'e2e4' });
+  assert.deepEqual(g8.clock, { white: 5_400_000, black: 5_390_000, running: 'b', at: T0 });
+  assert.equal(s.sinceFor({ round: '1', summary: true }), 0, 'no summary seen yet: lastSeq 0');
+  // A change: the game's summary, whole.
+  const out = s.apply({ type: 'summary', seq: 51, ts: T0 + 1, game: brief(8, 2, START_FEN, { last: 'e5', uci: 'e7e5' }) });
+  assert.ok(out.changed.has(8));
+  assert.equal(s.lastSeq, 51);
+  assert.equal(g8.online, true, 'left out: the default');
+  assert.equal(g8.clock, null, 'no clock in it: none');
+  assert.equal(s.current(g8).san, 'e5');
+  assert.equal(s.sinceFor({ round: '1', summary: true }), 51, 'the list held: resume from the last seq');
+  // An older one changes nothing; the same seq again brings an evaluation.
+  s.apply({ type: 'summary', seq: 50, ts: T0 + 1, game: brief(8, 9, E4) });
+  assert.equal(s.current(g8).plies, 2);
+  s.apply({ type: 'summary', seq: 51, ts: T0 + 1, game: brief(8, 2, START_FEN, { last: 'e5', eval: { cp: 20, depth: 18 } }) });
+  assert.deepEqual(s.evalAt(g8, 2), { cp: 20, depth: 18 });
+  // Opened: the snapshot brings the moves; closed, a newer summary drops them.
+  s.apply({ type: 'snapshot', seq: 52, ts: T0, game: { id: 8, round: '1', tags: {}, start: START_FEN, moves: [{ san: 'e4', uci: 'e2e4', fen: E4 }], clock: null, result: '*' } });
+  assert.equal(g8.loaded, true);
+  s.apply({ type: 'summary', seq: 52, ts: T0, game: brief(8, 3, E4) });
+  assert.equal(g8.loaded, true, 'not newer than the snapshot: kept');
+  s.apply({ type: 'summary', seq: 60, ts: T0, game: brief(8, 3, E4, { last: 'Nf3' }) });
+  assert.equal(g8.loaded, false);
+  assert.deepEqual(g8.moves, []);
+  assert.equal(s.current(g8).san, 'Nf3');
+});
