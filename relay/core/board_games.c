@@ -27,6 +27,15 @@ struct cr_board_games {
     bool has_reading;
     int32_t reading_ms[2];
     int reading_running;
+    /* Leading plies the inference's game shares with the store's game
+     * matched_game, as of the store's plies_seq matched_seq: each move is
+     * compared from there, not from the first ply (a long game's every move
+     * would cost its length). The inference cuts its plies only with a
+     * CORRECTION (cr_board_games_on_infer lowers it); anyone else's change
+     * of the store's plies moves plies_seq. */
+    int matched;
+    int matched_game;
+    int64_t matched_seq;
 };
 
 cr_board_games *cr_board_games_new(const cr_board_games_config *cfg, const char *board_id,
@@ -281,7 +290,14 @@ static void sync_moves(cr_board_games *b, const cr_game *g)
     if (!sg || !g) {
         return;
     }
+    const cr_store_game *sgr = cr_store_find(b->cfg->store, b->game_id);
     int n = cr_game_ply_count(g), sn = cr_game_ply_count(sg), k = 0;
+    if (b->matched_game == b->game_id && b->matched_seq == sgr->plies_seq) {
+        k = b->matched < n ? (b->matched < sn ? b->matched : sn) : (n < sn ? n : sn);
+        if (k > 0 && !same_ply(cr_game_ply(g, k - 1), cr_game_ply(sg, k - 1))) {
+            k = 0; /* not as followed: compare it all */
+        }
+    }
     while (k < n && k < sn && same_ply(cr_game_ply(g, k), cr_game_ply(sg, k))) {
         k++;
     }
@@ -307,6 +323,15 @@ static void sync_moves(cr_board_games *b, const cr_game *g)
             }
         }
         emit(b, ev);
+    }
+    sgr = cr_store_find(b->cfg->store, b->game_id);
+    sg = sgr ? sgr->game : NULL;
+    b->matched_game = b->game_id;
+    b->matched_seq = sgr ? sgr->plies_seq : -1;
+    b->matched = 0;
+    while (sg && b->matched < n && b->matched < cr_game_ply_count(sg) &&
+           (b->matched < k || same_ply(cr_game_ply(g, b->matched), cr_game_ply(sg, b->matched)))) {
+        b->matched++;
     }
 }
 
@@ -418,6 +443,9 @@ static void open_game(cr_board_games *b, const cr_infer_event *ev)
 
 void cr_board_games_on_infer(cr_board_games *b, const cr_infer_event *ev)
 {
+    if (ev->kind == CR_INFER_CORRECTION && ev->ply < b->matched) {
+        b->matched = ev->ply > 0 ? ev->ply : 0;
+    }
     if (ev->kind == CR_INFER_GAME_STARTED || (ev->game && ev->game_number != b->game_number)) {
         b->game_number = ev->game_number;
         b->waiting = played(b);
