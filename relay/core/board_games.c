@@ -328,11 +328,12 @@ static void sync_moves(cr_board_games *b, const cr_game *g)
     sg = sgr ? sgr->game : NULL;
     b->matched_game = b->game_id;
     b->matched_seq = sgr ? sgr->plies_seq : -1;
-    b->matched = 0;
-    while (sg && b->matched < n && b->matched < cr_game_ply_count(sg) &&
-           (b->matched < k || same_ply(cr_game_ply(g, b->matched), cr_game_ply(sg, b->matched)))) {
-        b->matched++;
+    int m = sg ? cr_game_ply_count(sg) : 0, i = k < m ? k : m; /* the first k as they were */
+    m = m < n ? m : n;
+    while (i < m && same_ply(cr_game_ply(g, i), cr_game_ply(sg, i))) {
+        i++;
     }
+    b->matched = i;
 }
 
 static void game_ended(cr_board_games *b, const cr_infer_event *ev)
