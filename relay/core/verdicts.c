@@ -335,6 +335,7 @@ struct cr_verdicts {
     char (*boards)[CR_BOARD_ID_MAX + 1];
     size_t nboards, capboards;
     size_t last; /* the game found last: a board's events come in runs */
+    size_t last_board; /* the board found last */
     queued *head, **tail;
     bool oom;
 };
@@ -390,8 +391,13 @@ static judged *find(cr_verdicts *vs, int id)
  * memory). */
 static int board_index(cr_verdicts *vs, const char *board, bool add)
 {
+    size_t l = vs->last_board; /* a feed's lines come in runs of one board */
+    if (l < vs->nboards && strcmp(vs->boards[l], board) == 0) {
+        return (int)l;
+    }
     for (size_t i = vs->nboards; i-- > 0;) {
         if (vs->boards[i][0] == board[0] && strcmp(vs->boards[i], board) == 0) {
+            vs->last_board = i;
             return (int)i;
         }
     }
