@@ -192,6 +192,7 @@ static void sync_tags(cr_board_games *b, const cr_game *g)
 static void take_pairing(cr_board_games *b, int game, const cr_game *g)
 {
     b->game_id = game;
+    b->matched_game = 0; /* a game to follow from its first ply */
     b->paired = true;
     cr_log(CR_LOG_INFO, "board %s: plays game %d of the pairings", b->id, game);
     const cr_store_game *sg = cr_store_find(b->cfg->store, game);
@@ -261,6 +262,7 @@ static void start_game(cr_board_games *b, const cr_game *g)
     ev->table = b->entry && b->entry->table ? b->entry->table : b->table;
     game_tags(b, ev, g);
     b->game_id = ev->game;
+    b->matched_game = 0;
     emit(b, ev);
     if (!b->online) {
         cr_store_event *st = cr_store_event_new(CR_SEV_STATUS);
