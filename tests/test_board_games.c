@@ -218,6 +218,61 @@ static void test_moves_follow_the_inference(void **state)
     cr_board_games_free(b);
 }
 
+/* Each move is compared from the plies matched last time (not from the
+ * first): a store changed by another writer, or an inference that cut and
+ * replayed its plies, is still followed ply for ply. */
+static void test_moves_compared_from_the_last_match(void **state)
+{
+    rig *r = *state;
+    cr_board_games *b = cr_board_games_new(&r->gc, "X9", 4);
+    static const char *const seen[] = {"e2e4", "e7e5", "g1f3", "b8c6"};
+    static const char *const other[] = {"e2e4", "c7c5", "g1f3"};
+    cr_game *g = game_of(NULL, 0);
+    infer(b, CR_INFER_GAME_STARTED, g, 1);
+    cr_game_free(g);
+    g = game_of(seen, 3);
+    infer(b, CR_INFER_MOVE, g, 1);
+    cr_game_free(g);
+    /* Another writer (an arbiter) puts 1...c5 2.Nf3 in the store: as many
+     * plies as before, the last one the same. */
+    cr_store_event *ev = cr_store_event_new(CR_SEV_CORRECTION);
+    ev->game = 1;
+    ev->ply = 1;
+    ev->retracted = 2;
+    r->gc.emit(r, ev);
+    cr_game *o = game_of(other, 3);
+    for (int i = 1; i < 3; i++) {
+        ev = cr_store_event_new(CR_SEV_MOVE);
+        ev->game = 1;
+        ev->ply = i;
+        ev->move = *cr_game_ply(o, i);
+        r->gc.emit(r, ev);
+    }
+    g = game_of(seen, 4);
+    infer(b, CR_INFER_MOVE, g, 1); /* the inference's 1...e5 back, then 2...Nc6 */
+    cr_game_free(g);
+    const cr_store_game *sg = cr_store_find(r->store, 1);
+    assert_int_equal(cr_game_ply_count(sg->game), 4);
+    assert_string_equal(cr_game_ply(sg->game, 1)->san, "e5");
+    assert_string_equal(cr_game_ply(sg->game, 3)->san, "Nc6");
+    /* The inference cuts 1...e5 2.Nf3 Nc6 and plays 1...c5 2.Nf3: again as
+     * many plies as the store's first three, the last the same. */
+    cr_infer_event ce;
+    memset(&ce, 0, sizeof ce);
+    ce.kind = CR_INFER_CORRECTION;
+    ce.game = o;
+    ce.game_number = 1;
+    ce.ply = 1;
+    ce.retracted = 3;
+    cr_board_games_on_infer(b, &ce);
+    sg = cr_store_find(r->store, 1);
+    assert_int_equal(cr_game_ply_count(sg->game), 3);
+    assert_string_equal(cr_game_ply(sg->game, 1)->san, "c5");
+    assert_int_equal(r->refused, 0);
+    cr_game_free(o);
+    cr_board_games_free(b);
+}
+
 static void test_clock_status_and_link(void **state)
 {
     rig *r = *state;
@@ -427,6 +482,7 @@ int main(void)
     const struct CMUnitTest tests[] = {
         cmocka_unit_test_setup_teardown(test_game_from_the_tournament_file, setup, teardown),
         cmocka_unit_test_setup_teardown(test_moves_follow_the_inference, setup, teardown),
+        cmocka_unit_test_setup_teardown(test_moves_compared_from_the_last_match, setup, teardown),
         cmocka_unit_test_setup_teardown(test_clock_status_and_link, setup, teardown),
         cmocka_unit_test_setup_teardown(test_press_is_one_clock_event, setup, teardown),
         cmocka_unit_test_setup_teardown(test_meta_tags, setup, teardown),

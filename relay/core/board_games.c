@@ -27,6 +27,15 @@ struct cr_board_games {
     bool has_reading;
     int32_t reading_ms[2];
     int reading_running;
+    /* Leading plies the inference's game shares with the store's game
+     * matched_game, as of the store's plies_seq matched_seq: each move is
+     * compared from there, not from the first ply (a long game's every move
+     * would cost its length). The inference cuts its plies only with a
+     * CORRECTION (cr_board_games_on_infer lowers it); anyone else's change
+     * of the store's plies moves plies_seq. */
+    int matched;
+    int matched_game;
+    int64_t matched_seq;
 };
 
 cr_board_games *cr_board_games_new(const cr_board_games_config *cfg, const char *board_id,
@@ -183,6 +192,7 @@ static void sync_tags(cr_board_games *b, const cr_game *g)
 static void take_pairing(cr_board_games *b, int game, const cr_game *g)
 {
     b->game_id = game;
+    b->matched_game = 0; /* a game to follow from its first ply */
     b->paired = true;
     cr_log(CR_LOG_INFO, "board %s: plays game %d of the pairings", b->id, game);
     const cr_store_game *sg = cr_store_find(b->cfg->store, game);
@@ -252,6 +262,7 @@ static void start_game(cr_board_games *b, const cr_game *g)
     ev->table = b->entry && b->entry->table ? b->entry->table : b->table;
     game_tags(b, ev, g);
     b->game_id = ev->game;
+    b->matched_game = 0;
     emit(b, ev);
     if (!b->online) {
         cr_store_event *st = cr_store_event_new(CR_SEV_STATUS);
@@ -281,7 +292,14 @@ static void sync_moves(cr_board_games *b, const cr_game *g)
     if (!sg || !g) {
         return;
     }
+    const cr_store_game *sgr = cr_store_find(b->cfg->store, b->game_id);
     int n = cr_game_ply_count(g), sn = cr_game_ply_count(sg), k = 0;
+    if (b->matched_game == b->game_id && b->matched_seq == sgr->plies_seq) {
+        k = b->matched < n ? (b->matched < sn ? b->matched : sn) : (n < sn ? n : sn);
+        if (k > 0 && !same_ply(cr_game_ply(g, k - 1), cr_game_ply(sg, k - 1))) {
+            k = 0; /* not as followed: compare it all */
+        }
+    }
     while (k < n && k < sn && same_ply(cr_game_ply(g, k), cr_game_ply(sg, k))) {
         k++;
     }
@@ -308,6 +326,16 @@ static void sync_moves(cr_board_games *b, const cr_game *g)
         }
         emit(b, ev);
     }
+    sgr = cr_store_find(b->cfg->store, b->game_id);
+    sg = sgr ? sgr->game : NULL;
+    b->matched_game = b->game_id;
+    b->matched_seq = sgr ? sgr->plies_seq : -1;
+    int m = sg ? cr_game_ply_count(sg) : 0, i = k < m ? k : m; /* the first k as they were */
+    m = m < n ? m : n;
+    while (i < m && same_ply(cr_game_ply(g, i), cr_game_ply(sg, i))) {
+        i++;
+    }
+    b->matched = i;
 }
 
 static void game_ended(cr_board_games *b, const cr_infer_event *ev)
@@ -418,6 +446,9 @@ static void open_game(cr_board_games *b, const cr_infer_event *ev)
 
 void cr_board_games_on_infer(cr_board_games *b, const cr_infer_event *ev)
 {
+    if (ev->kind == CR_INFER_CORRECTION && ev->ply < b->matched) {
+        b->matched = ev->ply > 0 ? ev->ply : 0;
+    }
     if (ev->kind == CR_INFER_GAME_STARTED || (ev->game && ev->game_number != b->game_number)) {
         b->game_number = ev->game_number;
         b->waiting = played(b);

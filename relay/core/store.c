@@ -522,6 +522,9 @@ int cr_store_apply(cr_store *s, const cr_store_event *ev, cr_error *err)
     if (ev->kind != CR_SEV_CLOCK) {
         g->list_seq = ev->seq;
     }
+    if (ev->kind == CR_SEV_MOVE || ev->kind == CR_SEV_CORRECTION) {
+        g->plies_seq = ev->seq;
+    }
     s->last_seq = ev->seq;
     return 0;
 }

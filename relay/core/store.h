@@ -138,6 +138,8 @@ typedef struct cr_store_game {
                          not): the entry's "seq", the same live and rebuilt */
     cr_eval *evals; /* per ply (depth 0: none), evals_cap of them */
     int evals_cap;
+    int64_t plies_seq; /* the last event that changed its plies (MOVE, CORRECTION): a
+                          follower that saw it knows the plies without comparing them */
 } cr_store_game;
 
 cr_store *cr_store_new(void);

@@ -18,6 +18,11 @@ struct cr_verdict {
      * changes them only by events followed here (a CORRECTION cuts them)
      * or by the events of cr_verdict_to_store, which start it over. */
     int matched;
+    /* The source time of the monitor's last clock check, nothing changed
+     * since (-1: none): a source time at it again would check the same
+     * state at the same time, which changes nothing (cr_verdicts skips it:
+     * a board's clock reading and its source time come at one feed time). */
+    int64_t checked_t;
 };
 
 /*----- one game -----*/
@@ -42,6 +47,7 @@ cr_verdict *cr_verdict_new(const cr_store_game *sg, const char *time_control, bo
         return NULL;
     }
     v->online = sg->online;
+    v->checked_t = -1;
     v->game = cr_game_clone(sg->game);
     v->clock = new_clock(sg, time_control);
     cr_monitor_config mc;
@@ -178,6 +184,7 @@ bool cr_verdict_on_store_event(cr_verdict *v, const cr_store_game *sg, const cr_
     case CR_SEV_RESULT:
         if (follow_store(v, sg->game)) {
             cr_monitor_update(v->mon, t);
+            v->checked_t = t >= 0 ? t : -1; /* it ends with the clock check */
         }
         break;
     case CR_SEV_CLOCK:
@@ -190,18 +197,22 @@ bool cr_verdict_on_store_event(cr_verdict *v, const cr_store_game *sg, const cr_
                 p->emt_ms = ev->ply_emt_ms;
             }
         }
+        v->checked_t = -1;
         if (!ev->reread) {
             cr_monitor_clock(v->mon, t, ev->white_ms, ev->black_ms, ev->running);
+            v->checked_t = t >= 0 ? t : -1; /* it ends with the clock check */
         }
         break;
     case CR_SEV_STATUS:
         if (ev->online != v->online) {
             v->online = ev->online;
             cr_monitor_board_link(v->mon, ev->online, t);
+            v->checked_t = -1;
         }
         break;
     case CR_SEV_TAG:
         cr_game_set_tag(v->game, ev->tag.name, ev->tag.value[0] ? ev->tag.value : NULL);
+        v->checked_t = -1;
         break;
     }
     cr_result now = cr_game_result(v->game);
@@ -212,6 +223,7 @@ bool cr_verdict_source_time(cr_verdict *v, int64_t t)
 {
     cr_result before = cr_game_result(v->game);
     cr_monitor_source_time(v->mon, t);
+    v->checked_t = -1; /* the arbiter link may change the monitor between calls */
     return cr_game_result(v->game) != before;
 }
 
@@ -219,6 +231,7 @@ bool cr_verdict_tick(cr_verdict *v, int64_t t)
 {
     cr_result before = cr_game_result(v->game);
     cr_monitor_tick(v->mon, t);
+    v->checked_t = -1;
     return cr_game_result(v->game) != before;
 }
 
@@ -322,6 +335,7 @@ struct cr_verdicts {
     char (*boards)[CR_BOARD_ID_MAX + 1];
     size_t nboards, capboards;
     size_t last; /* the game found last: a board's events come in runs */
+    size_t last_board; /* the board found last */
     queued *head, **tail;
     bool oom;
 };
@@ -377,8 +391,13 @@ static judged *find(cr_verdicts *vs, int id)
  * memory). */
 static int board_index(cr_verdicts *vs, const char *board, bool add)
 {
+    size_t l = vs->last_board; /* a feed's lines come in runs of one board */
+    if (l < vs->nboards && strcmp(vs->boards[l], board) == 0) {
+        return (int)l;
+    }
     for (size_t i = vs->nboards; i-- > 0;) {
         if (vs->boards[i][0] == board[0] && strcmp(vs->boards[i], board) == 0) {
+            vs->last_board = i;
             return (int)i;
         }
     }
@@ -444,8 +463,12 @@ int cr_verdicts_source_time(cr_verdicts *vs, const char *board, int64_t t)
     int which = board ? board_index(vs, board, false) : -1;
     for (size_t i = 0; i < vs->ngames; i++) {
         judged *j = &vs->games[i];
-        if ((!board || j->board == which) && cr_verdict_source_time(j->v, t)) {
-            j->due = true;
+        /* Checked at t already, nothing changed since: the same again. */
+        if ((!board || j->board == which) && j->v->checked_t != t && t >= 0) {
+            if (cr_verdict_source_time(j->v, t)) {
+                j->due = true;
+            }
+            j->v->checked_t = t; /* nobody but the store's events changes it here */
         }
         const cr_store_game *sg = j->due ? cr_store_find(vs->store, j->id) : NULL;
         if (sg) {
