@@ -76,6 +76,19 @@ static inline int64_t source_bound(const cr_monitor *m, int64_t t)
     return m->source_t >= 0 && t > m->source_t ? m->source_t : t;
 }
 
+/* Whether a D1 (quickplay-finish) claim can be made at all in this game:
+ * the event has one and the clock has no increment or delay. The claim
+ * (claims.c) and the claim window of the state (monitor.c) ask the same. */
+static inline bool d1_allowed(const cr_monitor *m)
+{
+    if (!m->cfg.quickplay_finish || !m->clock) {
+        return false;
+    }
+    cr_clock_mode mode = cr_clock_mode_of(m->clock);
+    return mode != CR_CLOCK_MODE_INCREMENT && mode != CR_CLOCK_MODE_DELAY_US &&
+           mode != CR_CLOCK_MODE_BRONSTEIN;
+}
+
 /* Text fields of the journal lines (incidents, claims): a backslash, tab,
  * newline and CR as two characters, other control bytes as \xHH; at most
  * max bytes of text. */

@@ -638,6 +638,17 @@ void cr_monitor_get_state(const cr_monitor *m, cr_monitor_state *out)
         out->under_two_minutes[c] =
             out->remaining_ms[c] >= 0 && out->remaining_ms[c] < m->cfg.two_minutes_ms;
         out->illegal_completed[c] = m->illegal_completed[c];
+        out->claim_window[c] = out->under_two_minutes[c] && out->remaining_ms[c] > 0 &&
+                               d1_allowed(m) && cr_game_result(g) == CR_RESULT_NONE &&
+                               (!m->clock || cr_clock_flagged(m->clock) != c);
+    }
+    /* A suspected flag fall stands until a reading shows time left, a
+     * result ends the game or the flag is confirmed. */
+    out->flag_check = -1;
+    for (int c = 0; c < CR_COLOR_NB && cr_game_result(g) == CR_RESULT_NONE; c++) {
+        if (m->check_raised[c] && !m->flag_raised[c]) {
+            out->flag_check = c;
+        }
     }
     out->running = m->clock ? cr_clock_running(m->clock) : -1;
     out->flagged = m->clock ? cr_clock_flagged(m->clock) : -1;

@@ -300,7 +300,9 @@ typedef struct cr_monitor_state {
     bool fifty_moves;                    /* halfmove >= 100: a claim would succeed */
     bool fivefold, seventy_five, dead;   /* the game ended (drawn) for that reason */
     int32_t remaining_ms[CR_COLOR_NB];   /* at the last call's t, or CR_CLOCK_UNKNOWN */
-    bool under_two_minutes[CR_COLOR_NB]; /* claim window open */
+    bool under_two_minutes[CR_COLOR_NB]; /* under the two-minute mark */
+    bool claim_window[CR_COLOR_NB];      /* a D1 claim by this side would be heard */
+    int flag_check;                      /* side whose flag-check alert stands, -1 none */
     int running;                         /* clock's running side, -1 stopped/unknown */
     int flagged;                         /* first side flagged, -1 none */
     bool board_online;
