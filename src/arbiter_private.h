@@ -46,6 +46,12 @@ struct cr_monitor {
     int nclaims;
     bool claim_open;
     bool silent; /* examining a restarted game: markers only, no log */
+    /* A press the move has not followed yet (cfg.press_without_move). */
+    int last_running;   /* the clock's running side at the last reading, -1 */
+    int press_side;     /* side that pressed, -1 none pending */
+    int64_t press_at;   /* when */
+    int64_t press_back_at; /* when the opponent pressed back, -1 not yet */
+    int press_plies;    /* plies played then */
 };
 
 static inline const char *color_name(int c)

@@ -23,6 +23,7 @@ void cr_monitor_config_default(cr_monitor_config *cfg)
     cfg->evidence_moves = 10;
     cfg->quickplay_finish = true;
     cfg->flag_ends_game = true;
+    cfg->press_grace_ms = 3000;
 }
 
 static int append(cr_monitor *m, const cr_incident *inc, bool notify)
@@ -384,9 +385,61 @@ static void note_source(cr_monitor *m, int64_t t)
     }
 }
 
+/* A press by a side still to move is one without a move once the opponent
+ * presses back and no move of the presser's comes within press_grace_ms of
+ * that (a board may report a move late: a press alone proves nothing, the
+ * move may still come; a press back at once is a slip put right). */
+static void check_press(cr_monitor *m, int64_t t)
+{
+    int s = m->press_side;
+    if (s < 0) {
+        return;
+    }
+    if (cr_game_ply_count(m->game) != m->press_plies || cr_monitor_game_over(m)) {
+        m->press_side = -1;
+        return;
+    }
+    if (m->press_back_at < 0 || t - m->press_back_at < m->cfg.press_grace_ms) {
+        return;
+    }
+    m->press_side = -1;
+    char lab[40] = "the start";
+    int n = cr_game_ply_count(m->game);
+    if (n > 0) {
+        ply_label(m->game, n - 1, lab);
+    }
+    cr_monitor_log_incident(m, CR_INC_PRESS_WITHOUT_MOVE, CR_URGENCY_WARNING, s, m->press_at,
+                            "%s pressed the clock without a move (after %s)", color_name(s), lab);
+}
+
+static void note_press(cr_monitor *m, int64_t t, int running)
+{
+    int before = m->last_running;
+    m->last_running = running;
+    if (before < 0 || running < 0 || running == before) {
+        return; /* started, stopped or the same turn */
+    }
+    if (m->press_side >= 0 && running == m->press_side) {
+        if (t - m->press_at < m->cfg.press_grace_ms) {
+            m->press_side = -1; /* pressed back at once: a slip put right */
+        } else if (m->press_back_at < 0) {
+            m->press_back_at = t;
+        }
+        return;
+    }
+    if (m->cfg.press_without_move && !cr_monitor_game_over(m) &&
+        cr_game_position(m->game)->side == before) { /* the presser is still to move */
+        m->press_side = before;
+        m->press_at = t;
+        m->press_back_at = -1;
+        m->press_plies = cr_game_ply_count(m->game);
+    }
+}
+
 /* Flags, suspicions and the two-minute windows at t. */
 void cr_monitor_check_clock(cr_monitor *m, int64_t t)
 {
+    check_press(m, t);
     if (!m->clock) {
         check_illegal(m, t);
         return;
@@ -471,6 +524,8 @@ static void follow(cr_monitor *m, cr_game *game, cr_clock *clock)
     m->ended_at = -1;
     m->auto_end_ply = -1;
     m->last_result = cr_game_result(game);
+    m->last_running = -1;
+    m->press_side = -1;
 }
 
 cr_monitor *cr_monitor_new(cr_game *game, cr_clock *clock, const cr_monitor_config *cfg)
@@ -489,6 +544,9 @@ cr_monitor *cr_monitor_new(cr_game *game, cr_clock *clock, const cr_monitor_conf
     }
     if (m->cfg.evidence_moves < 1 || m->cfg.evidence_moves > CR_CLAIM_MOVES_MAX / 2) {
         m->cfg.evidence_moves = 10;
+    }
+    if (m->cfg.press_grace_ms <= 0) {
+        m->cfg.press_grace_ms = 3000;
     }
     m->wall = -1;
     m->t = -1;
@@ -575,6 +633,7 @@ int cr_monitor_clock(cr_monitor *m, int64_t t, int32_t white_ms, int32_t black_m
     if (m->clock) {
         rc = cr_clock_feed(m->clock, t, white_ms, black_ms, running);
     }
+    note_press(m, t, running);
     cr_monitor_check_clock(m, t);
     return rc;
 }

@@ -78,6 +78,8 @@ typedef enum cr_incident_kind {
     CR_INC_DRAW_OFFER,         /* "draw-offer" */
     CR_INC_FLAG_CHECK,         /* "flag-check": the model puts a side at 0:00 without
                                   evidence; the arbiter checks (cr_monitor_confirm_flag) */
+    CR_INC_PRESS_WITHOUT_MOVE, /* "press-without-move": a side pressed its clock and no
+                                  move of its own followed (cfg.press_without_move) */
     CR_INC_KIND_NB
 } cr_incident_kind;
 
@@ -215,6 +217,9 @@ typedef struct cr_monitor_config {
     int evidence_moves;         /* N for the evidence (default 10; 1..100) */
     bool quickplay_finish;      /* D1/Guidelines III apply to this event (default true) */
     bool flag_ends_game;        /* a flag fall sets the result at once (default true) */
+    bool press_without_move;    /* watch for a clock pressed without a move (default false:
+                                   the tournament file switches it on) */
+    int32_t press_grace_ms;     /* how long the move may lag behind the press (default 3000) */
     bool silent_start;          /* cr_monitor_new examines the game without logging
                                    (restart: restore the journaled incidents instead) */
     cr_incident_cb on_incident; /* called for every new incident (may be NULL) */

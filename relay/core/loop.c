@@ -1318,6 +1318,7 @@ static int start_server(relay *r)
     cr_arbiter_link_config acfg = {.store = r->live,
                                    .state_dir = cfg->state_dir,
                                    .time_control = r->t->time_control,
+                                   .press_without_move = r->t->press_without_move,
                                    .publish = arbiter_publish,
                                    .data = r};
     r->arb = cr_arbiter_link_new(&acfg);

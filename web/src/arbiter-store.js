@@ -466,7 +466,7 @@ export const KIND_LABEL = {
   'dead-position': 'Dead position', 'illegal-move': 'Illegal move', 'board-offline': 'Board offline',
   'board-online': 'Board online', claim: 'Claim', decision: 'Decision', result: 'Result',
   correction: 'Correction', 'draw-offer': 'Draw offer', 'flag-check': 'Flag check',
-  attention: 'Board needs attention',
+  attention: 'Board needs attention', 'press-without-move': 'Clock pressed without a move',
 };
 
 // The tables above hold the English texts (the keys of i18n.js); these give

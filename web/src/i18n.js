@@ -353,6 +353,8 @@ const RU = {
   'Confirm the flag fall': 'Подтвердить падение флажка',
   'Confirm that White\'s flag fell': 'Подтвердить, что у белых упал флажок',
   'Confirm that Black\'s flag fell': 'Подтвердить, что у чёрных упал флажок',
+  'Clock pressed without a move': 'Часы нажаты без хода',
+  '{who} pressed the clock without a move (after {move})': '{who}: часы нажаты без хода (после {move})',
   // Texts the relay writes (relay-text.js), with the relay's {names}.
   '{who}\'s flag fell: {rest}': 'Упал флажок ({who}): {rest}',
   '{who}\'s flag fell after the game ended ({result}): the result stands': 'Флажок упал ({who}) после окончания партии ({result}): результат остаётся',

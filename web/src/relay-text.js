@@ -23,6 +23,7 @@ export const RELAY_TEXTS = [
   '{who} has less than two minutes ({left}): draw claim window open (D1)',
   '{who} has less than two minutes ({left})',
   '{result}: flag fall confirmed by the arbiter',
+  '{who} pressed the clock without a move (after {move})',
   // The board's link.
   'board back online',
   'board offline: moves and clock times are not being received',
