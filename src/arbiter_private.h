@@ -52,6 +52,11 @@ struct cr_monitor {
     int64_t press_at;   /* when */
     int64_t press_back_at; /* when the opponent pressed back, -1 not yet */
     int press_plies;    /* plies played then */
+    /* A move whose mover's clock still runs (cfg.move_without_press). */
+    int moved_plies;    /* plies played when first seen so, -1 none */
+    int64_t moved_at;   /* the reading that first showed it */
+    bool moved_raised;
+    int flip_plies;     /* plies played when the running side last changed */
 };
 
 static inline const char *color_name(int c)

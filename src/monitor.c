@@ -24,6 +24,7 @@ void cr_monitor_config_default(cr_monitor_config *cfg)
     cfg->quickplay_finish = true;
     cfg->flag_ends_game = true;
     cfg->press_grace_ms = 3000;
+    cfg->unpressed_ms = 10000;
 }
 
 static int append(cr_monitor *m, const cr_incident *inc, bool notify)
@@ -412,8 +413,43 @@ static void check_press(cr_monitor *m, int64_t t)
                             "%s pressed the clock without a move (after %s)", color_name(s), lab);
 }
 
+/* A reading that still runs the clock of the side that made the last move:
+ * the first such reading starts the wait, one unpressed_ms later raises it
+ * (once per move). Only readings count: the model's running side is a guess
+ * while the board is silent. */
+static void check_unpressed(cr_monitor *m, int64_t t, int running)
+{
+    int n = cr_game_ply_count(m->game);
+    if (!m->cfg.move_without_press || n == 0 || running < 0 || cr_monitor_game_over(m)) {
+        return;
+    }
+    int mover = cr_game_position(m->game)->side == CR_WHITE ? CR_BLACK : CR_WHITE;
+    if (running != mover || m->flip_plies >= n) {
+        m->moved_plies = -1; /* pressed, or running since a press after the move */
+        return;
+    }
+    if (m->moved_plies != n) {
+        m->moved_plies = n;
+        m->moved_at = t;
+        m->moved_raised = false;
+        return;
+    }
+    if (!m->moved_raised && t - m->moved_at >= m->cfg.unpressed_ms) {
+        m->moved_raised = true;
+        char lab[40];
+        ply_label(m->game, n - 1, lab);
+        cr_monitor_log_incident(m, CR_INC_MOVE_WITHOUT_PRESS, CR_URGENCY_WARNING, mover,
+                                m->moved_at, "%s did not press the clock after %s", color_name(mover),
+                                lab);
+    }
+}
+
 static void note_press(cr_monitor *m, int64_t t, int running)
 {
+    if (running >= 0 && running != m->last_running) {
+        m->flip_plies = cr_game_ply_count(m->game);
+    }
+    check_unpressed(m, t, running);
     int before = m->last_running;
     m->last_running = running;
     if (before < 0 || running < 0 || running == before) {
@@ -526,6 +562,7 @@ static void follow(cr_monitor *m, cr_game *game, cr_clock *clock)
     m->last_result = cr_game_result(game);
     m->last_running = -1;
     m->press_side = -1;
+    m->moved_plies = -1;
 }
 
 cr_monitor *cr_monitor_new(cr_game *game, cr_clock *clock, const cr_monitor_config *cfg)
@@ -547,6 +584,9 @@ cr_monitor *cr_monitor_new(cr_game *game, cr_clock *clock, const cr_monitor_conf
     }
     if (m->cfg.press_grace_ms <= 0) {
         m->cfg.press_grace_ms = 3000;
+    }
+    if (m->cfg.unpressed_ms <= 0) {
+        m->cfg.unpressed_ms = 10000;
     }
     m->wall = -1;
     m->t = -1;

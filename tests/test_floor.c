@@ -1,9 +1,11 @@
 /* What the board and the clock reveal (issue 29): a clock pressed without a
- * move. Feeds run through the inference into the monitor as the relay does:
- * tests/data/feeds-floor/press.feed raises exactly one press-without-move
- * (White's, after 1... e5) and nothing else; its clean twin, every sample
- * game (feeds/p01..p19) and two of the arbiter's feeds raise none; with the check
- * switched off (the default) press.feed raises none either. */
+ * move, a move without the clock pressed. Feeds run through the inference
+ * into the monitor as the relay does: tests/data/feeds-floor/press.feed
+ * raises exactly one press-without-move (White's, after 1... e5) and nothing
+ * else, unpressed.feed exactly one move-without-press (White's, after
+ * 2. Nf3); the clean twin, every sample game (feeds/p01..p19) and two of the
+ * arbiter's feeds raise none; with the checks switched off (the default)
+ * nothing either. */
 #include <setjmp.h>
 #include <stdarg.h>
 #include <stddef.h>
@@ -48,8 +50,10 @@ static void feed_run_event(void *data, const cr_infer_event *ev)
     }
 }
 
-/* Runs a feed (a path under tests/data) with the check on or off; the caller frees. */
-static void run_feed(feed_run *r, const char *name, bool check)
+enum { PRESS = 1, MOVE = 2 }; /* the checks switched on */
+
+/* Runs a feed (a path under tests/data) with those checks on; the caller frees. */
+static void run_feed(feed_run *r, const char *name, int checks)
 {
     char path[512];
     snprintf(path, sizeof path, "%s/%s", CR_TEST_DATA_DIR, name);
@@ -61,7 +65,8 @@ static void run_feed(feed_run *r, const char *name, bool check)
     r->clock = cr_clock_new(NULL, NULL);
     cr_monitor_config cfg;
     cr_monitor_config_default(&cfg);
-    cfg.press_without_move = check;
+    cfg.press_without_move = checks & PRESS;
+    cfg.move_without_press = checks & MOVE;
     r->mon = cr_monitor_new(r->game, r->clock, &cfg);
     assert_non_null(r->mon);
     cr_infer *inf = cr_infer_new("x", NULL, feed_run_event, r);
@@ -90,20 +95,11 @@ static void run_free(feed_run *r)
     cr_game_free(r->game);
 }
 
-static int count_kind(const cr_monitor *m, cr_incident_kind k)
-{
-    int n = 0;
-    for (int i = 0; i < cr_monitor_incident_count(m); i++) {
-        n += cr_monitor_incident(m, i)->kind == k;
-    }
-    return n;
-}
-
 static void test_press_without_move(void **state)
 {
     (void)state;
     feed_run r;
-    run_feed(&r, "feeds-floor/press.feed", true);
+    run_feed(&r, "feeds-floor/press.feed", PRESS | MOVE);
     assert_int_equal(cr_game_ply_count(r.game), 5);
     assert_int_equal(cr_monitor_incident_count(r.mon), 1); /* that one, nothing else */
     const cr_incident *inc = cr_monitor_incident(r.mon, 0);
@@ -124,8 +120,28 @@ static void test_press_without_move(void **state)
     run_free(&r);
 
     /* Switched off (the default): nothing. */
-    run_feed(&r, "feeds-floor/press.feed", false);
-    assert_int_equal(count_kind(r.mon, CR_INC_PRESS_WITHOUT_MOVE), 0);
+    run_feed(&r, "feeds-floor/press.feed", MOVE);
+    assert_int_equal(cr_monitor_incident_count(r.mon), 0);
+    run_free(&r);
+}
+
+static void test_move_without_press(void **state)
+{
+    (void)state;
+    feed_run r;
+    run_feed(&r, "feeds-floor/unpressed.feed", PRESS | MOVE);
+    assert_int_equal(cr_game_ply_count(r.game), 5);
+    assert_int_equal(cr_monitor_incident_count(r.mon), 1); /* that one, nothing else */
+    const cr_incident *inc = cr_monitor_incident(r.mon, 0);
+    assert_int_equal(inc->kind, CR_INC_MOVE_WITHOUT_PRESS);
+    assert_string_equal(cr_incident_kind_name(inc->kind), "move-without-press");
+    assert_int_equal(inc->color, CR_WHITE);
+    assert_int_equal(inc->ply, 3);
+    assert_int_equal(inc->t, 138000); /* the first reading that still ran White's clock */
+    assert_string_equal(inc->text, "White did not press the clock after 2. Nf3");
+    run_free(&r);
+    run_feed(&r, "feeds-floor/unpressed.feed", PRESS);
+    assert_int_equal(cr_monitor_incident_count(r.mon), 0);
     run_free(&r);
 }
 
@@ -135,7 +151,7 @@ static void test_clean_games(void **state)
 {
     (void)state;
     feed_run r;
-    run_feed(&r, "feeds-floor/press-clean.feed", true);
+    run_feed(&r, "feeds-floor/press-clean.feed", PRESS | MOVE);
     assert_int_equal(cr_game_ply_count(r.game), 5);
     assert_int_equal(cr_monitor_incident_count(r.mon), 0);
     run_free(&r);
@@ -148,15 +164,12 @@ static void test_clean_games(void **state)
         } else {
             snprintf(name, sizeof name, "%s", arbiter[k - 20]);
         }
-        run_feed(&r, name, true);
-        if (count_kind(r.mon, CR_INC_PRESS_WITHOUT_MOVE)) {
-            const cr_incident *x = NULL;
-            for (int i = 0; i < cr_monitor_incident_count(r.mon); i++) {
-                if (cr_monitor_incident(r.mon, i)->kind == CR_INC_PRESS_WITHOUT_MOVE) {
-                    x = cr_monitor_incident(r.mon, i);
-                }
+        run_feed(&r, name, PRESS | MOVE);
+        for (int i = 0; i < cr_monitor_incident_count(r.mon); i++) {
+            const cr_incident *x = cr_monitor_incident(r.mon, i);
+            if (x->kind == CR_INC_PRESS_WITHOUT_MOVE || x->kind == CR_INC_MOVE_WITHOUT_PRESS) {
+                fail_msg("%s: %s (ply %d, t %lld)", name, x->text, x->ply, (long long)x->t);
             }
-            fail_msg("%s: %s (ply %d, t %lld)", name, x->text, x->ply, (long long)x->t);
         }
         run_free(&r);
     }
@@ -166,6 +179,7 @@ int main(void)
 {
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(test_press_without_move),
+        cmocka_unit_test(test_move_without_press),
         cmocka_unit_test(test_clean_games),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);

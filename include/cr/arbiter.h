@@ -80,6 +80,9 @@ typedef enum cr_incident_kind {
                                   evidence; the arbiter checks (cr_monitor_confirm_flag) */
     CR_INC_PRESS_WITHOUT_MOVE, /* "press-without-move": a side pressed its clock and no
                                   move of its own followed (cfg.press_without_move) */
+    CR_INC_MOVE_WITHOUT_PRESS, /* "move-without-press": a move stood and a reading
+                                  unpressed_ms later still runs the mover's clock
+                                  (cfg.move_without_press) */
     CR_INC_KIND_NB
 } cr_incident_kind;
 
@@ -220,6 +223,8 @@ typedef struct cr_monitor_config {
     bool press_without_move;    /* watch for a clock pressed without a move (default false:
                                    the tournament file switches it on) */
     int32_t press_grace_ms;     /* how long the move may lag behind the press (default 3000) */
+    bool move_without_press;    /* watch for a move whose clock is not pressed (default false) */
+    int32_t unpressed_ms;       /* how long the mover's clock may run on (default 10000) */
     bool silent_start;          /* cr_monitor_new examines the game without logging
                                    (restart: restore the journaled incidents instead) */
     cr_incident_cb on_incident; /* called for every new incident (may be NULL) */

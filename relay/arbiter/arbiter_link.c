@@ -602,6 +602,7 @@ static arb_game *add_game(cr_arbiter_link *l, const cr_store_game *sg, bool sile
     cr_monitor_config_default(&mc);
     mc.silent_start = silent;
     mc.press_without_move = l->cfg.press_without_move;
+    mc.move_without_press = l->cfg.move_without_press;
     if (g->game && g->clock) {
         if (sg->clock_at > 0 && sg->white_ms >= 0 && sg->black_ms >= 0) {
             /* The reading at its own time, not now: the clock runs on from

@@ -557,8 +557,8 @@ static int read_pairings(ctx *c, json_t *v, cr_config *cfg)
     return 0;
 }
 
-/* "incidents": {"press-without-move": true|false}: the incidents the board
- * and the clock reveal, each switched on by name (issue 29). */
+/* "incidents": {"press-without-move": true, "move-without-press": true}: the
+ * incidents the board and the clock reveal, each switched on by name (issue 29). */
 static int read_incidents(ctx *c, json_t *v, cr_config *cfg)
 {
     if (!json_is_object(v)) {
@@ -570,13 +570,16 @@ static int read_incidents(ctx *c, json_t *v, cr_config *cfg)
     {
         char f[48];
         snprintf(f, sizeof f, "incidents.%.30s", k);
-        if (strcmp(k, "press-without-move") != 0) {
-            return fail(c, f, "unknown incident (press-without-move)");
+        bool *on = strcmp(k, "press-without-move") == 0   ? &cfg->press_without_move
+                   : strcmp(k, "move-without-press") == 0 ? &cfg->move_without_press
+                                                          : NULL;
+        if (!on) {
+            return fail(c, f, "unknown incident (press-without-move, move-without-press)");
         }
         if (!json_is_boolean(x)) {
             return fail(c, f, "expected true or false");
         }
-        cfg->press_without_move = json_is_true(x);
+        *on = json_is_true(x);
     }
     return 0;
 }

@@ -1319,6 +1319,7 @@ static int start_server(relay *r)
                                    .state_dir = cfg->state_dir,
                                    .time_control = r->t->time_control,
                                    .press_without_move = r->t->press_without_move,
+                                   .move_without_press = r->t->move_without_press,
                                    .publish = arbiter_publish,
                                    .data = r};
     r->arb = cr_arbiter_link_new(&acfg);

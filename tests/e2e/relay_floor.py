@@ -1,11 +1,11 @@
 """What the board and the clock reveal (issue 29), through the real binary
 (run by ctest's e2e_relay_floor): `chessrelay serve --config` with a
-tournament file playing tests/data/feeds-floor/press.feed. With
-`"incidents": {"press-without-move": true}` the arbiters' incidents.json
-holds exactly one press-without-move (White's, after 1... e5) and no other
-incident; without the switch, none; press-clean.feed with the switch, no
-incident at all. The incident never reaches the public side (/live.pgn,
-/game/1.pgn)."""
+tournament file playing a feed of tests/data/feeds-floor. With both
+switches of `"incidents"` on, press.feed gives exactly one
+press-without-move (White's, after 1... e5) and no other incident,
+unpressed.feed exactly one move-without-press (White's, after 2. Nf3);
+without the switch, none; press-clean.feed with both, no incident at all.
+The incidents never reach the public side (/live.pgn, /game/1.pgn)."""
 import json
 import os
 import sys
@@ -26,7 +26,8 @@ def incidents(feed, switch):
     if not os.path.isfile(path):
         fail("missing " + path)
     d = tempfile.mkdtemp(prefix="cr_floor_")
-    inc = "" if switch is None else ', "incidents": {"press-without-move": %s}' % ("true" if switch else "false")
+    on = "true" if switch else "false"
+    inc = "" if switch is None else ', "incidents": {"press-without-move": %s, "move-without-press": %s}' % (on, on)
     with open(os.path.join(d, "t.json"), "w") as f:
         f.write('{"event": "Floor", "feeds": ["%s"], "state_dir": "state", '
                 '"tokens": [{"name": "chief", "role": "arbiter", "token": "%s"}]%s}' % (path, TOKEN, inc))
@@ -41,7 +42,7 @@ def incidents(feed, switch):
             st, _, body = relay.http("/arbiter/incidents.json", AUTH)
             return body if st == 200 else None
         body = wait_settled(listed, "%s: incidents.json" % feed, 20, quiet=2.0)
-        for word in ("press", "without a move"):
+        for word in ("press", "without a move", "did not"):
             check(word not in pgn and word not in relay.http("/live.pgn")[2], "%s: '%s' public" % (feed, word))
         return [i for i in json.loads(body)["incidents"] if i["game"] == 1]
     finally:
@@ -56,6 +57,11 @@ check(got[0]["urgency"] == "warning", got[0]["urgency"])
 for switch in (None, False):
     got = incidents("press.feed", switch)
     check(not [i for i in got if i["kind"] == "press-without-move"], "press.feed, switch %s: %s" % (switch, json.dumps(got)))
+got = incidents("unpressed.feed", True)
+check([(i["kind"], i["color"], i["ply"]) for i in got] == [("move-without-press", "w", 3)],
+      "unpressed.feed, switched on: %s" % json.dumps(got))
+check(got[0]["text"] == "White did not press the clock after 2. Nf3", got[0]["text"])
+check(not incidents("unpressed.feed", None), "unpressed.feed without the switch")
 got = incidents("press-clean.feed", True)
 check(got == [], "press-clean.feed: %s" % json.dumps(got))
 print("PASS")

@@ -354,6 +354,8 @@ const RU = {
   'Confirm that White\'s flag fell': 'Подтвердить, что у белых упал флажок',
   'Confirm that Black\'s flag fell': 'Подтвердить, что у чёрных упал флажок',
   'Clock pressed without a move': 'Часы нажаты без хода',
+  'Clock not pressed after a move': 'Часы не нажаты после хода',
+  '{who} did not press the clock after {move}': '{who}: часы не нажаты после хода {move}',
   '{who} pressed the clock without a move (after {move})': '{who}: часы нажаты без хода (после {move})',
   // Texts the relay writes (relay-text.js), with the relay's {names}.
   '{who}\'s flag fell: {rest}': 'Упал флажок ({who}): {rest}',

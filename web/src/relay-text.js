@@ -24,6 +24,7 @@ export const RELAY_TEXTS = [
   '{who} has less than two minutes ({left})',
   '{result}: flag fall confirmed by the arbiter',
   '{who} pressed the clock without a move (after {move})',
+  '{who} did not press the clock after {move}',
   // The board's link.
   'board back online',
   'board offline: moves and clock times are not being received',
