@@ -307,6 +307,30 @@ int cr_game_push_illegal(cr_game *g, const cr_position *after, const char *text,
     return 0;
 }
 
+/* The same position to play on, counters and notation too (not only the
+ * same in FIDE's sense: same_position below). */
+static bool same_standing(const cr_position *a, const cr_position *b)
+{
+    return a->key == b->key && memcmp(a->board, b->board, sizeof a->board) == 0 &&
+           a->side == b->side && a->ep == b->ep &&
+           memcmp(a->castle_rook, b->castle_rook, sizeof a->castle_rook) == 0 &&
+           a->chess960 == b->chess960 && a->halfmove == b->halfmove && a->fullmove == b->fullmove;
+}
+
+int cr_game_push_from(cr_game *g, const cr_game *src, int i)
+{
+    if (i < 0 || i >= src->ply_count ||
+        !same_standing(cr_game_position(g), cr_game_position_at(src, i))) {
+        return CR_EMOVE;
+    }
+    int rc = reserve(g, g->ply_count + 1);
+    if (rc) {
+        return rc;
+    }
+    g->plies[g->ply_count++] = src->plies[i];
+    return 0;
+}
+
 void cr_game_truncate(cr_game *g, int ply_count)
 {
     if (ply_count < 0) {

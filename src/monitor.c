@@ -191,8 +191,6 @@ static void examine_ply(cr_monitor *m, int i, int64_t t)
     const cr_ply *p = cr_game_ply(g, i);
     int mover = cr_game_position_at(g, i)->side;
     int64_t when = p->ts >= 0 ? p->ts : t;
-    char lab[40];
-    ply_label(g, i, lab);
     if (m->clock && !(p->flags & CR_PLY_ILLEGAL)) {
         cr_clock_move(m->clock, i, mover, when);
     }
@@ -205,6 +203,8 @@ static void examine_ply(cr_monitor *m, int i, int64_t t)
         }
     }
     if (p->flags & CR_PLY_DRAW_OFFER) {
+        char lab[40]; /* only here: every ply of every game comes through */
+        ply_label(g, i, lab);
         m->last_draw_offer = i;
         cr_monitor_log_incident(m, CR_INC_DRAW_OFFER, CR_URGENCY_NOTICE, mover, t,
                                 "%s offers a draw after %s", color_name(mover), lab);
@@ -597,6 +597,14 @@ cr_monitor *cr_monitor_new(cr_game *game, cr_clock *clock, const cr_monitor_conf
     cr_monitor_update(m, -1);
     m->silent = false;
     return m;
+}
+
+void cr_monitor_set_floor_checks(cr_monitor *m, bool press_without_move, bool move_without_press)
+{
+    if (m) {
+        m->cfg.press_without_move = press_without_move;
+        m->cfg.move_without_press = move_without_press;
+    }
 }
 
 void cr_monitor_set_silent(cr_monitor *m, bool silent)

@@ -272,6 +272,34 @@ static void test_welcome_beyond_journal_renumbers(void **state)
     cr_amsg_clear(&m);
 }
 
+/* The relay holds this agent only up to 1 though it acknowledged 2 (its
+ * journal lost or cut): the relay's numbering wins, the unacknowledged
+ * event follows it instead of jumping ahead (which the relay refuses). */
+static void test_welcome_below_acked_renumbers(void **state)
+{
+    fixture *f = *state;
+    cr_agent_client *c = f->c = make(f, false);
+    record(c, 1000, "b1 connect");
+    record(c, 2000, "b1 clock 1:00:00 1:00:00 -");
+    record(c, 3000, "b1 disconnect");
+    cr_agent_client_connected(c);
+    cr_amsg m = next(c, CR_AMSG_HELLO, CR_AGENT_SEND);
+    cr_amsg_clear(&m);
+    from_relay(c, cr_amsg_welcome("venue-a", 0));
+    m = next(c, CR_AMSG_EV, CR_AGENT_SEND_MORE);
+    cr_amsg_clear(&m);
+    from_relay(c, cr_amsg_ack(2));
+    cr_agent_client_connected(c); /* a relay that lost its state */
+    m = next(c, CR_AMSG_HELLO, CR_AGENT_SEND);
+    cr_amsg_clear(&m);
+    from_relay(c, cr_amsg_welcome("venue-a", 1));
+    assert_true(cr_agent_client_last(c) == 2);
+    m = next(c, CR_AMSG_EV, CR_AGENT_SEND_MORE);
+    assert_true(m.n == 2 && m.count == 1);
+    line_is(m.lines[0], 3000, "b1 disconnect");
+    cr_amsg_clear(&m);
+}
+
 static void test_bye_at_end(void **state)
 {
     fixture *f = *state;
@@ -363,6 +391,7 @@ int main(void)
         cmocka_unit_test_setup_teardown(test_hello_batches_acks, setup, teardown),
         cmocka_unit_test_setup_teardown(test_batch_clock_when_more_follow, setup, teardown),
         cmocka_unit_test_setup_teardown(test_welcome_beyond_journal_renumbers, setup, teardown),
+        cmocka_unit_test_setup_teardown(test_welcome_below_acked_renumbers, setup, teardown),
         cmocka_unit_test_setup_teardown(test_bye_at_end, setup, teardown),
         cmocka_unit_test_setup_teardown(test_stop_says_bye, setup, teardown),
         cmocka_unit_test_setup_teardown(test_relay_errors, setup, teardown),

@@ -251,7 +251,8 @@ static void test_rebase_and_big_compaction(void **state)
     line_is(j, 4501, "4501 b1 clock 0:10:00 0:10:00 w");
     /* The relay knows the agent up to 9000 (its state was lost): the 500
      * unacked events become 9001..9500. */
-    assert_int_equal(cr_agent_journal_rebase(j, 4000), CR_EINVAL);
+    assert_int_equal(cr_agent_journal_rebase(j, 4600), CR_EINVAL); /* nothing to renumber */
+    assert_int_equal(cr_agent_journal_rebase(j, -1), CR_EINVAL);
     assert_int_equal(cr_agent_journal_rebase(j, 9000), 0);
     assert_int_equal(cr_agent_journal_acked(j), 9000);
     assert_int_equal(cr_agent_journal_last(j), 9500);
@@ -261,6 +262,16 @@ static void test_rebase_and_big_compaction(void **state)
     assert_int_equal(cr_agent_journal_acked(j), 9000);
     assert_int_equal(cr_agent_journal_last(j), 9500);
     line_is(j, 9500, "5000 b1 clock 0:10:00 0:10:00 w");
+    /* The relay holds it only up to 100 (its journal lost or cut): the
+     * relay's numbering wins, the unacked events become 101..600. */
+    assert_int_equal(cr_agent_journal_rebase(j, 100), 0);
+    assert_int_equal(cr_agent_journal_acked(j), 100);
+    assert_int_equal(cr_agent_journal_last(j), 600);
+    line_is(j, 101, "4501 b1 clock 0:10:00 0:10:00 w");
+    cr_agent_journal_close(j);
+    j = open_ok(dir, 1);
+    assert_int_equal(cr_agent_journal_acked(j), 100);
+    line_is(j, 600, "5000 b1 clock 0:10:00 0:10:00 w");
     cr_agent_journal_close(j);
     cr_test_rm_rf(dir);
 }

@@ -157,6 +157,43 @@ static void test_agent_token_scope(void **state)
     assert_true(cr_config_token_allows_agent(any, "venue-b"));
     assert_true(cr_config_token_allows_board(any, "B2"));
     assert_true(cr_config_token_allows_agent(NULL, "x"));
+    /* issue 27: a token without boards= may not feed the boards the file
+     * reserves for another token; a scoped one only its own */
+    assert_true(cr_config_board_allowed(cfg, a, "B1"));
+    assert_false(cr_config_board_allowed(cfg, a, "B2"));
+    assert_false(cr_config_board_allowed(cfg, any, "B1"));
+    assert_true(cr_config_board_allowed(cfg, any, "B2"));
+    assert_false(cr_config_board_allowed(cfg, NULL, "B1"));
+    cr_config_free(cfg);
+}
+
+/* Issue 27: one token, one role; a bad time control is refused at start
+ * with its field named, also as one string for every round. */
+static void test_loose_config_refused(void **state)
+{
+    (void)state;
+    expect_error("{\"time_control\":\"banana\"}",
+                 "tournament.json: time_control: \"banana\" is not a time control");
+    expect_error("{\"time_control\":{\"3\":\"banana\"}}",
+                 "tournament.json: time_control.3: \"banana\" is not a time control");
+    expect_error("{\"tokens\":[{\"role\":\"arbiter\",\"token\":\"same-token-1\"},"
+                 "{\"role\":\"agent\",\"token\":\"other-token\"},"
+                 "{\"role\":\"agent\",\"token\":\"same-token-1\"}]}",
+                 "tournament.json: tokens[2].token: the same token as tokens[0]");
+    cr_config *cfg = cr_config_new();
+    assert_int_equal(cr_config_add_token(cfg, "command line", "arbiter", "arbiter-tok"), 0);
+    assert_int_equal(cr_config_add_token(cfg, "again", "arbiter", "arbiter-tok"), CR_ECONFIG);
+    cr_config_token t;
+    char why[160];
+    assert_int_equal(cr_config_parse_agent_token("arbiter-tok:agents=v", &t, why, sizeof why), 0);
+    assert_int_equal(cr_config_add_token_entry(cfg, &t), CR_ECONFIG);
+    assert_int_equal(cr_config_parse_agent_token("venue-tok:agents=v", &t, why, sizeof why), 0);
+    assert_int_equal(cr_config_add_token_entry(cfg, &t), 0);
+    const cr_config_token *got = cr_config_find_token(cfg, "venue-tok");
+    assert_non_null(got);
+    assert_string_equal(got->role, "agent");
+    assert_true(cr_config_token_allows_agent(got, "v"));
+    assert_false(cr_config_token_allows_agent(got, "w"));
     cr_config_free(cfg);
 }
 
@@ -412,6 +449,7 @@ int main(void)
         cmocka_unit_test(test_errors_name_the_field),
         cmocka_unit_test(test_agent_token_scope),
         cmocka_unit_test(test_agent_token_option),
+        cmocka_unit_test(test_loose_config_refused),
         cmocka_unit_test(test_pairings),
         cmocka_unit_test(test_round_time_controls),
         cmocka_unit_test(test_listen_and_load),

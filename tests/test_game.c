@@ -138,6 +138,41 @@ static void test_illegal_ply(void **state)
     cr_game_free(g);
 }
 
+/* A copy that follows another game ply by ply takes each ply as it is,
+ * and only onto the position it was played on. */
+static void test_push_from(void **state)
+{
+    (void)state;
+    cr_game *a = cr_game_new(NULL), *b = cr_game_new(NULL);
+    push_uci(a, "e2e4");
+    push_uci(a, "e7e5");
+    cr_position after = *cr_game_position(a);
+    cr_position_from_fen(&after, "rnbq1bnr/pppp1ppp/4k3/4p3/4P3/8/PPPP1PPP/RNBQKBNR w KQ - 1 3",
+                         NULL);
+    cr_ply *p = cr_game_ply_mut(a, 1);
+    p->clock_ms = 5000;
+    p->missing = 2;
+    assert_int_equal(cr_game_push_from(b, a, 1), CR_EMOVE); /* b stands at the start */
+    assert_int_equal(cr_game_push_from(b, a, 2), CR_EMOVE); /* no such ply */
+    assert_int_equal(cr_game_push_from(b, a, 0), 0);
+    assert_int_equal(cr_game_push_from(b, a, 1), 0);
+    assert_int_equal(cr_game_ply_count(b), 2);
+    assert_string_equal(cr_game_ply(b, 1)->san, "e5");
+    assert_string_equal(cr_game_ply(b, 1)->uci, "e7e5");
+    assert_int_equal(cr_game_ply(b, 1)->clock_ms, 5000);
+    assert_int_equal(cr_game_ply(b, 1)->missing, 2);
+    assert_int_equal(cr_game_position(b)->key, cr_game_position(a)->key);
+    /* An illegal ply too: its position after is the one the board showed. */
+    assert_int_equal(cr_game_push_illegal(a, &after, "Ke8-e6", 4000, 1), 0);
+    assert_int_equal(cr_game_push_from(b, a, 2), 0);
+    assert_true(cr_game_ply(b, 2)->flags & CR_PLY_ILLEGAL);
+    assert_string_equal(cr_game_ply(b, 2)->san, "Ke8-e6");
+    push_uci(b, "d2d4"); /* goes on from the copied position */
+    assert_int_equal(cr_game_push_from(b, a, 2), CR_EMOVE);
+    cr_game_free(a);
+    cr_game_free(b);
+}
+
 static void test_comments_clone_result(void **state)
 {
     (void)state;
@@ -259,6 +294,7 @@ int main(void)
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(test_tags),
         cmocka_unit_test(test_push_and_truncate),
+        cmocka_unit_test(test_push_from),
         cmocka_unit_test(test_many_plies_realloc),
         cmocka_unit_test(test_repetitions),
         cmocka_unit_test(test_repetition_castling_rights),

@@ -246,6 +246,11 @@ CR_EXTERN void cr_monitor_free(cr_monitor *m); /* accepts NULL */
  * live. */
 CR_EXTERN void cr_monitor_set_silent(cr_monitor *m, bool silent);
 
+/* Switches the board-and-clock checks (cr_monitor_config's press_without_move
+ * and move_without_press) of a monitor made elsewhere (core/verdicts). */
+CR_EXTERN void cr_monitor_set_floor_checks(cr_monitor *m, bool press_without_move,
+                                           bool move_without_press);
+
 /* Replaces the borrowed game/clock (e.g. the store swapped objects); the
  * new game is examined as if its plies were new. */
 CR_EXTERN void cr_monitor_attach(cr_monitor *m, cr_game *game, cr_clock *clock);

@@ -81,6 +81,14 @@ CR_EXTERN int cr_game_push(cr_game *game, cr_move m, int32_t clock_ms, int64_t t
 CR_EXTERN int cr_game_push_illegal(cr_game *game, const cr_position *after, const char *text,
                                    int32_t clock_ms, int64_t ts);
 
+/* Appends ply i of src, which stands on the position this game stands on
+ * now (pieces, side to move, castling, e.p., counters): copied as src has
+ * it (SAN, UCI, the position after, flags, clock, %emt, fits, missing), not
+ * worked out again, for a copy that follows another game ply by ply. Its
+ * comment is not copied. Returns 0, CR_EMOVE when the positions differ or
+ * src has no ply i (nothing appended), or CR_ENOMEM. */
+CR_EXTERN int cr_game_push_from(cr_game *game, const cr_game *src, int i);
+
 /* Removes the last n plies (takeback/correction). n is clamped. */
 CR_EXTERN void cr_game_truncate(cr_game *game, int ply_count);
 

@@ -351,6 +351,12 @@ static int welcome(cr_agent_client *c, int64_t n)
                "only up to %" PRId64 " (state lost?): renumbering",
                n, last);
         rc = cr_agent_journal_rebase(c->journal, n);
+    } else if (n < cr_agent_journal_acked(c->journal)) {
+        cr_log(CR_LOG_WARN,
+               "agent: the relay holds this agent only up to event %" PRId64 " but acknowledged "
+               "up to %" PRId64 " (its state lost or cut?): renumbering to follow the relay",
+               n, cr_agent_journal_acked(c->journal));
+        rc = cr_agent_journal_rebase(c->journal, n);
     } else {
         rc = cr_agent_journal_ack(c->journal, n);
     }

@@ -12,6 +12,7 @@
 #include <unistd.h>
 
 #include "util/fileio.h"
+#include "util/seal_head.h"
 #include "util/sealed_file.h"
 
 /* v2: every line is a record of its own, followed by its seal (v1, from
@@ -120,7 +121,7 @@ static int rewrite(cr_agent_journal *j, int64_t base, size_t from)
         size += j->lens[i] + 1 + CR_SEAL_LINE;
     }
     char *text = malloc(size);
-    cr_seal chain = {{0}};
+    cr_seal chain = {{0}, false};
     int rc = CR_ENOMEM;
     if (!text) {
         goto out;
@@ -147,6 +148,7 @@ static int rewrite(cr_agent_journal *j, int64_t base, size_t from)
     }
     j->fd = fd;
     j->chain = chain;
+    cr_seal_head_note("events.feed", &j->chain, true); /* the older seals are gone */
     j->dirty = false; /* the rename made everything durable */
     for (size_t i = 0; i < from; i++) {
         free(j->lines[i]);
@@ -385,6 +387,7 @@ int cr_agent_journal_append(cr_agent_journal *j, const char *line, size_t len, i
         free(j->lines[--j->count]);
         return CR_EIO;
     }
+    cr_seal_head_note("events.feed", &j->chain, false);
     j->dirty = true;
     if (n) {
         *n = cr_agent_journal_last(j);
@@ -440,7 +443,7 @@ const char *cr_agent_journal_line(const cr_agent_journal *j, int64_t n, size_t *
 
 int cr_agent_journal_rebase(cr_agent_journal *j, int64_t acked)
 {
-    if (acked <= cr_agent_journal_last(j)) {
+    if (acked < 0 || (acked <= cr_agent_journal_last(j) && acked >= j->acked)) {
         return CR_EINVAL;
     }
     if (cr_agent_journal_sync(j)) {

@@ -68,9 +68,11 @@ int cr_agent_journal_ack(cr_agent_journal *j, int64_t n);
 const char *cr_agent_journal_line(const cr_agent_journal *j, int64_t n, size_t *len);
 
 /* The relay knows this agent up to `acked`, more than this journal ever
- * numbered (the agent's state was lost): renumbers the unacknowledged events
- * to follow it, so that the relay does not take them for duplicates.
- * Returns 0, CR_EINVAL if acked <= last, or CR_EIO. */
+ * numbered (the agent's state was lost), or less than it acknowledged (the
+ * relay's was): renumbers the unacknowledged events to follow it, so that
+ * the relay neither takes them for duplicates nor for a jump it refuses
+ * (the relay's numbering wins). Returns 0, CR_EINVAL if acked is between
+ * the acknowledged mark and last (nothing to renumber), or CR_EIO. */
 int cr_agent_journal_rebase(cr_agent_journal *j, int64_t acked);
 
 #endif

@@ -316,8 +316,9 @@ static bool may_feed(cr_agent_link *l, cr_agent_rec *r, const cr_config_token *t
                      const cr_feed_event *ev, int64_t n)
 {
     const char *why = NULL;
-    if (!cr_config_token_allows_board(tok, ev->board)) {
-        why = "its token does not list that board";
+    if (!cr_config_board_allowed(l->tournament, tok, ev->board)) {
+        why = tok && tok->board_count ? "its token does not list that board"
+                                      : "the tournament file reserves it for another token";
     } else if (!claim(l, ev->board, cr_agent_rec_name(r))) {
         cr_agent_owner *o = find_owner(l, ev->board);
         why = o && o->agent[0] ? "another agent fed it first" : "the relay's own source feeds it";

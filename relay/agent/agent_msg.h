@@ -27,6 +27,11 @@
 #define CR_AGENT_ID_MAX 64
 #define CR_AGENT_TOKEN_MAX 256
 #define CR_AGENT_BATCH_MAX 256          /* lines in one "ev" message */
+/* How far past the next expected number an "ev" may start: an agent sends
+ * its events in order from the relay's welcome, so a real one is never
+ * more than a batch ahead; a bigger jump is a forged or broken number,
+ * refused so that it can never be acked and wedge the agent's numbering. */
+#define CR_AGENT_AHEAD_MAX CR_AGENT_BATCH_MAX
 #define CR_AGENT_MESSAGE_MAX (256 * 1024) /* bytes of one message, either way */
 #define CR_AGENT_TIME_MAX ((int64_t)1 << 50) /* |clock| and |event time| in ms: sums
                                                 of a few never overflow */

@@ -359,6 +359,14 @@ cr_agent_rec *cr_agent_records_hello(cr_agent_records *s, const char *name, void
     return r;
 }
 
+int64_t cr_agent_records_expected(cr_agent_records *s, cr_agent_rec *r)
+{
+    pthread_mutex_lock(&s->lock);
+    int64_t next = r->recv + 1;
+    pthread_mutex_unlock(&s->lock);
+    return next;
+}
+
 int64_t cr_agent_records_received(cr_agent_records *s, cr_agent_rec *r, int64_t first,
                                   size_t count, int64_t clock, size_t *skip, int64_t *old)
 {

@@ -107,6 +107,10 @@ cr_agent_rec *cr_agent_records_hello(cr_agent_records *s, const char *name, void
                                      const char *peer, int64_t n, int64_t clock,
                                      cr_agent_hello_info *info);
 
+/* The number the agent's next new event must have (one past the highest
+ * received, or journaled before a restart). */
+int64_t cr_agent_records_expected(cr_agent_records *s, cr_agent_rec *r);
+
 /* An "ev" of `count` events numbered from `first` (count 0: a tick, from the
  * next number) with the agent's clock: counts duplicates, marks the new
  * ones received. *skip: how many of them the loop has had already; *old:

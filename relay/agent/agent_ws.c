@@ -106,6 +106,17 @@ static void on_hello(cr_agent_link *l, apss *p, const cr_amsg *m)
 static void on_events(cr_agent_link *l, apss *p, cr_amsg *m)
 {
     cr_agent_rec *r = p->rec;
+    int64_t next = cr_agent_records_expected(l->recs, r);
+    if (m->count && m->n - next > CR_AGENT_AHEAD_MAX) {
+        char text[160];
+        snprintf(text, sizeof text,
+                 "event %" PRId64 " is beyond what this agent has sent (next expected %" PRId64
+                 ", at most %d ahead)",
+                 m->n, next, CR_AGENT_AHEAD_MAX);
+        cr_log(CR_LOG_WARN, "agent %s: %s: refused", cr_agent_rec_name(r), text);
+        queue_error(p, text, "ev", true); /* never received, never acked */
+        return;
+    }
     size_t skip;
     int64_t old;
     int64_t first = cr_agent_records_received(l->recs, r, m->n, m->count, m->clock, &skip, &old);

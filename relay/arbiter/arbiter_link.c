@@ -11,9 +11,11 @@
 #include <string.h>
 #include <unistd.h>
 
+#include "core/verdicts.h"
 #include "util/fileio.h"
 #include "util/grow.h"
 #include "util/log.h"
+#include "util/seal_head.h"
 #include "util/sealed_file.h"
 
 #define LOG_NAME "incidents.log"
@@ -25,11 +27,11 @@ typedef struct arb_game {
     char board[CR_BOARD_ID_MAX + 1];
     char round[CR_ROUND_MAX];
     int table;
-    cr_game *game; /* the monitor's copy of the store's game */
+    cr_verdict *v;  /* the result rules (core/verdicts.h): the monitor over its own game */
+    cr_game *game;  /* the three borrowed from v */
     cr_clock *clock;
     cr_monitor *mon;
     int published;   /* incidents journaled and published so far */
-    bool online;
     bool push_due;   /* the monitor ended the game: tell the store at the next tick */
     cr_monitor_state last; /* at the last state check, clock fields zeroed */
     char *state_key; /* last published state, without the clock times */
@@ -83,6 +85,7 @@ struct cr_arbiter_link {
     char *log_path;
     int log; /* incidents.log, sealed records (util/sealed_file.h); -1: none */
     cr_seal log_chain;
+    const char *pushing; /* who push_to_store's events are made for */
 };
 
 /*----- small helpers -----*/
@@ -314,6 +317,8 @@ static void journal_line(cr_arbiter_link *l, const char *line, int n)
      * torn last one, cut on restart. */
     if (n < 0 || cr_sealed_append(l->log, &l->log_chain, line, (size_t)n)) {
         cr_log(CR_LOG_ERROR, "%s: cannot write: %s", l->log_path, strerror(errno));
+    } else {
+        cr_seal_head_note("incidents.log", &l->log_chain, false); /* a cut tail is found */
     }
 }
 
@@ -559,23 +564,9 @@ static void game_free(arb_game *g)
     if (!g) {
         return;
     }
-    cr_monitor_free(g->mon);
-    cr_clock_free(g->clock);
-    cr_game_free(g->game);
+    cr_verdict_free(g->v);
     free(g->state_key);
     free(g);
-}
-
-/* A clock model for a store game: its TimeControl tag, else the event's. */
-static cr_clock *new_clock(const cr_arbiter_link *l, const cr_store_game *sg)
-{
-    const char *tc_text = cr_game_tag(sg->game, "TimeControl");
-    if (!tc_text || !tc_text[0]) {
-        tc_text = l->cfg.time_control;
-    }
-    cr_time_control tc;
-    bool have_tc = tc_text && tc_text[0] && cr_time_control_parse(tc_text, &tc, NULL) == 0;
-    return cr_clock_new(have_tc ? &tc : NULL, NULL);
 }
 
 /* Creates the monitor for a store game (a copy of its game and a clock). */
@@ -595,98 +586,24 @@ static arb_game *add_game(cr_arbiter_link *l, const cr_store_game *sg, bool sile
     snprintf(g->board, sizeof g->board, "%s", sg->board);
     snprintf(g->round, sizeof g->round, "%s", sg->round);
     g->table = sg->table;
-    g->online = sg->online;
-    g->game = cr_game_clone(sg->game);
-    g->clock = new_clock(l, sg);
-    cr_monitor_config mc;
-    cr_monitor_config_default(&mc);
-    mc.silent_start = silent;
-    mc.press_without_move = l->cfg.press_without_move;
-    mc.move_without_press = l->cfg.move_without_press;
-    if (g->game && g->clock) {
-        if (sg->clock_at > 0 && sg->white_ms >= 0 && sg->black_ms >= 0) {
-            /* The reading at its own time, not now: the clock runs on from
-             * there. Games with a reading here were rebuilt from the
-             * journal, whose events are stamped with their feed time. */
-            int64_t at = sg->clock_at / 1000;
-            cr_clock_feed(g->clock, at < t ? at : t, sg->white_ms, sg->black_ms, sg->running);
-        }
-        g->mon = cr_monitor_new(g->game, g->clock, &mc);
-    }
-    if (!g->mon) {
-        game_free(g);
-        return NULL;
-    }
     /* In the rebuild the monitor follows the journal's events as it did
      * live (its clock learns the control, its markers are set), logging
      * nothing: the log is restored from incidents.log at start. */
-    cr_monitor_set_silent(g->mon, !l->started);
-    cr_monitor_set_wall(g->mon, wall);
-    if (!sg->online) {
-        cr_monitor_board_link(g->mon, false, t);
+    g->v = cr_verdict_new(sg, l->cfg.time_control, silent, !l->started, t, wall);
+    if (!g->v) {
+        game_free(g);
+        return NULL;
     }
+    g->game = cr_verdict_game(g->v);
+    g->clock = cr_verdict_clock(g->v);
+    g->mon = cr_verdict_monitor(g->v);
+    /* The board-and-clock incidents the tournament file switches on. */
+    cr_monitor_set_floor_checks(g->mon, l->cfg.press_without_move, l->cfg.move_without_press);
     if (silent) {
         g->published = cr_monitor_incident_count(g->mon);
     }
     l->games[l->ngames++] = g;
     return g;
-}
-
-/*----- the monitor's game against the store's -----*/
-
-static bool same_ply(const cr_ply *a, const cr_ply *b)
-{
-    uint32_t mask = CR_PLY_ILLEGAL | CR_PLY_DRAW_OFFER;
-    return a->move == b->move && strcmp(a->san, b->san) == 0 && (a->flags & mask) == (b->flags & mask);
-}
-
-static int first_difference(const cr_game *a, const cr_game *b)
-{
-    int n = cr_game_ply_count(a), m = cr_game_ply_count(b), k = 0;
-    while (k < n && k < m && same_ply(cr_game_ply(a, k), cr_game_ply(b, k))) {
-        k++;
-    }
-    return k;
-}
-
-static int copy_ply(cr_game *dst, const cr_ply *p)
-{
-    int rc;
-    if (p->flags & CR_PLY_ILLEGAL) {
-        rc = cr_game_push_illegal(dst, &p->after, p->san, p->clock_ms, p->ts);
-    } else {
-        rc = cr_game_push(dst, p->move, p->clock_ms, p->ts, p->flags);
-    }
-    if (rc == 0) {
-        cr_ply *q = cr_game_ply_mut(dst, cr_game_ply_count(dst) - 1);
-        q->flags = p->flags;
-        q->emt_ms = p->emt_ms;
-        q->fits = p->fits;
-    }
-    return rc;
-}
-
-/* Brings the monitor's game to the store's (plies, result). Returns true if
- * anything changed. */
-static bool follow_store(arb_game *g, const cr_game *sg)
-{
-    bool changed = false;
-    int k = first_difference(g->game, sg);
-    if (k < cr_game_ply_count(g->game)) {
-        cr_game_truncate(g->game, k);
-        changed = true;
-    }
-    for (int i = k; i < cr_game_ply_count(sg); i++) {
-        if (copy_ply(g->game, cr_game_ply(sg, i))) {
-            break;
-        }
-        changed = true;
-    }
-    if (cr_game_result(sg) != cr_game_result(g->game)) {
-        cr_game_set_result(g->game, cr_game_result(sg));
-        changed = true;
-    }
-    return changed;
 }
 
 /* Queues a store event for the caller (cr_arbiter_link_take_event), made
@@ -706,78 +623,23 @@ static void emit(cr_arbiter_link *l, cr_store_event *ev, const char *who)
     l->out_tail = &e->next;
 }
 
-/* The reason of the latest result incident, for the RESULT event. */
-static void result_reason(const arb_game *g, char *buf, size_t size)
+/* emit for cr_verdict_to_store: on behalf of l->pushing. */
+static void emit_pushed(void *data, cr_store_event *ev)
 {
-    snprintf(buf, size, "arbiter");
-    for (int i = cr_monitor_incident_count(g->mon) - 1; i >= 0; i--) {
-        const cr_incident *inc = cr_monitor_incident(g->mon, i);
-        if (inc->kind == CR_INC_RESULT || inc->kind == CR_INC_CORRECTION ||
-            inc->kind == CR_INC_DECISION) {
-            const char *colon = strstr(inc->text, ": ");
-            const char *src = colon && inc->kind == CR_INC_RESULT ? colon + 2 : inc->text;
-            size_t n = strlen(src) < size - 1 ? strlen(src) : size - 1; /* cut to the field */
-            memcpy(buf, src, n);
-            buf[n] = '\0';
-            return;
-        }
-    }
+    cr_arbiter_link *l = data;
+    emit(l, ev, l->pushing);
 }
 
 /* After an action or an automatic end: the store events that bring the
  * store's game to the monitor's (the monitor's game is the truth here).
- * They are queued, so the store stands as it is until they are applied:
- * what they change is worked out here (a correction clears the result). */
+ * They are queued, so the store stands as it is until they are applied. */
 static void push_to_store(cr_arbiter_link *l, arb_game *g, const char *who)
 {
     const cr_store_game *sgr = l->cfg.store ? cr_store_find(l->cfg.store, g->id) : NULL;
-    if (!sgr) {
-        return;
-    }
-    const cr_game *sg = sgr->game;
-    cr_result store_result = cr_game_result(sg);
-    int k = first_difference(g->game, sg);
-    if (k < cr_game_ply_count(sg)) {
-        cr_store_event *ev = cr_store_event_new(CR_SEV_CORRECTION);
-        if (ev) {
-            ev->game = g->id;
-            ev->ply = k;
-            ev->retracted = cr_game_ply_count(sg) - k;
-        }
-        emit(l, ev, who);
-        store_result = CR_RESULT_NONE;
-    }
-    for (int i = k; i < cr_game_ply_count(g->game); i++) {
-        cr_store_event *ev = cr_store_event_new(CR_SEV_MOVE);
-        if (ev) {
-            ev->game = g->id;
-            ev->ply = i;
-            ev->move = *cr_game_ply(g->game, i);
-        }
-        emit(l, ev, who);
-    }
-    static const char *const tags[] = {"White", "Black"};
-    for (size_t i = 0; i < sizeof tags / sizeof tags[0]; i++) {
-        const char *mine = cr_game_tag(g->game, tags[i]);
-        const char *theirs = cr_game_tag(sg, tags[i]);
-        if (mine && (!theirs || strcmp(mine, theirs))) {
-            cr_store_event *ev = cr_store_event_new(CR_SEV_TAG);
-            if (ev) {
-                ev->game = g->id;
-                snprintf(ev->tag.name, sizeof ev->tag.name, "%s", tags[i]);
-                snprintf(ev->tag.value, sizeof ev->tag.value, "%s", mine);
-            }
-            emit(l, ev, who);
-        }
-    }
-    if (store_result != cr_game_result(g->game)) {
-        cr_store_event *ev = cr_store_event_new(CR_SEV_RESULT);
-        if (ev) {
-            ev->game = g->id;
-            ev->result = cr_game_result(g->game);
-            result_reason(g, ev->reason, sizeof ev->reason);
-        }
-        emit(l, ev, who);
+    if (sgr) {
+        l->pushing = who;
+        cr_verdict_to_store(g->v, sgr, emit_pushed, l);
+        l->pushing = NULL;
     }
 }
 
@@ -987,6 +849,7 @@ static void restore(cr_arbiter_link *l, int64_t wall)
     if (st.torn) {
         cr_log(CR_LOG_WARN, "%s: torn last line dropped", l->log_path);
     }
+    cr_seal_sound_note(LOG_NAME, st.bad == 0);
     if (st.bad) {
         char text[400];
         snprintf(text, sizeof text,
@@ -1071,48 +934,14 @@ void cr_arbiter_link_on_store_event(cr_arbiter_link *l, const cr_store_event *ev
         }
     }
     cr_monitor_set_wall(g->mon, wall);
-    cr_result before = cr_game_result(g->game);
-    switch (ev->kind) {
-    case CR_SEV_GAME:
-        break;
-    case CR_SEV_MOVE:
-    case CR_SEV_CORRECTION:
-    case CR_SEV_RESULT:
-        if (follow_store(g, sg->game)) {
-            cr_monitor_update(g->mon, t);
-        }
-        break;
-    case CR_SEV_CLOCK:
-        if (ev->clock_ply >= 0) { /* a ply timed: the scoresheet's clock */
-            cr_ply *p = ev->clock_ply < cr_game_ply_count(g->game)
-                            ? cr_game_ply_mut(g->game, ev->clock_ply)
-                            : NULL;
-            if (p) {
-                p->clock_ms = ev->ply_clock_ms;
-                p->emt_ms = ev->ply_emt_ms;
-            }
-        }
-        if (!ev->reread) {
-            cr_monitor_clock(g->mon, t, ev->white_ms, ev->black_ms, ev->running);
-        }
-        break;
-    case CR_SEV_STATUS:
-        if (ev->online != g->online) {
-            g->online = ev->online;
-            cr_monitor_board_link(g->mon, ev->online, t);
-        }
-        break;
-    case CR_SEV_TAG:
-        cr_game_set_tag(g->game, ev->tag.name, ev->tag.value[0] ? ev->tag.value : NULL);
-        break;
-    }
+    bool ended = cr_verdict_on_store_event(g->v, sg, ev, t);
     if (!l->started) {
         return; /* the rebuild: what the monitor did then is in the journal and the log */
     }
     /* The monitor may have ended the game (fivefold, dead position, flag):
      * the RESULT is queued at the next tick, when the store has taken the
      * rest of this event's turn. */
-    if (cr_game_result(g->game) != before && cr_game_result(g->game) != cr_game_result(sg->game)) {
+    if (ended) {
         g->push_due = true;
     }
     flush(l, g, true);
@@ -1126,9 +955,7 @@ void cr_arbiter_link_source_time(cr_arbiter_link *l, const char *board, int64_t 
     for (int i = 0; i < l->ngames; i++) {
         arb_game *g = l->games[i];
         if (!board || strcmp(g->board, board) == 0) {
-            cr_result before = cr_game_result(g->game);
-            cr_monitor_source_time(g->mon, t);
-            if (cr_game_result(g->game) != before && l->started) {
+            if (cr_verdict_source_time(g->v, t) && l->started) {
                 g->push_due = true; /* a flag fell: told to the store at the next tick */
             }
         }
@@ -1145,10 +972,9 @@ void cr_arbiter_link_tick(cr_arbiter_link *l, int64_t t, int64_t wall)
     }
     for (int i = 0; i < l->ngames; i++) {
         arb_game *g = l->games[i];
-        cr_result before = cr_game_result(g->game);
         cr_monitor_set_wall(g->mon, wall);
-        cr_monitor_tick(g->mon, t);
-        if (cr_game_result(g->game) != before || g->push_due) {
+        bool ended = cr_verdict_tick(g->v, t);
+        if (ended || g->push_due) {
             g->push_due = false;
             push_to_store(l, g, "relay"); /* the monitor ended it: no arbiter's doing */
         }

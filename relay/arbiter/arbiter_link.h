@@ -1,5 +1,6 @@
-/* chessrelay relay: arbiter monitoring in the relay. One cr_monitor (with
- * its cr_clock and its own copy of the game) per game of the live store,
+/* chessrelay relay: arbiter monitoring in the relay. One cr_verdict
+ * (core/verdicts.h: the result rules, a cr_monitor with its cr_clock and
+ * its own copy of the game) per game of the live store,
  * driven by the store events, the clock readings and a ~100 ms tick; the
  * arbiters' actions (arbiter_cmd.h) come in as commands and go out as store
  * events (RESULT, CORRECTION + MOVEs, TAG), so that every viewer sees them.

@@ -32,6 +32,8 @@
 #include "util/feed_line.h"
 #include "util/log.h"
 #include "util/opts.h"
+#include "util/seal_head.h"
+#include "util/seal_key.h"
 #include "core/sigwatch.h"
 
 #define AGENT_MAX_LINKS 64
@@ -275,6 +277,15 @@ static int open_client(agent *a, const agent_args *g)
                                   .clock = agent_clock,
                                   .clock_data = a};
     cr_error err;
+    /* Its events.feed sealed with its own key (util/seal_key.h). */
+    if (cr_seal_key_setup(a->state_dir, true, NULL, &err)) {
+        fprintf(stderr, "chessrelay agent: %s\n", err.text);
+        return 1;
+    }
+    if (cr_seal_head_start(a->state_dir)) {
+        fprintf(stderr, "chessrelay agent: cannot start the head of the seals\n");
+        return 1;
+    }
     a->client = cr_agent_client_new(&cfg, &err);
     if (!a->client) {
         fprintf(stderr, "chessrelay agent: %s%s\n", err.code == CR_EINVAL ? "--to: " : "", err.text);
@@ -393,6 +404,7 @@ int cr_cmd_agent(int argc, char **argv)
     }
     status = stop_agent(a, status);
     cr_agent_client_free(a->client);
+    cr_seal_head_stop();
     cr_sigwatch_free(sw); /* the other threads are stopped */
     free(a->line);
     return status;

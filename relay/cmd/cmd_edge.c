@@ -147,8 +147,10 @@ static int load_config(cr_config **out, const edge_args *a)
     int rc = a->token ? cr_config_add_token(c, "command line", "arbiter", a->token) : 0;
     if (rc) {
         fprintf(stderr, "chessrelay edge: --arbiter-token: %s\n",
-                rc == CR_EINVAL ? cr_config_token_problem(a->token) : "out of memory");
-        return rc == CR_EINVAL ? 2 : 1;
+                rc == CR_EINVAL    ? cr_config_token_problem(a->token)
+                : rc == CR_ECONFIG ? "the tournament file has this token already (one role a token)"
+                                   : "out of memory");
+        return rc == CR_ENOMEM ? 1 : 2;
     }
     return 0;
 }

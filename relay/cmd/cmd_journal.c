@@ -9,16 +9,21 @@
  * board's raw events and clock readings from the game's start on its board
  * ("# game N board B" lines) up to the next game there, agents' comments
  * with them, and every result and tag set for it ("# cmd", with who and
- * when). Read-only; the seals are checked and a problem reported. */
+ * when); then its incidents.log lines (incidents, claims and decisions,
+ * acknowledgements). Read-only; the seals are checked and a problem
+ * reported. */
 #include <limits.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <dirent.h>
 #include <sys/stat.h>
 
 #include "cmd/commands.h"
 #include "core/journal.h"
 #include "core/journal_lines.h"
+#include "util/seal_head.h"
+#include "util/seal_key.h"
 #include "util/sealed_file.h"
 
 static int usage(void)
@@ -31,6 +36,129 @@ static int usage(void)
  * the relay's incidents.log, an agent's events.feed (its state folder). */
 static const char *const side_files[] = {"incidents.log", "events.feed"};
 
+/* Looking for the head's seal in a chain (util/seal_head.h). */
+typedef struct find {
+    const cr_seal *chain; /* the chain being scanned: the previous record's seal */
+    const cr_seal *target;
+    long records, at;     /* at: the record the target seals (-1: not found) */
+} find;
+
+static void find_check(find *f)
+{
+    if (f->at < 0 && f->records > 0 && memcmp(f->chain->h, f->target->h, CR_SEAL_BYTES) == 0) {
+        f->at = f->records;
+    }
+}
+
+static int find_record(void *data, size_t from, size_t to, int first_line, const char *bad,
+                       int bad_line, bool keyed)
+{
+    (void)from, (void)to, (void)first_line, (void)bad, (void)bad_line, (void)keyed;
+    find *f = data;
+    find_check(f);
+    f->records++;
+    return 0;
+}
+
+/* Scans one file of a chain for f's target. false: it cannot be read. */
+static bool find_in(find *f, cr_seal *chain, const char *path)
+{
+    char *text;
+    size_t len, keep;
+    int lines;
+    cr_error err;
+    if (cr_read_file(path, SIZE_MAX / 2, &text, &len, &err)) {
+        return false;
+    }
+    cr_seal_scan(text, len, chain, find_record, f, &keep, &lines);
+    find_check(f);
+    free(text);
+    return true;
+}
+
+static int by_name(const void *a, const void *b)
+{
+    return strcmp(*(char *const *)a, *(char *const *)b);
+}
+
+/* The records of kind `name` (the journal's files in order, or the file)
+ * up to the head's seal: -1 when it is not among them (cut or rewritten);
+ * *records: how many there are. */
+static long head_at(const char *dir, const char *name, const cr_seal *target, long *records)
+{
+    cr_seal chain = {{0}, false};
+    find f = {&chain, target, 0, -1};
+    char path[PATH_MAX];
+    if (strcmp(name, "journal") != 0) {
+        snprintf(path, sizeof path, "%s/%s", dir, name);
+        find_in(&f, &chain, path);
+    } else {
+        /* journal-NNNNNN.feed: the fixed width sorts them by name. */
+        DIR *d = opendir(dir);
+        char *names[4096];
+        size_t n = 0;
+        for (struct dirent *e; d && (e = readdir(d)) != NULL && n < 4096;) {
+            size_t l = strlen(e->d_name);
+            if (strncmp(e->d_name, "journal-", 8) == 0 && l > 5 && strcmp(e->d_name + l - 5, ".feed") == 0) {
+                names[n++] = strdup(e->d_name);
+            }
+        }
+        if (d) {
+            closedir(d);
+        }
+        qsort(names, n, sizeof *names, by_name);
+        for (size_t i = 0; i < n; i++) {
+            snprintf(path, sizeof path, "%s/%s", dir, names[i] ? names[i] : "");
+            find_in(&f, &chain, path);
+            free(names[i]);
+        }
+    }
+    *records = f.records;
+    return f.at;
+}
+
+/* The head of the seals against the chains: a cut tail, a deleted last
+ * journal file or a file resealed from scratch no longer holds the head's
+ * seal. Returns the problems found (printed). */
+static long check_head(const char *dir, long keyed, char *info, size_t size)
+{
+    info[0] = '\0';
+    cr_seal_head_entry e[CR_SEAL_HEAD_KINDS];
+    int n;
+    cr_error err;
+    int rc = cr_seal_head_read(dir, e, CR_SEAL_HEAD_KINDS, &n, &err);
+    if (rc == CR_EEOF) {
+        if (keyed) {
+            printf("%s/%s: missing although the records are keyed (deleted? or a crash in the "
+                   "first second): a cut tail cannot be checked\n",
+                   dir, CR_SEAL_HEAD_FILE);
+            return 1;
+        }
+        snprintf(info, size, "not checked: no head of seals (an unkeyed folder): a cut tail would "
+                             "not show\n");
+        return 0;
+    }
+    if (rc) {
+        printf("%s\n", err.text);
+        return 1;
+    }
+    long problems = 0;
+    for (int i = 0; i < n; i++) {
+        long records, at = head_at(dir, e[i].name, &e[i].seal, &records);
+        if (at < 0) {
+            printf("%s/%s: cut after record %ld, or rewritten: the head's last seal is not among "
+                   "its records\n",
+                   dir, e[i].name, records);
+            problems++;
+        } else if (at < records && strlen(info) < size / 2) {
+            size_t used = strlen(info);
+            snprintf(info + used, size - used, "%s: %ld record(s) after the head (written in its "
+                     "last second)\n", e[i].name, records - at);
+        }
+    }
+    return problems;
+}
+
 static int verify(const char *dir)
 {
     struct stat sb;
@@ -40,12 +168,17 @@ static int verify(const char *dir)
     }
     cr_journal_stats st;
     cr_error err;
+    /* The folder's own key checks its keyed seals (none: they are reported). */
+    if (cr_seal_key_setup(dir, false, NULL, &err)) {
+        fprintf(stderr, "chessrelay journal verify: %s\n", err.text);
+        return 1;
+    }
     if (cr_journal_verify(dir, &st, &err)) {
         fprintf(stderr, "chessrelay journal verify: %s\n", err.text);
         return 1;
     }
     int files = st.files, unsealed = st.unsealed;
-    long lines = st.lines, bad = st.bad;
+    long lines = st.lines, bad = st.bad, keyed = st.keyed, unkeyed = st.unkeyed;
     bool torn = st.torn;
     if (st.bad) {
         printf("%s/%s:%d: %s\n", dir, st.bad_file, st.bad_line, st.bad_why);
@@ -63,6 +196,8 @@ static int verify(const char *dir)
         }
         files++;
         lines += ss.lines;
+        keyed += ss.keyed;
+        unkeyed += ss.unkeyed;
         unsealed += ss.unsealed;
         torn |= ss.torn;
         bad += ss.bad;
@@ -74,6 +209,8 @@ static int verify(const char *dir)
         fprintf(stderr, "chessrelay journal verify: %s: no journal files\n", dir);
         return 1;
     }
+    char info[512];
+    bad += check_head(dir, keyed, info, sizeof info);
     if (bad) {
         printf("NOT SOUND: %ld problem(s) in %d file(s), %ld lines\n", bad, files, lines);
         return 1;
@@ -82,8 +219,17 @@ static int verify(const char *dir)
         printf("NOT SEALED: %d file(s) written before seals; %ld lines\n", unsealed, lines);
         return 1;
     }
-    printf("sound: %d file(s), %ld lines%s\n", files, lines,
+    /* Plain seals are only a checksum: whoever can write the folder can
+     * recompute them, so say which kind vouches for the lines. */
+    const char *kind = !unkeyed ? "keyed"
+                       : keyed  ? "keyed, with older unkeyed records first"
+                                : "unkeyed (older format: a checksum, not a seal)";
+    printf("sound: %d file(s), %ld lines, %s%s\n", files, lines, kind,
            torn ? ", a torn tail (a crash mid-write: cut at the next start)" : "");
+    if (unkeyed) {
+        printf("unkeyed (older format): %ld of %ld records\n", unkeyed, keyed + unkeyed);
+    }
+    printf("%s", info);
     return 0;
 }
 
@@ -143,6 +289,51 @@ static int export_line(void *data, const char *line, size_t len, const char *fil
     return 0;
 }
 
+/* incidents.log lines of the game: "<game>\t..." (incidents, claims and
+ * their decisions, acknowledgements; docs/protocol.md). */
+typedef struct export_log {
+    char prefix[24];
+    size_t plen;
+    long printed;
+} export_log;
+
+static int export_log_line(void *data, const char *line, size_t len, int lineno)
+{
+    export_log *x = data;
+    if (len > x->plen && memcmp(line, x->prefix, x->plen) == 0) {
+        printf("incidents.log:%d: %.*s\n", lineno, (int)len, line); /* named as the journals are */
+        x->printed++;
+    }
+    return 0;
+}
+
+/* The game's incidents.log lines after its journal lines. Returns the
+ * records that do not match their seals (reported), or -1 when the file
+ * cannot be read (an older folder may have none: 0). */
+static long export_incidents(const char *dir, int game, long *printed)
+{
+    char path[PATH_MAX];
+    snprintf(path, sizeof path, "%s/incidents.log", dir);
+    export_log x = {.plen = 0};
+    x.plen = (size_t)snprintf(x.prefix, sizeof x.prefix, "%d\t", game);
+    cr_sealed_stats ss;
+    cr_error err;
+    struct stat sb;
+    if (stat(path, &sb) != 0) {
+        return 0;
+    }
+    if (cr_sealed_read(path, false, export_log_line, &x, NULL, &ss, &err)) {
+        fprintf(stderr, "chessrelay journal export: %s\n", err.text);
+        return -1;
+    }
+    *printed += x.printed;
+    if (ss.bad) {
+        fprintf(stderr, "chessrelay journal export: NOT SOUND: %s:%d: %s\n", path, ss.bad_line,
+                ss.bad_why);
+    }
+    return ss.bad;
+}
+
 static int export_game(const char *dir, const char *game_arg)
 {
     char *end;
@@ -155,6 +346,10 @@ static int export_game(const char *dir, const char *game_arg)
     export x = {.game = (int)g};
     cr_journal_stats st;
     cr_error err;
+    if (cr_seal_key_setup(dir, false, NULL, &err)) {
+        fprintf(stderr, "chessrelay journal export: %s\n", err.text);
+        return 1;
+    }
     if (cr_journal_read(dir, export_line, &x, &st, &err)) {
         fprintf(stderr, "chessrelay journal export: %s\n", err.text);
         return 1;
@@ -163,11 +358,15 @@ static int export_game(const char *dir, const char *game_arg)
         fprintf(stderr, "chessrelay journal export: NOT SOUND: %s:%d: %s\n", st.bad_file,
                 st.bad_line, st.bad_why);
     }
+    long log_bad = export_incidents(dir, x.game, &x.printed);
+    if (log_bad < 0) {
+        return 1;
+    }
     if (!x.known && !x.printed) {
         fprintf(stderr, "chessrelay journal export: %s: no game %ld in the journals\n", dir, g);
         return 1;
     }
-    return st.bad ? 1 : 0;
+    return st.bad || log_bad ? 1 : 0;
 }
 
 int cr_cmd_journal(int argc, char **argv)

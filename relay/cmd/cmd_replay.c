@@ -3,7 +3,9 @@
  * decoded with the DGT board codec of drivers/ exactly like a live board;
  * a board with RAW lines is replayed from them alone (its decoded lines say
  * the same, but a board's event log replays many changes from one RAW
- * line, which its decoded lines repeat after it). */
+ * line, which its decoded lines repeat after it). After the inference the
+ * games go the served relay's way: store events into a store, judged by
+ * the arbiters' result rules (core/verdicts.h), written from the store. */
 #include <inttypes.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -14,143 +16,116 @@
 #include "util/grow.h"
 #include "util/opts.h"
 #include "cr/board.h"
-#include "cr/clock.h"
 #include "cr/feed.h"
 #include "cr/infer.h"
-#include "cr/pgn.h"
+#include "core/board_games.h"
 #include "core/board_infer.h"
-
-typedef struct saved_game {
-    unsigned engine;       /* which engine (a board of one feed) played it */
-    int number;
-    cr_game *game;
-    cr_result flag;        /* a flag fell on evidence while the game was open, or NONE */
-} saved_game;
+#include "core/store.h"
+#include "core/verdicts.h"
 
 typedef struct replay_board replay_board;
 
+/* A store game as replay names it: its number on its engine (for its
+ * gaps), and when the inference began it (games are listed in that order,
+ * whenever the store opened them). */
+typedef struct game_name {
+    bool set;
+    int number;
+    unsigned began;
+} game_name;
+
+/* After the inference, the served relay's back half: each board's store
+ * events (core/board_games) into a store, and the result rules of the
+ * arbiters' monitors (core/verdicts: flag falls, automatic draws) over it,
+ * their store events applied after. One store per feed: a finished feed's
+ * games never change again, and a large corpus need not be held. */
 typedef struct replay {
     replay_board **boards;
     size_t nboards, capboards;
-    saved_game *games;
-    size_t ngames, capgames;
     FILE *events;          /* --events: where event lines go, or NULL */
     cr_infer_config cfg;
-    unsigned engines;      /* engines made so far */
     int64_t *delays;       /* MOVE latencies (ms) */
     size_t ndelays, capdelays;
     bool oom;
+    cr_config *tournament; /* no tournament file: the defaults, as `replay --serve` */
+    cr_board_games_config games_cfg;
+    cr_store *store;       /* the current feed's games */
+    cr_verdicts *verdicts;
+    int next_game;         /* store ids, across feeds */
+    int64_t seq, t;        /* the last store event's seq; the feed time now */
+    game_name *names;      /* per store id */
+    size_t capnames;
+    unsigned began;        /* inference games begun so far */
 } replay;
 
 struct replay_board {
     char id[CR_BOARD_ID_MAX + 1];
     cr_board_infer *infer;
+    cr_board_games *games;
     int game_number;       /* of the engine's current game */
-    unsigned serial;       /* engines are numbered across all feeds */
-    /* The clock model of the current game, as the served relay's monitor
-     * keeps it: a flag that falls on evidence (the clock's own 0:00, or a
-     * sure run-down up to the feed's time) ends an open game (6.9). */
-    cr_clock *clock;
-    int flag_game;         /* game number whose flag fell (0: none) */
-    cr_result flag;
+    unsigned began;        /* when it began, in the replay's count */
     replay *rp;
 };
 
-/* An automatic draw (fivefold, 75 moves) ends the game where it stood, as
- * the served relay's monitor ends it: it wins over any later result. */
-static cr_game *clone_judged(const cr_game *g)
+/* A store event: seq and ts, applied, and the verdicts told (unless they
+ * made it). Takes ev. */
+static void apply_event(replay *rp, cr_store_event *ev, bool tell)
 {
-    cr_game *c = cr_game_clone(g);
-    if (c && cr_game_automatic_draw(c, NULL) >= 0) {
-        cr_game_set_result(c, CR_RESULT_DRAW);
-    }
-    return c;
-}
-
-/* The flag's result stands unless the game had ended before it fell. */
-static void apply_flag(saved_game *s)
-{
-    if (s->flag != CR_RESULT_NONE && cr_game_result(s->game) == CR_RESULT_NONE) {
-        cr_game_set_result(s->game, s->flag);
-    }
-}
-
-static void save_game(replay *rp, unsigned engine, int number, const cr_game *g, cr_result flag)
-{
-    if (!g) {
+    if (!ev) {
+        rp->oom = true;
         return;
     }
-    for (size_t i = 0; i < rp->ngames; i++) {
-        if (rp->games[i].number == number && rp->games[i].engine == engine) {
-            cr_game *c = clone_judged(g);
-            if (!c) {
-                rp->oom = true;
-                return;
-            }
-            cr_game_free(rp->games[i].game);
-            rp->games[i].game = c;
-            if (flag != CR_RESULT_NONE && rp->games[i].flag == CR_RESULT_NONE &&
-                cr_game_result(c) == CR_RESULT_NONE) {
-                rp->games[i].flag = flag;
-            }
-            apply_flag(&rp->games[i]);
-            return;
-        }
+    ev->seq = ++rp->seq;
+    ev->ts = rp->t * 1000;
+    cr_error err;
+    if (cr_store_apply(rp->store, ev, &err)) {
+        fprintf(stderr, "chessrelay replay: store: %s\n", err.text);
+    } else if (tell && cr_verdicts_on_store_event(rp->verdicts, ev, rp->t)) {
+        rp->oom = true;
     }
-    saved_game *n = cr_grow(rp->games, &rp->capgames, rp->ngames + 1, sizeof *n, 16);
+    cr_store_event_free(ev);
+}
+
+static void games_emit(void *data, cr_store_event *ev)
+{
+    apply_event(data, ev, true);
+}
+
+static int new_game_id(void *data)
+{
+    replay *rp = data;
+    return ++rp->next_game;
+}
+
+/* The board's source is at the feed's time: the games the rules ended
+ * there (a flag on the clock's evidence, an automatic draw) are told to
+ * the store, as the served relay's arbiter link tells it. */
+static void judge(replay *rp, const char *board)
+{
+    if (cr_verdicts_source_time(rp->verdicts, board, rp->t)) {
+        rp->oom = true;
+    }
+    cr_store_event *ev;
+    while ((ev = cr_verdicts_take_event(rp->verdicts)) != NULL) {
+        apply_event(rp, ev, false);
+    }
+}
+
+/* The store game id is the board's game now: named when it is new. */
+static void name_game(replay *rp, const replay_board *b, int id)
+{
+    size_t had = rp->capnames;
+    if (id <= 0 || ((size_t)id < had && rp->names[id].set)) {
+        return;
+    }
+    game_name *n = cr_grow(rp->names, &rp->capnames, (size_t)id + 1, sizeof *n, 64);
     if (!n) {
         rp->oom = true;
         return;
     }
-    rp->games = n;
-    saved_game *s = &rp->games[rp->ngames];
-    s->engine = engine;
-    s->number = number;
-    s->game = clone_judged(g);
-    s->flag = CR_RESULT_NONE;
-    if (!s->game) {
-        rp->oom = true;
-        return;
-    }
-    s->flag = cr_game_result(s->game) == CR_RESULT_NONE ? flag : CR_RESULT_NONE;
-    apply_flag(s);
-    rp->ngames++;
-}
-
-/* A new game: a new clock model, with the game's TimeControl if it has one
- * (the served relay's monitor takes it the same way). */
-static void new_clock(replay_board *b, const cr_game *g)
-{
-    cr_clock_free(b->clock);
-    const char *text = g ? cr_game_tag(g, "TimeControl") : NULL;
-    cr_time_control tc;
-    bool have = text && text[0] && cr_time_control_parse(text, &tc, NULL) == 0;
-    b->clock = cr_clock_new(have ? &tc : NULL, NULL);
-    if (!b->clock) {
-        b->rp->oom = true;
-    }
-}
-
-/* Feed time t has come for board b: a flag that fell by then, on the
- * clock's evidence, ends the current game if it is still open. */
-static void tick_clock(replay_board *b, int64_t t)
-{
-    if (!b->clock) {
-        return;
-    }
-    int s;
-    while ((s = cr_clock_tick(b->clock, t)) >= 0) {
-        const cr_game *g = cr_infer_game(cr_board_infer_engine(b->infer));
-        if (!g || b->flag_game == b->game_number || cr_game_result(g) != CR_RESULT_NONE) {
-            continue;
-        }
-        int opp = s ^ 1;
-        b->flag_game = b->game_number;
-        b->flag = !cr_can_mate(cr_game_position(g), opp) ? CR_RESULT_DRAW
-                  : opp == CR_WHITE                      ? CR_RESULT_WHITE
-                                                         : CR_RESULT_BLACK;
-        save_game(b->rp, b->serial, b->game_number, g, b->flag);
-    }
+    memset(n + had, 0, (rp->capnames - had) * sizeof *n);
+    rp->names = n;
+    rp->names[id] = (game_name){.set = true, .number = b->game_number, .began = b->began};
 }
 
 static const char *kind_name(cr_infer_kind k)
@@ -165,27 +140,18 @@ static void on_event(void *data, const cr_infer_event *ev)
 {
     replay_board *b = data;
     replay *rp = b->rp;
+    if (ev->game_number != b->game_number || !b->began) {
+        b->began = ++rp->began;
+    }
     b->game_number = ev->game_number;
+    cr_board_games_on_infer(b->games, ev);
+    name_game(rp, b, cr_board_games_game(b->games));
     if (ev->kind == CR_INFER_MOVE) {
         int64_t *n = cr_grow(rp->delays, &rp->capdelays, rp->ndelays + 1, sizeof *n, 256);
         if (n) {
             rp->delays = n;
             rp->delays[rp->ndelays++] = ev->t - ev->t_snapshot;
         }
-    }
-    /* A press after the end (mate) still times the last ply, as the served
-     * relay's store takes it: the saved copy follows. */
-    /* Saved when it starts too, so that games are listed in the order they
-     * began, as the served relay numbers them (its /live.pgn). */
-    if (ev->kind == CR_INFER_GAME_STARTED) {
-        new_clock(b, ev->game);
-    } else if (ev->kind == CR_INFER_CLOCK && b->clock) {
-        cr_clock_feed(b->clock, ev->t, ev->white_ms, ev->black_ms, ev->running);
-    }
-    if (ev->game && (ev->kind == CR_INFER_GAME_STARTED || ev->kind == CR_INFER_GAME_ENDED ||
-                     (ev->kind == CR_INFER_PLY_CLOCK && cr_game_result(ev->game) != CR_RESULT_NONE))) {
-        save_game(rp, b->serial, ev->game_number, ev->game,
-                  b->flag_game == ev->game_number ? b->flag : CR_RESULT_NONE);
     }
     if (!rp->events) {
         return;
@@ -270,9 +236,11 @@ static replay_board *get_board(replay *rp, const char *id)
     }
     snprintf(b->id, sizeof b->id, "%s", id);
     b->rp = rp;
-    b->serial = ++rp->engines;
     b->infer = cr_board_infer_new(id, &rp->cfg, on_event, b);
-    if (!b->infer) {
+    b->games = cr_board_games_new(&rp->games_cfg, id, (int)rp->nboards + 1);
+    if (!b->infer || !b->games) {
+        cr_board_infer_free(b->infer);
+        cr_board_games_free(b->games);
         free(b);
         return NULL;
     }
@@ -286,15 +254,13 @@ static void finish_boards(replay *rp)
         replay_board *b = rp->boards[i];
         cr_infer *inf = cr_board_infer_engine(b->infer);
         cr_infer_finish(inf, INT64_MAX / 4);
-        const cr_game *g = cr_infer_game(inf);
-        if (g) {
-            /* replaces a copy saved when it ended */
-            save_game(rp, b->serial, b->game_number, g,
-                      b->flag_game == b->game_number ? b->flag : CR_RESULT_NONE);
-        }
-        cr_board_infer_free(b->infer);
-        cr_clock_free(b->clock);
-        free(b);
+        cr_board_games_flush(b->games);
+    }
+    judge(rp, NULL);
+    for (size_t i = 0; i < rp->nboards; i++) {
+        cr_board_infer_free(rp->boards[i]->infer);
+        cr_board_games_free(rp->boards[i]->games);
+        free(rp->boards[i]);
     }
     rp->nboards = 0;
 }
@@ -346,6 +312,15 @@ static char *read_whole(FILE *in, size_t *len)
 
 static int run_feed(replay *rp, const char *path, bool keep_going, cr_infer_stats *total)
 {
+    if (!rp->store) {
+        rp->store = cr_store_new();
+        rp->verdicts = rp->store ? cr_verdicts_new(rp->store, rp->tournament->time_control) : NULL;
+        rp->games_cfg.store = rp->store;
+        if (!rp->verdicts) {
+            fprintf(stderr, "chessrelay replay: out of memory\n");
+            return 1;
+        }
+    }
     FILE *in = strcmp(path, "-") == 0 ? stdin : fopen(path, "r");
     if (!in) {
         fprintf(stderr, "chessrelay replay: cannot open %s\n", path);
@@ -391,15 +366,21 @@ static int run_feed(replay *rp, const char *path, bool keep_going, cr_infer_stat
             status = 1;
             break;
         }
+        rp->t = ev.t;
+        bool link = ev.kind == CR_FEED_CONNECT || ev.kind == CR_FEED_DISCONNECT;
+        if (link) {
+            cr_board_games_set_online(b->games, ev.kind == CR_FEED_CONNECT);
+        }
         if (cr_board_infer_feed(b->infer, &ev)) {
             fprintf(stderr, "chessrelay replay: out of memory\n");
             status = 1;
             break;
         }
-        if (b->clock && (ev.kind == CR_FEED_CONNECT || ev.kind == CR_FEED_DISCONNECT)) {
-            cr_clock_link(b->clock, ev.kind == CR_FEED_CONNECT, ev.t);
+        cr_board_games_flush(b->games);
+        if (link) {
+            cr_board_games_link_status(b->games);
         }
-        tick_clock(b, ev.t);
+        judge(rp, b->id);
     }
     for (size_t i = 0; i < rp->nboards; i++) {
         cr_infer_stats st;
@@ -423,9 +404,6 @@ static int run_feed(replay *rp, const char *path, bool keep_going, cr_infer_stat
     return status;
 }
 
-/* Writes the games saved so far and forgets them. Called after each feed:
- * a finished feed's games never change again (engines are numbered across
- * feeds), and a large corpus need not be held in memory. */
 /* Every stretch the board was not followed through, named: the game goes
  * on after it, and the moves in it are not invented. */
 static void name_gaps(const cr_game *g, int number)
@@ -447,25 +425,56 @@ static void name_gaps(const cr_game *g, int number)
     }
 }
 
+static const game_name *name_of(const replay *rp, int id)
+{
+    static const game_name none;
+    return id > 0 && (size_t)id < rp->capnames ? &rp->names[id] : &none;
+}
+
+static const replay *sorting; /* qsort's comparison has no data pointer */
+
+static int cmp_began(const void *a, const void *b)
+{
+    const cr_store_game *x = *(const cr_store_game *const *)a, *y = *(const cr_store_game *const *)b;
+    unsigned p = name_of(sorting, x->id)->began, q = name_of(sorting, y->id)->began;
+    return p != q ? (p < q ? -1 : 1) : (x->id > y->id) - (x->id < y->id);
+}
+
+/* Writes the feed's games with moves, in the order the inference began
+ * them, and forgets them with their store. Called after each feed: a
+ * finished feed's games never change again (store ids run on across feeds),
+ * and a large corpus need not be held in memory. */
 static int write_games(replay *rp, FILE *out)
 {
-    int status = 0;
-    for (size_t i = 0; i < rp->ngames; i++) {
-        cr_game *g = rp->games[i].game;
-        /* The round as the served relay names it (core/board_games.c), so
-         * that the PGN of a feed is the same byte for byte either way. */
-        const char *round = cr_game_tag(g, "Round");
-        if (!round || !round[0] || strcmp(round, "?") == 0) {
-            cr_game_set_tag(g, "Round", "1");
+    int status = 0, n = rp->store ? cr_store_game_count(rp->store) : 0;
+    const cr_store_game **list = n > 0 ? malloc((size_t)n * sizeof *list) : NULL;
+    if (n > 0 && !list) {
+        rp->oom = true;
+        n = 0;
+    }
+    for (int i = 0; i < n; i++) {
+        list[i] = cr_store_game_at(rp->store, i);
+    }
+    sorting = rp;
+    qsort(list, (size_t)n, sizeof *list, cmp_began);
+    for (int i = 0; i < n; i++) {
+        const cr_store_game *sg = list[i];
+        if (cr_game_ply_count(sg->game) == 0) {
+            continue; /* a board set up: no game yet */
         }
-        name_gaps(g, rp->games[i].number);
-        if (cr_game_ply_count(g) > 0 && cr_pgn_write_file(g, NULL, out) != 0) {
+        name_gaps(sg->game, name_of(rp, sg->id)->number);
+        char *text = cr_store_game_pgn_text(sg);
+        if (!text || fputs(text, out) == EOF) {
             fprintf(stderr, "chessrelay replay: cannot write the PGN\n");
             status = 1;
         }
-        cr_game_free(g);
+        free(text);
     }
-    rp->ngames = 0;
+    free(list);
+    cr_verdicts_free(rp->verdicts);
+    cr_store_free(rp->store);
+    rp->verdicts = NULL;
+    rp->store = NULL;
     return status;
 }
 
@@ -484,6 +493,12 @@ int cr_cmd_replay(int argc, char **argv)
     replay rp;
     memset(&rp, 0, sizeof rp);
     cr_infer_config_default(&rp.cfg);
+    rp.tournament = cr_config_new();
+    if (!rp.tournament) {
+        return 1;
+    }
+    rp.games_cfg = (cr_board_games_config){
+        .tournament = rp.tournament, .new_game = new_game_id, .emit = games_emit, .data = &rp};
     const char *pgn_path = NULL;
     bool keep_going = false, events = false, stats = false;
     const char **feeds = calloc((size_t)argc + 1, sizeof *feeds);
@@ -571,7 +586,8 @@ int cr_cmd_replay(int argc, char **argv)
         fprintf(stderr, "chessrelay replay: cannot write %s\n", pgn_path);
         status = 1;
     }
-    free(rp.games);
+    cr_config_free(rp.tournament);
+    free(rp.names);
     free(rp.boards);
     free(rp.delays);
     free(feeds);

@@ -33,6 +33,8 @@
 #include "net/server.h"
 #include "out/nats_out.h"
 #include "util/opts.h"
+#include "util/seal_head.h"
+#include "util/seal_key.h"
 
 typedef struct serve_args {
     const char *config_path, *listen, *state_dir, *port_file, *web_root, *token;
@@ -217,8 +219,32 @@ static struct cr_server *start_server(const cr_loop_server_args *la, cr_error *e
 }
 
 /* Applies the command line over the config and runs the loop. */
+/* The seals' key (util/seal_key.h) of the state folder, made on the first
+ * start: the journals and incidents.log are then sealed with it. */
+static int seal_key(const char *who, const char *state_dir)
+{
+    bool created;
+    cr_error err;
+    if (state_dir && cr_seal_key_setup(state_dir, true, &created, &err)) {
+        fprintf(stderr, "chessrelay %s: %s\n", who, err.text);
+        return 1;
+    }
+    if (state_dir && cr_seal_head_start(state_dir)) {
+        fprintf(stderr, "chessrelay %s: cannot start the head of the seals\n", who);
+        return 1;
+    }
+    if (state_dir && created) {
+        cr_log(CR_LOG_INFO, "%s/%s: a new key for the seals (keep it: it checks them)", state_dir,
+               CR_SEAL_KEY_FILE);
+    }
+    return 0;
+}
+
 static int run(const char *who, serve_args *a, cr_config *cfg, const char *state_dir)
 {
+    if (seal_key(who, state_dir)) {
+        return 1;
+    }
     if (a->listen && cr_parse_listen(a->listen, cfg->listen_host, sizeof cfg->listen_host,
                                      &cfg->listen_port)) {
         fprintf(stderr, "chessrelay %s: --listen: expected ADDR:PORT, got '%s'\n", who, a->listen);
@@ -265,8 +291,20 @@ static int run(const char *who, serve_args *a, cr_config *cfg, const char *state
     int rc = a->token ? cr_config_add_token(cfg, "command line", "arbiter", a->token) : 0;
     if (rc) {
         fprintf(stderr, "chessrelay %s: --arbiter-token: %s\n", who,
-                rc == CR_EINVAL ? cr_config_token_problem(a->token) : "out of memory");
-        return rc == CR_EINVAL ? 2 : 1;
+                rc == CR_EINVAL    ? cr_config_token_problem(a->token)
+                : rc == CR_ECONFIG ? "the tournament file has this token already (one role a token)"
+                                   : "out of memory");
+        return rc == CR_ENOMEM ? 1 : 2;
+    }
+    /* In the tournament's tokens too, so that it works (scope and all)
+     * wherever the file's agent tokens do: /agent, /ws, HTTP. */
+    rc = a->has_agent_token ? cr_config_add_token_entry(cfg, &a->agent_token) : 0;
+    if (rc) {
+        fprintf(stderr, "chessrelay %s: --agent-token: %s\n", who,
+                rc == CR_ECONFIG ? "the same token as the arbiter's or one of the tournament file "
+                                   "(one role a token)"
+                                 : "out of memory");
+        return rc == CR_ENOMEM ? 1 : 2;
     }
     static const cr_loop_server server = {start_server, cr_server_stop};
     cr_loop_config lc;
@@ -285,7 +323,9 @@ static int run(const char *who, serve_args *a, cr_config *cfg, const char *state
     lc.usb = a->usb;
     lc.board_kind = a->board_kind;
     lc.server = &server;
-    return cr_loop_run(&lc);
+    rc = cr_loop_run(&lc);
+    cr_seal_head_stop(); /* the head as the files end (a clean stop) */
+    return rc;
 }
 
 int cr_cmd_serve(int argc, char **argv)

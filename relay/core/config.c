@@ -145,6 +145,22 @@ static int get_str(ctx *c, json_t *v, const char *field, char *dst, size_t size)
     return 0;
 }
 
+/* A time control is refused at start, not at the first game that uses it
+ * (docs/venue.md). Returns true (err set) when `text` is not one. */
+static bool bad_time_control(ctx *c, const char *field, const char *text)
+{
+    if (cr_time_control_parse(text, &(cr_time_control){0}, NULL) == 0) {
+        return false;
+    }
+    char what[128];
+    snprintf(what, sizeof what,
+             "\"%.40s\" is not a time control (expected such as \"5400+30\", \"40/5400:1800+30\" or "
+             "\"180d2\")",
+             text);
+    fail(c, field, what);
+    return true;
+}
+
 /* "time_control": {"<round>": "<time control>", ..., "*": "<the others>"} */
 static int get_round_tcs(ctx *c, json_t *v, cr_config *cfg)
 {
@@ -167,13 +183,23 @@ static int get_round_tcs(ctx *c, json_t *v, cr_config *cfg)
         if (rc) {
             return rc;
         }
-        if (cr_time_control_parse(r->time_control, &(cr_time_control){0}, NULL)) {
-            return fail(c, field, "expected a time control such as \"5400+30\" or \"40/5400:1800+30\"");
+        if (bad_time_control(c, field, r->time_control)) {
+            return CR_ECONFIG;
         }
         snprintf(r->round, sizeof r->round, "%s", round);
         cfg->round_tc_count++;
     }
     return 0;
+}
+
+/* "time_control": one for every round, or one per round. */
+static int get_time_controls(ctx *c, json_t *v, cr_config *cfg)
+{
+    if (json_is_object(v)) {
+        return get_round_tcs(c, v, cfg);
+    }
+    int rc = get_str(c, v, "time_control", cfg->time_control, sizeof cfg->time_control);
+    return rc ? rc : bad_time_control(c, "time_control", cfg->time_control) ? CR_ECONFIG : 0;
 }
 
 static int get_int(ctx *c, json_t *v, const char *field, int lo, int hi, int *dst)
@@ -466,6 +492,21 @@ static int read_token(ctx *c, json_t *o, size_t index, cr_config_token *t)
     return 0;
 }
 
+/* A token has one role and one scope: the same token twice (say as arbiter
+ * and as agent) would act as whichever comes first. */
+static int token_twice(ctx *c, const cr_config *cfg, size_t i)
+{
+    for (size_t j = 0; j < i; j++) {
+        if (strcmp(cfg->tokens[j].token, cfg->tokens[i].token) == 0) {
+            char f[48], what[96];
+            snprintf(f, sizeof f, "tokens[%zu].token", i);
+            snprintf(what, sizeof what, "the same token as tokens[%zu] (give each role its own token)", j);
+            return fail(c, f, what);
+        }
+    }
+    return 0;
+}
+
 /* One "push" entry: {"round": "1", "url": "...", "token": "..."}. */
 static int read_push(ctx *c, json_t *o, size_t index, cr_config *cfg)
 {
@@ -746,8 +787,7 @@ static int read_root(ctx *c, json_t *root, cr_config *cfg)
         } else if (strcmp(key, "rounds") == 0) {
             rc = get_int(c, v, key, 1, 1000, &cfg->rounds);
         } else if (strcmp(key, "time_control") == 0) {
-            rc = json_is_object(v) ? get_round_tcs(c, v, cfg)
-                                   : get_str(c, v, key, cfg->time_control, sizeof cfg->time_control);
+            rc = get_time_controls(c, v, cfg);
         } else if (strcmp(key, "delay_minutes") == 0) {
             int m;
             rc = get_int(c, v, key, 0, 24 * 60, &m);
@@ -797,6 +837,7 @@ static int read_root(ctx *c, json_t *root, cr_config *cfg)
                 for (size_t i = 0; i < json_array_size(v) && !rc; i++) {
                     rc = read_token(c, json_array_get(v, i), i, &cfg->tokens[i]);
                     cfg->token_count = (int)i + 1;
+                    rc = rc ? rc : token_twice(c, cfg, i);
                 }
             }
         } else if (strcmp(key, "origins") == 0) {
@@ -1008,6 +1049,22 @@ bool cr_config_token_allows_board(const cr_config_token *t, const char *board)
            listed(board, t->boards, t->board_count);
 }
 
+bool cr_config_board_allowed(const cr_config *cfg, const cr_config_token *t, const char *board)
+{
+    if (t && t->board_count) {
+        return listed(board, t->boards, t->board_count);
+    }
+    /* Unscoped: any board but those the file reserves for another token. */
+    for (int i = 0; cfg && i < cfg->token_count; i++) {
+        const cr_config_token *u = &cfg->tokens[i];
+        if (strcmp(u->role, "agent") == 0 && u->board_count && (!t || strcmp(u->token, t->token)) &&
+            listed(board, u->boards, u->board_count)) {
+            return false;
+        }
+    }
+    return true;
+}
+
 const char *cr_config_token_problem(const char *token)
 {
     size_t n = token ? strlen(token) : 0;
@@ -1095,23 +1152,36 @@ int cr_config_parse_agent_token(const char *arg, cr_config_token *out, char *why
     return 0;
 }
 
-int cr_config_add_token(cr_config *cfg, const char *name, const char *role, const char *token)
+int cr_config_add_token_entry(cr_config *cfg, const cr_config_token *entry)
 {
-    if (cr_config_token_problem(token)) {
+    if (cr_config_token_problem(entry->token)) {
         return CR_EINVAL;
+    }
+    for (int i = 0; i < cfg->token_count; i++) {
+        if (strcmp(cfg->tokens[i].token, entry->token) == 0) {
+            return CR_ECONFIG;
+        }
     }
     cr_config_token *t = realloc(cfg->tokens, (size_t)(cfg->token_count + 1) * sizeof *t);
     if (!t) {
         return CR_ENOMEM;
     }
     cfg->tokens = t;
-    t += cfg->token_count;
-    memset(t, 0, sizeof *t);
-    snprintf(t->name, sizeof t->name, "%s", name);
-    snprintf(t->role, sizeof t->role, "%s", role);
-    snprintf(t->token, sizeof t->token, "%s", token);
-    cfg->token_count++;
+    t[cfg->token_count++] = *entry;
     return 0;
+}
+
+int cr_config_add_token(cr_config *cfg, const char *name, const char *role, const char *token)
+{
+    if (cr_config_token_problem(token)) {
+        return CR_EINVAL;
+    }
+    cr_config_token t;
+    memset(&t, 0, sizeof t);
+    snprintf(t.name, sizeof t.name, "%s", name);
+    snprintf(t.role, sizeof t.role, "%s", role);
+    snprintf(t.token, sizeof t.token, "%s", token);
+    return cr_config_add_token_entry(cfg, &t);
 }
 
 const char *cr_config_time_control(const cr_config *cfg, const char *round)

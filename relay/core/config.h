@@ -211,8 +211,12 @@ enum { CR_TOKEN_MIN = 8 };
 const char *cr_config_token_problem(const char *token);
 
 /* Adds a token (a command line's --arbiter-token) to cfg. Returns 0,
- * CR_EINVAL (cr_config_token_problem says why) or CR_ENOMEM. */
+ * CR_EINVAL (cr_config_token_problem says why), CR_ECONFIG (cfg has that
+ * token already: a token has one role) or CR_ENOMEM. */
 int cr_config_add_token(cr_config *cfg, const char *name, const char *role, const char *token);
+/* The same for a whole entry (a command line's scoped --agent-token), so
+ * that it works everywhere the file's tokens do. */
+int cr_config_add_token_entry(cr_config *cfg, const cr_config_token *entry);
 
 /* The command line's --agent-token: TOKEN, or TOKEN scoped like a
  * tournament token with ":agents=ID,ID..." and/or ":boards=ID,ID..." after
@@ -232,6 +236,10 @@ const cr_config_token *cr_config_find_token(const cr_config *cfg, const char *to
  * the command line's --agent-token, which may use any). */
 bool cr_config_token_allows_agent(const cr_config_token *t, const char *agent);
 bool cr_config_token_allows_board(const cr_config_token *t, const char *board);
+/* Whether an agent with token t may feed `board`: a token with boards= only
+ * those; one without, any board that no other agent token of cfg lists
+ * (the file reserves those for their venues). */
+bool cr_config_board_allowed(const cr_config *cfg, const cr_config_token *t, const char *board);
 
 /* Constant-time comparison of two strings (time depends only on the length
  * of `secret`). */

@@ -15,6 +15,7 @@
 #include "util/fileio.h"
 #include "util/log.h"
 #include "util/seal.h"
+#include "util/seal_head.h"
 #include "util/sealed_file.h"
 
 enum { PENDING_MAX = 64 * 1024 * 1024 }; /* bytes held while the disk refuses them */
@@ -165,7 +166,7 @@ cr_journal *cr_journal_open(const char *dir, cr_error *err)
     int count;
     long *nums = list_journals(dir, &count);
     long next = count ? nums[count - 1] + 1 : 1;
-    cr_seal chain = {{0}};
+    cr_seal chain = {{0}, false};
     if (count) {
         char prev[4096];
         snprintf(prev, sizeof prev, "%s/journal-%06ld.feed", dir, nums[count - 1]);
@@ -280,6 +281,7 @@ int cr_journal_append(cr_journal *j, const char *line, size_t len)
     int rc = append_line(j, b, n);
     if (rc == 0) {
         j->chain = next;
+        cr_seal_head_note("journal", &j->chain, false);
     }
     if (b != stackbuf) {
         free(b);
@@ -372,6 +374,7 @@ const char *cr_journal_problem(const cr_journal *j)
 
 void cr_journal_metrics(const cr_journal *j, FILE *f)
 {
+    cr_seal_sound_metrics(f); /* the journal's and incidents.log's seals at start */
     fprintf(f,
             "# HELP chessrelay_journal_write_errors_total Failed journal writes and fsyncs.\n"
             "# TYPE chessrelay_journal_write_errors_total counter\n"
@@ -458,6 +461,8 @@ static int read_file(reader *r, const char *path, const char *name, cr_error *er
     cr_sealed_stats ss;
     rc = cr_sealed_scan_text(text, len, &r->chain, journal_line, r, &ss, &keep);
     r->st->lines += ss.lines;
+    r->st->keyed += ss.keyed;
+    r->st->unkeyed += ss.unkeyed;
     r->st->unsealed += !sealed && len;
     if (ss.bad) {
         bad(r, name, ss.bad_line, ss.bad_why);
@@ -497,20 +502,20 @@ int cr_journal_replay(const char *dir, cr_journal_line_fn fn, void *data, cr_jou
                       cr_error *err)
 {
     cr_journal_stats local;
-    reader r = {fn, data, stats ? stats : &local, true, false, {{0}}, NULL};
+    reader r = {fn, data, stats ? stats : &local, true, false, {{0}, false}, NULL};
     return read_dir(dir, &r, err);
 }
 
 int cr_journal_verify(const char *dir, cr_journal_stats *stats, cr_error *err)
 {
-    reader r = {NULL, NULL, stats, false, false, {{0}}, NULL};
+    reader r = {NULL, NULL, stats, false, false, {{0}, false}, NULL};
     return read_dir(dir, &r, err);
 }
 
 int cr_journal_read(const char *dir, cr_journal_line_fn fn, void *data, cr_journal_stats *stats,
                     cr_error *err)
 {
-    reader r = {fn, data, stats, false, false, {{0}}, NULL};
+    reader r = {fn, data, stats, false, false, {{0}, false}, NULL};
     return read_dir(dir, &r, err);
 }
 

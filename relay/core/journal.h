@@ -85,6 +85,7 @@ typedef struct cr_journal_stats {
     char bad_file[64]; /* the first problem: file, line, what */
     int bad_line;
     char bad_why[96];
+    long keyed, unkeyed; /* records with keyed seals, with plain (older) ones */
 } cr_journal_stats;
 
 /* Reads every journal of dir (a missing dir has none), checking every seal

@@ -22,6 +22,7 @@
 #include "util/feed_line.h"
 #include "util/grow.h"
 #include "util/log.h"
+#include "util/seal_head.h"
 #include "out/nats_out.h"
 #include "out/outputs.h"
 #include "engine/evals.h"
@@ -1105,6 +1106,7 @@ static int rebuild(relay *r)
     }
     cr_lanes_tick(r->lanes, cr_now_us());
     set_rebuilding(r, false);
+    cr_seal_sound_note("journal", st.bad == 0);
     if (st.bad) {
         /* Rebuilt as the files say, but they are not what was written. */
         r->journal_bad_lines += st.bad;

@@ -22,6 +22,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <strings.h>
 #include <sys/prctl.h>
 #include <sys/resource.h>
 #include <sys/stat.h>
@@ -208,7 +209,7 @@ cr_srv_auth cr_srv_bearer_token(struct lws *wsi, char *buf, size_t size)
         lws_hdr_copy(wsi, hdr, sizeof hdr, WSI_TOKEN_HTTP_AUTHORIZATION) <= 0) {
         return CR_AUTH_TOO_LARGE;
     }
-    if (strncmp(hdr, "Bearer ", 7) != 0 || !hdr[7]) {
+    if (strncasecmp(hdr, "Bearer ", 7) != 0 || !hdr[7]) { /* the scheme is case-insensitive */
         return CR_AUTH_BAD;
     }
     size_t n = strlen(hdr + 7);
@@ -222,13 +223,12 @@ cr_srv_auth cr_srv_bearer_token(struct lws *wsi, char *buf, size_t size)
 const char *cr_srv_check_token(cr_server *s, struct lws *wsi, const char *token, bool *throttled,
                                const char **name)
 {
-    *throttled = s->limits && !cr_limits_token_allowed(s->limits, wsi);
-    if (*throttled) {
-        s->refused_token++;
-        return NULL;
-    }
+    /* The token is checked first: a right one is never refused because
+     * someone else at that address (a venue's NAT, a proxy) mistyped; only
+     * the wrong ones are throttled (issue 27). */
     const cr_config_token *t = cr_config_find_token(s->cfg.tournament, token);
     const char *role = t ? t->role : NULL;
+    *throttled = false;
     if (name) {
         *name = t && t->name[0] ? t->name : role;
     }
@@ -236,7 +236,8 @@ const char *cr_srv_check_token(cr_server *s, struct lws *wsi, const char *token,
         /* Counted, and logged in the limits' summary: a guesser makes no
          * log line per guess. */
         s->refused_token++;
-        if (s->limits) {
+        *throttled = s->limits && !cr_limits_token_allowed(s->limits, wsi);
+        if (s->limits && !*throttled) {
             cr_limits_token_failed(s->limits, wsi);
         }
     }

@@ -17,10 +17,36 @@
 #define CR_SEAL_BYTES 32
 #define CR_SEAL_LINE (3 + 2 * CR_SEAL_BYTES + 1) /* "#= " 64 hex "\n" */
 
-/* The last record's seal; all zero before the first record. */
+/* The last record's seal; all zero before the first record. `keyed`: the
+ * chain has a keyed seal, so an unkeyed one after it is a forgery (someone
+ * without the key resealed). */
 typedef struct cr_seal {
     unsigned char h[CR_SEAL_BYTES];
+    bool keyed;
 } cr_seal;
+
+/* Keyed seals: with a key (the state folder's seal.key, util/seal_key.h)
+ * a seal is HMAC-SHA-256(key, previous seal || record), written "#% <hex>",
+ * so that nobody without the key can recompute the chain after an edit.
+ * Without one it is plain SHA-256, written "#= <hex>" (the older format:
+ * tamper evidence against accidents only). Files may hold both (older
+ * records first). */
+typedef struct cr_seal_key {
+    unsigned char k[CR_SEAL_BYTES];
+} cr_seal_key;
+
+/* The key of new seals and of checking keyed ones, for the whole process
+ * (NULL: none). Set once at start, before any thread that seals. */
+void cr_seal_use_key(const cr_seal_key *key);
+/* Whether a key is in use. */
+bool cr_seal_have_key(void);
+
+/* HMAC-SHA-256 of data with the key in use; false when there is none. */
+bool cr_seal_mac(const void *data, size_t len, unsigned char out[CR_SEAL_BYTES]);
+
+/* HMAC-SHA-256 (RFC 2104) of a || b with key (klen <= 64 bytes). */
+void cr_seal_hmac(const unsigned char *key, size_t klen, const void *a, size_t alen, const void *b,
+                  size_t blen, unsigned char out[CR_SEAL_BYTES]);
 
 /* The seal line of record rec (len bytes, whole lines with their "\n")
  * after *chain into out (CR_SEAL_LINE bytes, no NUL); *chain becomes the
@@ -34,18 +60,18 @@ void cr_seal_record(cr_seal *chain, const char *rec, size_t len, char *out);
 char *cr_seal_frame(const cr_seal *chain, const char *rec, size_t len, char *buf, size_t size,
                     size_t *n, cr_seal *next);
 
-/* Whether a line (without its "\n") is a seal line. */
+/* Whether a line (without its "\n") is a seal line (keyed or not). */
 bool cr_seal_is_line(const char *line, size_t len);
 
 /* Whether text holds any seal line (a file written with seals). */
 bool cr_seal_any(const char *text, size_t len);
 
 /* A sealed text read back: called for each record (text[from, to), whole
- * lines) with the number of its first line, and why it does not match its
- * seal (NULL when it does; then the number of the line to report is
- * bad_line). Returning non-zero stops the scan (that value is returned). */
+ * lines) with the number of its first line, whether its seal is keyed, and
+ * why it does not match its seal (NULL when it does; then the number of
+ * the line to report is bad_line). Returning non-zero stops the scan (that value is returned). */
 typedef int (*cr_seal_record_fn)(void *data, size_t from, size_t to, int first_line,
-                                 const char *bad, int bad_line);
+                                 const char *bad, int bad_line, bool keyed);
 
 /* Checks every record of text (len bytes) against its seal, going on from
  * *chain (updated); after a bad record the chain goes on from the seal

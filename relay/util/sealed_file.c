@@ -37,9 +37,14 @@ static int hand_over(scan *s, size_t from, size_t to, int lineno)
 }
 
 static int on_record(void *data, size_t from, size_t to, int first_line, const char *why,
-                     int bad_line)
+                     int bad_line, bool keyed)
 {
     scan *s = data;
+    if (keyed) {
+        s->st->keyed++;
+    } else {
+        s->st->unkeyed++;
+    }
     if (why && !s->st->bad++) {
         s->st->bad_line = bad_line;
         snprintf(s->st->bad_why, sizeof s->st->bad_why, "%s", why);
@@ -72,7 +77,7 @@ int cr_sealed_read(const char *path, bool repair, cr_line_fn fn, void *data, cr_
     cr_sealed_stats local;
     st = st ? st : &local;
     memset(st, 0, sizeof *st);
-    cr_seal c = {{0}};
+    cr_seal c = {{0}, false};
     char *text;
     size_t len, keep;
     int rc = cr_read_file(path, SIZE_MAX / 2, &text, &len, err);

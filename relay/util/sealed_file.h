@@ -23,6 +23,7 @@ typedef struct cr_sealed_stats {
     long bad;      /* records that do not match their seals */
     int bad_line;  /* the first one's line, and why */
     char bad_why[96];
+    long keyed, unkeyed; /* records with keyed seals, with plain ones (older) */
 } cr_sealed_stats;
 
 /* The check of cr_sealed_read on text (len bytes) already read, the chain

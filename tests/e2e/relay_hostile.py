@@ -230,7 +230,8 @@ def agents(binary):
     local = board_of(FEED)
     cfg = write_config({"tokens": [
         {"name": "chief", "role": "arbiter", "token": ARBITER},
-        {"name": "venue A", "role": "agent", "token": VENUE_A, "agents": ["venue-a"]},
+        # B1 listed by both venues: the first to feed it owns it
+        {"name": "venue A", "role": "agent", "token": VENUE_A, "agents": ["venue-a"], "boards": ["B1", local]},
         {"name": "venue B", "role": "agent", "token": VENUE_B, "agents": ["venue-b"],
          "boards": ["B1", "B2", "B3"]}]})
     state = tempfile.mkdtemp(prefix="cr_hostile_agents_")
@@ -483,7 +484,9 @@ def flood(binary):
         codes = [r.http("/live.pgn", {"Authorization": "Bearer wrong-token-%03d" % k})[0] for k in range(30)]
         check(codes[:10] == [401] * 10 and set(codes[10:]) == {429}, "token throttle: %s" % codes)
         st, _, _ = r.http("/live.pgn", {"Authorization": "Bearer " + ARBITER})
-        check(st == 429, "a right token from a throttled address is not checked: %d" % st)
+        check(st == 200, "a right token from a throttled address locked out: %d" % st)
+        st, _, _ = r.http("/live.pgn", {"Authorization": "Bearer wrong-token-999"})
+        check(st == 429, "a wrong token after the right one: %d" % st)
         log = open(r.log.name).read()
         check(log.count("wrong token") <= 2, "a log line per wrong token")
         r.stop()
@@ -519,6 +522,10 @@ def journal(binary):
         arb = r.ws({"Authorization": "Bearer " + ARBITER})
         arb.send({"op": "tag", "game": gid, "name": "Annotator", "value": "chief"})
         wait_for("moves", lambda: "1." in r.http("/live.pgn", {"Authorization": "Bearer " + ARBITER})[2])
+        arb.send({"op": "arbiter-action", "game": gid, "action": "result", "result": "0-1"})
+        incidents = os.path.join(state, "incidents.log")
+        wait_for("the game's line in incidents.log", lambda: os.path.exists(incidents)
+                 and ("\n%d\t" % gid in "\n" + open(incidents).read()))
         time.sleep(0.5)
         r.stop()
         p = subprocess.run([binary, "journal", "verify", state], capture_output=True, text=True, timeout=60)
@@ -534,6 +541,11 @@ def journal(binary):
         check('"cmd":"tag"' in out and '"who":"chief"' in out and '"at":' in out,
               "export lacks the correction with who and when:\n" + out[-1500:])
         check(all(":" in l.split(" ")[0] for l in out.splitlines()), "export lines without file:line")
+        # issue 27: and the game's incidents.log lines (incidents, claims, decisions, acks)
+        mine = [n + 1 for n, l in enumerate(open(incidents).read().split("\n")) if l.startswith("%d\t" % gid)]
+        got = [l for l in out.splitlines() if l.startswith("incidents.log:")]
+        check(mine and len(got) == len(mine) and got[0].startswith("incidents.log:%d: %d\t" % (mine[0], gid)),
+              "export lacks incidents.log's lines %s:\n%s" % (mine, out[-1500:]))
         ex = subprocess.run([binary, "journal", "export", state, "--game", "4294967297"], capture_output=True,
                             text=True, timeout=60)
         check(ex.returncode == 2 and "game number" in ex.stderr, "export of an id out of range: %s" % ex.stderr)
@@ -629,13 +641,17 @@ def agent_token(binary):
     """--agent-token scoped on the command line, as a tournament token is:
     TOKEN:agents=ID,...:boards=ID,...; bad scopes are usage errors."""
     import subprocess
-    cfg = write_config(feeds=False)
+    cfg = write_config({"tokens": [
+        {"name": "chief", "role": "arbiter", "token": ARBITER},
+        {"name": "venue", "role": "agent", "token": AGENT},
+        {"name": "hall", "role": "agent", "token": "hall-token-1", "boards": ["B9"]}]}, feeds=False)
     state = tempfile.mkdtemp(prefix="cr_hostile_agent_token_")
     try:
         for arg, why in (("venue-cli-tok:agents=a b", 'agents=: "a b" is not an id'),
                          ("venue-cli-tok:board=B1", '"board=B1": expected agents=ID,... or boards=ID,...'),
                          ("venue-cli-tok:boards=B1:boards=B2", "boards= given twice"),
-                         ("", "the token: empty")):
+                         ("", "the token: empty"),
+                         (ARBITER + ":agents=x", "the same token as the arbiter's or one of the tournament file")):
             p = subprocess.run([binary, "serve", "--config", cfg, "--state", state, "--listen", "127.0.0.1:0",
                                 "--agent-token", arg], capture_output=True, text=True, timeout=20)
             check(p.returncode == 2 and "--agent-token: " + why in p.stderr,
@@ -657,11 +673,177 @@ def agent_token(binary):
         check(a["refused"] == 1 and sorted(x["board"] for x in a["boards"]) == ["B1", "B2"],
               "venue-a fed a board outside its scope: %s" % a)
         ws.close()
+        # issue 27: the scoped command-line token on /ws hello (an agent
+        # there), the Bearer scheme in any case
+        ws = r.ws()
+        ws.send({"op": "hello", "token": tok})
+        w = ws.recv()
+        check(w["type"] == "welcome" and w.get("role") == "agent", "/ws hello with --agent-token: %s" % w)
+        ws.close()
+        for scheme in ("bearer ", "BEARER "):
+            st, _, _ = r.http("/arbiter/incidents.json", {"Authorization": scheme + ARBITER})
+            check(st == 200, "Authorization: %s...: %d" % (scheme, st))
+        # a token without boards= may not feed a board the file reserves for another
+        ws, m = agent(r, "venue-c", AGENT)
+        check(m["type"] == "welcome", "venue-c: %s" % m)
+        send_ev(ws, 1, ["B9 connect", "B4 connect"])
+        wait_ack(ws, 2)
+        c = agent_status(r, "venue-c")
+        check(c["refused"] == 1 and [x["board"] for x in c["boards"]] == ["B4"],
+              "an unscoped token fed a board reserved for another: %s" % c)
+        ws.close()
         r.stop()
-        print("ok: --agent-token with agents= and boards=, bad scopes refused at start")
+        print("ok: --agent-token with agents= and boards= (also on /ws hello), bad scopes and a token "
+              "in two roles refused at start; bearer in any case; reserved boards kept")
     finally:
         os.unlink(cfg)
         shutil.rmtree(state, ignore_errors=True)
+
+
+def wedge(binary):
+    """Issue 27: an agent token's "ev" numbered far beyond what the agent
+    sent (2^40 - 1) is refused with the numbers named, never acked nor
+    journaled; after a relay restart the real `chessrelay agent` of that id
+    links and its events are acked."""
+    import subprocess
+    cfg = write_config(feeds=False)
+    state = tempfile.mkdtemp(prefix="cr_hostile_wedge_")
+    agent_state = tempfile.mkdtemp(prefix="cr_hostile_wedge_agent_")
+    try:
+        r = Relay(binary, ["serve", "--config", cfg, "--state", state, "--speed", "1000"])
+        ws, m = agent(r, "venue-x", AGENT)
+        check(m["type"] == "welcome" and m["acked"] == 0, "welcome: %s" % m)
+        send_ev(ws, 1, ["B7 connect", "B7 pos " + START])
+        wait_ack(ws, 2)
+        send_ev(ws, 1099511627775, ["B7 pos " + E4])
+        expect_error(ws, "ev", "event 1099511627775 is beyond what this agent has sent (next expected 3")
+        ws.close()
+        # one batch ahead is still taken (a real agent is never further)
+        ws, m = agent(r, "venue-x", AGENT, last=2)
+        check(m["type"] == "welcome" and m["acked"] == 2, "welcome after the refusal: %s" % m)
+        send_ev(ws, 3 + 257, ["B7 pos " + E4])
+        expect_error(ws, "ev", "event 260 is beyond")
+        ws.close()
+        check(agent_status(r, "venue-x")["acked"] == 2, "acked moved: %s" % agent_status(r, "venue-x"))
+        r.stop()
+        journal_text = "".join(open(os.path.join(dp, f), errors="replace").read()
+                               for dp, _, fs in os.walk(state) for f in fs)
+        check("1099511627775" not in journal_text, "the forged number reached the state folder")
+        r = Relay(binary, ["serve", "--config", cfg, "--state", state, "--speed", "1000"])
+        ag = subprocess.Popen([binary, "agent", "--to", "ws://127.0.0.1:%d/agent" % r.port, "--token", AGENT,
+                               "--id", "venue-x", "--feed", FEED, "--speed", "1000", "--state", agent_state,
+                               "--quiet"], stdout=subprocess.DEVNULL, stderr=subprocess.PIPE, text=True)
+        try:
+            wait_for("the real agent's events acked", lambda: (agent_status(r, "venue-x") or {})
+                     .get("acked", 0) >= 12, 30)
+        finally:
+            ag.terminate()
+            _, err = ag.communicate(timeout=20)
+        check("beyond what this agent has sent" not in err, "the real agent refused: " + err[-800:])
+        r.stop()
+        print("ok: ev n=2^40-1 refused (numbers named), not acked nor kept; the real agent links after a restart")
+    finally:
+        os.unlink(cfg)
+        shutil.rmtree(state, ignore_errors=True)
+        shutil.rmtree(agent_state, ignore_errors=True)
+
+
+def reseal_plain(path, edit=None):
+    """Rewrites path's records with plain SHA-256 seals from the start, as
+    someone without the key would after editing one (edit(lines) -> lines)."""
+    import hashlib
+    data = open(path, "rb").read().split(b"\n")[:-1]
+    recs, cur = [], []
+    for l in data:
+        if l.startswith(b"#= ") or l.startswith(b"#% "):
+            recs.append(cur)
+            cur = []
+        else:
+            cur.append(l)
+    if edit:
+        recs = edit(recs)
+    prev, out = bytes(32), b""
+    for r in recs:
+        body = b"".join(l + b"\n" for l in r)
+        prev = hashlib.sha256(prev + body).digest()
+        out += body + b"#= " + prev.hex().encode() + b"\n"
+    open(path, "wb").write(out)
+
+
+def cut(binary):
+    """Issue 27: keyed seals and their head. Each forgery is named by
+    `journal verify`: an edit resealed with plain SHA-256, a cut tail of
+    incidents.log, a deleted last journal file; untouched, it is sound."""
+    import subprocess
+    cfg = write_config()
+    state = tempfile.mkdtemp(prefix="cr_hostile_cut_")
+    keep = state + ".orig"
+    def verify():
+        p = subprocess.run([binary, "journal", "verify", state], capture_output=True, text=True, timeout=60)
+        return p.returncode, p.stdout + p.stderr
+    def restore():
+        shutil.rmtree(state)
+        shutil.copytree(keep, state)
+    try:
+        r = Relay(binary, ["serve", "--config", cfg, "--state", state, "--speed", "1000"])
+        gid = first_game(r)
+        arb = r.ws({"Authorization": "Bearer " + ARBITER})
+        arb.send({"op": "arbiter-action", "game": gid, "action": "result", "result": "0-1"})
+        incidents = os.path.join(state, "incidents.log")
+        wait_for("incidents", lambda: os.path.exists(incidents) and open(incidents).read().count("\n#% ") >= 2)
+        r.stop()
+        r = Relay(binary, ["serve", "--config", cfg, "--state", state, "--speed", "1000"])
+        first_game(r)
+        r.stop()  # two runs: two journal files
+        key = os.path.join(state, "seal.key")
+        check(os.stat(key).st_mode & 0o777 == 0o600, "seal.key mode %o" % os.stat(key).st_mode)
+        check(os.path.exists(os.path.join(state, "seal.head")), "no seal.head after a clean stop")
+        rc, out = verify()
+        check(rc == 0 and out.startswith("sound") and "keyed" in out and "unkeyed" not in out,
+              "verify untouched: %d %s" % (rc, out))
+        shutil.copytree(state, keep)
+        # an edit resealed with plain SHA-256 from the start
+        reseal_plain(incidents, lambda recs: [[l.replace(b"0-1", b"1-0") for l in r] for r in recs])
+        rc, out = verify()
+        check(rc == 1 and "incidents.log: cut after record" in out and "or rewritten" in out,
+              "incidents.log resealed without the key: %d %s" % (rc, out))
+        restore()
+        # one line edited, everything resealed with plain SHA-256
+        lines = open(incidents).read().split("\n")
+        lines[0] = lines[0] + " x"
+        open(incidents, "w").write("\n".join(lines))
+        reseal_plain(incidents)
+        rc, out = verify()
+        check(rc == 1 and "NOT SOUND" in out, "incidents.log edited and resealed: %d %s" % (rc, out))
+        restore()
+        # a cut tail: the last record of incidents.log removed at its boundary
+        lines = open(incidents).read().split("\n")[:-1]
+        records = sum(1 for l in lines if l.startswith("#% "))
+        open(incidents, "w").write("\n".join(lines[:-2]) + "\n")
+        rc, out = verify()
+        check(rc == 1 and ("incidents.log: cut after record %d" % (records - 1)) in out,
+              "incidents.log cut: %d %s" % (rc, out))
+        restore()
+        # the last journal file deleted
+        journals = sorted(f for f in os.listdir(state) if f.startswith("journal-"))
+        check(len(journals) >= 2, "journal files: %s" % journals)
+        os.unlink(os.path.join(state, journals[-1]))
+        rc, out = verify()
+        check(rc == 1 and "/journal: cut after record" in out, "last journal deleted: %d %s" % (rc, out))
+        restore()
+        # the head itself changed
+        hp = os.path.join(state, "seal.head")
+        text = open(hp).read().split("\n")
+        text[1] = text[1][:-1] + ("0" if text[1][-1] != "0" else "1")
+        open(hp, "w").write("\n".join(text))
+        rc, out = verify()
+        check(rc == 1 and "the head was changed" in out, "head changed: %d %s" % (rc, out))
+        print("ok: keyed seals and their head: a plain reseal, an edit, a cut tail, a deleted last "
+              "journal and a changed head are each named; untouched is sound")
+    finally:
+        os.unlink(cfg)
+        shutil.rmtree(state, ignore_errors=True)
+        shutil.rmtree(keep, ignore_errors=True)
 
 
 def change_byte(path, line_no):
@@ -691,7 +873,7 @@ def sealed(binary):
                  and open(incidents).read().count("\n") >= 2)
         r.stop()
         text = open(incidents).read().split("\n")
-        check(text[1].startswith("#= ") and len(text[1]) == 67, "incidents.log not sealed:\n" + "\n".join(text[:4]))
+        check(text[1].startswith("#% ") and len(text[1]) == 67, "incidents.log not sealed:\n" + "\n".join(text[:4]))
         p = subprocess.run([binary, "journal", "verify", state], capture_output=True, text=True, timeout=60)
         check(p.returncode == 0 and p.stdout.startswith("sound"), "verify with incidents.log: %d %s"
               % (p.returncode, p.stdout))
@@ -704,6 +886,10 @@ def sealed(binary):
         log = open(r.log.name).read()
         check("incidents.log: NOT SOUND" in log and incidents + ":1:" in log,
               "restart did not report the changed incidents.log:\n" + log[-1500:])
+        metrics = r.http("/metrics")[2]
+        check('chessrelay_journal_sound{kind="incidents.log"} 0' in metrics
+              and 'chessrelay_journal_sound{kind="journal"} 1' in metrics,
+              "the soundness metrics:\n" + "\n".join(l for l in metrics.splitlines() if "sound" in l))
         r.stop()
 
         # the agent's journal: events kept while no relay answers
@@ -722,7 +908,7 @@ def sealed(binary):
               % (p.returncode, p.stdout, p.stderr))
         lines = open(events).read().split("\n")
         k = next(n for n, l in enumerate(lines) if " pos " in l and n > 4)
-        check(lines[k + 1].startswith("#= "), "events.feed not sealed:\n" + "\n".join(lines[:6]))
+        check(lines[k + 1].startswith("#% "), "events.feed not keyed-sealed:\n" + "\n".join(lines[:6]))
         change_byte(events, k + 1)
         p = subprocess.run([binary, "journal", "verify", agent_state], capture_output=True, text=True, timeout=60)
         want = "%s:%d: " % (events, k + 1)
@@ -744,7 +930,7 @@ def try_ws(r):
 
 SCENARIOS = {"tags": tags, "roles": roles, "agents": agents, "disk": disk, "flood": flood, "journal": journal,
              "emfile": emfile, "agent_token": agent_token,
-             "sealed": sealed}
+             "sealed": sealed, "wedge": wedge, "cut": cut}
 
 if __name__ == "__main__":
     SCENARIOS[sys.argv[2]](sys.argv[1])

@@ -156,15 +156,16 @@ def main(binary, tmp):
         right = ["-H", "Authorization: Bearer " + TOKEN]
         codes = [curl(base + "/live.pgn", *(a + wrong))[1] for _ in range(11)]
         check(codes == [401] * 10 + [429], "client A's wrong tokens: %s" % codes)
-        check(curl(base + "/live.pgn", *(a + right))[1] == 429, "client A's right token while throttled")
+        check(curl(base + "/live.pgn", *(a + right))[1] == 200, "client A's right token locked out")
+        check(curl(base + "/live.pgn", *(a + wrong))[1] == 429, "client A's wrong token after its right one")
         check(curl(base + "/live.pgn", *(b + right))[1] == 200, "client B's right token: refused with A's throttle")
         check(curl(base + "/live.pgn", *right)[1] == 200, "a client without a header: the proxy was throttled")
         # A client's spoofed header is left of its real address: no escape.
-        check(curl(base + "/live.pgn", "-H", "X-Forwarded-For: 192.0.2.99, 203.0.113.5", *right)[1] == 429,
+        check(curl(base + "/live.pgn", "-H", "X-Forwarded-For: 192.0.2.99, 203.0.113.5", *wrong)[1] == 429,
               "client A escaped its throttle by a header of its own")
         log = open(r.log.name).read()
         check("203.0.113.5: 10 wrong tokens" in log, "the log does not name client A")
-        print("ok: the throttle sees the forwarded clients: A 10 x 401 then 429, B and the proxy 200")
+        print("ok: the throttle sees the forwarded clients: A 10 x 401 then 429 (its right token 200), B and the proxy 200")
 
         # Per-address cap 3: A's fourth viewer is refused (1013), B's three
         # and the proxy's own connections are not.

@@ -1,0 +1,60 @@
+/* chessrelay relay: the head of the seals, so that a cut tail or a file
+ * rewritten from scratch is found. A chain of seals proves what it holds,
+ * not that nothing followed: cutting the last records (or deleting the last
+ * journal file, or resealing a whole file) leaves a sound chain. The head,
+ * STATE/seal.head, names the last seal of each sealed file kind the process
+ * writes ("journal", "incidents.log", "events.feed"):
+ *
+ *   # chessrelay seal head v1
+ *   journal <64 hex>
+ *   incidents.log <64 hex>
+ *   #% <HMAC-SHA-256 with the seal key over the lines above>
+ *
+ * It is rewritten by rename at most every HEAD_EVERY_MS as records are
+ * written (by a thread of its own, so a quiet relay's head is current too),
+ * at once after a compaction, and at a clean stop. `chessrelay journal
+ * verify` then finds each kind's head seal in its chain: missing, the file
+ * was cut or rewritten. Only with a key (util/seal_key.h): without one a
+ * head could be rewritten as easily as the files.
+ *
+ * Process-wide, thread-safe (one mutex). */
+#ifndef CR_RELAY_SEAL_HEAD_H
+#define CR_RELAY_SEAL_HEAD_H
+
+#include <stdbool.h>
+#include <stdio.h>
+
+#include "cr/common.h"
+#include "util/seal.h"
+
+#define CR_SEAL_HEAD_FILE "seal.head"
+#define CR_SEAL_HEAD_KINDS 4
+
+/* Starts keeping dir's head (its entries from the head there, if sound)
+ * when a key is in use; does nothing otherwise. Returns 0 or CR_EIO/ENOMEM. */
+int cr_seal_head_start(const char *dir);
+/* Kind `name`'s chain now ends with `last` (after a written record); `now`:
+ * write the head at once (a compaction dropped the older seals). */
+void cr_seal_head_note(const char *name, const cr_seal *last, bool now);
+/* Writes the head and stops (a clean stop). Accepts no start. */
+void cr_seal_head_stop(void);
+
+/* Whether kind `name`'s files matched their seals when read at start (the
+ * journal's rebuild, incidents.log's restore): /metrics shows it as
+ * chessrelay_journal_sound{kind="..."} 1 or 0 (cr_seal_sound_metrics). */
+void cr_seal_sound_note(const char *name, bool sound);
+void cr_seal_sound_metrics(FILE *f);
+
+/* One kind of a head read back. */
+typedef struct cr_seal_head_entry {
+    char name[32];
+    cr_seal seal;
+} cr_seal_head_entry;
+
+/* Reads dir's head, checking its MAC with the key in use: 0 with *count
+ * entries, CR_EEOF when there is none, or CR_ECONFIG with err naming what
+ * is wrong (no key, a bad MAC: the head was changed). */
+int cr_seal_head_read(const char *dir, cr_seal_head_entry *out, int max, int *count,
+                      cr_error *err);
+
+#endif
