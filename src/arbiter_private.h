@@ -46,6 +46,17 @@ struct cr_monitor {
     int nclaims;
     bool claim_open;
     bool silent; /* examining a restarted game: markers only, no log */
+    /* A press the move has not followed yet (cfg.press_without_move). */
+    int last_running;   /* the clock's running side at the last reading, -1 */
+    int press_side;     /* side that pressed, -1 none pending */
+    int64_t press_at;   /* when */
+    int64_t press_back_at; /* when the opponent pressed back, -1 not yet */
+    int press_plies;    /* plies played then */
+    /* A move whose mover's clock still runs (cfg.move_without_press). */
+    int moved_plies;    /* plies played when first seen so, -1 none */
+    int64_t moved_at;   /* the reading that first showed it */
+    bool moved_raised;
+    int flip_plies;     /* plies played when the running side last changed */
 };
 
 static inline const char *color_name(int c)
@@ -74,6 +85,19 @@ static inline int32_t remaining(const cr_monitor *m, int c, int64_t t)
 static inline int64_t source_bound(const cr_monitor *m, int64_t t)
 {
     return m->source_t >= 0 && t > m->source_t ? m->source_t : t;
+}
+
+/* Whether a D1 (quickplay-finish) claim can be made at all in this game:
+ * the event has one and the clock has no increment or delay. The claim
+ * (claims.c) and the claim window of the state (monitor.c) ask the same. */
+static inline bool d1_allowed(const cr_monitor *m)
+{
+    if (!m->cfg.quickplay_finish || !m->clock) {
+        return false;
+    }
+    cr_clock_mode mode = cr_clock_mode_of(m->clock);
+    return mode != CR_CLOCK_MODE_INCREMENT && mode != CR_CLOCK_MODE_DELAY_US &&
+           mode != CR_CLOCK_MODE_BRONSTEIN;
 }
 
 /* Text fields of the journal lines (incidents, claims): a backslash, tab,

@@ -19,7 +19,7 @@ static const char *const kind_names[CR_INC_KIND_NB] = {
     "dead-position", "illegal-move", "board-offline",
     "board-online",  "claim",        "decision",
     "result",        "correction",   "draw-offer",
-    "flag-check",
+    "flag-check",    "press-without-move", "move-without-press",
 };
 
 static const char *const urgency_names[] = {"info", "notice", "warning", "critical"};

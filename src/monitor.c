@@ -23,6 +23,8 @@ void cr_monitor_config_default(cr_monitor_config *cfg)
     cfg->evidence_moves = 10;
     cfg->quickplay_finish = true;
     cfg->flag_ends_game = true;
+    cfg->press_grace_ms = 3000;
+    cfg->unpressed_ms = 10000;
 }
 
 static int append(cr_monitor *m, const cr_incident *inc, bool notify)
@@ -384,9 +386,96 @@ static void note_source(cr_monitor *m, int64_t t)
     }
 }
 
+/* A press by a side still to move is one without a move once the opponent
+ * presses back and no move of the presser's comes within press_grace_ms of
+ * that (a board may report a move late: a press alone proves nothing, the
+ * move may still come; a press back at once is a slip put right). */
+static void check_press(cr_monitor *m, int64_t t)
+{
+    int s = m->press_side;
+    if (s < 0) {
+        return;
+    }
+    if (cr_game_ply_count(m->game) != m->press_plies || cr_monitor_game_over(m)) {
+        m->press_side = -1;
+        return;
+    }
+    if (m->press_back_at < 0 || t - m->press_back_at < m->cfg.press_grace_ms) {
+        return;
+    }
+    m->press_side = -1;
+    char lab[40] = "the start";
+    int n = cr_game_ply_count(m->game);
+    if (n > 0) {
+        ply_label(m->game, n - 1, lab);
+    }
+    cr_monitor_log_incident(m, CR_INC_PRESS_WITHOUT_MOVE, CR_URGENCY_WARNING, s, m->press_at,
+                            "%s pressed the clock without a move (after %s)", color_name(s), lab);
+}
+
+/* A reading that still runs the clock of the side that made the last move:
+ * the first such reading starts the wait, one unpressed_ms later raises it
+ * (once per move). Only readings count: the model's running side is a guess
+ * while the board is silent. */
+static void check_unpressed(cr_monitor *m, int64_t t, int running)
+{
+    int n = cr_game_ply_count(m->game);
+    if (!m->cfg.move_without_press || n == 0 || running < 0 || cr_monitor_game_over(m)) {
+        return;
+    }
+    int mover = cr_game_position(m->game)->side == CR_WHITE ? CR_BLACK : CR_WHITE;
+    if (running != mover || m->flip_plies >= n) {
+        m->moved_plies = -1; /* pressed, or running since a press after the move */
+        return;
+    }
+    if (m->moved_plies != n) {
+        m->moved_plies = n;
+        m->moved_at = t;
+        m->moved_raised = false;
+        return;
+    }
+    if (!m->moved_raised && t - m->moved_at >= m->cfg.unpressed_ms) {
+        m->moved_raised = true;
+        char lab[40];
+        ply_label(m->game, n - 1, lab);
+        cr_monitor_log_incident(m, CR_INC_MOVE_WITHOUT_PRESS, CR_URGENCY_WARNING, mover,
+                                m->moved_at, "%s did not press the clock after %s", color_name(mover),
+                                lab);
+    }
+}
+
+static void note_press(cr_monitor *m, int64_t t, int running)
+{
+    if (running >= 0 && running != m->last_running) {
+        m->flip_plies = cr_game_ply_count(m->game);
+    }
+    check_unpressed(m, t, running);
+    int before = m->last_running;
+    m->last_running = running;
+    if (before < 0 || running < 0 || running == before) {
+        return; /* started, stopped or the same turn */
+    }
+    if (m->press_side >= 0 && running == m->press_side) {
+        if (t - m->press_at < m->cfg.press_grace_ms) {
+            m->press_side = -1; /* pressed back at once: a slip put right */
+        } else if (m->press_back_at < 0) {
+            m->press_back_at = t;
+        }
+        return;
+    }
+    if (m->cfg.press_without_move && !cr_monitor_game_over(m) &&
+        cr_game_position(m->game)->side == before) { /* the presser is still to move */
+        m->press_side = before;
+        m->press_at = t;
+        m->press_back_at = -1;
+        m->press_plies = cr_game_ply_count(m->game);
+    }
+}
+
 /* Flags, suspicions and the two-minute windows at t. */
 void cr_monitor_check_clock(cr_monitor *m, int64_t t)
 {
+    check_press(m, t);
     if (!m->clock) {
         check_illegal(m, t);
         return;
@@ -471,6 +560,9 @@ static void follow(cr_monitor *m, cr_game *game, cr_clock *clock)
     m->ended_at = -1;
     m->auto_end_ply = -1;
     m->last_result = cr_game_result(game);
+    m->last_running = -1;
+    m->press_side = -1;
+    m->moved_plies = -1;
 }
 
 cr_monitor *cr_monitor_new(cr_game *game, cr_clock *clock, const cr_monitor_config *cfg)
@@ -490,6 +582,12 @@ cr_monitor *cr_monitor_new(cr_game *game, cr_clock *clock, const cr_monitor_conf
     if (m->cfg.evidence_moves < 1 || m->cfg.evidence_moves > CR_CLAIM_MOVES_MAX / 2) {
         m->cfg.evidence_moves = 10;
     }
+    if (m->cfg.press_grace_ms <= 0) {
+        m->cfg.press_grace_ms = 3000;
+    }
+    if (m->cfg.unpressed_ms <= 0) {
+        m->cfg.unpressed_ms = 10000;
+    }
     m->wall = -1;
     m->t = -1;
     m->source_t = -1;
@@ -499,6 +597,14 @@ cr_monitor *cr_monitor_new(cr_game *game, cr_clock *clock, const cr_monitor_conf
     cr_monitor_update(m, -1);
     m->silent = false;
     return m;
+}
+
+void cr_monitor_set_floor_checks(cr_monitor *m, bool press_without_move, bool move_without_press)
+{
+    if (m) {
+        m->cfg.press_without_move = press_without_move;
+        m->cfg.move_without_press = move_without_press;
+    }
 }
 
 void cr_monitor_set_silent(cr_monitor *m, bool silent)
@@ -575,6 +681,7 @@ int cr_monitor_clock(cr_monitor *m, int64_t t, int32_t white_ms, int32_t black_m
     if (m->clock) {
         rc = cr_clock_feed(m->clock, t, white_ms, black_ms, running);
     }
+    note_press(m, t, running);
     cr_monitor_check_clock(m, t);
     return rc;
 }
@@ -638,6 +745,17 @@ void cr_monitor_get_state(const cr_monitor *m, cr_monitor_state *out)
         out->under_two_minutes[c] =
             out->remaining_ms[c] >= 0 && out->remaining_ms[c] < m->cfg.two_minutes_ms;
         out->illegal_completed[c] = m->illegal_completed[c];
+        out->claim_window[c] = out->under_two_minutes[c] && out->remaining_ms[c] > 0 &&
+                               d1_allowed(m) && cr_game_result(g) == CR_RESULT_NONE &&
+                               (!m->clock || cr_clock_flagged(m->clock) != c);
+    }
+    /* A suspected flag fall stands until a reading shows time left, a
+     * result ends the game or the flag is confirmed. */
+    out->flag_check = -1;
+    for (int c = 0; c < CR_COLOR_NB && cr_game_result(g) == CR_RESULT_NONE; c++) {
+        if (m->check_raised[c] && !m->flag_raised[c]) {
+            out->flag_check = c;
+        }
     }
     out->running = m->clock ? cr_clock_running(m->clock) : -1;
     out->flagged = m->clock ? cr_clock_flagged(m->clock) : -1;

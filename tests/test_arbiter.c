@@ -396,12 +396,44 @@ static void test_flag_from_move_times(void **state)
     assert_non_null(strstr(last_of(m, CR_INC_FLAG_CHECK)->text, "should be at 0:00"));
     assert_int_equal(cr_clock_flagged(c), -1);
     assert_int_equal(cr_game_result(g), CR_RESULT_NONE);
+    cr_monitor_get_state(m, &st);
+    assert_int_equal(st.flag_check, CR_WHITE); /* the alert stands */
     /* The arbiter looks at the clock and confirms: 6.9. */
     assert_int_equal(cr_monitor_confirm_flag(m, CR_WHITE, "seen on the clock", 71000), 0);
+    cr_monitor_get_state(m, &st);
+    assert_int_equal(st.flag_check, -1); /* the result closed it */
     assert_int_equal(cr_game_result(g), CR_RESULT_BLACK);
     assert_int_equal(count_kind(m, CR_INC_FLAG), 1);
     assert_non_null(strstr(last_of(m, CR_INC_RESULT)->text, "confirmed by the arbiter"));
     assert_int_equal(cr_monitor_confirm_flag(m, CR_WHITE, NULL, 72000), CR_EINVAL);
+    cr_monitor_free(m);
+    cr_clock_free(c);
+    cr_game_free(g);
+}
+
+/* A flag-check closes when a later reading shows the side's time left. */
+static void test_flag_check_closed_by_reading(void **state)
+{
+    (void)state;
+    cr_time_control tc;
+    assert_int_equal(cr_time_control_parse("60", &tc, NULL), 0);
+    cr_clock *c = cr_clock_new(&tc, NULL);
+    cr_game *g = game_from(NULL);
+    cr_monitor *m = cr_monitor_new(g, c, NULL);
+    cr_clock_start(c, 0);
+    const char *moves[] = {"e2e4", "e7e5", "g1f3"};
+    int64_t ts[] = {20000, 30000, 70000};
+    for (int i = 0; i < 3; i++) {
+        assert_int_equal(cr_game_push(g, cr_move_from_uci(cr_game_position(g), moves[i]),
+                                      CR_CLOCK_UNKNOWN, ts[i], 0), 0);
+        cr_monitor_update(m, ts[i]);
+    }
+    cr_monitor_state st;
+    cr_monitor_get_state(m, &st);
+    assert_int_equal(st.flag_check, CR_WHITE);
+    cr_monitor_clock(m, 71000, 4000, 49000, CR_BLACK); /* the clock: White has 4 s */
+    cr_monitor_get_state(m, &st);
+    assert_int_equal(st.flag_check, -1);
     cr_monitor_free(m);
     cr_clock_free(c);
     cr_game_free(g);
@@ -433,6 +465,8 @@ static void test_two_minutes(void **state)
     cr_monitor_get_state(m, &st);
     assert_true(st.under_two_minutes[CR_WHITE]);
     assert_false(st.under_two_minutes[CR_BLACK]);
+    assert_true(st.claim_window[CR_WHITE]); /* sudden death: D1 would be heard */
+    assert_false(st.claim_window[CR_BLACK]);
     assert_int_equal(st.remaining_ms[CR_WHITE], 118000);
     assert_int_equal(st.running, CR_WHITE);
     cr_monitor_free(m);
@@ -782,6 +816,9 @@ static void test_claim_refusals(void **state)
     assert_int_equal(cr_monitor_claim(m, CR_WHITE, CR_CLAIM_CANNOT_WIN, 10, why, sizeof why),
                      CR_EINVAL);
     assert_non_null(strstr(why, "quickplay"));
+    cr_monitor_state st;
+    cr_monitor_get_state(m, &st); /* the card says what the claim says */
+    assert_true(st.under_two_minutes[CR_WHITE] && !st.claim_window[CR_WHITE]);
     cr_monitor_free(m);
     cr_clock_free(c);
 
@@ -794,6 +831,8 @@ static void test_claim_refusals(void **state)
     assert_int_equal(cr_monitor_claim(m, CR_WHITE, CR_CLAIM_CANNOT_WIN, 10, why, sizeof why),
                      CR_EINVAL);
     assert_non_null(strstr(why, "increment of 30 s"));
+    cr_monitor_get_state(m, &st);
+    assert_true(st.under_two_minutes[CR_WHITE] && !st.claim_window[CR_WHITE]);
     cr_monitor_free(m);
     cr_clock_free(c);
 
@@ -1437,6 +1476,7 @@ int main(void)
         cmocka_unit_test(test_flag_with_mating_material),
         cmocka_unit_test(test_flag_without_mating_material),
         cmocka_unit_test(test_flag_from_move_times),
+        cmocka_unit_test(test_flag_check_closed_by_reading),
         cmocka_unit_test(test_two_minutes),
         cmocka_unit_test(test_illegal_move),
         cmocka_unit_test(test_board_link_and_draw_offer),

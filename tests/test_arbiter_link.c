@@ -254,6 +254,7 @@ static void test_claim_workflow(void **state)
     quickplay(&h);
     assert_int_equal(h_count(&h, "\"type\":\"incident\"", "\"kind\":\"two-minutes\""), 1);
     assert_true(h_count(&h, "\"type\":\"arbiter-state\"", "\"claim_window\":true") >= 1);
+    assert_true(h_count(&h, "\"type\":\"arbiter-state\"", "\"flag_check\":\"-\"") >= 1);
 
     /* White has more than two minutes: refused, with the reason. */
     char why[256] = "";

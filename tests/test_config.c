@@ -302,6 +302,22 @@ static void test_pgn_marks(void **state)
     expect_error("{\"pgn\":false}", "tournament.json: pgn: expected an object");
     expect_error("{\"pgn\":{\"marks\":0}}", "tournament.json: pgn.marks: expected true or false");
     expect_error("{\"pgn\":{\"mark\":false}}", "tournament.json: pgn.mark: unknown field");
+    /* "incidents": the board-and-clock incidents, off unless switched on (issue 29). */
+    cfg = cr_config_parse("{\"event\":\"x\"}", "t.json", NULL, &err);
+    assert_false(cfg->press_without_move);
+    cr_config_free(cfg);
+    cfg = cr_config_parse("{\"incidents\":{\"press-without-move\":true}}", "t.json", NULL, &err);
+    assert_non_null(cfg);
+    assert_true(cfg->press_without_move);
+    assert_false(cfg->move_without_press);
+    cr_config_free(cfg);
+    cfg = cr_config_parse("{\"incidents\":{\"move-without-press\":true}}", "t.json", NULL, &err);
+    assert_true(cfg && cfg->move_without_press && !cfg->press_without_move);
+    cr_config_free(cfg);
+    expect_error("{\"incidents\":{\"press-without-move\":1}}",
+                 "tournament.json: incidents.press-without-move: expected true or false");
+    expect_error("{\"incidents\":{\"moved-no-press\":true}}",
+                 "tournament.json: incidents.moved-no-press: unknown incident");
 }
 
 /* "livechess": off by default; true is 127.0.0.1:1982; a port alone

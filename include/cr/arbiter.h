@@ -78,6 +78,11 @@ typedef enum cr_incident_kind {
     CR_INC_DRAW_OFFER,         /* "draw-offer" */
     CR_INC_FLAG_CHECK,         /* "flag-check": the model puts a side at 0:00 without
                                   evidence; the arbiter checks (cr_monitor_confirm_flag) */
+    CR_INC_PRESS_WITHOUT_MOVE, /* "press-without-move": a side pressed its clock and no
+                                  move of its own followed (cfg.press_without_move) */
+    CR_INC_MOVE_WITHOUT_PRESS, /* "move-without-press": a move stood and a reading
+                                  unpressed_ms later still runs the mover's clock
+                                  (cfg.move_without_press) */
     CR_INC_KIND_NB
 } cr_incident_kind;
 
@@ -215,6 +220,11 @@ typedef struct cr_monitor_config {
     int evidence_moves;         /* N for the evidence (default 10; 1..100) */
     bool quickplay_finish;      /* D1/Guidelines III apply to this event (default true) */
     bool flag_ends_game;        /* a flag fall sets the result at once (default true) */
+    bool press_without_move;    /* watch for a clock pressed without a move (default false:
+                                   the tournament file switches it on) */
+    int32_t press_grace_ms;     /* how long the move may lag behind the press (default 3000) */
+    bool move_without_press;    /* watch for a move whose clock is not pressed (default false) */
+    int32_t unpressed_ms;       /* how long the mover's clock may run on (default 10000) */
     bool silent_start;          /* cr_monitor_new examines the game without logging
                                    (restart: restore the journaled incidents instead) */
     cr_incident_cb on_incident; /* called for every new incident (may be NULL) */
@@ -235,6 +245,11 @@ CR_EXTERN void cr_monitor_free(cr_monitor *m); /* accepts NULL */
  * incidents (cr_monitor_restore_incident), so that it stands as it did
  * live. */
 CR_EXTERN void cr_monitor_set_silent(cr_monitor *m, bool silent);
+
+/* Switches the board-and-clock checks (cr_monitor_config's press_without_move
+ * and move_without_press) of a monitor made elsewhere (core/verdicts). */
+CR_EXTERN void cr_monitor_set_floor_checks(cr_monitor *m, bool press_without_move,
+                                           bool move_without_press);
 
 /* Replaces the borrowed game/clock (e.g. the store swapped objects); the
  * new game is examined as if its plies were new. */
@@ -300,7 +315,9 @@ typedef struct cr_monitor_state {
     bool fifty_moves;                    /* halfmove >= 100: a claim would succeed */
     bool fivefold, seventy_five, dead;   /* the game ended (drawn) for that reason */
     int32_t remaining_ms[CR_COLOR_NB];   /* at the last call's t, or CR_CLOCK_UNKNOWN */
-    bool under_two_minutes[CR_COLOR_NB]; /* claim window open */
+    bool under_two_minutes[CR_COLOR_NB]; /* under the two-minute mark */
+    bool claim_window[CR_COLOR_NB];      /* a D1 claim by this side would be heard */
+    int flag_check;                      /* side whose flag-check alert stands, -1 none */
     int running;                         /* clock's running side, -1 stopped/unknown */
     int flagged;                         /* first side flagged, -1 none */
     bool board_online;

@@ -183,8 +183,6 @@ static json_t *state_json(const cr_arbiter_link *l, const arb_game *g, bool with
     const char *white = cr_game_tag(g->game, "White");
     const char *black = cr_game_tag(g->game, "Black");
     cr_clock_mode mode = st.clock_mode;
-    bool sudden = mode != CR_CLOCK_MODE_INCREMENT && mode != CR_CLOCK_MODE_DELAY_US &&
-                  mode != CR_CLOCK_MODE_BRONSTEIN;
     int claims = 0;
     for (int i = 0; i < l->nclaims; i++) {
         claims += l->claims[i].game == g->id;
@@ -205,8 +203,7 @@ static json_t *state_json(const cr_arbiter_link *l, const arb_game *g, bool with
         st.board_online, "illegal", "w", st.illegal_completed[CR_WHITE], "b",
         st.illegal_completed[CR_BLACK], "pending_illegal", st.pending_illegal, "last_draw_offer",
         st.last_draw_offer, "claim_pending", st.claim_pending, "claim_window",
-        sudden && st.result == CR_RESULT_NONE &&
-            (st.under_two_minutes[CR_WHITE] || st.under_two_minutes[CR_BLACK]),
+        st.claim_window[CR_WHITE] || st.claim_window[CR_BLACK],
         "clock_mode", cr_clock_mode_name(mode), "bonus_ms", (int)st.bonus_ms, "incidents",
         cr_monitor_incident_count(g->mon), "claims", claims);
     /* The board shows a picture the game cannot explain: why, and where. */
@@ -223,6 +220,13 @@ static json_t *state_json(const cr_arbiter_link *l, const arb_game *g, bool with
         json_object_set_new(j, "attention_reason",
                             json_string(sg && sg->attention ? sg->attention_reason : ""));
         json_object_set_new(j, "attention_squares", sq);
+        /* Open alerts close when their cause is gone: the page reads these. */
+        json_object_set_new(j, "flag_check",
+                            json_string(st.flag_check == CR_WHITE   ? "w"
+                                        : st.flag_check == CR_BLACK ? "b"
+                                                                    : "-"));
+        json_object_set_new(j, "claim_open", json_pack("{s:b,s:b}", "w", st.claim_window[CR_WHITE],
+                                                       "b", st.claim_window[CR_BLACK]));
     }
     if (j && with_clock) {
         json_object_set_new(j, "white_ms", ms_json(st.remaining_ms[CR_WHITE]));
@@ -593,6 +597,8 @@ static arb_game *add_game(cr_arbiter_link *l, const cr_store_game *sg, bool sile
     g->game = cr_verdict_game(g->v);
     g->clock = cr_verdict_clock(g->v);
     g->mon = cr_verdict_monitor(g->v);
+    /* The board-and-clock incidents the tournament file switches on. */
+    cr_monitor_set_floor_checks(g->mon, l->cfg.press_without_move, l->cfg.move_without_press);
     if (silent) {
         g->published = cr_monitor_incident_count(g->mon);
     }

@@ -44,6 +44,8 @@ typedef struct cr_arbiter_link_config {
     const cr_store *store;    /* the live store */
     const char *state_dir;    /* incidents.log goes there; NULL: not journaled */
     const char *time_control; /* the event's TimeControl (when a game has no tag); may be NULL */
+    bool press_without_move;  /* the monitors watch for a clock pressed without a move */
+    bool move_without_press;  /* ... and for a move whose clock is not pressed */
     /* Hands one publication (CR_PUB_ARBITER...) to the server thread. Takes p. */
     void (*publish)(void *data, cr_pub *p);
     void *data;

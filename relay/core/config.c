@@ -598,6 +598,33 @@ static int read_pairings(ctx *c, json_t *v, cr_config *cfg)
     return 0;
 }
 
+/* "incidents": {"press-without-move": true, "move-without-press": true}: the
+ * incidents the board and the clock reveal, each switched on by name (issue 29). */
+static int read_incidents(ctx *c, json_t *v, cr_config *cfg)
+{
+    if (!json_is_object(v)) {
+        return fail(c, "incidents", "expected an object such as {\"press-without-move\": true}");
+    }
+    const char *k;
+    json_t *x;
+    json_object_foreach(v, k, x)
+    {
+        char f[48];
+        snprintf(f, sizeof f, "incidents.%.30s", k);
+        bool *on = strcmp(k, "press-without-move") == 0   ? &cfg->press_without_move
+                   : strcmp(k, "move-without-press") == 0 ? &cfg->move_without_press
+                                                          : NULL;
+        if (!on) {
+            return fail(c, f, "unknown incident (press-without-move, move-without-press)");
+        }
+        if (!json_is_boolean(x)) {
+            return fail(c, f, "expected true or false");
+        }
+        *on = json_is_true(x);
+    }
+    return 0;
+}
+
 /* "pgn": {"marks": true|false}: the words of uncertainty in every PGN. */
 static int read_pgn(ctx *c, json_t *v, cr_config *cfg)
 {
@@ -861,8 +888,8 @@ static int read_root(ctx *c, json_t *root, cr_config *cfg)
             if (ca) {
                 fclose(ca);
             }
-        } else if (strcmp(key, "pgn") == 0) {
-            rc = read_pgn(c, v, cfg);
+        } else if (strcmp(key, "pgn") == 0 || strcmp(key, "incidents") == 0) {
+            rc = *key == 'p' ? read_pgn(c, v, cfg) : read_incidents(c, v, cfg);
         } else if (strcmp(key, "livechess") == 0) {
             rc = read_livechess(c, v, cfg);
         } else if (strcmp(key, "pairings") == 0) {

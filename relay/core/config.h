@@ -30,6 +30,9 @@
  *                                              "round": the round played (default: the last
  *                                              round with a board without a result),
  *                                              "format": "trf", "pgn" or "auto" (default)
+ *     "incidents": {"press-without-move": true, "move-without-press": true},
+ *                                              the arbiters' incidents the board and the
+ *                                              clock reveal, each off by default (cr/arbiter.h)
  *     "devices": ["/dev/ttyUSB0"],             live DGT boards on serial ttys
  *     "usb": true,                             live DGT boards on USB (hotplug)
  *     "livechess": {"listen": "127.0.0.1:1982"},  the DGT LiveChess local API (net/livechess.h,
@@ -156,6 +159,8 @@ typedef struct cr_config {
     char *export_dir; /* "export_dir": the export folder (cr/export.h), NULL: none */
     char *push_ca_file; /* "push_ca_file": PEM CAs the https pushes trust instead of the system's */
     bool pgn_bare;    /* "pgn": {"marks": false}: no words of uncertainty in any PGN */
+    bool press_without_move; /* "incidents": {"press-without-move": true}: watched for */
+    bool move_without_press; /* "incidents": {"move-without-press": true}: watched for */
     char *pairings;   /* "pairings": the pairings file, NULL: none */
     int pairings_round;   /* its "round": the round played, 0: chosen from the file */
     int pairings_format;  /* its "format": a cr_pairings_format (CR_PAIRINGS_AUTO = 0) */

@@ -1320,6 +1320,8 @@ static int start_server(relay *r)
     cr_arbiter_link_config acfg = {.store = r->live,
                                    .state_dir = cfg->state_dir,
                                    .time_control = r->t->time_control,
+                                   .press_without_move = r->t->press_without_move,
+                                   .move_without_press = r->t->move_without_press,
                                    .publish = arbiter_publish,
                                    .data = r};
     r->arb = cr_arbiter_link_new(&acfg);

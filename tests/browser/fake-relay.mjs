@@ -356,6 +356,16 @@ export class FakeRelay {
         this.incident(id, { kind: 'result', urgency: 'info', text: `${m.result}: ${m.reason || 'arbiter'}` });
         this.arbState(id, { result: m.result });
         return null;
+      case 'confirm-flag': {
+        // As the relay: the flag falls, the opponent wins (6.9), the flag check closes.
+        const r = m.color === 'w' ? '0-1' : '1-0';
+        const who = m.color === 'w' ? 'White' : 'Black';
+        this.incident(id, { kind: 'flag', urgency: 'critical', color: m.color, text: `${who}'s flag fell, confirmed by the arbiter: ${m.reason || 'seen'}: the opponent wins (6.9)` });
+        this.result(id, r, 'flag fall');
+        this.incident(id, { kind: 'result', urgency: 'info', text: `${r}: flag fall confirmed by the arbiter` });
+        this.arbState(id, { result: r, flagged: m.color, flag_check: '-' });
+        return null;
+      }
       default:
         this.incident(id, { kind: m.action === 'draw-offer' ? 'draw-offer' : 'correction', urgency: m.action === 'draw-offer' ? 'notice' : 'info', text: `${m.action} by the arbiter` });
         return null;

@@ -14,6 +14,25 @@ import { moveNumberLabel } from './view.js';
 import { plyLabel, legalSans } from './arbiter-store.js';
 import { t, lang } from './i18n.js';
 
+// How a move stands in the record: 'illegal' (made on the board against the
+// rules, and stood), 'reconstructed' (the board missed it: worked out from
+// the positions around it) or ''.
+export function moveMark(flags) {
+  const f = flags || [];
+  return f.includes('illegal') ? 'illegal' : f.includes('reconstructed') ? 'reconstructed' : '';
+}
+
+function markText(flags, label) {
+  return moveMark(flags) === 'illegal' ? t('{move}: an illegal move that stood', { move: label })
+    : t('{move}: reconstructed, the board missed it', { move: label });
+}
+
+// The squares of a marked move, for the board's highlight.
+function markedSquares(m) {
+  const mark = m ? moveMark(m.flags) : '';
+  return mark ? (uciSquares(m.uci) || []).map((q) => [q, `mark-${mark}`]) : [];
+}
+
 export class ArbiterBoard {
   // page: the ArbiterPage (store, ask(), send()).
   constructor(page) {
@@ -31,6 +50,9 @@ export class ArbiterBoard {
   // The view of game `id`: made once, then moved into each new render of the
   // page (the board keeps its state and animations).
   element(id) {
+    // Moving the list into the new render resets its scroll: kept here (the
+    // old render is still in the document), put back by update().
+    if (this.view && this.view.id === id) this.view.keepTop = this.view.moves.scrollTop;
     if (!this.view || this.view.id !== id) {
       this.destroy();
       const box = h('div', { class: 'cgbox' });
@@ -44,6 +66,7 @@ export class ArbiterBoard {
         h('div', { class: 'arb-attn', hidden: true }),
         wrap,
         h('p', { class: 'arb-board-at' }),
+        h('p', { class: 'arb-move-mark', hidden: true }),
         moves,
         h('div', { class: 'arb-move-panel' }));
       const cg = Chessground(box, {
@@ -81,7 +104,8 @@ export class ArbiterBoard {
     const m = ply > 0 ? g.moves[ply - 1] : null;
     const squares = live && s && s.attention && Array.isArray(s.attention_squares) ? s.attention_squares : [];
 
-    const bk = `${fen}|${m ? m.uci : ''}|${squares.join(',')}`;
+    const mflags = m ? m.flags || [] : [];
+    const bk = `${fen}|${m ? m.uci : ''}|${squares.join(',')}|${mflags.join(',')}`;
     if (bk !== v.boardKey) {
       const first = v.boardKey === '';
       v.boardKey = bk;
@@ -90,12 +114,17 @@ export class ArbiterBoard {
         fen, turnColor: turn,
         lastMove: m ? uciSquares(m.uci) : undefined,
         check: m && isCheck(m.san) ? turn : false,
-        highlight: { lastMove: true, check: true, custom: new Map(squares.map((q) => [q, 'attention'])) },
+        highlight: { lastMove: true, check: true, custom: new Map([...markedSquares(m), ...squares.map((q) => [q, 'attention'])]) },
       });
       v.cg.setAutoShapes(squares.map((q) => ({ orig: q, brush: 'red' })));
       v.box.dataset.fen = fen;
       v.box.dataset.ply = String(ply);
       v.box.dataset.attention = squares.join(' ');
+      v.box.dataset.mark = moveMark(mflags);
+      const mark = v.el.querySelector('.arb-move-mark');
+      mark.hidden = !moveMark(mflags);
+      mark.dataset.mark = moveMark(mflags);
+      setText(mark, moveMark(mflags) ? markText(mflags, plyLabel(g.start, ply - 1, m.san)) : '');
       const at = m ? t('after {move}', { move: plyLabel(g.start, ply - 1, m.san) }) : t('start position');
       const where = t('Board {n}: {at}', { n: s && s.table ? s.table : v.id, at });
       v.wrap.setAttribute('aria-label', squares.length ? `${where}; ${t('squares in question {squares}', { squares: squares.join(', ') })}` : where);
@@ -112,7 +141,11 @@ export class ArbiterBoard {
     if (mk !== v.movesKey) {
       v.movesKey = mk;
       this.renderMoves(g, notation);
+      this.follow();
+    } else if (v.keepTop !== undefined) {
+      v.moves.scrollTop = v.keepTop;
     }
+    v.keepTop = undefined;
     const pk = `${mk}|${g.result}|${this.page.pendingKey()}`;
     if (pk !== v.panelKey) {
       v.panelKey = pk;
@@ -128,21 +161,28 @@ export class ArbiterBoard {
       if (i === 0 || !no.endsWith('...')) rows.push(h('span', { class: 'idx' }, no.replace(/\.+$/, '.')));
       if (i === 0 && no.endsWith('...')) rows.push(h('span', {}, '…')); // Black began: White's cell stays empty
       const flags = mv.flags || [];
+      const mark = moveMark(flags);
       rows.push(h('button', {
-        type: 'button', class: 'arb-mv' + (i === this.sel ? ' picked' : '') + (flags.includes('draw-offer') ? ' offer' : ''),
+        type: 'button', class: 'arb-mv' + (i === this.sel ? ' picked' : '') + (flags.includes('draw-offer') ? ' offer' : '') + (mark ? ` ${mark}` : ''),
         'data-ply': String(i), 'data-label': plyLabel(g.start, i, mv.san), 'aria-pressed': String(i === this.sel),
-        title: t('{move}: actions', { move: plyLabel(g.start, i, mv.san) }),
-      }, sanNode(mv.san, notation), flags.includes('draw-offer') ? ' (=)' : ''));
+        title: mark ? `${t('{move}: actions', { move: plyLabel(g.start, i, mv.san) })} · ${markText(flags, plyLabel(g.start, i, mv.san))}`
+          : t('{move}: actions', { move: plyLabel(g.start, i, mv.san) }),
+      }, sanNode(mv.san, notation), flags.includes('draw-offer') ? ' (=)' : '',
+      flags.includes('illegal') ? h('span', { class: 'arb-mv-flag' }, ` ${t('illegal')}`) : null,
+      flags.includes('reconstructed') ? h('span', { class: 'arb-mv-flag' }, ` ${t('reconstructed')}`) : null));
     });
     if (!g.moves.length) rows.push(h('p', { class: 'no-moves' }, t('No moves yet.')));
     v.moves.replaceChildren(...rows);
-    const picked = v.moves.querySelector('.arb-mv.picked') || v.moves.lastElementChild;
-    if (picked && picked.offsetTop !== undefined) {
-      const top = picked.offsetTop - v.moves.offsetTop;
-      if (top < v.moves.scrollTop || top + picked.offsetHeight > v.moves.scrollTop + v.moves.clientHeight) {
-        v.moves.scrollTop = top - v.moves.clientHeight / 2;
-      }
-    }
+  }
+
+  // The list follows the game: the picked move, else the latest, in view.
+  follow() {
+    const list = this.view.moves;
+    const picked = list.querySelector('.arb-mv.picked') || list.lastElementChild;
+    if (!picked || !list.isConnected) return;
+    const box = list.getBoundingClientRect();
+    const r = picked.getBoundingClientRect();
+    if (r.top < box.top || r.bottom > box.bottom) list.scrollTop += r.top - box.top - (list.clientHeight - r.height) / 2;
   }
 
   // The actions on the picked move.

@@ -13,6 +13,7 @@ import { ArbiterBoard } from './arbiter-board.js';
 import { clockRemaining, formatClock } from './clock.js';
 import { h, setText } from './dom.js';
 import { t } from './i18n.js';
+import { relayText } from './relay-text.js';
 
 // How long a result can be undone, and a take-back held before it goes out.
 export const UNDO_MS = 10000;
@@ -258,7 +259,7 @@ export class ArbiterPage {
 
   // --- acknowledgements: kept by the relay, shared by every arbiter ---
   ackAlerts(list) {
-    for (const a of list) {
+    for (const a of list.flatMap((x) => x.members || [x])) {
       this.arb.ack(a);
       try {
         this.conn.send(actionMessage('ack', a.game, { alert: alertKey(a) }));
@@ -445,7 +446,7 @@ export class ArbiterPage {
     const relayErr = this.store.errors && this.store.errors[this.store.errors.length - 1];
     const parts = [];
     if (this.formError) parts.push(h('p', { class: 'arb-error' }, this.formError));
-    if (last && Date.now() - (last.receivedAt || 0) < 20000) parts.push(h('p', { class: 'arb-error', 'data-aseq': String(last.aseq) }, t('Refused ({action}, game {game}): {error}', { action: actionLabel(last.action), game: last.game, error: last.error })));
+    if (last && Date.now() - (last.receivedAt || 0) < 20000) parts.push(h('p', { class: 'arb-error', 'data-aseq': String(last.aseq) }, t('Refused ({action}, game {game}): {error}', { action: actionLabel(last.action), game: last.game, error: relayText(last.error) })));
     if (relayErr && /token|not allowed/.test(relayErr.error || '')) parts.push(h('p', { class: 'arb-error' }, t('Relay: {text}', { text: relayErr.error })));
     return parts.length ? h('div', { class: 'arb-errors' }, parts) : null;
   }
@@ -453,18 +454,20 @@ export class ArbiterPage {
   alertRow(a) {
     const s = this.arb.games.get(a.game);
     const where = s ? (s.table ? t('Board {n}', { n: s.table }) : s.board) : t('Game {n}', { n: a.game });
-    return h('li', { class: `arb-alert u-${a.urgency}`, 'data-kind': a.kind, 'data-game': String(a.game), 'data-alert': alertKey(a) },
+    const n = a.count || 1;
+    return h('li', { class: `arb-alert u-${a.urgency}`, 'data-kind': a.kind, 'data-game': String(a.game), 'data-alert': alertKey(a), 'data-count': String(n) },
       h('span', { class: 'arb-urg' }, urgencyLabel(a.urgency)),
       h('a', { class: 'arb-where', href: `#/arbiter/game/${a.game}` }, where),
-      h('span', { class: 'arb-kind' }, kindLabel(a.kind)),
-      h('span', { class: 'arb-text' }, a.text),
+      h('span', { class: 'arb-kind' }, kindLabel(a.kind),
+        n > 1 ? h('span', { class: 'arb-repeat', title: t('raised on {n} plies in a row', { n }) }, ` ×${n}`) : null),
+      h('span', { class: 'arb-text' }, relayText(a.text)),
       h('span', { class: 'arb-time' }, wallTime(a.wall)),
       // A flag the clock model only suspects: the arbiter looks at the clock and confirms it.
       a.kind === 'flag-check' && (a.color === 'w' || a.color === 'b') && s && s.result === '*'
-        ? h('button', { class: 'abtn small act-confirm-flag', type: 'button', title: a.color === 'w' ? t('confirm that White\'s flag fell') : t('confirm that Black\'s flag fell'),
+        ? h('button', { class: 'abtn small act-confirm-flag', type: 'button', 'aria-label': a.color === 'w' ? t('confirm that White\'s flag fell') : t('confirm that Black\'s flag fell'), title: a.color === 'w' ? t('confirm that White\'s flag fell') : t('confirm that Black\'s flag fell'),
           onclick: () => this.send('confirm-flag', a.game, { color: a.color, reason: t('flag seen on the clock') }) }, t('confirm'))
         : null,
-      h('button', { class: 'abtn small arb-ack', type: 'button', title: t('acknowledge (for every arbiter)'), onclick: () => this.ackAlerts([a]) }, '✓'));
+      h('button', { class: 'abtn small arb-ack', type: 'button', title: t('acknowledge (for every arbiter)'), 'aria-label': t('acknowledge (for every arbiter)'), onclick: () => this.ackAlerts([a]) }, '✓'));
   }
 
   clockEl(s, side) {
@@ -522,12 +525,13 @@ export class ArbiterPage {
             h('thead', {}, h('tr', {}, ['#', t('time'), t('after'), t('kind'), t('side'), t('White'), t('Black'), t('text'), t('seen by')].map((c) => h('th', {}, c)))),
             h('tbody', {}, incs.map((inc) => {
               const ack = this.arb.ackOf(inc);
-              return h('tr', { class: `u-${inc.urgency}`, 'data-kind': inc.kind, 'data-seq': String(inc.seq) },
+              const closed = this.arb.closed(inc);
+              return h('tr', { class: `u-${inc.urgency}${closed ? ' is-closed' : ''}`, 'data-kind': inc.kind, 'data-seq': String(inc.seq) },
                 h('td', {}, inc.seq), h('td', {}, wallTime(inc.wall)),
                 h('td', { class: 'arb-log-move' }, incidentMove(inc.ply, g ? g.start : null, g ? g.moves : null)),
                 h('td', {}, kindLabel(inc.kind)), h('td', {}, colorName(inc.color)),
-                h('td', {}, formatClock(inc.white_ms, '–')), h('td', {}, formatClock(inc.black_ms, '–')), h('td', {}, inc.text),
-                h('td', { class: 'arb-log-ack' }, ack ? `${ack.who} ${wallTime(ack.wall)}` : ''));
+                h('td', {}, formatClock(inc.white_ms, '–')), h('td', {}, formatClock(inc.black_ms, '–')), h('td', {}, relayText(inc.text)),
+                h('td', { class: 'arb-log-ack' }, ack ? `${ack.who} ${wallTime(ack.wall)}` : closed ? t('closed: its cause is gone') : ''));
             }))))));
   }
 
@@ -546,12 +550,13 @@ export class ArbiterPage {
         h('label', {}, t('Claimant') + ' ', h('select', { name: 'claimant' }, h('option', { value: 'w' }, t('White')), h('option', { value: 'b' }, t('Black')))),
         h('label', {}, t('Basis') + ' ', h('select', { name: 'basis' }, h('option', { value: 'a' }, t('D1 (a) cannot win by normal means')), h('option', { value: 'b' }, t('D1 (b) no effort to win')),
           h('option', { value: 'threefold' }, t('threefold repetition')), h('option', { value: 'fifty-moves' }, t('50 moves')))),
-        field('move', { placeholder: t('move written (threefold/50 moves, optional)') }),
+        field('move', { placeholder: t('move written (threefold/50 moves, optional)'), 'aria-label': t('move written (threefold/50 moves, optional)') }),
         h('button', { class: 'abtn', type: 'submit', disabled: !!claim || s.result !== '*' }, t('Start claim')),
       ], (f) => this.send('claim', id, f)),
+      this.confirmFlagAction(s),
       form('act-result', t('Result'), [
-        h('select', { name: 'result' }, ['1-0', '0-1', '1/2-1/2', '*'].map((r) => h('option', { value: r, selected: r === s.result }, r))),
-        field('reason', { placeholder: t('reason (resignation, …)') }),
+        h('select', { name: 'result', 'aria-label': t('Result') }, ['1-0', '0-1', '1/2-1/2', '*'].map((r) => h('option', { value: r, selected: r === s.result }, r))),
+        field('reason', { placeholder: t('reason (resignation, …)'), 'aria-label': t('reason (resignation, …)') }),
         h('button', { class: 'abtn', type: 'submit' }, t('Set result')),
       ], (f) => {
         if (f.result === s.result) {
@@ -563,10 +568,30 @@ export class ArbiterPage {
       }),
       h('p', { class: 'arb-hint' }, t('Take-backs, replaced moves and draw offers: pick the move in the list beside the board.')),
       form('act-players', t('Players'), [
-        field('white', { placeholder: s.white || t('White') }),
-        field('black', { placeholder: s.black || t('Black') }),
+        field('white', { placeholder: s.white || t('White'), 'aria-label': t('White') }),
+        field('black', { placeholder: s.black || t('Black'), 'aria-label': t('Black') }),
         h('button', { class: 'abtn', type: 'submit' }, t('Assign')),
       ], (f) => this.send('players', id, f)));
+  }
+
+  // A flag fall the arbiter saw on the clock: confirmed after a question
+  // (it ends the game). The side the relay suspects, else the side whose
+  // flag is down or whose clock runs, is chosen first.
+  confirmFlagAction(s) {
+    if (s.result !== '*') return null;
+    const side = ['w', 'b'].includes(s.flag_check) ? s.flag_check : ['w', 'b'].includes(s.flagged) ? s.flagged
+      : s.running === 'b' ? 'b' : 'w';
+    return h('form', { class: 'arb-action act-confirm-flag-form', onsubmit: (e) => {
+      e.preventDefault();
+      const f = Object.fromEntries(new FormData(e.target).entries());
+      this.ask({ action: 'confirm-flag', game: s.game, fields: { color: f.color, reason: f.reason || t('flag seen on the clock') },
+        label: f.color === 'b' ? t('Confirm that Black\'s flag fell') : t('Confirm that White\'s flag fell') });
+    } },
+    h('h3', {}, t('Flag fall')),
+    h('label', {}, t('Flag of') + ' ', h('select', { name: 'color' },
+      h('option', { value: 'w', selected: side === 'w' }, t('White')), h('option', { value: 'b', selected: side === 'b' }, t('Black')))),
+    h('input', { name: 'reason', placeholder: t('flag seen on the clock'), 'aria-label': t('reason (for the log)') }),
+    h('button', { class: 'abtn act-confirm-flag-game', type: 'submit' }, t('Confirm the flag fall')));
   }
 
   // --- a board the relay cannot follow: accept its position (accept-board) ---

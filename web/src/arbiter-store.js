@@ -66,6 +66,32 @@ export function compareAlerts(a, b) {
   return b.seq - a.seq;
 }
 
+// Alerts a position raises again on every ply while it lasts (a repetition
+// stands at each ply of the cycle): one per run.
+export const REPEATING_KINDS = new Set(['threefold', 'fifty-moves']);
+
+// One game's open alerts with each run of a repeating kind (plies in a row,
+// same side) as one alert: the newest, with `count` and its `members`.
+export function groupRepeats(list) {
+  const out = [];
+  const last = new Map(); // kind|color -> the group being extended
+  for (const inc of [...list].sort((a, b) => (a.seq ?? Infinity) - (b.seq ?? Infinity))) {
+    const k = `${inc.kind}|${inc.color}`;
+    const g = REPEATING_KINDS.has(inc.kind) ? last.get(k) : null;
+    if (g && Number(inc.ply) - Number(g.ply) <= 1) {
+      const members = [...g.members, inc];
+      const grown = { ...inc, count: members.length, members };
+      out[out.indexOf(g)] = grown;
+      last.set(k, grown);
+      continue;
+    }
+    const one = { ...inc, count: 1, members: [inc] };
+    out.push(one);
+    if (REPEATING_KINDS.has(inc.kind)) last.set(k, one);
+  }
+  return out;
+}
+
 export class ArbiterStore {
   constructor() {
     this.aseq = null; // null until the first snapshot
@@ -164,32 +190,52 @@ export class ArbiterStore {
       wall: this.attentionSeen.get(seenKey), text: squares.length ? `${why}: ${squares.join(' ')}` : why };
   }
 
+  // An alert whose cause is gone closes itself: a board offline that is
+  // online again, a flag check after a result, a flag fall, or a reading
+  // that shows the side's time left (the relay's "flag_check" then names
+  // another side or none).
+  closed(inc) {
+    const s = this.games.get(inc.game);
+    const later = this.incidentsOf(inc.game).filter((x) => x.seq > inc.seq);
+    switch (inc.kind) {
+      case 'board-offline':
+        return later.some((x) => x.kind === 'board-online') || !!(s && s.online);
+      case 'flag-check':
+        if (later.some((x) => x.kind === 'result' || (x.kind === 'flag' && x.color === inc.color))) return true;
+        if (s && s.result && s.result !== '*') return true;
+        return !!s && typeof s.flag_check === 'string' && s.flag_check !== inc.color;
+      default:
+        return false;
+    }
+  }
+
   // A game's incidents and its attention alert, if any.
   alertsOf(game) {
     const att = this.attentionAlert(this.games.get(game));
     return att ? [...this.incidentsOf(game), att] : this.incidentsOf(game);
   }
 
-  // Alerts still to be seen: notice and above, not acknowledged, sorted.
+  // Alerts still to be seen: notice and above, not acknowledged, not closed,
+  // a run of repeated ones as one (groupRepeats), sorted.
   alerts() {
     const out = [];
     for (const game of new Set([...this.incidents.keys(), ...this.games.keys()])) {
-      for (const inc of this.alertsOf(game)) {
-        if (urgencyOf(inc) >= URGENCY.notice && !this.acked.has(incidentKey(inc))) out.push(inc);
-      }
+      const open = this.alertsOf(game).filter((inc) => urgencyOf(inc) >= URGENCY.notice &&
+        !this.acked.has(incidentKey(inc)) && !this.closed(inc));
+      out.push(...groupRepeats(open));
     }
     return out.sort(compareAlerts);
   }
 
-  // Marks an alert seen here at once; the page tells the relay, which
-  // tells every arbiter (and keeps who and when).
+  // Marks an alert (every one of a group) seen here at once; the page tells
+  // the relay, which tells every arbiter (and keeps who and when).
   ack(inc) {
-    this.acked.add(incidentKey(inc));
+    for (const x of inc.members || [inc]) this.acked.add(incidentKey(x));
     this.version++;
   }
 
   ackAll() {
-    const all = this.alerts();
+    const all = this.alerts().flatMap((a) => a.members || [a]);
     for (const inc of all) this.acked.add(incidentKey(inc));
     this.version++;
     return all;
@@ -210,7 +256,7 @@ export class ArbiterStore {
   gameAlertLevel(game) {
     let level = -1;
     for (const inc of this.alertsOf(game)) {
-      if (!this.acked.has(incidentKey(inc))) level = Math.max(level, urgencyOf(inc));
+      if (!this.acked.has(incidentKey(inc)) && !this.closed(inc)) level = Math.max(level, urgencyOf(inc));
     }
     return level >= URGENCY.notice ? level : -1;
   }
@@ -259,8 +305,10 @@ export function counters(s) {
   let claim = t('closed');
   if (s.claim_pending) claim = t('claim pending');
   else if (s.claim_window) {
-    const who = [s.under_two_minutes && s.under_two_minutes.w ? t('White') : null,
-      s.under_two_minutes && s.under_two_minutes.b ? t('Black') : null].filter(Boolean).join(', ');
+    // The sides a D1 claim would be heard from (the relay's claim_open; an
+    // older relay sends only under_two_minutes).
+    const open = s.claim_open || s.under_two_minutes || {};
+    const who = [open.w ? t('White') : null, open.b ? t('Black') : null].filter(Boolean).join(', ');
     claim = t('open ({who})', { who });
   }
   out.push({ key: 'claim', label: t('Claim window'), value: claim,
@@ -418,7 +466,8 @@ export const KIND_LABEL = {
   'dead-position': 'Dead position', 'illegal-move': 'Illegal move', 'board-offline': 'Board offline',
   'board-online': 'Board online', claim: 'Claim', decision: 'Decision', result: 'Result',
   correction: 'Correction', 'draw-offer': 'Draw offer', 'flag-check': 'Flag check',
-  attention: 'Board needs attention',
+  attention: 'Board needs attention', 'press-without-move': 'Clock pressed without a move',
+  'move-without-press': 'Clock not pressed after a move',
 };
 
 // The tables above hold the English texts (the keys of i18n.js); these give

@@ -163,3 +163,49 @@ test('attention as an alert; acknowledgements from the relay, shared', () => {
   assert.deepEqual(actionMessage('ack', 1, { alert: 'attention@12' }), { op: 'arbiter-action', game: 1, action: 'ack', alert: 'attention@12' });
   assert.throws(() => actionMessage('ack', 1, { alert: 'a b' }), /alert/);
 });
+
+test('alerts close themselves when their cause is gone', () => {
+  const a = new ArbiterStore();
+  a.apply({ type: 'arbiter', aseq: 1, games: [state(1, { online: false }), state(2, { flag_check: 'w' }), state(3, { flag_check: 'b' }), state(4, { flag_check: 'w' })],
+    incidents: [inc(1, 1, 'board-offline', 'warning'), { ...inc(2, 1, 'flag-check', 'warning'), color: 'w' },
+      { ...inc(3, 1, 'flag-check', 'warning'), color: 'b' }, { ...inc(4, 1, 'flag-check', 'warning'), color: 'w' }] });
+  assert.deepEqual(a.alerts().map((x) => `${x.game}:${x.kind}`).sort(), ['1:board-offline', '2:flag-check', '3:flag-check', '4:flag-check']);
+  // Board 1 is online again: its offline alert closes (and stays in the log, marked).
+  a.apply({ type: 'incident', aseq: 2, game: 1, incident: inc(1, 2, 'board-online', 'info') });
+  // Game 2 ends by mate: its flag check closes.
+  a.apply({ type: 'arbiter-state', aseq: 3, game: 2, state: state(2, { result: '1-0', flag_check: 'w' }) });
+  // Game 3: a later reading shows Black's time left: the relay's flag_check is '-'.
+  a.apply({ type: 'arbiter-state', aseq: 4, game: 3, state: state(3, { flag_check: '-' }) });
+  assert.deepEqual(a.alerts().map((x) => `${x.game}:${x.kind}`), ['4:flag-check']);
+  assert.equal(a.closed(a.incidentsOf(1)[0]), true);
+  assert.equal(a.closed(a.incidentsOf(4)[0]), false);
+  assert.equal(a.gameAlertLevel(1), -1);
+  assert.equal(a.gameAlertLevel(4), 2);
+  // A result logged closes it too, whatever the state says.
+  a.apply({ type: 'incident', aseq: 5, game: 4, incident: inc(4, 2, 'result', 'info') });
+  assert.deepEqual(a.alerts(), []);
+});
+
+test('a repetition raised on every ply is one alert; acknowledging it acknowledges all', () => {
+  const a = new ArbiterStore();
+  const rep = (seq, ply) => ({ ...inc(1, seq, 'threefold', 'notice'), ply });
+  a.apply({ type: 'arbiter', aseq: 1, games: [state(1)], incidents: [8, 9, 10, 11, 12, 13, 14, 15].map((p, i) => rep(i + 1, p)) });
+  let list = a.alerts();
+  assert.equal(list.length, 1);
+  assert.equal(list[0].count, 8);
+  assert.equal(list[0].seq, 8, 'the newest stands for the run');
+  // A later repetition (another run) is a second alert.
+  a.apply({ type: 'incident', aseq: 2, game: 1, incident: rep(9, 30) });
+  list = a.alerts();
+  assert.deepEqual(list.map((x) => x.count).sort(), [1, 8]);
+  for (const x of list) a.ack(x);
+  assert.deepEqual(a.alerts(), []);
+  assert.equal(a.acked.size, 9);
+});
+
+test('the claim window counter names the sides a D1 claim would be heard from', () => {
+  const c = (s) => Object.fromEntries(counters(s).map((x) => [x.key, x]));
+  // 90+30: under two minutes, but the relay says no window.
+  assert.equal(c({ under_two_minutes: { w: true, b: false }, claim_window: false, claim_open: { w: false, b: false } }).claim.value, 'closed');
+  assert.equal(c({ under_two_minutes: { w: true, b: true }, claim_window: true, claim_open: { w: false, b: true } }).claim.value, 'open (Black)');
+});

@@ -1,0 +1,186 @@
+/* What the board and the clock reveal (issue 29): a clock pressed without a
+ * move, a move without the clock pressed. Feeds run through the inference
+ * into the monitor as the relay does: tests/data/feeds-floor/press.feed
+ * raises exactly one press-without-move (White's, after 1... e5) and nothing
+ * else, unpressed.feed exactly one move-without-press (White's, after
+ * 2. Nf3); the clean twin, every sample game (feeds/p01..p19) and two of the
+ * arbiter's feeds raise none; with the checks switched off (the default)
+ * nothing either. */
+#include <setjmp.h>
+#include <stdarg.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include <cmocka.h>
+
+#include "cr/arbiter.h"
+#include "cr/feed.h"
+#include "cr/infer.h"
+
+typedef struct feed_run {
+    cr_game *game;
+    cr_clock *clock;
+    cr_monitor *mon;
+} feed_run;
+
+/* The inference's events for game 1, applied as the relay's arbiter link does. */
+static void feed_run_event(void *data, const cr_infer_event *ev)
+{
+    feed_run *r = data;
+    if (ev->game_number != 1) {
+        return;
+    }
+    if (ev->kind == CR_INFER_MOVE && ev->ply == cr_game_ply_count(r->game)) {
+        const cr_ply *p = cr_game_ply(ev->game, ev->ply);
+        if (p->flags & CR_PLY_ILLEGAL) {
+            assert_int_equal(cr_game_push_illegal(r->game, &p->after, p->san, p->clock_ms, p->ts),
+                             0);
+        } else {
+            assert_int_equal(cr_game_push(r->game, p->move, p->clock_ms, p->ts, p->flags), 0);
+        }
+        cr_monitor_update(r->mon, ev->t);
+    } else if (ev->kind == CR_INFER_CORRECTION) {
+        cr_game_truncate(r->game, ev->ply);
+        cr_monitor_update(r->mon, ev->t);
+    } else if (ev->kind == CR_INFER_CLOCK) {
+        cr_monitor_clock(r->mon, ev->t, ev->white_ms, ev->black_ms, ev->running);
+    }
+}
+
+enum { PRESS = 1, MOVE = 2 }; /* the checks switched on */
+
+/* Runs a feed (a path under tests/data) with those checks on; the caller frees. */
+static void run_feed(feed_run *r, const char *name, int checks)
+{
+    char path[512];
+    snprintf(path, sizeof path, "%s/%s", CR_TEST_DATA_DIR, name);
+    FILE *f = fopen(path, "r");
+    if (!f) {
+        fail_msg("%s: cannot open", path);
+    }
+    r->game = cr_game_new(NULL);
+    r->clock = cr_clock_new(NULL, NULL);
+    cr_monitor_config cfg;
+    cr_monitor_config_default(&cfg);
+    cfg.press_without_move = checks & PRESS;
+    cfg.move_without_press = checks & MOVE;
+    r->mon = cr_monitor_new(r->game, r->clock, &cfg);
+    assert_non_null(r->mon);
+    cr_infer *inf = cr_infer_new("x", NULL, feed_run_event, r);
+    cr_feed_reader *rd = cr_feed_reader_new(f, path);
+    cr_feed_event ev;
+    cr_error err;
+    int64_t last = 0;
+    int rc;
+    while ((rc = cr_feed_reader_next(rd, &ev, &err)) == 1) {
+        cr_infer_feed(inf, &ev);
+        cr_monitor_source_time(r->mon, ev.t);
+        last = ev.t;
+    }
+    assert_int_equal(rc, 0);
+    cr_infer_finish(inf, last);
+    cr_monitor_source_time(r->mon, last + 3600 * 1000LL);
+    cr_feed_reader_free(rd);
+    fclose(f);
+    cr_infer_free(inf);
+}
+
+static void run_free(feed_run *r)
+{
+    cr_monitor_free(r->mon);
+    cr_clock_free(r->clock);
+    cr_game_free(r->game);
+}
+
+static void test_press_without_move(void **state)
+{
+    (void)state;
+    feed_run r;
+    run_feed(&r, "feeds-floor/press.feed", PRESS | MOVE);
+    assert_int_equal(cr_game_ply_count(r.game), 5);
+    assert_int_equal(cr_monitor_incident_count(r.mon), 1); /* that one, nothing else */
+    const cr_incident *inc = cr_monitor_incident(r.mon, 0);
+    assert_int_equal(inc->kind, CR_INC_PRESS_WITHOUT_MOVE);
+    assert_int_equal(inc->color, CR_WHITE);
+    assert_int_equal(inc->urgency, CR_URGENCY_WARNING);
+    assert_int_equal(inc->ply, 2);
+    assert_int_equal(inc->t, 101800); /* stamped with the press */
+    assert_string_equal(inc->text, "White pressed the clock without a move (after 1... e5)");
+    /* The line form names the kind and reads back. */
+    char line[CR_INCIDENT_LINE_MAX];
+    assert_true(cr_incident_format(inc, line, sizeof line) > 0);
+    assert_non_null(strstr(line, "\tpress-without-move\t"));
+    cr_incident back;
+    cr_error err;
+    assert_int_equal(cr_incident_parse(line, strlen(line), &back, &err), 0);
+    assert_int_equal(back.kind, CR_INC_PRESS_WITHOUT_MOVE);
+    run_free(&r);
+
+    /* Switched off (the default): nothing. */
+    run_feed(&r, "feeds-floor/press.feed", MOVE);
+    assert_int_equal(cr_monitor_incident_count(r.mon), 0);
+    run_free(&r);
+}
+
+static void test_move_without_press(void **state)
+{
+    (void)state;
+    feed_run r;
+    run_feed(&r, "feeds-floor/unpressed.feed", PRESS | MOVE);
+    assert_int_equal(cr_game_ply_count(r.game), 5);
+    assert_int_equal(cr_monitor_incident_count(r.mon), 1); /* that one, nothing else */
+    const cr_incident *inc = cr_monitor_incident(r.mon, 0);
+    assert_int_equal(inc->kind, CR_INC_MOVE_WITHOUT_PRESS);
+    assert_string_equal(cr_incident_kind_name(inc->kind), "move-without-press");
+    assert_int_equal(inc->color, CR_WHITE);
+    assert_int_equal(inc->ply, 3);
+    assert_int_equal(inc->t, 138000); /* the first reading that still ran White's clock */
+    assert_string_equal(inc->text, "White did not press the clock after 2. Nf3");
+    run_free(&r);
+    run_feed(&r, "feeds-floor/unpressed.feed", PRESS);
+    assert_int_equal(cr_monitor_incident_count(r.mon), 0);
+    run_free(&r);
+}
+
+/* Clean games raise nothing: the twin without the stray press, the sample
+ * games and the arbiter's feeds. */
+static void test_clean_games(void **state)
+{
+    (void)state;
+    feed_run r;
+    run_feed(&r, "feeds-floor/press-clean.feed", PRESS | MOVE);
+    assert_int_equal(cr_game_ply_count(r.game), 5);
+    assert_int_equal(cr_monitor_incident_count(r.mon), 0);
+    run_free(&r);
+    /* (quickplay.feed starts from a FEN this harness does not set up.) */
+    const char *arbiter[] = {"feeds-arbiter/stopped.feed", "feeds-arbiter/fivefold.feed"};
+    for (int k = 1; k <= 19 + 2; k++) {
+        char name[64];
+        if (k <= 19) {
+            snprintf(name, sizeof name, "feeds/p%02d.feed", k);
+        } else {
+            snprintf(name, sizeof name, "%s", arbiter[k - 20]);
+        }
+        run_feed(&r, name, PRESS | MOVE);
+        for (int i = 0; i < cr_monitor_incident_count(r.mon); i++) {
+            const cr_incident *x = cr_monitor_incident(r.mon, i);
+            if (x->kind == CR_INC_PRESS_WITHOUT_MOVE || x->kind == CR_INC_MOVE_WITHOUT_PRESS) {
+                fail_msg("%s: %s (ply %d, t %lld)", name, x->text, x->ply, (long long)x->t);
+            }
+        }
+        run_free(&r);
+    }
+}
+
+int main(void)
+{
+    const struct CMUnitTest tests[] = {
+        cmocka_unit_test(test_press_without_move),
+        cmocka_unit_test(test_move_without_press),
+        cmocka_unit_test(test_clean_games),
+    };
+    return cmocka_run_group_tests(tests, NULL, NULL);
+}
