@@ -367,7 +367,9 @@ export class ArbiterPage {
     }
     const key = `${route.game}|${this.arb.version}|${this.formError}|${this.notice}|${this.sound}|${this.arb.aseq}|${this.pendingKey()}|${this.healthKey}|${this.movesKey(route.game)}|${this.attentionKey(route.game)}`;
     if (this.el && key === this.key) return;
-    this.key = key;
+    // The key is kept once the page is drawn: a render that threw is tried
+    // again at the next one, not skipped while nothing changes.
+    this.key = '';
     // Messages redraw the page: what the arbiter is typing stays.
     const kept = new Map();
     let focused = null;
@@ -383,6 +385,7 @@ export class ArbiterPage {
     if (slot) slot.replaceWith(this.board.element(route.game));
     this.main.replaceChildren(this.el);
     this.board.update();
+    this.key = key;
     for (const f of this.el.querySelectorAll('input, select')) {
       const k = `${f.form ? f.form.className : ''}|${f.name}`;
       if (kept.has(k)) {
