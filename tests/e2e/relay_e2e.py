@@ -573,16 +573,18 @@ def fanout(binary):
 
 
 def demo(binary):
-    # At its own speed, the demo shows moves within 2 s of starting.
+    # At its own speed, the demo shows moves within a second or two of
+    # starting (the time is printed). The bound checked is looser: a demo
+    # paced like its feed's first minutes would miss it, a loaded machine not.
     t0 = time.time()
     r = Relay(binary, ["demo"])
     try:
         first = None
-        while time.time() - t0 < 10 and first is None:
+        while time.time() - t0 < 20 and first is None:
             if "1. " in r.http("/live.pgn")[2]:
                 first = time.time() - t0
             time.sleep(0.05)
-        check(first is not None and first < 2.0, "demo: first move after %s s" % first)
+        check(first is not None and first < 15.0, "demo: first move after %s s" % first)
         print("ok: demo, first move %.2f s after the start" % first)
     finally:
         r.stop()

@@ -23,13 +23,44 @@ BROWSER = "gzip, deflate, br, zstd"
 IMMUTABLE = "public, max-age=31536000, immutable"
 
 
-def unbrotli(data):
+class Unbrotli:
     """Brotli through node's zlib (the web build's own tool): Python's
-    standard library has none."""
-    r = subprocess.run(["node", "-e", "process.stdout.write(require('zlib').brotliDecompressSync("
-                        "require('fs').readFileSync(0)))"], input=data, capture_output=True, timeout=30)
-    check(r.returncode == 0, "node could not decode a br body: %s" % r.stderr.decode(errors="replace")[:300])
-    return r.stdout
+    standard library has none. One node process decodes every body (length-
+    prefixed on its pipes): a node started per body could take longer, on a
+    loaded machine, than the relay keeps an idle keep-alive connection open."""
+    SCRIPT = r"""
+const zlib = require('zlib'); let buf = Buffer.alloc(0);
+process.stdin.on('data', d => {
+  buf = Buffer.concat([buf, d]);
+  while (buf.length >= 4 && buf.length >= 4 + buf.readUInt32BE(0)) {
+    const n = buf.readUInt32BE(0); let out;
+    try { out = zlib.brotliDecompressSync(buf.subarray(4, 4 + n)); } catch (e) { out = null; }
+    buf = buf.subarray(4 + n);
+    const h = Buffer.alloc(5); h.writeUInt8(out ? 0 : 1, 0); h.writeUInt32BE(out ? out.length : 0, 1);
+    process.stdout.write(out ? Buffer.concat([h, out]) : h);
+  }
+});"""
+
+    def __init__(self):
+        self.p = None
+
+    def __call__(self, data):
+        if self.p is None:
+            self.p = subprocess.Popen(["node", "-e", self.SCRIPT], stdin=subprocess.PIPE, stdout=subprocess.PIPE)
+        self.p.stdin.write(len(data).to_bytes(4, "big") + data)
+        self.p.stdin.flush()
+        head = self.p.stdout.read(5)
+        check(len(head) == 5, "node's brotli decoder ended")
+        check(head[0] == 0, "node could not decode a br body")
+        return self.p.stdout.read(int.from_bytes(head[1:], "big"))
+
+    def close(self):
+        if self.p is not None:
+            self.p.stdin.close()
+            self.p.wait(timeout=30)
+
+
+unbrotli = Unbrotli()
 
 
 class Client:
@@ -96,6 +127,7 @@ def main(binary):
             r.stop()
         h2(binary, tmp, root)
     finally:
+        unbrotli.close()
         shutil.rmtree(tmp, ignore_errors=True)
 
 
