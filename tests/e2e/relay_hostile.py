@@ -444,7 +444,7 @@ def flood(binary):
     import resource
     soft, hard = resource.getrlimit(resource.RLIMIT_NOFILE)
     resource.setrlimit(resource.RLIMIT_NOFILE, (max(soft, min(hard, 8192)), hard))
-    cfg = write_config({"limits": {"idle_s": 3}})
+    cfg = write_config({"limits": {"idle_s": 3, "token_checks": 40}})
     state = tempfile.mkdtemp(prefix="cr_hostile_flood_")
     socks = []
     try:
@@ -487,6 +487,15 @@ def flood(binary):
         check(st == 200, "a right token from a throttled address locked out: %d" % st)
         st, _, _ = r.http("/live.pgn", {"Authorization": "Bearer wrong-token-999"})
         check(st == 429, "a wrong token after the right one: %d" % st)
+        # the budget of checks (40 here, 32 used): a guesser gets 40 tries a
+        # minute, right or wrong; beyond them the right token is not checked
+        codes = [r.http("/live.pgn", {"Authorization": "Bearer wrong-token-9%02d" % k})[0] for k in range(8)]
+        check(codes == [429] * 8, "wrong tokens within the budget: %s" % codes)
+        st, _, _ = r.http("/live.pgn", {"Authorization": "Bearer " + ARBITER})
+        check(st == 429, "a right token beyond the budget was checked: %d" % st)
+        m = r.http("/metrics")[2]
+        throttled = int(m.split('chessrelay_token_failures_total{what="throttled"} ')[1].split()[0])
+        check(throttled == 30, "throttled tokens in /metrics: %d, want 20 + 1 + 8 + 1" % throttled)
         log = open(r.log.name).read()
         check(log.count("wrong token") <= 2, "a log line per wrong token")
         r.stop()
