@@ -141,6 +141,9 @@ static void test_signer(void **state)
     write_text(sig_path, "journal-000002.feed 13 0000000000000000000000000000000000000000000000000000000000000000 1 "
                          "00000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000\n", "a");
     check(dir, k.pub, "signatures.log:5: its signature does not verify", &unsig);
+    write_text(sig_path, "journal-000002.feed 13 00", "a"); /* torn: not a problem */
+    long before = check(dir, k.pub, "signatures.log:6: a torn last line", &unsig);
+    assert_int_equal(before, 2); /* the forged line and the deleted file, as before */
     unsigned char other[CR_SIGN_PUB_BYTES] = {1};
     assert_true(check(dir, other, "does not verify", &unsig) >= 4);
     cr_test_rm_rf(dir);

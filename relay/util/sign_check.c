@@ -157,8 +157,12 @@ int cr_sign_verify(const char *dir, const unsigned char pub[CR_SIGN_PUB_BYTES], 
         unsigned char sig[CR_SIGN_BYTES];
         char msg[512];
         size_t ml;
-        if (l && p[0] != '#') {
-            if (!nl || !parse_line(p, l, &k, sig, msg, sizeof msg, &ml)) {
+        if (l && p[0] != '#' && !nl) {
+            /* A crash in the middle of writing the last checkpoint. */
+            fprintf(out, "%s:%d: a torn last line (a crash mid-write), not counted\n", path,
+                    lineno);
+        } else if (l && p[0] != '#') {
+            if (!parse_line(p, l, &k, sig, msg, sizeof msg, &ml)) {
                 fprintf(out, "%s:%d: not a checkpoint\n", path, lineno);
                 (*problems)++;
             } else if (!cr_sign_check(pub, msg, ml, sig)) {
