@@ -980,6 +980,7 @@ def signed(binary):
         gid = first_game(r)
         arb = r.ws({"Authorization": "Bearer " + ARBITER})
         arb.send({"op": "arbiter-action", "game": gid, "action": "result", "result": "0-1"})
+        arb.send({"op": "arbiter-action", "game": gid, "action": "players", "white": "Corrected, White"})
         wait_for("checkpoints of the journal and incidents.log at /journal/head",
                  lambda: "incidents.log " in r.http("/journal/head")[2] and "journal-" in r.http("/journal/head")[2])
         r.stop()
@@ -991,6 +992,13 @@ def signed(binary):
         check(rc == 0 and "signatures.log:1: # chessrelay signatures v1, public key " + pub in out
               and "signatures.log:" in out.split("public key")[1] and "incidents.log" in out,
               "export without checkpoints:\n" + out[-800:])
+        # the evidence: the correction (journal and incidents.log), then what signs both files
+        tail = out.split("public key")[1]
+        check('"Corrected, White"' in out and 'players assigned: White "Corrected, White"' in out,
+              "export lacks the correction:\n" + out[-1500:])
+        signing = [l.split(" ")[1] for l in tail.splitlines()[1:] if l.startswith("signatures.log:")]
+        check("incidents.log" in signing and any(f.startswith("journal-") for f in signing),
+              "export lacks the checkpoints of both files:\n" + tail)
         journal = sorted(f for f in os.listdir(copy) if f.startswith("journal-"))[-1]
         # an edit of the journal (whoever has seal.key could reseal it)
         change_byte(os.path.join(copy, journal), 4)
