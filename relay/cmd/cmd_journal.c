@@ -26,7 +26,7 @@
 #include "util/sealed_file.h"
 #include "util/sign.h"
 
-static int verify(const char *dir);
+static int verify(const char *dir, bool pub);
 
 static int usage(void)
 {
@@ -74,7 +74,7 @@ static int verify_pub(const char *dir, const char *pub_path)
     snprintf(key, sizeof key, "%s/%s", dir, CR_SEAL_KEY_FILE);
     int rc = 0;
     if (stat(key, &sb) == 0) {
-        rc = verify(dir);
+        rc = verify(dir, true);
     } else {
         printf("seals not checked: no %s here (its HMACs need it; the signatures vouch)\n",
                CR_SEAL_KEY_FILE);
@@ -140,7 +140,7 @@ static long check_head(const char *dir, long keyed, char *info, size_t size)
     return problems;
 }
 
-static int verify(const char *dir)
+static int verify(const char *dir, bool pub)
 {
     struct stat sb;
     if (stat(dir, &sb) != 0 || !S_ISDIR(sb.st_mode)) {
@@ -211,6 +211,11 @@ static int verify(const char *dir)
         printf("unkeyed (older format): %ld of %ld records\n", unkeyed, keyed + unkeyed);
     }
     printf("%s", info);
+    char sigs[PATH_MAX];
+    snprintf(sigs, sizeof sigs, "%s/%s", dir, CR_SIGN_FILE);
+    if (!pub && stat(sigs, &sb) == 0) {
+        printf("signed checkpoints in %s: not checked here (add --pubkey FILE)\n", CR_SIGN_FILE);
+    }
     return 0;
 }
 
@@ -397,7 +402,7 @@ static int export_game(const char *dir, const char *game_arg)
 int cr_cmd_journal(int argc, char **argv)
 {
     if (argc == 3 && strcmp(argv[1], "verify") == 0) {
-        return verify(argv[2]);
+        return verify(argv[2], false);
     }
     if (argc == 5 && strcmp(argv[1], "verify") == 0 && strcmp(argv[3], "--pubkey") == 0) {
         return verify_pub(argv[2], argv[4]);
