@@ -230,12 +230,15 @@ const char *cr_arbiter_action_name(cr_arbiter_action a)
 static int parse_object(json_t *j, cr_arbiter_cmd *c, char *err, size_t es)
 {
     json_t *game = json_object_get(j, "game");
-    if (!json_is_integer(game) || json_integer_value(game) <= 0 ||
-        json_integer_value(game) > 1000000000) {
-        return fail(err, es, "game: expected a game id (integer > 0)");
+    const char *action = json_string_value(json_object_get(j, "action"));
+    /* Game 0 is the relay's own: only its standing alerts are acknowledged. */
+    bool relay_ack = action && strcmp(action, "ack") == 0 && json_is_integer(game) &&
+                     json_integer_value(game) == 0;
+    if (!relay_ack && (!json_is_integer(game) || json_integer_value(game) <= 0 ||
+                       json_integer_value(game) > 1000000000)) {
+        return fail(err, es, "game: expected a game id (integer > 0; 0 only to ack a relay alert)");
     }
     c->game = (int)json_integer_value(game);
-    const char *action = json_string_value(json_object_get(j, "action"));
     if (!action) {
         return fail(err, es, "action: expected a string");
     }

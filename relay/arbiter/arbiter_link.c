@@ -14,9 +14,11 @@
 #include "core/verdicts.h"
 #include "util/fileio.h"
 #include "util/grow.h"
+#include "util/hash.h"
 #include "util/log.h"
 #include "util/seal_head.h"
 #include "util/sealed_file.h"
+#include "util/sign.h"
 
 #define LOG_NAME "incidents.log"
 
@@ -44,6 +46,17 @@ typedef struct arb_ack {
     char who[64];
     int64_t wall;
 } arb_ack;
+
+/* A standing relay alert: sealed files that do not verify (tampered or
+ * cut). In every snapshot and incidents.json until an arbiter acknowledges
+ * it (an ack of game 0); raised and acknowledged in incidents.log. */
+typedef struct arb_standing {
+    char key[CR_ARB_ALERT_MAX]; /* "tamper:<file>:<hash of what>" */
+    char file[64];
+    char what[320];
+    int64_t wall;
+    bool logged; /* in incidents.log (raised before it was open: at start) */
+} arb_standing;
 
 typedef struct arb_claim_ref {
     int game; /* store id */
@@ -78,6 +91,9 @@ struct cr_arbiter_link {
     arb_ack *acks;
     int nacks;
     size_t capacks;
+    arb_standing *standing;
+    int nstanding;
+    size_t capstanding;
     int64_t aseq;       /* last arbiter message number */
     int64_t aseq_logged; /* the last aseq written to incidents.log */
     int64_t state_aseq; /* aseq of the last published snapshot (-1: none yet) */
@@ -557,6 +573,159 @@ static bool restore_ack(cr_arbiter_link *l, int game, const char *s, size_t len)
     return true;
 }
 
+/*----- standing relay alerts (tamper evidence) -----*/
+
+static void publish_state(cr_arbiter_link *l, int64_t wall);
+
+static arb_standing *find_standing(const cr_arbiter_link *l, const char *key)
+{
+    for (int i = 0; i < l->nstanding; i++) {
+        if (strcmp(l->standing[i].key, key) == 0) {
+            return &l->standing[i];
+        }
+    }
+    return NULL;
+}
+
+/* The open ones (not acknowledged), for the snapshot and incidents.json. */
+static json_t *standing_json(const cr_arbiter_link *l)
+{
+    json_t *a = json_array();
+    for (int i = 0; i < l->nstanding; i++) {
+        const arb_standing *s = &l->standing[i];
+        if (!find_ack(l, 0, s->key)) {
+            json_array_append_new(a, json_pack("{s:s,s:s,s:s,s:s,s:I}", "alert", s->key, "kind",
+                                               "tamper", "file", s->file, "what", s->what, "wall",
+                                               (json_int_t)s->wall));
+        }
+    }
+    return a;
+}
+
+/* "0\ttamper\t<wall>\t<key>\t<file>\t<what>" in incidents.log. */
+static void journal_standing(cr_arbiter_link *l, arb_standing *s)
+{
+    char rec[sizeof s->key + sizeof s->file + sizeof s->what + 64];
+    if (l->log < 0 || s->logged) {
+        return;
+    }
+    int n = snprintf(rec, sizeof rec, "0\ttamper\t%" PRId64 "\t%s\t%s\t%s\n", s->wall, s->key,
+                     s->file, s->what);
+    journal_line(l, rec, n < (int)sizeof rec ? n : -1);
+    s->logged = true;
+}
+
+/* Adds a standing alert (none when its key is there). NULL if not added. */
+static arb_standing *add_standing(cr_arbiter_link *l, const char *file, const char *what,
+                                  int64_t wall)
+{
+    char key[CR_ARB_ALERT_MAX], name[24];
+    size_t n = 0;
+    for (const char *p = file; *p && n < sizeof name - 1; p++) { /* a key's characters only */
+        name[n++] = strchr("@:._-", *p) || (*p >= '0' && *p <= '9') ||
+                            ((*p | 32) >= 'a' && (*p | 32) <= 'z')
+                        ? *p
+                        : '_';
+    }
+    name[n] = '\0';
+    char both[sizeof ((arb_standing *)0)->file + sizeof ((arb_standing *)0)->what];
+    int bl = snprintf(both, sizeof both, "%s\n%s", file, what);
+    snprintf(key, sizeof key, "tamper:%s:%08" PRIx32, name,
+             (uint32_t)cr_fnv1a(both, bl < (int)sizeof both ? (size_t)bl : sizeof both - 1));
+    if (find_standing(l, key)) {
+        return NULL;
+    }
+    arb_standing *v = cr_grow(l->standing, &l->capstanding, (size_t)l->nstanding + 1, sizeof *v, 4);
+    if (!v) {
+        return NULL;
+    }
+    l->standing = v;
+    arb_standing *s = &l->standing[l->nstanding++];
+    memset(s, 0, sizeof *s);
+    snprintf(s->key, sizeof s->key, "%s", key);
+    snprintf(s->file, sizeof s->file, "%s", file);
+    /* One line in incidents.log: no tab or line break inside a field. */
+    snprintf(s->what, sizeof s->what, "%s", what);
+    for (char *p = s->what; *p; p++) {
+        *p = *p == '\t' || *p == '\n' || *p == '\r' ? ' ' : *p;
+    }
+    for (char *p = s->file; *p; p++) {
+        *p = *p == '\t' || *p == '\n' || *p == '\r' ? ' ' : *p;
+    }
+    s->wall = wall;
+    return s;
+}
+
+/* Reads back what journal_standing wrote (after "0\ttamper\t"). */
+static bool restore_standing(cr_arbiter_link *l, const char *s, size_t len)
+{
+    char buf[512];
+    if (len >= sizeof buf) {
+        return false;
+    }
+    memcpy(buf, s, len);
+    buf[len] = '\0';
+    char *end, *key, *file, *what;
+    long long wall = strtoll(buf, &end, 10);
+    if (*end != '\t' || !(file = strchr(key = end + 1, '\t')) ||
+        !(what = strchr(file + 1, '\t'))) {
+        return false;
+    }
+    *file++ = '\0';
+    *what++ = '\0';
+    if (!cr_arbiter_alert_ok(key) || find_standing(l, key)) {
+        return cr_arbiter_alert_ok(key);
+    }
+    arb_standing *st = add_standing(l, file, what, (int64_t)wall);
+    if (st) {
+        snprintf(st->key, sizeof st->key, "%s", key); /* as raised, whatever the hash */
+        st->logged = true;
+    }
+    return true;
+}
+
+void cr_arbiter_link_tamper(cr_arbiter_link *l, const char *file, const char *what, int64_t wall)
+{
+    if (!l) {
+        return;
+    }
+    arb_standing *s = add_standing(l, file, what, wall);
+    if (!s) {
+        return; /* raised before (a restart of a relay with the same problem) */
+    }
+    publish(l, json_pack("{s:s,s:s,s:s,s:s,s:s,s:I}", "type", "relay-alert", "alert", "tamper",
+                         "key", s->key, "text", s->what, "file", s->file, "wall",
+                         (json_int_t)wall));
+    if (l->started) {
+        journal_standing(l, s);
+        publish_state(l, wall);
+    }
+}
+
+/* An arbiter acknowledges standing alert c->alert (game 0). */
+static int ack_standing(cr_arbiter_link *l, const cr_arbiter_cmd *c, int64_t wall, char *why,
+                        size_t why_size)
+{
+    if (!find_standing(l, c->alert)) {
+        char reason[CR_ARB_ALERT_MAX + 32];
+        snprintf(reason, sizeof reason, "no relay alert %s", c->alert);
+        if (why && why_size) {
+            snprintf(why, why_size, "%s", reason);
+        }
+        publish_error(l, c, reason);
+        return CR_EINVAL;
+    }
+    const arb_ack *a = add_ack(l, 0, c->alert, c->who, wall);
+    if (a) {
+        cr_log(CR_LOG_INFO, "arbiter %s acknowledged %s", c->who, c->alert);
+        journal_ack(l, a);
+        json_t *aj = ack_json(a);
+        publish(l, aj ? json_pack("{s:s,s:i,s:o}", "type", "ack", "game", 0, "ack", aj) : NULL);
+        publish_state(l, wall);
+    }
+    return 0;
+}
+
 /*----- games -----*/
 
 static void game_free(arb_game *g)
@@ -721,10 +890,12 @@ static void publish_state(cr_arbiter_link *l, int64_t wall)
     for (int i = 0; i < l->nacks; i++) {
         json_array_append_new(acks, ack_json(&l->acks[i]));
     }
-    json_t *inc_doc = json_pack("{s:O,s:O,s:O}", "incidents", incs, "games", games, "acks", acks);
-    json_t *snap =
-        json_pack("{s:s,s:I,s:o,s:o,s:o,s:o}", "type", "arbiter", "aseq", (json_int_t)l->aseq,
-                  "games", games, "incidents", incs, "claims", claims, "acks", acks);
+    json_t *alerts = standing_json(l);
+    json_t *inc_doc = json_pack("{s:O,s:O,s:O,s:O}", "incidents", incs, "games", games, "acks",
+                                acks, "alerts", alerts);
+    json_t *snap = json_pack("{s:s,s:I,s:o,s:o,s:o,s:o,s:o}", "type", "arbiter", "aseq",
+                             (json_int_t)l->aseq, "games", games, "incidents", incs, "claims",
+                             claims, "acks", acks, "alerts", alerts);
     cr_pub *p = cr_pub_new(CR_PUB_ARBITER_STATE);
     if (p) {
         p->snapshot = json_to_buf(snap);
@@ -770,6 +941,7 @@ void cr_arbiter_link_free(cr_arbiter_link *l)
     free(l->games);
     free(l->claims);
     free(l->acks);
+    free(l->standing);
     if (l->log >= 0) {
         log_aseq(l); /* a clean stop: the numbering goes on from here */
         close(l->log);
@@ -806,7 +978,23 @@ static int restore_line(void *data, const char *line, size_t len, int lineno)
     arb_game *g = *end == '\t' && id > 0 && id < INT_MAX ? find_game(l, (int)id) : NULL;
     cr_incident inc;
     cr_error err;
-    static const char claim_tag[] = "claim\t", ack_tag[] = "ack\t";
+    static const char claim_tag[] = "claim\t", ack_tag[] = "ack\t", tamper_tag[] = "tamper\t";
+    if (*end == '\t' && id == 0 && end > line) { /* the relay's own: standing alerts, their acks */
+        const char *a = end + 1;
+        bool ok = false;
+        if (strncmp(a, ack_tag, sizeof ack_tag - 1) == 0) {
+            a += sizeof ack_tag - 1;
+            ok = restore_ack(l, 0, a, (size_t)(line + len - a));
+        } else if (strncmp(a, tamper_tag, sizeof tamper_tag - 1) == 0) {
+            a += sizeof tamper_tag - 1;
+            ok = restore_standing(l, a, (size_t)(line + len - a));
+        }
+        if (!ok) {
+            cr_log(CR_LOG_WARN, "%s:%d: not a relay alert or its acknowledgement (skipped)",
+                   l->log_path, lineno);
+        }
+        return 0;
+    }
     if (g && strncmp(end + 1, ack_tag, sizeof ack_tag - 1) == 0) {
         const char *a = end + sizeof ack_tag;
         if (!restore_ack(l, g->id, a, (size_t)(line + len - a))) {
@@ -858,6 +1046,16 @@ static void restore(cr_arbiter_link *l, int64_t wall)
                  LOG_NAME, st.bad, l->log_path, st.bad_line, st.bad_why, l->cfg.state_dir);
         cr_log(CR_LOG_ERROR, "%s", text);
         cr_arbiter_link_alert(l, "journal-not-sound", text, wall);
+        snprintf(text, sizeof text, "%ld record(s) do not match their seals, the first at line %d: %s",
+                 st.bad, st.bad_line, st.bad_why);
+        cr_arbiter_link_tamper(l, LOG_NAME, text, wall);
+    }
+    /* What the head of the seals found at start (util/seal_head.h): a cut
+     * tail or a deleted last file, made while the relay was stopped. */
+    cr_seal_problem p[CR_SEAL_HEAD_KINDS + 1];
+    int np = cr_seal_head_problems(p, CR_SEAL_HEAD_KINDS + 1);
+    for (int i = 0; i < np; i++) {
+        cr_arbiter_link_tamper(l, p[i].name, p[i].text, wall);
     }
 }
 
@@ -886,6 +1084,10 @@ int cr_arbiter_link_start(cr_arbiter_link *l, int64_t t, int64_t wall, cr_error 
         if (l->log < 0) {
             rc = cr_error_set(err, CR_EIO, 0, 0, "%s: %s", l->log_path, strerror(errno));
             goto out;
+        }
+        cr_signer_follow(LOG_NAME); /* signed checkpoints, with a --signing-key */
+        for (int i = 0; i < l->nstanding; i++) {
+            journal_standing(l, &l->standing[i]); /* raised by the rebuild, before the log */
         }
     }
     for (int i = 0; i < l->ngames; i++) {
@@ -993,6 +1195,9 @@ int cr_arbiter_link_command(cr_arbiter_link *l, const cr_arbiter_cmd *c, int64_t
     }
     char reason[CR_INCIDENT_TEXT_MAX];
     reason[0] = '\0';
+    if (c->game == 0 && c->action == CR_ARB_ACK) {
+        return ack_standing(l, c, wall, why, why_size);
+    }
     arb_game *g = l->started ? find_game(l, c->game) : NULL;
     int rc = CR_EINVAL;
     if (!g) {

@@ -118,6 +118,14 @@ void cr_arbiter_link_adjust_clock(cr_arbiter_link *l, int game, int color, int32
  * "alert":kind,"text":text,"wall":ms}; kind "ok" when it is over. */
 void cr_arbiter_link_alert(cr_arbiter_link *l, const char *kind, const char *text, int64_t wall);
 
+/* A standing alert: `file` (a journal file, "incidents.log", "seal.head")
+ * does not verify; `what` says what failed. Unlike cr_arbiter_link_alert it
+ * stays in every snapshot and incidents.json ("alerts") until an arbiter
+ * acknowledges it ({"action":"ack","game":0,"alert":key}), and is raised
+ * and acknowledged in incidents.log, so that it stands across restarts.
+ * The same file and problem again is the same alert. Accepts l NULL. */
+void cr_arbiter_link_tamper(cr_arbiter_link *l, const char *file, const char *what, int64_t wall);
+
 /* Incidents held (all games), for tests and metrics. */
 int cr_arbiter_link_incident_count(const cr_arbiter_link *l);
 

@@ -16,7 +16,6 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <dirent.h>
 #include <sys/stat.h>
 
 #include "cmd/commands.h"
@@ -25,97 +24,79 @@
 #include "util/seal_head.h"
 #include "util/seal_key.h"
 #include "util/sealed_file.h"
+#include "util/sign.h"
+
+static int verify(const char *dir, bool pub);
 
 static int usage(void)
 {
-    fprintf(stderr, "usage: chessrelay journal verify DIR | export DIR --game N\n");
+    fprintf(stderr, "usage: chessrelay journal verify DIR [--pubkey FILE] | export DIR --game N | "
+                    "keygen FILE\n");
     return 2;
+}
+
+/* The signatures of DIR with the public key at pub_path (util/sign.h):
+ * no secret needed. Returns 0 when every checkpoint holds and every file is
+ * signed, 1 otherwise (printed). */
+static int verify_signatures(const char *dir, const char *pub_path)
+{
+    unsigned char pub[CR_SIGN_PUB_BYTES];
+    cr_error err;
+    if (cr_sign_pub_load(pub_path, pub, &err)) {
+        fprintf(stderr, "chessrelay journal verify: --pubkey: %s\n", err.text);
+        return 1;
+    }
+    long problems;
+    int unsigned_files;
+    if (cr_sign_verify(dir, pub, stdout, &problems, &unsigned_files) == CR_EEOF) {
+        printf("NOT SIGNED: %s/%s: none (the relay ran without --signing-key)\n", dir,
+               CR_SIGN_FILE);
+        return 1;
+    }
+    if (problems) {
+        printf("SIGNATURES DO NOT HOLD: %ld problem(s)\n", problems);
+        return 1;
+    }
+    if (unsigned_files) {
+        printf("NOT SIGNED: %d file(s) without a checkpoint\n", unsigned_files);
+        return 1;
+    }
+    printf("signed: every file matches its checkpoints (Ed25519, %s)\n", pub_path);
+    return 0;
+}
+
+/* journal verify DIR --pubkey FILE: the signatures, and the seals when the
+ * folder's seal.key is there (a third party has only the public key). */
+static int verify_pub(const char *dir, const char *pub_path)
+{
+    char key[PATH_MAX];
+    struct stat sb;
+    snprintf(key, sizeof key, "%s/%s", dir, CR_SEAL_KEY_FILE);
+    int rc = 0;
+    if (stat(key, &sb) == 0) {
+        rc = verify(dir, true);
+    } else {
+        printf("seals not checked: no %s here (its HMACs need it; the signatures vouch)\n",
+               CR_SEAL_KEY_FILE);
+    }
+    return verify_signatures(dir, pub_path) || rc;
+}
+
+static int keygen(const char *path)
+{
+    cr_error err;
+    if (cr_sign_keygen(path, &err)) {
+        fprintf(stderr, "chessrelay journal keygen: %s\n", err.text);
+        return 1;
+    }
+    printf("%s: the signing key (secret: keep it outside the state folder)\n%s.pub: its public "
+           "key (publish it)\n", path, path);
+    return 0;
 }
 
 /* The files beside the journals with sealed records of their own:
  * the relay's incidents.log, an agent's events.feed (its state folder). */
 static const char *const side_files[] = {"incidents.log", "events.feed"};
-
-/* Looking for the head's seal in a chain (util/seal_head.h). */
-typedef struct find {
-    const cr_seal *chain; /* the chain being scanned: the previous record's seal */
-    const cr_seal *target;
-    long records, at;     /* at: the record the target seals (-1: not found) */
-} find;
-
-static void find_check(find *f)
-{
-    if (f->at < 0 && f->records > 0 && memcmp(f->chain->h, f->target->h, CR_SEAL_BYTES) == 0) {
-        f->at = f->records;
-    }
-}
-
-static int find_record(void *data, size_t from, size_t to, int first_line, const char *bad,
-                       int bad_line, bool keyed)
-{
-    (void)from, (void)to, (void)first_line, (void)bad, (void)bad_line, (void)keyed;
-    find *f = data;
-    find_check(f);
-    f->records++;
-    return 0;
-}
-
-/* Scans one file of a chain for f's target. false: it cannot be read. */
-static bool find_in(find *f, cr_seal *chain, const char *path)
-{
-    char *text;
-    size_t len, keep;
-    int lines;
-    cr_error err;
-    if (cr_read_file(path, SIZE_MAX / 2, &text, &len, &err)) {
-        return false;
-    }
-    cr_seal_scan(text, len, chain, find_record, f, &keep, &lines);
-    find_check(f);
-    free(text);
-    return true;
-}
-
-static int by_name(const void *a, const void *b)
-{
-    return strcmp(*(char *const *)a, *(char *const *)b);
-}
-
-/* The records of kind `name` (the journal's files in order, or the file)
- * up to the head's seal: -1 when it is not among them (cut or rewritten);
- * *records: how many there are. */
-static long head_at(const char *dir, const char *name, const cr_seal *target, long *records)
-{
-    cr_seal chain = {{0}, false};
-    find f = {&chain, target, 0, -1};
-    char path[PATH_MAX];
-    if (strcmp(name, "journal") != 0) {
-        snprintf(path, sizeof path, "%s/%s", dir, name);
-        find_in(&f, &chain, path);
-    } else {
-        /* journal-NNNNNN.feed: the fixed width sorts them by name. */
-        DIR *d = opendir(dir);
-        char *names[4096];
-        size_t n = 0;
-        for (struct dirent *e; d && (e = readdir(d)) != NULL && n < 4096;) {
-            size_t l = strlen(e->d_name);
-            if (strncmp(e->d_name, "journal-", 8) == 0 && l > 5 && strcmp(e->d_name + l - 5, ".feed") == 0) {
-                names[n++] = strdup(e->d_name);
-            }
-        }
-        if (d) {
-            closedir(d);
-        }
-        qsort(names, n, sizeof *names, by_name);
-        for (size_t i = 0; i < n; i++) {
-            snprintf(path, sizeof path, "%s/%s", dir, names[i] ? names[i] : "");
-            find_in(&f, &chain, path);
-            free(names[i]);
-        }
-    }
-    *records = f.records;
-    return f.at;
-}
 
 /* The head of the seals against the chains: a cut tail, a deleted last
  * journal file or a file resealed from scratch no longer holds the head's
@@ -144,7 +125,7 @@ static long check_head(const char *dir, long keyed, char *info, size_t size)
     }
     long problems = 0;
     for (int i = 0; i < n; i++) {
-        long records, at = head_at(dir, e[i].name, &e[i].seal, &records);
+        long records, at = cr_seal_head_find(dir, e[i].name, &e[i].seal, &records);
         if (at < 0) {
             printf("%s/%s: cut after record %ld, or rewritten: the head's last seal is not among "
                    "its records\n",
@@ -159,7 +140,7 @@ static long check_head(const char *dir, long keyed, char *info, size_t size)
     return problems;
 }
 
-static int verify(const char *dir)
+static int verify(const char *dir, bool pub)
 {
     struct stat sb;
     if (stat(dir, &sb) != 0 || !S_ISDIR(sb.st_mode)) {
@@ -230,6 +211,11 @@ static int verify(const char *dir)
         printf("unkeyed (older format): %ld of %ld records\n", unkeyed, keyed + unkeyed);
     }
     printf("%s", info);
+    char sigs[PATH_MAX];
+    snprintf(sigs, sizeof sigs, "%s/%s", dir, CR_SIGN_FILE);
+    if (!pub && stat(sigs, &sb) == 0) {
+        printf("signed checkpoints in %s: not checked here (add --pubkey FILE)\n", CR_SIGN_FILE);
+    }
     return 0;
 }
 
@@ -241,7 +227,49 @@ typedef struct export {
     char agent_file[64];
     long printed;
     bool known; /* a "# game N" line was seen */
+    char files[32][40]; /* the files quoted, for their signed checkpoints */
+    int nfiles;
 } export;
+
+/* Prints a quoted line and notes its file. */
+static void quote(export *x, const char *file, int lineno, const char *line, size_t len)
+{
+    printf("%s:%d: %.*s\n", file, lineno, (int)len, line);
+    for (int i = 0; i < x->nfiles; i++) {
+        if (strcmp(x->files[i], file) == 0) {
+            return;
+        }
+    }
+    if (x->nfiles < 32) {
+        snprintf(x->files[x->nfiles++], sizeof x->files[0], "%s", file);
+    }
+}
+
+/* The signed checkpoints that cover the quoted files (util/sign.h): with
+ * the files and the public key, a committee checks the evidence offline
+ * (`chessrelay journal verify DIR --pubkey FILE`). */
+static void export_signatures(const char *dir, const export *x, bool incidents)
+{
+    char line[512];
+    int lineno;
+    if (!cr_sign_last_checkpoint(dir, "#", line, sizeof line, &lineno)) {
+        fprintf(stderr, "chessrelay journal export: not signed: no %s (the relay ran without "
+                        "--signing-key)\n", CR_SIGN_FILE);
+        return;
+    }
+    printf("%s:%d: %s\n", CR_SIGN_FILE, lineno, line); /* its public key */
+    for (int i = 0; i <= x->nfiles; i++) {
+        const char *f = i < x->nfiles ? x->files[i] : incidents ? "incidents.log" : NULL;
+        if (!f) {
+            continue;
+        }
+        if (cr_sign_last_checkpoint(dir, f, line, sizeof line, &lineno)) {
+            printf("%s:%d: %s\n", CR_SIGN_FILE, lineno, line);
+        } else {
+            fprintf(stderr, "chessrelay journal export: %s: not signed\n", f);
+        }
+    }
+}
 
 /* The board id of a feed line (its second word) equals board. */
 static bool on_board(const char *line, size_t len, const char *board)
@@ -265,20 +293,20 @@ static int export_line(void *data, const char *line, size_t len, const char *fil
         if (jl.u.game.game == x->game) {
             snprintf(x->board, sizeof x->board, "%s", jl.u.game.board);
             x->known = true;
-            printf("%s:%d: %.*s\n", file, lineno, (int)len, line);
+            quote(x, file, lineno, line, len);
         } else if (strcmp(jl.u.game.board, x->board) == 0) {
             x->board[0] = '\0'; /* the board went on to another game */
         }
     } else if (jl.kind == CR_JLINE_CMD) {
         if (jl.u.cmd.game == x->game) {
-            printf("%s:%d: %.*s\n", file, lineno, (int)len, line);
+            quote(x, file, lineno, line, len);
             x->printed++;
         }
     } else if (jl.kind == CR_JLINE_FEED && len && x->board[0] && on_board(line, len, x->board)) {
         if (x->agent_line && x->agent_line == lineno - 1 && strcmp(x->agent_file, file) == 0) {
             printf("%s:%d: %s\n", file, x->agent_line, x->agent);
         }
-        printf("%s:%d: %.*s\n", file, lineno, (int)len, line);
+        quote(x, file, lineno, line, len);
         x->printed++;
     }
     if (agent) {
@@ -358,6 +386,7 @@ static int export_game(const char *dir, const char *game_arg)
         fprintf(stderr, "chessrelay journal export: NOT SOUND: %s:%d: %s\n", st.bad_file,
                 st.bad_line, st.bad_why);
     }
+    long journal_printed = x.printed;
     long log_bad = export_incidents(dir, x.game, &x.printed);
     if (log_bad < 0) {
         return 1;
@@ -366,13 +395,20 @@ static int export_game(const char *dir, const char *game_arg)
         fprintf(stderr, "chessrelay journal export: %s: no game %ld in the journals\n", dir, g);
         return 1;
     }
+    export_signatures(dir, &x, x.printed > journal_printed);
     return st.bad || log_bad ? 1 : 0;
 }
 
 int cr_cmd_journal(int argc, char **argv)
 {
     if (argc == 3 && strcmp(argv[1], "verify") == 0) {
-        return verify(argv[2]);
+        return verify(argv[2], false);
+    }
+    if (argc == 5 && strcmp(argv[1], "verify") == 0 && strcmp(argv[3], "--pubkey") == 0) {
+        return verify_pub(argv[2], argv[4]);
+    }
+    if (argc == 3 && strcmp(argv[1], "keygen") == 0) {
+        return keygen(argv[2]);
     }
     if (argc == 5 && strcmp(argv[1], "export") == 0 && strcmp(argv[3], "--game") == 0) {
         return export_game(argv[2], argv[4]);

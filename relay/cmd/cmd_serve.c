@@ -16,6 +16,10 @@
  * /usr/games) evaluating every public position (engine/evals.h), over the
  * tournament file's "engine" path (its other settings kept).
  *
+ * Both take --signing-key FILE (`chessrelay journal keygen FILE`): signed
+ * checkpoints of the state folder's journal and incidents.log
+ * (util/sign.h), checkable with the public key alone.
+ *
  * Both end in cr_loop_run (loop.h). Common options: --port-file FILE (the
  * bound port is written there; use --listen 127.0.0.1:0 for any free port),
  * --web-root DIR, --exit-at-end, --quiet, --verbose (every store event). */
@@ -35,9 +39,11 @@
 #include "util/opts.h"
 #include "util/seal_head.h"
 #include "util/seal_key.h"
+#include "util/sign.h"
 
 typedef struct serve_args {
     const char *config_path, *listen, *state_dir, *port_file, *web_root, *token;
+    const char *signing_key; /* --signing-key: Ed25519 checkpoints (util/sign.h) */
     bool livechess;              /* --livechess [ADDR:PORT] */
     char livechess_host[128];
     int livechess_port;
@@ -142,6 +148,8 @@ static int parse_args(const char *who, int argc, char **argv, bool feeds_allowed
             a->listen = v;
         } else if (strcmp(o, "--state") == 0) {
             a->state_dir = v;
+        } else if (strcmp(o, "--signing-key") == 0) {
+            a->signing_key = v;
         } else if (strcmp(o, "--port-file") == 0) {
             a->port_file = v;
         } else if (strcmp(o, "--web-root") == 0) {
@@ -221,10 +229,19 @@ static struct cr_server *start_server(const cr_loop_server_args *la, cr_error *e
 /* Applies the command line over the config and runs the loop. */
 /* The seals' key (util/seal_key.h) of the state folder, made on the first
  * start: the journals and incidents.log are then sealed with it. */
-static int seal_key(const char *who, const char *state_dir)
+static int seal_key(const char *who, const char *state_dir, const char *signing_key)
 {
     bool created;
     cr_error err;
+    if (signing_key && !state_dir) {
+        fprintf(stderr, "chessrelay %s: --signing-key needs a state folder (--state)\n", who);
+        return 1;
+    }
+    cr_sign_key key;
+    if (signing_key && cr_sign_key_load(signing_key, &key, &err)) {
+        fprintf(stderr, "chessrelay %s: --signing-key: %s\n", who, err.text);
+        return 1;
+    }
     if (state_dir && cr_seal_key_setup(state_dir, true, &created, &err)) {
         fprintf(stderr, "chessrelay %s: %s\n", who, err.text);
         return 1;
@@ -237,12 +254,20 @@ static int seal_key(const char *who, const char *state_dir)
         cr_log(CR_LOG_INFO, "%s/%s: a new key for the seals (keep it: it checks them)", state_dir,
                CR_SEAL_KEY_FILE);
     }
+    if (signing_key && cr_signer_start(state_dir, &key)) {
+        fprintf(stderr, "chessrelay %s: cannot start the signatures\n", who);
+        return 1;
+    }
+    if (state_dir && !signing_key) {
+        cr_log(CR_LOG_INFO, "%s: sealed with the folder's key (tamper-evident to whoever holds "
+               "seal.key), not signed: no --signing-key", state_dir);
+    }
     return 0;
 }
 
 static int run(const char *who, serve_args *a, cr_config *cfg, const char *state_dir)
 {
-    if (seal_key(who, state_dir)) {
+    if (seal_key(who, state_dir, a->signing_key)) {
         return 1;
     }
     if (a->listen && cr_parse_listen(a->listen, cfg->listen_host, sizeof cfg->listen_host,
@@ -325,6 +350,7 @@ static int run(const char *who, serve_args *a, cr_config *cfg, const char *state
     lc.server = &server;
     rc = cr_loop_run(&lc);
     cr_seal_head_stop(); /* the head as the files end (a clean stop) */
+    cr_signer_stop();    /* and their last signed checkpoint */
     return rc;
 }
 

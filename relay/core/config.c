@@ -331,7 +331,8 @@ static int read_board(ctx *c, json_t *o, size_t index, cr_config_board *b)
     return 0;
 }
 
-/* "limits": {"connections": N, "per_address": N, "idle_s": N}. */
+/* "limits": {"connections": N, "per_address": N, "idle_s": N,
+ * "token_checks": N}. */
 static int read_limits(ctx *c, json_t *o, cr_config *cfg)
 {
     if (!json_is_object(o)) {
@@ -350,6 +351,8 @@ static int read_limits(ctx *c, json_t *o, cr_config *cfg)
             rc = get_int(c, v, f, 1, 1000000, &cfg->max_connections_per_address);
         } else if (strcmp(key, "idle_s") == 0) {
             rc = get_int(c, v, f, 1, 3600, &cfg->idle_s);
+        } else if (strcmp(key, "token_checks") == 0) {
+            rc = get_int(c, v, f, 1, 100000, &cfg->token_checks);
         } else {
             rc = fail(c, f, "unknown field");
         }

@@ -143,10 +143,11 @@ typedef struct cr_config {
     char *state_dir;
     char *web_root; /* NULL: the default search */
     int fsync_ms;
-    /* "limits": {"connections": N, "per_address": N, "idle_s": N}: caps on
-     * the server's connections and the idle timeout (0: the defaults of
-     * net/limits.h) */
-    int max_connections, max_connections_per_address, idle_s;
+    /* "limits": {"connections": N, "per_address": N, "idle_s": N,
+     * "token_checks": N}: caps on the server's connections, the idle
+     * timeout, the token checks of a throttled address per minute (0: the
+     * defaults of net/limits.h) */
+    int max_connections, max_connections_per_address, idle_s, token_checks;
     char **feeds;
     int feed_count;
     char **devices; /* live boards on these ttys ("devices") */

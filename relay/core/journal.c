@@ -17,6 +17,7 @@
 #include "util/seal.h"
 #include "util/seal_head.h"
 #include "util/sealed_file.h"
+#include "util/sign.h"
 
 enum { PENDING_MAX = 64 * 1024 * 1024 }; /* bytes held while the disk refuses them */
 #define JOURNAL_MAX ((size_t)4 << 30) /* bytes of one journal file read back */
@@ -189,6 +190,8 @@ cr_journal *cr_journal_open(const char *dir, cr_error *err)
     }
     /* The new file must survive a crash as much as its lines do. */
     sync_dir(dir);
+    const char *slash = strrchr(j->path, '/');
+    cr_signer_follow(slash ? slash + 1 : j->path); /* signed checkpoints, with a --signing-key */
     return j;
 }
 

@@ -1117,6 +1117,9 @@ static int rebuild(relay *r)
                  st.bad, st.bad_file, st.bad_line, st.bad_why, r->cfg->state_dir);
         cr_log(CR_LOG_ERROR, "%s", text);
         cr_arbiter_link_alert(r->arb, "journal-not-sound", text, wall_ms());
+        snprintf(text, sizeof text, "%ld problem(s), the first at line %d: %s", st.bad,
+                 st.bad_line, st.bad_why);
+        cr_arbiter_link_tamper(r->arb, st.bad_file, text, wall_ms()); /* until acknowledged */
     }
     if (st.files) {
         cr_log(CR_LOG_INFO,

@@ -32,8 +32,9 @@ typedef struct conn {
 
 typedef struct tries {
     unsigned char addr[16];
-    int64_t window_us; /* start of the minute its count is for; 0: free */
-    int count;
+    int64_t window_us; /* start of the minute its counts are for; 0: free */
+    int count;         /* wrong tokens */
+    int checks;        /* tokens checked (right or wrong) since its first wrong one */
 } tries;
 
 struct cr_limits {
@@ -75,6 +76,9 @@ cr_limits *cr_limits_new(const cr_limits_config *cfg)
     }
     if (l->cfg.token_failures <= 0) {
         l->cfg.token_failures = 10;
+    }
+    if (l->cfg.token_checks <= 0) {
+        l->cfg.token_checks = 60;
     }
     l->capconns = l->cfg.connections + OVER_MARGIN + 1;
     l->conns = calloc((size_t)l->capconns, sizeof *l->conns);
@@ -291,22 +295,16 @@ void cr_limits_sweep(cr_limits *l, int64_t now, bool (*active)(void *data, struc
     }
 }
 
-/* The tries of wsi's address (a slot taken if needed), or NULL. */
-static tries *tries_of(cr_limits *l, struct lws *wsi, bool create)
+/* The tries of address key (a slot taken if create), or NULL. */
+static tries *tries_at(cr_limits *l, const unsigned char key[16], int64_t now, bool create)
 {
-    int i = find(l, wsi);
-    if (i < 0) {
-        return NULL;
-    }
-    const unsigned char *key = l->conns[i].addr;
-    int64_t now = lws_now_usecs();
     tries *free_slot = NULL, *oldest = &l->tries[0];
     for (int k = 0; k < TOKEN_SLOTS; k++) {
         tries *t = &l->tries[k];
         if (t->window_us && memcmp(t->addr, key, 16) == 0) {
             if (now - t->window_us >= TOKEN_WINDOW_US) {
                 t->window_us = now;
-                t->count = 0;
+                t->count = t->checks = 0;
             }
             return t;
         }
@@ -322,32 +320,65 @@ static tries *tries_of(cr_limits *l, struct lws *wsi, bool create)
     tries *t = free_slot ? free_slot : oldest;
     memcpy(t->addr, key, 16);
     t->window_us = now;
-    t->count = 0;
+    t->count = t->checks = 0;
     return t;
 }
 
-bool cr_limits_token_allowed(cr_limits *l, struct lws *wsi)
+/* The client address of wsi's connection, or NULL. */
+static const unsigned char *addr_of(cr_limits *l, struct lws *wsi)
 {
-    tries *t = tries_of(l, wsi, false);
-    if (t && t->count >= l->cfg.token_failures) {
+    int i = find(l, wsi);
+    return i < 0 ? NULL : l->conns[i].addr;
+}
+
+bool cr_limits_token_check_at(cr_limits *l, const unsigned char key[16], int64_t now_us)
+{
+    /* Only an address with a wrong token this minute has a slot: the
+     * others are never counted, so a busy venue is never refused. */
+    tries *t = tries_at(l, key, now_us, false);
+    if (t && t->count >= l->cfg.token_failures && t->checks >= l->cfg.token_checks) {
         l->token_refused++;
         l->sum_token++;
         return false;
     }
+    if (t) {
+        t->checks++;
+    }
     return true;
 }
 
-void cr_limits_token_failed(cr_limits *l, struct lws *wsi)
+bool cr_limits_token_wrong_at(cr_limits *l, const unsigned char key[16], int64_t now_us)
 {
-    tries *t = tries_of(l, wsi, true);
-    l->token_failed++;
+    tries *t = tries_at(l, key, now_us, true);
     l->sum_token++;
-    if (t && ++t->count == l->cfg.token_failures) {
+    if (!t->checks) {
+        t->checks = 1; /* this check came before the slot */
+    }
+    if (t->count >= l->cfg.token_failures) {
+        l->token_refused++; /* answered 429: counted as throttled, as one not checked */
+        return true;
+    }
+    l->token_failed++;
+    if (++t->count == l->cfg.token_failures) {
         char who[64];
         cr_addr_text(t->addr, who, sizeof who);
-        cr_log(CR_LOG_WARN, "%s: %d wrong tokens within a minute: refusing its tokens for the rest "
-               "of it", who, t->count);
+        cr_log(CR_LOG_WARN, "%s: %d wrong tokens within a minute: its wrong tokens are refused, "
+               "and its checks limited to %d, for the rest of it", who, t->count,
+               l->cfg.token_checks);
     }
+    return false; /* this one is answered as wrong: the next ones are throttled */
+}
+
+bool cr_limits_token_check(cr_limits *l, struct lws *wsi)
+{
+    const unsigned char *key = addr_of(l, wsi);
+    return !key || cr_limits_token_check_at(l, key, lws_now_usecs());
+}
+
+bool cr_limits_token_wrong(cr_limits *l, struct lws *wsi)
+{
+    const unsigned char *key = addr_of(l, wsi);
+    return key && cr_limits_token_wrong_at(l, key, lws_now_usecs());
 }
 
 void cr_limits_metrics(const cr_limits *l, FILE *f)

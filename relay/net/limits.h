@@ -37,6 +37,7 @@ typedef struct cr_limits_config {
     int per_address;    /* cap per peer address; 0: 256 */
     int idle_s;         /* a socket that never says hello/subscribes; 0: 30 s */
     int token_failures; /* wrong tokens per address and minute before refusing; 0: 10 */
+    int token_checks;   /* tokens checked per minute at such an address; 0: 60 */
     /* Reverse proxies (the caller's array, kept while the limits live):
      * their connections are counted against the client their request's
      * X-Forwarded-For names, not against the proxy. */
@@ -75,9 +76,24 @@ bool cr_limits_over(const cr_limits *l, struct lws *wsi);
 void cr_limits_sweep(cr_limits *l, int64_t now_us, bool (*active)(void *data, struct lws *wsi),
                      void *data);
 
-/* Wrong tokens: whether wsi's address may try one more, and a failure. */
-bool cr_limits_token_allowed(cr_limits *l, struct lws *wsi);
-void cr_limits_token_failed(cr_limits *l, struct lws *wsi);
+/* The token throttle, per client address and minute. An address that gave
+ * token_failures wrong tokens is throttled: its wrong tokens are answered
+ * 429, but a right one still passes (one mistyping client behind a NAT or
+ * a proxy must not lock the arbiters out). So that this does not leave
+ * guessing unbounded, every token checked from an address with a wrong
+ * one this minute counts against a budget (token_checks): beyond it, no
+ * token of that address is checked (429, right or wrong) for the rest of
+ * the minute. Addresses without a wrong token are never counted.
+ *
+ * cr_limits_token_check before checking a token: false when over the
+ * budget (do not check it: answer 429). cr_limits_token_wrong after a
+ * wrong one: true when the address was already throttled (answer 429, not
+ * "wrong token"). */
+bool cr_limits_token_check(cr_limits *l, struct lws *wsi);
+bool cr_limits_token_wrong(cr_limits *l, struct lws *wsi);
+/* The same for a client address (util/addr.h's 16 bytes) at now_us. */
+bool cr_limits_token_check_at(cr_limits *l, const unsigned char key[16], int64_t now_us);
+bool cr_limits_token_wrong_at(cr_limits *l, const unsigned char key[16], int64_t now_us);
 
 /* accept() failed with err (EMFILE or ENFILE) at now_us: counted, and
  * logged at most once per 10 s. Returns how long not to accept: 100 ms,

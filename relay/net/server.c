@@ -507,6 +507,7 @@ cr_server *cr_server_start(const cr_server_config *cfg, cr_queue *pubs, cr_queue
         lc.connections = cfg->tournament->max_connections;
         lc.per_address = cfg->tournament->max_connections_per_address;
         lc.idle_s = cfg->tournament->idle_s;
+        lc.token_checks = cfg->tournament->token_checks;
         lc.trusted = cfg->tournament->trusted_proxies;
         lc.ntrusted = cfg->tournament->trusted_proxy_count;
     }

@@ -22,6 +22,7 @@
 #include "agent/agent_link.h"
 #include "util/hash.h"
 #include "util/log.h"
+#include "util/sign.h"
 #include "net/static_files.h"
 #include "net/view.h"
 
@@ -107,6 +108,23 @@ static int http_text(cr_server *s, struct lws *wsi, pss *p, unsigned status, con
 {
     return http_respond(s, wsi, p, status, "text/plain; charset=utf-8",
                         cr_buf_new(text, strlen(text)), 0, false);
+}
+
+/* The signatures' public key and latest checkpoints (util/sign.h): public,
+ * so that anyone can keep them and check a copy of the journal later. */
+static int journal_keys(cr_server *s, struct lws *wsi, pss *p, const char *uri)
+{
+    char text[4096], pub[2 * CR_SIGN_PUB_BYTES + 1];
+    if (!cr_signer_pub(pub)) {
+        return http_text(s, wsi, p, HTTP_STATUS_NOT_FOUND,
+                         "not signed: the relay runs without --signing-key\n");
+    }
+    if (strcmp(uri, "/journal/pubkey") == 0) {
+        snprintf(text, sizeof text, "%s\n", pub);
+    } else {
+        cr_signer_head(text, sizeof text);
+    }
+    return http_text(s, wsi, p, HTTP_STATUS_OK, text);
 }
 
 int cr_srv_http_done(cr_server *s, struct lws *wsi)
@@ -314,6 +332,9 @@ int cr_srv_http_request(cr_server *s, struct lws *wsi, pss *p, const char *uri)
         }
         return s->ready ? http_text(s, wsi, p, HTTP_STATUS_OK, "ok\n")
                         : http_text(s, wsi, p, HTTP_STATUS_SERVICE_UNAVAILABLE, "starting\n");
+    }
+    if (strcmp(uri, "/journal/pubkey") == 0 || strcmp(uri, "/journal/head") == 0) {
+        return journal_keys(s, wsi, p, uri);
     }
     if (strcmp(uri, "/metrics") == 0) {
         return http_respond(s, wsi, p, HTTP_STATUS_OK, "text/plain; version=0.0.4", metrics_text(s),

@@ -226,12 +226,20 @@ cr_srv_auth cr_srv_bearer_token(struct lws *wsi, char *buf, size_t size)
 const char *cr_srv_check_token(cr_server *s, struct lws *wsi, const char *token, bool *throttled,
                                const char **name)
 {
-    /* The token is checked first: a right one is never refused because
-     * someone else at that address (a venue's NAT, a proxy) mistyped; only
-     * the wrong ones are throttled (issue 27). */
+    /* A right token passes a throttled address (someone else there, behind
+     * a venue's NAT or a proxy, mistyped), but only within the address's
+     * budget of checks (net/limits.h): guessing stays bounded (issue 27). */
+    *throttled = false;
+    if (name) {
+        *name = NULL;
+    }
+    if (s->limits && !cr_limits_token_check(s->limits, wsi)) {
+        s->refused_token++;
+        *throttled = true;
+        return NULL;
+    }
     const cr_config_token *t = cr_config_find_token(s->cfg.tournament, token);
     const char *role = t ? t->role : NULL;
-    *throttled = false;
     if (name) {
         *name = t && t->name[0] ? t->name : role;
     }
@@ -239,10 +247,7 @@ const char *cr_srv_check_token(cr_server *s, struct lws *wsi, const char *token,
         /* Counted, and logged in the limits' summary: a guesser makes no
          * log line per guess. */
         s->refused_token++;
-        *throttled = s->limits && !cr_limits_token_allowed(s->limits, wsi);
-        if (s->limits && !*throttled) {
-            cr_limits_token_failed(s->limits, wsi);
-        }
+        *throttled = s->limits && cr_limits_token_wrong(s->limits, wsi);
     }
     return role;
 }

@@ -1,6 +1,7 @@
 /* chessrelay relay: the head of the seals (see seal_head.h). */
 #include "util/seal_head.h"
 
+#include <dirent.h>
 #include <errno.h>
 #include <fcntl.h>
 #include <limits.h>
@@ -31,6 +32,8 @@ static struct {
         bool sound;
     } sound[CR_SEAL_HEAD_KINDS];
     int nsound;
+    cr_seal_problem problems[CR_SEAL_HEAD_KINDS + 1]; /* found at start */
+    int nproblems;
 } H = {.lock = PTHREAD_MUTEX_INITIALIZER, .wake = PTHREAD_COND_INITIALIZER};
 
 static void hex(const unsigned char *b, char *out)
@@ -158,17 +161,169 @@ int cr_seal_head_read(const char *dir, cr_seal_head_entry *out, int max, int *co
     return rc;
 }
 
+/*----- the head against the files -----*/
+
+/* Looking for a seal in a chain. */
+typedef struct find {
+    const cr_seal *chain; /* the chain being scanned: the previous record's seal */
+    const cr_seal *target;
+    long records, at;     /* at: the record the target seals (-1: not found) */
+} find;
+
+static void find_check(find *f)
+{
+    if (f->at < 0 && f->records > 0 && memcmp(f->chain->h, f->target->h, CR_SEAL_BYTES) == 0) {
+        f->at = f->records;
+    }
+}
+
+static int find_record(void *data, size_t from, size_t to, int first_line, const char *bad,
+                       int bad_line, bool keyed)
+{
+    (void)from, (void)to, (void)first_line, (void)bad, (void)bad_line, (void)keyed;
+    find *f = data;
+    find_check(f); /* the chain is the previous record's seal here */
+    f->records++;
+    return 0;
+}
+
+/* Scans one file of a chain for f's target (a file that cannot be read
+ * holds no record). */
+static void find_in(find *f, cr_seal *chain, const char *path)
+{
+    char *text;
+    size_t len, keep;
+    int lines;
+    cr_error err;
+    if (cr_read_file(path, SIZE_MAX / 2, &text, &len, &err)) {
+        return;
+    }
+    cr_seal_scan(text, len, chain, find_record, f, &keep, &lines);
+    find_check(f);
+    free(text);
+}
+
+static int by_name(const void *a, const void *b)
+{
+    return strcmp(*(char *const *)a, *(char *const *)b);
+}
+
+long cr_seal_head_find(const char *dir, const char *name, const cr_seal *target, long *records)
+{
+    cr_seal chain = {{0}, false};
+    find f = {&chain, target, 0, -1};
+    char path[PATH_MAX];
+    if (strcmp(name, "journal") != 0) {
+        snprintf(path, sizeof path, "%s/%s", dir, name);
+        find_in(&f, &chain, path);
+    } else {
+        /* journal-NNNNNN.feed: the fixed width sorts them by name. */
+        DIR *d = opendir(dir);
+        size_t n = 0, cap = 0;
+        char **names = NULL;
+        for (struct dirent *e; d && (e = readdir(d)) != NULL;) {
+            size_t l = strlen(e->d_name);
+            if (strncmp(e->d_name, "journal-", 8) != 0 || l <= 5 ||
+                strcmp(e->d_name + l - 5, ".feed") != 0) {
+                continue;
+            }
+            if (n == cap) {
+                char **v = realloc(names, (cap = cap ? 2 * cap : 64) * sizeof *v);
+                if (!v) {
+                    break;
+                }
+                names = v;
+            }
+            if ((names[n] = strdup(e->d_name)) != NULL) {
+                n++;
+            }
+        }
+        if (d) {
+            closedir(d);
+        }
+        if (n) {
+            qsort(names, n, sizeof *names, by_name);
+        }
+        for (size_t i = 0; i < n; i++) {
+            snprintf(path, sizeof path, "%s/%s", dir, names[i]);
+            find_in(&f, &chain, path);
+            free(names[i]);
+        }
+        free(names);
+    }
+    *records = f.records;
+    return f.at;
+}
+
+int cr_seal_head_check(const char *dir, cr_seal_problem *out, int max, int *n_head)
+{
+    cr_seal_head_entry e[CR_SEAL_HEAD_KINDS];
+    int n = 0, found = 0;
+    cr_error err;
+    int rc = cr_seal_head_read(dir, e, CR_SEAL_HEAD_KINDS, &n, &err);
+    if (n_head) {
+        *n_head = rc ? 0 : n;
+    }
+    if (rc == CR_EEOF) {
+        return 0;
+    }
+    if (rc) {
+        if (found < max) {
+            snprintf(out[found].name, sizeof out[found].name, "%s", CR_SEAL_HEAD_FILE);
+            snprintf(out[found].text, sizeof out[found].text, "%.230s", err.text);
+        }
+        return 1;
+    }
+    for (int i = 0; i < n; i++) {
+        long records;
+        if (cr_seal_head_find(dir, e[i].name, &e[i].seal, &records) >= 0) {
+            continue;
+        }
+        if (found < max) {
+            memcpy(out[found].name, e[i].name, sizeof out[found].name);
+            snprintf(out[found].text, sizeof out[found].text,
+                     "%.100s/%.31s: cut after record %ld, or rewritten: the head's last seal is "
+                     "not among its records",
+                     dir, e[i].name, records);
+        }
+        found++;
+    }
+    return found;
+}
+
+int cr_seal_head_problems(cr_seal_problem *out, int max)
+{
+    pthread_mutex_lock(&H.lock);
+    int n = H.nproblems < max ? H.nproblems : max;
+    memcpy(out, H.problems, (size_t)n * sizeof *out);
+    pthread_mutex_unlock(&H.lock);
+    return n;
+}
+
 int cr_seal_head_start(const char *dir)
 {
     if (!cr_seal_have_key()) {
         return 0;
     }
+    /* Before this run writes anything (its records, its head): a cut made
+     * while it was stopped shows only now. */
+    cr_seal_problem found[CR_SEAL_HEAD_KINDS + 1];
+    int nfound = cr_seal_head_check(dir, found, CR_SEAL_HEAD_KINDS + 1, NULL);
+    if (nfound > CR_SEAL_HEAD_KINDS + 1) {
+        nfound = CR_SEAL_HEAD_KINDS + 1;
+    }
+    for (int i = 0; i < nfound; i++) {
+        cr_log(CR_LOG_ERROR, "%s (at start; `chessrelay journal verify %s` tells more)",
+               found[i].text, dir);
+        cr_seal_sound_note(found[i].name, false);
+    }
     pthread_mutex_lock(&H.lock);
+    memcpy(H.problems, found, (size_t)nfound * sizeof *found);
+    H.nproblems = nfound;
     snprintf(H.path, sizeof H.path, "%s/%s", dir, CR_SEAL_HEAD_FILE);
     cr_error err;
     if (cr_seal_head_read(dir, H.e, CR_SEAL_HEAD_KINDS, &H.n, &err) == CR_ECONFIG) {
-        cr_log(CR_LOG_WARN, "%s (`chessrelay journal verify` tells more)", err.text);
-        H.n = 0;
+        H.n = 0; /* reported above */
     }
     H.stopping = false;
     /* No signal for this thread: the program's signal watch has them. */
@@ -230,9 +385,10 @@ void cr_seal_sound_note(const char *name, bool sound)
     }
     if (i == H.nsound && H.nsound < CR_SEAL_HEAD_KINDS) {
         snprintf(H.sound[H.nsound++].name, sizeof H.sound[0].name, "%s", name);
+        H.sound[i].sound = true;
     }
     if (i < H.nsound) {
-        H.sound[i].sound = sound;
+        H.sound[i].sound &= sound; /* a problem found by either check stays */
     }
     pthread_mutex_unlock(&H.lock);
 }

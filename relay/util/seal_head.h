@@ -31,7 +31,12 @@
 #define CR_SEAL_HEAD_KINDS 4
 
 /* Starts keeping dir's head (its entries from the head there, if sound)
- * when a key is in use; does nothing otherwise. Returns 0 or CR_EIO/ENOMEM. */
+ * when a key is in use; does nothing otherwise. Before anything is written
+ * it checks the head against the files (cr_seal_head_check): a cut made
+ * while the process was stopped is found now, before this run's records
+ * and head hide it; each problem is logged, counted unsound
+ * (cr_seal_sound_note) and kept for cr_seal_head_problems. Returns 0 or
+ * CR_EIO/ENOMEM. */
 int cr_seal_head_start(const char *dir);
 /* Kind `name`'s chain now ends with `last` (after a written record); `now`:
  * write the head at once (a compaction dropped the older seals). */
@@ -50,6 +55,28 @@ typedef struct cr_seal_head_entry {
     char name[32];
     cr_seal seal;
 } cr_seal_head_entry;
+
+/* A problem of the head against the files: which kind (or "seal.head"
+ * itself) and what is wrong. */
+typedef struct cr_seal_problem {
+    char name[32];
+    char text[240];
+} cr_seal_problem;
+
+/* The problems cr_seal_head_start found (at most max into out). */
+int cr_seal_head_problems(cr_seal_problem *out, int max);
+
+/* Kind `name`'s records in dir (the journal's files "journal-*.feed" in
+ * order, or the file dir/name) scanned for the seal `target`: the number
+ * of the record it seals (1-based), or -1 when none does (a cut tail, a
+ * deleted last file, a file rewritten); *records: how many there are. */
+long cr_seal_head_find(const char *dir, const char *name, const cr_seal *target, long *records);
+
+/* dir's head against its files: its MAC, then each kind's head seal among
+ * its records. Returns the problems (at most max into out; *n_head: the
+ * kinds the head names, may be NULL), 0 when sound or when there is no
+ * head (CR_EEOF from cr_seal_head_read: nothing to check). */
+int cr_seal_head_check(const char *dir, cr_seal_problem *out, int max, int *n_head);
 
 /* Reads dir's head, checking its MAC with the key in use: 0 with *count
  * entries, CR_EEOF when there is none, or CR_ECONFIG with err naming what

@@ -38,6 +38,7 @@ export class FakeRelay {
     this.incidents = [];        // every incident, in order
     this.claims = new Map();    // claim id -> claim
     this.acks = [];             // {game, alert, who, wall}: acknowledged alerts, as the relay keeps them
+    this.relayAlerts = [];      // the relay's standing alerts (a tampered state file), acked with game 0
     this.boardsHealth = [];     // what /boards.json answers
     this.pairingsJson = null;   // what /pairings.json answers (null: no pairings file)
   }
@@ -269,7 +270,8 @@ export class FakeRelay {
 
   // --- arbiter channel ------------------------------------------------------------------
   arbSnapshot() {
-    return { type: 'arbiter', aseq: this.aseq, games: [...this.arbGames.values()], incidents: [...this.incidents], claims: [...this.claims.values()], acks: [...this.acks] };
+    const open = this.relayAlerts.filter((a) => !this.acks.some((k) => k.game === 0 && k.alert === a.alert));
+    return { type: 'arbiter', aseq: this.aseq, games: [...this.arbGames.values()], incidents: [...this.incidents], claims: [...this.claims.values()], acks: [...this.acks], alerts: open };
   }
 
   arbPublish(msg) {
@@ -310,6 +312,14 @@ export class FakeRelay {
     const id = Number(m.game);
     const g = this.games.get(id);
     const err = (error) => this.arbPublish({ type: 'arbiter-error', game: id, action: m.action, error, who: 'ws' });
+    if (id === 0 && m.action === 'ack') { // the relay's own standing alerts
+      if (!this.relayAlerts.some((a) => a.alert === m.alert)) return err(`no relay alert ${m.alert}`);
+      if (this.acks.some((a) => a.game === 0 && a.alert === m.alert)) return null;
+      const ack = { game: 0, alert: m.alert, who: 'chief-arbiter', wall: Date.now() };
+      this.acks.push(ack);
+      this.arbPublish({ type: 'ack', game: 0, ack });
+      return null;
+    }
     if (!g) return err(`unknown game ${id}`);
     const st = this.arbGames.get(id) || this.arbState(id);
     switch (m.action) {

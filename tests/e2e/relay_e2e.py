@@ -341,6 +341,13 @@ def tls_http2(r, www):
     check(curl(base + "/live.pgn", "--http1.1", *auth)[1] == 200, "right token over HTTP/1.1 while throttled")
     check(curl(base + "/live.pgn", "--http2", *wrong)[1] == 429, "a wrong token after the right one")
     check(curl(base + "/live.pgn", "--http2")[1] == 200, "no token while throttled: public PGN refused")
+    # The budget of checks of a throttled address (16 here, 14 used): a
+    # right token passes only within it, so guessing stays bounded; beyond
+    # it no token of the address is checked (429, right or wrong).
+    codes = [curl(base + "/live.pgn", "--http2", *wrong)[1] for _ in range(2)]
+    check(codes == [429, 429], "wrong tokens within the budget: %s" % codes)
+    check(curl(base + "/live.pgn", "--http2", *auth)[1] == 429, "a right token beyond the budget was checked")
+    check(curl(base + "/live.pgn", "--http1.1", *auth)[1] == 429, "a right token beyond the budget over HTTP/1.1")
     # The per-address cap (8 here): with 8 connections held, a request over
     # either protocol is answered 503; once they are gone, 200.
     ctx = ssl.create_default_context(cafile=os.path.join(os.path.dirname(www), "cert.pem"))
@@ -355,7 +362,7 @@ def tls_http2(r, www):
             h.close()
     wait_until(lambda: curl(base + "/healthz", "--http2")[1] == 200, "HTTP/2 after the held connections closed")
     print("ok: HTTP/2: %d paths whole as over HTTP/1.1 (%d-byte file), parallel streams, throttle 10 x 401 "
-          "then 429, per-address cap 503 on both" % (9, len(big)))
+          "then 429, budget of 16 checks, per-address cap 503 on both" % (9, len(big)))
 
 
 def tls(binary):
@@ -375,7 +382,7 @@ def tls(binary):
         with open(cfg, "w") as f:
             json.dump({"event": "TLS", "tls": {"cert": "cert.pem", "key": "key.pem"},
                        "web_root": "www", "tokens": [{"token": TOKEN, "role": "arbiter"}],
-                       "limits": {"per_address": 8},
+                       "limits": {"per_address": 8, "token_checks": 16},
                        "feeds": [FEED]}, f)
         r = Relay(binary, ["serve", "--config", cfg, "--state", os.path.join(tmp, "state"),
                            "--speed", SPEED], ca=cert)  # ready: https /healthz answered 200

@@ -444,7 +444,7 @@ def flood(binary):
     import resource
     soft, hard = resource.getrlimit(resource.RLIMIT_NOFILE)
     resource.setrlimit(resource.RLIMIT_NOFILE, (max(soft, min(hard, 8192)), hard))
-    cfg = write_config({"limits": {"idle_s": 3}})
+    cfg = write_config({"limits": {"idle_s": 3, "token_checks": 40}})
     state = tempfile.mkdtemp(prefix="cr_hostile_flood_")
     socks = []
     try:
@@ -487,6 +487,15 @@ def flood(binary):
         check(st == 200, "a right token from a throttled address locked out: %d" % st)
         st, _, _ = r.http("/live.pgn", {"Authorization": "Bearer wrong-token-999"})
         check(st == 429, "a wrong token after the right one: %d" % st)
+        # the budget of checks (40 here, 32 used): a guesser gets 40 tries a
+        # minute, right or wrong; beyond them the right token is not checked
+        codes = [r.http("/live.pgn", {"Authorization": "Bearer wrong-token-9%02d" % k})[0] for k in range(8)]
+        check(codes == [429] * 8, "wrong tokens within the budget: %s" % codes)
+        st, _, _ = r.http("/live.pgn", {"Authorization": "Bearer " + ARBITER})
+        check(st == 429, "a right token beyond the budget was checked: %d" % st)
+        m = r.http("/metrics")[2]
+        throttled = int(m.split('chessrelay_token_failures_total{what="throttled"} ')[1].split()[0])
+        check(throttled == 30, "throttled tokens in /metrics: %d, want 20 + 1 + 8 + 1" % throttled)
         log = open(r.log.name).read()
         check(log.count("wrong token") <= 2, "a log line per wrong token")
         r.stop()
@@ -846,6 +855,191 @@ def cut(binary):
         shutil.rmtree(keep, ignore_errors=True)
 
 
+def snapshot_alerts(r):
+    """The arbiter snapshot's and incidents.json's standing alerts."""
+    arb = r.ws({"Authorization": "Bearer " + ARBITER})
+    arb.send({"op": "arbiter"})
+    deadline = time.time() + 10
+    while True:
+        m = arb.recv(timeout=max(0.1, deadline - time.time()))
+        if m.get("type") == "arbiter":
+            break
+    st, _, body = r.http("/arbiter/incidents.json", {"Authorization": "Bearer " + ARBITER})
+    check(st == 200, "incidents.json: %d" % st)
+    return arb, m.get("alerts"), json.loads(body).get("alerts")
+
+
+def journal_sound(r, kind):
+    m = r.http("/metrics")[2]
+    key = 'chessrelay_journal_sound{kind="%s"} ' % kind
+    return int(m.split(key)[1].split()[0]) if key in m else None
+
+
+def tamper(binary):
+    """Issue 27: a tampered or cut file is a standing alert. A cut made while
+    the relay was stopped (the last journal file deleted) is found at the
+    next start, before the new run's head hides it; the alert names the file
+    and what failed, in the arbiter snapshot and /arbiter/incidents.json, on
+    every restart until an arbiter acknowledges it (journaled); a changed
+    record of incidents.log or of a journal is one too."""
+    cfg = write_config()
+    state = tempfile.mkdtemp(prefix="cr_hostile_tamper_")
+    args = ["serve", "--config", cfg, "--state", state, "--speed", "1000"]
+    incidents = os.path.join(state, "incidents.log")
+    try:
+        r = Relay(binary, args)
+        gid = first_game(r)
+        arb, alerts, doc_alerts = snapshot_alerts(r)
+        check(alerts == [] and doc_alerts == [], "alerts of an untouched folder: %s %s" % (alerts, doc_alerts))
+        arb.send({"op": "arbiter-action", "game": gid, "action": "result", "result": "0-1"})
+        wait_for("incidents", lambda: os.path.exists(incidents) and open(incidents).read().count("\n#% ") >= 2)
+        r.stop()
+        r = Relay(binary, args)
+        first_game(r)
+        r.stop()  # two runs: two journal files
+        journals = sorted(f for f in os.listdir(state) if f.startswith("journal-"))
+        check(len(journals) >= 2, "journal files: %s" % journals)
+        # the last journal file deleted while the relay is stopped
+        os.unlink(os.path.join(state, journals[-1]))
+        r = Relay(binary, args)
+        arb, alerts, doc_alerts = snapshot_alerts(r)
+        cut = [a for a in alerts or [] if a["file"] == "journal" and "cut after record" in a["what"]]
+        check(len(cut) == 1 and cut[0]["kind"] == "tamper", "no standing alert for the cut: %s" % alerts)
+        check(doc_alerts == alerts, "incidents.json's alerts differ: %s / %s" % (doc_alerts, alerts))
+        check(journal_sound(r, "journal") == 0, "chessrelay_journal_sound{journal} after the cut")
+        key = cut[0]["alert"]
+        r.stop()
+        # the next run's head no longer shows the cut: the alert still stands
+        r = Relay(binary, args)
+        arb, alerts, _ = snapshot_alerts(r)
+        check([a["alert"] for a in alerts] == [key], "the alert after a restart: %s" % alerts)
+        arb.send({"op": "arbiter-action", "game": 0, "action": "ack", "alert": "tamper:nothing:0"})
+        m = wait_for("an arbiter-error", lambda: (lambda x: x if x.get("type") == "arbiter-error" else None)(arb.recv()))
+        check("no relay alert" in m["error"], "ack of an unknown alert: %s" % m)
+        arb.send({"op": "arbiter-action", "game": 0, "action": "ack", "alert": key})
+        wait_for("the ack", lambda: arb.recv().get("type") == "ack")
+        _, alerts, doc_alerts = snapshot_alerts(r)
+        check(alerts == [] and doc_alerts == [], "acknowledged, still shown: %s %s" % (alerts, doc_alerts))
+        r.stop()
+        log = open(incidents).read()
+        check("0\tack\t" in log and key in log and "\tchief" in log, "the ack not journaled:\n" + log[-600:])
+        r = Relay(binary, args)
+        _, alerts, _ = snapshot_alerts(r)
+        check(alerts == [], "acknowledged, back after a restart: %s" % alerts)
+        r.stop()
+        # a changed record of incidents.log, then of a journal file
+        change_byte(incidents, 1)
+        r = Relay(binary, args)
+        _, alerts, _ = snapshot_alerts(r)
+        bad = [a for a in alerts if a["file"] == "incidents.log"]
+        check(len(bad) == 1 and "do not match their seals" in bad[0]["what"] and "line 1" in bad[0]["what"],
+              "incidents.log changed: %s" % alerts)
+        r.stop()
+        journals = sorted(f for f in os.listdir(state) if f.startswith("journal-"))
+        change_byte(os.path.join(state, journals[0]), 3)
+        r = Relay(binary, args)
+        _, alerts, _ = snapshot_alerts(r)
+        bad = [a for a in alerts if a["file"] == journals[0]]
+        check(len(bad) == 1 and "line 3" in bad[0]["what"], "%s changed: %s" % (journals[0], alerts))
+        r.stop()
+        print("ok: standing alerts: a journal file deleted while stopped is found at start, stands across "
+              "restarts until acknowledged (journaled); changed records of incidents.log and of a journal too")
+    finally:
+        os.unlink(cfg)
+        shutil.rmtree(state, ignore_errors=True)
+
+
+def signed(binary):
+    """Issue 27: Ed25519 checkpoints. With --signing-key the relay signs its
+    journal and incidents.log; a copy of the folder without any secret
+    verifies with the public key alone (published at /journal/pubkey); an
+    edit, a cut tail, a deleted file, a forged checkpoint and another key
+    are each named; `journal export` carries the checkpoints."""
+    import subprocess
+    cfg = write_config()
+    tmp = tempfile.mkdtemp(prefix="cr_hostile_signed_")
+    state, copy = os.path.join(tmp, "state"), os.path.join(tmp, "copy")
+    key = os.path.join(tmp, "relay.key")
+    def run(*a):
+        p = subprocess.run([binary, "journal"] + list(a), capture_output=True, text=True, timeout=60)
+        return p.returncode, p.stdout + p.stderr
+    def verify(pub=key + ".pub"):
+        return run("verify", copy, "--pubkey", pub)
+    def fresh_copy():
+        shutil.rmtree(copy, ignore_errors=True)
+        shutil.copytree(state, copy)
+        os.unlink(os.path.join(copy, "seal.key"))  # a third party has no secret
+    try:
+        rc, out = run("keygen", key)
+        check(rc == 0 and os.stat(key).st_mode & 0o777 == 0o600, "keygen: %d %s" % (rc, out))
+        rc, out = run("keygen", key)
+        check(rc == 1 and "File exists" in out, "keygen over a key: %d %s" % (rc, out))
+        pub = open(key + ".pub").read().strip()
+        r = Relay(binary, ["serve", "--config", cfg, "--state", state, "--speed", "1000", "--signing-key", key])
+        check(r.http("/journal/pubkey") == (200, r.http("/journal/pubkey")[1], pub + "\n"), "/journal/pubkey")
+        gid = first_game(r)
+        arb = r.ws({"Authorization": "Bearer " + ARBITER})
+        arb.send({"op": "arbiter-action", "game": gid, "action": "result", "result": "0-1"})
+        arb.send({"op": "arbiter-action", "game": gid, "action": "players", "white": "Corrected, White"})
+        wait_for("checkpoints of the journal and incidents.log at /journal/head",
+                 lambda: "incidents.log " in r.http("/journal/head")[2] and "journal-" in r.http("/journal/head")[2])
+        r.stop()
+        fresh_copy()
+        rc, out = verify()
+        check(rc == 0 and "signed: every file matches" in out and "seals not checked" in out,
+              "verify with the public key: %d %s" % (rc, out))
+        rc, out = run("export", state, "--game", str(gid))
+        check(rc == 0 and "signatures.log:1: # chessrelay signatures v1, public key " + pub in out
+              and "signatures.log:" in out.split("public key")[1] and "incidents.log" in out,
+              "export without checkpoints:\n" + out[-800:])
+        # the evidence: the correction (journal and incidents.log), then what signs both files
+        tail = out.split("public key")[1]
+        check('"Corrected, White"' in out and 'players assigned: White "Corrected, White"' in out,
+              "export lacks the correction:\n" + out[-1500:])
+        signing = [l.split(" ")[1] for l in tail.splitlines()[1:] if l.startswith("signatures.log:")]
+        check("incidents.log" in signing and any(f.startswith("journal-") for f in signing),
+              "export lacks the checkpoints of both files:\n" + tail)
+        journal = sorted(f for f in os.listdir(copy) if f.startswith("journal-"))[-1]
+        # an edit of the journal (whoever has seal.key could reseal it)
+        change_byte(os.path.join(copy, journal), 4)
+        rc, out = verify()
+        check(rc == 1 and ("%s:1: changed between lines 1 and" % journal) in out, "journal edited: %d %s" % (rc, out))
+        fresh_copy()
+        # a cut tail of incidents.log
+        inc = os.path.join(copy, "incidents.log")
+        open(inc, "w").write("\n".join(open(inc).read().split("\n")[:-3]) + "\n")
+        rc, out = verify()
+        check(rc == 1 and "incidents.log" in out and "cut:" in out, "incidents.log cut: %d %s" % (rc, out))
+        fresh_copy()
+        os.unlink(os.path.join(copy, journal))
+        rc, out = verify()
+        check(rc == 1 and journal + ": missing (deleted?)" in out, "journal deleted: %d %s" % (rc, out))
+        fresh_copy()
+        sig = os.path.join(copy, "signatures.log")
+        lines = open(sig).read().split("\n")
+        f = lines[-2].split(" ")
+        f[1] = str(int(f[1]) + 1)
+        lines[-2] = " ".join(f)
+        open(sig, "w").write("\n".join(lines))
+        rc, out = verify()
+        check(rc == 1 and ("signatures.log:%d: its signature does not verify" % (len(lines) - 1)) in out,
+              "forged checkpoint: %d %s" % (rc, out))
+        fresh_copy()
+        other = os.path.join(tmp, "other.key")
+        run("keygen", other)
+        rc, out = verify(other + ".pub")
+        check(rc == 1 and "does not verify" in out, "another key: %d %s" % (rc, out))
+        # without --signing-key: nothing published, and said so
+        r = Relay(binary, ["serve", "--config", cfg, "--state", state, "--speed", "1000"])
+        check(r.http("/journal/pubkey")[0] == 404, "/journal/pubkey without a key")
+        r.stop()
+        print("ok: signatures: verified with the public key alone; an edit, a cut tail, a deleted file, "
+              "a forged checkpoint and another key are each named; export carries the checkpoints")
+    finally:
+        os.unlink(cfg)
+        shutil.rmtree(tmp, ignore_errors=True)
+
+
 def change_byte(path, line_no):
     """Changes one byte (the last) of line line_no (1-based) of path."""
     data = bytearray(open(path, "rb").read())
@@ -930,7 +1124,7 @@ def try_ws(r):
 
 SCENARIOS = {"tags": tags, "roles": roles, "agents": agents, "disk": disk, "flood": flood, "journal": journal,
              "emfile": emfile, "agent_token": agent_token,
-             "sealed": sealed, "wedge": wedge, "cut": cut}
+             "sealed": sealed, "wedge": wedge, "cut": cut, "tamper": tamper, "signed": signed}
 
 if __name__ == "__main__":
     SCENARIOS[sys.argv[2]](sys.argv[1])

@@ -102,7 +102,7 @@ def main(binary, tmp):
     cfg = os.path.join(tmp, "tournament.json")
     with open(cfg, "w") as f:
         json.dump({"event": "Proxy", "web_root": www, "trusted_proxies": ["127.0.0.1"],
-                   "limits": {"per_address": 3}, "tokens": [{"name": "chief", "token": TOKEN}],
+                   "limits": {"per_address": 3, "token_checks": 20}, "tokens": [{"name": "chief", "token": TOKEN}],
                    "feeds": [FEED]}, f)
     r = Relay(binary, ["serve", "--config", cfg, "--state", os.path.join(tmp, "state"), "--speed", "1000"])
     ng, port = start_nginx(tmp, r.port, cert, key)
@@ -163,9 +163,17 @@ def main(binary, tmp):
         # A client's spoofed header is left of its real address: no escape.
         check(curl(base + "/live.pgn", "-H", "X-Forwarded-For: 192.0.2.99, 203.0.113.5", *wrong)[1] == 429,
               "client A escaped its throttle by a header of its own")
+        # A's budget of checks (20 here, 14 used): within it A's right token
+        # passes; beyond it none of A's tokens is checked; B is untouched.
+        codes = [curl(base + "/live.pgn", *(a + wrong))[1] for _ in range(5)]
+        check(codes == [429] * 5, "client A's wrong tokens within its budget: %s" % codes)
+        check(curl(base + "/live.pgn", *(a + right))[1] == 200, "client A's last check within its budget")
+        check(curl(base + "/live.pgn", *(a + right))[1] == 429, "client A's right token beyond its budget: checked")
+        check(curl(base + "/live.pgn", *(b + right))[1] == 200, "client B's right token: refused with A's budget")
         log = open(r.log.name).read()
         check("203.0.113.5: 10 wrong tokens" in log, "the log does not name client A")
-        print("ok: the throttle sees the forwarded clients: A 10 x 401 then 429 (its right token 200), B and the proxy 200")
+        print("ok: the throttle sees the forwarded clients: A 10 x 401 then 429 (its right token 200 "
+              "within its budget of 20 checks, 429 beyond), B and the proxy 200")
 
         # Per-address cap 3: A's fourth viewer is refused (1013), B's three
         # and the proxy's own connections are not.

@@ -421,6 +421,7 @@ export class ArbiterPage {
     return h('section', { class: 'arbiter' },
       this.head(t('Arbiter'), h('span', { class: 'arb-count' }, `${boards.length === 1 ? t('1 board') : t('{n} boards', { n: boards.length })} · ${alerts.length === 1 ? t('1 alert') : t('{n} alerts', { n: alerts.length })}`)),
       this.errorLine(),
+      this.relayAlerts(),
       h('div', { class: 'arb-cols' },
         h('div', { class: 'arb-alert-panel' },
           h('div', { class: 'arb-panel-head' }, h('h2', {}, t('Alerts')),
@@ -430,6 +431,28 @@ export class ArbiterPage {
         grid));
   }
 
+  // The relay's standing alerts: a state file that did not verify (edited,
+  // cut, deleted). Shown to every arbiter until one acknowledges it.
+  relayAlerts() {
+    const list = this.arb.relayAlerts();
+    if (!list.length) return null;
+    return h('div', { class: 'arb-relay-alerts', role: 'alert' }, list.map((a) =>
+      h('p', { class: 'arb-relay-alert', 'data-alert': a.alert },
+        h('strong', {}, t('The journal does not verify: {file}', { file: a.file || '?' })), ' ',
+        h('span', {}, `${a.what || ''} (${wallTime(a.wall)})`), ' ',
+        h('button', { class: 'abtn small arb-relay-ack', type: 'button', onclick: () => this.ackRelay(a) }, t('Acknowledge')))));
+  }
+
+  ackRelay(a) {
+    this.arb.acked.add(`0:${a.alert}`); /* the relay's ack (who, when) follows */
+    this.arb.version++;
+    try {
+      this.conn.send(actionMessage('ack', 0, { alert: a.alert }));
+    } catch (e) { /* shown as acknowledged here; the relay may not have taken it */ }
+    this.key = '';
+    this.requestRender();
+  }
+
   // Who acknowledged what, and when (the relay's record, shared by all).
   recentAcks() {
     const acks = this.arb.recentAcks(5);
@@ -437,6 +460,7 @@ export class ArbiterPage {
     return h('div', { class: 'arb-acks' }, h('h3', {}, t('Acknowledged')),
       h('ul', {}, acks.map((a) => {
         const [game, alert] = a.key.split(':');
+        if (game === '0') return h('li', { 'data-ack': a.key }, `${t('Relay')} · ${t('the journal does not verify')} — ${a.who}, ${wallTime(a.wall)}`);
         const s = this.arb.games.get(Number(game));
         const inc = this.arb.incidentsOf(Number(game)).find((x) => alertKey(x) === alert);
         const what = inc ? kindLabel(inc.kind) : alert.startsWith('attention') ? kindLabel('attention') : alert;

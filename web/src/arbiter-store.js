@@ -102,7 +102,14 @@ export class ArbiterStore {
     this.acked = new Set();        // incidentKey()s seen here or by any arbiter
     this.ackInfo = new Map();      // incidentKey() -> {who, wall} as the relay keeps it
     this.attentionSeen = new Map(); // attention alert key -> when this page first saw it
+    this.relay = [];               // the relay's standing alerts (tampered state files), game 0
     this.version = 0;
+  }
+
+  // The relay's standing alerts not acknowledged yet (docs/protocol.md:
+  // the snapshot's "alerts"; an ack of game 0 closes one for everybody).
+  relayAlerts() {
+    return this.relay.filter((a) => !this.acked.has(`0:${a.alert}`));
   }
 
   setAck(a) {
@@ -125,6 +132,7 @@ export class ArbiterStore {
       for (const inc of msg.incidents || []) this.addIncident(inc);
       for (const c of msg.claims || []) this.claims.set(c.id, c);
       for (const a of msg.acks || []) this.setAck(a);
+      this.relay = (Array.isArray(msg.alerts) ? msg.alerts : []).filter((a) => a && typeof a.alert === 'string');
       out.changed = out.snapshot = true;
       this.version++;
       return out;
@@ -336,7 +344,8 @@ export function beepsFor(alerts) {
 // field when the input is not usable (the form shows it).
 export function actionMessage(action, game, f = {}) {
   const id = Number(game);
-  if (!Number.isInteger(id) || id <= 0) throw new Error(t('no game'));
+  // Game 0 is the relay's own: only its standing alerts are acknowledged.
+  if (!Number.isInteger(id) || id < 0 || (id === 0 && action !== 'ack')) throw new Error(t('no game'));
   const m = { op: 'arbiter-action', game: id, action };
   const text = (v) => String(v ?? '').trim();
   switch (action) {

@@ -200,3 +200,24 @@ test('the arbiter page in Russian: from the browser\'s language (ru), overview a
     await p.close();
   }
 });
+
+test('a tampered journal is a standing alert for every arbiter until one acknowledges it', async () => {
+  const key = 'tamper:journal:1f2e3d4c';
+  relay.relayAlerts.push({ alert: key, kind: 'tamper', file: 'journal', wall: Date.now(),
+    what: 'state/journal: cut after record 812, or rewritten: the head\'s last seal is not among its records' });
+  const before = relay.received.length;
+  await page.goto(`${relay.url}/?token=${relay.token}#/arbiter`);
+  await page.waitForSelector(`.arb-relay-alert[data-alert="${key}"]`);
+  assert.match(await page.textContent('.arb-relay-alert strong'), /^The journal does not verify: journal$/);
+  assert.match(await page.textContent('.arb-relay-alert'), /cut after record 812/);
+  await page.click('.arb-relay-ack');
+  await waitFor(async () => !(await page.$('.arb-relay-alerts')));
+  const acks = relay.received.slice(before).filter((m) => m.op === 'arbiter-action' && m.action === 'ack');
+  assert.deepEqual(acks.map((m) => [m.game, m.alert]), [[0, key]]);
+  // Acknowledged for everybody: a page loaded now does not show it.
+  await page.reload();
+  await page.waitForSelector('.arb-card[data-game="1"]');
+  assert.equal(await page.$('.arb-relay-alerts'), null);
+  await waitFor(() => page.$(`.arb-acks li[data-ack="0:${key}"]`));
+  assert.match(await page.textContent(`.arb-acks li[data-ack="0:${key}"]`), /^Relay · the journal does not verify — chief-arbiter/);
+});

@@ -209,3 +209,20 @@ test('the claim window counter names the sides a D1 claim would be heard from', 
   assert.equal(c({ under_two_minutes: { w: true, b: false }, claim_window: false, claim_open: { w: false, b: false } }).claim.value, 'closed');
   assert.equal(c({ under_two_minutes: { w: true, b: true }, claim_window: true, claim_open: { w: false, b: true } }).claim.value, 'open (Black)');
 });
+
+test('the relay\'s standing alerts: in the snapshot until an ack of game 0', () => {
+  const a = new ArbiterStore();
+  const tamper = { alert: 'tamper:journal:1f2e3d4c', kind: 'tamper', file: 'journal', what: 'cut after record 12', wall: 1000 };
+  a.apply({ type: 'arbiter', aseq: 3, games: [state(1)], incidents: [], claims: [], acks: [], alerts: [tamper] });
+  assert.deepEqual(a.relayAlerts().map((x) => x.alert), [tamper.alert]);
+  assert.equal(a.alerts().length, 0, 'not a game\'s alert');
+  // Only an ack may name game 0.
+  assert.deepEqual(actionMessage('ack', 0, { alert: tamper.alert }),
+    { op: 'arbiter-action', game: 0, action: 'ack', alert: tamper.alert });
+  assert.throws(() => actionMessage('result', 0, { result: '1-0' }));
+  a.apply({ type: 'ack', aseq: 4, game: 0, ack: { game: 0, alert: tamper.alert, who: 'chief', wall: 2000 } });
+  assert.deepEqual(a.relayAlerts(), []);
+  // A snapshot without alerts (an older relay) holds none.
+  a.apply({ type: 'arbiter', aseq: 9, games: [], incidents: [], claims: [] });
+  assert.deepEqual(a.relayAlerts(), []);
+});
