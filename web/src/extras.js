@@ -25,7 +25,13 @@ function storage() {
   try { return window.localStorage; } catch (e) { return null; }
 }
 
-const SPEAK_KEY = 'cr.speak'; // the boards (ids) whose moves are spoken
+const SPEAK_KEY = 'cr.speak'; // the boards whose moves are spoken (speakKey)
+
+// A board's key for the spoken moves: its board id (a hall screen keeps its
+// choice from round to round), else the game's.
+function speakKey(g) {
+  return g.board ? `b:${g.board}` : `g:${g.id}`;
+}
 
 export class Extras {
   // app: { store, conn, ui, root, main, scheduleRender() }
@@ -53,7 +59,7 @@ export class Extras {
 
   // --- names open the player's card -----------------------------------------
   onNameClick(e) {
-    const el = e.target.closest && e.target.closest('.pname, .rl-players > span, [data-card]');
+    const el = e.target.closest && e.target.closest('.pname, [data-card]');
     if (!el || el.closest('.player-card') || this.app.ui.route.page === 'arbiter') return;
     if (el.matches('a.fide')) return; // the FIDE link stays one; the card button beside it opens the card
     const name = el.dataset.card || el.textContent.trim();
@@ -82,7 +88,7 @@ export class Extras {
       const evs = followEvents(prev, now);
       if (!evs.length) continue;
       if (this.follow.follows(g)) this.notify(g, evs);
-      if (this.speak.has(String(g.id)) && this.app.ui.route.page === 'game' && this.app.ui.route.id === g.id) this.say(g, evs);
+      if (this.speak.has(speakKey(g)) && this.app.ui.route.page === 'game' && this.app.ui.route.id === g.id) this.say(g, evs);
     }
     if (this.card.isOpen() && this.card.name) this.refreshCard();
   }
@@ -131,7 +137,7 @@ export class Extras {
   }
 
   setSpeak(g, on) {
-    if (on) this.speak.add(String(g.id)); else this.speak.delete(String(g.id));
+    if (on) this.speak.add(speakKey(g)); else this.speak.delete(speakKey(g));
     writeList(SPEAK_KEY, [...this.speak]);
     if (on) this.speaker.say(t('Moves of this board will be read aloud.'));
     this.app.scheduleRender();
@@ -140,8 +146,8 @@ export class Extras {
   // --- the shell: header tab, notices, the stream ----------------------------
   navTab(page) {
     const n = this.follow.names.size;
-    return h('a', { class: 'round-tab followed-tab' + (page === 'followed' ? ' active' : ''), href: '#/followed' },
-      `★ ${t('Followed')}`, n ? h('span', { class: 'rt-status' }, String(n)) : null);
+    return h('a', { class: 'followed-tab' + (page === 'followed' ? ' active' : ''), href: '#/followed' },
+      `★ ${t('Followed')}`, n ? h('span', { class: 'ft-count' }, String(n)) : null);
   }
 
   headerKey() {
@@ -264,7 +270,7 @@ export class Extras {
       tools.append(sp);
     }
     sp.hidden = !this.speaker.available();
-    sp.querySelector('input').checked = this.speak.has(String(g.id));
+    sp.querySelector('input').checked = this.speak.has(speakKey(g));
   }
 }
 
