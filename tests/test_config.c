@@ -105,6 +105,81 @@ static void test_errors_name_the_field(void **state)
                  "tokens[0].boards: expected ids");
 }
 
+/* Issue 30: streams beside the boards and the players' cards. */
+static void test_streams_and_players(void **state)
+{
+    (void)state;
+    char dir[] = "/tmp/cr-config-media-XXXXXX";
+    assert_non_null(mkdtemp(dir));
+    char photo[128];
+    snprintf(photo, sizeof photo, "%s/carlsen.jpg", dir);
+    FILE *f = fopen(photo, "w");
+    assert_non_null(f);
+    fputs("jpeg", f);
+    fclose(f);
+    const char *text =
+        "{\"event\":\"Oslo Open\",\"delay_minutes\":15,"
+        "\"streams\":[{\"url\":\"https://www.youtube.com/watch?v=dQw4w9WgXcQ\",\"delay_s\":30,"
+        "              \"title\":\"Commentary\"},"
+        "             {\"round\":2,\"url\":\"https://www.twitch.tv/chessclub\"},"
+        "             {\"round\":\"3\",\"url\":\"http://10.0.0.5/live/hall.m3u8?x=1\"}],"
+        "\"players\":[{\"name\":\"Carlsen, Magnus\",\"photo\":\"carlsen.jpg\",\"credit\":\"Photo: L. Ootes\","
+        "              \"fide_id\":1503014},"
+        "             {\"name\":\"Nepomniachtchi, Ian\",\"photo\":\"https://example.org/ian.png\"}]}";
+    cr_error err;
+    cr_config *cfg = cr_config_parse(text, "t.json", dir, &err);
+    if (!cfg) {
+        fail_msg("%s", err.text);
+    }
+    assert_int_equal(cfg->stream_count, 3);
+    assert_string_equal(cfg->streams[0].round, "*");
+    assert_string_equal(cfg->streams[0].kind, "youtube");
+    assert_int_equal(cfg->streams[0].delay_s, 30);
+    assert_string_equal(cfg->streams[1].round, "2");
+    assert_string_equal(cfg->streams[1].kind, "twitch");
+    assert_string_equal(cfg->streams[2].kind, "hls");
+    assert_int_equal(cfg->player_count, 2);
+    assert_string_equal(cfg->players[0].photo_file, photo);
+    assert_string_equal(cfg->players[0].fide_id, "1503014");
+    assert_null(cfg->players[1].photo_file);
+    assert_string_equal(cfg->players[1].photo_url, "https://example.org/ian.png");
+    char *json = cr_config_viewer_json(cfg);
+    assert_non_null(json);
+    assert_non_null(strstr(json, "\"event\":\"Oslo Open\""));
+    assert_non_null(strstr(json, "\"delay_s\":900"));
+    assert_non_null(strstr(json, "\"photo\":\"/media/photo/0\""));
+    assert_non_null(strstr(json, "\"credit\":\"Photo: L. Ootes\""));
+    assert_non_null(strstr(json, "\"kind\":\"twitch\""));
+    assert_null(strstr(json, dir)); /* the relay's paths stay on the relay */
+    free(json);
+    cr_config_free(cfg);
+
+    expect_error("{\"streams\":{}}", "tournament.json: streams: expected an array");
+    expect_error("{\"streams\":[{\"round\":\"1\"}]}", "tournament.json: streams[0].url: missing");
+    expect_error("{\"streams\":[{\"url\":\"ftp://x.org/a.m3u8\"}]}", "streams[0].url: expected an http(s) URL");
+    expect_error("{\"streams\":[{\"url\":\"https://example.org/video.mp4\"}]}",
+                 "streams[0].url: not a YouTube or Twitch URL nor an HLS playlist");
+    expect_error("{\"streams\":[{\"url\":\"https://www.youtube.com/channel/x\"}]}",
+                 "streams[0].url: a YouTube URL must name the video");
+    expect_error("{\"streams\":[{\"url\":\"http://www.twitch.tv/x\"}]}", "streams[0].url: a Twitch URL must be https");
+    expect_error("{\"streams\":[{\"url\":\"https://twitch.tv/\"}]}", "streams[0].url: a Twitch URL must name the channel");
+    expect_error("{\"streams\":[{\"url\":\"https://a.org/x y.m3u8\"}]}", "streams[0].url: a URL may not hold spaces");
+    expect_error("{\"streams\":[{\"url\":\"https://a.org/h.m3u8\",\"delay_s\":-1}]}",
+                 "streams[0].delay_s: expected whole seconds");
+    expect_error("{\"streams\":[{\"url\":\"https://a.org/h.m3u8\",\"fps\":1}]}", "streams[0].fps: unknown field");
+    expect_error("{\"streams\":[{\"url\":\"https://a.org/h.m3u8\"},{\"round\":\"*\",\"url\":\"https://a.org/i.m3u8\"}]}",
+                 "streams[1].round: this round already has a stream");
+    expect_error("{\"streams\":[\"https://a.org/h.m3u8\"]}", "streams[0]: expected an object");
+    expect_error("{\"players\":[{\"photo\":\"https://a.org/p.jpg\"}]}", "tournament.json: players[0].name: missing");
+    expect_error("{\"players\":[{\"name\":\"A\",\"photo\":\"a.gif\"}]}", "players[0].photo: expected a .jpg");
+    expect_error("{\"players\":[{\"name\":\"A\",\"photo\":\"/nonexistent/a.jpg\"}]}",
+                 "players[0].photo: no such file: /nonexistent/a.jpg");
+    expect_error("{\"players\":[{\"name\":\"A\",\"photo\":\"data://x.jpg\"}]}", "players[0].photo: expected an http(s) URL or a file");
+    expect_error("{\"players\":[{\"name\":\"A\",\"fide_id\":\"x\"}]}", "players[0].fide_id: expected a FIDE id");
+    unlink(photo);
+    rmdir(dir);
+}
+
 /* Issue 24: reverse proxies whose X-Forwarded-For is believed. */
 static void test_trusted_proxies(void **state)
 {
@@ -457,6 +532,7 @@ int main(void)
         cmocka_unit_test(test_pgn_marks),
         cmocka_unit_test(test_livechess),
         cmocka_unit_test(test_trusted_proxies),
+        cmocka_unit_test(test_streams_and_players),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }

@@ -9,6 +9,7 @@
 
 #include "cr/clock.h"
 #include "cr/pairings.h"
+#include "core/config_media.h"
 #include "util/fileio.h"
 #include "out/push.h"
 
@@ -68,6 +69,7 @@ void cr_config_free(cr_config *cfg)
     free(cfg->push_ca_file);
     free(cfg->pairings);
     free(cfg->engine.path);
+    cr_config_media_free(cfg);
     free(cfg);
 }
 
@@ -912,8 +914,8 @@ static int read_root(ctx *c, json_t *root, cr_config *cfg)
                     cfg->board_count = (int)i + 1;
                 }
             }
-        } else {
-            rc = fail(c, key, "unknown field");
+        } else { /* "streams", "players", else an unknown field (config_media.h) */
+            rc = cr_config_read_media(key, v, cfg, c->name, c->base, c->err);
         }
         if (rc) {
             return rc;

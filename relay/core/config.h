@@ -46,6 +46,12 @@
  *                                              true for those thresholds, false: none (default);
  *                                              "live": with a delay, arbiters get evals of live
  *                                              positions (analysed before they are public)
+ *     "streams": [{"url": "https://www.youtube.com/watch?v=ID", "round": "*", "delay_s": 0}],
+ *                                              a video beside the boards per round (YouTube,
+ *                                              Twitch or HLS; core/config_media.h)
+ *     "players": [{"name": "Carlsen, Magnus", "photo": "photos/carlsen.jpg",
+ *                  "credit": "Photo: ...", "fide_id": 1503014}],
+ *                                              players' cards: a photo URL or file and its credit
  *     "boards": [{"board": "DGT23164", "table": 1, "round": "1", "game": 1,
  *                 "white": "Carlsen, Magnus", "black": "Nepomniachtchi, Ian",
  *                 "white_elo": 2830, "black_elo": 2795, "white_title": "GM",
@@ -121,6 +127,25 @@ typedef struct cr_config_engine {
     bool idle; /* "idle": SCHED_IDLE engines, besides niced (true); false: niced only */
 } cr_config_engine;
 
+/* "streams": a video beside the boards, per round or for every round
+ * (core/config_media.h reads them and says what is accepted). */
+typedef struct cr_config_stream {
+    char round[16]; /* "*": every round without an entry of its own */
+    char url[1024];
+    char kind[8];    /* "youtube", "twitch" or "hls" */
+    char title[128]; /* "" when not given */
+    int delay_s;     /* how far the stream runs behind the venue (0) */
+} cr_config_stream;
+
+/* "players": what a player's card shows besides the pairings' data. */
+typedef struct cr_config_player {
+    char name[128];
+    char photo_url[1024]; /* "" unless the photo is a URL */
+    char *photo_file;     /* NULL unless a file: served at /media/photo/<index> */
+    char credit[256];     /* the photo's credit, "" when not given */
+    char fide_id[16];     /* "" when not given */
+} cr_config_player;
+
 /* The defaults above, path kept. */
 void cr_config_engine_defaults(cr_config_engine *e);
 
@@ -170,6 +195,10 @@ typedef struct cr_config {
     bool livechess;
     char livechess_host[128];
     int livechess_port;
+    cr_config_stream *streams; /* "streams" (config_media.h) */
+    int stream_count;
+    cr_config_player *players; /* "players" (config_media.h) */
+    int player_count;
 } cr_config;
 
 #define CR_LIVECHESS_PORT 1982 /* DGT LiveChess's own port */
@@ -187,6 +216,12 @@ cr_config *cr_config_load(const char *path, cr_error *err);
  * relative paths (may be NULL: paths are kept as given). */
 cr_config *cr_config_parse(const char *text, const char *name, const char *base_dir,
                            cr_error *err);
+
+/* What the viewers get of the tournament file at /tournament.json
+ * (docs/protocol.md): event, site, date, rounds, the public delay, the
+ * streams and the players' cards (a photo file as /media/photo/<index>).
+ * Returns a new NUL-terminated string (free()), NULL when out of memory. */
+char *cr_config_viewer_json(const cr_config *cfg);
 
 /* "trf", "pgn" or "auto" as a cr_pairings_format. Returns 0 or CR_EINVAL. */
 int cr_config_pairings_format(const char *name, int *format);

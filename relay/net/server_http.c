@@ -279,6 +279,35 @@ serve:;
     return n == 2 ? cr_srv_http_done(s, wsi) : n;
 }
 
+/* /tournament.json: what the viewers get of the tournament file (event,
+ * streams, players' cards); /media/photo/<index>: a player's photo file. */
+static int serve_media(cr_server *s, struct lws *wsi, pss *p, const char *uri)
+{
+    const cr_config *t = s->cfg.tournament;
+    if (uri[1] == 't') {
+        char *text = t ? cr_config_viewer_json(t) : NULL;
+        cr_buf *body = text ? cr_buf_new(text, strlen(text)) : cr_buf_new("null", 4);
+        free(text);
+        return http_respond(s, wsi, p, HTTP_STATUS_OK, "application/json", body, 0, false);
+    }
+    char *end;
+    long i = strtol(uri + 13, &end, 10);
+    const char *file = t && uri[13] >= '0' && uri[13] <= '9' && !*end && i < t->player_count
+                           ? t->players[i].photo_file : NULL;
+    char dir[PATH_MAX], real[PATH_MAX];
+    struct stat st;
+    if (!file || !realpath(file, real) || stat(real, &st) || !S_ISREG(st.st_mode)) {
+        return http_text(s, wsi, p, HTTP_STATUS_NOT_FOUND, "no such photo\n");
+    }
+    snprintf(dir, sizeof dir, "%s", real);
+    *strrchr(dir, '/') = '\0'; /* realpath's answer is absolute */
+    int n = cr_static_serve(wsi, dir, real);
+    if (n == 1) {
+        return http_text(s, wsi, p, 406, "no content coding you accept (Accept-Encoding)\n");
+    }
+    return n == 2 ? cr_srv_http_done(s, wsi) : n;
+}
+
 int cr_srv_http_request(cr_server *s, struct lws *wsi, pss *p, const char *uri)
 {
     s->http_requests++;
@@ -351,6 +380,9 @@ int cr_srv_http_request(cr_server *s, struct lws *wsi, pss *p, const char *uri)
     if (strcmp(uri, "/pairings.json") == 0) { /* the pairings file, for the standings */
         cr_buf *body = s->pairings_json ? cr_buf_ref(s->pairings_json) : cr_buf_new("null", 4);
         return http_respond(s, wsi, p, HTTP_STATUS_OK, "application/json", body, 0, false);
+    }
+    if (strcmp(uri, "/tournament.json") == 0 || strncmp(uri, "/media/photo/", 13) == 0) {
+        return serve_media(s, wsi, p, uri); /* streams and players' cards (core/config_media.h) */
     }
     if (strcmp(uri, "/live.pgn") == 0) {
         return http_respond(s, wsi, p, HTTP_STATUS_OK, "application/x-chess-pgn",

@@ -29,6 +29,8 @@ static const char *mime_of(const char *path)
                                          {".webmanifest", "application/manifest+json"},
                                          {".pgn", "application/x-chess-pgn"},
                                          {".jpg", "image/jpeg"},
+                                         {".jpeg", "image/jpeg"},
+                                         {".webp", "image/webp"},
                                          /* A copy asked for by its own name is that file,
                                           * sent as it is (no Content-Encoding). */
                                          {".gz", "application/gzip"}};

@@ -1,14 +1,18 @@
 // Prints how fast the overview draws and follows a large round in chromium
-// (numbers, not a test): node tests/browser/bench-overview.mjs [BOARDS]
+// (numbers, not a test): node tests/browser/bench-overview.mjs [BOARDS] [--teams]
+// --teams: an Olympiad round, matches of four boards between two teams
+// (the overview's match list and the boards by match, issue 30).
 import { FakeRelay, RUY, RUY_MORE } from './fake-relay.mjs';
 import { launch } from './lib.mjs';
 
-const N = Number(process.argv[2] || 100);
+const N = Number(process.argv.slice(2).find((a) => /^\d+$/.test(a)) || 100);
+const TEAMS = process.argv.includes('--teams');
 const line = [...RUY, ...RUY_MORE];
 const relay = new FakeRelay();
 for (let i = 1; i <= N; i++) {
   relay.addGame({ id: i, round: '1', table: i, white: `White ${i}`, black: `Black ${i}`, whiteElo: 2500, blackElo: 2500,
-    moves: line.slice(0, 10), clock: { white: 5e6, black: 5e6, running: 'w' } });
+    moves: line.slice(0, 10), clock: { white: 5e6, black: 5e6, running: 'w' },
+    tags: TEAMS ? { WhiteTeam: `Team ${2 * Math.floor((i - 1) / 4) + ((i - 1) % 2)}`, BlackTeam: `Team ${2 * Math.floor((i - 1) / 4) + 1 - ((i - 1) % 2)}` } : {} });
 }
 await relay.start();
 const { context, close } = await launch();
@@ -24,7 +28,8 @@ try {
   await page.waitForFunction((n) => window.__cr.store.games.size >= n, N, { timeout: 60000 });
   await page.waitForFunction(onScreen, null, { timeout: 60000 });
   const cards = await page.evaluate(onScreen);
-  console.log(`overview: ${N} boards, the ${cards} cards on screen drawn ${Date.now() - t} ms after navigation`);
+  if (TEAMS) console.log(`team matches listed: ${await page.$$eval('.match-strip .match', (e) => e.length)}`);
+  console.log(`overview: ${N} boards${TEAMS ? ' (team round)' : ''}, the ${cards} cards on screen drawn ${Date.now() - t} ms after navigation`);
   t = Date.now();
   for (let y = 0; y < 20; y++) await page.evaluate(() => window.scrollBy(0, window.innerHeight));
   await page.waitForFunction(onScreen, null, { timeout: 60000 });

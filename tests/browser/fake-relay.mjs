@@ -41,6 +41,8 @@ export class FakeRelay {
     this.relayAlerts = [];      // the relay's standing alerts (a tampered state file), acked with game 0
     this.boardsHealth = [];     // what /boards.json answers
     this.pairingsJson = null;   // what /pairings.json answers (null: no pairings file)
+    this.tournamentJson = null; // what /tournament.json answers (streams, players' photos)
+    this.photos = new Map();    // /media/photo/<n> -> {type, body}
   }
 
   // --- lifecycle ---------------------------------------------------------------
@@ -407,6 +409,11 @@ export class FakeRelay {
       const r = decodeURIComponent(m[1]);
       const list = [...this.games.values()].filter((g) => g.round === r);
       return this.reply(res, 200, 'application/x-chess-pgn', list.map((g) => this.pgn(g)).join('\n'));
+    }
+    if (url.pathname === '/tournament.json') return this.reply(res, 200, 'application/json', JSON.stringify(this.tournamentJson));
+    if ((m = /^\/media\/photo\/(\d+)$/.exec(url.pathname)) && this.photos.has(Number(m[1]))) {
+      const p = this.photos.get(Number(m[1]));
+      return this.reply(res, 200, p.type, p.body);
     }
     if (url.pathname === '/pairings.json') return this.reply(res, 200, 'application/json', JSON.stringify(this.pairingsJson));
     if (url.pathname === '/boards.json') return this.reply(res, 200, 'application/json', JSON.stringify(this.boardsHealth));

@@ -288,6 +288,7 @@ export class GamePage {
     this.announce(g);
 
     this.renderEval(g, ply, fen);
+    if (!ui.embed) this.app.extras.gamePage(v.el, g); // stars, player cards, spoken moves
 
     // Move list.
     const nags = ui.showEval ? g.evals.map((e) => nagMark(e)).join(',') : '';

@@ -443,6 +443,14 @@ export function t(key, vars) {
   return s;
 }
 
+// More texts for a language, from a module of its own (i18n-extras.js):
+// a key the table already has keeps its text.
+export function addTexts(l, table) {
+  const into = TABLES[l];
+  if (!into) return;
+  for (const [k, v] of Object.entries(table)) if (!(k in into)) into[k] = v;
+}
+
 // For the tests: every key of a language's table, to check none is missing.
 export function tableOf(l) {
   return TABLES[l] || {};

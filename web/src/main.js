@@ -18,6 +18,7 @@ import { roundStatus, mergeGames } from './standings.js';
 import { pairings, refreshPairings } from './pairings.js';
 import { Prefs } from './prefs.js';
 import { pickLang, setLang, lang, t } from './i18n.js';
+import { Extras } from './extras.js';
 
 const store = new Store();
 const arb = new ArbiterStore();
@@ -118,6 +119,7 @@ const conn = new Connection({
       return;
     }
     const r = store.apply(msg, Date.now());
+    extras.onChanged(r.changed); // followed players' notifications, spoken moves
     for (const id of r.resync) conn.resync(id);
     if (r.list) conn.requestList();
     if (r.error) {
@@ -155,7 +157,7 @@ function pickDefaultRound() {
 
 function onRoute() {
   ui.route = routeOf();
-  if (ui.route.page === 'arbiter' || ui.route.page === 'standings') {
+  if (ui.route.page === 'arbiter' || ui.route.page === 'standings' || ui.route.page === 'followed') {
     window.scrollTo(0, 0);
     scheduleRender();
     return;
@@ -201,12 +203,15 @@ const app = {
     scheduleRender();
   },
 };
+const extras = new Extras({ ...app, root });
+app.extras = extras;
 const arbiterPage = new ArbiterPage({ store, arb, conn, ui, token: arbiterToken, main, onChange: () => scheduleRender() });
 const PAGES = {
   round: new OverviewPage(app),
   game: new GamePage(app),
   arbiter: arbiterPage,
   standings: new StandingsPage(app),
+  followed: extras.followedPage,
 };
 window.__cr = { store, conn, ui, arb, arbiterPage, pages: PAGES, prefs }; // for tests and curious arbiters
 
@@ -225,6 +230,7 @@ function render() {
   const shown = PAGES[ui.route.page];
   for (const p of Object.values(PAGES)) if (p !== shown) p.destroy();
   shown.render(ui.route);
+  extras.render(ui.route);
   tickClocks();
 }
 
@@ -264,7 +270,7 @@ function renderHeader() {
     return;
   }
   const info2 = rounds.map((r) => roundInfo(r));
-  const key = JSON.stringify([rounds, info2, cur, state, eventName(), ui.route.page, store.welcome]);
+  const key = JSON.stringify([rounds, info2, cur, state, eventName(), ui.route.page, store.welcome, extras.headerKey()]);
   if (key === headerKey) return;
   headerKey = key;
   const pill = h('span', { class: `conn conn-${state}`, 'data-state': state, title: t('connection to the relay') },
@@ -280,7 +286,8 @@ function renderHeader() {
         title: info2[i].start ? `${statusLabel(info2[i].status)} · ${info2[i].start}` : statusLabel(info2[i].status),
       }, t('Round {r}', { r }), h('span', { class: 'rt-status' }, statusLabel(info2[i].status)),
       info2[i].start && info2[i].status === 'upcoming' ? h('span', { class: 'rt-start' }, info2[i].start) : null)),
-      rounds.length ? h('a', { class: 'standings-tab' + (ui.route.page === 'standings' ? ' active' : ''), href: '#/standings' }, t('Standings')) : null),
+      rounds.length ? h('a', { class: 'standings-tab' + (ui.route.page === 'standings' ? ' active' : ''), href: '#/standings' }, t('Standings')) : null,
+      extras.navTab(ui.route.page)),
     store.welcome && store.welcome.trusted ? h('span', { class: 'badge trusted', title: t('signed in with a token: no public delay') }, !store.welcome.role || store.welcome.role === 'arbiter' ? t('Arbiter') : store.welcome.role) : null,
     store.welcome && store.welcome.trusted && arbiterToken() ? h('a', { class: 'round-tab arb-link' + (ui.route.page === 'arbiter' ? ' active' : ''), href: '#/arbiter' }, t('Arbiter')) : null,
     arbiterToken() ? h('button', { class: 'abtn signout', type: 'button', title: t('forget the arbiter token in this tab'), onclick: signOut }, t('Sign out')) : null,
@@ -353,6 +360,7 @@ function renderNotice() {
   }
   if (store.welcome && !store.welcome.trusted) delay = Math.max(delay, store.welcome.delay || 0);
   if (store.welcome && store.welcome.trusted) delay = 0;
+  parts.push(...extras.notices(delay)); // the video ahead of the boards
   if (delay > 0) parts.push(h('span', { class: 'delay' }, icon('clock'), ' ' + t('Public broadcast: moves and clocks are shown with a {delay} delay.', { delay: formatDelay(delay) })));
   noticeBar.replaceChildren(...parts);
   noticeBar.hidden = parts.length === 0;

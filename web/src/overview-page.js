@@ -57,6 +57,7 @@ export class OverviewPage {
           h('a', { class: 'pgn-link round-pgn', download: true }, icon('download'), ` ${t('Round PGN')}`),
           search),
         h('div', { class: 'boards' }));
+      this.search = search;
       main.replaceChildren(this.el);
       // Only the cards on screen exist: scrolling and resizing place them.
       this.onScroll = () => {
@@ -94,17 +95,21 @@ export class OverviewPage {
       }
       return;
     }
+    // Team matches above the boards; a pick shows that match's boards.
+    this.app.extras.overviewHead(this.el, games, (q) => { this.search.value = q; this.query = q; this.place(); });
     grid.classList.toggle('few', games.length <= 3); // a small event gets bigger boards
     const empty = grid.querySelector('.empty');
     if (empty) empty.remove();
     this.place();
   }
 
-  // The games matching the search box, in board order.
+  // The games matching the search box: followed players' first, then by
+  // team match, else in board order (extras.arrange).
   shown() {
     const words = String(this.query || '').toLowerCase().split(/\s+/).filter(Boolean);
-    if (!words.length) return this.games;
-    return this.games.filter((g) => {
+    const games = this.app.extras.arrange(this.games);
+    if (!words.length) return games;
+    return games.filter((g) => {
       const text = [g.white, g.black, g.whiteTeam, g.blackTeam, g.whiteFed, g.blackFed,
         g.whiteTitle, g.blackTitle].join(' ').toLowerCase();
       return words.every((w) => text.includes(w));
@@ -182,7 +187,7 @@ export class OverviewPage {
     const { store, ui } = this.app;
     const sig = [g.seq, g.moves.length, g.loaded, g.summary && g.summary.plies, g.result, g.online, g.attention,
       g.statusReason, g.white, g.black, g.whiteElo, g.blackElo, g.whiteTitle, g.blackTitle, g.whiteFed, g.blackFed, g.table, g.board, !!g.clock, ui.notation,
-      ui.showEval, JSON.stringify(store.evalNear(g, store.current(g).plies))].join('|');
+      ui.showEval, JSON.stringify(store.evalNear(g, store.current(g).plies)), this.app.extras.cardKey(g)].join('|');
     if (sig !== c.sig) {
       c.sig = sig;
       this.updateCard(c, g);
@@ -207,6 +212,7 @@ export class OverviewPage {
     c.el.classList.toggle('is-attention', !!g.attention);
     c.el.classList.toggle('is-finished', g.result !== '*');
     c.el.classList.toggle('is-waiting', !started);
+    this.app.extras.decorateCard(c.el, g);
     fillPlayer(c.top, g, 'black', !!g.clock);
     fillPlayer(c.bottom, g, 'white', !!g.clock);
     const last = c.el.querySelector('.last');

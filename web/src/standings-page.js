@@ -14,7 +14,7 @@ function playerCell(p) {
   return h('td', { class: 'st-name' },
     p.fed ? (flag ? h('img', { class: 'fed', src: flag, alt: p.fed, title: p.fed, width: 20, height: 15 }) : h('span', { class: 'fed fed-text' }, p.fed)) : null,
     title ? h('abbr', { class: `ptitle t-${title}`, title: t(TITLES[title]) }, title) : null,
-    h('span', { class: 'pname' }, p.name));
+    h('button', { type: 'button', class: 'pname linklike', 'data-card': p.name }, p.name)); // opens the player's card (extras.js)
 }
 
 function cellText(c) {
@@ -69,11 +69,12 @@ export class StandingsPage {
       this.el.replaceChildren(...parts);
       return;
     }
+    const side = []; // the team standings beside the players' on a wide screen
     if (teams.length) {
       // Each round's match: the team's game points and the opponent's; * while it is open.
       const teamRounds = [...new Set(teams.flatMap((x) => Object.keys(x.rounds)))].sort((a, b) => Number(a) - Number(b) || a.localeCompare(b));
       const matchCell = (m) => (m ? `${pointsText(m.gp)}–${pointsText(m.oppGp)}${m.mp === null ? '*' : ''}` : '');
-      parts.push(h('h2', { class: 'st-h2' }, t('Teams')),
+      side.push(h('section', { class: 'st-teams' }, h('h2', { class: 'st-h2' }, t('Teams')),
         h('div', { class: 'st-scroll' }, h('table', { class: 'st-table team-standings' },
           h('thead', {}, h('tr', {}, h('th', {}, '#'), h('th', {}, t('Team')),
             teamRounds.map((r) => h('th', { 'data-round': r }, `${t('R')}${r}`)),
@@ -86,9 +87,9 @@ export class StandingsPage {
                 title: m ? t('against {team}', { team: m.opp }) : null }, matchCell(m));
             }),
             h('td', { class: 'st-mp' }, String(x.mp)), h('td', { class: 'st-bp' }, pointsText(x.bp)), h('td', {}, String(x.played))))))),
-        h('p', { class: 'legend' }, t('Match cells: game points of the team and of its opponent; * not over.')));
+        h('p', { class: 'legend' }, t('Match cells: game points of the team and of its opponent; * not over.'))));
     }
-    parts.push(h('h2', { class: 'st-h2' }, t('Players')),
+    side.push(h('section', { class: 'st-players' }, h('h2', { class: 'st-h2' }, t('Players')),
       h('div', { class: 'st-scroll' }, h('table', { class: 'st-table standings' },
         h('thead', {}, h('tr', {}, h('th', {}, '#'), h('th', {}, t('Player')), h('th', {}, t('Rating')),
           teams.length ? h('th', {}, t('Team')) : null,
@@ -97,7 +98,8 @@ export class StandingsPage {
           h('td', { class: 'st-rank' }, String(p.rank)), playerCell(p), h('td', { class: 'st-elo' }, p.rating ? String(p.rating) : ''),
           teams.length ? h('td', { class: 'st-team' }, p.team) : null,
           h('td', { class: 'st-points' }, pointsText(p.points)), h('td', { class: 'st-buch' }, pointsText(p.buchholz)),
-          h('td', {}, String(p.played))))))));
+          h('td', {}, String(p.played)))))))));
+    parts.push(h('div', { class: 'st-side' }, side));
     parts.push(h('h2', { class: 'st-h2' }, t('Crosstable')),
       h('div', { class: 'st-scroll' }, h('table', { class: 'st-table crosstable' },
         h('thead', {}, h('tr', {}, h('th', {}, '#'), h('th', {}, t('Player')),

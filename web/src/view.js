@@ -10,6 +10,7 @@ const ROUTES = [
   { re: /^\/game\/(\d+)(?:\/(\d+))?\/?$/, route: (m) => ({ page: 'game', id: Number(m[1]), ply: m[2] !== undefined ? Number(m[2]) : null }) },
   { re: /^\/round\/([^/]+)\/?$/, route: (m) => ({ page: 'round', round: decodeOr(m[1]) }) },
   { re: /^\/standings\/?$/, route: () => ({ page: 'standings' }) },
+  { re: /^\/followed\/?$/, route: () => ({ page: 'followed' }) },
 ];
 const DEFAULT_ROUTE = { page: 'round', round: null };
 
