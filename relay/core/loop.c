@@ -27,6 +27,7 @@
 #include "out/outputs.h"
 #include "engine/evals.h"
 #include "core/pairings_json.h"
+#include "core/round_results.h"
 #include "core/pairings_link.h"
 #include "net/queue.h"
 #include "core/sigwatch.h"
@@ -86,9 +87,11 @@ struct relay {
     cr_agent_link *agents; /* venue agents, or NULL */
     cr_arbiter_link *arb;  /* the arbiters' monitors */
     bool applying_arbiter; /* the link's own events: not fed back to it */
+    bool by_arbiter;       /* the events applied now: an arbiter stands behind them */
     cr_nats_out *nats;     /* NULL: not publishing to NATS */
     cr_pairings_link *pairings; /* the pairings file, or NULL */
     cr_buf *pairings_json;      /* the pairings in force for /pairings.json, or NULL */
+    cr_round_results *results;  /* the round's results for the pairing program */
     cr_evals *evals;            /* engine evaluations, or NULL */
     cr_eboards *eboards;        /* the boards for the LiveChess API, or NULL */
     struct event *tick_ev, *sync_ev, *stats_ev, *cmd_ev, *reload_ev;
@@ -182,6 +185,10 @@ static void publish_stats(relay *r)
         p->boards_json = cr_buf_take_str(cr_board_sources_json(r->live_boards));
     }
     p->pairings_json = cr_buf_ref(r->pairings_json);
+    int over = cr_round_results_make(r->results, r->pairings, r->live, &p->results_trf);
+    if (over > 0) { /* the round is over: its results for the pairing program */
+        cr_outputs_write_results(r->outputs, over, p->results_trf->data);
+    }
     p->loop_metrics = loop_metrics(r);
     cr_lanes_publish(r->lanes, p);
 }
@@ -218,6 +225,9 @@ static void on_live_event(void *data, const cr_store *live, const cr_store_event
     relay *r = data;
     if (!r->applying_arbiter) {
         cr_arbiter_link_on_store_event(r->arb, ev, r->cur_t, wall_ms());
+    }
+    if (ev->kind == CR_SEV_RESULT) {
+        cr_round_results_note(r->results, ev->game, r->by_arbiter);
     }
     /* Which board a game is on, for `chessrelay journal export --game N`. */
     if (ev->kind == CR_SEV_GAME && ev->board[0]) {
@@ -259,7 +269,9 @@ static void emit(relay *r, cr_store_event *ev)
     ev->seq = r->seq + 1;
     ev->ts = r->cur_ts;
     cr_error err;
-    if (cr_lanes_add(r->lanes, ev, NULL, &err)) {
+    bool refused = cr_lanes_add(r->lanes, ev, NULL, &err) != 0;
+    r->by_arbiter = false; /* it was for this event only */
+    if (refused) {
         cr_log(CR_LOG_WARN, "store: %s", err.text);
         cr_store_event_free(ev);
         return;
@@ -522,7 +534,6 @@ static void journal_command(relay *r, const cr_store_event *ev, const char *who,
         return;
     }
     /* at: the event's own stamp (ms), which the rebuild gives it again */
-    /* at: the event's own stamp (ms), which the rebuild gives it again */
     cr_journal_cmd c;
     if (!cr_journal_cmd_of_event(ev, &c)) {
         return;
@@ -545,6 +556,7 @@ static void apply_arbiter_events(relay *r)
     r->cur_ts = r->cur_ts / 1000 * 1000; /* whole ms, as journaled */
     while ((ev = cr_arbiter_link_take_event(r->arb, who, sizeof who)) != NULL) {
         journal_command(r, ev, who, r->last_tick, r->cur_t);
+        r->by_arbiter = strcmp(who, "relay") != 0; /* "relay": a monitor ended the game */
         emit(r, ev);
     }
     cr_arbiter_adjust a;
@@ -586,6 +598,7 @@ static void apply_command(relay *r, const cr_command_msg *c)
     }
     r->cur_ts = r->cur_ts / 1000 * 1000; /* whole ms, as journaled */
     journal_command(r, ev, c->who, r->last_tick, r->cur_t);
+    r->by_arbiter = true;
     emit(r, ev);
 }
 
@@ -1010,6 +1023,7 @@ static void journal_command_line(relay *r, const cr_journal_cmd *jc, const char 
         cr_log(CR_LOG_ERROR, "journal: %s: %s", where, fault);
         return;
     }
+    r->by_arbiter = strcmp(jc->who, "relay") != 0; /* as when it was journaled */
     emit(r, ev);
 }
 
@@ -1212,6 +1226,7 @@ static void free_relay(relay *r)
     cr_evals_free(r->evals);     /* kills and reaps the engines; before the base */
     cr_pairings_link_free(r->pairings);
     cr_buf_unref(r->pairings_json);
+    cr_round_results_free(r->results);
     cr_arbiter_link_free(r->arb);
     cr_lanes_free(r->lanes); /* after the arbiter link, which reads its live store */
     cr_journal_close(r->journal);
@@ -1297,6 +1312,7 @@ static int loop_init(relay *r, cr_sigwatch *sw)
     if (r->t->engine.path && start_evals(r)) {
         return -1;
     }
+    r->results = cr_round_results_new();
     if (r->t->pairings) {
         r->pairings = new_pairings_link(r, r->t->pairings);
         r->reload_ev = event_new(r->base, -1, 0, on_reload, r);
