@@ -598,7 +598,8 @@ static arb_game *add_game(cr_arbiter_link *l, const cr_store_game *sg, bool sile
     g->clock = cr_verdict_clock(g->v);
     g->mon = cr_verdict_monitor(g->v);
     /* The board-and-clock incidents the tournament file switches on. */
-    cr_monitor_set_floor_checks(g->mon, l->cfg.press_without_move, l->cfg.move_without_press);
+    cr_monitor_set_floor_checks(g->mon, l->cfg.press_without_move, l->cfg.move_without_press,
+                                l->cfg.time_added);
     if (silent) {
         g->published = cr_monitor_incident_count(g->mon);
     }

@@ -226,9 +226,7 @@ static void on_live_event(void *data, const cr_store *live, const cr_store_event
     if (!r->applying_arbiter) {
         cr_arbiter_link_on_store_event(r->arb, ev, r->cur_t, wall_ms());
     }
-    if (ev->kind == CR_SEV_RESULT) {
-        cr_round_results_note(r->results, ev->game, r->by_arbiter);
-    }
+    cr_round_results_note(r->results, ev, r->by_arbiter); /* a result: confirmed or not */
     /* Which board a game is on, for `chessrelay journal export --game N`. */
     if (ev->kind == CR_SEV_GAME && ev->board[0]) {
         cr_jline jl = {.kind = CR_JLINE_GAME, .u.game.game = ev->game};
@@ -1338,6 +1336,7 @@ static int start_server(relay *r)
                                    .time_control = r->t->time_control,
                                    .press_without_move = r->t->press_without_move,
                                    .move_without_press = r->t->move_without_press,
+                                   .time_added = r->t->time_added,
                                    .publish = arbiter_publish,
                                    .data = r};
     r->arb = cr_arbiter_link_new(&acfg);

@@ -33,9 +33,9 @@ typedef struct cr_round_results cr_round_results;
 cr_round_results *cr_round_results_new(void); /* NULL when out of memory */
 void cr_round_results_free(cr_round_results *rr); /* accepts NULL */
 
-/* A RESULT event of game `game` was applied to the live store; by_arbiter:
- * an arbiter stands behind it (see above). */
-void cr_round_results_note(cr_round_results *rr, int game, bool by_arbiter);
+/* An event was applied to the live store: a RESULT's game has a result an
+ * arbiter stands behind (by_arbiter, see above) or not; others change nothing. */
+void cr_round_results_note(cr_round_results *rr, const cr_store_event *ev, bool by_arbiter);
 
 /* Sets *trf (a new reference, or NULL: no pairings, not a TRF, no round
  * played, an error, logged once) to the TRF with the round played's

@@ -358,6 +358,8 @@ const RU = {
   'Clock not pressed after a move': 'Часы не нажаты после хода',
   '{who} did not press the clock after {move}': '{who}: часы не нажаты после хода {move}',
   '{who} pressed the clock without a move (after {move})': '{who}: часы нажаты без хода (после {move})',
+  'Time added on the clock': 'Время на часах добавлено',
+  '{who}\'s clock went from {from} to {to} after {move}: time added or the clock reset, not by the time control': '{who}: на часах было {from}, стало {to} после хода {move}: время добавлено или часы переставлены, не по контролю времени',
   // Texts the relay writes (relay-text.js), with the relay's {names}.
   '{who}\'s flag fell: {rest}': 'Упал флажок ({who}): {rest}',
   '{who}\'s flag fell after the game ended ({result}): the result stands': 'Флажок упал ({who}) после окончания партии ({result}): результат остаётся',
