@@ -87,7 +87,6 @@ struct relay {
     cr_agent_link *agents; /* venue agents, or NULL */
     cr_arbiter_link *arb;  /* the arbiters' monitors */
     bool applying_arbiter; /* the link's own events: not fed back to it */
-    bool by_arbiter;       /* the events applied now: an arbiter stands behind them */
     cr_nats_out *nats;     /* NULL: not publishing to NATS */
     cr_pairings_link *pairings; /* the pairings file, or NULL */
     cr_buf *pairings_json;      /* the pairings in force for /pairings.json, or NULL */
@@ -226,7 +225,7 @@ static void on_live_event(void *data, const cr_store *live, const cr_store_event
     if (!r->applying_arbiter) {
         cr_arbiter_link_on_store_event(r->arb, ev, r->cur_t, wall_ms());
     }
-    cr_round_results_note(r->results, ev, r->by_arbiter); /* a result: confirmed or not */
+    cr_round_results_note(r->results, ev); /* a result: confirmed or not */
     /* Which board a game is on, for `chessrelay journal export --game N`. */
     if (ev->kind == CR_SEV_GAME && ev->board[0]) {
         cr_jline jl = {.kind = CR_JLINE_GAME, .u.game.game = ev->game};
@@ -267,9 +266,7 @@ static void emit(relay *r, cr_store_event *ev)
     ev->seq = r->seq + 1;
     ev->ts = r->cur_ts;
     cr_error err;
-    bool refused = cr_lanes_add(r->lanes, ev, NULL, &err) != 0;
-    r->by_arbiter = false; /* it was for this event only */
-    if (refused) {
+    if (cr_lanes_add(r->lanes, ev, NULL, &err)) {
         cr_log(CR_LOG_WARN, "store: %s", err.text);
         cr_store_event_free(ev);
         return;
@@ -524,10 +521,11 @@ static void journal_line_of(relay *r, const cr_journal_cmd *c)
  * (a result, a take-back or a replaced move: CORRECTION and MOVEs, players'
  * names), is journaled as a command line, so that a restart rebuilds it at
  * the same point. tick: the feed ms the boards were ticked to (the rebuild
- * ticks them there first), t: the command's feed time. */
-static void journal_command(relay *r, const cr_store_event *ev, const char *who, int64_t tick,
-                            int64_t t)
+ * ticks them there first), t: the command's feed time. An arbiter stands
+ * behind the event unless `who` is "relay" (a monitor ended the game). */
+static void journal_command(relay *r, cr_store_event *ev, const char *who, int64_t tick, int64_t t)
 {
+    ev->by_arbiter = strcmp(who, "relay") != 0; /* core/round_results.h */
     if (!r->journal || r->rebuilding) {
         return;
     }
@@ -554,7 +552,6 @@ static void apply_arbiter_events(relay *r)
     r->cur_ts = r->cur_ts / 1000 * 1000; /* whole ms, as journaled */
     while ((ev = cr_arbiter_link_take_event(r->arb, who, sizeof who)) != NULL) {
         journal_command(r, ev, who, r->last_tick, r->cur_t);
-        r->by_arbiter = strcmp(who, "relay") != 0; /* "relay": a monitor ended the game */
         emit(r, ev);
     }
     cr_arbiter_adjust a;
@@ -596,7 +593,6 @@ static void apply_command(relay *r, const cr_command_msg *c)
     }
     r->cur_ts = r->cur_ts / 1000 * 1000; /* whole ms, as journaled */
     journal_command(r, ev, c->who, r->last_tick, r->cur_t);
-    r->by_arbiter = true;
     emit(r, ev);
 }
 
@@ -1021,7 +1017,7 @@ static void journal_command_line(relay *r, const cr_journal_cmd *jc, const char 
         cr_log(CR_LOG_ERROR, "journal: %s: %s", where, fault);
         return;
     }
-    r->by_arbiter = strcmp(jc->who, "relay") != 0; /* as when it was journaled */
+    ev->by_arbiter = strcmp(jc->who, "relay") != 0; /* as when it was journaled */
     emit(r, ev);
 }
 

@@ -49,12 +49,13 @@ static int find_confirmed(const cr_round_results *rr, int game)
     return -1;
 }
 
-void cr_round_results_note(cr_round_results *rr, const cr_store_event *ev, bool by_arbiter)
+void cr_round_results_note(cr_round_results *rr, const cr_store_event *ev)
 {
     if (!rr || ev->kind != CR_SEV_RESULT) {
         return;
     }
     int game = ev->game;
+    bool by_arbiter = ev->by_arbiter;
     int i = find_confirmed(rr, game);
     if (!by_arbiter) {
         if (i >= 0) {

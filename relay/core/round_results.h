@@ -34,8 +34,9 @@ cr_round_results *cr_round_results_new(void); /* NULL when out of memory */
 void cr_round_results_free(cr_round_results *rr); /* accepts NULL */
 
 /* An event was applied to the live store: a RESULT's game has a result an
- * arbiter stands behind (by_arbiter, see above) or not; others change nothing. */
-void cr_round_results_note(cr_round_results *rr, const cr_store_event *ev, bool by_arbiter);
+ * arbiter stands behind (ev->by_arbiter, see above) or not; others change
+ * nothing. */
+void cr_round_results_note(cr_round_results *rr, const cr_store_event *ev);
 
 /* Sets *trf (a new reference, or NULL: no pairings, not a TRF, no round
  * played, an error, logged once) to the TRF with the round played's
