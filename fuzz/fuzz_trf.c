@@ -1,9 +1,11 @@
 /* libFuzzer target: arbitrary bytes through the TRF reader and the
  * pairings-PGN tag scanner, then every accessor and the diff of the two
- * results. Must never crash, hang or leak. Run e.g.
+ * results; a TRF's last round's results written back into it
+ * (cr_pairings_trf_results) and read again. Must never crash, hang or leak. Run e.g.
  *   build-fuzz/fuzz/fuzz_trf -max_total_time=60 tests/data/pairings */
 #include <stddef.h>
 #include <stdint.h>
+#include <stdlib.h>
 #include <string.h>
 
 #include "cr/pairings.h"
@@ -65,6 +67,48 @@ static size_t walk(const cr_pairings *p)
     return sum;
 }
 
+/* Results for every board of the last round (a result of each kind,
+ * every other one confirmed) written into the text: the output reads back
+ * with the confirmed ones in their boards. */
+static void results_back(const cr_pairings *p, const char *text, size_t size)
+{
+    static const char *const kinds[] = {"1-0", "0-1", "1/2-1/2", "+--", "--+", "---", "*"};
+    int round = cr_pairings_round_count(p), n = 0;
+    const cr_pairing *b = cr_pairings_boards(p, round, &n);
+    if (n <= 0 || n > 256) {
+        return;
+    }
+    cr_round_result res[256];
+    for (int i = 0; i < n; i++) {
+        res[i] = (cr_round_result){.table = b[i].table, .confirmed = i % 2 == 0,
+                                   .unrated = i % 5 == 4};
+        strcpy(res[i].result, kinds[i % 7]);
+    }
+    cr_error err;
+    size_t len = 0;
+    char *out = cr_pairings_trf_results(p, text, size, round, res, n, &len, &err);
+    if (!out) {
+        if (err.code != CR_EINVAL && err.code != CR_ENOMEM) {
+            __builtin_trap();
+        }
+        return;
+    }
+    cr_pairings *back = cr_pairings_parse(out, len, CR_PAIRINGS_TRF, &err);
+    if (!back) {
+        __builtin_trap(); /* what was written must read back */
+    }
+    for (int i = 0; i < n; i += 2) {
+        const cr_pairing *w = cr_pairings_board(back, round, res[i].table);
+        const char *want = res[i].unrated && strcmp(res[i].result, "1/2-1/2") == 0 ? "1/2-1/2"
+                                                                                   : res[i].result;
+        if (!w || strcmp(w->result, want) != 0) {
+            __builtin_trap();
+        }
+    }
+    cr_pairings_free(back);
+    free(out);
+}
+
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 {
     cr_error err;
@@ -96,6 +140,9 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
         if (cr_pairings_diff(trf, trf, &ch) != 0 || ch != NULL) {
             __builtin_trap();
         }
+    }
+    if (trf) {
+        results_back(trf, text, size);
     }
     cr_pairings_free(trf);
     cr_pairings_free(pgn);

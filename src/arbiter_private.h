@@ -57,6 +57,9 @@ struct cr_monitor {
     int64_t moved_at;   /* the reading that first showed it */
     bool moved_raised;
     int flip_plies;     /* plies played when the running side last changed */
+    /* Time added or the clock reset (cfg.time_added). */
+    int32_t last_ms[CR_COLOR_NB]; /* each side's last reading, -1 none */
+    bool period_given[CR_COLOR_NB]; /* the control's period time seen added */
 };
 
 static inline const char *color_name(int c)

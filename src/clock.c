@@ -685,6 +685,11 @@ cr_clock_mode cr_clock_mode_of(const cr_clock *c)
     return c->tc.delay_ms > 0 ? CR_CLOCK_MODE_DELAY_US : CR_CLOCK_MODE_UNKNOWN;
 }
 
+const cr_time_control *cr_clock_control(const cr_clock *c)
+{
+    return c && c->have_tc ? &c->tc : NULL;
+}
+
 int32_t cr_clock_bonus_ms(const cr_clock *c)
 {
     if (!c) {

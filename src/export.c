@@ -9,7 +9,7 @@
 #define PATH_MAX_LEN 4096
 
 /* The keys of the files that are not a game's (table >= 1). */
-enum { KEY_GAMES = 0, KEY_INDEX = -1, KEY_TOURNAMENT = -2, ROUND_ROOT = -1 };
+enum { KEY_GAMES = 0, KEY_INDEX = -1, KEY_TOURNAMENT = -2, KEY_RESULTS = -3, ROUND_ROOT = -1 };
 
 typedef struct file_hash {
     int round, table; /* round 0: empty slot */
@@ -222,7 +222,7 @@ static int replace_if_changed(cr_exporter *ex, int round, int table, const char 
 static int write_file(cr_exporter *ex, int round, int table, const char *text, cr_error *err)
 {
     cr_error_clear(err);
-    if (!ex || round < 1 || table < KEY_INDEX || !text) {
+    if (!ex || round < 1 || (table < KEY_INDEX && table != KEY_RESULTS) || !text) {
         return cr_error_set(err, CR_EINVAL, 0, 0, "export: bad round %d / table %d or no text",
                             round, table);
     }
@@ -233,7 +233,10 @@ static int write_file(cr_exporter *ex, int round, int table, const char *text, c
     if (table > 0) {
         snprintf(base, sizeof base, "game-%d.pgn", table);
     } else {
-        snprintf(base, sizeof base, "%s", table == KEY_INDEX ? "index.json" : "games.pgn");
+        snprintf(base, sizeof base, "%s",
+                 table == KEY_INDEX     ? "index.json"
+                 : table == KEY_RESULTS ? "results.trf"
+                                        : "games.pgn");
     }
     if ((size_t)snprintf(path, sizeof path, "%s/%s", dir, base) >= sizeof path) {
         return cr_error_set(err, CR_EIO, 0, 0, "%s/round-%d: path too long", ex->root, round);
@@ -244,6 +247,11 @@ static int write_file(cr_exporter *ex, int round, int table, const char *text, c
 int cr_exporter_write_index(cr_exporter *ex, int round, const char *json_text, cr_error *err)
 {
     return write_file(ex, round, KEY_INDEX, json_text, err);
+}
+
+int cr_exporter_write_results(cr_exporter *ex, int round, const char *trf_text, cr_error *err)
+{
+    return write_file(ex, round, KEY_RESULTS, trf_text, err);
 }
 
 int cr_exporter_write_tournament(cr_exporter *ex, const char *json_text, cr_error *err)

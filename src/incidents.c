@@ -20,6 +20,7 @@ static const char *const kind_names[CR_INC_KIND_NB] = {
     "board-online",  "claim",        "decision",
     "result",        "correction",   "draw-offer",
     "flag-check",    "press-without-move", "move-without-press",
+    "time-added",
 };
 
 static const char *const urgency_names[] = {"info", "notice", "warning", "critical"};

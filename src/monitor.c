@@ -444,6 +444,48 @@ static void check_unpressed(cr_monitor *m, int64_t t, int running)
     }
 }
 
+/* A side's reading up on its previous one by more than the control can
+ * add: the bonus of a press (60 s while the relay does not know it) and
+ * 3 s of reading noise; once per side, the period's extra time at its
+ * move 40 (the control's number of moves when it is known). */
+static void check_added(cr_monitor *m, int64_t t, int32_t white_ms, int32_t black_ms)
+{
+    const int32_t now[CR_COLOR_NB] = {white_ms, black_ms};
+    const cr_time_control *tc = m->clock ? cr_clock_control(m->clock) : NULL;
+    int n = cr_game_ply_count(m->game);
+    for (int c = 0; c < CR_COLOR_NB; c++) {
+        int32_t before = m->last_ms[c];
+        m->last_ms[c] = now[c];
+        if (!m->cfg.time_added || before < 0 || now[c] < 0 || cr_monitor_game_over(m)) {
+            continue;
+        }
+        bool known = m->clock && cr_clock_mode_of(m->clock) != CR_CLOCK_MODE_UNKNOWN;
+        int32_t allowed = 3000 + (known ? cr_clock_bonus_ms(m->clock) : 60000);
+        int period = tc && tc->moves ? tc->moves : 40;
+        int moves = c == CR_WHITE ? (n + 1) / 2 : n / 2; /* the side's moves made */
+        if (!m->period_given[c] && (moves == period || moves == period + 1) &&
+            (!tc || !tc->moves || now[c] - before <= tc->extra_ms + allowed)) {
+            if (now[c] - before > allowed) {
+                m->period_given[c] = true; /* the period's time: once */
+            }
+            continue;
+        }
+        if (now[c] - before <= allowed) {
+            continue;
+        }
+        char from[24], to[24], lab[40] = "the start";
+        fmt_ms(before, from);
+        fmt_ms(now[c], to);
+        if (n > 0) {
+            ply_label(m->game, n - 1, lab);
+        }
+        cr_monitor_log_incident(m, CR_INC_TIME_ADDED, CR_URGENCY_WARNING, c, t,
+                                "%s's clock went from %s to %s after %s: time added or the clock "
+                                "reset, not by the time control",
+                                color_name(c), from, to, lab);
+    }
+}
+
 static void note_press(cr_monitor *m, int64_t t, int running)
 {
     if (running >= 0 && running != m->last_running) {
@@ -563,6 +605,7 @@ static void follow(cr_monitor *m, cr_game *game, cr_clock *clock)
     m->last_running = -1;
     m->press_side = -1;
     m->moved_plies = -1;
+    m->last_ms[CR_WHITE] = m->last_ms[CR_BLACK] = -1;
 }
 
 cr_monitor *cr_monitor_new(cr_game *game, cr_clock *clock, const cr_monitor_config *cfg)
@@ -599,11 +642,13 @@ cr_monitor *cr_monitor_new(cr_game *game, cr_clock *clock, const cr_monitor_conf
     return m;
 }
 
-void cr_monitor_set_floor_checks(cr_monitor *m, bool press_without_move, bool move_without_press)
+void cr_monitor_set_floor_checks(cr_monitor *m, bool press_without_move, bool move_without_press,
+                                 bool time_added)
 {
     if (m) {
         m->cfg.press_without_move = press_without_move;
         m->cfg.move_without_press = move_without_press;
+        m->cfg.time_added = time_added;
     }
 }
 
@@ -681,6 +726,7 @@ int cr_monitor_clock(cr_monitor *m, int64_t t, int32_t white_ms, int32_t black_m
     if (m->clock) {
         rc = cr_clock_feed(m->clock, t, white_ms, black_ms, running);
     }
+    check_added(m, t, white_ms, black_ms);
     note_press(m, t, running);
     cr_monitor_check_clock(m, t);
     return rc;

@@ -78,6 +78,16 @@ void cr_pairings_to_utf8(char *dst, size_t size, const char *s, size_t n);
  * ("GM", "WIM"); other text upper-cased, at most 3 ASCII letters. */
 void cr_pairings_normalise_title(const char *raw, char out[4]);
 
+/* The columns of a TRF 001 line (s, n bytes, no line end) as the reader
+ * takes them: starts[] (n + 1 entries) gets each column's byte offset and
+ * one past the last. Returns the number of columns, or -1 when the reader
+ * refuses the line. */
+int cr_pairings_trf_line_columns(const char *s, size_t n, size_t *starts);
+
+/* The points a TRF result code (upper-cased) gives its player by default:
+ * 1 for 1 + W F U, 0.5 for = D H, else 0. */
+double cr_pairings_trf_points(char code);
+
 /* Lines of a text: \n, \r\n or \r ends one; a UTF-8 BOM is skipped. */
 typedef struct line_iter {
     const char *text;

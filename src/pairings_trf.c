@@ -229,7 +229,24 @@ static int trf_parse_player(const trf_line *tl, int line, trf_player *out, cr_er
     return 0;
 }
 
-static double result_points(char code)
+int cr_pairings_trf_line_columns(const char *s, size_t n, size_t *starts)
+{
+    trf_line tl;
+    trf_player pl;
+    trf_line_init(&tl, s, n, false, starts);
+    if (trf_parse_player(&tl, 0, &pl, NULL) == 0) {
+        return tl.count;
+    }
+    if (!tl.latin1 && (size_t)tl.count != n) { /* the reader's retry by bytes */
+        trf_line_init(&tl, s, n, true, starts);
+        if (trf_parse_player(&tl, 0, &pl, NULL) == 0) {
+            return tl.count;
+        }
+    }
+    return -1;
+}
+
+double cr_pairings_trf_points(char code)
 {
     switch (code) {
     case '1':
@@ -857,7 +874,7 @@ static int trf_build(cr_pairings *p, trf_state *st, cr_error *err)
         /* Scores after this round, for the next round's order. */
         for (int i = 0; i < st->count; i++) {
             if (r < st->players[i].entry_count) {
-                score[i] += result_points(st->players[i].entries[r].result);
+                score[i] += cr_pairings_trf_points(st->players[i].entries[r].result);
             }
         }
     }

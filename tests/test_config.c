@@ -389,6 +389,9 @@ static void test_pgn_marks(void **state)
     cfg = cr_config_parse("{\"incidents\":{\"move-without-press\":true}}", "t.json", NULL, &err);
     assert_true(cfg && cfg->move_without_press && !cfg->press_without_move);
     cr_config_free(cfg);
+    cfg = cr_config_parse("{\"incidents\":{\"time-added\":true}}", "t.json", NULL, &err);
+    assert_true(cfg && cfg->time_added && !cfg->move_without_press && !cfg->press_without_move);
+    cr_config_free(cfg);
     expect_error("{\"incidents\":{\"press-without-move\":1}}",
                  "tournament.json: incidents.press-without-move: expected true or false");
     expect_error("{\"incidents\":{\"moved-no-press\":true}}",

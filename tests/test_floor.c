@@ -50,7 +50,7 @@ static void feed_run_event(void *data, const cr_infer_event *ev)
     }
 }
 
-enum { PRESS = 1, MOVE = 2 }; /* the checks switched on */
+enum { PRESS = 1, MOVE = 2, ADDED = 4, ALL = 7 }; /* the checks switched on */
 
 /* Runs a feed (a path under tests/data) with those checks on; the caller frees. */
 static void run_feed(feed_run *r, const char *name, int checks)
@@ -67,6 +67,7 @@ static void run_feed(feed_run *r, const char *name, int checks)
     cr_monitor_config_default(&cfg);
     cfg.press_without_move = checks & PRESS;
     cfg.move_without_press = checks & MOVE;
+    cfg.time_added = checks & ADDED;
     r->mon = cr_monitor_new(r->game, r->clock, &cfg);
     assert_non_null(r->mon);
     cr_infer *inf = cr_infer_new("x", NULL, feed_run_event, r);
@@ -145,13 +146,36 @@ static void test_move_without_press(void **state)
     run_free(&r);
 }
 
+/* White's clock set 10 minutes up mid-game: one time-added incident, at
+ * the reading that shows it; nothing with the check off. */
+static void test_time_added(void **state)
+{
+    (void)state;
+    feed_run r;
+    run_feed(&r, "feeds-floor/time-added.feed", ALL);
+    assert_int_equal(cr_game_ply_count(r.game), 5);
+    assert_int_equal(cr_monitor_incident_count(r.mon), 1);
+    const cr_incident *inc = cr_monitor_incident(r.mon, 0);
+    assert_int_equal(inc->kind, CR_INC_TIME_ADDED);
+    assert_string_equal(cr_incident_kind_name(inc->kind), "time-added");
+    assert_int_equal(inc->color, CR_WHITE);
+    assert_int_equal(inc->t, 200000);
+    assert_int_equal(inc->urgency, CR_URGENCY_WARNING);
+    assert_string_equal(inc->text, "White's clock went from 1:28:30 to 1:38:13 after 2... Nc6: "
+                                   "time added or the clock reset, not by the time control");
+    run_free(&r);
+    run_feed(&r, "feeds-floor/time-added.feed", PRESS | MOVE);
+    assert_int_equal(cr_monitor_incident_count(r.mon), 0);
+    run_free(&r);
+}
+
 /* Clean games raise nothing: the twin without the stray press, the sample
  * games and the arbiter's feeds. */
 static void test_clean_games(void **state)
 {
     (void)state;
     feed_run r;
-    run_feed(&r, "feeds-floor/press-clean.feed", PRESS | MOVE);
+    run_feed(&r, "feeds-floor/press-clean.feed", ALL);
     assert_int_equal(cr_game_ply_count(r.game), 5);
     assert_int_equal(cr_monitor_incident_count(r.mon), 0);
     run_free(&r);
@@ -164,10 +188,11 @@ static void test_clean_games(void **state)
         } else {
             snprintf(name, sizeof name, "%s", arbiter[k - 20]);
         }
-        run_feed(&r, name, PRESS | MOVE);
+        run_feed(&r, name, ALL);
         for (int i = 0; i < cr_monitor_incident_count(r.mon); i++) {
             const cr_incident *x = cr_monitor_incident(r.mon, i);
-            if (x->kind == CR_INC_PRESS_WITHOUT_MOVE || x->kind == CR_INC_MOVE_WITHOUT_PRESS) {
+            if (x->kind == CR_INC_PRESS_WITHOUT_MOVE || x->kind == CR_INC_MOVE_WITHOUT_PRESS ||
+                x->kind == CR_INC_TIME_ADDED) {
                 fail_msg("%s: %s (ply %d, t %lld)", name, x->text, x->ply, (long long)x->t);
             }
         }
@@ -180,6 +205,7 @@ int main(void)
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(test_press_without_move),
         cmocka_unit_test(test_move_without_press),
+        cmocka_unit_test(test_time_added),
         cmocka_unit_test(test_clean_games),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);

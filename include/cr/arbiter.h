@@ -83,6 +83,9 @@ typedef enum cr_incident_kind {
     CR_INC_MOVE_WITHOUT_PRESS, /* "move-without-press": a move stood and a reading
                                   unpressed_ms later still runs the mover's clock
                                   (cfg.move_without_press) */
+    CR_INC_TIME_ADDED,         /* "time-added": a reading gives a side more time than the
+                                  control adds: time added or the clock set again in the
+                                  middle of the game (cfg.time_added) */
     CR_INC_KIND_NB
 } cr_incident_kind;
 
@@ -225,6 +228,11 @@ typedef struct cr_monitor_config {
     int32_t press_grace_ms;     /* how long the move may lag behind the press (default 3000) */
     bool move_without_press;    /* watch for a move whose clock is not pressed (default false) */
     int32_t unpressed_ms;       /* how long the mover's clock may run on (default 10000) */
+    bool time_added;            /* watch for time added or the clock reset (default false): a
+                                   side's reading up on its previous one by more than the
+                                   bonus (60 s while the bonus is unknown) and 3 s, except
+                                   the control's period time once, at the side's move 40 (or
+                                   the control's number of moves) */
     bool silent_start;          /* cr_monitor_new examines the game without logging
                                    (restart: restore the journaled incidents instead) */
     cr_incident_cb on_incident; /* called for every new incident (may be NULL) */
@@ -246,10 +254,10 @@ CR_EXTERN void cr_monitor_free(cr_monitor *m); /* accepts NULL */
  * live. */
 CR_EXTERN void cr_monitor_set_silent(cr_monitor *m, bool silent);
 
-/* Switches the board-and-clock checks (cr_monitor_config's press_without_move
- * and move_without_press) of a monitor made elsewhere (core/verdicts). */
+/* Switches the board-and-clock checks (cr_monitor_config's press_without_move,
+ * move_without_press and time_added) of a monitor made elsewhere (core/verdicts). */
 CR_EXTERN void cr_monitor_set_floor_checks(cr_monitor *m, bool press_without_move,
-                                           bool move_without_press);
+                                           bool move_without_press, bool time_added);
 
 /* Replaces the borrowed game/clock (e.g. the store swapped objects); the
  * new game is examined as if its plies were new. */

@@ -132,6 +132,8 @@ CR_EXTERN int64_t cr_clock_last_press(const cr_clock *c, int color);
  * whose time stands still at first), else CR_CLOCK_MODE_UNKNOWN and 0. */
 CR_EXTERN cr_clock_mode cr_clock_mode_of(const cr_clock *c);
 CR_EXTERN int32_t cr_clock_bonus_ms(const cr_clock *c);
+/* The configured time control, or NULL when none was given. */
+CR_EXTERN const cr_time_control *cr_clock_control(const cr_clock *c);
 /* What the readings alone say (CR_CLOCK_MODE_UNKNOWN / 0 until told). */
 CR_EXTERN cr_clock_mode cr_clock_detected_mode(const cr_clock *c);
 CR_EXTERN int32_t cr_clock_detected_bonus_ms(const cr_clock *c);

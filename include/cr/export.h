@@ -8,6 +8,7 @@
  *     <root>/round-<n>/game-<table>.pgn   one game, rewritten as it grows
  *     <root>/round-<n>/games.pgn          every game of the round, in table order
  *     <root>/round-<n>/index.json         the round's pairings
+ *     <root>/round-<n>/results.trf        the pairings TRF with the round's results
  *
  * as DGT LiveChess writes its export folder, so that tools made for it
  * (lichess's Broadcaster app) take the folder unchanged. The JSON texts are
@@ -81,6 +82,10 @@ CR_EXTERN int cr_exporter_write_round(cr_exporter *ex, int round, const char *pg
 CR_EXTERN int cr_exporter_write_index(cr_exporter *ex, int round, const char *json_text,
                                       cr_error *err);
 CR_EXTERN int cr_exporter_write_tournament(cr_exporter *ex, const char *json_text, cr_error *err);
+/* The same for round-<round>/results.trf: the round's results for the
+ * pairing program (cr_pairings_trf_results). */
+CR_EXTERN int cr_exporter_write_results(cr_exporter *ex, int round, const char *trf_text,
+                                        cr_error *err);
 
 /* Removes round-<round>/game-<table>.pgn (table 0: games.pgn), e.g. for a
  * board that a new pairing list dropped. A missing file is not an error.

@@ -215,4 +215,34 @@ CR_EXTERN void cr_pairing_changes_free(cr_pairing_change *changes); /* accepts N
 /* True when a and b are the same person (FIDE id, else normalised name). */
 CR_EXTERN bool cr_pairing_player_same(const cr_pairing_player *a, const cr_pairing_player *b);
 
+/* ---- Results back to the pairing program ---- */
+
+/* One board's result of a round as the relay has it. */
+typedef struct cr_round_result {
+    int table;      /* the round's table, as cr_pairings_boards numbers it */
+    char result[8]; /* "1-0", "0-1", "1/2-1/2", forfeits "+--", "--+", "---"; "*" or "": none yet */
+    bool confirmed; /* an arbiter stands behind it; false: left out of the file, named in a comment */
+    bool unrated;   /* fewer than one move each (FIDE rating rules): TRF-16 W, D, L for 1, =, 0 */
+} cr_round_result;
+
+/* Writes the TRF `text` (len bytes: the file p was read from) with round
+ * `round`'s results filled in: for each confirmed result, White's and
+ * Black's result column (column 99 of the round's block: 1 0 = + - W D L)
+ * and their points (81-84, as "%4.1f": the old total less the old code's
+ * points plus the new code's). Every other byte stays as it was: other
+ * lines, other rounds, columns past the block, line ends (\n, \r\n), a
+ * BOM, Latin-1 lines (columns counted as the reader counts them). A line
+ * whose result is unchanged is not touched. Results not confirmed (and not
+ * "*") are not written: a "### chessrelay: round R table T: RESULT not
+ * confirmed by an arbiter" line at the end of the file names each (TRF
+ * readers skip "###" lines), so none is taken as final. cr_pairings_parse
+ * reads the output back with the results in the round's boards.
+ * Returns a new malloc'ed NUL-terminated text (its length in *out_len), or
+ * NULL with err filled: CR_EINVAL when p is not from a TRF, the round or a
+ * table is not in p, a result is not one of those above, or a player's line
+ * in text does not hold the pairing p has (text is not p's file); CR_ENOMEM. */
+CR_EXTERN char *cr_pairings_trf_results(const cr_pairings *p, const char *text, size_t len,
+                                        int round, const cr_round_result *results, int count,
+                                        size_t *out_len, cr_error *err);
+
 #endif

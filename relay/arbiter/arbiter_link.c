@@ -767,7 +767,8 @@ static arb_game *add_game(cr_arbiter_link *l, const cr_store_game *sg, bool sile
     g->clock = cr_verdict_clock(g->v);
     g->mon = cr_verdict_monitor(g->v);
     /* The board-and-clock incidents the tournament file switches on. */
-    cr_monitor_set_floor_checks(g->mon, l->cfg.press_without_move, l->cfg.move_without_press);
+    cr_monitor_set_floor_checks(g->mon, l->cfg.press_without_move, l->cfg.move_without_press,
+                                l->cfg.time_added);
     if (silent) {
         g->published = cr_monitor_incident_count(g->mon);
     }
@@ -797,6 +798,24 @@ static void emit_pushed(void *data, cr_store_event *ev)
 {
     cr_arbiter_link *l = data;
     emit(l, ev, l->pushing);
+}
+
+/* An arbiter's result equal to the store's: no change to push, but the
+ * arbiter now stands behind it (core/round_results.h): the result is
+ * stated again as a RESULT of theirs, journaled like any other. */
+static void restate_result(cr_arbiter_link *l, const arb_game *g, const cr_arbiter_cmd *c)
+{
+    const cr_store_game *sgr = l->cfg.store ? cr_store_find(l->cfg.store, g->id) : NULL;
+    if (!sgr || c->result == CR_RESULT_NONE || cr_game_result(sgr->game) != c->result) {
+        return;
+    }
+    cr_store_event *ev = cr_store_event_new(CR_SEV_RESULT);
+    if (ev) {
+        ev->game = g->id;
+        ev->result = c->result;
+        snprintf(ev->reason, sizeof ev->reason, "arbiter"); /* the text is in the log */
+    }
+    emit(l, ev, c->who);
 }
 
 /* After an action or an automatic end: the store events that bring the
@@ -1221,6 +1240,9 @@ int cr_arbiter_link_command(cr_arbiter_link *l, const cr_arbiter_cmd *c, int64_t
     switch (c->action) {
     case CR_ARB_RESULT:
         rc = cr_monitor_set_result(g->mon, c->result, text ? text : "arbiter", t);
+        if (rc == 0) {
+            restate_result(l, g, c); /* before the push, which changes nothing then */
+        }
         break;
     case CR_ARB_DRAW_OFFER:
         rc = cr_monitor_mark_draw_offer(g->mon, c->ply, c->offered, t);

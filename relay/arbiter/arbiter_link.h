@@ -46,6 +46,7 @@ typedef struct cr_arbiter_link_config {
     const char *time_control; /* the event's TimeControl (when a game has no tag); may be NULL */
     bool press_without_move;  /* the monitors watch for a clock pressed without a move */
     bool move_without_press;  /* ... and for a move whose clock is not pressed */
+    bool time_added;          /* ... and for time added or the clock reset mid-game */
     /* Hands one publication (CR_PUB_ARBITER...) to the server thread. Takes p. */
     void (*publish)(void *data, cr_pub *p);
     void *data;

@@ -19,6 +19,7 @@ int cr_cmd_boards(int argc, char **argv);
 int cr_cmd_record(int argc, char **argv);
 int cr_cmd_emulate(int argc, char **argv);
 int cr_cmd_calibrate(int argc, char **argv); /* Certabo boards */
+int cr_cmd_check_boards(int argc, char **argv);
 int cr_cmd_notation(int argc, char **argv);
 int cr_cmd_reconcile(int argc, char **argv);
 int cr_cmd_serve(int argc, char **argv);

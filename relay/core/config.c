@@ -618,9 +618,11 @@ static int read_incidents(ctx *c, json_t *v, cr_config *cfg)
         snprintf(f, sizeof f, "incidents.%.30s", k);
         bool *on = strcmp(k, "press-without-move") == 0   ? &cfg->press_without_move
                    : strcmp(k, "move-without-press") == 0 ? &cfg->move_without_press
+                   : strcmp(k, "time-added") == 0         ? &cfg->time_added
                                                           : NULL;
         if (!on) {
-            return fail(c, f, "unknown incident (press-without-move, move-without-press)");
+            return fail(c, f,
+                        "unknown incident (press-without-move, move-without-press, time-added)");
         }
         if (!json_is_boolean(x)) {
             return fail(c, f, "expected true or false");

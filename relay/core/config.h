@@ -30,7 +30,8 @@
  *                                              "round": the round played (default: the last
  *                                              round with a board without a result),
  *                                              "format": "trf", "pgn" or "auto" (default)
- *     "incidents": {"press-without-move": true, "move-without-press": true},
+ *     "incidents": {"press-without-move": true, "move-without-press": true,
+ *                   "time-added": true},
  *                                              the arbiters' incidents the board and the
  *                                              clock reveal, each off by default (cr/arbiter.h)
  *     "devices": ["/dev/ttyUSB0"],             live DGT boards on serial ttys
@@ -187,6 +188,7 @@ typedef struct cr_config {
     bool pgn_bare;    /* "pgn": {"marks": false}: no words of uncertainty in any PGN */
     bool press_without_move; /* "incidents": {"press-without-move": true}: watched for */
     bool move_without_press; /* "incidents": {"move-without-press": true}: watched for */
+    bool time_added;         /* "incidents": {"time-added": true}: watched for */
     char *pairings;   /* "pairings": the pairings file, NULL: none */
     int pairings_round;   /* its "round": the round played, 0: chosen from the file */
     int pairings_format;  /* its "format": a cr_pairings_format (CR_PAIRINGS_AUTO = 0) */

@@ -27,6 +27,7 @@
 #include "out/outputs.h"
 #include "engine/evals.h"
 #include "core/pairings_json.h"
+#include "core/round_results.h"
 #include "core/pairings_link.h"
 #include "net/queue.h"
 #include "core/sigwatch.h"
@@ -89,6 +90,7 @@ struct relay {
     cr_nats_out *nats;     /* NULL: not publishing to NATS */
     cr_pairings_link *pairings; /* the pairings file, or NULL */
     cr_buf *pairings_json;      /* the pairings in force for /pairings.json, or NULL */
+    cr_round_results *results;  /* the round's results for the pairing program */
     cr_evals *evals;            /* engine evaluations, or NULL */
     cr_eboards *eboards;        /* the boards for the LiveChess API, or NULL */
     struct event *tick_ev, *sync_ev, *stats_ev, *cmd_ev, *reload_ev;
@@ -182,6 +184,10 @@ static void publish_stats(relay *r)
         p->boards_json = cr_buf_take_str(cr_board_sources_json(r->live_boards));
     }
     p->pairings_json = cr_buf_ref(r->pairings_json);
+    int over = cr_round_results_make(r->results, r->pairings, r->live, &p->results_trf);
+    if (over > 0) { /* the round is over: its results for the pairing program */
+        cr_outputs_write_results(r->outputs, over, p->results_trf->data);
+    }
     p->loop_metrics = loop_metrics(r);
     cr_lanes_publish(r->lanes, p);
 }
@@ -219,6 +225,7 @@ static void on_live_event(void *data, const cr_store *live, const cr_store_event
     if (!r->applying_arbiter) {
         cr_arbiter_link_on_store_event(r->arb, ev, r->cur_t, wall_ms());
     }
+    cr_round_results_note(r->results, ev); /* a result: confirmed or not */
     /* Which board a game is on, for `chessrelay journal export --game N`. */
     if (ev->kind == CR_SEV_GAME && ev->board[0]) {
         cr_jline jl = {.kind = CR_JLINE_GAME, .u.game.game = ev->game};
@@ -514,14 +521,14 @@ static void journal_line_of(relay *r, const cr_journal_cmd *c)
  * (a result, a take-back or a replaced move: CORRECTION and MOVEs, players'
  * names), is journaled as a command line, so that a restart rebuilds it at
  * the same point. tick: the feed ms the boards were ticked to (the rebuild
- * ticks them there first), t: the command's feed time. */
-static void journal_command(relay *r, const cr_store_event *ev, const char *who, int64_t tick,
-                            int64_t t)
+ * ticks them there first), t: the command's feed time. An arbiter stands
+ * behind the event unless `who` is "relay" (a monitor ended the game). */
+static void journal_command(relay *r, cr_store_event *ev, const char *who, int64_t tick, int64_t t)
 {
+    ev->by_arbiter = strcmp(who, "relay") != 0; /* core/round_results.h */
     if (!r->journal || r->rebuilding) {
         return;
     }
-    /* at: the event's own stamp (ms), which the rebuild gives it again */
     /* at: the event's own stamp (ms), which the rebuild gives it again */
     cr_journal_cmd c;
     if (!cr_journal_cmd_of_event(ev, &c)) {
@@ -1010,6 +1017,7 @@ static void journal_command_line(relay *r, const cr_journal_cmd *jc, const char 
         cr_log(CR_LOG_ERROR, "journal: %s: %s", where, fault);
         return;
     }
+    ev->by_arbiter = strcmp(jc->who, "relay") != 0; /* as when it was journaled */
     emit(r, ev);
 }
 
@@ -1215,6 +1223,7 @@ static void free_relay(relay *r)
     cr_evals_free(r->evals);     /* kills and reaps the engines; before the base */
     cr_pairings_link_free(r->pairings);
     cr_buf_unref(r->pairings_json);
+    cr_round_results_free(r->results);
     cr_arbiter_link_free(r->arb);
     cr_lanes_free(r->lanes); /* after the arbiter link, which reads its live store */
     cr_journal_close(r->journal);
@@ -1300,6 +1309,7 @@ static int loop_init(relay *r, cr_sigwatch *sw)
     if (r->t->engine.path && start_evals(r)) {
         return -1;
     }
+    r->results = cr_round_results_new();
     if (r->t->pairings) {
         r->pairings = new_pairings_link(r, r->t->pairings);
         r->reload_ev = event_new(r->base, -1, 0, on_reload, r);
@@ -1325,6 +1335,7 @@ static int start_server(relay *r)
                                    .time_control = r->t->time_control,
                                    .press_without_move = r->t->press_without_move,
                                    .move_without_press = r->t->move_without_press,
+                                   .time_added = r->t->time_added,
                                    .publish = arbiter_publish,
                                    .data = r};
     r->arb = cr_arbiter_link_new(&acfg);

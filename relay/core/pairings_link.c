@@ -138,6 +138,12 @@ const cr_pairings *cr_pairings_link_current(const cr_pairings_link *l)
     return l ? l->set : NULL;
 }
 
+const char *cr_pairings_link_text(const cr_pairings_link *l, size_t *len)
+{
+    *len = l && l->set ? l->len : 0;
+    return l && l->set ? l->text : NULL;
+}
+
 /* The board a table's game is on: the tournament file's serial for the
  * table (an entry of this round first), else the table number. */
 static void board_of_table(const cr_pairings_link *l, int round, int table, char *out, size_t size)

@@ -107,6 +107,9 @@ bool cr_pairings_link_owns(const cr_pairings_link *l, int game);
  * good import; borrowed until the next import). */
 int cr_pairings_link_round(const cr_pairings_link *l);
 const cr_pairings *cr_pairings_link_current(const cr_pairings_link *l);
+/* The file text the pairings in force were read from (NULL before the
+ * first good import), its length in *len; borrowed like the set. */
+const char *cr_pairings_link_text(const cr_pairings_link *l, size_t *len);
 
 typedef struct cr_pairings_link_stats {
     uint64_t applied, unchanged, failed; /* imports by outcome (replays not counted) */

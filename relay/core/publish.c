@@ -30,6 +30,7 @@ void cr_pub_free(cr_pub *p)
     cr_buf_unref(p->boards_metrics);
     cr_buf_unref(p->boards_json);
     cr_buf_unref(p->pairings_json);
+    cr_buf_unref(p->results_trf);
     cr_buf_unref(p->loop_metrics);
     cr_buf_unref(p->incidents);
     cr_buf_unref(p->report_html);

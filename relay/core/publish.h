@@ -59,6 +59,8 @@ typedef struct cr_pub {
     cr_buf *boards_metrics; /* live boards' link health, Prometheus text (NULL: none) */
     cr_buf *boards_json;    /* the same as a JSON array (/boards.json; NULL: none) */
     cr_buf *pairings_json;  /* the pairings file for the standings (/pairings.json; NULL: none) */
+    cr_buf *results_trf;    /* the round's results for the pairing program (core/round_results.h,
+                               /arbiter/results.trf; NULL: none) */
     cr_buf *loop_metrics;   /* pushes and the pairings file, Prometheus text (NULL: none) */
     /* ARBITER_STATE, ARBITER_REPORT */
     cr_buf *incidents;

@@ -71,6 +71,10 @@ typedef struct cr_store_event {
      * timed on its own), not a new one. In-process only (the arbiters'
      * clock monitor must not see a reading twice); never published. */
     bool reread;
+    /* Any event: an arbiter stands behind it (their action, a trusted
+     * client's command; core/round_results.h). In-process only, never
+     * published. */
+    bool by_arbiter;
     /* RESULT */
     cr_result result;
     char reason[CR_REASON_MAX];

@@ -649,6 +649,7 @@ void cr_server_stop(cr_server *s)
     cr_buf_unref(s->boards_metrics);
     cr_buf_unref(s->boards_json);
     cr_buf_unref(s->pairings_json);
+    cr_buf_unref(s->results_trf);
     cr_buf_unref(s->loop_metrics);
     for (int l = 0; l < LANE_NB; l++) {
         cr_view_free(s->views[l]);

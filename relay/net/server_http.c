@@ -345,6 +345,17 @@ int cr_srv_http_request(cr_server *s, struct lws *wsi, pss *p, const char *uri)
         return http_text(s, wsi, p, HTTP_STATUS_METHOD_NOT_ALLOWED, "only GET\n");
     }
     cr_view *v = s->views[lane];
+    if (strcmp(uri, "/arbiter/results.trf") == 0) { /* for the pairing program */
+        if (!cr_srv_role_arbiter(role)) {
+            return http_text(s, wsi, p, HTTP_STATUS_UNAUTHORIZED, "arbiter token required\n");
+        }
+        if (!s->results_trf) {
+            return http_text(s, wsi, p, HTTP_STATUS_NOT_FOUND,
+                             "no round played from a TRF pairings file\n");
+        }
+        return http_respond(s, wsi, p, HTTP_STATUS_OK, "text/plain",
+                            cr_buf_ref(s->results_trf), 0, false);
+    }
     if (strncmp(uri, "/arbiter/", 9) == 0) {
         int status = 404;
         const char *ctype = "text/plain; charset=utf-8";

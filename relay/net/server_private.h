@@ -121,6 +121,7 @@ struct cr_server {
     cr_buf *boards_metrics; /* the loop's last health text of the live boards */
     cr_buf *boards_json;    /* and as JSON */
     cr_buf *pairings_json;  /* the pairings file (core/pairings_json.h), NULL: none */
+    cr_buf *results_trf;    /* the round's results TRF (core/round_results.h), NULL: none */
     cr_buf *loop_metrics;   /* the loop's pushes and pairings figures */
     uint64_t events_total, messages_sent, messages_in, refused_token, refused_message, refused_rate,
         resnapshots, http_requests, commands;

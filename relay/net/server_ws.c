@@ -995,6 +995,8 @@ void cr_srv_drain_pubs(cr_server *s)
             s->boards_json = cr_buf_ref(p->boards_json);
             cr_buf_unref(s->pairings_json);
             s->pairings_json = cr_buf_ref(p->pairings_json);
+            cr_buf_unref(s->results_trf);
+            s->results_trf = cr_buf_ref(p->results_trf);
             cr_buf_unref(s->loop_metrics);
             s->loop_metrics = cr_buf_ref(p->loop_metrics);
             break;

@@ -189,6 +189,14 @@ static void export_error(cr_outputs *o, const cr_error *err)
     }
 }
 
+void cr_outputs_write_results(cr_outputs *o, int round, const char *trf_text)
+{
+    cr_error err;
+    if (o && o->exporter && cr_exporter_write_results(o->exporter, round, trf_text, &err)) {
+        export_error(o, &err);
+    }
+}
+
 static unsigned pgn_what(const cr_outputs *o, bool evals)
 {
     return (evals ? CR_STORE_PGN_EVALS : 0) | (o->bare ? CR_STORE_PGN_BARE : 0);

@@ -62,6 +62,11 @@ void cr_outputs_changed_all(cr_outputs *o, const cr_store *store);
  * writes the export folder. */
 void cr_outputs_flush(cr_outputs *o, const cr_store *store);
 
+/* Writes round-<round>/results.trf in the export folder (nothing without
+ * one; an error is logged like the other files'): the pairings TRF with
+ * the round's results (core/round_results.h). */
+void cr_outputs_write_results(cr_outputs *o, int round, const char *trf_text);
+
 /* The pusher (for its stats), never NULL. */
 const cr_pusher *cr_outputs_pusher(const cr_outputs *o);
 

@@ -391,6 +391,9 @@ export class FakeRelay {
     let m;
     if (url.pathname.startsWith('/arbiter/')) {
       if (req.headers.authorization !== `Bearer ${this.token}`) return this.reply(res, 401, 'text/plain', 'arbiter token required\n');
+      if (url.pathname === '/arbiter/results.trf') {
+        return this.resultsTrf ? this.reply(res, 200, 'text/plain', this.resultsTrf) : this.reply(res, 404, 'text/plain', 'no round played from a TRF pairings file\n');
+      }
       if (url.pathname === '/arbiter/incidents.json') return this.reply(res, 200, 'application/json', JSON.stringify({ incidents: this.incidents, games: [...this.arbGames.values()] }));
       if ((m = /^\/arbiter\/claim\/(\d+)\.(html|pgn)$/.exec(url.pathname)) && this.claims.has(Number(m[1]))) {
         const c = this.claims.get(Number(m[1]));

@@ -333,6 +333,28 @@ export class ArbiterPage {
     }
   }
 
+  // The round's results for the pairing program (GET /arbiter/results.trf,
+  // docs/venue.md) saved as a file: the request needs the token, so it is
+  // fetched here and handed to the browser's download.
+  async downloadResults() {
+    const path = '/arbiter/results.trf';
+    try {
+      const r = await fetch(path, { headers: { Authorization: `Bearer ${this.token()}` } });
+      if (r.status === 404) throw new Error(t('No round is played from a TRF pairings file.'));
+      if (!r.ok) throw new Error(t('{path}: HTTP {status}', { path, status: r.status }));
+      const url = URL.createObjectURL(await r.blob());
+      const a = h('a', { href: url, download: 'results.trf' });
+      document.body.append(a);
+      a.click();
+      a.remove();
+      setTimeout(() => URL.revokeObjectURL(url), 60000);
+    } catch (e) {
+      this.formError = e.message;
+      this.key = '';
+      this.requestRender();
+    }
+  }
+
   // --- rendering ---
   render(route) {
     const token = this.token();
@@ -408,7 +430,8 @@ export class ArbiterPage {
       h('h1', { class: 'round-title' }, title),
       extra || null,
       this.soundButton(),
-      h('button', { class: 'abtn', type: 'button', onclick: () => this.openReport('/arbiter/incidents.json') }, t('Incident log (JSON)')));
+      h('button', { class: 'abtn', type: 'button', onclick: () => this.openReport('/arbiter/incidents.json') }, t('Incident log (JSON)')),
+      h('button', { class: 'abtn arb-results', type: 'button', title: t('The pairings file with the round\'s confirmed results, for the pairing program'), onclick: () => this.downloadResults() }, t('Results (TRF)')));
   }
 
   renderOverview() {

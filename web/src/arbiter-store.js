@@ -476,7 +476,7 @@ export const KIND_LABEL = {
   'board-online': 'Board online', claim: 'Claim', decision: 'Decision', result: 'Result',
   correction: 'Correction', 'draw-offer': 'Draw offer', 'flag-check': 'Flag check',
   attention: 'Board needs attention', 'press-without-move': 'Clock pressed without a move',
-  'move-without-press': 'Clock not pressed after a move',
+  'move-without-press': 'Clock not pressed after a move', 'time-added': 'Time added on the clock',
 };
 
 // The tables above hold the English texts (the keys of i18n.js); these give

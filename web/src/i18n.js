@@ -222,6 +222,9 @@ const RU = {
   'The arbiter page needs a token: open this page once with ?token=… in its address (it is kept for this tab only, and removed from the address).': 'Странице арбитра нужен токен: откройте её один раз с ?token=… в адресе (он хранится только для этой вкладки и убирается из адреса).',
   'The relay did not accept the token: open the page with ?token=… again.': 'Ретранслятор не принял токен: откройте страницу с ?token=… ещё раз.',
   'Incident log (JSON)': 'Журнал происшествий (JSON)',
+  'Results (TRF)': 'Результаты (TRF)',
+  'The pairings file with the round\'s confirmed results, for the pairing program': 'Файл жеребьёвки с подтверждёнными результатами тура, для программы жеребьёвки',
+  'No round is played from a TRF pairings file.': 'Ни один тур не играется по файлу жеребьёвки TRF.',
   'No open alerts.': 'Открытых сигналов нет.',
   'No boards yet.': 'Досок пока нет.',
   '1 alert': '1 сигнал',
@@ -362,6 +365,8 @@ const RU = {
   'Clock not pressed after a move': 'Часы не нажаты после хода',
   '{who} did not press the clock after {move}': '{who}: часы не нажаты после хода {move}',
   '{who} pressed the clock without a move (after {move})': '{who}: часы нажаты без хода (после {move})',
+  'Time added on the clock': 'Время на часах добавлено',
+  '{who}\'s clock went from {from} to {to} after {move}: time added or the clock reset, not by the time control': '{who}: на часах было {from}, стало {to} после хода {move}: время добавлено или часы переставлены, не по контролю времени',
   // Texts the relay writes (relay-text.js), with the relay's {names}.
   '{who}\'s flag fell: {rest}': 'Упал флажок ({who}): {rest}',
   '{who}\'s flag fell after the game ended ({result}): the result stands': 'Флажок упал ({who}) после окончания партии ({result}): результат остаётся',

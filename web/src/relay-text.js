@@ -25,6 +25,7 @@ export const RELAY_TEXTS = [
   '{result}: flag fall confirmed by the arbiter',
   '{who} pressed the clock without a move (after {move})',
   '{who} did not press the clock after {move}',
+  '{who}\'s clock went from {from} to {to} after {move}: time added or the clock reset, not by the time control',
   // The board's link.
   'board back online',
   'board offline: moves and clock times are not being received',

@@ -10,6 +10,7 @@
 
 import { test, before, after } from 'node:test';
 import assert from 'node:assert/strict';
+import { readFileSync } from 'node:fs';
 import { FakeRelay, seedRound } from '../fake-relay.mjs';
 import { screenshot, waitFor, fakeRelaySession, axeViolations, pageInLanguage } from '../lib.mjs';
 
@@ -151,6 +152,22 @@ test('the game page confirms a flag (after a question), the list follows the gam
   await page.waitForSelector('.arb-move-mark[data-mark="reconstructed"]:not([hidden])');
   await axeBothThemes(page, 'arbiter game page, marked moves');
   await screenshot(page, 'arbiter-floor-game');
+  assert.deepEqual(pageErrors, []);
+});
+
+test('the dashboard saves the round\'s results for the pairing program (TRF), or says why it cannot', async () => {
+  // As the relay serves it: the pairings file, Latin-1 and CRLF kept, the results filled in.
+  relay.resultsTrf = Buffer.from('012 Rapid Cup\r\n001    5 m    Jensen, Lars                      2204 DEN     1400005 2005/05/05  1.0    7     1 b 0     7 b 0     6 w 1\r\n### chessrelay: round 3 table 2: 1-0 not confirmed by an arbiter\r\n', 'latin1');
+  await page.goto(`${relay.url}/?token=${relay.token}#/arbiter`);
+  await page.waitForSelector('.arb-results');
+  const [dl] = await Promise.all([page.waitForEvent('download'), page.click('.arb-results')]);
+  assert.equal(dl.suggestedFilename(), 'results.trf');
+  assert.deepEqual(readFileSync(await dl.path()), relay.resultsTrf, 'the file as the relay sent it, byte for byte');
+  assert.ok(relay.httpRequests.includes('/arbiter/results.trf'));
+  // No round played from a TRF: the relay's 404 is said in the page's words.
+  relay.resultsTrf = null;
+  await page.click('.arb-results');
+  await waitFor(async () => (await page.$$eval('.arb-error', (els) => els.map((e) => e.textContent))).includes('No round is played from a TRF pairings file.'));
   assert.deepEqual(pageErrors, []);
 });
 

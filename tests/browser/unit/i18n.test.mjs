@@ -84,6 +84,8 @@ test('texts made by the relay (alerts, incidents, refusals) in Russian, the valu
     assert.equal(relayText('draw claim by Black refused: the clock has an increment of 30 s: no quickplay finish'),
       'заявление о ничьей (Чёрные) отклонено: на часах добавление 30 с: быстрого завершения нет');
     assert.equal(relayText('1-0: checkmate'), '1-0: мат');
+    assert.equal(relayText("White's clock went from 1:28:30 to 1:38:13 after 2... Nc6: time added or the clock reset, not by the time control"),
+      'Белые: на часах было 1:28:30, стало 1:38:13 после хода 2... Nc6: время добавлено или часы переставлены, не по контролю времени');
     assert.equal(relayText('White has less than two minutes (0:01:55): draw claim window open (D1)'),
       'Белые: меньше двух минут (0:01:55): можно заявить о ничьей (D1)');
     assert.equal(relayText('a text the relay never writes'), 'a text the relay never writes');
