@@ -1,24 +1,30 @@
 #!/usr/bin/env bash
 # End to end with a board that goes quiet: `chessrelay emulate` plays each
-# sample feed (and each feed of tests/data/feeds-gaps) at --speed 50 on a pty
-# WITHOUT --link, so that the feed's disconnect..connect stretches mute the
-# board while moves go on; `chessrelay record --serial` records it, and
+# sample feed (and each feed of tests/data/feeds-gaps) at --speed 1000 on a
+# pty WITHOUT --link, so that the feed's disconnect..connect stretches mute
+# the board while moves go on; `chessrelay record --serial` records it, and
 # `chessrelay replay` of the recording must give the games of the .expected
 # file. A mute outlasts the link's silent threshold (3 s) but not its lost
 # one (6 s): the recording must hold disconnect/connect lines for it, and the
 # inference must take up the game after it, however many plies ahead. Where
 # the board saw the moves made during a mute, its own log replays them.
 #   $1 = path of the chessrelay binary; env CR_SOURCE_DIR.
-#   E2E_FEEDS="p03 g13-24-8" limits the feeds, E2E_KEEP=1 keeps the files.
-# Timing: gaps between events are cut to 800 feed ms (16 ms at speed 50;
-# the settle time is 300), a mute lasts 200 s of feed time (4 s: the link's
-# thresholds are real time). Emulator and recorder share the feed clock
-# (--clock, docs/boards.md), so load does not change what is recorded.
+#   E2E_FEEDS="p03 g13-24-8" limits the feeds, E2E_SPEED the speed (1000),
+#   E2E_KEEP=1 keeps the files.
+# Timing: gaps between events are cut to 800 feed ms (the settle time is
+# 300), a mute lasts 4 s of real time (the link's thresholds are real time:
+# 4000 x SPEED feed ms). Emulator and recorder share the feed clock
+# (--clock, docs/boards.md), so load does not change what is recorded; at
+# speed 1000 every step is due at once and the run goes in lockstep, each
+# step as soon as the recorder handled the last: waiting more than
+# computing, four feeds play side by side.
 set -u
 BIN="$1"
 SRC="${CR_SOURCE_DIR:-$(cd "$(dirname "$0")/../.." && pwd)}"
 CHECK="$SRC/tests/tools/check-feeds"
-SPEED=50
+SPEED="${E2E_SPEED:-1000}"
+# A mute lasts 4 s of real time, whatever the speed.
+MUTE_FEED_MS=$((4000 * SPEED))
 tmp=$(mktemp -d)
 . "$(dirname "$0")/common.bash"
 if [ -n "${E2E_KEEP:-}" ]; then
@@ -36,12 +42,12 @@ play() {
   mkdir -p "$w"
   [ -n "$board" ] && extra+=(--board "$board")
   # the board's own timeline: short gaps, long mutes
-  awk -v want="$board" '
+  awk -v want="$board" -v mute="$MUTE_FEED_MS" '
     /^#/ || NF < 3 { next }
     want != "" && $2 != want { next }
     { gap = n ? $1 - last : 0; last = $1; n++
       if (gap > 800) gap = 800
-      if ($3 == "connect" && muted) gap = 200000
+      if ($3 == "connect" && muted) gap = mute
       if ($3 == "disconnect") muted = 1
       if ($3 == "connect") muted = 0
       t += gap; $1 = t; print }' "$feed" > "$w/in.feed"
@@ -105,7 +111,7 @@ running=0
 for f in "${list[@]}"; do
   play "$(basename "$f" .feed)" "$f" "${f%.feed}.expected" &
   running=$((running + 1))
-  if [ $running -ge 2 ]; then wait -n; running=$((running - 1)); fi
+  if [ $running -ge 4 ]; then wait -n; running=$((running - 1)); fi
 done
 want pm01 && play pm01 "$pm.feed" "$pm.expected" "$pmboard" &
 wait
