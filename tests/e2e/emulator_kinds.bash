@@ -15,7 +15,7 @@
 #   $1 = path of the chessrelay binary; env CR_SOURCE_DIR.
 #   E2E_FEEDS="p03 p13" chooses the feeds (default: the set below; all:
 #   every sample feed), E2E_SPEED changes the speed of the clean runs (1000),
-#   E2E_FAULT_SPEED that of the runs with faults (10),
+#   E2E_FAULT_SPEED that of the runs with faults (Certabo 1000, Millennium 10),
 #   E2E_KEEP=1 keeps the files.
 # Timing as in emulator_record.sh: long waits cut to 1 s, the emulator's
 # feed clock shared with the recorder (--clock), so that a loaded machine
@@ -26,17 +26,18 @@
 # recorder has handled the last (a Certabo feed's 1300 to 3000 lines take
 # a few seconds on a quiet machine, more when the scheduler is slow to wake
 # the two: such runs wait more than they compute, so four go side by side).
-# The runs with faults play at 10, since a host finds its way back from a
-# spoilt frame or an unplug in real time (a poll, a reopen), and faster a
-# position or two would go by meanwhile (at 1000 a Millennium board that
-# lost a byte recorded g5 as b5).
+# The runs with faults: a Certabo board's host reads around spoilt lines by
+# its vote, and waits out an unplug with the timeline held, so they play in
+# lockstep at 1000 too; a Millennium board's at 10, since its host finds its
+# way back from a spoilt frame in real time (a poll), and at 1000 a position
+# went by meanwhile (a board that lost a byte recorded g5 as b5).
 set -u
 BIN="$1"
 SRC="${CR_SOURCE_DIR:-$(cd "$(dirname "$0")/../.." && pwd)}"
 FEEDS="$SRC/tests/data/feeds"
 CHECK="$SRC/tests/tools/check-feeds"
 SPEED="${E2E_SPEED:-1000}"
-FAULT_SPEED="${E2E_FAULT_SPEED:-10}"
+FAULT_SPEED="${E2E_FAULT_SPEED:-}"   # default per kind: run_one
 # A Certabo line every 200 feed ms (20 ms of real time at speed 10), at any speed.
 LINE_MS=200
 tmp=$(mktemp -d)
@@ -56,8 +57,9 @@ run_one() {
   local kind=$1 name=$2 feed=$3 faults=$4 seed=$5 board=${6:-}
   local w="$tmp/$kind"
   mkdir -p "$w/out" "$w/state/certabo"
-  local dev="$w/$name.dev" extra=() speed=$SPEED
-  [ -n "$faults" ] && extra+=(--faults "$faults" --seed "$seed") && speed=$FAULT_SPEED
+  local dev="$w/$name.dev" extra=() speed=$SPEED fault_speed=1000
+  [ "$kind" = millennium ] && fault_speed=10
+  [ -n "$faults" ] && extra+=(--faults "$faults" --seed "$seed") && speed=${FAULT_SPEED:-$fault_speed}
   [ -n "$board" ] && extra+=(--board "$board")
   # The board's id is its device's name: the table goes where the recorder looks.
   [ "$kind" = certabo ] && [ -z "${NO_CAL_OUT:-}" ] &&
