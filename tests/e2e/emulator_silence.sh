@@ -64,6 +64,8 @@ play() {
     2>"$w/rec.err" &
   local rec=$!
   emulation_done "$name" "$emu" "$rec" "$w/emu.err" "$w/rec.err"
+  # The lockstep given up: what was recorded then depends on the load.
+  grep -q 'playing on without it' "$w/emu.err" && bad "$name" "$(grep -h 'without it' "$w/emu.err")"
   # every mute of the feed is a disconnect..connect in the recording
   local mutes recorded
   mutes=$(grep -c ' disconnect$' "$w/in.feed")
@@ -123,7 +125,12 @@ last=$(printf '%s\n' "$res" | tail -n 1)
 echo "silence: $last"
 case "$last" in
   *" 0 failed") ;;
-  *) printf '%s\n' "$res" | grep -E '^FAIL' | head -20; fail=1 ;;
+  *) printf '%s\n' "$res" | grep -E '^FAIL' | head -20; fail=1
+     # what emulator and recorder said about the feeds that failed
+     for n in $(printf '%s\n' "$res" | sed -n 's/^FAIL \([^:]*\):.*/\1/p' | sort -u); do
+       echo "--- $n: emulate"; tail -n 5 "$tmp/$n/emu.err" 2>/dev/null
+       echo "--- $n: record"; tail -n 10 "$tmp/$n/rec.err" 2>/dev/null
+     done ;;
 esac
 for f in "${muted[@]}"; do
   name=$(basename "$f" .feed)
