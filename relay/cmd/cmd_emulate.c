@@ -113,10 +113,8 @@ typedef struct emulator {
 #define STREAM_SETTLE_LINES 4
 /* --clock: a host that has read everything (the pty is empty) but not
  * counted as much as was sent for this long dropped the rest (it flushes
- * the port on opening it; a pty unplugged with bytes in it). Not shorter:
- * on a machine with a hundred runnable tasks a host can lose the CPU for
- * a few hundred ms between reading bytes and counting them. */
-#define CLOCK_LOST_MS 1000
+ * the port on opening it; a pty unplugged with bytes in it). */
+#define CLOCK_LOST_MS 300
 /* Long: a recorder the scheduler leaves without the CPU for seconds (a
  * loaded machine) must not be given up, or the lockstep ends and what it
  * records depends on the load again. */
@@ -567,21 +565,18 @@ static void send_line(emulator *em)
 
 /* Before an unplug: give the host up to 500 ms to read what was sent, so
  * that the lines of the feed before a disconnect reach it (a loaded machine
- * may lag); with --clock, until it has handled them (clock_waits gives up
- * on a host that lost them or stopped). Returns true (with the timer
- * re-armed) while waiting. */
+ * may lag). Returns true (with the timer re-armed) while waiting. */
 static bool wait_for_host(emulator *em, int64_t now)
 {
     /* A streaming board (Certabo) is read by a vote over its last lines: the
      * position before an unplug must have been on the wire for a few lines,
      * as it would be on a real board unless pulled within a scan or two. */
     bool streaming = em->streaming && em->lines_since_pos < STREAM_SETTLE_LINES;
-    bool clock_hold = clock_waits(em, now);
-    if (host_backlog(em) > 0 || streaming || clock_hold) {
+    if (host_backlog(em) > 0 || streaming || clock_waits(em, now)) {
         if (em->drain_since == 0) {
             em->drain_since = now;
         }
-        if (now - em->drain_since < 500 || clock_hold) {
+        if (now - em->drain_since < 500) {
             struct timeval tv = {0, 5000};
             evtimer_add(em->timer, &tv);
             return true;
