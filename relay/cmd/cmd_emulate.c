@@ -115,7 +115,10 @@ typedef struct emulator {
  * counted as much as was sent for this long dropped the rest (it flushes
  * the port on opening it; a pty unplugged with bytes in it). */
 #define CLOCK_LOST_MS 300
-#define CLOCK_STUCK_MS 10000
+/* Long: a recorder the scheduler leaves without the CPU for seconds (a
+ * loaded machine) must not be given up, or the lockstep ends and what it
+ * records depends on the load again. */
+#define CLOCK_STUCK_MS 60000
 
 static uint32_t rnd(emulator *em)
 {

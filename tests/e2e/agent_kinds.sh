@@ -49,30 +49,39 @@ emulate_then_agent() {
   "$BIN" agent --to "$URL" --token "$TOKEN" --id "$name" --serial "$tmp/$name.dev" \
     --state "$tmp/$name" "$@" >"$tmp/$name.log" 2>&1 &
   local agent=$!
-  wait "$emu" || { echo "FAIL: $name: emulate failed"; cat "$tmp/$name.emu"; fail=1; }
+  wait "$emu" || { echo "FAIL: $name: emulate failed"; cat "$tmp/$name.emu"; touch "$tmp/FAILED"; }
   sleep 1 # the last events reach the relay
   kill "$agent"; wait "$agent" 2>/dev/null
   grep -q "board $name.dev active $kind" "$tmp/$name.log" ||
-    { echo "FAIL: $name: no $kind board active"; tail "$tmp/$name.log"; fail=1; }
+    { echo "FAIL: $name: no $kind board active"; tail "$tmp/$name.log"; touch "$tmp/FAILED"; }
 }
-
-emulate_then_agent venue certabo "$tmp/game.feed"
-emulate_then_agent venue-m millennium "$tmp/game.feed" --kind millennium
 
 # serve reads a Certabo board itself (--serial, found by probing) with the
 # board's table from its own state folder (certabo/ID.cal, through the board
 # interface's per-board parameters): its journal's positions name every
 # piece (no '?': the table was found) and replay to the game.
-mkdir -p "$tmp/served/certabo"
-"$BIN" emulate "$tmp/game.feed" --pty --kind certabo --link "$tmp/served.dev" \
-  --calibration-out "$tmp/served/certabo/served.dev.cal" >"$tmp/served.emu" 2>&1 &
-emu=$!
-for _ in $(seq 100); do [ -s "$tmp/served.emu" ] && break; sleep 0.05; done
-"$BIN" serve --serial "$tmp/served.dev" --state "$tmp/served" --listen 127.0.0.1:0 >"$tmp/served.log" 2>&1 &
-served=$!
-wait "$emu" || { echo "FAIL: served: emulate failed"; cat "$tmp/served.emu"; fail=1; }
-sleep 1 # the last events reach the journal
-kill "$served"; wait "$served" 2>/dev/null
+served_board() {
+  mkdir -p "$tmp/served/certabo"
+  "$BIN" emulate "$tmp/game.feed" --pty --kind certabo --link "$tmp/served.dev" \
+    --calibration-out "$tmp/served/certabo/served.dev.cal" >"$tmp/served.emu" 2>&1 &
+  local emu=$!
+  for _ in $(seq 100); do [ -s "$tmp/served.emu" ] && break; sleep 0.05; done
+  "$BIN" serve --serial "$tmp/served.dev" --state "$tmp/served" --listen 127.0.0.1:0 >"$tmp/served.log" 2>&1 &
+  local served=$!
+  wait "$emu" || { echo "FAIL: served: emulate failed"; cat "$tmp/served.emu"; touch "$tmp/FAILED"; }
+  sleep 1 # the last events reach the journal
+  kill "$served"; wait "$served" 2>/dev/null
+}
+
+# The three boards play side by side (each its own device, agent or relay).
+# (Not a bare `wait`: the relay runs in the background too.)
+emulate_then_agent venue certabo "$tmp/game.feed" &
+p1=$!
+emulate_then_agent venue-m millennium "$tmp/game.feed" --kind millennium &
+p2=$!
+served_board &
+wait $p1 $p2 $!
+[ -e "$tmp/FAILED" ] && fail=1
 mkdir -p "$tmp/check-served"
 grep -h "served.dev" "$tmp"/served/journal-*.feed > "$tmp/check-served/served.feed"
 cp "$tmp/game.expected" "$tmp/check-served/served.expected"

@@ -1,0 +1,7 @@
+#!/usr/bin/env bash
+# Certabo boards: `calibrate`, and rounds without a table and on an
+# occupancy-only board: see emulator_kinds.bash.
+#   $1 = path of the chessrelay binary; env CR_SOURCE_DIR, E2E_FEEDS, E2E_SPEED, E2E_KEEP.
+. "$(dirname "$0")/emulator_kinds.bash"
+run_kind certabo rounds
+exit $?
