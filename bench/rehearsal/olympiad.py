@@ -156,7 +156,12 @@ def make_round(binary, feedgen, tmp, boards, agents, play_ms, silent_board, seed
                  if not r.startswith("meta ")]
         start = rng.randint(0, 20000)  # the tables start within 20 s of each other
         lines = [(t + start, r) for t, r in lines if t + start <= play_ms]
-        per_board[b] = lines
+        # Cut after a clock press (a move done): a board cut mid-move would
+        # stand half-moved after its feed ends, and the live relay, whose
+        # clock goes on, would in the end take it as a gap that the offline
+        # replay, ending with the feed, never sees.
+        last = max((i for i, (_, r) in enumerate(lines) if r.startswith("clock ")), default=-1)
+        per_board[b] = lines[:last + 1]
     # The silent board: its ply completion times from an offline replay.
     if silent_board:
         one = os.path.join(tmp, "silent-src.feed")
