@@ -4,17 +4,26 @@
  * when the event entered the server) to its arrival here.
  *
  *   relay_load_client --port P --viewers N --seconds S [--round R] [--resume 1]
- *                     [--server-pid PID] [--record FILE]
+ *                     [--summary 1] [--reconnect 1] [--server-pid PID] [--record FILE]
  *
  * --resume 1: each viewer says hello and subscribes with `since` = the seq
  * of the welcome, so it gets no snapshots: the pure broadcast, to compare
  * with the bare server. Without it each viewer gets its snapshots first.
+ *
+ * --summary 1: subscribe as the web viewer does (`"summary":true`: the
+ * round's list in brief, then a summary per change; latency from each
+ * summary's ts). --reconnect 1: a viewer whose connection ends (a server
+ * restarted) is opened again, at most 100 a turn (the rehearsal's edge
+ * restart); `closed` counts the connections that ended.
  *
  * --server-pid: the server's CPU time (user + system, all threads, and the
  * thread named cr-lws if there is one: the relay's WebSocket thread) over
  * the measured seconds, read from /proc, as is the client's own.
  * --record: one viewer's events as "ts length" lines (the relay's event
  * stream, for the bare server to send the same: relay_load_bare --schedule).
+ *
+ * SIGTERM or SIGINT ends the measurement early (msgs_per_s over the
+ * seconds measured).
  *
  * Prints one line: viewers connected, messages, messages/s, latency p50,
  * p99 and max in milliseconds, and the CPU figures. Measuring starts once
@@ -33,6 +42,18 @@
 #include <time.h>
 #include <unistd.h>
 
+static volatile sig_atomic_t stop_now; /* SIGTERM/SIGINT: print what was measured, exit */
+static struct lws_context *stop_ctx;
+
+static void on_stop(int sig)
+{
+    (void)sig;
+    stop_now = 1;
+    if (stop_ctx) {
+        lws_cancel_service(stop_ctx); /* a write to lws's own pipe: wakes its poll */
+    }
+}
+
 #define BUCKET_US 10
 #define BUCKETS 200000 /* 2 s in 10 us steps; beyond goes to the last */
 
@@ -48,7 +69,8 @@ typedef struct bench {
     struct lws_context *ctx;
     const char *round;
     int port, want, opened, connected, failed;
-    bool resume;
+    bool resume, summary, reconnect;
+    int active, up, closed; /* open or opening; open; ended after being open */
     int64_t messages;
     uint32_t *hist;
     int64_t max_us;
@@ -139,10 +161,17 @@ static int callback(struct lws *wsi, enum lws_callback_reasons reason, void *use
     switch (reason) {
     case LWS_CALLBACK_CLIENT_ESTABLISHED:
         b->connected++;
+        b->up++;
         lws_callback_on_writable(wsi);
         break;
     case LWS_CALLBACK_CLIENT_CONNECTION_ERROR:
         b->failed++;
+        b->active--;
+        break;
+    case LWS_CALLBACK_CLIENT_CLOSED:
+        b->closed++;
+        b->up--;
+        b->active--;
         break;
     case LWS_CALLBACK_CLIENT_WRITEABLE: {
         cpss *c = user;
@@ -152,13 +181,14 @@ static int callback(struct lws *wsi, enum lws_callback_reasons reason, void *use
             n = snprintf((char *)buf + LWS_PRE, 128, "{\"op\":\"hello\"}");
             c->state = 1;
         } else if (c->state == 0 || c->state == 2) {
+            const char *sum = b->summary ? ",\"summary\":true" : "";
             if (c->state == 2) {
                 n = snprintf((char *)buf + LWS_PRE, 128,
-                             "{\"op\":\"subscribe\",\"round\":\"%s\",\"since\":%lld}", b->round,
-                             c->since);
+                             "{\"op\":\"subscribe\",\"round\":\"%s\",\"since\":%lld%s}", b->round,
+                             c->since, sum);
             } else {
-                n = snprintf((char *)buf + LWS_PRE, 128, "{\"op\":\"subscribe\",\"round\":\"%s\"}",
-                             b->round);
+                n = snprintf((char *)buf + LWS_PRE, 128,
+                             "{\"op\":\"subscribe\",\"round\":\"%s\"%s}", b->round, sum);
             }
             c->state = 3;
         } else {
@@ -256,6 +286,10 @@ int main(int argc, char **argv)
             b.round = argv[i + 1];
         } else if (strcmp(argv[i], "--resume") == 0) {
             b.resume = atoi(argv[i + 1]) != 0;
+        } else if (strcmp(argv[i], "--summary") == 0) {
+            b.summary = atoi(argv[i + 1]) != 0;
+        } else if (strcmp(argv[i], "--reconnect") == 0) {
+            b.reconnect = atoi(argv[i + 1]) != 0;
         } else if (strcmp(argv[i], "--server-pid") == 0) {
             server_pid = atoi(argv[i + 1]);
         } else if (strcmp(argv[i], "--record") == 0) {
@@ -279,17 +313,27 @@ int main(int argc, char **argv)
     info.port = CONTEXT_PORT_NO_LISTEN;
     info.protocols = protocols;
     info.user = &b;
-    info.fd_limit_per_thread = (unsigned)b.want + 64;
+    info.fd_limit_per_thread = (unsigned)b.want + 600;
     lws_set_log_level(LLL_ERR, NULL);
     b.ctx = lws_create_context(&info);
     if (!b.ctx) {
         return 1;
     }
-    int64_t start = now_us(), measure_from = 0, stop_at = 0;
+    stop_ctx = b.ctx;
+    signal(SIGTERM, on_stop);
+    signal(SIGINT, on_stop);
+    int64_t start = now_us(), measure_from = 0, stop_at = 0, last_reopen = 0;
+    double seconds_done = seconds;
     while (1) {
         /* Open connections a batch at a time so that the listen backlog
          * never overflows. */
-        for (int k = 0; k < 100 && b.opened < b.want && b.opened - b.connected - b.failed < 500;
+        int64_t t_open = now_us();
+        bool again = b.reconnect && b.opened >= b.want && t_open - last_reopen >= 200000;
+        if (again) {
+            last_reopen = t_open; /* a server that is down: try 5 times a second */
+        }
+        for (int k = 0; k < 100 && (b.opened < b.want || (again && b.active < b.want)) &&
+                        b.active - b.up < 500;
              k++) {
             struct lws_client_connect_info ci;
             memset(&ci, 0, sizeof ci);
@@ -300,10 +344,14 @@ int main(int argc, char **argv)
             ci.host = "127.0.0.1";
             ci.origin = "127.0.0.1";
             ci.protocol = NULL;
+            b.active++;
             if (!lws_client_connect_via_info(&ci)) {
                 b.failed++;
+                b.active--;
             }
-            b.opened++;
+            if (b.opened < b.want) {
+                b.opened++;
+            }
         }
         lws_service(b.ctx, 0);
         int64_t now = now_us();
@@ -325,11 +373,17 @@ int main(int argc, char **argv)
             fprintf(stderr, "snapshots %" PRId64 " received, measuring after %.1f s\n", b.snapshots,
                     (double)(now - start) / 1e6);
         }
-        if (b.measuring && now >= stop_at) {
+        if (b.measuring && (now >= stop_at || stop_now)) {
+            if (now < stop_at) {
+                seconds_done = (double)(now - (stop_at - (int64_t)seconds * 1000000)) / 1e6;
+            }
             if (server_pid) {
                 server_cpu(server_pid, &cpu1, &lws1);
             }
             self1 = self_cpu_ms();
+            break;
+        }
+        if (stop_now && !b.measuring) {
             break;
         }
         if (!measure_from && now - start > 120000000) {
@@ -337,10 +391,11 @@ int main(int argc, char **argv)
             break;
         }
     }
-    printf("viewers=%d messages=%" PRId64 " msgs_per_s=%.0f p50_ms=%.2f p99_ms=%.2f max_ms=%.2f "
-           "server_cpu_ms=%.0f lws_cpu_ms=%.0f client_cpu_ms=%.0f\n",
-           b.connected, b.messages, (double)b.messages / seconds, percentile(&b, 0.5),
-           percentile(&b, 0.99), (double)b.max_us / 1000.0, server_pid ? cpu1 - cpu0 : -1,
+    printf("viewers=%d messages=%" PRId64 " msgs_per_s=%.0f p50_ms=%.2f p95_ms=%.2f p99_ms=%.2f "
+           "max_ms=%.2f closed=%d open=%d server_cpu_ms=%.0f lws_cpu_ms=%.0f client_cpu_ms=%.0f\n",
+           b.connected, b.messages, (double)b.messages / (seconds_done > 0 ? seconds_done : 1), percentile(&b, 0.5),
+           percentile(&b, 0.95), percentile(&b, 0.99), (double)b.max_us / 1000.0, b.closed, b.active,
+           server_pid ? cpu1 - cpu0 : -1,
            server_pid && lws0 >= 0 ? lws1 - lws0 : -1, self1 - self0);
     if (b.record) {
         fclose(b.record);

@@ -37,15 +37,55 @@ void cr_agent_item_free(void *p)
     free(it);
 }
 
+static uint32_t board_hash(const char *s)
+{
+    uint32_t h = 2166136261u; /* FNV-1a */
+    for (; *s; s++) {
+        h = (h ^ (uint8_t)*s) * 16777619u;
+    }
+    return h;
+}
+
 /* The first source of board `board`, or NULL. */
 static cr_agent_owner *find_owner(cr_agent_link *l, const char *board)
 {
-    for (int i = 0; i < l->nowners; i++) {
-        if (strcmp(l->owners[i].board, board) == 0) {
-            return &l->owners[i];
+    if (!l->hcap) {
+        return NULL;
+    }
+    uint32_t mask = (uint32_t)(l->hcap - 1);
+    for (uint32_t i = board_hash(board) & mask;; i = (i + 1) & mask) {
+        int k = l->hidx[i];
+        if (k == 0) {
+            return NULL;
+        }
+        if (strcmp(l->owners[k - 1].board, board) == 0) {
+            return &l->owners[k - 1];
         }
     }
-    return NULL;
+}
+
+/* Owner `k` (an index) into the hash index, grown first if need be. */
+static bool index_owner(cr_agent_link *l, int k)
+{
+    if (2 * (l->nowners + 1) > l->hcap) {
+        int cap = l->hcap ? 2 * l->hcap : 64;
+        int *h = calloc((size_t)cap, sizeof *h);
+        if (!h) {
+            return false;
+        }
+        free(l->hidx);
+        l->hidx = h;
+        l->hcap = cap;
+        for (int i = 0; i < k; i++) {
+            index_owner(l, i); /* fits: no growth */
+        }
+    }
+    uint32_t i = board_hash(l->owners[k].board) & (uint32_t)(l->hcap - 1);
+    while (l->hidx[i]) {
+        i = (i + 1) & (uint32_t)(l->hcap - 1);
+    }
+    l->hidx[i] = k + 1;
+    return true;
 }
 
 const char *cr_agent_link_owner(const cr_agent_link *l, const char *board)
@@ -67,9 +107,13 @@ static bool claim(cr_agent_link *l, const char *board, const char *agent)
         return false;
     }
     l->owners = n;
-    o = &n[l->nowners++];
+    o = &n[l->nowners];
     snprintf(o->board, sizeof o->board, "%s", board);
     snprintf(o->agent, sizeof o->agent, "%s", agent);
+    if (!index_owner(l, l->nowners)) {
+        return false;
+    }
+    l->nowners++;
     return true;
 }
 
@@ -228,6 +272,7 @@ void cr_agent_link_free(cr_agent_link *l)
     }
     cr_agent_records_free(l->recs);
     free(l->owners);
+    free(l->hidx);
     free(l->refusals);
     free(l->token);
     free(l->buf);

@@ -59,6 +59,12 @@ struct cr_agent_link {
     size_t bufcap;
     cr_agent_owner *owners; /* boards and their first source */
     int nowners;
+    /* owners by board id: open addressing, index + 1 (0: empty), hcap a
+     * power of two over 2 * nowners. Every event ticks every board, and each
+     * tick asks for its owner: a scan made that quadratic in the boards (800
+     * boards kept the loop thread busy; docs/scale.md, the rehearsal). */
+    int *hidx;
+    int hcap;
     cr_agent_refusal *refusals;
     int nrefusals;
     uint64_t refusals_other; /* pairs past the ones counted one by one */

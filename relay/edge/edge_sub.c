@@ -110,6 +110,10 @@ static bool subscribe(cr_edge_sub *s, natsSubscription **sub, bool *caught_up, i
     jsSubOptions_Init(&so);
     so.Stream = s->stream;
     so.Ordered = true;
+    /* The ordered consumer is re-made when its heartbeats stop: with the
+     * library's 5 s, an edge whose server died waited 15-20 s for the
+     * stream (the rehearsal's NATS fault, docs/scale.md); 1 s: about 3 s. */
+    so.Config.Heartbeat = (int64_t)1000 * 1000 * 1000;
     if (s->cfg.after) {
         so.Config.DeliverPolicy = js_DeliverByStartSequence;
         so.Config.OptStartSeq = s->cfg.after + 1;

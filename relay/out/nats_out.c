@@ -26,6 +26,8 @@
 
 enum {
     MAX_INFLIGHT = 4096, /* publishes awaiting their ack */
+    MIN_WINDOW = 16,     /* the fewest in flight after timeouts */
+    MAX_WAIT_MS = 30000, /* the longest ack wait after timeouts */
     SEND_BATCH = 256,    /* sent per round of the thread, outside the lock */
     TICK_MS = 50
 };
@@ -92,6 +94,14 @@ struct cr_nats_out {
     entry *ring;
     size_t cap, head, count, bytes;
     int inflight;
+    /* Congestion: a stream slower than the ack wait (a loaded cluster of 3
+     * replicas) timed out every one of 4096 in flight and had them all sent
+     * again, round after round, none acked (the rehearsal, docs/scale.md).
+     * So at most `window` are in flight (halved at a timeout, one more per
+     * ack) and the ack wait doubles at a timeout (back down with acks);
+     * both at most once per wait. */
+    int window;
+    int64_t wait_us, eased_at;
     bool stopping, stream_ok, skip_known;
     bool loop_up;      /* the loop runs: replies to requests can be read */
     bool drained;      /* the thread is done (stop) */
@@ -440,6 +450,20 @@ void cr_nats_out_eval(cr_nats_out *p, const cr_store *store, int game, int ply)
 
 /*----- the publisher thread -----*/
 
+/* A publish timed out (under p->mu): fewer in flight, longer waits. */
+static void congested(cr_nats_out *p, int64_t now)
+{
+    if (now - p->eased_at < p->wait_us) {
+        return; /* the same bout: once per wait */
+    }
+    p->eased_at = now;
+    p->window = p->window / 2 > MIN_WINDOW ? p->window / 2 : MIN_WINDOW;
+    p->wait_us = p->wait_us * 2 < (int64_t)MAX_WAIT_MS * 1000 ? p->wait_us * 2
+                                                               : (int64_t)MAX_WAIT_MS * 1000;
+    cr_log(CR_LOG_WARN, "nats: acks slower than the wait: %d in flight at most, %" PRId64
+                        " ms wait", p->window, p->wait_us / 1000);
+}
+
 static void on_ack(jsCtx *js, natsMsg *msg, jsPubAck *pa, jsPubAckErr *pae, void *closure)
 {
     cb_link *link = closure;
@@ -465,7 +489,12 @@ static void on_ack(jsCtx *js, natsMsg *msg, jsPubAck *pa, jsPubAckErr *pae, void
             if (pa) {
                 e->state = E_ACKED;
                 p->st.acked++;
+                p->window += p->window < MAX_INFLIGHT;
+                p->wait_us -= (p->wait_us - p->ack_wait_us) / 64;
             } else {
+                if (pae && pae->Err == NATS_TIMEOUT) {
+                    congested(p, mono_us());
+                }
                 /* Sent again by the thread after a pause (the stream may be
                  * down); a missing stream is created first. */
                 e->state = E_NEW;
@@ -592,7 +621,7 @@ static bool ensure_stream(cr_nats_out *p)
     return true;
 }
 
-static natsStatus send_one(cr_nats_out *p, const outgoing *o)
+static natsStatus send_one(cr_nats_out *p, const outgoing *o, int64_t wait_ms)
 {
     natsMsg *m = NULL;
     char id[CR_NATS_TOKEN_MAX + 32], seq[32], ply[64];
@@ -618,7 +647,7 @@ static natsStatus send_one(cr_nats_out *p, const outgoing *o)
     if (s == NATS_OK) {
         jsPubOptions po;
         jsPubOptions_Init(&po);
-        po.MaxWait = p->ack_wait_us / 1000;
+        po.MaxWait = wait_ms;
         s = js_PublishMsgAsync(p->js, &m, &po);
     }
     natsMsg_Destroy(m); /* NULL once the library owns it */
@@ -677,16 +706,18 @@ static void *pub_thread(void *arg)
                     p->st.skipped++;
                     continue;
                 }
-                bool late = e->state == E_INFLIGHT && now - e->sent_at > 2 * p->ack_wait_us;
+                bool late = e->state == E_INFLIGHT && now - e->sent_at > 2 * p->wait_us;
+                if (late) {
+                    p->inflight--; /* its ack never came: send it again */
+                    e->state = E_NEW;
+                    congested(p, now);
+                }
                 if (e->state == E_NEW && e->retry_at > now) {
                     break; /* keep the order: later events wait for this one */
                 }
-                if (e->state == E_NEW || late) {
-                    if (!late && p->inflight >= MAX_INFLIGHT) {
+                if (e->state == E_NEW) {
+                    if (p->inflight >= p->window) {
                         break;
-                    }
-                    if (late) {
-                        p->inflight--;
                     }
                     if (e->sent_at) {
                         p->st.resent++;
@@ -712,10 +743,11 @@ static void *pub_thread(void *arg)
             pthread_cond_timedwait(&p->cond, &p->mu, &ts);
             continue;
         }
+        int64_t wait_ms = p->wait_us / 1000;
         pthread_mutex_unlock(&p->mu);
         int failed_from = n;
         for (int i = 0; i < n; i++) {
-            natsStatus s = batch[i].subject ? send_one(p, &batch[i]) : NATS_NO_MEMORY;
+            natsStatus s = batch[i].subject ? send_one(p, &batch[i], wait_ms) : NATS_NO_MEMORY;
             if (s != NATS_OK) {
                 failed_from = i;
                 break;
@@ -773,6 +805,8 @@ cr_nats_out *cr_nats_out_start(const cr_nats_out_config *cfg, struct event_base 
     p->replicas = cfg->replicas > 0 ? cfg->replicas : 1;
     p->backlog_max = cfg->backlog_bytes ? cfg->backlog_bytes : DEFAULT_BACKLOG;
     p->ack_wait_us = (int64_t)(cfg->ack_wait_ms > 0 ? cfg->ack_wait_ms : 2000) * 1000;
+    p->wait_us = p->ack_wait_us;
+    p->window = 256; /* grows by one per ack up to MAX_INFLIGHT */
     p->drain_us = (int64_t)(cfg->drain_ms > 0 ? cfg->drain_ms : 10000) * 1000;
     pthread_mutex_init(&p->mu, NULL);
     pthread_cond_init(&p->cond, NULL);
