@@ -9,6 +9,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <threads.h>
 
 struct cr_store {
     cr_store_game *games;
@@ -31,9 +32,37 @@ static void copy_str(char *dst, size_t size, const char *src)
     dst[n] = '\0';
 }
 
+/* Each thread keeps the event it freed last for its next one: a feed's
+ * every clock reading makes and frees an event, and a new one cost about
+ * as much as applying it. A thread's spare goes with the thread (the key's
+ * destructor), the main thread's at exit. */
+static _Thread_local cr_store_event *spare;
+static _Thread_local bool spare_kept; /* this thread's destructor is set */
+static once_flag spare_once = ONCE_FLAG_INIT;
+static tss_t spare_key;
+static bool spare_ok;
+
+static void spare_free(void *unused)
+{
+    (void)unused;
+    free(spare);
+    spare = NULL;
+}
+
+static void spare_init(void)
+{
+    spare_ok = tss_create(&spare_key, spare_free) == thrd_success;
+}
+
 cr_store_event *cr_store_event_new(cr_sev_kind kind)
 {
-    cr_store_event *ev = calloc(1, sizeof *ev);
+    cr_store_event *ev = spare;
+    if (ev) {
+        spare = NULL;
+        memset(ev, 0, sizeof *ev);
+    } else {
+        ev = calloc(1, sizeof *ev);
+    }
     if (ev) {
         ev->kind = kind;
         ev->running = CR_CLOCK_STOPPED;
@@ -47,7 +76,15 @@ void cr_store_event_free(cr_store_event *ev)
     if (ev) {
         free(ev->tags);
         free(ev->comment);
-        free(ev);
+        if (!spare && !spare_kept) {
+            call_once(&spare_once, spare_init);
+            spare_kept = spare_ok && tss_set(spare_key, &spare_kept) == thrd_success;
+        }
+        if (!spare && spare_kept) {
+            spare = ev;
+        } else {
+            free(ev);
+        }
     }
 }
 
@@ -412,7 +449,7 @@ static int apply_move(cr_store_game *g, const cr_store_event *ev, cr_error *err)
     int rc;
     if (p->flags & CR_PLY_ILLEGAL) {
         rc = cr_game_push_illegal(g->game, &p->after, p->san, p->clock_ms, p->ts);
-    } else {
+    } else if (!ev->has_before || (rc = cr_game_push_ply(g->game, &ev->before, p)) == CR_EMOVE) {
         rc = cr_game_push(g->game, p->move, p->clock_ms, p->ts, p->flags);
     }
     if (rc < 0) {
