@@ -32,14 +32,15 @@ import random
 import re
 import selectors
 import signal
-import socket
-import base64
 import struct
 import subprocess
 import sys
 import tempfile
 import time
 import urllib.request
+
+sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "tests", "e2e"))
+from relay_ws import WS  # noqa: E402  (the e2e tests' WebSocket client)
 
 FIRST = ["Nodirbek", "Gukesh", "Arjun", "Fabiano", "Hikaru", "Alireza", "Wesley", "Ian", "Anish",
          "Praggnanandhaa", "Vincent", "Richard", "Jan-Krzysztof", "Levon", "Shakhriyar", "Wei"]
@@ -91,35 +92,16 @@ def make_feed(build, boards, warm, seconds, out):
     return warm_end // fast
 
 
-class Conn:
-    """A WebSocket client counting bytes and frames, parsing only what it must."""
+class Conn(WS):
+    """The e2e tests' WebSocket client, counting bytes and frames and parsing
+    only what it must."""
 
     def __init__(self, port):
-        self.sock = socket.create_connection(("127.0.0.1", port), timeout=30)
-        key = base64.b64encode(os.urandom(16)).decode()
-        self.sock.sendall(("GET /ws HTTP/1.1\r\nHost: 127.0.0.1\r\nUpgrade: websocket\r\n"
-                           "Connection: Upgrade\r\nSec-WebSocket-Key: %s\r\n"
-                           "Sec-WebSocket-Version: 13\r\n\r\n" % key).encode())
-        resp = b""
-        while b"\r\n\r\n" not in resp:
-            chunk = self.sock.recv(4096)
-            if not chunk:
-                raise RuntimeError("handshake refused")
-            resp += chunk
-        head, self.buf = resp.split(b"\r\n\r\n", 1)
-        if b" 101 " not in head.split(b"\r\n")[0]:
-            raise RuntimeError("handshake refused: %r" % head[:80])
-        self.bytes = len(self.buf)
+        super().__init__(port, timeout=30)
+        self.bytes = len(self.buf)  # what came with the handshake's answer
         self.msgs = 0
         self.live_at = None
         self.first_type = None
-
-    def send(self, obj):
-        data = json.dumps(obj).encode()
-        mask = os.urandom(4)
-        hdr = bytes([0x81, 0x80 | len(data)]) if len(data) < 126 else \
-            bytes([0x81, 0x80 | 126]) + struct.pack("!H", len(data))
-        self.sock.sendall(hdr + mask + bytes(b ^ mask[i % 4] for i, b in enumerate(data)))
 
     def feed(self, data, now):
         """Counts what came; notes the first live message."""

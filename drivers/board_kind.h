@@ -117,7 +117,7 @@ int cr_board_codec_new(cr_board_codec *c, cr_board_kind k, const void *params);
 void cr_board_codec_free(cr_board_codec *c); /* accepts an empty one */
 
 /* Per-board codec parameters found by the board's id, for
- * cr_dgt_link_config.codec_params (cr_board_params_get, its data a
+ * cr_board_link_config.codec_params (cr_board_params_get, its data a
  * cr_board_params): a kind that has some (Certabo: its calibration tables,
  * certabo.h) looks in a state folder, then in one file for every board;
  * other kinds, and boards with none, get NULL. So a board's user need not

@@ -11,14 +11,14 @@
 #define PROBE_MAX 4096
 #define TICK_MS 25
 
-struct cr_dgt_link {
+struct cr_board_link {
     struct event_base *base;
     cr_dgt_transport tr;
-    cr_dgt_link_config cfg;
-    cr_dgt_link_callbacks cbs;
+    cr_board_link_config cfg;
+    cr_board_link_callbacks cbs;
     struct event *tick;
     cr_dgt_board *board;
-    cr_dgt_link_state state;
+    cr_board_link_state state;
     bool open, identified, probing, connected_emitted, partial_asked;
     int64_t created, opened_at, last_rx, last_tx, probe_sent, last_ping, reopen_at;
     int64_t await_since;
@@ -53,7 +53,7 @@ int64_t cr_dgt_now_ms(void)
     return (int64_t)ts.tv_sec * 1000 + ts.tv_nsec / 1000000;
 }
 
-const char *cr_dgt_link_state_name(cr_dgt_link_state st)
+const char *cr_board_link_state_name(cr_board_link_state st)
 {
     switch (st) {
     case CR_LINK_CONNECTING: return "connecting";
@@ -64,7 +64,7 @@ const char *cr_dgt_link_state_name(cr_dgt_link_state st)
     return "?";
 }
 
-void cr_dgt_link_config_default(cr_dgt_link_config *cfg)
+void cr_board_link_config_default(cr_board_link_config *cfg)
 {
     memset(cfg, 0, sizeof *cfg);
     cfg->ping_ms = 1000;
@@ -78,17 +78,17 @@ void cr_dgt_link_config_default(cr_dgt_link_config *cfg)
     cfg->kind = CR_BOARD_DGT;
 }
 
-static int64_t link_now(const cr_dgt_link *l)
+static int64_t link_now(const cr_board_link *l)
 {
     return cr_dgt_now_ms() - l->created;
 }
 
-static int64_t event_time(const cr_dgt_link *l)
+static int64_t event_time(const cr_board_link *l)
 {
     return l->cfg.clock ? l->cfg.clock(l->cfg.clock_data) : link_now(l);
 }
 
-static void set_state(cr_dgt_link *l, cr_dgt_link_state st)
+static void set_state(cr_board_link *l, cr_board_link_state st)
 {
     if (l->state == st) {
         return;
@@ -106,7 +106,7 @@ static void set_state(cr_dgt_link *l, cr_dgt_link_state st)
     }
 }
 
-static void emit_simple(cr_dgt_link *l, cr_feed_kind kind)
+static void emit_simple(cr_board_link *l, cr_feed_kind kind)
 {
     if (!l->cbs.event) {
         return;
@@ -122,7 +122,7 @@ static void emit_simple(cr_dgt_link *l, cr_feed_kind kind)
 /* Counts snapshots for the health report, then passes the event on. */
 static void board_event(void *data, const cr_feed_event *ev)
 {
-    cr_dgt_link *l = data;
+    cr_board_link *l = data;
     if (ev->kind == CR_FEED_POS) {
         l->pos_count++;
     }
@@ -131,7 +131,7 @@ static void board_event(void *data, const cr_feed_event *ev)
     }
 }
 
-int cr_dgt_link_send(cr_dgt_link *l, const uint8_t *bytes, size_t len)
+int cr_board_link_send(cr_board_link *l, const uint8_t *bytes, size_t len)
 {
     if (!l || !bytes || len == 0 || len > 64) {
         return CR_EINVAL;
@@ -145,9 +145,9 @@ int cr_dgt_link_send(cr_dgt_link *l, const uint8_t *bytes, size_t len)
     return 0;
 }
 
-static void send1(cr_dgt_link *l, uint8_t cmd)
+static void send1(cr_board_link *l, uint8_t cmd)
 {
-    (void)cr_dgt_link_send(l, &cmd, 1);
+    (void)cr_board_link_send(l, &cmd, 1);
 }
 
 static bool expects_reply(uint8_t cmd)
@@ -162,7 +162,7 @@ static bool expects_reply(uint8_t cmd)
     }
 }
 
-static bool dump_queued(const cr_dgt_link *l)
+static bool dump_queued(const cr_board_link *l)
 {
     size_t off = 0;
     for (size_t i = 0; i < l->ncmd; i++) {
@@ -174,7 +174,7 @@ static bool dump_queued(const cr_dgt_link *l)
     return false;
 }
 
-static void flush_queue(cr_dgt_link *l)
+static void flush_queue(cr_board_link *l)
 {
     if (!l->open) {
         return;
@@ -195,7 +195,7 @@ static void flush_queue(cr_dgt_link *l)
         }
         int w = l->tr.write(l->tr.impl, l->queue, n);
         if (w < 0) {
-            cr_dgt_link_transport_error(l, "write failed");
+            cr_board_link_transport_error(l, "write failed");
             return;
         }
         if ((size_t)w < n) {
@@ -223,7 +223,7 @@ static void flush_queue(cr_dgt_link *l)
     }
 }
 
-static void clear_queue(cr_dgt_link *l)
+static void clear_queue(cr_board_link *l)
 {
     l->qlen = l->ncmd = l->nsent = 0;
     l->await_since = -1;
@@ -249,7 +249,7 @@ static cr_board_kind next_probe_kind(cr_board_kind k)
 }
 
 /* The codec kinds' probe: their serial speed, their probe request. */
-static void start_probe_kind(cr_dgt_link *l, int64_t now)
+static void start_probe_kind(cr_board_link *l, int64_t now)
 {
     const cr_board_codec_ops *o = cr_board_codec_ops_get(l->probing_kind);
     l->probing = true;
@@ -264,13 +264,13 @@ static void start_probe_kind(cr_dgt_link *l, int64_t now)
     uint8_t req[64];
     int n = o->probe_request(req, sizeof req);
     if (n > 0) {
-        (void)cr_dgt_link_send(l, req, (size_t)n);
+        (void)cr_board_link_send(l, req, (size_t)n);
     }
     l->probe_sent = now;
     flush_queue(l);
 }
 
-static void start_probe(cr_dgt_link *l)
+static void start_probe(cr_board_link *l)
 {
     int64_t now = link_now(l);
     if (l->probing_kind != CR_BOARD_DGT) {
@@ -294,7 +294,7 @@ static void start_probe(cr_dgt_link *l)
     flush_queue(l);
 }
 
-static void start_updates(cr_dgt_link *l)
+static void start_updates(cr_board_link *l)
 {
     if (l->cfg.identify_only) {
         return;
@@ -309,7 +309,7 @@ static void start_updates(cr_dgt_link *l)
     flush_queue(l);
 }
 
-static void close_transport(cr_dgt_link *l)
+static void close_transport(cr_board_link *l)
 {
     if (l->open) {
         l->tr.close(l->tr.impl);
@@ -318,7 +318,7 @@ static void close_transport(cr_dgt_link *l)
     clear_queue(l);
 }
 
-static void try_open(cr_dgt_link *l)
+static void try_open(cr_board_link *l)
 {
     int64_t now = link_now(l);
     l->reopen_at = now + l->cfg.reopen_ms;
@@ -335,7 +335,7 @@ static void try_open(cr_dgt_link *l)
     start_probe(l);
 }
 
-static void lose(cr_dgt_link *l, const char *why)
+static void lose(cr_board_link *l, const char *why)
 {
     if (why) {
         snprintf(l->error, sizeof l->error, "%s", why);
@@ -351,7 +351,7 @@ static void lose(cr_dgt_link *l, const char *why)
     l->reopen_at = link_now(l) + l->cfg.reopen_ms;
 }
 
-void cr_dgt_link_transport_error(cr_dgt_link *l, const char *why)
+void cr_board_link_transport_error(cr_board_link *l, const char *why)
 {
     if (l && l->open) {
         lose(l, why ? why : "transport error");
@@ -359,7 +359,7 @@ void cr_dgt_link_transport_error(cr_dgt_link *l, const char *why)
 }
 
 /* The board said who it is: name it, announce it, replay the probe bytes. */
-static void identified(cr_dgt_link *l, const char *serial)
+static void identified(cr_board_link *l, const char *serial)
 {
     const char *id = cr_dgt_valid_id(serial) ? serial : l->tr.fallback_id;
     l->found = CR_BOARD_DGT;
@@ -390,7 +390,7 @@ static void identified(cr_dgt_link *l, const char *serial)
 
 /* A codec kind's bytes: its snapshots become POS events when they changed;
  * after a resync the board is asked for a fresh one. */
-static void codec_input(cr_dgt_link *l, const uint8_t *bytes, size_t len)
+static void codec_input(cr_board_link *l, const uint8_t *bytes, size_t len)
 {
     const cr_board_codec_ops *o = l->codec.ops;
     (void)o->feed(l->codec.impl, bytes, len);
@@ -422,12 +422,12 @@ static void codec_input(cr_dgt_link *l, const uint8_t *bytes, size_t len)
         uint8_t poll[64];
         int n = o->encode_poll(poll, sizeof poll);
         if (n > 0 && l->ncmd == 0) {
-            (void)cr_dgt_link_send(l, poll, (size_t)n);
+            (void)cr_board_link_send(l, poll, (size_t)n);
         }
     }
 }
 
-static void identified_kind(cr_dgt_link *l)
+static void identified_kind(cr_board_link *l)
 {
     if (l->found == CR_BOARD_AUTO) {
         l->found = l->probing_kind;
@@ -461,14 +461,14 @@ static void identified_kind(cr_dgt_link *l)
         int k = l->codec.ops->encode_start(start, sizeof start);
         for (int off = 0; off < k;) { /* whole commands of at most 64 bytes */
             int part = k - off > 64 ? 64 : k - off;
-            (void)cr_dgt_link_send(l, start + off, (size_t)part);
+            (void)cr_board_link_send(l, start + off, (size_t)part);
             off += part;
         }
     }
     flush_queue(l);
 }
 
-static void probe_input(cr_dgt_link *l, const uint8_t *bytes, size_t len)
+static void probe_input(cr_board_link *l, const uint8_t *bytes, size_t len)
 {
     size_t room = PROBE_MAX - l->probe_len;
     size_t n = len < room ? len : room;
@@ -503,7 +503,7 @@ static void probe_input(cr_dgt_link *l, const uint8_t *bytes, size_t len)
     }
 }
 
-static void link_input(cr_dgt_link *l, const uint8_t *bytes, size_t len)
+static void link_input(cr_board_link *l, const uint8_t *bytes, size_t len)
 {
     int64_t now = link_now(l);
     if (l->await_since >= 0) { /* command -> first byte of an answer */
@@ -540,7 +540,7 @@ static void link_input(cr_dgt_link *l, const uint8_t *bytes, size_t len)
     flush_queue(l);
 }
 
-void cr_dgt_link_input(cr_dgt_link *l, const uint8_t *bytes, size_t len)
+void cr_board_link_input(cr_board_link *l, const uint8_t *bytes, size_t len)
 {
     if (!l || !bytes || len == 0) {
         return;
@@ -555,7 +555,7 @@ static void on_tick(evutil_socket_t fd, short what, void *arg)
 {
     (void)fd;
     (void)what;
-    cr_dgt_link *l = arg;
+    cr_board_link *l = arg;
     int64_t now = link_now(l);
     if (!l->open) {
         if (now >= l->reopen_at) {
@@ -593,7 +593,7 @@ static void on_tick(evutil_socket_t fd, short what, void *arg)
             n = l->codec.ops->encode_poll(poll, sizeof poll);
         }
         if (n > 0) {
-            (void)cr_dgt_link_send(l, poll, (size_t)n);
+            (void)cr_board_link_send(l, poll, (size_t)n);
         }
     } else if (cr_dgt_board_pending(l->board) > 0 && silent >= l->cfg.partial_ms && !l->partial_asked) {
         /* A message cut short and nothing after it: its end will not come. */
@@ -629,13 +629,13 @@ static void on_tick(evutil_socket_t fd, short what, void *arg)
     flush_queue(l);
 }
 
-cr_dgt_link *cr_dgt_link_new(struct event_base *base, cr_dgt_transport *tr,
-                             const cr_dgt_link_config *cfg, const cr_dgt_link_callbacks *cbs)
+cr_board_link *cr_board_link_new(struct event_base *base, cr_dgt_transport *tr,
+                             const cr_board_link_config *cfg, const cr_board_link_callbacks *cbs)
 {
     if (!tr) {
         return NULL;
     }
-    cr_dgt_link *l = calloc(1, sizeof *l);
+    cr_board_link *l = calloc(1, sizeof *l);
     if (!l || !base || !tr->open || !tr->write || !tr->close) {
         if (tr->free) {
             tr->free(tr->impl);
@@ -651,10 +651,10 @@ cr_dgt_link *cr_dgt_link_new(struct event_base *base, cr_dgt_transport *tr,
     if (cfg) {
         l->cfg = *cfg;
     } else {
-        cr_dgt_link_config_default(&l->cfg);
+        cr_board_link_config_default(&l->cfg);
     }
-    cr_dgt_link_config def;
-    cr_dgt_link_config_default(&def);
+    cr_board_link_config def;
+    cr_board_link_config_default(&def);
 #define LINK_DEFAULT_(f) if (l->cfg.f <= 0) { l->cfg.f = def.f; }
     LINK_DEFAULT_(ping_ms) LINK_DEFAULT_(silent_ms) LINK_DEFAULT_(lost_ms) LINK_DEFAULT_(reopen_ms)
     LINK_DEFAULT_(probe_ms) LINK_DEFAULT_(partial_ms) LINK_DEFAULT_(pace_bytes)
@@ -675,13 +675,13 @@ cr_dgt_link *cr_dgt_link_new(struct event_base *base, cr_dgt_transport *tr,
     l->probe = cr_dgt_parser_new();
     l->tick = event_new(base, -1, EV_PERSIST, on_tick, l);
     if (!l->board || !l->probe || !l->tick) {
-        cr_dgt_link_free(l);
+        cr_board_link_free(l);
         return NULL;
     }
     return l;
 }
 
-int cr_dgt_link_start(cr_dgt_link *l)
+int cr_board_link_start(cr_board_link *l)
 {
     if (!l) {
         return CR_EINVAL;
@@ -692,7 +692,7 @@ int cr_dgt_link_start(cr_dgt_link *l)
     return 0;
 }
 
-void cr_dgt_link_free(cr_dgt_link *l)
+void cr_board_link_free(cr_board_link *l)
 {
     if (!l) {
         return;
@@ -710,7 +710,7 @@ void cr_dgt_link_free(cr_dgt_link *l)
     free(l);
 }
 
-cr_dgt_health cr_dgt_link_health(const cr_dgt_link *l)
+cr_dgt_health cr_board_link_health(const cr_board_link *l)
 {
     cr_dgt_health h;
     memset(&h, 0, sizeof h);
@@ -739,17 +739,17 @@ cr_dgt_health cr_dgt_link_health(const cr_dgt_link *l)
     return h;
 }
 
-const cr_dgt_board_info *cr_dgt_link_info(const cr_dgt_link *l)
+const cr_dgt_board_info *cr_board_link_info(const cr_board_link *l)
 {
     return l ? cr_dgt_board_info_get(l->board) : NULL;
 }
 
-const char *cr_dgt_link_name(const cr_dgt_link *l)
+const char *cr_board_link_name(const cr_board_link *l)
 {
     return l ? l->tr.name : "";
 }
 
-const char *cr_dgt_link_error(const cr_dgt_link *l)
+const char *cr_board_link_error(const cr_board_link *l)
 {
     return l ? l->error : "";
 }

@@ -24,8 +24,8 @@
  * DISCONNECT, all stamped with cfg.clock() (default: monotonic ms since the
  * link was created).
  *
- * Ownership: cr_dgt_link_new takes the transport (freed with the link);
- * cr_dgt_link_free frees everything. The event_base is borrowed and must
+ * Ownership: cr_board_link_new takes the transport (freed with the link);
+ * cr_board_link_free frees everything. The event_base is borrowed and must
  * outlive the link. Callbacks must not free the link. */
 #ifndef CR_DRIVERS_BOARD_LINK_H
 #define CR_DRIVERS_BOARD_LINK_H
@@ -35,19 +35,19 @@
 #include "board_kind.h"
 #include "dgt_board.h"
 
-typedef struct cr_dgt_link cr_dgt_link;
+typedef struct cr_board_link cr_board_link;
 
-typedef enum cr_dgt_link_state {
+typedef enum cr_board_link_state {
     CR_LINK_CONNECTING = 0, /* transport opening or board not identified yet */
     CR_LINK_ACTIVE,
     CR_LINK_NOT_RESPONDING, /* silent: being re-initialised */
     CR_LINK_LOST            /* gone: reopening */
-} cr_dgt_link_state;
+} cr_board_link_state;
 
-const char *cr_dgt_link_state_name(cr_dgt_link_state st);
+const char *cr_board_link_state_name(cr_board_link_state st);
 
 /* What a transport implements. The link calls open() (start delivering bytes
- * with cr_dgt_link_input() and failures with cr_dgt_link_transport_error()),
+ * with cr_board_link_input() and failures with cr_board_link_transport_error()),
  * write() (returns the bytes taken, 0 if it cannot take them now, or < 0 on a
  * dead link), close() (stop; may be reopened) and free(). */
 typedef struct cr_dgt_transport {
@@ -55,7 +55,7 @@ typedef struct cr_dgt_transport {
     char fallback_id[CR_BOARD_ID_MAX + 1];
     bool wireless;          /* Bluetooth: the link also asks for the battery state */
     void *impl;
-    int (*open)(void *impl, cr_dgt_link *link);
+    int (*open)(void *impl, cr_board_link *link);
     int (*write)(void *impl, const uint8_t *bytes, size_t len);
     void (*close)(void *impl);
     void (*free)(void *impl);
@@ -64,7 +64,7 @@ typedef struct cr_dgt_transport {
     int (*settings)(void *impl, const cr_serial_settings *s);
 } cr_dgt_transport;
 
-typedef struct cr_dgt_link_config {
+typedef struct cr_board_link_config {
     cr_dgt_board_config board;
     int ping_ms, silent_ms, lost_ms, reopen_ms, probe_ms;
     int partial_ms;        /* a message half received this long: ask for a dump */
@@ -86,18 +86,18 @@ typedef struct cr_dgt_link_config {
      * them (emu_clock.h). */
     void (*handled)(void *data, size_t n);
     void *clock_data;
-} cr_dgt_link_config;
+} cr_board_link_config;
 
-void cr_dgt_link_config_default(cr_dgt_link_config *cfg);
+void cr_board_link_config_default(cr_board_link_config *cfg);
 
-typedef struct cr_dgt_link_callbacks {
+typedef struct cr_board_link_callbacks {
     cr_dgt_event_cb event;
-    void (*state)(void *data, cr_dgt_link *link, cr_dgt_link_state st);
+    void (*state)(void *data, cr_board_link *link, cr_board_link_state st);
     void *data;
-} cr_dgt_link_callbacks;
+} cr_board_link_callbacks;
 
 typedef struct cr_dgt_health {
-    cr_dgt_link_state state;
+    cr_board_link_state state;
     char id[CR_BOARD_ID_MAX + 1];
     double snapshot_rate;   /* POS events per minute over the link's life while active */
     int64_t delay_ms;       /* last command -> reply delay (-1 unknown) */
@@ -114,24 +114,24 @@ typedef struct cr_dgt_health {
 
 /* Returns a new link (not started), or NULL (out of memory / bad args; the
  * transport is then freed too). cfg and cbs are copied; cfg may be NULL. */
-cr_dgt_link *cr_dgt_link_new(struct event_base *base, cr_dgt_transport *tr,
-                             const cr_dgt_link_config *cfg, const cr_dgt_link_callbacks *cbs);
+cr_board_link *cr_board_link_new(struct event_base *base, cr_dgt_transport *tr,
+                             const cr_board_link_config *cfg, const cr_board_link_callbacks *cbs);
 /* Opens the transport (retrying later if that fails) and starts the timers. */
-int cr_dgt_link_start(cr_dgt_link *link);
-void cr_dgt_link_free(cr_dgt_link *link); /* accepts NULL */
+int cr_board_link_start(cr_board_link *link);
+void cr_board_link_free(cr_board_link *link); /* accepts NULL */
 
 /* Queues a host command (paced). Returns 0, CR_EINVAL or CR_ENOSPC. */
-int cr_dgt_link_send(cr_dgt_link *link, const uint8_t *bytes, size_t len);
+int cr_board_link_send(cr_board_link *link, const uint8_t *bytes, size_t len);
 
 /* Transport side: bytes arrived / the link broke (unplug, EOF, I/O error). */
-void cr_dgt_link_input(cr_dgt_link *link, const uint8_t *bytes, size_t len);
-void cr_dgt_link_transport_error(cr_dgt_link *link, const char *why);
+void cr_board_link_input(cr_board_link *link, const uint8_t *bytes, size_t len);
+void cr_board_link_transport_error(cr_board_link *link, const char *why);
 
-cr_dgt_health cr_dgt_link_health(const cr_dgt_link *link);
-const cr_dgt_board_info *cr_dgt_link_info(const cr_dgt_link *link);
-const char *cr_dgt_link_name(const cr_dgt_link *link);
+cr_dgt_health cr_board_link_health(const cr_board_link *link);
+const cr_dgt_board_info *cr_board_link_info(const cr_board_link *link);
+const char *cr_board_link_name(const cr_board_link *link);
 /* The last transport error text ("" if none). */
-const char *cr_dgt_link_error(const cr_dgt_link *link);
+const char *cr_board_link_error(const cr_board_link *link);
 
 /* Monotonic milliseconds (CLOCK_MONOTONIC). */
 int64_t cr_dgt_now_ms(void);

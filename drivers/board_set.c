@@ -11,33 +11,33 @@
 
 enum { DEFAULT_MAX = 256, USB_SCAN_MAX = 64 };
 
-struct cr_dgt_boardset {
+struct cr_board_set {
     struct event_base *base;
-    cr_dgt_boardset_config cfg;
-    cr_dgt_link **links;
+    cr_board_set_config cfg;
+    cr_board_link **links;
     int nlinks, cap;
     cr_usb *usb;
 };
 
 static void on_event(void *data, const cr_feed_event *ev)
 {
-    cr_dgt_boardset *s = data;
+    cr_board_set *s = data;
     if (s->cfg.event) {
         s->cfg.event(s->cfg.data, ev);
     }
 }
 
-static void on_state(void *data, cr_dgt_link *link, cr_dgt_link_state st)
+static void on_state(void *data, cr_board_link *link, cr_board_link_state st)
 {
-    cr_dgt_boardset *s = data;
+    cr_board_set *s = data;
     if (s->cfg.state) {
         s->cfg.state(s->cfg.data, link, st);
     }
 }
 
-cr_dgt_boardset *cr_dgt_boardset_new(struct event_base *base, const cr_dgt_boardset_config *cfg)
+cr_board_set *cr_board_set_new(struct event_base *base, const cr_board_set_config *cfg)
 {
-    cr_dgt_boardset *s = base && cfg ? calloc(1, sizeof *s) : NULL;
+    cr_board_set *s = base && cfg ? calloc(1, sizeof *s) : NULL;
     if (s) {
         s->base = base;
         s->cfg = *cfg;
@@ -48,13 +48,13 @@ cr_dgt_boardset *cr_dgt_boardset_new(struct event_base *base, const cr_dgt_board
     return s;
 }
 
-void cr_dgt_boardset_free(cr_dgt_boardset *s)
+void cr_board_set_free(cr_board_set *s)
 {
     if (!s) {
         return;
     }
     for (int i = 0; i < s->nlinks; i++) {
-        cr_dgt_link_free(s->links[i]);
+        cr_board_link_free(s->links[i]);
     }
     free(s->links);
     cr_usb_free(s->usb); /* after every link using it */
@@ -63,14 +63,14 @@ void cr_dgt_boardset_free(cr_dgt_boardset *s)
 
 /* Takes tr (freed on failure). kind: the link's kind of board, or -1 for
  * the set's (USB links: DGT). */
-static int add_link_kind(cr_dgt_boardset *s, cr_dgt_transport *tr, int kind, cr_error *err)
+static int add_link_kind(cr_board_set *s, cr_dgt_transport *tr, int kind, cr_error *err)
 {
     if (s->nlinks == s->cap) {
         int cap = s->cap ? 2 * s->cap : 8;
         if (cap > s->cfg.max_links) {
             cap = s->cfg.max_links;
         }
-        cr_dgt_link **n = cap > s->nlinks ? realloc(s->links, (size_t)cap * sizeof *n) : NULL;
+        cr_board_link **n = cap > s->nlinks ? realloc(s->links, (size_t)cap * sizeof *n) : NULL;
         if (!n) {
             if (tr->free) {
                 tr->free(tr->impl);
@@ -82,30 +82,30 @@ static int add_link_kind(cr_dgt_boardset *s, cr_dgt_transport *tr, int kind, cr_
         s->links = n;
         s->cap = cap;
     }
-    cr_dgt_link_callbacks cbs = {.event = on_event, .state = on_state, .data = s};
+    cr_board_link_callbacks cbs = {.event = on_event, .state = on_state, .data = s};
     char name[sizeof tr->name];
     snprintf(name, sizeof name, "%s", tr->name);
-    cr_dgt_link_config lc = s->cfg.link;
+    cr_board_link_config lc = s->cfg.link;
     if (kind >= 0) {
         lc.kind = (cr_board_kind)kind;
     } else if (!tr->settings) {
         lc.kind = CR_BOARD_DGT; /* the USB transport speaks to DGT boards only (dgt_usb.h) */
     }
-    cr_dgt_link *l = cr_dgt_link_new(s->base, tr, &lc, &cbs);
+    cr_board_link *l = cr_board_link_new(s->base, tr, &lc, &cbs);
     if (!l) {
         return cr_error_set(err, CR_ENOMEM, 0, 0, "%s: out of memory", name);
     }
     s->links[s->nlinks++] = l;
-    cr_dgt_link_start(l);
+    cr_board_link_start(l);
     return 0;
 }
 
-static int add_link(cr_dgt_boardset *s, cr_dgt_transport *tr, cr_error *err)
+static int add_link(cr_board_set *s, cr_dgt_transport *tr, cr_error *err)
 {
     return add_link_kind(s, tr, -1, err);
 }
 
-int cr_dgt_boardset_add_serial(cr_dgt_boardset *s, const char *path, cr_error *err)
+int cr_board_set_add_serial(cr_board_set *s, const char *path, cr_error *err)
 {
     cr_dgt_transport tr;
     if (!path || !path[0] || cr_serial_transport_new(s->base, path, &tr) != 0) {
@@ -116,12 +116,12 @@ int cr_dgt_boardset_add_serial(cr_dgt_boardset *s, const char *path, cr_error *e
 
 static void on_usb(void *data, const cr_usb_board_desc *d, bool arrived)
 {
-    cr_dgt_boardset *s = data;
+    cr_board_set *s = data;
     if (!arrived) {
         return; /* its link notices on its own and reopens when the board is back */
     }
     for (int i = 0; i < s->nlinks; i++) {
-        if (strcmp(cr_dgt_link_name(s->links[i]), d->name) == 0) {
+        if (strcmp(cr_board_link_name(s->links[i]), d->name) == 0) {
             return;
         }
     }
@@ -133,7 +133,7 @@ static void on_usb(void *data, const cr_usb_board_desc *d, bool arrived)
     }
 }
 
-int cr_dgt_boardset_add_usb(cr_dgt_boardset *s, bool watch, cr_error *err)
+int cr_board_set_add_usb(cr_board_set *s, bool watch, cr_error *err)
 {
     if (s->usb) {
         return cr_error_set(err, CR_EINVAL, 0, 0, "USB: opened already");
@@ -146,7 +146,7 @@ int cr_dgt_boardset_add_usb(cr_dgt_boardset *s, bool watch, cr_error *err)
         snprintf(name, sizeof name, "serial:%.95s", tty[i].dev);
         bool have = false;
         for (int k = 0; k < s->nlinks && !have; k++) {
-            have = strcmp(cr_dgt_link_name(s->links[k]), name) == 0;
+            have = strcmp(cr_board_link_name(s->links[k]), name) == 0;
         }
         cr_dgt_transport tr;
         cr_error terr;
@@ -177,17 +177,17 @@ int cr_dgt_boardset_add_usb(cr_dgt_boardset *s, bool watch, cr_error *err)
     return (n > 0 ? n : 0) + ntty;
 }
 
-bool cr_dgt_boardset_usb_hotplug(const cr_dgt_boardset *s)
+bool cr_board_set_usb_hotplug(const cr_board_set *s)
 {
     return s && s->usb && cr_usb_has_hotplug(s->usb);
 }
 
-int cr_dgt_boardset_count(const cr_dgt_boardset *s)
+int cr_board_set_count(const cr_board_set *s)
 {
     return s ? s->nlinks : 0;
 }
 
-cr_dgt_link *cr_dgt_boardset_link(const cr_dgt_boardset *s, int i)
+cr_board_link *cr_board_set_link(const cr_board_set *s, int i)
 {
     return s && i >= 0 && i < s->nlinks ? s->links[i] : NULL;
 }

@@ -62,7 +62,7 @@ int cr_certabo_calibration_path(char *out, size_t size, const char *dir, const c
 /* Reads a table file. Returns 0, CR_EIO (no such file; err filled) or CR_EPROTO. */
 int cr_certabo_calibration_load(const char *path, cr_certabo_calibration *cal, cr_error *err);
 
-/* For cr_dgt_link_config.codec_params: data is a cr_certabo_params_dir; a
+/* For cr_board_link_config.codec_params: data is a cr_certabo_params_dir; a
  * Certabo board gets the table of its id from the folder if there is one,
  * or the one given by file, else none (occupancy only). */
 typedef struct cr_certabo_params_dir {

@@ -353,7 +353,7 @@ int cr_usb_watch(cr_usb *u, cr_usb_watch_cb cb, void *data)
 typedef struct usb_impl {
     cr_usb *u;
     cr_usb_board_desc d;
-    cr_dgt_link *link;
+    cr_board_link *link;
     libusb_device_handle *h;
     int ifaces[2];
     int nifaces;
@@ -423,7 +423,7 @@ static void on_deferred(evutil_socket_t fd, short what, void *arg)
         libusb_clear_halt(s->h, s->ep_in);
         for (int i = 0; i < USB_IN_TRANSFERS; i++) {
             if (!s->in_active[i] && submit_in(s, i) != 0) {
-                cr_dgt_link_transport_error(s->link, "usb: cannot restart reading after a stall");
+                cr_board_link_transport_error(s->link, "usb: cannot restart reading after a stall");
                 return;
             }
         }
@@ -454,7 +454,7 @@ static void on_in(struct libusb_transfer *t)
             n = len;
         }
         if (n > 0) {
-            cr_dgt_link_input(s->link, data, n);
+            cr_board_link_input(s->link, data, n);
         }
         if (s->closing) { /* the link gave up on us while handling the bytes */
             if (in_flight(s) == 0) {
@@ -463,27 +463,27 @@ static void on_in(struct libusb_transfer *t)
             return;
         }
         if (submit_in(s, i) != 0) {
-            cr_dgt_link_transport_error(s->link, "usb: cannot resubmit a read (unplugged?)");
+            cr_board_link_transport_error(s->link, "usb: cannot resubmit a read (unplugged?)");
         }
         return;
     }
     case LIBUSB_TRANSFER_STALL:
         if (++s->stalls > 5) {
-            cr_dgt_link_transport_error(s->link, "usb: bulk IN endpoint keeps stalling");
+            cr_board_link_transport_error(s->link, "usb: bulk IN endpoint keeps stalling");
             return;
         }
         s->stalled = true;
         event_active(s->deferred, EV_TIMEOUT, 0);
         return;
     case LIBUSB_TRANSFER_NO_DEVICE:
-        cr_dgt_link_transport_error(s->link, "usb: board unplugged");
+        cr_board_link_transport_error(s->link, "usb: board unplugged");
         return;
     case LIBUSB_TRANSFER_CANCELLED:
         return;
     default:
         /* ERROR, TIMED_OUT, OVERFLOW: try again a few times. */
         if (++s->stalls > 5 || submit_in(s, i) != 0) {
-            cr_dgt_link_transport_error(s->link, "usb: read failed");
+            cr_board_link_transport_error(s->link, "usb: read failed");
         }
         return;
     }
@@ -509,7 +509,7 @@ static void on_out(struct libusb_transfer *t)
         return;
     }
     if (gone) {
-        cr_dgt_link_transport_error(s->link, "usb: board unplugged");
+        cr_board_link_transport_error(s->link, "usb: board unplugged");
     }
 }
 
@@ -609,7 +609,7 @@ static void usb_close(void *impl)
     }
 }
 
-static int usb_open(void *impl, cr_dgt_link *link)
+static int usb_open(void *impl, cr_board_link *link)
 {
     usb_impl *s = impl;
     s->link = link;

@@ -73,7 +73,7 @@ int cr_usb_watch(cr_usb *u, cr_usb_watch_cb cb, void *data);
 /* Whether libusb reports hotplug support (else rescanning). */
 bool cr_usb_has_hotplug(const cr_usb *u);
 
-/* A transport for the board at d's port, for cr_dgt_link_new (which takes it). */
+/* A transport for the board at d's port, for cr_board_link_new (which takes it). */
 int cr_usb_transport_new(cr_usb *u, const cr_usb_board_desc *d, cr_dgt_transport *out);
 
 /* Copies the data bytes of an FTDI bulk-IN buffer to out (at least len bytes),

@@ -15,7 +15,7 @@ typedef struct serial_impl {
     char path[256];
     int fd;
     struct event *ev;
-    cr_dgt_link *link;
+    cr_board_link *link;
     int baud;
 } serial_impl;
 
@@ -78,7 +78,7 @@ static void on_readable(evutil_socket_t fd, short what, void *arg)
     for (;;) {
         ssize_t n = read(fd, buf, sizeof buf);
         if (n > 0) {
-            cr_dgt_link_input(s->link, buf, (size_t)n);
+            cr_board_link_input(s->link, buf, (size_t)n);
             if (s->fd < 0) {
                 return; /* the link closed us from its callback */
             }
@@ -95,7 +95,7 @@ static void on_readable(evutil_socket_t fd, short what, void *arg)
         }
         char why[300];
         snprintf(why, sizeof why, "%s: %s", s->path, n == 0 ? "end of file (hang-up)" : strerror(errno));
-        cr_dgt_link_transport_error(s->link, why);
+        cr_board_link_transport_error(s->link, why);
         return;
     }
 }
@@ -113,7 +113,7 @@ static void serial_close(void *impl)
     }
 }
 
-static int serial_open_cb(void *impl, cr_dgt_link *link)
+static int serial_open_cb(void *impl, cr_board_link *link)
 {
     serial_impl *s = impl;
     serial_close(s);

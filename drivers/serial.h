@@ -7,7 +7,7 @@
  * fd. EOF, EIO or a hang-up reports the link as broken; the link reopens the
  * path (so a replugged adapter or a re-created pty symlink is picked up).
  *
- * Ownership: cr_serial_transport_new returns a transport for cr_dgt_link_new,
+ * Ownership: cr_serial_transport_new returns a transport for cr_board_link_new,
  * which takes it. */
 #ifndef CR_DRIVERS_SERIAL_H
 #define CR_DRIVERS_SERIAL_H

@@ -317,18 +317,25 @@ static bool same_standing(const cr_position *a, const cr_position *b)
            a->chess960 == b->chess960 && a->halfmove == b->halfmove && a->fullmove == b->fullmove;
 }
 
-int cr_game_push_from(cr_game *g, const cr_game *src, int i)
+int cr_game_push_ply(cr_game *g, const cr_position *before, const cr_ply *p)
 {
-    if (i < 0 || i >= src->ply_count ||
-        !same_standing(cr_game_position(g), cr_game_position_at(src, i))) {
+    if (!same_standing(cr_game_position(g), before)) {
         return CR_EMOVE;
     }
     int rc = reserve(g, g->ply_count + 1);
     if (rc) {
         return rc;
     }
-    g->plies[g->ply_count++] = src->plies[i];
+    g->plies[g->ply_count++] = *p;
     return 0;
+}
+
+int cr_game_push_from(cr_game *g, const cr_game *src, int i)
+{
+    if (i < 0 || i >= src->ply_count) {
+        return CR_EMOVE;
+    }
+    return cr_game_push_ply(g, cr_game_position_at(src, i), &src->plies[i]);
 }
 
 void cr_game_truncate(cr_game *g, int ply_count)

@@ -102,6 +102,16 @@ static void from_relay(cr_agent_client *c, char *text)
     free(text);
 }
 
+/* Connected: the client says hello, the relay welcomes it knowing its
+ * events up to `last`. */
+static void welcomed(cr_agent_client *c, int64_t last)
+{
+    cr_agent_client_connected(c);
+    cr_amsg m = next(c, CR_AMSG_HELLO, CR_AGENT_SEND);
+    cr_amsg_clear(&m);
+    from_relay(c, cr_amsg_welcome("venue-a", last));
+}
+
 static void test_url_parse(void **state)
 {
     (void)state;
@@ -154,10 +164,7 @@ static void test_backoff(void **state)
         assert_true(cr_agent_client_backoff(c) == want[i]);
     }
     /* a welcome: from the start again */
-    cr_agent_client_connected(c);
-    cr_amsg m = next(c, CR_AMSG_HELLO, CR_AGENT_SEND);
-    cr_amsg_clear(&m);
-    from_relay(c, cr_amsg_welcome("venue-a", 0));
+    welcomed(c, 0);
     assert_true(cr_agent_client_backoff(c) == CR_AGENT_BACKOFF_MIN_US);
     assert_true(cr_agent_client_backoff(c) == 2 * CR_AGENT_BACKOFF_MIN_US);
 }
@@ -219,10 +226,7 @@ static void test_hello_batches_acks(void **state)
     assert_true(cr_agent_client_last(c) == 3);
     /* a reconnection sends what is not acknowledged, from the welcome on */
     record(c, 6000, "b1 connect");
-    cr_agent_client_connected(c);
-    m = next(c, CR_AMSG_HELLO, CR_AGENT_SEND);
-    cr_amsg_clear(&m);
-    from_relay(c, cr_amsg_welcome("venue-a", 3));
+    welcomed(c, 3);
     m = next(c, CR_AMSG_EV, CR_AGENT_SEND_MORE);
     assert_true(m.n == 4 && m.count == 1);
     cr_amsg_clear(&m);
@@ -240,11 +244,8 @@ static void test_batch_clock_when_more_follow(void **state)
         record(c, 100 + i, "b1 connect");
     }
     cr_agent_client_watermark(c, E + 100000);
-    cr_agent_client_connected(c);
-    cr_amsg m = next(c, CR_AMSG_HELLO, CR_AGENT_SEND);
-    cr_amsg_clear(&m);
-    from_relay(c, cr_amsg_welcome("venue-a", 0));
-    m = next(c, CR_AMSG_EV, CR_AGENT_SEND_MORE);
+    welcomed(c, 0);
+    cr_amsg m = next(c, CR_AMSG_EV, CR_AGENT_SEND_MORE);
     assert_true(m.n == 1 && m.count == CR_AGENT_BATCH_MAX);
     assert_true(m.clock == E + 100 + CR_AGENT_BATCH_MAX - 1);
     cr_amsg_clear(&m);
@@ -261,12 +262,9 @@ static void test_welcome_beyond_journal_renumbers(void **state)
     cr_agent_client *c = f->c = make(f, false);
     record(c, 1000, "b1 connect");
     record(c, 2000, "b1 disconnect");
-    cr_agent_client_connected(c);
-    cr_amsg m = next(c, CR_AMSG_HELLO, CR_AGENT_SEND);
-    cr_amsg_clear(&m);
-    from_relay(c, cr_amsg_welcome("venue-a", 40));
+    welcomed(c, 40);
     assert_true(cr_agent_client_last(c) == 42);
-    m = next(c, CR_AMSG_EV, CR_AGENT_SEND_MORE);
+    cr_amsg m = next(c, CR_AMSG_EV, CR_AGENT_SEND_MORE);
     assert_true(m.n == 41 && m.count == 2);
     line_is(m.lines[0], 1000, "b1 connect");
     cr_amsg_clear(&m);
@@ -282,17 +280,11 @@ static void test_welcome_below_acked_renumbers(void **state)
     record(c, 1000, "b1 connect");
     record(c, 2000, "b1 clock 1:00:00 1:00:00 -");
     record(c, 3000, "b1 disconnect");
-    cr_agent_client_connected(c);
-    cr_amsg m = next(c, CR_AMSG_HELLO, CR_AGENT_SEND);
-    cr_amsg_clear(&m);
-    from_relay(c, cr_amsg_welcome("venue-a", 0));
-    m = next(c, CR_AMSG_EV, CR_AGENT_SEND_MORE);
+    welcomed(c, 0);
+    cr_amsg m = next(c, CR_AMSG_EV, CR_AGENT_SEND_MORE);
     cr_amsg_clear(&m);
     from_relay(c, cr_amsg_ack(2));
-    cr_agent_client_connected(c); /* a relay that lost its state */
-    m = next(c, CR_AMSG_HELLO, CR_AGENT_SEND);
-    cr_amsg_clear(&m);
-    from_relay(c, cr_amsg_welcome("venue-a", 1));
+    welcomed(c, 1); /* a relay that lost its state */
     assert_true(cr_agent_client_last(c) == 2);
     m = next(c, CR_AMSG_EV, CR_AGENT_SEND_MORE);
     assert_true(m.n == 2 && m.count == 1);
@@ -306,11 +298,8 @@ static void test_bye_at_end(void **state)
     cr_agent_client *c = f->c = make(f, true);
     record(c, 1000, "b1 connect");
     cr_agent_client_sources_done(c);
-    cr_agent_client_connected(c);
-    cr_amsg m = next(c, CR_AMSG_HELLO, CR_AGENT_SEND);
-    cr_amsg_clear(&m);
-    from_relay(c, cr_amsg_welcome("venue-a", 0));
-    m = next(c, CR_AMSG_EV, CR_AGENT_SEND_MORE);
+    welcomed(c, 0);
+    cr_amsg m = next(c, CR_AMSG_EV, CR_AGENT_SEND_MORE);
     cr_amsg_clear(&m);
     idle(c); /* waits for the ack */
     from_relay(c, cr_amsg_ack(1));
@@ -328,12 +317,9 @@ static void test_stop_says_bye(void **state)
     fixture *f = *state;
     cr_agent_client *c = f->c = make(f, false);
     record(c, 1000, "b1 connect");
-    cr_agent_client_connected(c);
-    cr_amsg m = next(c, CR_AMSG_HELLO, CR_AGENT_SEND);
-    cr_amsg_clear(&m);
-    from_relay(c, cr_amsg_welcome("venue-a", 0));
+    welcomed(c, 0);
     cr_agent_client_stop(c);
-    m = next(c, CR_AMSG_BYE, CR_AGENT_SEND_MORE);
+    cr_amsg m = next(c, CR_AMSG_BYE, CR_AGENT_SEND_MORE);
     assert_true(m.n == 1);
     cr_amsg_clear(&m);
 }

@@ -13,8 +13,7 @@
 #include <cmocka.h>
 
 #include "cr/arbiter.h"
-#include "cr/feed.h"
-#include "cr/infer.h"
+#include "test_feed_run.h"
 
 static void play(cr_game *g, const char *ucis)
 {
@@ -1208,37 +1207,6 @@ static void test_material_keys(void **state)
     assert_null(cr_material_key(CR_TYPE_NB));
 }
 
-/* A feed through the inference and a monitor, as the relay drives them
- * (moves, readings, the source time), first game of the board only. */
-typedef struct feed_run {
-    cr_game *game;
-    cr_clock *clock;
-    cr_monitor *mon;
-} feed_run;
-
-static void feed_run_event(void *data, const cr_infer_event *ev)
-{
-    feed_run *r = data;
-    if (ev->game_number != 1) {
-        return;
-    }
-    if (ev->kind == CR_INFER_MOVE && ev->ply == cr_game_ply_count(r->game)) {
-        const cr_ply *p = cr_game_ply(ev->game, ev->ply);
-        if (p->flags & CR_PLY_ILLEGAL) {
-            assert_int_equal(cr_game_push_illegal(r->game, &p->after, p->san, p->clock_ms, p->ts),
-                             0);
-        } else {
-            assert_int_equal(cr_game_push(r->game, p->move, p->clock_ms, p->ts, p->flags), 0);
-        }
-        cr_monitor_update(r->mon, ev->t);
-    } else if (ev->kind == CR_INFER_CORRECTION) {
-        cr_game_truncate(r->game, ev->ply);
-        cr_monitor_update(r->mon, ev->t);
-    } else if (ev->kind == CR_INFER_CLOCK) {
-        cr_monitor_clock(r->mon, ev->t, ev->white_ms, ev->black_ms, ev->running);
-    }
-}
-
 /* Every sample feed and the arbiter's stopped-clock feed end with the clock
  * stopped: hours of source time later, no flag, nothing to check, no result
  * the board did not give (issue 14: p05 got "Black's flag fell"). */
@@ -1253,25 +1221,9 @@ static void test_feeds_no_flag_without_evidence(void **state)
         } else {
             snprintf(path, sizeof path, "%s/feeds/p%02d.feed", CR_TEST_DATA_DIR, k);
         }
-        FILE *f = fopen(path, "r");
-        assert_non_null(f);
         files++;
-        feed_run r;
-        r.game = game_from(NULL);
-        r.clock = cr_clock_new(NULL, NULL);
-        r.mon = cr_monitor_new(r.game, r.clock, NULL);
-        cr_infer *inf = cr_infer_new("x", NULL, feed_run_event, &r);
-        cr_feed_reader *rd = cr_feed_reader_new(f, path);
-        cr_feed_event ev;
-        cr_error err;
-        int64_t last = 0;
-        while (cr_feed_reader_next(rd, &ev, &err) == 1) {
-            cr_infer_feed(inf, &ev);
-            cr_monitor_source_time(r.mon, ev.t);
-            last = ev.t;
-        }
-        cr_infer_finish(inf, last);
-        cr_monitor_source_time(r.mon, last + 6 * 3600 * 1000LL);
+        cr_test_feed_run r;
+        cr_test_feed_run_file(&r, path, NULL, 6 * 3600 * 1000LL);
         if (count_kind(r.mon, CR_INC_FLAG) || count_kind(r.mon, CR_INC_FLAG_CHECK)) {
             fail_msg(
                 "%s: %s", path,
@@ -1284,12 +1236,7 @@ static void test_feeds_no_flag_without_evidence(void **state)
             assert_null(strstr(last_of(r.mon, CR_INC_RESULT)->text, "flag"));
         }
         assert_int_equal(cr_clock_running(r.clock), CR_CLOCK_STOPPED);
-        cr_feed_reader_free(rd);
-        fclose(f);
-        cr_infer_free(inf);
-        cr_monitor_free(r.mon);
-        cr_clock_free(r.clock);
-        cr_game_free(r.game);
+        cr_test_feed_run_free(&r);
     }
     assert_int_equal(files, 20);
 }

@@ -30,7 +30,7 @@ typedef struct rig {
     char dir[64];
     struct event *rd, *stream;
     cr_board_emu *emu;
-    cr_dgt_link *link;
+    cr_board_link *link;
     int connects, disconnects, positions;
     cr_feed_event last_pos;
     bool board_dead;
@@ -148,8 +148,8 @@ static rig *make_rig_opts(cr_board_kind kind, bool use_cal, rig_opts o)
 
     cr_dgt_transport tr;
     assert_int_equal(cr_serial_transport_new(r->base, r->slave, &tr), 0);
-    cr_dgt_link_config cfg;
-    cr_dgt_link_config_default(&cfg);
+    cr_board_link_config cfg;
+    cr_board_link_config_default(&cfg);
     cfg.kind = CR_BOARD_AUTO;
     cfg.board.emit_raw = true;
     cfg.ping_ms = o.ping_ms ? o.ping_ms : 100;
@@ -159,10 +159,10 @@ static rig *make_rig_opts(cr_board_kind kind, bool use_cal, rig_opts o)
     cfg.probe_ms = 150;
     cfg.codec_params = params;
     cfg.codec_params_data = r;
-    cr_dgt_link_callbacks cbs = {.event = on_event, .data = r};
-    r->link = cr_dgt_link_new(r->base, &tr, &cfg, &cbs);
+    cr_board_link_callbacks cbs = {.event = on_event, .data = r};
+    r->link = cr_board_link_new(r->base, &tr, &cfg, &cbs);
     assert_non_null(r->link);
-    assert_int_equal(cr_dgt_link_start(r->link), 0);
+    assert_int_equal(cr_board_link_start(r->link), 0);
     return r;
 }
 
@@ -173,7 +173,7 @@ static rig *make_rig(cr_board_kind kind, bool use_cal)
 
 static void free_rig(rig *r)
 {
-    cr_dgt_link_free(r->link);
+    cr_board_link_free(r->link);
     event_free(r->rd);
     event_free(r->stream);
     close(r->master);
@@ -188,7 +188,7 @@ static void test_dgt_found_by_probing(void **state)
     (void)state;
     rig *r = make_rig(CR_BOARD_DGT, false);
     RUN_UNTIL(r, 3000, r->positions > 0);
-    cr_dgt_health h = cr_dgt_link_health(r->link);
+    cr_dgt_health h = cr_board_link_health(r->link);
     assert_true(h.identified);
     assert_int_equal(h.kind, CR_BOARD_DGT);
     assert_true(h.has_clock);
@@ -201,7 +201,7 @@ static void test_millennium(void **state)
     (void)state;
     rig *r = make_rig(CR_BOARD_MILLENNIUM, false);
     RUN_UNTIL(r, 3000, r->positions > 0);
-    cr_dgt_health h = cr_dgt_link_health(r->link);
+    cr_dgt_health h = cr_board_link_health(r->link);
     assert_true(h.identified);
     assert_int_equal(h.kind, CR_BOARD_MILLENNIUM);
     assert_false(h.has_clock);
@@ -233,13 +233,13 @@ static void test_millennium(void **state)
     flush_board(r);
     RUN_UNTIL(r, 1000, r->positions > before);
     assert_memory_equal(r->last_pos.u.squares, sq, 64);
-    h = cr_dgt_link_health(r->link);
+    h = cr_board_link_health(r->link);
     assert_true(h.bad_frames >= 1);
     assert_true(h.resyncs >= 1);
     /* quiet board: pinged with status requests, no new POS, stays active */
     before = r->positions;
     run_ms(r, 600);
-    assert_int_equal(cr_dgt_link_health(r->link).state, CR_LINK_ACTIVE);
+    assert_int_equal(cr_board_link_health(r->link).state, CR_LINK_ACTIVE);
     assert_int_equal(r->positions, before);
     /* dead board: DISCONNECT; back: CONNECT and its position again */
     r->board_dead = true;
@@ -248,7 +248,7 @@ static void test_millennium(void **state)
     r->board_dead = false;
     RUN_UNTIL(r, 3000, r->connects > 1 && r->positions > before);
     assert_int_equal(r->connects, 2);
-    assert_int_equal(cr_dgt_link_health(r->link).kind, CR_BOARD_MILLENNIUM);
+    assert_int_equal(cr_board_link_health(r->link).kind, CR_BOARD_MILLENNIUM);
     free_rig(r);
 }
 
@@ -261,8 +261,8 @@ static void test_millennium_refusing_reports(void **state)
     (void)state;
     rig *r = make_rig_opts(CR_BOARD_MILLENNIUM, false, (rig_opts){.refuse_reports = true, .ping_ms = 2000});
     RUN_UNTIL(r, 3000, r->positions > 0);
-    RUN_UNTIL(r, 1000, cr_dgt_link_health(r->link).poll_ms > 0);
-    cr_dgt_health h = cr_dgt_link_health(r->link);
+    RUN_UNTIL(r, 1000, cr_board_link_health(r->link).poll_ms > 0);
+    cr_dgt_health h = cr_board_link_health(r->link);
     assert_int_equal(h.kind, CR_BOARD_MILLENNIUM);
     assert_int_equal(h.poll_ms, CR_MLN_POLL_MS);
     assert_int_equal(cr_board_emu_kind(r->emu), CR_BOARD_MILLENNIUM);
@@ -293,7 +293,7 @@ static void test_millennium_reports_kept(void **state)
     rig *r = make_rig_opts(CR_BOARD_MILLENNIUM, false, (rig_opts){.ping_ms = 2000});
     RUN_UNTIL(r, 3000, r->positions > 0);
     run_ms(r, 200);
-    assert_int_equal(cr_dgt_link_health(r->link).poll_ms, 0);
+    assert_int_equal(cr_board_link_health(r->link).poll_ms, 0);
     free_rig(r);
 }
 
@@ -302,7 +302,7 @@ static void test_certabo(void **state)
     (void)state;
     rig *r = make_rig(CR_BOARD_CERTABO, true);
     RUN_UNTIL(r, 3000, r->positions > 0);
-    cr_dgt_health h = cr_dgt_link_health(r->link);
+    cr_dgt_health h = cr_board_link_health(r->link);
     assert_int_equal(h.kind, CR_BOARD_CERTABO);
     assert_false(h.has_clock);
     uint8_t sq[64];

@@ -17,89 +17,28 @@
 #include <cmocka.h>
 
 #include "cr/arbiter.h"
-#include "cr/feed.h"
-#include "cr/infer.h"
-
-typedef struct feed_run {
-    cr_game *game;
-    cr_clock *clock;
-    cr_monitor *mon;
-} feed_run;
-
-/* The inference's events for game 1, applied as the relay's arbiter link does. */
-static void feed_run_event(void *data, const cr_infer_event *ev)
-{
-    feed_run *r = data;
-    if (ev->game_number != 1) {
-        return;
-    }
-    if (ev->kind == CR_INFER_MOVE && ev->ply == cr_game_ply_count(r->game)) {
-        const cr_ply *p = cr_game_ply(ev->game, ev->ply);
-        if (p->flags & CR_PLY_ILLEGAL) {
-            assert_int_equal(cr_game_push_illegal(r->game, &p->after, p->san, p->clock_ms, p->ts),
-                             0);
-        } else {
-            assert_int_equal(cr_game_push(r->game, p->move, p->clock_ms, p->ts, p->flags), 0);
-        }
-        cr_monitor_update(r->mon, ev->t);
-    } else if (ev->kind == CR_INFER_CORRECTION) {
-        cr_game_truncate(r->game, ev->ply);
-        cr_monitor_update(r->mon, ev->t);
-    } else if (ev->kind == CR_INFER_CLOCK) {
-        cr_monitor_clock(r->mon, ev->t, ev->white_ms, ev->black_ms, ev->running);
-    }
-}
+#include "test_feed_run.h"
 
 enum { PRESS = 1, MOVE = 2, ADDED = 4, ALL = 7 }; /* the checks switched on */
 
-/* Runs a feed (a path under tests/data) with those checks on; the caller frees. */
-static void run_feed(feed_run *r, const char *name, int checks)
+/* Runs a feed (a path under tests/data) with those checks on; the caller
+ * frees with cr_test_feed_run_free. */
+static void run_feed(cr_test_feed_run *r, const char *name, int checks)
 {
     char path[512];
     snprintf(path, sizeof path, "%s/%s", CR_TEST_DATA_DIR, name);
-    FILE *f = fopen(path, "r");
-    if (!f) {
-        fail_msg("%s: cannot open", path);
-    }
-    r->game = cr_game_new(NULL);
-    r->clock = cr_clock_new(NULL, NULL);
     cr_monitor_config cfg;
     cr_monitor_config_default(&cfg);
     cfg.press_without_move = checks & PRESS;
     cfg.move_without_press = checks & MOVE;
     cfg.time_added = checks & ADDED;
-    r->mon = cr_monitor_new(r->game, r->clock, &cfg);
-    assert_non_null(r->mon);
-    cr_infer *inf = cr_infer_new("x", NULL, feed_run_event, r);
-    cr_feed_reader *rd = cr_feed_reader_new(f, path);
-    cr_feed_event ev;
-    cr_error err;
-    int64_t last = 0;
-    int rc;
-    while ((rc = cr_feed_reader_next(rd, &ev, &err)) == 1) {
-        cr_infer_feed(inf, &ev);
-        cr_monitor_source_time(r->mon, ev.t);
-        last = ev.t;
-    }
-    assert_int_equal(rc, 0);
-    cr_infer_finish(inf, last);
-    cr_monitor_source_time(r->mon, last + 3600 * 1000LL);
-    cr_feed_reader_free(rd);
-    fclose(f);
-    cr_infer_free(inf);
-}
-
-static void run_free(feed_run *r)
-{
-    cr_monitor_free(r->mon);
-    cr_clock_free(r->clock);
-    cr_game_free(r->game);
+    cr_test_feed_run_file(r, path, &cfg, 3600 * 1000LL);
 }
 
 static void test_press_without_move(void **state)
 {
     (void)state;
-    feed_run r;
+    cr_test_feed_run r;
     run_feed(&r, "feeds-floor/press.feed", PRESS | MOVE);
     assert_int_equal(cr_game_ply_count(r.game), 5);
     assert_int_equal(cr_monitor_incident_count(r.mon), 1); /* that one, nothing else */
@@ -118,18 +57,18 @@ static void test_press_without_move(void **state)
     cr_error err;
     assert_int_equal(cr_incident_parse(line, strlen(line), &back, &err), 0);
     assert_int_equal(back.kind, CR_INC_PRESS_WITHOUT_MOVE);
-    run_free(&r);
+    cr_test_feed_run_free(&r);
 
     /* Switched off (the default): nothing. */
     run_feed(&r, "feeds-floor/press.feed", MOVE);
     assert_int_equal(cr_monitor_incident_count(r.mon), 0);
-    run_free(&r);
+    cr_test_feed_run_free(&r);
 }
 
 static void test_move_without_press(void **state)
 {
     (void)state;
-    feed_run r;
+    cr_test_feed_run r;
     run_feed(&r, "feeds-floor/unpressed.feed", PRESS | MOVE);
     assert_int_equal(cr_game_ply_count(r.game), 5);
     assert_int_equal(cr_monitor_incident_count(r.mon), 1); /* that one, nothing else */
@@ -140,10 +79,10 @@ static void test_move_without_press(void **state)
     assert_int_equal(inc->ply, 3);
     assert_int_equal(inc->t, 138000); /* the first reading that still ran White's clock */
     assert_string_equal(inc->text, "White did not press the clock after 2. Nf3");
-    run_free(&r);
+    cr_test_feed_run_free(&r);
     run_feed(&r, "feeds-floor/unpressed.feed", PRESS);
     assert_int_equal(cr_monitor_incident_count(r.mon), 0);
-    run_free(&r);
+    cr_test_feed_run_free(&r);
 }
 
 /* White's clock set 10 minutes up mid-game: one time-added incident, at
@@ -151,7 +90,7 @@ static void test_move_without_press(void **state)
 static void test_time_added(void **state)
 {
     (void)state;
-    feed_run r;
+    cr_test_feed_run r;
     run_feed(&r, "feeds-floor/time-added.feed", ALL);
     assert_int_equal(cr_game_ply_count(r.game), 5);
     assert_int_equal(cr_monitor_incident_count(r.mon), 1);
@@ -163,10 +102,10 @@ static void test_time_added(void **state)
     assert_int_equal(inc->urgency, CR_URGENCY_WARNING);
     assert_string_equal(inc->text, "White's clock went from 1:28:30 to 1:38:13 after 2... Nc6: "
                                    "time added or the clock reset, not by the time control");
-    run_free(&r);
+    cr_test_feed_run_free(&r);
     run_feed(&r, "feeds-floor/time-added.feed", PRESS | MOVE);
     assert_int_equal(cr_monitor_incident_count(r.mon), 0);
-    run_free(&r);
+    cr_test_feed_run_free(&r);
 }
 
 /* Clean games raise nothing: the twin without the stray press, the sample
@@ -174,11 +113,11 @@ static void test_time_added(void **state)
 static void test_clean_games(void **state)
 {
     (void)state;
-    feed_run r;
-    run_feed(&r, "feeds-floor/press-clean.feed", ALL);
+    cr_test_feed_run r;
+    run_feed(&r, "feeds-floor/press-clean.feed", PRESS | MOVE);
     assert_int_equal(cr_game_ply_count(r.game), 5);
     assert_int_equal(cr_monitor_incident_count(r.mon), 0);
-    run_free(&r);
+    cr_test_feed_run_free(&r);
     /* (quickplay.feed starts from a FEN this harness does not set up.) */
     const char *arbiter[] = {"feeds-arbiter/stopped.feed", "feeds-arbiter/fivefold.feed"};
     for (int k = 1; k <= 19 + 2; k++) {
@@ -196,7 +135,7 @@ static void test_clean_games(void **state)
                 fail_msg("%s: %s (ply %d, t %lld)", name, x->text, x->ply, (long long)x->t);
             }
         }
-        run_free(&r);
+        cr_test_feed_run_free(&r);
     }
 }
 

@@ -169,6 +169,14 @@ static void test_push_from(void **state)
     assert_string_equal(cr_game_ply(b, 2)->san, "Ke8-e6");
     push_uci(b, "d2d4"); /* goes on from the copied position */
     assert_int_equal(cr_game_push_from(b, a, 2), CR_EMOVE);
+    /* A ply handed over with the position it was made on: the same rule. */
+    cr_game *c = cr_game_new(NULL);
+    assert_int_equal(cr_game_push_ply(c, cr_game_position_at(a, 1), cr_game_ply(a, 1)), CR_EMOVE);
+    assert_int_equal(cr_game_ply_count(c), 0);
+    assert_int_equal(cr_game_push_ply(c, cr_game_position_at(a, 0), cr_game_ply(a, 0)), 0);
+    assert_int_equal(cr_game_ply_count(c), 1);
+    assert_string_equal(cr_game_ply(c, 0)->san, "e4");
+    cr_game_free(c);
     cr_game_free(a);
     cr_game_free(b);
 }

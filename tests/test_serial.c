@@ -27,10 +27,10 @@ typedef struct rig {
     char dir[64];
     struct event *rd;
     cr_dgt_emu *emu;
-    cr_dgt_link *link;
+    cr_board_link *link;
     int connects, disconnects, positions, clocks;
     cr_feed_event last_pos;
-    cr_dgt_link_state states[32];
+    cr_board_link_state states[32];
     int nstates;
     bool board_dead; /* the board neither reads nor answers */
 } rig;
@@ -68,7 +68,7 @@ static void on_event(void *data, const cr_feed_event *ev)
     }
 }
 
-static void on_state(void *data, cr_dgt_link *link, cr_dgt_link_state st)
+static void on_state(void *data, cr_board_link *link, cr_board_link_state st)
 {
     (void)link;
     rig *r = data;
@@ -119,7 +119,7 @@ static int setup(void **state)
 static int teardown(void **state)
 {
     rig *r = *state;
-    cr_dgt_link_free(r->link);
+    cr_board_link_free(r->link);
     if (r->rd) {
         event_free(r->rd);
     }
@@ -140,8 +140,8 @@ static void start_link(rig *r, int scale)
     char name[160];
     snprintf(name, sizeof name, "serial:%s", r->slave);
     assert_string_equal(tr.name, name);
-    cr_dgt_link_config cfg;
-    cr_dgt_link_config_default(&cfg);
+    cr_board_link_config cfg;
+    cr_board_link_config_default(&cfg);
     cfg.board.emit_raw = true;
     /* Short timers so that the lifecycle runs in a fraction of a second. */
     cfg.ping_ms = 50 * scale;
@@ -149,10 +149,10 @@ static void start_link(rig *r, int scale)
     cfg.lost_ms = 300 * scale;
     cfg.reopen_ms = 30;
     cfg.probe_ms = 100;
-    cr_dgt_link_callbacks cbs = {.event = on_event, .state = on_state, .data = r};
-    r->link = cr_dgt_link_new(r->base, &tr, &cfg, &cbs);
+    cr_board_link_callbacks cbs = {.event = on_event, .state = on_state, .data = r};
+    r->link = cr_board_link_new(r->base, &tr, &cfg, &cbs);
     assert_non_null(r->link);
-    assert_int_equal(cr_dgt_link_start(r->link), 0);
+    assert_int_equal(cr_board_link_start(r->link), 0);
 }
 
 static void test_open_configures_tty(void **state)
@@ -188,7 +188,7 @@ static void test_connect_dump_updates(void **state)
     uint8_t sq[64];
     cr_test_start_squares(sq);
     assert_memory_equal(r->last_pos.u.squares, sq, 64);
-    const cr_dgt_board_info *in = cr_dgt_link_info(r->link);
+    const cr_dgt_board_info *in = cr_board_link_info(r->link);
     assert_int_equal(in->version_major, 3);
     assert_string_equal(in->serial, "12345");
     /* A move: two field updates, two snapshots. Then a clock press. */
@@ -211,7 +211,7 @@ static void test_connect_dump_updates(void **state)
     assert_true(in->dumps > dumps);
     assert_true(in->resyncs > 0);
     assert_memory_equal(r->last_pos.u.squares, sq, 64);
-    cr_dgt_health h = cr_dgt_link_health(r->link);
+    cr_dgt_health h = cr_board_link_health(r->link);
     assert_int_equal(h.state, CR_LINK_ACTIVE);
     assert_true(h.delay_ms >= 0);
     assert_true(h.snapshot_rate > 0);
@@ -225,7 +225,7 @@ static void test_not_responding_lost_back(void **state)
     assert_int_equal(r->connects, 1);
     /* The board goes silent: pinged, re-initialised (a disconnect), then lost. */
     r->board_dead = true;
-    RUN_UNTIL(r, 2000, cr_dgt_link_health(r->link).state == CR_LINK_LOST);
+    RUN_UNTIL(r, 2000, cr_board_link_health(r->link).state == CR_LINK_LOST);
     assert_int_equal(r->disconnects, 1);
     bool saw_not_responding = false;
     for (int i = 0; i < r->nstates; i++) {
@@ -241,7 +241,7 @@ static void test_not_responding_lost_back(void **state)
     assert_int_equal(r->connects, 2);
     assert_true(r->positions > pos);
     assert_int_equal(cr_dgt_emu_mode_get(r->emu), CR_EMU_UPDATE_NICE);
-    cr_dgt_health h = cr_dgt_link_health(r->link);
+    cr_dgt_health h = cr_board_link_health(r->link);
     assert_int_equal(h.state, CR_LINK_ACTIVE);
     assert_int_equal(h.disconnects, 1);
 }
@@ -258,7 +258,7 @@ static void test_silence_is_disconnect(void **state)
     cr_dgt_emu_set_muted(r->emu, true);
     RUN_UNTIL(r, 1000, r->disconnects >= 1);
     assert_int_equal(r->disconnects, 1);
-    assert_int_equal(cr_dgt_link_health(r->link).state, CR_LINK_NOT_RESPONDING);
+    assert_int_equal(cr_board_link_health(r->link).state, CR_LINK_NOT_RESPONDING);
     /* Meanwhile a move is made; then the line is back and the board, which
      * never saw the probe, sends its updates. */
     uint8_t sq[64];
@@ -279,7 +279,7 @@ static void test_silence_is_disconnect(void **state)
     assert_int_equal(r->disconnects, 1);
     assert_int_equal(r->last_pos.u.squares[CR_SQ_E4], CR_WP);
     assert_int_equal(r->last_pos.u.squares[CR_SQ_E2], 0);
-    cr_dgt_health h = cr_dgt_link_health(r->link);
+    cr_dgt_health h = cr_board_link_health(r->link);
     assert_int_equal(h.state, CR_LINK_ACTIVE);
     assert_int_equal(h.disconnects, 1);
 }
@@ -298,8 +298,8 @@ static void test_hangup(void **state)
     unlink(r->slave); /* the device node is gone with the adapter */
     RUN_UNTIL(r, 500, r->disconnects >= 1);
     assert_int_equal(r->disconnects, 1);
-    assert_int_equal(cr_dgt_link_health(r->link).state, CR_LINK_LOST);
-    assert_true(strlen(cr_dgt_link_error(r->link)) > 0);
+    assert_int_equal(cr_board_link_health(r->link).state, CR_LINK_LOST);
+    assert_true(strlen(cr_board_link_error(r->link)) > 0);
     /* Reopening the vanished pty keeps failing quietly. */
     run_ms(r, 100);
     assert_int_equal(r->connects, 1);

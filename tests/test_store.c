@@ -206,6 +206,44 @@ static void test_refused(void **state)
     cr_store_free(s);
 }
 
+/* A MOVE with the position it was worked out on (as the inference's plies
+ * come) is appended as it came where the game stands there; where it does
+ * not, it is worked out as any other (legal or refused), never taken on
+ * trust. */
+static void test_move_worked_out(void **state)
+{
+    (void)state;
+    cr_store *s = cr_store_new();
+    cr_error err;
+    apply_ok(s, game_event(5, 1, "T1", "1"));
+    cr_store_event *ev = move_event(s, 5, "e2e4", 2, 1000);
+    ev->has_before = true;
+    cr_position_init_start(&ev->before);
+    ev->move.nag[0] = 1; /* as it came, not worked out again (which has none) */
+    apply_ok(s, ev);
+    const cr_ply *p = cr_game_ply(cr_store_find(s, 5)->game, 0);
+    assert_string_equal(p->san, "e4");
+    assert_int_equal(p->nag[0], 1);
+    /* worked out on another position: the store works it out itself */
+    ev = move_event(s, 5, "e7e5", 3, 900);
+    ev->has_before = true;
+    cr_position_init_start(&ev->before);
+    strcpy(ev->move.san, "??");
+    ev->move.nag[0] = 1;
+    apply_ok(s, ev);
+    assert_string_equal(cr_game_ply(cr_store_find(s, 5)->game, 1)->san, "e5");
+    assert_int_equal(cr_game_ply(cr_store_find(s, 5)->game, 1)->nag[0], 0);
+    /* and refuses it when it is not legal here */
+    ev = move_event(s, 5, "g1f3", 4, 800);
+    ev->has_before = true;
+    cr_position_init_start(&ev->before);
+    ev->move.move = cr_move_make(CR_SQ_E2, CR_SQ_E5, CR_MOVE_NORMAL, 0);
+    assert_int_not_equal(cr_store_apply(s, ev, &err), 0);
+    cr_store_event_free(ev);
+    assert_int_equal(cr_game_ply_count(cr_store_find(s, 5)->game), 2);
+    cr_store_free(s);
+}
+
 static void test_correction_result_pgn(void **state)
 {
     (void)state;
@@ -280,6 +318,7 @@ int main(void)
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(test_moves_and_snapshot),
         cmocka_unit_test(test_refused),
+        cmocka_unit_test(test_move_worked_out),
         cmocka_unit_test(test_correction_result_pgn),
         cmocka_unit_test(test_event_json),
     };

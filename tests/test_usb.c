@@ -371,7 +371,7 @@ void __wrap_libusb_hotplug_deregister_callback(libusb_context *ctx, libusb_hotpl
 typedef struct rig {
     struct event_base *base;
     cr_usb *usb;
-    cr_dgt_link *link;
+    cr_board_link *link;
     cr_dgt_emu *emu;
     cr_feed_event ev[256];
     int nev;
@@ -516,7 +516,7 @@ static int setup(void **state)
 static int teardown(void **state)
 {
     rig *r = *state;
-    cr_dgt_link_free(r->link);
+    cr_board_link_free(r->link);
     assert_int_equal(fake.npending, 0);
     cr_usb_free(r->usb);
     cr_dgt_emu_free(r->emu);
@@ -536,13 +536,13 @@ static void open_link(rig *r)
     cr_dgt_transport tr;
     assert_int_equal(cr_usb_transport_new(r->usb, &d[0], &tr), 0);
     assert_string_equal(tr.fallback_id, "usb-1-2.3");
-    cr_dgt_link_config cfg;
-    cr_dgt_link_config_default(&cfg);
+    cr_board_link_config cfg;
+    cr_board_link_config_default(&cfg);
     cfg.reopen_ms = 20;
-    cr_dgt_link_callbacks cbs = {.event = on_event, .data = r};
-    r->link = cr_dgt_link_new(r->base, &tr, &cfg, &cbs);
+    cr_board_link_callbacks cbs = {.event = on_event, .data = r};
+    r->link = cr_board_link_new(r->base, &tr, &cfg, &cbs);
     assert_non_null(r->link);
-    assert_int_equal(cr_dgt_link_start(r->link), 0);
+    assert_int_equal(cr_board_link_start(r->link), 0);
 }
 
 /*----- Tests -----*/
@@ -644,7 +644,7 @@ static void test_framing_and_short_reads(void **state)
     pump(r);
     assert_int_equal(r->positions, before + 2);
     assert_int_equal(r->ev[r->nev - 1].u.squares[CR_SQ_E4], CR_WP);
-    cr_dgt_health h = cr_dgt_link_health(r->link);
+    cr_dgt_health h = cr_board_link_health(r->link);
     assert_int_equal(h.state, CR_LINK_ACTIVE);
     assert_string_equal(h.id, "23164");
     assert_int_equal(h.disconnects, 0);
@@ -662,7 +662,7 @@ static void test_stall(void **state)
     assert_int_equal(fake.clear_halts, 1);
     assert_int_equal(count_in(), 2);
     assert_int_equal(r->disconnects, 0);
-    cr_dgt_health h = cr_dgt_link_health(r->link);
+    cr_dgt_health h = cr_board_link_health(r->link);
     assert_int_equal(h.state, CR_LINK_ACTIVE);
 }
 
@@ -676,7 +676,7 @@ static void test_unplug_and_replug(void **state)
     fake.plugged = false;
     complete_in(NULL, 0, LIBUSB_TRANSFER_NO_DEVICE);
     assert_int_equal(r->disconnects, 1);
-    assert_int_equal(cr_dgt_link_health(r->link).state, CR_LINK_LOST);
+    assert_int_equal(cr_board_link_health(r->link).state, CR_LINK_LOST);
     /* The other read is cancelled; the handle closes once it is back. */
     run_ms(r, 1);
     __wrap_libusb_handle_events_timeout_completed(NULL, NULL, NULL);
@@ -694,7 +694,7 @@ static void test_unplug_and_replug(void **state)
     assert_int_equal(fake.nctrl, 18);
     pump(r);
     assert_int_equal(r->connects, 2);
-    cr_dgt_health h = cr_dgt_link_health(r->link);
+    cr_dgt_health h = cr_board_link_health(r->link);
     assert_int_equal(h.state, CR_LINK_ACTIVE);
     assert_int_equal(h.disconnects, 1);
 }
@@ -744,7 +744,7 @@ static void test_cdc_acm(void **state)
     pump(r);
     assert_int_equal(r->connects, 1);
     assert_true(r->positions >= 1);
-    assert_int_equal(cr_dgt_link_health(r->link).state, CR_LINK_ACTIVE);
+    assert_int_equal(cr_board_link_health(r->link).state, CR_LINK_ACTIVE);
 }
 
 int main(void)

@@ -89,6 +89,12 @@ CR_EXTERN int cr_game_push_illegal(cr_game *game, const cr_position *after, cons
  * src has no ply i (nothing appended), or CR_ENOMEM. */
 CR_EXTERN int cr_game_push_from(cr_game *game, const cr_game *src, int i);
 
+/* The same for a ply handed over on its own: p was worked out on `before`
+ * (a ply of a game that stood there, copied out), and is appended as it is
+ * when this game stands on before now. Returns 0, CR_EMOVE when it does not
+ * (nothing appended), or CR_ENOMEM. */
+CR_EXTERN int cr_game_push_ply(cr_game *game, const cr_position *before, const cr_ply *p);
+
 /* Removes the last n plies (takeback/correction). n is clamped. */
 CR_EXTERN void cr_game_truncate(cr_game *game, int ply_count);
 

@@ -48,7 +48,7 @@ typedef struct agent {
     struct event_base *base;
     cr_feed_source *feeds; /* NULL without --feed */
     int64_t skip; /* feed events already journaled by an earlier run */
-    cr_dgt_boardset *boards;
+    cr_board_set *boards;
     cr_certabo_params_dir cal; /* Certabo tables: the state folder, --calibration */
     char state_dir[512];
     char *line;
@@ -90,13 +90,13 @@ static void on_board_event(void *data, const cr_feed_event *ev)
     }
 }
 
-static void on_link_state(void *data, cr_dgt_link *link, cr_dgt_link_state st)
+static void on_link_state(void *data, cr_board_link *link, cr_board_link_state st)
 {
-    cr_dgt_health h = cr_dgt_link_health(link);
-    const char *err = cr_dgt_link_error(link);
+    cr_dgt_health h = cr_board_link_health(link);
+    const char *err = cr_board_link_error(link);
     bool active = st == CR_LINK_ACTIVE && h.identified;
-    cr_log(CR_LOG_INFO, "agent: %s: board %s %s%s%s%s%s", cr_dgt_link_name(link), h.id,
-           cr_dgt_link_state_name(st), st == CR_LINK_LOST && *err ? ": " : "",
+    cr_log(CR_LOG_INFO, "agent: %s: board %s %s%s%s%s%s", cr_board_link_name(link), h.id,
+           cr_board_link_state_name(st), st == CR_LINK_LOST && *err ? ": " : "",
            st == CR_LINK_LOST ? err : "", active ? " " : "",
            active ? cr_board_kind_name(h.kind) : "");
 }
@@ -317,9 +317,9 @@ static int start_sources(agent *a, const agent_args *g)
         }
         cr_feed_source_start(a->feeds);
     }
-    cr_dgt_boardset_config bcfg = {
+    cr_board_set_config bcfg = {
         .max_links = AGENT_MAX_LINKS, .event = on_board_event, .state = on_link_state, .data = a};
-    cr_dgt_link_config_default(&bcfg.link);
+    cr_board_link_config_default(&bcfg.link);
     bcfg.link.board.emit_raw = false;
     bcfg.link.clock = agent_clock;
     bcfg.link.clock_data = a;
@@ -328,19 +328,19 @@ static int start_sources(agent *a, const agent_args *g)
     a->cal.file = g->calibration;
     bcfg.link.codec_params = cr_certabo_params_from_dir;
     bcfg.link.codec_params_data = &a->cal;
-    a->boards = cr_dgt_boardset_new(a->base, &bcfg);
+    a->boards = cr_board_set_new(a->base, &bcfg);
     if (!a->boards) {
         cr_log(CR_LOG_ERROR, "agent: out of memory");
         return 1;
     }
     for (int i = 0; i < g->nserial; i++) {
-        if (cr_dgt_boardset_add_serial(a->boards, g->serials[i], &err)) {
+        if (cr_board_set_add_serial(a->boards, g->serials[i], &err)) {
             cr_log(CR_LOG_ERROR, "agent: %s", err.text);
             return err.code == CR_EINVAL ? 2 : 1;
         }
     }
     if (g->usb) {
-        int n = cr_dgt_boardset_add_usb(a->boards, true, &err);
+        int n = cr_board_set_add_usb(a->boards, true, &err);
         if (n < 0) {
             cr_log(CR_LOG_ERROR, "agent: %s", err.text);
             return 1;
@@ -356,7 +356,7 @@ static int start_sources(agent *a, const agent_args *g)
 static int stop_agent(agent *a, int status)
 {
     cr_agent_client_end(a->client);
-    cr_dgt_boardset_free(a->boards);
+    cr_board_set_free(a->boards);
     cr_feed_source_free(a->feeds);
     if (a->check) {
         event_free(a->check);

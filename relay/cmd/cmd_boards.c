@@ -18,7 +18,7 @@
 
 typedef struct lister {
     struct event_base *base;
-    cr_dgt_boardset *set;
+    cr_board_set *set;
     int64_t deadline;
 } lister;
 
@@ -29,10 +29,10 @@ static void on_check(evutil_socket_t fd, short what, void *arg)
     (void)what;
     lister *ls = arg;
     bool all = true;
-    for (int i = 0; i < cr_dgt_boardset_count(ls->set); i++) {
-        cr_dgt_link *l = cr_dgt_boardset_link(ls->set, i);
-        const cr_dgt_board_info *in = cr_dgt_link_info(l);
-        cr_dgt_health h = cr_dgt_link_health(l);
+    for (int i = 0; i < cr_board_set_count(ls->set); i++) {
+        cr_board_link *l = cr_board_set_link(ls->set, i);
+        const cr_dgt_board_info *in = cr_board_link_info(l);
+        cr_dgt_health h = cr_board_link_health(l);
         all = all && h.identified && (h.kind != CR_BOARD_DGT || in->version_major >= 0);
     }
     if (all || cr_dgt_now_ms() >= ls->deadline) {
@@ -88,12 +88,12 @@ int cr_cmd_boards(int argc, char **argv)
         fprintf(stderr, "chessrelay boards: cannot create the event loop\n");
         return 1;
     }
-    cr_dgt_boardset_config cfg = {.max_links = BOARDS_MAX};
-    cr_dgt_link_config_default(&cfg.link);
+    cr_board_set_config cfg = {.max_links = BOARDS_MAX};
+    cr_board_link_config_default(&cfg.link);
     cfg.link.reopen_ms = 250;
     cfg.link.identify_only = true; /* leave the board as it was: no update mode */
     cfg.link.kind = kind;
-    ls.set = cr_dgt_boardset_new(ls.base, &cfg);
+    ls.set = cr_board_set_new(ls.base, &cfg);
     if (!ls.set) {
         fprintf(stderr, "chessrelay boards: out of memory\n");
         event_base_free(ls.base);
@@ -109,18 +109,18 @@ int cr_cmd_boards(int argc, char **argv)
             continue;
         }
         close(fd);
-        if (cr_dgt_boardset_add_serial(ls.set, serials[i], &err)) {
+        if (cr_board_set_add_serial(ls.set, serials[i], &err)) {
             fprintf(stderr, "chessrelay boards: %s\n", err.text);
             status = 1;
         }
     }
     if (usb) {
         cr_error err;
-        if (cr_dgt_boardset_add_usb(ls.set, false, &err) < 0) {
+        if (cr_board_set_add_usb(ls.set, false, &err) < 0) {
             fprintf(stderr, "chessrelay boards: %s\n", err.text);
         }
     }
-    int n = cr_dgt_boardset_count(ls.set);
+    int n = cr_board_set_count(ls.set);
     if (n > 0) {
         ls.deadline = cr_dgt_now_ms() + timeout;
         struct event *check = event_new(ls.base, -1, EV_PERSIST, on_check, &ls);
@@ -131,31 +131,31 @@ int cr_cmd_boards(int argc, char **argv)
     }
     int found = 0;
     for (int i = 0; i < n; i++) {
-        cr_dgt_link *l = cr_dgt_boardset_link(ls.set, i);
-        cr_dgt_health h = cr_dgt_link_health(l);
-        const cr_dgt_board_info *in = cr_dgt_link_info(l);
+        cr_board_link *l = cr_board_set_link(ls.set, i);
+        cr_dgt_health h = cr_board_link_health(l);
+        const cr_dgt_board_info *in = cr_board_link_info(l);
         if (!h.identified) {
-            fprintf(stderr, "chessrelay boards: %s: no %s board answered\n", cr_dgt_link_name(l),
+            fprintf(stderr, "chessrelay boards: %s: no %s board answered\n", cr_board_link_name(l),
                     kind == CR_BOARD_AUTO ? "known" : cr_board_kind_name(kind));
             status = 1;
             continue;
         }
         found++;
         if (h.kind != CR_BOARD_DGT) {
-            printf("%s\t%s\t%s\n", cr_dgt_link_name(l), h.id, cr_board_kind_name(h.kind));
+            printf("%s\t%s\t%s\n", cr_board_link_name(l), h.id, cr_board_kind_name(h.kind));
             continue;
         }
         char version[32] = "?";
         if (in->version_major >= 0) {
             snprintf(version, sizeof version, "%d.%02d", in->version_major, in->version_minor);
         }
-        printf("%s\t%s\tversion %s\n", cr_dgt_link_name(l), in->serial[0] ? in->serial : "-",
+        printf("%s\t%s\tversion %s\n", cr_board_link_name(l), in->serial[0] ? in->serial : "-",
                version);
     }
     if (found == 0 && status == 0) {
         printf("no boards found\n");
     }
-    cr_dgt_boardset_free(ls.set);
+    cr_board_set_free(ls.set);
     event_base_free(ls.base);
     return status;
 }

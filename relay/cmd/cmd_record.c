@@ -27,8 +27,8 @@ typedef struct recorder {
     struct event_base *base;
     FILE *out;
     const char *out_name;
-    cr_dgt_boardset *boards;
-    cr_dgt_boardset_config cfg;
+    cr_board_set *boards;
+    cr_board_set_config cfg;
     int64_t t0;
     double scale;
     char *line;
@@ -83,18 +83,18 @@ static void on_event(void *data, const cr_feed_event *ev)
     }
 }
 
-static void on_state(void *data, cr_dgt_link *link, cr_dgt_link_state st)
+static void on_state(void *data, cr_board_link *link, cr_board_link_state st)
 {
     recorder *r = data;
     if (r->quiet) {
         return;
     }
-    cr_dgt_health h = cr_dgt_link_health(link);
-    const char *err = cr_dgt_link_error(link);
+    cr_dgt_health h = cr_board_link_health(link);
+    const char *err = cr_board_link_error(link);
     /* The kind is named when it is not DGT's (found by probing, board_kind.h). */
     bool other = h.identified && h.kind != CR_BOARD_DGT && st == CR_LINK_ACTIVE;
-    fprintf(stderr, "chessrelay record: %s: board %s %s%s%s%s%s%s\n", cr_dgt_link_name(link), h.id,
-            cr_dgt_link_state_name(st), st == CR_LINK_LOST && *err ? ": " : "",
+    fprintf(stderr, "chessrelay record: %s: board %s %s%s%s%s%s%s\n", cr_board_link_name(link), h.id,
+            cr_board_link_state_name(st), st == CR_LINK_LOST && *err ? ": " : "",
             st == CR_LINK_LOST ? err : "", other ? " (" : "", other ? cr_board_kind_name(h.kind) : "",
             other ? ")" : "");
 }
@@ -133,7 +133,7 @@ static void recorder_init(recorder *r)
     r->cfg.event = on_event;
     r->cfg.state = on_state;
     r->cfg.data = r;
-    cr_dgt_link_config_default(&r->cfg.link);
+    cr_board_link_config_default(&r->cfg.link);
     r->cfg.link.board.emit_raw = true;
     r->cfg.link.clock = record_clock;
     r->cfg.link.handled = record_handled;
@@ -226,14 +226,14 @@ static int add_boards(recorder *r, const record_opts *o)
         } else {
             close(fd);
         }
-        if (cr_dgt_boardset_add_serial(r->boards, o->serials[i], &err)) {
+        if (cr_board_set_add_serial(r->boards, o->serials[i], &err)) {
             fprintf(stderr, "chessrelay record: %s\n", err.text);
             status = err.code == CR_EINVAL ? 2 : 1;
         }
     }
     if (status == 0 && o->usb) {
         cr_error err;
-        int n = cr_dgt_boardset_add_usb(r->boards, true, &err);
+        int n = cr_board_set_add_usb(r->boards, true, &err);
         if (n < 0) {
             fprintf(stderr, "chessrelay record: %s\n", err.text);
             if (o->nserial == 0) {
@@ -253,7 +253,7 @@ static int record_boards(recorder *r, const record_opts *o)
     int status = 0;
     fprintf(r->out, "# chessrelay record: feed format v1\n");
     fflush(r->out);
-    r->boards = cr_dgt_boardset_new(r->base, &r->cfg);
+    r->boards = cr_board_set_new(r->base, &r->cfg);
     if (!r->boards) {
         fprintf(stderr, "chessrelay record: out of memory\n");
         status = 1;
@@ -268,7 +268,7 @@ static int record_boards(recorder *r, const record_opts *o)
     if (status == 0) {
         event_base_dispatch(r->base);
     }
-    cr_dgt_boardset_free(r->boards);
+    cr_board_set_free(r->boards);
     event_free(dur);
     return status;
 }

@@ -318,6 +318,10 @@ static void sync_moves(cr_board_games *b, const cr_game *g)
             ev->game = b->game_id;
             ev->ply = i;
             ev->move = *cr_game_ply(g, i);
+            if (!(ev->move.flags & CR_PLY_ILLEGAL)) { /* worked out once, by the inference */
+                ev->has_before = true;
+                ev->before = *cr_game_position_at(g, i);
+            }
             const char *note = cr_game_comment(g, i); /* the other sequences that fit */
             if (note && !(ev->comment = strdup(note))) {
                 cr_store_event_free(ev);

@@ -265,6 +265,31 @@ static int get_strv(ctx *c, json_t *v, const char *field, bool paths, char ***ds
     return 0;
 }
 
+/* An object's fields, each handed to field() with its name for errors
+ * ("limits.idle_s"); a field it does not know is its to refuse. `expect`
+ * says what the object should look like when it is none. */
+typedef int (*field_fn)(ctx *c, const char *key, json_t *v, const char *f, void *data);
+
+static int read_object(ctx *c, json_t *o, const char *name, const char *expect, field_fn field,
+                       void *data)
+{
+    if (!json_is_object(o)) {
+        return fail(c, name, expect);
+    }
+    const char *key;
+    json_t *v;
+    json_object_foreach(o, key, v)
+    {
+        char f[112];
+        snprintf(f, sizeof f, "%s.%.64s", name, key);
+        int rc = field(c, key, v, f, data);
+        if (rc) {
+            return rc;
+        }
+    }
+    return 0;
+}
+
 static int read_board(ctx *c, json_t *o, size_t index, cr_config_board *b)
 {
     char base[32], f[64];
@@ -335,38 +360,46 @@ static int read_board(ctx *c, json_t *o, size_t index, cr_config_board *b)
 
 /* "limits": {"connections": N, "per_address": N, "idle_s": N,
  * "token_checks": N}. */
+static int limits_field(ctx *c, const char *key, json_t *v, const char *f, void *data)
+{
+    cr_config *cfg = data;
+    if (strcmp(key, "connections") == 0) {
+        return get_int(c, v, f, 1, 1000000, &cfg->max_connections);
+    }
+    if (strcmp(key, "per_address") == 0) {
+        return get_int(c, v, f, 1, 1000000, &cfg->max_connections_per_address);
+    }
+    if (strcmp(key, "idle_s") == 0) {
+        return get_int(c, v, f, 1, 3600, &cfg->idle_s);
+    }
+    if (strcmp(key, "token_checks") == 0) {
+        return get_int(c, v, f, 1, 100000, &cfg->token_checks);
+    }
+    return fail(c, f, "unknown field");
+}
+
 static int read_limits(ctx *c, json_t *o, cr_config *cfg)
 {
-    if (!json_is_object(o)) {
-        return fail(c, "limits", "expected an object");
-    }
-    const char *key;
-    json_t *v;
-    json_object_foreach(o, key, v)
-    {
-        char f[64];
-        snprintf(f, sizeof f, "limits.%s", key);
-        int rc;
-        if (strcmp(key, "connections") == 0) {
-            rc = get_int(c, v, f, 1, 1000000, &cfg->max_connections);
-        } else if (strcmp(key, "per_address") == 0) {
-            rc = get_int(c, v, f, 1, 1000000, &cfg->max_connections_per_address);
-        } else if (strcmp(key, "idle_s") == 0) {
-            rc = get_int(c, v, f, 1, 3600, &cfg->idle_s);
-        } else if (strcmp(key, "token_checks") == 0) {
-            rc = get_int(c, v, f, 1, 100000, &cfg->token_checks);
-        } else {
-            rc = fail(c, f, "unknown field");
-        }
-        if (rc) {
-            return rc;
-        }
-    }
-    return 0;
+    return read_object(c, o, "limits", "expected an object", limits_field, cfg);
 }
 
 /* "livechess": true (127.0.0.1:1982), false, or {"listen": "HOST:PORT"}
  * (a port alone listens on 127.0.0.1: another address only when written). */
+static int livechess_field(ctx *c, const char *key, json_t *x, const char *f, void *data)
+{
+    cr_config *cfg = data;
+    char tmp[160];
+    int rc;
+    if (strcmp(key, "listen") != 0) {
+        rc = fail(c, f, "unknown field");
+    } else if ((rc = get_str(c, x, f, tmp, sizeof tmp)) == 0 &&
+               cr_parse_listen(tmp, cfg->livechess_host, sizeof cfg->livechess_host,
+                               &cfg->livechess_port)) {
+        rc = fail(c, f, "expected \"HOST:PORT\" (e.g. \"127.0.0.1:1982\")");
+    }
+    return rc;
+}
+
 static int read_livechess(ctx *c, json_t *v, cr_config *cfg)
 {
     snprintf(cfg->livechess_host, sizeof cfg->livechess_host, "127.0.0.1");
@@ -375,27 +408,10 @@ static int read_livechess(ctx *c, json_t *v, cr_config *cfg)
         cfg->livechess = json_is_true(v);
         return 0;
     }
-    if (!json_is_object(v)) {
-        return fail(c, "livechess", "expected true, false or {\"listen\": \"HOST:PORT\"}");
-    }
-    const char *key;
-    json_t *x;
-    json_object_foreach(v, key, x)
-    {
-        char f[64];
-        snprintf(f, sizeof f, "livechess.%s", key);
-        char tmp[160];
-        int rc;
-        if (strcmp(key, "listen") != 0) {
-            rc = fail(c, f, "unknown field");
-        } else if ((rc = get_str(c, x, f, tmp, sizeof tmp)) == 0 &&
-                   cr_parse_listen(tmp, cfg->livechess_host, sizeof cfg->livechess_host,
-                                   &cfg->livechess_port)) {
-            rc = fail(c, f, "expected \"HOST:PORT\" (e.g. \"127.0.0.1:1982\")");
-        }
-        if (rc) {
-            return rc;
-        }
+    int rc = read_object(c, v, "livechess", "expected true, false or {\"listen\": \"HOST:PORT\"}",
+                         livechess_field, cfg);
+    if (rc) {
+        return rc;
     }
     cfg->livechess = true;
     return 0;
@@ -565,37 +581,35 @@ static int read_push(ctx *c, json_t *o, size_t index, cr_config *cfg)
 }
 
 /* "pairings": "file" or {"file": "...", "round": 5, "format": "trf"}. */
+static int pairings_field(ctx *c, const char *key, json_t *x, const char *f, void *data)
+{
+    cr_config *cfg = data;
+    if (strcmp(key, "file") == 0) {
+        return get_path(c, x, f, &cfg->pairings);
+    }
+    if (strcmp(key, "round") == 0) {
+        return get_int(c, x, f, 1, 10000, &cfg->pairings_round);
+    }
+    if (strcmp(key, "format") == 0) {
+        char fmt[8];
+        int rc = get_str(c, x, f, fmt, sizeof fmt);
+        if (!rc && cr_config_pairings_format(fmt, &cfg->pairings_format)) {
+            rc = fail(c, f, "expected \"trf\", \"pgn\" or \"auto\"");
+        }
+        return rc;
+    }
+    return fail(c, f, "unknown field");
+}
+
 static int read_pairings(ctx *c, json_t *v, cr_config *cfg)
 {
     if (json_is_string(v)) {
         return get_path(c, v, "pairings", &cfg->pairings);
     }
-    if (!json_is_object(v)) {
-        return fail(c, "pairings", "expected a file name or {\"file\", \"round\", \"format\"}");
-    }
-    const char *key;
-    json_t *x;
-    json_object_foreach(v, key, x)
-    {
-        char f[64];
-        snprintf(f, sizeof f, "pairings.%s", key);
-        int rc;
-        if (strcmp(key, "file") == 0) {
-            rc = get_path(c, x, f, &cfg->pairings);
-        } else if (strcmp(key, "round") == 0) {
-            rc = get_int(c, x, f, 1, 10000, &cfg->pairings_round);
-        } else if (strcmp(key, "format") == 0) {
-            char fmt[8];
-            rc = get_str(c, x, f, fmt, sizeof fmt);
-            if (!rc && cr_config_pairings_format(fmt, &cfg->pairings_format)) {
-                rc = fail(c, f, "expected \"trf\", \"pgn\" or \"auto\"");
-            }
-        } else {
-            rc = fail(c, f, "unknown field");
-        }
-        if (rc) {
-            return rc;
-        }
+    int rc = read_object(c, v, "pairings", "expected a file name or {\"file\", \"round\", \"format\"}",
+                         pairings_field, cfg);
+    if (rc) {
+        return rc;
     }
     if (!cfg->pairings) {
         return fail(c, "pairings.file", "missing");
@@ -605,54 +619,52 @@ static int read_pairings(ctx *c, json_t *v, cr_config *cfg)
 
 /* "incidents": {"press-without-move": true, "move-without-press": true}: the
  * incidents the board and the clock reveal, each switched on by name (issue 29). */
-static int read_incidents(ctx *c, json_t *v, cr_config *cfg)
+static int get_bool(ctx *c, json_t *v, const char *field, bool *dst)
 {
-    if (!json_is_object(v)) {
-        return fail(c, "incidents", "expected an object such as {\"press-without-move\": true}");
+    if (!json_is_boolean(v)) {
+        return fail(c, field, "expected true or false");
     }
-    const char *k;
-    json_t *x;
-    json_object_foreach(v, k, x)
-    {
-        char f[48];
-        snprintf(f, sizeof f, "incidents.%.30s", k);
-        bool *on = strcmp(k, "press-without-move") == 0   ? &cfg->press_without_move
-                   : strcmp(k, "move-without-press") == 0 ? &cfg->move_without_press
-                   : strcmp(k, "time-added") == 0         ? &cfg->time_added
-                                                          : NULL;
-        if (!on) {
-            return fail(c, f,
-                        "unknown incident (press-without-move, move-without-press, time-added)");
-        }
-        if (!json_is_boolean(x)) {
-            return fail(c, f, "expected true or false");
-        }
-        *on = json_is_true(x);
-    }
+    *dst = json_is_true(v);
     return 0;
 }
 
+static int incidents_field(ctx *c, const char *k, json_t *x, const char *f, void *data)
+{
+    cr_config *cfg = data;
+    bool *on = strcmp(k, "press-without-move") == 0   ? &cfg->press_without_move
+               : strcmp(k, "move-without-press") == 0 ? &cfg->move_without_press
+               : strcmp(k, "time-added") == 0         ? &cfg->time_added
+                                                      : NULL;
+    if (!on) {
+        return fail(c, f, "unknown incident (press-without-move, move-without-press, time-added)");
+    }
+    return get_bool(c, x, f, on);
+}
+
+static int read_incidents(ctx *c, json_t *v, cr_config *cfg)
+{
+    return read_object(c, v, "incidents", "expected an object such as {\"press-without-move\": true}",
+                       incidents_field, cfg);
+}
+
 /* "pgn": {"marks": true|false}: the words of uncertainty in every PGN. */
+static int pgn_field(ctx *c, const char *k, json_t *x, const char *f, void *data)
+{
+    cr_config *cfg = data;
+    bool marks = !cfg->pgn_bare;
+    if (strcmp(k, "marks") != 0) {
+        return fail(c, f, "unknown field");
+    }
+    int rc = get_bool(c, x, f, &marks);
+    if (!rc) {
+        cfg->pgn_bare = !marks;
+    }
+    return rc;
+}
+
 static int read_pgn(ctx *c, json_t *v, cr_config *cfg)
 {
-    if (!json_is_object(v)) {
-        return fail(c, "pgn", "expected an object such as {\"marks\": false}");
-    }
-    const char *k;
-    json_t *x;
-    json_object_foreach(v, k, x)
-    {
-        char f[48];
-        snprintf(f, sizeof f, "pgn.%.40s", k);
-        if (strcmp(k, "marks") != 0) {
-            return fail(c, f, "unknown field");
-        }
-        if (!json_is_boolean(x)) {
-            return fail(c, f, "expected true or false");
-        }
-        cfg->pgn_bare = !json_is_true(x);
-    }
-    return 0;
+    return read_object(c, v, "pgn", "expected an object such as {\"marks\": false}", pgn_field, cfg);
 }
 
 /* "engine": {"path", "processes", "threads", "hash_mb", "movetime_ms" or

@@ -14,7 +14,7 @@
 
 struct cr_board_sources {
     cr_board_sources_config cfg;
-    cr_dgt_boardset *set;
+    cr_board_set *set;
     cr_board_params *params; /* per-board parameters (Certabo's tables) from the state folder */
 };
 
@@ -24,16 +24,16 @@ static void on_link_event(void *data, const cr_feed_event *ev)
     s->cfg.event(s->cfg.data, ev);
 }
 
-static void on_link_state(void *data, cr_dgt_link *link, cr_dgt_link_state st)
+static void on_link_state(void *data, cr_board_link *link, cr_board_link_state st)
 {
     cr_board_sources *s = data;
-    cr_dgt_health h = cr_dgt_link_health(link);
-    const char *err = cr_dgt_link_error(link);
+    cr_dgt_health h = cr_board_link_health(link);
+    const char *err = cr_board_link_error(link);
     cr_log(st == CR_LINK_ACTIVE ? CR_LOG_INFO : CR_LOG_WARN, "%s: board %s %s%s%s",
-           cr_dgt_link_name(link), h.id, cr_dgt_link_state_name(st),
+           cr_board_link_name(link), h.id, cr_board_link_state_name(st),
            st == CR_LINK_LOST && *err ? ": " : "", st == CR_LINK_LOST ? err : "");
     if (s->cfg.state) {
-        s->cfg.state(s->cfg.data, cr_dgt_link_name(link), &h);
+        s->cfg.state(s->cfg.data, cr_board_link_name(link), &h);
     }
 }
 
@@ -60,16 +60,16 @@ cr_board_sources *cr_board_sources_start(struct event_base *base, const cr_board
         free(s);
         s = NULL;
     }
-    cr_dgt_boardset_config bc = {
+    cr_board_set_config bc = {
         .event = on_link_event, .state = on_link_state, .usb = on_usb, .data = s};
-    cr_dgt_link_config_default(&bc.link);
+    cr_board_link_config_default(&bc.link);
     bc.link.board.emit_raw = true; /* the journal keeps the bytes as received */
     bc.link.clock = cfg->clock;
     bc.link.clock_data = cfg->data;
     bc.link.kind = cfg->kind;
     bc.link.codec_params = cr_board_params_get;
     bc.link.codec_params_data = s ? s->params : NULL;
-    if (!s || !(s->set = cr_dgt_boardset_new(base, &bc))) {
+    if (!s || !(s->set = cr_board_set_new(base, &bc))) {
         if (s) {
             cr_board_params_free(s->params);
         }
@@ -81,14 +81,14 @@ cr_board_sources *cr_board_sources_start(struct event_base *base, const cr_board
     s->cfg.serials = NULL;
     s->cfg.state_dir = NULL;
     for (int i = 0; i < cfg->serial_count; i++) {
-        if (cr_dgt_boardset_add_serial(s->set, cfg->serials[i], err)) {
+        if (cr_board_set_add_serial(s->set, cfg->serials[i], err)) {
             cr_board_sources_free(s);
             return NULL;
         }
     }
     if (cfg->usb) {
         cr_error uerr;
-        int n = cr_dgt_boardset_add_usb(s->set, true, &uerr);
+        int n = cr_board_set_add_usb(s->set, true, &uerr);
         if (n < 0 && cfg->serial_count == 0) {
             *err = uerr;
             cr_board_sources_free(s);
@@ -98,7 +98,7 @@ cr_board_sources *cr_board_sources_start(struct event_base *base, const cr_board
             cr_log(CR_LOG_WARN, "%s (serial boards only)", uerr.text);
         } else {
             cr_log(CR_LOG_INFO, "USB: %d board(s) now, %s", n,
-                   cr_dgt_boardset_usb_hotplug(s->set) ? "hotplug" : "rescanning every second");
+                   cr_board_set_usb_hotplug(s->set) ? "hotplug" : "rescanning every second");
         }
     }
     return s;
@@ -109,14 +109,14 @@ void cr_board_sources_free(cr_board_sources *s)
     if (!s) {
         return;
     }
-    cr_dgt_boardset_free(s->set);
+    cr_board_set_free(s->set);
     cr_board_params_free(s->params);
     free(s);
 }
 
 int cr_board_sources_count(const cr_board_sources *s)
 {
-    return s ? cr_dgt_boardset_count(s->set) : 0;
+    return s ? cr_board_set_count(s->set) : 0;
 }
 
 cr_dgt_health cr_board_sources_health(const cr_board_sources *s, int i, const char **name)
@@ -125,7 +125,7 @@ cr_dgt_health cr_board_sources_health(const cr_board_sources *s, int i, const ch
     memset(&h, 0, sizeof h);
     h.battery_percent = -1;
     h.delay_ms = -1;
-    cr_dgt_link *link = s ? cr_dgt_boardset_link(s->set, i) : NULL;
+    cr_board_link *link = s ? cr_board_set_link(s->set, i) : NULL;
     if (!link) {
         if (name) {
             *name = "";
@@ -133,9 +133,9 @@ cr_dgt_health cr_board_sources_health(const cr_board_sources *s, int i, const ch
         return h;
     }
     if (name) {
-        *name = cr_dgt_link_name(link);
+        *name = cr_board_link_name(link);
     }
-    return cr_dgt_link_health(link);
+    return cr_board_link_health(link);
 }
 
 char *cr_board_sources_json(const cr_board_sources *s)
@@ -150,7 +150,7 @@ char *cr_board_sources_json(const cr_board_sources *s)
         json_t *o = json_object();
         json_object_set_new(o, "device", json_string(name));
         json_object_set_new(o, "board", json_string(h.id));
-        json_object_set_new(o, "state", json_string(cr_dgt_link_state_name(h.state)));
+        json_object_set_new(o, "state", json_string(cr_board_link_state_name(h.state)));
         json_object_set_new(o, "kind", h.identified ? json_string(cr_board_kind_name(h.kind))
                                                     : json_null());
         json_object_set_new(o, "clock", json_boolean(h.has_clock));

@@ -1,7 +1,7 @@
 /* chessrelay relay: live DGT boards as sources of the loop thread.
  *
  * Opens the serial devices given (serial.h) and, if asked, every USB
- * board plugged in now or later (dgt_usb.h), each as a cr_dgt_link on the
+ * board plugged in now or later (dgt_usb.h), each as a cr_board_link on the
  * loop's event_base, and passes every event of every link (CONNECT, RAW with
  * the bytes as received, the POS / CLOCK they decode to, DISCONNECT: the
  * lines `chessrelay record` writes) to one callback, stamped with the

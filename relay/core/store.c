@@ -9,6 +9,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <threads.h>
 
 struct cr_store {
     cr_store_game *games;
@@ -31,9 +32,37 @@ static void copy_str(char *dst, size_t size, const char *src)
     dst[n] = '\0';
 }
 
+/* Each thread keeps the event it freed last for its next one: a feed's
+ * every clock reading makes and frees an event, and a new one cost about
+ * as much as applying it. A thread's spare goes with the thread (the key's
+ * destructor), the main thread's at exit. */
+static _Thread_local cr_store_event *spare;
+static _Thread_local bool spare_kept; /* this thread's destructor is set */
+static once_flag spare_once = ONCE_FLAG_INIT;
+static tss_t spare_key;
+static bool spare_ok;
+
+static void spare_free(void *unused)
+{
+    (void)unused;
+    free(spare);
+    spare = NULL;
+}
+
+static void spare_init(void)
+{
+    spare_ok = tss_create(&spare_key, spare_free) == thrd_success;
+}
+
 cr_store_event *cr_store_event_new(cr_sev_kind kind)
 {
-    cr_store_event *ev = calloc(1, sizeof *ev);
+    cr_store_event *ev = spare;
+    if (ev) {
+        spare = NULL;
+        memset(ev, 0, sizeof *ev);
+    } else {
+        ev = calloc(1, sizeof *ev);
+    }
     if (ev) {
         ev->kind = kind;
         ev->running = CR_CLOCK_STOPPED;
@@ -47,7 +76,15 @@ void cr_store_event_free(cr_store_event *ev)
     if (ev) {
         free(ev->tags);
         free(ev->comment);
-        free(ev);
+        if (!spare && !spare_kept) {
+            call_once(&spare_once, spare_init);
+            spare_kept = spare_ok && tss_set(spare_key, &spare_kept) == thrd_success;
+        }
+        if (!spare && spare_kept) {
+            spare = ev;
+        } else {
+            free(ev);
+        }
     }
 }
 
@@ -412,7 +449,7 @@ static int apply_move(cr_store_game *g, const cr_store_event *ev, cr_error *err)
     int rc;
     if (p->flags & CR_PLY_ILLEGAL) {
         rc = cr_game_push_illegal(g->game, &p->after, p->san, p->clock_ms, p->ts);
-    } else {
+    } else if (!ev->has_before || (rc = cr_game_push_ply(g->game, &ev->before, p)) == CR_EMOVE) {
         rc = cr_game_push(g->game, p->move, p->clock_ms, p->ts, p->flags);
     }
     if (rc < 0) {
@@ -588,10 +625,35 @@ cr_buf *cr_store_snapshot_json(const cr_store *s, int id, int delay_s)
     return dump(j);
 }
 
-static int tag_int(const cr_game *game, const char *name)
+/* A list entry's and a brief's first fields: the game's id, round, board
+ * and table. */
+static json_t *entry_head(const cr_store_game *g)
 {
-    const char *v = cr_game_tag(game, name);
-    return v ? atoi(v) : 0;
+    json_t *j = json_object();
+    json_object_set_new(j, "id", json_integer(g->id));
+    json_object_set_new(j, "round", text_json(g->round));
+    json_object_set_new(j, "board", text_json(g->board));
+    if (g->table) {
+        json_object_set_new(j, "table", json_integer(g->table));
+    }
+    return j;
+}
+
+/* A player as the tags name them (from the pairings or the tournament
+ * file): name, rating (0: none), title, federation, team ("" each: none). */
+enum { PLAYER_NAME, PLAYER_ELO, PLAYER_TITLE, PLAYER_FED, PLAYER_TEAM, PLAYER_FIELDS };
+
+static void player_tags(const cr_game *game, const char *side, const char *v[PLAYER_FIELDS],
+                        int *elo)
+{
+    static const char *const tags[PLAYER_FIELDS] = {"", "Elo", "Title", "Fed", "Team"};
+    for (int i = 0; i < PLAYER_FIELDS; i++) {
+        char name[16];
+        snprintf(name, sizeof name, "%s%s", side, tags[i]);
+        const char *t = cr_game_tag(game, name);
+        v[i] = t ? t : i == PLAYER_NAME ? "?" : "";
+    }
+    *elo = atoi(v[PLAYER_ELO]);
 }
 
 cr_buf *cr_store_summary_json(const cr_store *s, int id)
@@ -601,31 +663,30 @@ cr_buf *cr_store_summary_json(const cr_store *s, int id)
         return NULL;
     }
     const cr_game *game = g->game;
-    json_t *j = json_object();
-    json_object_set_new(j, "id", json_integer(g->id));
-    json_object_set_new(j, "round", text_json(g->round));
-    json_object_set_new(j, "board", text_json(g->board));
-    if (g->table) {
-        json_object_set_new(j, "table", json_integer(g->table));
+    json_t *j = entry_head(g);
+    const char *w[PLAYER_FIELDS], *b[PLAYER_FIELDS];
+    int welo, belo;
+    player_tags(game, "White", w, &welo);
+    player_tags(game, "Black", b, &belo);
+    json_object_set_new(j, "white", text_json(w[PLAYER_NAME]));
+    json_object_set_new(j, "black", text_json(b[PLAYER_NAME]));
+    if (welo > 0) {
+        json_object_set_new(j, "white_elo", json_integer(welo));
     }
-    const char *white = cr_game_tag(game, "White"), *black = cr_game_tag(game, "Black");
-    json_object_set_new(j, "white", text_json(white ? white : "?"));
-    json_object_set_new(j, "black", text_json(black ? black : "?"));
-    if (tag_int(game, "WhiteElo") > 0) {
-        json_object_set_new(j, "white_elo", json_integer(tag_int(game, "WhiteElo")));
+    if (belo > 0) {
+        json_object_set_new(j, "black_elo", json_integer(belo));
     }
-    if (tag_int(game, "BlackElo") > 0) {
-        json_object_set_new(j, "black_elo", json_integer(tag_int(game, "BlackElo")));
-    }
-    /* Titles, federations and teams (from the pairings or the tournament file), when
-     * known: the viewer's standings are computed from this list. */
-    static const char *const extra[][2] = {
-        {"WhiteTitle", "white_title"}, {"BlackTitle", "black_title"}, {"WhiteFed", "white_fed"},
-        {"BlackFed", "black_fed"},     {"WhiteTeam", "white_team"},   {"BlackTeam", "black_team"}};
-    for (size_t i = 0; i < sizeof extra / sizeof extra[0]; i++) {
-        const char *v = cr_game_tag(game, extra[i][0]);
-        if (v && v[0]) {
-            json_object_set_new(j, extra[i][1], text_json(v));
+    /* Titles, federations and teams, when known: the viewer's standings
+     * are computed from this list. */
+    static const char *const extra[][2] = {{"white_title", "black_title"},
+                                           {"white_fed", "black_fed"},
+                                           {"white_team", "black_team"}};
+    for (int i = 0; i < 3; i++) {
+        if (w[PLAYER_TITLE + i][0]) {
+            json_object_set_new(j, extra[i][0], text_json(w[PLAYER_TITLE + i]));
+        }
+        if (b[PLAYER_TITLE + i][0]) {
+            json_object_set_new(j, extra[i][1], text_json(b[PLAYER_TITLE + i]));
         }
     }
     json_object_set_new(j, "result", json_string(cr_result_string(cr_game_result(game))));
@@ -650,18 +711,14 @@ cr_buf *cr_store_summary_json(const cr_store *s, int id)
 
 static json_t *brief_player(const cr_game *game, const char *side)
 {
-    static const char *const tags[] = {"", "Elo", "Title", "Fed", "Team"};
+    const char *v[PLAYER_FIELDS];
+    int elo;
+    player_tags(game, side, v, &elo);
     json_t *a = json_array();
-    for (size_t i = 0; i < sizeof tags / sizeof tags[0]; i++) {
-        char name[16];
-        snprintf(name, sizeof name, "%s%s", side, tags[i]);
-        const char *v = cr_game_tag(game, name);
-        if (i == 1) {
-            int elo = v ? atoi(v) : 0;
-            json_array_append_new(a, elo > 0 ? json_integer(elo) : json_null());
-        } else {
-            json_array_append_new(a, text_json(v ? v : (i ? "" : "?")));
-        }
+    for (int i = 0; i < PLAYER_FIELDS; i++) {
+        json_array_append_new(a, i != PLAYER_ELO ? text_json(v[i])
+                                 : elo > 0       ? json_integer(elo)
+                                                 : json_null());
     }
     return a;
 }
@@ -673,13 +730,7 @@ cr_buf *cr_store_brief_json(const cr_store *s, int id)
         return NULL;
     }
     const cr_game *game = g->game;
-    json_t *j = json_object();
-    json_object_set_new(j, "id", json_integer(g->id));
-    json_object_set_new(j, "round", text_json(g->round));
-    json_object_set_new(j, "board", text_json(g->board));
-    if (g->table) {
-        json_object_set_new(j, "table", json_integer(g->table));
-    }
+    json_t *j = entry_head(g);
     json_object_set_new(j, "w", brief_player(game, "White"));
     json_object_set_new(j, "b", brief_player(game, "Black"));
     json_object_set_new(j, "result", json_string(cr_result_string(cr_game_result(game))));

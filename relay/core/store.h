@@ -50,7 +50,15 @@ typedef struct cr_store_event {
     char round[CR_ROUND_MAX];
     int table;         /* 0 unknown */
     bool has_start;    /* start is not the standard position */
-    cr_position start;
+    /* MOVE: `move` was worked out on `before` (the inference's ply, copied
+     * out with the position it was made on): the store appends it as it is
+     * where its game stands there, not working out legality and SAN again.
+     * In-process only (a journaled or received MOVE is worked out). */
+    bool has_before;
+    union {
+        cr_position start; /* GAME */
+        cr_position before; /* MOVE with has_before */
+    };
     int tag_count;
     cr_store_tag *tags; /* owned (cr_store_event_free) */
     /* MOVE / CORRECTION */
