@@ -196,6 +196,9 @@ void cr_infer__commit(cr_infer *inf, const seq *q, int64_t t_snapshot, int64_t t
     inf->nseen = 0;
     if (q->n > 0) {
         inf->lost = false;
+        inf->hunt_nodes = 0; /* followed again: the next silence's searches start afresh */
+        inf->chain_base = -1;
+        inf->gave_up = false;
     }
     cr_infer__resynced(inf, t);
     if (!inf->ended) {

@@ -133,6 +133,8 @@ typedef struct cr_infer_stats {
     uint64_t searches;        /* gap searches run */
     uint64_t search_nodes;    /* positions visited by them */
     uint64_t illegal;         /* illegal moves that stood */
+    uint64_t gave_up;         /* silences whose search ran out of its budget (a gap) */
+    uint64_t gaps_counted;    /* gaps whose plies the clock counted exactly */
 } cr_infer_stats;
 
 /* Fills cfg with the defaults. */
