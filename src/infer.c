@@ -619,7 +619,7 @@ static void resolve(cr_infer *inf, int64_t t, bool pressed, int depth)
             memset(&q, 0, sizeof q);
             q.base = n;
             int fits = 0;
-            if (popcount(diff_bb(pos_at(inf, n), s)) >= 2 && !inf->gave_up) {
+            if (popcount(diff_bb(pos_at(inf, n), s)) >= 2 && !cr_infer__out_of_budget(inf)) {
                 fits = cr_infer__gap_search(inf, pos_at(inf, n), s, &q, from, depth);
             }
             if (fits >= 1 && !cr_infer__chain_ok(inf, &q)) {
@@ -645,7 +645,7 @@ static void resolve(cr_infer *inf, int64_t t, bool pressed, int depth)
             while (b > 0 && n - b < 3 && (cr_game_ply(inf->game, b - 1)->flags & CR_PLY_RECONSTRUCTED)) {
                 b--;
             }
-            if (b < n && depth >= inf->cfg.max_gap_plies && !inf->gave_up) {
+            if (b < n && depth >= inf->cfg.max_gap_plies && !cr_infer__out_of_budget(inf)) {
                 memset(&q, 0, sizeof q);
                 q.base = b;
                 /* only a unique sequence: the guessed plies and one more move */
@@ -708,7 +708,7 @@ static void raise_attention(cr_infer *inf, int64_t t)
 static bool prefer_forward(cr_infer *inf, int64_t t)
 {
     if (!inf->has_pending || inf->pending.base >= ply_count(inf) || inf->forward_tried || inf->ended ||
-        inf->gave_up) {
+        cr_infer__out_of_budget(inf)) {
         return false;
     }
     inf->forward_tried = true;
@@ -1067,12 +1067,12 @@ static void feed_clock(cr_infer *inf, const cr_feed_event *ev, int64_t t)
     inf->clock_ms[CR_WHITE] = ev->u.clock.white_ms;
     inf->clock_ms[CR_BLACK] = ev->u.clock.black_ms;
     inf->clock_t = t;
-    /* a reading the model holds back (noise, a clock set anew) counts nothing */
-    bool reading_ok = cr_clock_feed(inf->clk, t, ev->u.clock.white_ms, ev->u.clock.black_ms, now) ==
-                      CR_CLOCK_ACCEPTED;
-    if (!reading_ok) {
-        inf->anchor_ok = false;
-    }
+    /* Noise (an all-zero reading) counts nothing; a reading the model
+     * holds back may still count a silence (the first after one never fits
+     * the model: both clocks ran meanwhile) but is no anchor. */
+    int fed = cr_clock_feed(inf->clk, t, ev->u.clock.white_ms, ev->u.clock.black_ms, now);
+    inf->reading_counts = fed == CR_CLOCK_ACCEPTED || fed == CR_CLOCK_HELD;
+    bool reading_ok = fed == CR_CLOCK_ACCEPTED;
     cr_infer_event out;
     memset(&out, 0, sizeof out);
     out.kind = CR_INFER_CLOCK;
@@ -1164,7 +1164,7 @@ static void feed_clock(cr_infer *inf, const cr_feed_event *ev, int64_t t)
     }
     int n = ply_count(inf);
     const cr_ply *last = n > 0 ? cr_game_ply(inf->game, n - 1) : NULL;
-    if (reading_ok && cr_infer__recount_gap(inf, presser, t)) {
+    if (inf->reading_counts && cr_infer__recount_gap(inf, presser, t)) {
         n = ply_count(inf);
         last = cr_game_ply(inf->game, n - 1);
     }
@@ -1242,9 +1242,6 @@ static void feed_pos(cr_infer *inf, const cr_feed_event *ev, int64_t t)
     evaluate(inf, t);
     if (inf->explained) {
         inf->gap_open = false; /* the first picture after the gap fitted */
-        if (!inf->lost) {
-            cr_infer__in_step(inf);
-        }
     }
 }
 

@@ -37,7 +37,7 @@ bool cr_infer__out_of_budget(cr_infer *inf)
  * seen, no reading since the silence, or one that does not fit. */
 int cr_infer__clock_count(const cr_infer *inf, int base, int side_to_move)
 {
-    if (!inf->anchor_ok || inf->anchor_plies > base || !inf->clock_seen || inf->clock_stale ||
+    if (!inf->anchor_ok || inf->anchor_plies > base || !inf->clock_seen || inf->clock_stale || !inf->reading_counts ||
         inf->running != side_to_move || inf->clock_t <= inf->anchor_t || inf->t_change > inf->clock_t ||
         cr_clock_detected_mode(inf->clk) != CR_CLOCK_MODE_INCREMENT) {
         return -1;
@@ -58,7 +58,17 @@ int cr_infer__clock_count(const cr_infer *inf, int base, int side_to_move)
     if ((from <= 41 && to >= 40) || (from <= 61 && to >= 60)) {
         return -1;
     }
-    return (int)presses - (base - inf->anchor_plies);
+    /* the plies of the game since the anchor: a counted gap stands for its
+     * count, one that is not makes the rest unknown */
+    int played = 0;
+    for (int i = inf->anchor_plies; i < base; i++) {
+        const cr_ply *p = cr_game_ply(inf->game, i);
+        if ((p->flags & CR_PLY_MISSING) && !(p->flags & CR_PLY_COUNTED)) {
+            return -1;
+        }
+        played += (p->flags & CR_PLY_MISSING) ? p->missing : 1;
+    }
+    return (int)presses - played;
 }
 
 /* Plies guessed by a search just before ply `base`: the reconstruction
@@ -151,6 +161,9 @@ int cr_infer__push_gap(cr_infer *inf, int side_to_move, int64_t t, const char *r
     inf->have_illegal = false;
     if (base < n) {
         cr_game_truncate(inf->game, base);
+        if (base < inf->anchor_plies) {
+            inf->anchor_ok = false; /* the plies it counted from are gone */
+        }
         inf->stats.corrections++;
         inf->stats.retracted += (uint64_t)(n - base);
         cr_infer_event ce;

@@ -23,9 +23,9 @@
                            up to 576, but a few captures or checks cut that down) */
 #define SEEN_MAX 16     /* recent boards remembered: a ply the board showed is no guess */
 #define RECOVER_NODES 200000 /* node budget of one recovery search (under 10 ms) */
-#define HUNT_NODES 2000000  /* node budget of all searches while the board is lost or
-                               back from a silence (~100 ms): past it the search gives up
-                               and the silence becomes a gap, however long it lasts */
+#define HUNT_NODES 2000000  /* node budget of all searches between two moves the board was
+                               followed through (~100 ms): past it the search gives up and a
+                               board still lost becomes a gap, however long it stays so */
 #define GAP_INC_MIN_MS 10000 /* an increment that counts a gap's presses: the readings'
                                 seconds (truncated, 2 s at most) stay well inside it */
 
@@ -123,12 +123,13 @@ struct cr_infer {
     int64_t turn_from[2]; /* when each side's clock started running this turn, -1 unknown */
     cr_clock *clk;       /* the readings' model: the increment a gap's presses are counted by */
     int64_t clock_t;     /* time of the last reading */
+    bool reading_counts; /* it may count a silence's presses (not noise) */
     bool anchor_ok;      /* a press was read with the board in step with the game: */
     int64_t anchor_t;    /* its time, */
     int32_t anchor_ms[2]; /* both clocks then, */
     int anchor_plies;    /* and the plies the game had */
     long hunt_nodes;     /* nodes searched since the board was last followed */
-    bool gave_up;        /* hunt_nodes ran past HUNT_NODES: no deep search until in step */
+    bool gave_up;        /* hunt_nodes ran past HUNT_NODES: no search until in step */
     int chain_base;      /* a search refused to chain onto the guesses from this ply: the
                             gap replaces them (-1: none) */
 
