@@ -106,12 +106,6 @@ static void snap_update(snap *s, const uint8_t raw[CR_SQ_NB], bool rotated)
 }
 
 
-/* The occupancy first: most positions compared differ there already. */
-static bool same_board(const cr_position *p, const snap *s)
-{
-    return p->occupied == s->occ && memcmp(p->board, s->sq, CR_SQ_NB) == 0;
-}
-
 /* Ply i got its clock (and time used) from a press. */
 static void emit_ply_clock(cr_infer *inf, int i, int64_t t)
 {
@@ -254,6 +248,8 @@ static void start_game(cr_infer *inf, const cr_position *start, bool rotated, in
     inf->ended = false;
     inf->ended_by_board = false;
     inf->rotated = rotated;
+    inf->anchor_ok = false;
+    cr_infer__in_step(inf);
     for (int i = 0; i < inf->ntags; i++) {
         cr_game_set_tag(inf->game, inf->tag_name[i], inf->tag_value[i]);
     }
@@ -377,29 +373,15 @@ static void kings_signal(cr_infer *inf, int64_t t)
 
 /* ------------------------------------------------------------ snapshots */
 
-static bool plausible(const snap *s)
-{
-    if (popcount(s->bb[CR_WK]) != 1 || popcount(s->bb[CR_BK]) != 1) {
-        return false;
-    }
-    int w = lsb(s->bb[CR_WK]), b = lsb(s->bb[CR_BK]);
-    int df = cr_file_of(w) - cr_file_of(b), dr = cr_rank_of(w) - cr_rank_of(b);
-    if (df >= -1 && df <= 1 && dr >= -1 && dr <= 1) {
-        return false; /* kings side by side: never a position */
-    }
-    return ((s->bb[CR_WP] | s->bb[CR_BP]) & BACK_RANKS) == 0;
-}
-
 /* The position the board shows, after p by moves nobody saw: side to move
  * given, castling rights kept where king and rook stand as in p; the move
  * number counts `plies` of them (0: the fewest for that side to move). */
-static int board_position_n(const cr_position *p, const snap *s, int side, int plies, cr_position *out);
 static int board_position(const cr_position *p, const snap *s, int side, cr_position *out)
 {
-    return board_position_n(p, s, side, 0, out);
+    return cr_infer__board_position_n(p, s, side, 0, out);
 }
 
-static int board_position_n(const cr_position *p, const snap *s, int side, int plies, cr_position *out)
+int cr_infer__board_position_n(const cr_position *p, const snap *s, int side, int plies, cr_position *out)
 {
     char fen[CR_FEN_MAX + 40];
     int len = cr_placement_write(s->sq, fen, CR_FEN_MAX);
@@ -493,6 +475,7 @@ static void evaluate(cr_infer *inf, int64_t t)
         }
         inf->explained = true;
         inf->lost = false;
+        cr_infer__in_step(inf);
         inf->swept = false;
         inf->have_illegal = false;
         cr_infer__resynced(inf, t);
@@ -636,8 +619,11 @@ static void resolve(cr_infer *inf, int64_t t, bool pressed, int depth)
             memset(&q, 0, sizeof q);
             q.base = n;
             int fits = 0;
-            if (popcount(diff_bb(pos_at(inf, n), s)) >= 2) {
+            if (popcount(diff_bb(pos_at(inf, n), s)) >= 2 && !cr_infer__out_of_budget(inf)) {
                 fits = cr_infer__gap_search(inf, pos_at(inf, n), s, &q, from, depth);
+            }
+            if (fits >= 1 && !cr_infer__chain_ok(inf, &q)) {
+                fits = 0; /* more guesses in a row than a search bridges: not forced */
             }
             if ((fits == 1 && q.n <= 2) || (fits >= 1 && pressed)) {
                 cr_infer__commit(inf, &q, inf->t_change, t);
@@ -659,7 +645,7 @@ static void resolve(cr_infer *inf, int64_t t, bool pressed, int depth)
             while (b > 0 && n - b < 3 && (cr_game_ply(inf->game, b - 1)->flags & CR_PLY_RECONSTRUCTED)) {
                 b--;
             }
-            if (b < n && depth >= inf->cfg.max_gap_plies) {
+            if (b < n && depth >= inf->cfg.max_gap_plies && !cr_infer__out_of_budget(inf)) {
                 memset(&q, 0, sizeof q);
                 q.base = b;
                 /* only a unique sequence: the guessed plies and one more move */
@@ -721,7 +707,8 @@ static void raise_attention(cr_infer *inf, int64_t t)
  * the gap search once; commits and returns true if it fits. */
 static bool prefer_forward(cr_infer *inf, int64_t t)
 {
-    if (!inf->has_pending || inf->pending.base >= ply_count(inf) || inf->forward_tried || inf->ended) {
+    if (!inf->has_pending || inf->pending.base >= ply_count(inf) || inf->forward_tried || inf->ended ||
+        cr_infer__out_of_budget(inf)) {
         return false;
     }
     inf->forward_tried = true;
@@ -755,6 +742,9 @@ static void recover(cr_infer *inf, int64_t t)
         return;
     }
     inf->searched = MAX_SEQ;
+    if (cr_infer__out_of_budget(inf)) {
+        return; /* a gap, once the board stands or a press says it shows a move */
+    }
     const snap *s = &inf->cur;
     int n = ply_count(inf);
     if (!plausible(s) || popcount(diff_bb(pos_at(inf, n), s)) < 2) {
@@ -766,7 +756,26 @@ static void recover(cr_infer *inf, int64_t t)
     /* Deep searches find pieces walking to and fro: the clock running for
      * one side says who is to move (its press triggers another try). */
     int want = inf->clock_seen && !inf->clock_stale && inf->running != CR_CLOCK_STOPPED ? inf->running : -1;
-    int fits = cr_infer__gap_search_n(inf, pos_at(inf, n), s, &q, 2, MAX_SEQ, RECOVER_NODES, AMBIG_MAX + 1, want);
+    /* The clock's count, when it has one, is the length: a shorter
+     * sequence is pieces that took another way, not what was played. */
+    int counted = want >= 0 ? cr_infer__clock_count(inf, n, want) : -1;
+    if (counted > MAX_SEQ) {
+        return; /* longer than a search bridges: a gap, counted */
+    }
+    int lo = counted >= 2 ? counted : 2, hi = counted >= 2 ? counted : MAX_SEQ;
+    int fits = cr_infer__gap_search_n(inf, pos_at(inf, n), s, &q, lo, hi, RECOVER_NODES, AMBIG_MAX + 1, want);
+    if (fits >= 1 && fits <= AMBIG_MAX && !cr_infer__chain_ok(inf, &q)) {
+        /* Chained onto earlier guesses: the whole stretch searched again
+         * from before them, undone and redone, never piled on. */
+        int b = n - cr_infer__guessed_before(inf, n);
+        memset(&q, 0, sizeof q);
+        q.base = b;
+        fits = cr_infer__gap_search_n(inf, pos_at(inf, b), s, &q, 2, MAX_SEQ, RECOVER_NODES, AMBIG_MAX + 1, want);
+        if (fits < 1 || fits > AMBIG_MAX) {
+            inf->chain_base = b; /* the gap takes the guesses' place */
+            return;
+        }
+    }
     if (fits < 1 || fits > AMBIG_MAX) {
         return;
     }
@@ -781,8 +790,6 @@ static void recover(cr_infer *inf, int64_t t)
     set_pending(inf, &q, inf->t_change);
     inf->deadline = inf->t_change + inf->cfg.attention_ms;
 }
-
-static int push_gap(cr_infer *inf, int side_to_move, int64_t t, const char *reason, bool arbiter);
 
 /* The board was lost or the link down, and the deep search found nothing
  * (or too many sequences to choose from): a gap is due once the board
@@ -844,7 +851,7 @@ static void advance_to(cr_infer *inf, int64_t now)
          * stood attention_ms, a plausible position, the game goes on from
          * it, the plies in between a gap (never a game cut short). */
         if (gap_due(inf) && now >= inf->t_change + inf->cfg.attention_ms &&
-            push_gap(inf, -1, inf->t_change + inf->cfg.attention_ms, "gap: plies not seen", false) == 0 &&
+            cr_infer__push_gap(inf, -1, inf->t_change + inf->cfg.attention_ms, "gap: plies not seen", false, false) == 0 &&
             inf->explained) {
             continue;
         }
@@ -952,10 +959,16 @@ cr_infer *cr_infer_new(const char *board_id, const cr_infer_config *cfg, cr_infe
     }
     inf->cb = cb;
     inf->data = data;
+    inf->clk = cr_clock_new(NULL, NULL);
+    if (!inf->clk) {
+        free(inf);
+        return NULL;
+    }
     cr_position_init_start(&inf->std_start);
     inf->running = CR_CLOCK_STOPPED;
     inf->clock_ms[0] = inf->clock_ms[1] = CR_CLOCK_UNKNOWN;
     inf->turn_from[0] = inf->turn_from[1] = -1;
+    inf->chain_base = -1;
     inf->explained = true;
     snap_build(&inf->cur, inf->raw, false); /* all empty: snap_update starts from it */
     return inf;
@@ -971,6 +984,7 @@ void cr_infer_free(cr_infer *inf)
         free(inf->tag_value[i]);
     }
     free_game(inf);
+    cr_clock_free(inf->clk);
     free(inf);
 }
 
@@ -1052,6 +1066,13 @@ static void feed_clock(cr_infer *inf, const cr_feed_event *ev, int64_t t)
     inf->running = now;
     inf->clock_ms[CR_WHITE] = ev->u.clock.white_ms;
     inf->clock_ms[CR_BLACK] = ev->u.clock.black_ms;
+    inf->clock_t = t;
+    /* Noise (an all-zero reading) counts nothing; a reading the model
+     * holds back may still count a silence (the first after one never fits
+     * the model: both clocks ran meanwhile) but is no anchor. */
+    int fed = cr_clock_feed(inf->clk, t, ev->u.clock.white_ms, ev->u.clock.black_ms, now);
+    inf->reading_counts = fed == CR_CLOCK_ACCEPTED || fed == CR_CLOCK_HELD;
+    bool reading_ok = fed == CR_CLOCK_ACCEPTED;
     cr_infer_event out;
     memset(&out, 0, sizeof out);
     out.kind = CR_INFER_CLOCK;
@@ -1138,11 +1159,15 @@ static void feed_clock(cr_infer *inf, const cr_feed_event *ev, int64_t t)
             cr_infer__commit(inf, &q, inf->pending_t, t);
             evaluate(inf, t);
         } else if (gap_due(inf)) {
-            push_gap(inf, now, t, "gap: plies not seen", false);
+            cr_infer__push_gap(inf, now, t, "gap: plies not seen", false, false);
         }
     }
     int n = ply_count(inf);
     const cr_ply *last = n > 0 ? cr_game_ply(inf->game, n - 1) : NULL;
+    if (inf->reading_counts && cr_infer__recount_gap(inf, presser, t)) {
+        n = ply_count(inf);
+        last = cr_game_ply(inf->game, n - 1);
+    }
     int32_t reading = presser == CR_WHITE ? ev->u.clock.white_ms : ev->u.clock.black_ms;
     if (last && (last->after.side ^ 1) == presser && n - 1 >= inf->plies_at_press) {
         cr_game_ply_mut(inf->game, n - 1)->clock_ms = reading;
@@ -1158,6 +1183,9 @@ static void feed_clock(cr_infer *inf, const cr_feed_event *ev, int64_t t)
     inf->plies_at_press = n;
     if (n > inf->confirmed) {
         inf->confirmed = n;
+    }
+    if (reading_ok) {
+        cr_infer__anchor(inf, t);
     }
 }
 
@@ -1281,123 +1309,12 @@ void cr_infer_finish(cr_infer *inf, int64_t now)
     inf->t_last = now;
 }
 
-/* Whether s is p with pieces lifted and nothing else: every piece s shows
- * stands where p has it. A move in progress (a victim taken off before the
- * capturer lands, a piece held), never a game that went on. */
-static bool only_lifted(const cr_position *p, const snap *s)
-{
-    if ((s->occ & ~p->occupied) != 0) {
-        return false;
-    }
-    for (int sq = 0; sq < CR_SQ_NB; sq++) {
-        if (((s->occ >> sq) & 1) && s->sq[sq] != p->board[sq]) {
-            return false;
-        }
-    }
-    return true;
-}
-
-/* The game goes on from the board as it stands, side_to_move to move
- * (-1: the side the clock runs for, else the game's): one ply flagged
- * CR_PLY_ILLEGAL | CR_PLY_MISSING holds the stretch nobody saw (no move is
- * invented), counted as the fewest plies that lead there; `reason` goes with
- * its MOVE event. A gap that nothing has followed yet is replaced, never
- * piled on: the board went on while it was still being read. */
-static int push_gap(cr_infer *inf, int side_to_move, int64_t t, const char *reason, bool arbiter)
-{
-    if (!inf->game || !inf->have_snap || !plausible(&inf->cur)) {
-        return CR_EINVAL;
-    }
-    int n = ply_count(inf);
-    if (same_board(pos_at(inf, n), &inf->cur)) {
-        return 0;
-    }
-    if (side_to_move != CR_WHITE && side_to_move != CR_BLACK) {
-        side_to_move = inf->clock_seen && inf->running != CR_CLOCK_STOPPED ? inf->running : pos_at(inf, n)->side;
-    }
-    int base = n;
-    const cr_ply *last = n > 0 ? cr_game_ply(inf->game, n - 1) : NULL;
-    if (last && (last->flags & CR_PLY_MISSING) && last->missing > 0) {
-        base = n - 1; /* the gap before it is the same silence */
-    }
-    const cr_position *pb = pos_at(inf, base);
-    if (!arbiter && only_lifted(pos_at(inf, n), &inf->cur)) {
-        return CR_EINVAL; /* pieces lifted however long: the move is still being made */
-    }
-    int plies = cr_infer__plies_needed(pb, &inf->cur, side_to_move);
-    if (plies < 0 && !arbiter) {
-        return CR_EINVAL; /* pieces set up anew, not a game gone on: ATTENTION stands */
-    }
-    cr_position after;
-    if (board_position_n(pb, &inf->cur, side_to_move, plies > 0 ? plies : 0, &after) != 0) {
-        return CR_EINVAL;
-    }
-    if (t < inf->t_last) {
-        t = inf->t_last;
-    }
-    inf->has_pending = false;
-    inf->have_illegal = false;
-    if (base < n) {
-        cr_game_truncate(inf->game, base);
-        inf->stats.corrections++;
-        inf->stats.retracted++;
-        cr_infer_event ce;
-        memset(&ce, 0, sizeof ce);
-        ce.kind = CR_INFER_CORRECTION;
-        ce.t = t;
-        ce.ply = base;
-        ce.retracted = 1;
-        ce.reason = "gap went on";
-        ce.running = CR_CLOCK_STOPPED;
-        emit(inf, &ce);
-    }
-    int rc = cr_game_push_illegal(inf->game, &after, "--", CR_CLOCK_UNKNOWN, t);
-    if (rc != 0) {
-        return rc;
-    }
-    int idx = cr_game_ply_count(inf->game) - 1;
-    cr_ply *gp = cr_game_ply_mut(inf->game, idx);
-    gp->flags |= CR_PLY_MISSING;
-    gp->missing = (uint16_t)(plies > 0 ? plies : 0);
-    if (inf->plies_at_press > idx) {
-        inf->plies_at_press = idx;
-    }
-    if (inf->confirmed > idx) {
-        inf->confirmed = idx;
-    }
-    if (inf->ended && !inf->ended_by_board) {
-        inf->ended = false;
-        cr_game_set_result(inf->game, CR_RESULT_NONE);
-    }
-    inf->stats.moves++;
-    cr_infer_event ev;
-    memset(&ev, 0, sizeof ev);
-    ev.kind = CR_INFER_MOVE;
-    ev.t = t;
-    ev.t_snapshot = inf->t_change;
-    ev.ply = idx;
-    ev.reason = reason;
-    ev.running = CR_CLOCK_STOPPED;
-    emit(inf, &ev);
-    inf->explained = true;
-    inf->lost = false;
-    inf->gap_open = false;
-    inf->swept = false;
-    inf->nseen = 0;
-    inf->searched = 0;
-    cr_infer__resynced(inf, t);
-    if (!inf->ended) {
-        cr_infer__check_status(inf, t);
-    }
-    return 0;
-}
-
 int cr_infer_accept_board(cr_infer *inf, int side_to_move, int64_t t)
 {
     if (!inf || !inf->game || !inf->have_snap || !plausible(&inf->cur)) {
         return CR_EINVAL;
     }
-    return push_gap(inf, side_to_move, t, "board accepted by the arbiter", true);
+    return cr_infer__push_gap(inf, side_to_move, t, "board accepted by the arbiter", true, false);
 }
 
 const cr_game *cr_infer_game(const cr_infer *inf) { return inf ? inf->game : NULL; }

@@ -101,6 +101,9 @@ static int retract(cr_infer *inf, const seq *q, int64_t t_snapshot, int64_t t, i
         old_clock[nold++] = cr_game_ply(inf->game, i)->clock_ms;
     }
     cr_game_truncate(inf->game, q->base);
+    if (q->base < inf->anchor_plies) {
+        inf->anchor_ok = false; /* the clock's count started from plies now gone */
+    }
     if (inf->plies_at_press > q->base) {
         inf->plies_at_press = q->base;
     }
@@ -196,6 +199,14 @@ void cr_infer__commit(cr_infer *inf, const seq *q, int64_t t_snapshot, int64_t t
     inf->nseen = 0;
     if (q->n > 0) {
         inf->lost = false;
+    }
+    if (q->n > 0 && !q->reconstructed) {
+        /* a move the board was followed through: the next stretch's
+         * searches start afresh (guesses do not: a board that keeps
+         * being guessed anew keeps spending the one budget) */
+        inf->hunt_nodes = 0;
+        inf->chain_base = -1;
+        inf->gave_up = false;
     }
     cr_infer__resynced(inf, t);
     if (!inf->ended) {

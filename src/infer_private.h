@@ -5,6 +5,7 @@
 #ifndef CR_INFER_PRIVATE_H
 #define CR_INFER_PRIVATE_H
 
+#include "cr/clock.h"
 #include "cr/infer.h"
 #include "cr/notation.h"
 
@@ -22,6 +23,11 @@
                            up to 576, but a few captures or checks cut that down) */
 #define SEEN_MAX 16     /* recent boards remembered: a ply the board showed is no guess */
 #define RECOVER_NODES 200000 /* node budget of one recovery search (under 10 ms) */
+#define HUNT_NODES 2000000  /* node budget of all searches between two moves the board was
+                               followed through (~100 ms): past it the search gives up and a
+                               board still lost becomes a gap, however long it stays so */
+#define GAP_INC_MIN_MS 10000 /* an increment that counts a gap's presses: the readings'
+                                seconds (truncated, 2 s at most) stay well inside it */
 
 static const cr_bb CENTRE = (1ull << CR_SQ_D4) | (1ull << CR_SQ_E4) | (1ull << CR_SQ_D5) | (1ull << CR_SQ_E5);
 static const cr_bb BACK_RANKS = 0xFF000000000000FFull;
@@ -115,6 +121,17 @@ struct cr_infer {
     int32_t stash_ms;
     int32_t stash_emt;
     int64_t turn_from[2]; /* when each side's clock started running this turn, -1 unknown */
+    cr_clock *clk;       /* the readings' model: the increment a gap's presses are counted by */
+    int64_t clock_t;     /* time of the last reading */
+    bool reading_counts; /* it may count a silence's presses (not noise) */
+    bool anchor_ok;      /* a press was read with the board in step with the game: */
+    int64_t anchor_t;    /* its time, */
+    int32_t anchor_ms[2]; /* both clocks then, */
+    int anchor_plies;    /* and the plies the game had */
+    long hunt_nodes;     /* nodes searched since the board was last followed */
+    bool gave_up;        /* hunt_nodes ran past HUNT_NODES: no search until in step */
+    int chain_base;      /* a search refused to chain onto the guesses from this ply: the
+                            gap replaces them (-1: none) */
 
     cr_infer_stats stats;
 };
@@ -140,6 +157,26 @@ static inline bool one_move_shape(const snap *s, cr_bb d, int side)
     }
     cr_bb arrived = d & s->occ;
     return arrived && (arrived & ~s->by_color[side]) == 0;
+}
+
+/* The occupancy first: most positions compared differ there already. */
+static inline bool same_board(const cr_position *p, const snap *s)
+{
+    return p->occupied == s->occ && memcmp(p->board, s->sq, CR_SQ_NB) == 0;
+}
+
+/* Two kings, not side by side, no pawn on a last rank: a position. */
+static inline bool plausible(const snap *s)
+{
+    if (popcount(s->bb[CR_WK]) != 1 || popcount(s->bb[CR_BK]) != 1) {
+        return false;
+    }
+    int w = lsb(s->bb[CR_WK]), b = lsb(s->bb[CR_BK]);
+    int df = cr_file_of(w) - cr_file_of(b), dr = cr_rank_of(w) - cr_rank_of(b);
+    if (df >= -1 && df <= 1 && dr >= -1 && dr <= 1) {
+        return false; /* kings side by side: never a position */
+    }
+    return ((s->bb[CR_WP] | s->bb[CR_BP]) & BACK_RANKS) == 0;
 }
 
 static inline const cr_position *pos_at(const cr_infer *inf, int i) { return cr_game_position_at(inf->game, i); }
@@ -200,5 +237,30 @@ int cr_infer__gap_search(cr_infer *inf, const cr_position *base, const snap *s, 
  * (a pawn gone back, a piece that no piece of its kind or pawn can become,
  * more pieces of a side than it had). */
 int cr_infer__plies_needed(const cr_position *base, const snap *s, int side_to_move);
+
+/* infer.c: the position the board shows, after p by moves nobody saw: side
+ * to move given, castling rights kept where king and rook stand as in p; the
+ * move number counts `plies` of them (0: the fewest for that side to move). */
+int cr_infer__board_position_n(const cr_position *p, const snap *s, int side, int plies, cr_position *out);
+
+/* infer_gap.c: silences the search does not bridge. */
+/* The board is followed again: the next silence's searches start afresh. */
+void cr_infer__in_step(cr_infer *inf);
+/* The searches of this silence have used HUNT_NODES: true (and counted once). */
+bool cr_infer__out_of_budget(cr_infer *inf);
+/* Plies from `base` to the board, counted by the clock's presses; -1 unknown. */
+int cr_infer__clock_count(const cr_infer *inf, int base, int side_to_move);
+/* Plies guessed by a search just before ply `base`. */
+int cr_infer__guessed_before(const cr_infer *inf, int base);
+/* q chained onto earlier guesses stays within what one search bridges. */
+bool cr_infer__chain_ok(const cr_infer *inf, const seq *q);
+/* The game goes on from the board: one gap ply (see infer_gap.c). */
+int cr_infer__push_gap(cr_infer *inf, int side_to_move, int64_t t, const char *reason, bool arbiter, bool recount);
+/* A press (accepted reading) that ends a gap's last ply: the gap again,
+ * counted by the clock when it can; true if it was pushed again. */
+bool cr_infer__recount_gap(cr_infer *inf, int presser, int64_t t);
+/* A press read with the board in step with the game: the next silence's
+ * presses are counted from it. */
+void cr_infer__anchor(cr_infer *inf, int64_t t);
 
 #endif

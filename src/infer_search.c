@@ -290,11 +290,13 @@ int cr_infer__gap_search_n(cr_infer *inf, const cr_position *base, const snap *s
                 out->fits = (uint16_t)c.nsol;
                 out->reconstructed = true;
                 inf->stats.search_nodes += (uint64_t)c.nodes;
+                inf->hunt_nodes += c.nodes;
                 return c.nsol;
             }
         }
     }
     inf->stats.search_nodes += (uint64_t)c.nodes;
+    inf->hunt_nodes += c.nodes;
     return c.aborted ? -1 : 0;
 }
 

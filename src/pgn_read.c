@@ -89,6 +89,7 @@ typedef struct gctx {
     int base_line; /* its line number */
     size_t err_off;
     bool auto_lang; /* lang was detected, not given */
+    bool gap_counted; /* the writer's words before the next [%missing] said an exact count */
 } gctx;
 
 static void where(const gctx *g, size_t off, int *line, int *col)
@@ -394,9 +395,10 @@ static int handle_command(gctx *c, size_t a, size_t b, bool *is_illegal)
         }
         if (missing) {
             cr_ply *gp = cr_game_ply_mut(c->g, cr_game_ply_count(c->g) - 1);
-            gp->flags |= CR_PLY_MISSING;
+            gp->flags |= CR_PLY_MISSING | (c->gap_counted && count > 0 ? CR_PLY_COUNTED : 0u);
             gp->missing = (uint16_t)count;
         }
+        c->gap_counted = false;
         *is_illegal = true;
         return 0;
     }
@@ -404,14 +406,16 @@ static int handle_command(gctx *c, size_t a, size_t b, bool *is_illegal)
     return add_comment(c, last, c->buf + a, b - a);
 }
 
-/* The writer's words before a gap, "gap: at least N plies not seen" (or
- * "1 ply"), at i and followed by `[%missing`: returns the index of that
- * '[', else 0. They say what the command says and are not kept. */
-static size_t gap_words(const char *buf, size_t i, size_t end)
+/* The writer's words before a gap, "gap: at least N plies not seen" (a
+ * lower bound) or "gap: N plies not seen" (counted; "1 ply" either way), at
+ * i and followed by `[%missing`: returns the index of that '[', else 0, and
+ * tells which in *counted. They say what the command says and are not kept. */
+static size_t gap_words(const char *buf, size_t i, size_t end, bool *counted)
 {
     /* word by word: the writer may have wrapped the line between any two */
     static const char *const words[] = {"gap:", "at", "least", "#", "plies|ply", "not", "seen"};
     size_t j = i;
+    bool least = true;
     for (size_t k = 0; k < sizeof words / sizeof words[0]; k++) {
         if (k > 0) {
             size_t sp = j;
@@ -428,6 +432,11 @@ static size_t gap_words(const char *buf, size_t i, size_t end)
         }
         size_t wl = j - st;
         const char *w = words[k];
+        if (k == 1 && !(wl == 2 && memcmp(buf + st, "at", 2) == 0)) {
+            least = false; /* no "at least": the count itself */
+            k = 3;
+            w = words[k];
+        }
         bool ok;
         if (w[0] == '#') {
             ok = wl > 0 && wl < 6;
@@ -446,7 +455,11 @@ static size_t gap_words(const char *buf, size_t i, size_t end)
     while (j < end && is_space(buf[j])) {
         j++;
     }
-    return end - j >= 9 && memcmp(buf + j, "[%missing", 9) == 0 ? j : 0;
+    if (end - j >= 9 && memcmp(buf + j, "[%missing", 9) == 0) {
+        *counted = !least;
+        return j;
+    }
+    return 0;
 }
 
 /* Finds the end of a `[%...]` command starting at a; returns the index after
@@ -476,7 +489,7 @@ static int handle_comment(gctx *c, size_t a, size_t b)
             }
             size_t text_end = i;
             for (size_t g = text_start; g < i; g++) {
-                if (c->buf[g] == 'g' && gap_words(c->buf, g, b) == i) {
+                if (c->buf[g] == 'g' && gap_words(c->buf, g, b, &c->gap_counted) == i) {
                     text_end = g;
                     break;
                 }
@@ -703,7 +716,7 @@ static int parse_span(gctx *c, size_t i, size_t end, bool cont, size_t *stop)
             i = e;
             continue;
         }
-        size_t gw = cont && ch == 'g' ? gap_words(buf, i, end) : 0;
+        size_t gw = cont && ch == 'g' ? gap_words(buf, i, end, &c->gap_counted) : 0;
         if (gw) {
             i = gw;
             continue;

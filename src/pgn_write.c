@@ -278,9 +278,10 @@ static void write_continuation(const cr_game *g, int k, const cr_pgn_options *o,
             char fen[CR_FEN_MAX];
             cr_position_to_fen(&p->after, fen, sizeof fen);
             if ((p->flags & CR_PLY_MISSING) && p->missing > 0) {
-                /* the moves are not known: how many at least, then the position */
-                cr_sb_fmt(b, "gap: at least %u %s not seen [%%missing %u %s]", (unsigned)p->missing,
-                          p->missing == 1 ? "ply" : "plies", (unsigned)p->missing, fen);
+                /* the moves are not known: how many (exactly, when the clock
+                 * counted them, else at least), then the position */
+                cr_sb_fmt(b, "gap: %s%u %s not seen [%%missing %u %s]", (p->flags & CR_PLY_COUNTED) ? "" : "at least ",
+                          (unsigned)p->missing, p->missing == 1 ? "ply" : "plies", (unsigned)p->missing, fen);
             } else if (p->flags & CR_PLY_MISSING) {
                 cr_sb_fmt(b, "[%%missing %s]", fen); /* the moves are not known */
             } else {

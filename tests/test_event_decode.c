@@ -133,6 +133,13 @@ static void test_move_round_trip(void **state)
     assert_string_equal(back->move.san, ev->move.san);
     assert_int_equal(cr_event_resolve_move(back, &start, &err), 0);
     cr_store_event_free(back);
+    /* a gap the clock counted: "missing": 12 and the "counted" flag */
+    ev->move.flags |= CR_PLY_COUNTED;
+    ev->move.missing = 12;
+    back = round_trip(ev);
+    assert_int_equal(back->move.flags, CR_PLY_ILLEGAL | CR_PLY_MISSING | CR_PLY_COUNTED);
+    assert_int_equal(back->move.missing, 12);
+    cr_store_event_free(back);
     cr_store_event_free(ev);
     cr_game_free(g);
     cr_game_free(g2);

@@ -10,6 +10,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <time.h>
 
 #include <cmocka.h>
 
@@ -824,6 +825,221 @@ static void test_gap_replaced(void **state)
     sim_free(s);
 }
 
+/* A chess clock with an increment, as the test plays it: each press takes
+ * the time the mover's clock ran and adds inc; a press read by the link
+ * shows both times in whole seconds (as DGT clocks do). */
+typedef struct fclock {
+    int32_t ms[2];
+    int run; /* -1: not started */
+    int64_t since;
+    int32_t inc;
+} fclock;
+
+static void fc_press(sim *s, fclock *c, int dt, bool read)
+{
+    s->t += dt;
+    if (c->run >= 0) {
+        c->ms[c->run] -= (int32_t)(s->t - c->since) - c->inc;
+        c->run ^= 1;
+    } else {
+        c->run = CR_WHITE;
+    }
+    c->since = s->t;
+    if (!read) {
+        return;
+    }
+    cr_feed_event ev;
+    memset(&ev, 0, sizeof ev);
+    ev.t = s->t;
+    snprintf(ev.board, sizeof ev.board, "T1");
+    ev.kind = CR_FEED_CLOCK;
+    ev.u.clock.white_ms = c->ms[CR_WHITE] / 1000 * 1000;
+    ev.u.clock.black_ms = c->ms[CR_BLACK] / 1000 * 1000;
+    ev.u.clock.running = c->run;
+    assert_int_equal(cr_infer_feed(s->inf, &ev), 0);
+}
+
+/* 1. e4 c5 2. Nf3 read with presses, then eleven plies behind a silence
+ * (each pressed, nothing read), the board back and the last press read. */
+static const cr_game *silence_of_eleven(sim *s, int32_t inc)
+{
+    fclock c = {{5400000, 5400000}, -1, 0, inc};
+    start(s);
+    fc_press(s, &c, 100, true); /* White's clock started */
+    move(s, "e2", "e4");
+    fc_press(s, &c, 300, true);
+    move(s, "c7", "c5");
+    fc_press(s, &c, 300, true);
+    move(s, "g1", "f3");
+    fc_press(s, &c, 300, true);
+    cr_position p;
+    cr_position_from_fen(&p, "rnbqkbnr/pp1ppppp/8/2p5/4P3/5N2/PPPP1PPP/RNBQKB1R b KQkq - 1 2", NULL);
+    link_ev(s, CR_FEED_DISCONNECT, 1000);
+    const char *unseen[] = {"d6", "d4", "cxd4", "Nxd4", "Nf6", "Nc3", "a6", "Be3", "e5", "Nb3", "Be6"};
+    for (int i = 0; i < 11; i++) {
+        char one[8];
+        snprintf(one, sizeof one, "%s", unseen[i]);
+        play_unseen(s, &p, one);
+        if (i < 10) {
+            fc_press(s, &c, 17000 + 1000 * i, false);
+        }
+    }
+    link_ev(s, CR_FEED_CONNECT, 9000);
+    show(s, 0);
+    fc_press(s, &c, 1500, true); /* Black pressed after Be6 */
+    tick(s, 6000);
+    const cr_game *g = cr_infer_game(s->inf);
+    assert_int_equal(cr_game_ply_count(g), 4);
+    const cr_ply *gp = cr_game_ply(g, 3);
+    assert_true(gp->flags & CR_PLY_MISSING);
+    assert_memory_equal(gp->after.board, p.board, CR_SQ_NB);
+    assert_int_equal(gp->after.side, CR_WHITE);
+    return g;
+}
+
+/* Issue 28: a gap says exactly how many plies nobody saw when the clock
+ * can count them (30 s a press: elapsed - time used = 11 presses), and
+ * "at least" the fewest that lead there when it cannot (no increment). */
+static void test_gap_counted_by_clock(void **state)
+{
+    (void)state;
+    sim *s = sim_new(false);
+    const cr_game *g = silence_of_eleven(s, 30000);
+    const cr_ply *gp = cr_game_ply(g, 3);
+    assert_true(gp->flags & CR_PLY_COUNTED);
+    assert_int_equal(gp->missing, 11);
+    assert_int_equal(gp->after.fullmove, 8); /* 2... d6 to 7... Be6: White's 8th move next */
+    cr_infer_stats st;
+    cr_infer_get_stats(s->inf, &st);
+    assert_int_equal(st.gaps_counted, 1);
+    /* the game goes on after it, seen */
+    move(s, "f2", "f3");
+    finish(s);
+    assert_string_equal(cr_game_ply(cr_infer_game(s->inf), 4)->san, "f3");
+    sim_free(s);
+
+    s = sim_new(false);
+    g = silence_of_eleven(s, 0);
+    gp = cr_game_ply(g, 3);
+    assert_false(gp->flags & CR_PLY_COUNTED);
+    assert_true(gp->missing >= 1 && gp->missing <= 11 && gp->missing % 2 == 1);
+    sim_free(s);
+}
+
+/* Guesses never pile onto guesses beyond one search: two silences of six
+ * plies with one picture in between, no clock. The first is reconstructed;
+ * the second would make twelve guessed plies in a row, more than a search
+ * bridges (8), so it is no reconstruction: the stretch is a gap (issue 28:
+ * 16 invented plies in a row came from such a chain). */
+static void test_chained_guesses_bounded(void **state)
+{
+    (void)state;
+    sim *s = sim_new(false);
+    start(s);
+    move(s, "e2", "e4");
+    move(s, "e7", "e5");
+    cr_position p;
+    cr_position_from_fen(&p, "rnbqkbnr/pppp1ppp/8/4p3/4P3/8/PPPP1PPP/RNBQKBNR w KQkq - 0 2", NULL);
+    link_ev(s, CR_FEED_DISCONNECT, 1000);
+    play_unseen(s, &p, "Nf3 Nc6 Bb5 a6 Ba4 Nf6");
+    link_ev(s, CR_FEED_CONNECT, 60000);
+    show(s, 0);
+    tick(s, 8000);
+    const cr_game *g = cr_infer_game(s->inf);
+    assert_int_equal(cr_game_ply_count(g), 8);
+    assert_true(cr_game_ply(g, 7)->flags & CR_PLY_RECONSTRUCTED);
+    link_ev(s, CR_FEED_DISCONNECT, 1000);
+    play_unseen(s, &p, "O-O Be7 Re1 b5 Bb3 d6");
+    link_ev(s, CR_FEED_CONNECT, 60000);
+    show(s, 0);
+    tick(s, 8000);
+    g = cr_infer_game(s->inf);
+    int run = 0, most = 0;
+    for (int i = 0; i < cr_game_ply_count(g); i++) {
+        run = (cr_game_ply(g, i)->flags & CR_PLY_RECONSTRUCTED) ? run + 1 : 0;
+        most = run > most ? run : most;
+    }
+    assert_true(most <= 8);
+    const cr_ply *last = cr_game_ply(g, cr_game_ply_count(g) - 1);
+    assert_true(last->flags & CR_PLY_MISSING);
+    assert_memory_equal(last->after.board, p.board, CR_SQ_NB);
+    assert_int_equal(last->after.side, CR_WHITE);
+    sim_free(s);
+}
+
+static uint32_t lcg(uint32_t *x)
+{
+    *x = *x * 1664525u + 1013904223u;
+    return *x >> 8;
+}
+
+/* The worst case of a long silence: the board lost, and every 1.5 s a new
+ * picture (never standing long enough for a gap) that the bounds take for
+ * reachable within the search's 8 plies while it is 9 or 10 plies of quiet
+ * moves away, for an hour. Each picture would be searched deeply, for
+ * ever; the searches share one budget (2M positions), then give up: the
+ * search stops costing anything, and the board, once it stands, is a gap
+ * whose comment says the search gave up. */
+static void test_search_budget(void **state)
+{
+    (void)state;
+    sim *s = sim_new(false);
+    start(s);
+    move(s, "e2", "e4");
+    move(s, "e7", "e5");
+    clock_ev(s, 300, CR_WHITE);
+    link_ev(s, CR_FEED_DISCONNECT, 1000);
+    cr_position base;
+    cr_position_from_fen(&base, "rnbqkbnr/pppp1ppp/8/4p3/4P3/8/PPPP1PPP/RNBQKBNR w KQkq - 0 2", NULL);
+    link_ev(s, CR_FEED_CONNECT, 30000);
+    clock_ev(s, 0, CR_WHITE); /* the clock says White is to move: plies even */
+    uint32_t seed = 28;
+    clock_t c0 = clock();
+    uint64_t at_give_up = 0;
+    cr_position p = base;
+    for (int i = 0; i < 2400; i++) {
+        p = base;
+        for (int k = 0, tries = 0; k < 10 && tries < 1000; tries++) {
+            cr_movelist ml;
+            cr_generate_legal(&p, &ml);
+            if (ml.count == 0) {
+                break;
+            }
+            cr_move m = ml.moves[lcg(&seed) % (uint32_t)ml.count];
+            if (p.board[cr_move_to(m)] != CR_NO_PIECE || cr_type_of(p.board[cr_move_from(m)]) == CR_PAWN) {
+                continue; /* pieces walking, nothing taken */
+            }
+            cr_position_do_move(&p, m);
+            k++;
+        }
+        memcpy(s->b, p.board, CR_SQ_NB);
+        show(s, 1500);
+        cr_infer_stats st;
+        cr_infer_get_stats(s->inf, &st);
+        if (st.gave_up && !at_give_up) {
+            at_give_up = st.search_nodes;
+        }
+    }
+    double cpu = (double)(clock() - c0) / CLOCKS_PER_SEC;
+    cr_infer_stats st;
+    cr_infer_get_stats(s->inf, &st);
+    print_message("search budget: %llu positions searched, gave up at %llu, %.2f s CPU\n",
+                  (unsigned long long)st.search_nodes, (unsigned long long)at_give_up, cpu);
+    /* a picture one move from the game now and then is the board followed
+     * again: a new budget; each spent then given up, never more */
+    assert_true(st.gave_up >= 1 && at_give_up >= 2000000 && at_give_up <= 2400000);
+    assert_true(st.search_nodes <= st.gave_up * 2400000 + 2400000);
+    assert_true(st.search_nodes < 12000000); /* unbounded: up to 600k a picture, 1.4G */
+    assert_true(cpu < 5.0); /* well under 1 s alone; a loaded 2-core machine gets 25x */
+    tick(s, 6000); /* the board stands: the gap */
+    const cr_game *g = cr_infer_game(s->inf);
+    int n = cr_game_ply_count(g);
+    assert_true(cr_game_ply(g, n - 1)->flags & CR_PLY_MISSING);
+    assert_memory_equal(cr_game_ply(g, n - 1)->after.board, p.board, CR_SQ_NB);
+    assert_string_equal(cr_game_comment(g, n - 1), "search gave up");
+    sim_free(s);
+}
+
 static void test_rotated(void **state)
 {
     (void)state;
@@ -1058,6 +1274,9 @@ int main(void)
         cmocka_unit_test(test_lifted_is_no_gap),
         cmocka_unit_test(test_silence_gap_press),
         cmocka_unit_test(test_gap_replaced),
+        cmocka_unit_test(test_gap_counted_by_clock),
+        cmocka_unit_test(test_chained_guesses_bounded),
+        cmocka_unit_test(test_search_budget),
         cmocka_unit_test(test_rotated),
         cmocka_unit_test(test_new_games),
         cmocka_unit_test(test_all_960),

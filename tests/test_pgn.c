@@ -558,6 +558,19 @@ static void test_gap_round_trip(void **state)
     assert_null(cr_game_comment(back, 0)); /* the words are the command's */
     free(out);
     cr_game_free(back);
+    /* counted by the clock: "gap: 12 plies", no "at least", read back as such */
+    gp->flags |= CR_PLY_COUNTED;
+    assert_int_equal(cr_pgn_write(g, NULL, &out, &len), 0);
+    assert_non_null(strstr(out, "gap: 12 plies not seen [%missing 12"));
+    assert_null(strstr(out, "at least"));
+    assert_int_equal(cr_pgn_parse(out, len, -1, &back, &err), 0);
+    assert_true(cr_game_ply(back, 1)->flags & CR_PLY_COUNTED);
+    assert_int_equal(cr_game_ply(back, 1)->missing, 12);
+    assert_same_game(g, back, false);
+    assert_null(cr_game_comment(back, 0));
+    free(out);
+    cr_game_free(back);
+    gp->flags &= ~(uint32_t)CR_PLY_COUNTED;
     /* wrapped anywhere, the words still go; other words stay */
     const char *text = "1. e4 {[%clk 0:03:00] gap: at least\n12 plies\nnot seen [%missing 12 "
                        "rnbqkb1r/1p3ppp/p2p1n2/4p3/4P3/1NN1B3/PPP2PPP/R2QKB1R b KQkq - 0 7] 7... Be6} *";

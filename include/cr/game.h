@@ -18,10 +18,12 @@ enum {
     CR_PLY_ILLEGAL = 1u << 1,       /* the board showed a position only an illegal move reaches */
     CR_PLY_RECONSTRUCTED = 1u << 2, /* found by search over missed snapshots, not seen */
     CR_PLY_AMBIGUOUS = 1u << 3,     /* more than one sequence fitted (alternatives counted) */
-    CR_PLY_MISSING = 1u << 4        /* with CR_PLY_ILLEGAL: moves the board was not followed
+    CR_PLY_MISSING = 1u << 4,       /* with CR_PLY_ILLEGAL: moves the board was not followed
                                        through (a gap); `after` is the position it showed next
                                        (the arbiter accepted it, or the board stood plausible
                                        after a silence), the moves are unknown */
+    CR_PLY_COUNTED = 1u << 5        /* with CR_PLY_MISSING: `missing` is the exact count (the
+                                       clock's presses over the silence), not a lower bound */
 };
 
 #define CR_PLY_NAGS 3 /* NAGs kept per ply */
@@ -37,7 +39,8 @@ typedef struct cr_ply {
     int32_t emt_ms;    /* time the mover used, or CR_CLOCK_UNKNOWN */
     int64_t ts;        /* when the move was completed (caller's unit: feed ms, or us), -1 unknown */
     uint16_t fits;     /* how many move sequences fitted (1 when certain) */
-    uint16_t missing;  /* CR_PLY_MISSING: at least this many plies were not seen (0: not known) */
+    uint16_t missing;  /* CR_PLY_MISSING: at least this many plies were not seen (0: not known);
+                          exactly this many with CR_PLY_COUNTED */
     uint8_t nag[CR_PLY_NAGS]; /* NAGs in the order read ($1 "!" ... $6 "?!"), 0 ends the list */
     cr_position after; /* position after the ply */
 } cr_ply;

@@ -54,10 +54,19 @@
  *    to move); one sequence or a small set (up to 48) resumes the game.
  *    Plies the board showed are never marked reconstructed; the other
  *    sequences that fit are named in the first guessed ply's comment.
+ *    Guesses never chain past MAX_SEQ plies in a row: the whole stretch is
+ *    searched again from before them (undone and redone), else it is a
+ *    gap. The clock, when it adds a Fischer increment of 10 s or more,
+ *    counts the presses over a silence: a sequence must be that long.
+ *    All searches between two moves the board was followed through share
+ *    one budget (2M positions); past it the search gives up (stats
+ *    gave_up) and a board still lost becomes a gap.
  *    Failing that, once the board stands attention_ms (or at a press) on a
  *    position some game reaches, the game goes on from it: one ply
- *    CR_PLY_ILLEGAL | CR_PLY_MISSING, `missing` = the fewest plies that
- *    lead there (a gap; never an end of the game, never invented moves).
+ *    CR_PLY_ILLEGAL | CR_PLY_MISSING, `missing` = the plies the clock
+ *    counted (CR_PLY_COUNTED, recounted at the press that ends the gap),
+ *    else the fewest plies that lead there (a gap; never an end of the
+ *    game, never invented moves; comment "search gave up" when it did).
  *    A board no game reaches: cr_infer_accept_board() is the arbiter's way.
  *  - Clock: a ply gets the mover's time from the press that follows it (or,
  *    missed, from the next reading where the mover's clock stands still).
@@ -133,6 +142,8 @@ typedef struct cr_infer_stats {
     uint64_t searches;        /* gap searches run */
     uint64_t search_nodes;    /* positions visited by them */
     uint64_t illegal;         /* illegal moves that stood */
+    uint64_t gave_up;         /* silences whose search ran out of its budget (a gap) */
+    uint64_t gaps_counted;    /* gaps whose plies the clock counted exactly */
 } cr_infer_stats;
 
 /* Fills cfg with the defaults. */

@@ -394,6 +394,8 @@ static int run_feed(replay *rp, const char *path, bool keep_going, cr_infer_stat
         total->searches += st.searches;
         total->search_nodes += st.search_nodes;
         total->illegal += st.illegal;
+        total->gave_up += st.gave_up;
+        total->gaps_counted += st.gaps_counted;
     }
     finish_boards(rp);
     cr_feed_reader_free(r);
@@ -416,8 +418,9 @@ static void name_gaps(const cr_game *g, int number)
             continue;
         }
         if (p->missing > 0) {
-            fprintf(stderr, "chessrelay replay: board %s game %d: gap after ply %d: at least %u %s not seen\n",
-                    board ? board : "?", number, i, (unsigned)p->missing, p->missing == 1 ? "ply" : "plies");
+            fprintf(stderr, "chessrelay replay: board %s game %d: gap after ply %d: %s%u %s not seen\n",
+                    board ? board : "?", number, i, (p->flags & CR_PLY_COUNTED) ? "" : "at least ",
+                    (unsigned)p->missing, p->missing == 1 ? "ply" : "plies");
         } else {
             fprintf(stderr, "chessrelay replay: board %s game %d: gap after ply %d: plies not seen\n",
                     board ? board : "?", number, i);

@@ -126,6 +126,9 @@ static json_t *flags_json(uint32_t flags)
     if (flags & CR_PLY_MISSING) {
         json_array_append_new(a, json_string("missing"));
     }
+    if ((flags & CR_PLY_MISSING) && (flags & CR_PLY_COUNTED)) {
+        json_array_append_new(a, json_string("counted"));
+    }
     return a;
 }
 
@@ -233,6 +236,10 @@ static json_t *move_json(const cr_ply *p, const cr_eval *e)
     /* %emt: the viewer's time per move (docs/protocol.md) */
     json_object_set_new(m, "emt", clock_value(p->emt_ms));
     json_object_set_new(m, "flags", flags_json(p->flags));
+    if (p->flags & CR_PLY_MISSING) {
+        /* a gap: plies not seen, at least this many ("counted": exactly) */
+        json_object_set_new(m, "missing", json_integer(p->missing));
+    }
     if (e) {
         json_object_set_new(m, "eval", eval_json(e));
     }

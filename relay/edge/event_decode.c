@@ -214,7 +214,8 @@ static int decode_flags(json_t *j, uint32_t *flags, cr_error *err)
                  {"illegal", CR_PLY_ILLEGAL},
                  {"ambiguous", CR_PLY_AMBIGUOUS},
                  {"draw-offer", CR_PLY_DRAW_OFFER},
-                 {"missing", CR_PLY_MISSING}};
+                 {"missing", CR_PLY_MISSING},
+                 {"counted", CR_PLY_COUNTED}};
     size_t i;
     json_t *v;
     *flags = 0;
@@ -264,6 +265,13 @@ static int decode_move(json_t *j, cr_store_event *ev, cr_error *err)
         get_int32(j, "move", "emt", 0, INT32_MAX, &p->emt_ms, err)) {
         return bad(err, "move", "emt", "expected an integer >= 0 or null");
     }
+    /* a gap's plies not seen; absent from older venues */
+    int missing = 0;
+    if ((p->flags & CR_PLY_MISSING) && json_object_get(j, "missing") &&
+        (rc = get_int32(j, "move", "missing", 0, UINT16_MAX, &missing, err))) {
+        return rc;
+    }
+    p->missing = (uint16_t)missing;
     p->move = CR_MOVE_NONE;
     p->ts = -1;
     p->fits = 1;
@@ -403,6 +411,7 @@ int cr_event_decode(const char *text, size_t len, cr_store_event **out, cr_error
     {
         bool known = strcmp(key, "type") == 0 || strcmp(key, "seq") == 0 ||
                      strcmp(key, "ts") == 0 || listed(kind_keys[kind], key) ||
+                     (kind == CR_SEV_MOVE && strcmp(key, "missing") == 0) ||
                      (kind == CR_SEV_STATUS &&
                       (strcmp(key, "reason") == 0 || strcmp(key, "squares") == 0)) ||
                      (kind == CR_SEV_CLOCK && (strcmp(key, "ply") == 0 ||

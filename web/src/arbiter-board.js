@@ -168,7 +168,10 @@ export class ArbiterBoard {
         title: mark ? `${t('{move}: actions', { move: plyLabel(g.start, i, mv.san) })} · ${markText(flags, plyLabel(g.start, i, mv.san))}`
           : t('{move}: actions', { move: plyLabel(g.start, i, mv.san) }),
       }, sanNode(mv.san, notation), flags.includes('draw-offer') ? ' (=)' : '',
-      flags.includes('illegal') ? h('span', { class: 'arb-mv-flag' }, ` ${t('illegal')}`) : null,
+      // a gap names the plies nobody saw (exactly when the clock counted them)
+      flags.includes('missing') && mv.missing > 0
+        ? h('span', { class: 'arb-mv-flag' }, ` ${t(flags.includes('counted') ? 'gap: {n} plies not seen' : 'gap: at least {n} plies not seen', { n: mv.missing })}`)
+        : flags.includes('illegal') ? h('span', { class: 'arb-mv-flag' }, ` ${t('illegal')}`) : null,
       flags.includes('reconstructed') ? h('span', { class: 'arb-mv-flag' }, ` ${t('reconstructed')}`) : null));
     });
     if (!g.moves.length) rows.push(h('p', { class: 'no-moves' }, t('No moves yet.')));

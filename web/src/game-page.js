@@ -427,13 +427,18 @@ export class GamePage {
         if (flags.includes('reconstructed')) { cls.push('reconstructed'); titles.push(t('reconstructed: the board missed this move, it was worked out from the positions around it')); }
         if (flags.includes('illegal')) { cls.push('illegal'); titles.push(t('illegal move on the board')); }
         if (flags.includes('ambiguous')) { cls.push('ambiguous'); titles.push(t('ambiguous: more than one move fits what the board saw')); }
+        // A gap: plies nobody saw, exactly as many when the clock counted them.
+        const gap = flags.includes('missing') && c.mv.missing > 0
+          ? t(flags.includes('counted') ? 'gap: {n} plies not seen' : 'gap: at least {n} plies not seen', { n: c.mv.missing }) : null;
+        if (gap) { cls.push('gap'); titles.push(gap); }
         // One tab stop: the current move, or the first before any is shown.
         const tabStop = current || (ply === 0 && c.i === 0);
         rows.push(h('button', { type: 'button', class: cls.join(' '), 'data-ply': String(c.i), 'data-san': c.mv.san,
           'aria-current': current ? 'true' : null, tabindex: tabStop ? '0' : '-1', title: titles.join('; ') || null },
           sanNode(c.mv.san, ui.notation),
           ui.showEval && nagMark(g.evals[c.i]) ? h('span', { class: `nag nag${g.evals[c.i].nag}` }, nagMark(g.evals[c.i])) : null,
-          flags.includes('illegal') ? h('span', { class: 'flag illegal-flag' }, ` ${t('illegal')}`) : null,
+          gap ? h('span', { class: 'flag gap-flag' }, ` ${gap}`)
+            : flags.includes('illegal') ? h('span', { class: 'flag illegal-flag' }, ` ${t('illegal')}`) : null,
           flags.includes('reconstructed') ? h('sup', { class: 'flag' }, 'r') : null,
           flags.includes('draw-offer') ? h('span', { class: 'flag draw' }, ' (=)') : null,
           moveTimes(c.mv.clock, used[c.i])));

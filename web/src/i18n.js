@@ -110,6 +110,8 @@ const RU = {
   'not started': 'не начата',
   'reconstructed: the board missed this move, it was worked out from the positions around it': 'восстановлен: доска пропустила этот ход, он выведен из соседних позиций',
   'illegal move on the board': 'на доске сделан невозможный ход',
+  'gap: {n} plies not seen': 'пропуск: не видно полуходов: {n}',
+  'gap: at least {n} plies not seen': 'пропуск: не видно полуходов: не меньше {n}',
   'ambiguous: more than one move fits what the board saw': 'неоднозначно: увиденному доской подходит больше одного хода',
   'illegal': 'невозможный ход',
   'r = reconstructed from missed board updates': 'r = восстановлен по пропущенным данным доски',
