@@ -282,6 +282,22 @@ static int take_pairing(void *data, const char *board_id)
     return r->pairings ? cr_pairings_link_take(r->pairings, board_id) : 0;
 }
 
+/* A board with no table in the pairings in force: the round played (after
+ * the file's last when every round is over) and the tournament's name. */
+static bool unpaired_game(void *data, int *round, const char **event, const char **site)
+{
+    relay *r = data;
+    const cr_pairings *p = r->pairings ? cr_pairings_link_current(r->pairings) : NULL;
+    if (!p) {
+        return false;
+    }
+    int played = cr_pairings_link_round(r->pairings);
+    *round = played > 0 ? played : cr_pairings_round_count(p) + 1;
+    *event = cr_pairings_info(p, CR_PF_NAME);
+    *site = cr_pairings_info(p, CR_PF_CITY);
+    return true;
+}
+
 static void games_emit(void *data, cr_store_event *ev)
 {
     emit(data, ev);
@@ -294,6 +310,7 @@ static void games_config(relay *r)
     c->store = r->live;
     c->new_game = new_game_id;
     c->take_pairing = take_pairing;
+    c->unpaired = unpaired_game;
     c->emit = games_emit;
     c->data = r;
 }

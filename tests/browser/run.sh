@@ -47,12 +47,12 @@ flock -u 9
 files=()
 case "$what" in
   unit) files=("$here"/unit/*.test.mjs) ;;
-  fake) files=("$here"/browser/fake.test.mjs "$here"/browser/usability.test.mjs "$here"/browser/viewer.test.mjs "$here"/browser/arbiter.test.mjs "$here"/browser/arbiter-board.test.mjs "$here"/browser/arbiter-accept.test.mjs "$here"/browser/arbiter-floor.test.mjs "$here"/browser/eval.test.mjs) ;;
+  fake) files=("$here"/browser/fake.test.mjs "$here"/browser/usability.test.mjs "$here"/browser/viewer.test.mjs "$here"/browser/arbiter.test.mjs "$here"/browser/arbiter-board.test.mjs "$here"/browser/arbiter-accept.test.mjs "$here"/browser/arbiter-floor.test.mjs "$here"/browser/eval.test.mjs "$here"/browser/view-defects.test.mjs "$here"/browser/a11y.test.mjs) ;;
   relay)
     [ -n "$relay_bin" ] || { echo "browser: 'relay' needs the chessrelay binary" >&2; exit 1; }
     files=("$here"/browser/relay.test.mjs "$here"/browser/relay-tls.test.mjs "$here"/browser/arbiter-relay.test.mjs "$here"/browser/engine-relay.test.mjs) ;;
   all)
-    files=("$here"/unit/*.test.mjs "$here"/browser/fake.test.mjs "$here"/browser/usability.test.mjs "$here"/browser/viewer.test.mjs "$here"/browser/arbiter.test.mjs "$here"/browser/arbiter-board.test.mjs "$here"/browser/arbiter-accept.test.mjs "$here"/browser/arbiter-floor.test.mjs "$here"/browser/eval.test.mjs)
+    files=("$here"/unit/*.test.mjs "$here"/browser/fake.test.mjs "$here"/browser/usability.test.mjs "$here"/browser/viewer.test.mjs "$here"/browser/arbiter.test.mjs "$here"/browser/arbiter-board.test.mjs "$here"/browser/arbiter-accept.test.mjs "$here"/browser/arbiter-floor.test.mjs "$here"/browser/eval.test.mjs "$here"/browser/view-defects.test.mjs "$here"/browser/a11y.test.mjs)
     [ -n "$relay_bin" ] && files+=("$here"/browser/relay.test.mjs "$here"/browser/relay-tls.test.mjs "$here"/browser/arbiter-relay.test.mjs "$here"/browser/engine-relay.test.mjs)
     ;;
 esac
