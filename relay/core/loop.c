@@ -282,8 +282,7 @@ static int take_pairing(void *data, const char *board_id)
     return r->pairings ? cr_pairings_link_take(r->pairings, board_id) : 0;
 }
 
-/* A board with no table in the pairings in force: the round played (after
- * the file's last when every round is over) and the tournament's name. */
+/* A board with no table in the pairings: board_games.h cfg->unpaired. */
 static bool unpaired_game(void *data, int *round, const char **event, const char **site)
 {
     relay *r = data;
@@ -291,7 +290,7 @@ static bool unpaired_game(void *data, int *round, const char **event, const char
     if (!p) {
         return false;
     }
-    int played = cr_pairings_link_round(r->pairings);
+    int played = cr_pairings_link_round(r->pairings); /* 0: every round is over */
     *round = played > 0 ? played : cr_pairings_round_count(p) + 1;
     *event = cr_pairings_info(p, CR_PF_NAME);
     *site = cr_pairings_info(p, CR_PF_CITY);
