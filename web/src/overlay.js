@@ -29,7 +29,23 @@ function playerLine(side) {
     h('span', { class: 'ov-more' }, h('span', { class: 'ov-elo' }), h('span', { class: 'ov-score' }), h('span', { class: 'ov-clock', 'data-side': side })));
 }
 
-function fillLine(row, g, side) {
+// A narrow box's name line: a surname too long for it is set smaller (down
+// to 9 px) rather than cut or wrapped, so that a strip's boards stay in one
+// row; longer still, it wraps.
+function fitName(el) {
+  const sur = el.querySelector('.sur');
+  el.style.fontSize = '';
+  el.classList.remove('wrap');
+  if (!sur || !el.clientWidth) return;
+  let px = parseFloat(getComputedStyle(el).fontSize);
+  while (sur.scrollWidth > el.clientWidth + 0.5 && px > 9) {
+    px -= 0.5;
+    el.style.fontSize = `${px}px`;
+  }
+  if (sur.scrollWidth > el.clientWidth + 0.5) el.classList.add('wrap');
+}
+
+function fillLine(row, g, side, narrow) {
   const name = (side === 'white' ? g.white : g.black) || (side === 'white' ? 'White' : 'Black');
   const title = normTitle(side === 'white' ? g.whiteTitle : g.blackTitle);
   const fed = String((side === 'white' ? g.whiteFed : g.blackFed) || '').trim().toUpperCase();
@@ -39,6 +55,7 @@ function fillLine(row, g, side) {
   if (nameEl.dataset.key !== key) {
     nameEl.dataset.key = key;
     nameEl.replaceChildren(...nameSpans(name));
+    nameEl.dataset.fit = narrow ? '1' : '';
     const t = row.querySelector('.ov-title');
     setText(t, title || '');
     t.hidden = !title;
@@ -48,6 +65,10 @@ function fillLine(row, g, side) {
     f.hidden = !fed;
   }
   setText(row.querySelector('.ov-elo'), elo || '');
+  if (nameEl.dataset.fit === '1' && nameEl.isConnected) {
+    nameEl.dataset.fit = '';
+    fitName(nameEl);
+  }
   const score = g.result === '*' ? '' : g.result === '1/2-1/2' ? '½' : (g.result === '1-0') === (side === 'white') ? '1' : '0';
   setText(row.querySelector('.ov-score'), score);
 }
@@ -85,8 +106,9 @@ class GameBlock {
     const g = store.games.get(this.id);
     if (!g) return;
     const topSide = this.p.orientation === 'white' ? 'black' : 'white';
-    fillLine(this.top, g, topSide);
-    fillLine(this.bottom, g, topSide === 'white' ? 'black' : 'white');
+    const narrow = this.p.size < 200;
+    fillLine(this.top, g, topSide, narrow);
+    fillLine(this.bottom, g, topSide === 'white' ? 'black' : 'white', narrow);
     this.top.querySelector('.ov-clock').dataset.side = topSide;
     this.bottom.querySelector('.ov-clock').dataset.side = topSide === 'white' ? 'black' : 'white';
     const cur = store.current(g);
