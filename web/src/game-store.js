@@ -46,8 +46,10 @@ export class Store {
   }
 
   // A game the relay left without a result because its board began a new
-  // one (a game of the same board with a larger id): not live any more, and
-  // its board's status (online, attention) is the new game's, not its own.
+  // one (a game of the same board with a larger id and a move or a result;
+  // a game paired for a later round waits on its board without either):
+  // not live any more, and its board's status (online, attention) is the
+  // new game's, not its own.
   superseded(g) {
     if (!g || g.result !== '*' || g.board === null || g.board === undefined || g.board === '') return false;
     const key = `${this.games.size}|${this.lastSeq}`;
@@ -56,6 +58,7 @@ export class Store {
       this.latestOnBoard = new Map();
       for (const o of this.games.values()) {
         if (o.board === null || o.board === undefined || o.board === '') continue;
+        if (o.result === '*' && !(this.current(o).plies > 0)) continue; // not begun
         const k = String(o.board);
         if (!(this.latestOnBoard.get(k) > o.id)) this.latestOnBoard.set(k, o.id);
       }

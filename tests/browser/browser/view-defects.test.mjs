@@ -43,6 +43,8 @@ function oslo(relay) {
   relay.addGame({ id: 30, round: '5', board: 'T9', white: 'Blitz, Old', black: 'Game, Old', event: EVENT, moves: ['e4', 'e5', 'Qh5'],
     attention: true, online: true });
   relay.addGame({ id: 31, round: '5', board: 'T9', white: 'Blitz, New', black: 'Game, New', event: EVENT, moves: ['d4'] });
+  // Paired ahead on board 1, not begun: board 1's game of round 5 goes on.
+  relay.addGame({ id: 32, round: '6', board: '1', white: 'Lindqvist, Erik', black: 'Ødegård, Øystein', event: EVENT });
 }
 
 let session, relay, browser, page, pageErrors;
@@ -199,7 +201,8 @@ test('wrong people and names: a spare board\'s game, the tournament\'s name, a s
   assert.ok(await page.$('.card[data-game="30"] .badge.superseded'));
   assert.ok(await page.$('.card[data-game="31"]:not(.is-finished)'));
   const live = Number((await text(page, '.round-title')).match(/(\d+) live/)[1]);
-  assert.equal(live, relay.games.size - 3, 'live count: round 5 less the finished game and the old game');
+  assert.equal(live, 5, 'live count: round 5 less the finished game and the old game');
+  assert.ok(await page.$('.card[data-game="1"]:not(.is-finished)'), 'a game paired ahead on the board ends nothing');
   await page.goto(`${relay.url}/#/game/30`);
   await page.waitForSelector('.moves .mv.current');
   assert.equal(await page.$('.game-status .badge.attention'), null);
