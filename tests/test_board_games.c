@@ -16,6 +16,7 @@ typedef struct rig {
     cr_store *store;
     cr_board_games_config gc;
     int next_game, pairing, emitted, refused;
+    bool pairings_on; /* the unpaired callback: pairings in force */
     int64_t seq;
     cr_sev_kind kinds[64];
     cr_store_event last_clock; /* the last CLOCK emitted (its scalar fields) */
@@ -34,6 +35,19 @@ static int take_pairing(void *data, const char *board_id)
     int g = r->pairing;
     r->pairing = 0;
     return g;
+}
+
+/* Pairings in force playing round 5 of the Oslo file (issue 30). */
+static bool unpaired(void *data, int *round, const char **event, const char **site)
+{
+    rig *r = data;
+    if (!r->pairings_on) {
+        return false;
+    }
+    *round = 5;
+    *event = "Oslo Chess Festival 2026 - Open A";
+    *site = "Oslo";
+    return true;
 }
 
 static void emit(void *data, cr_store_event *ev)
@@ -77,6 +91,7 @@ static int setup(void **state)
     r->gc.store = r->store;
     r->gc.new_game = new_game;
     r->gc.take_pairing = take_pairing;
+    r->gc.unpaired = unpaired;
     r->gc.emit = emit;
     r->gc.data = r;
     *state = r;
@@ -477,6 +492,68 @@ static void test_pairings(void **state)
     cr_board_games_free(b);
 }
 
+/* Issue 30: a board with no table in the pairings in force (a spare) gets
+ * its own game in the round played, without a table, named after the
+ * tournament; its feed's Round and Event tags change neither. The
+ * tournament file's event wins over a board's own as well. */
+static void test_unpaired_board(void **state)
+{
+    rig *r = *state;
+    cr_error err;
+    cr_config *bare = cr_config_parse("{}", "t.json", "", &err);
+    assert_non_null(bare);
+    r->gc.tournament = bare;
+    r->pairings_on = true;
+    cr_board_games *b = cr_board_games_new(&r->gc, "DGT23164", 1);
+    cr_game *g = game_of(NULL, 0);
+    cr_game_set_tag(g, "Event", "Let's Play!");
+    cr_game_set_tag(g, "Round", "1");
+    cr_game_set_tag(g, "White", "Player P0008-W");
+    infer(b, CR_INFER_GAME_STARTED, g, 1);
+    const cr_store_game *sg = cr_store_find(r->store, cr_board_games_game(b));
+    assert_non_null(sg);
+    assert_string_equal(sg->round, "5");
+    assert_int_equal(sg->table, 0);
+    assert_string_equal(cr_game_tag(sg->game, "Round"), "5");
+    assert_string_equal(cr_game_tag(sg->game, "Event"), "Oslo Chess Festival 2026 - Open A");
+    assert_string_equal(cr_game_tag(sg->game, "Site"), "Oslo");
+    assert_string_equal(cr_game_tag(sg->game, "White"), "Player P0008-W"); /* the board's own players */
+    /* the feed's later meta tags move it neither to round 1 nor to its event */
+    cr_game_set_tag(g, "Round", "2");
+    cr_game_set_tag(g, "Event", "Another Event");
+    infer(b, CR_INFER_META, g, 1);
+    sg = cr_store_find(r->store, cr_board_games_game(b));
+    assert_string_equal(sg->round, "5");
+    assert_string_equal(cr_game_tag(sg->game, "Round"), "5");
+    assert_string_equal(cr_game_tag(sg->game, "Event"), "Oslo Chess Festival 2026 - Open A");
+    cr_board_games_free(b);
+
+    /* without pairings: as before, the feed's round and event */
+    r->pairings_on = false;
+    cr_board_games *b2 = cr_board_games_new(&r->gc, "DGT99", 2);
+    cr_game_set_tag(g, "Round", "1");
+    infer(b2, CR_INFER_GAME_STARTED, g, 1);
+    sg = cr_store_find(r->store, cr_board_games_game(b2));
+    assert_string_equal(sg->round, "1");
+    assert_int_equal(sg->table, 2);
+    assert_string_equal(cr_game_tag(sg->game, "Event"), "Another Event");
+    cr_board_games_free(b2);
+
+    /* a tournament file's event is the tournament's name, whatever the board says */
+    r->gc.tournament = r->cfg;
+    cr_board_games *b3 = cr_board_games_new(&r->gc, "DGT77", 3);
+    infer(b3, CR_INFER_GAME_STARTED, g, 1);
+    sg = cr_store_find(r->store, cr_board_games_game(b3));
+    assert_string_equal(cr_game_tag(sg->game, "Event"), "Club Championship");
+    assert_string_equal(cr_game_tag(sg->game, "Site"), "Oslo");
+    infer(b3, CR_INFER_META, g, 1);
+    assert_string_equal(cr_game_tag(cr_store_find(r->store, cr_board_games_game(b3))->game, "Event"), "Club Championship");
+    assert_int_equal(r->refused, 0);
+    cr_board_games_free(b3);
+    cr_game_free(g);
+    cr_config_free(bare);
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
@@ -487,6 +564,7 @@ int main(void)
         cmocka_unit_test_setup_teardown(test_press_is_one_clock_event, setup, teardown),
         cmocka_unit_test_setup_teardown(test_meta_tags, setup, teardown),
         cmocka_unit_test_setup_teardown(test_pairings, setup, teardown),
+        cmocka_unit_test_setup_teardown(test_unpaired_board, setup, teardown),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }

@@ -18,6 +18,10 @@ struct cr_board_games {
     bool online;
     const cr_config_board *entry;
     bool paired; /* its game came from the pairings: they own the players */
+    bool unpaired; /* its own game while pairings are in force: they own the round */
+    /* The tournament names the game's Event, Site, Date: the board's meta
+     * tags do not replace them (a feed's own event name is not the tournament's). */
+    bool own_event, own_site, own_date;
     cr_store_event *held; /* a CLOCK not emitted yet (cr_board_games_flush) */
     /* The board was set up for a new game after one was played: the new
      * game opens at its first move (as offline replay has it), not as an
@@ -115,6 +119,18 @@ static void add_int_tag(cr_store_event *ev, const char *name, int v)
 /* Tags the tournament file decides (the board's own meta tags yield). */
 static bool config_owns(const cr_board_games *b, const char *name)
 {
+    if (strcmp(name, "Event") == 0) {
+        return b->own_event;
+    }
+    if (strcmp(name, "Site") == 0) {
+        return b->own_site;
+    }
+    if (strcmp(name, "Date") == 0) {
+        return b->own_date;
+    }
+    if (b->unpaired && strcmp(name, "Round") == 0) {
+        return true;
+    }
     if (!b->entry && !b->paired) {
         return false;
     }
@@ -188,12 +204,22 @@ static void sync_tags(cr_board_games *b, const cr_game *g)
     }
 }
 
+static bool named(const char *v)
+{
+    return v && v[0] && strcmp(v, "?") != 0 && strcmp(v, "????.??.??") != 0;
+}
+
 /* The board takes the game the pairings made for it. */
 static void take_pairing(cr_board_games *b, int game, const cr_game *g)
 {
     b->game_id = game;
     b->matched_game = 0; /* a game to follow from its first ply */
     b->paired = true;
+    b->unpaired = false;
+    const cr_store_game *pg = cr_store_find(b->cfg->store, game);
+    b->own_event = pg && named(cr_game_tag(pg->game, "Event"));
+    b->own_site = pg && named(cr_game_tag(pg->game, "Site"));
+    b->own_date = pg && named(cr_game_tag(pg->game, "Date"));
     cr_log(CR_LOG_INFO, "board %s: plays game %d of the pairings", b->id, game);
     const cr_store_game *sg = cr_store_find(b->cfg->store, game);
     set_status(b, sg ? sg->attention : false, sg ? sg->attention_squares : 0, NULL); /* online now, if the board is */
@@ -201,11 +227,12 @@ static void take_pairing(cr_board_games *b, int game, const cr_game *g)
 }
 
 /* The GAME event's tags: the tournament's, the board's own, the entry's. */
-static void game_tags(const cr_board_games *b, cr_store_event *ev, const cr_game *g)
+static void game_tags(const cr_board_games *b, cr_store_event *ev, const cr_game *g,
+                      const char *event, const char *site)
 {
     const cr_config *t = b->cfg->tournament;
-    add_tag(ev, "Event", t->event);
-    add_tag(ev, "Site", t->site);
+    add_tag(ev, "Event", event);
+    add_tag(ev, "Site", site);
     add_tag(ev, "Date", t->date);
     if (g) {
         if (!standard_start(g)) {
@@ -249,6 +276,18 @@ static void start_game(cr_board_games *b, const cr_game *g)
         return;
     }
     b->paired = false;
+    /* Pairings in force, this board not in them: its game goes to the round
+     * played, not to the round its feed names (a finished one, "1" by
+     * default), and takes no table number of the pairings'. */
+    int pround = 0;
+    const char *pevent = NULL, *psite = NULL;
+    b->unpaired = !b->entry && cfg->unpaired && cfg->unpaired(cfg->data, &pround, &pevent, &psite);
+    const cr_config *t = cfg->tournament;
+    const char *event = t->event[0] ? t->event : b->unpaired ? pevent : NULL;
+    const char *site = t->site[0] ? t->site : b->unpaired ? psite : NULL;
+    b->own_event = named(event);
+    b->own_site = named(site);
+    b->own_date = named(t->date);
     cr_store_event *ev = cr_store_event_new(CR_SEV_GAME);
     if (!ev) {
         emit(b, NULL);
@@ -257,10 +296,14 @@ static void start_game(cr_board_games *b, const cr_game *g)
     ev->game = cfg->new_game(cfg->data);
     snprintf(ev->board, sizeof ev->board, "%s", b->id);
     const char *round = b->entry ? b->entry->round : g ? cr_game_tag(g, "Round") : NULL;
-    snprintf(ev->round, sizeof ev->round, "%s",
-             round && round[0] && strcmp(round, "?") ? round : "1");
-    ev->table = b->entry && b->entry->table ? b->entry->table : b->table;
-    game_tags(b, ev, g);
+    if (b->unpaired && pround > 0) {
+        snprintf(ev->round, sizeof ev->round, "%d", pround);
+    } else {
+        snprintf(ev->round, sizeof ev->round, "%s",
+                 round && round[0] && strcmp(round, "?") ? round : "1");
+    }
+    ev->table = b->entry && b->entry->table ? b->entry->table : b->unpaired ? 0 : b->table;
+    game_tags(b, ev, g, event, site);
     b->game_id = ev->game;
     b->matched_game = 0;
     emit(b, ev);

@@ -3,8 +3,9 @@
  * A cr_board_games follows the inference events of one board (cr_infer,
  * cr/infer.h) and turns them into store events (store.h): a GAME when a
  * game starts on the board (its tags from the tournament file's entry for
- * the board, the tournament, and the board's own meta tags, in that order
- * of precedence; or, for a board standing at the start, the game the
+ * the board, the tournament (Event, Site, Date: the file's, else the
+ * pairings file's), and the board's own meta tags, in that order of
+ * precedence; or, for a board standing at the start, the game the
  * pairings made for it), MOVE / CORRECTION so that the store's game equals
  * the inference's whatever it reported, RESULT, CLOCK, TAG, and STATUS when
  * the board goes on or off line or needs attention.
@@ -30,6 +31,14 @@ typedef struct cr_board_games_config {
     int (*new_game)(void *data); /* required: the next game id */
     /* The pairings' game waiting for this board, 0 if none (NULL: no pairings). */
     int (*take_pairing)(void *data, const char *board_id);
+    /* With a pairings file in force, what a board with no table in it (a
+     * spare, an unpaired serial) gets for its own game: *round the round
+     * played (after the file's last when none is, never a finished one),
+     * *event and *site the tournament's (NULL or "": none); returns true.
+     * False without pairings. May be NULL. Such a game has no table (the
+     * tables are the pairings'), and the board's own meta tags name
+     * neither its round nor its event. */
+    bool (*unpaired)(void *data, int *round, const char **event, const char **site);
     /* Required. Takes ev; NULL when it could not be made (out of memory). */
     void (*emit)(void *data, cr_store_event *ev);
     void *data;

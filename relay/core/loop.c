@@ -279,17 +279,22 @@ static void emit(relay *r, cr_store_event *ev)
 
 static int new_game_id(void *data)
 {
-    relay *r = data;
-    return ++r->next_game;
+    return ++((relay *)data)->next_game;
 }
 
 static int take_pairing(void *data, const char *board_id)
 {
-    relay *r = data;
-    return r->pairings ? cr_pairings_link_take(r->pairings, board_id) : 0;
+    return cr_pairings_link_take(((relay *)data)->pairings, board_id);
 }
 
-static void games_emit(void *data, cr_store_event *ev)
+/* A board with no table in the pairings: board_games.h cfg->unpaired. */
+static bool unpaired_game(void *data, int *round, const char **event, const char **site)
+{
+    return cr_pairings_link_unpaired(((relay *)data)->pairings, round, event, site);
+}
+
+/* emit() as the board games' and the pairings' callback. */
+static void emit_event(void *data, cr_store_event *ev)
 {
     emit(data, ev);
 }
@@ -301,7 +306,8 @@ static void games_config(relay *r)
     c->store = r->live;
     c->new_game = new_game_id;
     c->take_pairing = take_pairing;
-    c->emit = games_emit;
+    c->unpaired = unpaired_game;
+    c->emit = emit_event;
     c->data = r;
 }
 
@@ -692,11 +698,6 @@ static board *find_board(relay *r, const char *id)
     return NULL;
 }
 
-static void pairings_emit(void *data, cr_store_event *ev)
-{
-    emit(data, ev);
-}
-
 /* A pairings game for a board that already stands at the start of a game
  * nobody plays yet (set up before the round was paired): the board moves
  * over, its empty game is left offline. Like the rest, a pure function of
@@ -746,7 +747,7 @@ static cr_pairings_link *new_pairings_link(relay *r, const char *path)
     pc.tournament = r->t;
     pc.store = r->live;
     pc.new_game = new_game_id;
-    pc.emit = pairings_emit;
+    pc.emit = emit_event;
     pc.created = pairings_created;
     pc.journal = pairings_journal;
     pc.data = r;

@@ -138,6 +138,18 @@ const cr_pairings *cr_pairings_link_current(const cr_pairings_link *l)
     return l ? l->set : NULL;
 }
 
+bool cr_pairings_link_unpaired(const cr_pairings_link *l, int *round, const char **event,
+                               const char **site)
+{
+    if (!l || !l->set) {
+        return false;
+    }
+    *round = l->round > 0 ? l->round : cr_pairings_round_count(l->set) + 1; /* 0: all over */
+    *event = cr_pairings_info(l->set, CR_PF_NAME);
+    *site = cr_pairings_info(l->set, CR_PF_CITY);
+    return true;
+}
+
 const char *cr_pairings_link_text(const cr_pairings_link *l, size_t *len)
 {
     *len = l && l->set ? l->len : 0;

@@ -107,6 +107,12 @@ bool cr_pairings_link_owns(const cr_pairings_link *l, int game);
  * good import; borrowed until the next import). */
 int cr_pairings_link_round(const cr_pairings_link *l);
 const cr_pairings *cr_pairings_link_current(const cr_pairings_link *l);
+/* Where a board with no table in the pairings plays (board_games.h's
+ * unpaired): the round played, or after the file's last when every round is
+ * over, and the tournament's event and site (borrowed like the set). False
+ * with no pairings in force. */
+bool cr_pairings_link_unpaired(const cr_pairings_link *l, int *round, const char **event,
+                               const char **site);
 /* The file text the pairings in force were read from (NULL before the
  * first good import), its length in *len; borrowed like the set. */
 const char *cr_pairings_link_text(const cr_pairings_link *l, size_t *len);

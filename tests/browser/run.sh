@@ -1,8 +1,10 @@
 #!/usr/bin/env bash
 # Unit and browser tests of the web viewer.
-#   tests/browser/run.sh [all|unit|fake|relay] [path/to/chessrelay]
+#   tests/browser/run.sh [all|unit|fake|relay|defects] [path/to/chessrelay]
 # all (default): unit tests + browser tests against the fake relay, plus the
-# real-relay browser test when a relay binary is given. Builds web/dist and
+# real-relay browser test when a relay binary is given. defects: issue 30's
+# defects and the axe-core sweep of every page (its own ctest entry: the
+# sweep of 9 pages x 2 languages x 2 themes takes minutes). Builds web/dist and
 # installs the test packages (npm ci) when needed. Uses Debian's chromium
 # (/usr/bin/chromium, or $CR_CHROMIUM), never a downloaded browser.
 set -euo pipefail
@@ -14,8 +16,8 @@ export CR_SOURCE_DIR=${CR_SOURCE_DIR:-$repo}
 export CR_ARTIFACTS_DIR=${CR_ARTIFACTS_DIR:-$repo/artifacts/browser}
 
 case "$what" in
-  all|unit|fake|relay) ;;
-  *) echo "usage: $0 [all|unit|fake|relay] [chessrelay binary]" >&2; exit 2 ;;
+  all|unit|fake|relay|defects) ;;
+  *) echo "usage: $0 [all|unit|fake|relay|defects] [chessrelay binary]" >&2; exit 2 ;;
 esac
 
 # One setup at a time: ctest may start several of these scripts together.
@@ -48,12 +50,13 @@ files=()
 case "$what" in
   unit) files=("$here"/unit/*.test.mjs) ;;
   fake) files=("$here"/browser/fake.test.mjs "$here"/browser/usability.test.mjs "$here"/browser/viewer.test.mjs "$here"/browser/arbiter.test.mjs "$here"/browser/arbiter-board.test.mjs "$here"/browser/arbiter-accept.test.mjs "$here"/browser/arbiter-floor.test.mjs "$here"/browser/eval.test.mjs "$here"/browser/features.test.mjs) ;;
+  defects) files=("$here"/browser/view-defects.test.mjs "$here"/browser/a11y.test.mjs) ;;
   relay)
     [ -n "$relay_bin" ] || { echo "browser: 'relay' needs the chessrelay binary" >&2; exit 1; }
-    files=("$here"/browser/relay.test.mjs "$here"/browser/relay-tls.test.mjs "$here"/browser/arbiter-relay.test.mjs "$here"/browser/engine-relay.test.mjs "$here"/browser/media-relay.test.mjs) ;;
+    files=("$here"/browser/relay.test.mjs "$here"/browser/relay-tls.test.mjs "$here"/browser/arbiter-relay.test.mjs "$here"/browser/engine-relay.test.mjs "$here"/browser/pairings-relay.test.mjs "$here"/browser/media-relay.test.mjs) ;;
   all)
-    files=("$here"/unit/*.test.mjs "$here"/browser/fake.test.mjs "$here"/browser/usability.test.mjs "$here"/browser/viewer.test.mjs "$here"/browser/arbiter.test.mjs "$here"/browser/arbiter-board.test.mjs "$here"/browser/arbiter-accept.test.mjs "$here"/browser/arbiter-floor.test.mjs "$here"/browser/eval.test.mjs "$here"/browser/features.test.mjs)
-    [ -n "$relay_bin" ] && files+=("$here"/browser/relay.test.mjs "$here"/browser/relay-tls.test.mjs "$here"/browser/arbiter-relay.test.mjs "$here"/browser/engine-relay.test.mjs "$here"/browser/media-relay.test.mjs)
+    files=("$here"/unit/*.test.mjs "$here"/browser/fake.test.mjs "$here"/browser/usability.test.mjs "$here"/browser/viewer.test.mjs "$here"/browser/arbiter.test.mjs "$here"/browser/arbiter-board.test.mjs "$here"/browser/arbiter-accept.test.mjs "$here"/browser/arbiter-floor.test.mjs "$here"/browser/eval.test.mjs "$here"/browser/features.test.mjs "$here"/browser/view-defects.test.mjs "$here"/browser/a11y.test.mjs)
+    [ -n "$relay_bin" ] && files+=("$here"/browser/relay.test.mjs "$here"/browser/relay-tls.test.mjs "$here"/browser/arbiter-relay.test.mjs "$here"/browser/engine-relay.test.mjs "$here"/browser/pairings-relay.test.mjs "$here"/browser/media-relay.test.mjs)
     ;;
 esac
 if [ -n "$relay_bin" ]; then

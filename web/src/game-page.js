@@ -10,7 +10,7 @@ import { h, setText, icon } from './dom.js';
 import { sanNode, playerRow, fillPlayer, setBoard } from './widgets.js';
 import { uciSquares, isCheck, sideToMove } from './game-store.js';
 import { NOTATIONS, localizeSan } from './san.js';
-import { moveNumberLabel, resultText, resultLine, clampPly, pgnFileName, positionUrl } from './view.js';
+import { moveNumberLabel, resultText, resultLine, clampPly, pgnFileName, positionUrl, EMBED_SIZES } from './view.js';
 import { copyText, embedCode } from './share.js';
 import { t } from './i18n.js';
 import { evalText, nagMark, timeUse } from './eval.js';
@@ -71,6 +71,13 @@ export class GamePage {
     this.noteTimer = setTimeout(() => { note.textContent = ''; }, 4000);
   }
 
+  // The embed size chosen beside the Embed button, [width, height].
+  embedSize() {
+    const sel = this.view && this.view.el.querySelector('.embed-size');
+    const m = sel ? /^(\d+)x(\d+)$/.exec(sel.value) : null;
+    return m ? [Number(m[1]), Number(m[2])] : EMBED_SIZES[0];
+  }
+
   stepPly(d) {
     const g = this.game();
     if (!g) return;
@@ -107,7 +114,8 @@ export class GamePage {
       btn('prev', icon('prev'), t('previous move (←)'), () => this.stepPly(-1)),
       btn('next', icon('next'), t('next move (→)'), () => this.stepPly(1)),
       btn('last', icon('last'), t('latest move (End)'), () => this.goPly(null)),
-      btn('live', `● ${t('Live')}`, t('jump to the live position'), () => this.goPly(null)),
+      // Named by its text (in the UI's language), the jump told by its title.
+      h('button', { class: 'btn live', type: 'button', title: t('jump to the live position'), onclick: () => this.goPly(null) }, liveLabel(t('Live'))),
       btn('flip', icon('flip'), t('flip the board (f)'), () => this.flip()));
     const select = h('select', { class: 'notation', 'aria-label': t('move notation'), onchange: (e) => this.app.setNotation(e.target.value) },
       Object.entries(NOTATIONS).map(([k, v]) => h('option', { value: k }, v.label)));
@@ -154,7 +162,9 @@ export class GamePage {
           h('button', { type: 'button', class: 'abtn copy-link', onclick: () => this.share(t('Link'), () => { const g = this.game(); return g ? positionUrl(location.origin, g.id, this.shownPly(g)) : null; }) }, t('Copy link')),
           h('button', { type: 'button', class: 'abtn copy-fen', onclick: () => this.share('FEN', () => { const g = this.game(); return g ? this.app.store.fenAt(g, this.shownPly(g)) : null; }) }, t('Copy FEN')),
           h('button', { type: 'button', class: 'abtn copy-pgn', onclick: () => this.share('PGN', async () => { const r = await fetch(`/game/${id}.pgn`); return r.ok ? r.text() : null; }) }, t('Copy PGN')),
-          h('button', { type: 'button', class: 'abtn copy-embed', onclick: () => this.share(t('Embed code'), () => embedCode(location.origin, id)) }, t('Embed')),
+          h('button', { type: 'button', class: 'abtn copy-embed', onclick: () => this.share(t('Embed code'), () => embedCode(location.origin, id, this.embedSize())) }, t('Embed')),
+          h('select', { class: 'embed-size', 'aria-label': t('embed size') },
+            EMBED_SIZES.map(([w, hh]) => h('option', { value: `${w}x${hh}` }, `${w}×${hh}`))),
           h('span', { class: 'share-note', role: 'status', 'aria-live': 'polite' })),
         h('nav', { class: 'round-list', 'aria-label': t('other boards of the round') })));
     const cg = Chessground(box, {
@@ -203,22 +213,23 @@ export class GamePage {
     if (g.loaded) v.lastN = n;
 
     document.title = `${g.white || t('White')} – ${g.black || t('Black')} · ${t('Round {r}', { r: g.round ?? '?' })} · chessrelay`;
-    if (ui.embed) {
-      if (!title.firstElementChild) title.replaceChildren(h('a', { href: `/#/game/${g.id}`, target: '_blank', rel: 'noopener' }));
-      setText(title.firstElementChild, `${g.white || t('White')} – ${g.black || t('Black')}`);
-    } else {
-      setText(title, `${g.white || t('White')} – ${g.black || t('Black')}`);
+    // The players, and a finished game's result beside them.
+    if (!title.firstElementChild) {
+      title.replaceChildren(ui.embed ? h('a', { class: 'title-players', href: `/#/game/${g.id}`, target: '_blank', rel: 'noopener' }) : h('span', { class: 'title-players' }),
+        h('span', { class: 'title-result' }));
     }
+    setText(title.querySelector('.title-players'), `${g.white || t('White')} – ${g.black || t('Black')}`);
+    setText(title.querySelector('.title-result'), g.result !== '*' ? resultText(g.result) : '');
     const sub = [];
     if (g.round !== null) sub.push(t('Round {r}', { r: g.round }));
     if (g.table !== null && g.table !== undefined) sub.push(t('Board {n}', { n: g.table }));
     if (g.board) sub.push(String(g.board));
-    if (g.tags && g.tags.Event) sub.push(g.tags.Event);
+    const event = this.app.eventName(g);
+    if (event) sub.push(event);
     setText(v.el.querySelector('.game-sub'), sub.join(' · '));
     const back = v.el.querySelector('.back');
     back.href = g.round !== null ? `#/round/${encodeURIComponent(g.round)}` : '#/';
     setText(back, g.round !== null ? `← ${t('Round {r}', { r: g.round })}` : `← ${t('Rounds')}`);
-    const event = g.tags && g.tags.Event;
     const gp = v.el.querySelector('.game-pgn');
     gp.href = `/game/${g.id}.pgn`;
     gp.download = pgnFileName({ event, round: g.round, table: g.table, white: g.white, black: g.black, id: g.id });
@@ -230,9 +241,13 @@ export class GamePage {
     }
 
     const status = [];
-    if (!g.online) status.push(h('span', { class: 'badge offline', title: g.statusReason || null }, t('board offline')));
-    if (g.attention) status.push(h('span', { class: 'badge attention', title: g.statusReason || null }, `⚠ ${t('arbiter attention')}`));
-    if (g.statusReason && (!g.online || g.attention)) status.push(h('span', { class: 'status-reason' }, g.statusReason));
+    // A game whose board began a new one is over for the public: the
+    // board's state (offline, attention) belongs to the new game.
+    const gone = store.superseded(g);
+    if (gone) status.push(h('span', { class: 'badge superseded', title: t('the board began a new game; the arbiter enters the result') }, t('no result yet')));
+    if (!g.online && !gone) status.push(h('span', { class: 'badge offline', title: g.statusReason || null }, t('board offline')));
+    if (g.attention && !gone) status.push(h('span', { class: 'badge attention', title: g.statusReason || null }, `⚠ ${t('arbiter attention')}`));
+    if (g.statusReason && !gone && (!g.online || g.attention)) status.push(h('span', { class: 'status-reason' }, g.statusReason));
     if (g.stale) status.push(h('span', { class: 'badge' }, t('resyncing…')));
     if (!isLive) {
       const at = ply ? `${moveNumberLabel(g.start, ply - 1)} ${localizeSan(g.moves[ply - 1].san, ui.notation)}` : t('the start');
@@ -246,15 +261,16 @@ export class GamePage {
     }
     v.el.classList.toggle('browsing', !isLive);
     // A finished game has no live position to follow: its last is the final one.
-    const over = g.result !== '*';
+    const over = g.result !== '*' || gone;
     const liveBtn = v.el.querySelector('.btn.live');
     liveBtn.classList.toggle('on', isLive && !over);
-    setText(liveBtn, over ? t('Final') : `● ${t('Live')}`);
-    const liveTitle = over ? t('jump to the final position') : t('jump to the live position');
-    if (liveBtn.title !== liveTitle) {
-      liveBtn.title = liveTitle;
-      liveBtn.setAttribute('aria-label', liveTitle);
+    const liveText = over ? t('Final') : t('Live');
+    if (liveBtn.dataset.label !== liveText) {
+      liveBtn.dataset.label = liveText;
+      liveBtn.replaceChildren(over ? liveText : liveLabel(liveText));
     }
+    const liveTitle = over ? t('jump to the final position') : t('jump to the live position');
+    if (liveBtn.title !== liveTitle) liveBtn.title = liveTitle;
     v.el.querySelector('.btn.prev').disabled = ply === 0;
     v.el.querySelector('.btn.first').disabled = ply === 0;
     v.el.querySelector('.btn.next').disabled = isLive;
@@ -317,11 +333,16 @@ export class GamePage {
   renderEval(g, ply, fen) {
     const { store, ui } = this.app;
     const v = this.view;
-    v.el.classList.toggle('no-eval', !ui.showEval);
-    v.engine.checked = ui.showEval;
+    // No evaluation from the relay yet: it runs no engine (or has not
+    // started): no empty bar that reads as "equal", no graph, no ticked box.
+    const engine = store.engineSeen;
+    v.el.classList.toggle('no-eval', !ui.showEval || !engine);
+    v.el.classList.toggle('no-engine', !engine);
+    v.engine.checked = ui.showEval && engine;
+    v.engine.disabled = !engine;
     const near = store.evalNear(g, ply);
     const e = near.exact ? near.e : null;
-    const key = `${ui.showEval}|${ply}|${this.orientation}|${JSON.stringify(near)}|${ui.notation}`;
+    const key = `${ui.showEval}|${engine}|${ply}|${this.orientation}|${JSON.stringify(near)}|${ui.notation}`;
     if (key !== v.evalKey) {
       v.evalKey = key;
       fillEvalBar(v.el.querySelector('.evalbar'), near.e, this.orientation, !near.exact);
@@ -348,7 +369,7 @@ export class GamePage {
       v.timeKey = tk;
       timeGraph(v.el.querySelector('.time-graph'), g, n, ply, (i) => sideToMove(store.fenAt(g, i)));
     }
-    if (!ui.showEval) return;
+    if (!ui.showEval || !engine) return;
     const gk = `${n}|${ply}|${JSON.stringify(g.evals)}`;
     if (gk !== v.graphKey) {
       v.graphKey = gk;
@@ -387,7 +408,8 @@ export class GamePage {
       const cur = store.current(o);
       const state = o.result !== '*' ? resultText(o.result)
         : cur.plies ? `${moveNumberLabel(o.start, cur.plies - 1)} ${localizeSan(cur.san || '', ui.notation)}` : t('not started');
-      return [o.id, o.table ?? '', o.white, o.black, state, o.online, o.attention];
+      const gone = store.superseded(o);
+      return [o.id, o.table ?? '', o.white, o.black, state, o.online || gone, o.attention && !gone];
     });
     const key = JSON.stringify([g.id, g.round, rows]);
     if (list.dataset.key === key) return;
@@ -468,6 +490,13 @@ export class GamePage {
       if (stop) stop.focus({ preventScroll: true });
     }
   }
+}
+
+// "● Live": the dot is decoration, the word the button's name.
+function liveLabel(text) {
+  const f = document.createDocumentFragment();
+  f.append(h('span', { class: 'live-dot', 'aria-hidden': 'true' }, '● '), text);
+  return f;
 }
 
 // The time a move took and the mover's clock after it, beside the move.

@@ -40,6 +40,30 @@ export class Store {
     this.errors = [];
     this.welcome = null;
     this.listed = new Set(); // rounds whose list of summaries came (a summary subscription)
+    this.engineSeen = false; // an evaluation came: the relay runs an engine
+    this.boardsKey = '';     // what latestOnBoard was worked out from
+    this.latestOnBoard = new Map();
+  }
+
+  // A game the relay left without a result because its board began a new
+  // one (a game of the same board with a larger id and a move or a result;
+  // a game paired for a later round waits on its board without either):
+  // not live any more, and its board's status (online, attention) is the
+  // new game's, not its own.
+  superseded(g) {
+    if (!g || g.result !== '*' || g.board === null || g.board === undefined || g.board === '') return false;
+    const key = `${this.games.size}|${this.lastSeq}`;
+    if (key !== this.boardsKey) {
+      this.boardsKey = key;
+      this.latestOnBoard = new Map();
+      for (const o of this.games.values()) {
+        if (o.board === null || o.board === undefined || o.board === '') continue;
+        if (o.result === '*' && !(this.current(o).plies > 0)) continue; // not begun
+        const k = String(o.board);
+        if (!(this.latestOnBoard.get(k) > o.id)) this.latestOnBoard.set(k, o.id);
+      }
+    }
+    return this.latestOnBoard.get(String(g.board)) > g.id;
   }
 
   game(id) {
@@ -149,6 +173,7 @@ export class Store {
     if (typeof s.white_team === 'string') g.whiteTeam = s.white_team;
     if (typeof s.black_team === 'string') g.blackTeam = s.black_team;
     if (s.eval !== undefined) g.summaryEval = s.eval || null;
+    if (g.summaryEval) this.engineSeen = true;
     if (s.online !== undefined) g.online = !!s.online;
     if (s.attention !== undefined) g.attention = !!s.attention;
     // The list's position only stands in until a snapshot brings the moves.
@@ -249,6 +274,7 @@ export class Store {
       flags: Array.isArray(m.flags) ? m.flags : [],
     }));
     g.evals = (s.moves || []).map((m) => (m.eval && typeof m.eval === 'object' ? m.eval : null));
+    if (g.evals.some(Boolean)) this.engineSeen = true;
     g.clock = s.clock ? {
       white: s.clock.white, black: s.clock.black,
       running: s.clock.running || '-',
@@ -374,11 +400,13 @@ export class Store {
     if (msg.type === 'evals') {
       if (!Array.isArray(msg.evals)) return;
       g.evals = msg.evals.map((e) => (e && typeof e === 'object' ? e : null));
+      if (g.evals.some(Boolean)) this.engineSeen = true;
     } else {
       const ply = Number(msg.ply);
       if (!Number.isInteger(ply) || ply < 0 || !msg.eval || typeof msg.eval !== 'object') return;
       while (g.evals.length < ply) g.evals.push(null);
       g.evals[ply] = msg.eval;
+      this.engineSeen = true;
       if (!g.loaded && g.summary && ply === g.summary.plies - 1) g.summaryEval = msg.eval;
     }
     out.changed.add(id);

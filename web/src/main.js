@@ -6,7 +6,7 @@ import { Store, sideToMove } from './game-store.js';
 import { Connection } from './conn.js';
 import { NOTATIONS } from './san.js';
 import { clockRemaining, formatClock, formatElapsed } from './clock.js';
-import { parseRoute, parseEmbed } from './view.js';
+import { parseRoute, parseEmbed, embedLayout } from './view.js';
 import { evalShown } from './eval.js';
 import { ArbiterStore, isArbiterMessage } from './arbiter-store.js';
 import { h, setText, icon } from './dom.js';
@@ -224,7 +224,25 @@ function scheduleRender() {
   });
 }
 
+// The embed sizes its board from the frame, width and height (view.js).
+let embedKey = '';
+function fitEmbed() {
+  const engine = ui.showEval && store.engineSeen;
+  const key = `${innerWidth}x${innerHeight}|${engine}`;
+  if (key === embedKey) return;
+  embedKey = key;
+  const l = embedLayout(innerWidth, innerHeight, { engine });
+  const root = document.documentElement;
+  root.style.setProperty('--eb', `${l.board}px`);
+  root.style.setProperty('--ebar', engine ? '32px' : '0px');
+  root.classList.toggle('embed-under', l.side === 'under');
+  root.classList.toggle('embed-nomoves', !l.moves);
+  root.classList.toggle('embed-noclocks', !l.clocks);
+}
+if (embed) window.addEventListener('resize', () => scheduleRender());
+
 function render() {
+  if (embed) fitEmbed();
   renderHeader();
   renderNotice();
   const shown = PAGES[ui.route.page];
@@ -240,12 +258,24 @@ function currentRound() {
   return g ? g.round : null;
 }
 
-function eventName() {
-  const r = currentRound();
-  for (const g of store.games.values()) {
-    if ((r === null || g.round === r) && g.tags && g.tags.Event) return g.tags.Event;
+// The tournament's name: the pairings file's (the relay's /pairings.json),
+// else the Event most of the round's games have (a spare board's feed may
+// name another event; the tournament's games outnumber it). g: a game whose
+// round is meant, else the page's round.
+function eventName(g = null) {
+  const p = pairings();
+  if (p && typeof p.event === 'string' && p.event) return p.event;
+  const r = g ? g.round : currentRound();
+  const count = new Map();
+  for (const o of store.games.values()) {
+    const ev = o.tags && o.tags.Event;
+    if (!ev || ev === '?' || (r !== null && r !== undefined && o.round !== r) || store.superseded(o)) continue;
+    count.set(ev, (count.get(ev) || 0) + 1);
   }
-  return '';
+  let best = '', n = 0;
+  for (const [ev, k] of count) if (k > n) { best = ev; n = k; }
+  if (!best && g && g.tags && g.tags.Event && g.tags.Event !== '?') return g.tags.Event;
+  return best;
 }
 
 let headerKey = '';
@@ -278,22 +308,46 @@ function renderHeader() {
   header.replaceChildren(...[
     h('a', { class: 'brand', href: cur !== null ? `#/round/${encodeURIComponent(cur)}` : '#/' }, '♞ chessrelay'),
     eventName() ? h('span', { class: 'event' }, eventName()) : null,
-    h('nav', { class: 'rounds', 'aria-label': 'rounds' },
+    h('div', { class: 'tabs' }, h('nav', { class: 'rounds', 'aria-label': t('Rounds') },
       rounds.map((r, i) => h('a', {
         class: `round-tab st-${info2[i].status}` + (r === cur && ui.route.page !== 'standings' ? ' active' : ''),
         href: `#/round/${encodeURIComponent(r)}`,
         'data-round': r, 'data-status': info2[i].status,
         title: info2[i].start ? `${statusLabel(info2[i].status)} · ${info2[i].start}` : statusLabel(info2[i].status),
-      }, t('Round {r}', { r }), h('span', { class: 'rt-status' }, statusLabel(info2[i].status)),
-      info2[i].start && info2[i].status === 'upcoming' ? h('span', { class: 'rt-start' }, info2[i].start) : null)),
-      rounds.length ? h('a', { class: 'standings-tab' + (ui.route.page === 'standings' ? ' active' : ''), href: '#/standings' }, t('Standings')) : null,
-      extras.navTab(ui.route.page)),
+      }, roundName(r), h('span', { class: 'rt-status' }, statusLabel(info2[i].status)),
+      info2[i].start && info2[i].status === 'upcoming' ? h('span', { class: 'rt-start' }, info2[i].start) : null))),
+    // Beside the tabs, not inside their scroller: never clipped or off-screen.
+    rounds.length ? h('a', { class: 'standings-tab' + (ui.route.page === 'standings' ? ' active' : ''), href: '#/standings' }, t('Standings')) : null,
+    extras.navTab(ui.route.page)),
     store.welcome && store.welcome.trusted ? h('span', { class: 'badge trusted', title: t('signed in with a token: no public delay') }, !store.welcome.role || store.welcome.role === 'arbiter' ? t('Arbiter') : store.welcome.role) : null,
     store.welcome && store.welcome.trusted && arbiterToken() ? h('a', { class: 'round-tab arb-link' + (ui.route.page === 'arbiter' ? ' active' : ''), href: '#/arbiter' }, t('Arbiter')) : null,
     arbiterToken() ? h('button', { class: 'abtn signout', type: 'button', title: t('forget the arbiter token in this tab'), onclick: signOut }, t('Sign out')) : null,
     prefsMenu(),
     pill,
   ].filter(Boolean));
+  revealTabs(header.querySelector('.rounds'));
+}
+
+// "Round 5" with the word apart from the number: a phone shows the number
+// alone (app.css), a screen reader still reads the whole.
+function roundName(r) {
+  const [pre, post] = t('Round {r}', { r: '\u0000' }).split('\u0000');
+  return h('span', { class: 'rt-name' }, pre ? h('span', { class: 'rt-word' }, pre) : null, String(r), post ? h('span', { class: 'rt-word' }, post) : null);
+}
+
+// The round tabs scroll sideways on a narrow screen: the round shown and
+// the latest live round are scrolled into it (the live one wins).
+function revealTabs(nav) {
+  if (!nav) return;
+  const show = (el) => {
+    if (!el) return;
+    const r = el.getBoundingClientRect(), n = nav.getBoundingClientRect();
+    if (r.left < n.left) nav.scrollLeft -= n.left - r.left + 8;
+    else if (r.right > n.right) nav.scrollLeft += r.right - n.right + 8;
+  };
+  const live = nav.querySelectorAll('.round-tab.st-live');
+  show(nav.querySelector('.round-tab.active'));
+  show(live[live.length - 1]);
 }
 
 // The settings menu is kept across header redraws (an open menu stays open).
@@ -309,7 +363,12 @@ function prefsMenu() {
 // the file's boards and results too (mergeGames).
 function roundInfo(r) {
   const games = store.roundGames(r);
-  const live = games.map((g) => ({ round: String(r), white: g.white, black: g.black, result: g.result, started: store.current(g).plies > 0 }));
+  // A game whose board began a new one is not under way any more.
+  // A game whose board began a new one counts as over (its result is the arbiter's to enter).
+  const live = games.map((g) => {
+    const gone = store.superseded(g);
+    return { round: String(r), white: g.white, black: g.black, result: gone ? '-' : g.result, started: !gone && store.current(g).plies > 0 };
+  });
   const status = roundStatus(mergeGames(live, pairings()).filter((g) => String(g.round) === String(r)));
   let start = '';
   for (const g of games) {

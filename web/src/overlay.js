@@ -12,7 +12,8 @@ import { Chessground } from 'chessground';
 import { Store, uciSquares, isCheck, sideToMove } from './game-store.js';
 import { Connection } from './conn.js';
 import { h, setText } from './dom.js';
-import { setBoard } from './widgets.js';
+import { setBoard, nameSpans } from './widgets.js';
+import { flagUrl, normTitle } from './feds.js';
 import { evalBar, fillEvalBar } from './graphs.js';
 import { evalText, nagMark } from './eval.js';
 import { clockRemaining, formatClock } from './clock.js';
@@ -20,21 +21,54 @@ import { moveNumberLabel, resultText, parseOverlay } from './view.js';
 
 const FLASH_MS = 4000;
 
+// A player's line: who (flag image, title, surname first) and, beside it
+// or on a second line in a narrow box (app.css), rating, score and clock.
 function playerLine(side) {
   return h('div', { class: `ov-player ${side}` },
-    h('span', { class: 'ov-fed' }), h('span', { class: 'ov-name' }), h('span', { class: 'ov-elo' }),
-    h('span', { class: 'ov-score' }), h('span', { class: 'ov-clock', 'data-side': side }));
+    h('span', { class: 'ov-who' }, h('span', { class: 'ov-fed' }), h('abbr', { class: 'ov-title' }), h('span', { class: 'ov-name' })),
+    h('span', { class: 'ov-more' }, h('span', { class: 'ov-elo' }), h('span', { class: 'ov-score' }), h('span', { class: 'ov-clock', 'data-side': side })));
 }
 
-function fillLine(row, g, side) {
-  const name = side === 'white' ? g.white : g.black;
-  const title = side === 'white' ? g.whiteTitle : g.blackTitle;
-  const fed = side === 'white' ? g.whiteFed : g.blackFed;
+// A narrow box's name line: a surname too long for it is set smaller (down
+// to 9 px) rather than cut or wrapped, so that a strip's boards stay in one
+// row; longer still, it wraps.
+function fitName(el) {
+  const sur = el.querySelector('.sur');
+  el.style.fontSize = '';
+  el.classList.remove('wrap');
+  if (!sur || !el.clientWidth) return;
+  let px = parseFloat(getComputedStyle(el).fontSize);
+  while (sur.scrollWidth > el.clientWidth + 0.5 && px > 9) {
+    px -= 0.5;
+    el.style.fontSize = `${px}px`;
+  }
+  if (sur.scrollWidth > el.clientWidth + 0.5) el.classList.add('wrap');
+}
+
+function fillLine(row, g, side, narrow) {
+  const name = (side === 'white' ? g.white : g.black) || (side === 'white' ? 'White' : 'Black');
+  const title = normTitle(side === 'white' ? g.whiteTitle : g.blackTitle);
+  const fed = String((side === 'white' ? g.whiteFed : g.blackFed) || '').trim().toUpperCase();
   const elo = side === 'white' ? g.whiteElo : g.blackElo;
-  setText(row.querySelector('.ov-name'), `${title ? title + ' ' : ''}${name || (side === 'white' ? 'White' : 'Black')}`);
-  setText(row.querySelector('.ov-fed'), fed || '');
-  row.querySelector('.ov-fed').hidden = !fed;
+  const nameEl = row.querySelector('.ov-name');
+  const key = JSON.stringify([name, title, fed]);
+  if (nameEl.dataset.key !== key) {
+    nameEl.dataset.key = key;
+    nameEl.replaceChildren(...nameSpans(name));
+    nameEl.dataset.fit = narrow ? '1' : '';
+    const t = row.querySelector('.ov-title');
+    setText(t, title || '');
+    t.hidden = !title;
+    const f = row.querySelector('.ov-fed');
+    const url = flagUrl(fed);
+    f.replaceChildren(fed ? (url ? h('img', { class: 'ov-flag', src: url, alt: fed, title: fed }) : h('span', { class: 'ov-fedtext' }, fed)) : '');
+    f.hidden = !fed;
+  }
   setText(row.querySelector('.ov-elo'), elo || '');
+  if (nameEl.dataset.fit === '1' && nameEl.isConnected) {
+    nameEl.dataset.fit = '';
+    fitName(nameEl);
+  }
   const score = g.result === '*' ? '' : g.result === '1/2-1/2' ? '½' : (g.result === '1-0') === (side === 'white') ? '1' : '0';
   setText(row.querySelector('.ov-score'), score);
 }
@@ -72,8 +106,9 @@ class GameBlock {
     const g = store.games.get(this.id);
     if (!g) return;
     const topSide = this.p.orientation === 'white' ? 'black' : 'white';
-    fillLine(this.top, g, topSide);
-    fillLine(this.bottom, g, topSide === 'white' ? 'black' : 'white');
+    const narrow = this.p.size < 200;
+    fillLine(this.top, g, topSide, narrow);
+    fillLine(this.bottom, g, topSide === 'white' ? 'black' : 'white', narrow);
     this.top.querySelector('.ov-clock').dataset.side = topSide;
     this.bottom.querySelector('.ov-clock').dataset.side = topSide === 'white' ? 'black' : 'white';
     const cur = store.current(g);
@@ -137,7 +172,8 @@ export function startOverlay() {
   }
   document.title = p.kind === 'game' ? `chessrelay overlay: game ${p.id}` : `chessrelay overlay: round ${p.round}`;
   const store = new Store();
-  const strip = h('div', { class: `ov ov-${p.kind}`, style: `--ov-size:${p.size}px` });
+  // Below about 200 px a player's line is two: who, then rating and clock.
+  const strip = h('div', { class: `ov ov-${p.kind}${p.size < 200 ? ' ov-narrow' : ''}`, style: `--ov-size:${p.size}px` });
   root.replaceChildren(strip);
   const blocks = new Map();
   let queued = false;

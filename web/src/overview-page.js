@@ -80,7 +80,7 @@ export class OverviewPage {
       return;
     }
     const games = store.roundGames(round);
-    const live = games.filter((g) => g.result === '*' && (g.moves.length || (g.summary && g.summary.plies))).length;
+    const live = games.filter((g) => g.result === '*' && !store.superseded(g) && (g.moves.length || (g.summary && g.summary.plies))).length;
     const event = this.app.eventName();
     document.title = `${t('Round {r}', { r: round })}${event ? ' · ' + event : ''} · chessrelay`;
     setText(title, t('Round {r}', { r: round }) + (games.length ? ` · ${t(games.length > 1 ? '{n} boards' : '1 board', { n: games.length })}${live ? ` · ${t('{n} live', { n: live })}` : ''}` : ''));
@@ -185,7 +185,7 @@ export class OverviewPage {
   // Only games that changed since their card was drawn are touched.
   refresh(c, g) {
     const { store, ui } = this.app;
-    const sig = [g.seq, g.moves.length, g.loaded, g.summary && g.summary.plies, g.result, g.online, g.attention,
+    const sig = [g.seq, store.superseded(g), g.moves.length, g.loaded, g.summary && g.summary.plies, g.result, g.online, g.attention,
       g.statusReason, g.white, g.black, g.whiteElo, g.blackElo, g.whiteTitle, g.blackTitle, g.whiteFed, g.blackFed, g.table, g.board, !!g.clock, ui.notation,
       ui.showEval, JSON.stringify(store.evalNear(g, store.current(g).plies)), this.app.extras.cardKey(g)].join('|');
     if (sig !== c.sig) {
@@ -198,19 +198,25 @@ export class OverviewPage {
     const { store, ui } = this.app;
     const cur = store.current(g);
     const started = cur.plies > 0;
+    // A game whose board began a new one: not live, and the board's
+    // offline/attention state is the new game's (no public alarm here).
+    const gone = store.superseded(g);
+    const online = g.online || gone;
+    const attention = g.attention && !gone;
     setText(c.el.querySelector('.board-no'), g.table !== null && g.table !== undefined ? t('Board {n}', { n: g.table }) : (g.board ? String(g.board) : t('Game {n}', { n: g.id })));
     const badges = [];
-    if (!g.online) badges.push(h('span', { class: 'badge offline', title: g.statusReason || t('the board is not connected') }, t('offline')));
-    if (g.attention) badges.push(h('span', { class: 'badge attention', title: g.statusReason || t('an arbiter should look at this board') }, '⚠', h('span', { class: 'btxt' }, ` ${t('attention')}`)));
+    if (!online) badges.push(h('span', { class: 'badge offline', title: g.statusReason || t('the board is not connected') }, t('offline')));
+    if (gone) badges.push(h('span', { class: 'badge superseded', title: t('the board began a new game; the arbiter enters the result') }, t('no result yet')));
+    if (attention) badges.push(h('span', { class: 'badge attention', title: g.statusReason || t('an arbiter should look at this board') }, '⚠', h('span', { class: 'btxt' }, ` ${t('attention')}`)));
     const badgeEl = c.el.querySelector('.badges');
-    const badgeKey = `${g.online}|${g.attention}|${g.statusReason}`;
+    const badgeKey = `${online}|${attention}|${gone}|${g.statusReason}`;
     if (badgeEl.dataset.key !== badgeKey) {
       badgeEl.replaceChildren(...badges);
       badgeEl.dataset.key = badgeKey;
     }
-    c.el.classList.toggle('is-offline', !g.online);
-    c.el.classList.toggle('is-attention', !!g.attention);
-    c.el.classList.toggle('is-finished', g.result !== '*');
+    c.el.classList.toggle('is-offline', !online);
+    c.el.classList.toggle('is-attention', !!attention);
+    c.el.classList.toggle('is-finished', g.result !== '*' || gone);
     c.el.classList.toggle('is-waiting', !started);
     this.app.extras.decorateCard(c.el, g);
     fillPlayer(c.top, g, 'black', !!g.clock);

@@ -22,7 +22,8 @@ export async function copyText(text) {
   return ok;
 }
 
-// The iframe a site pastes to show game `id` live.
-export function embedCode(origin, id) {
-  return `<iframe src="${origin}/embed/game/${id}" width="720" height="460" style="border:0" allowfullscreen title="chessrelay game ${id}"></iframe>`;
+// The iframe a site pastes to show game `id` live, at one of the sizes
+// the Embed button offers (view.js EMBED_SIZES: the page fits each).
+export function embedCode(origin, id, [width, height] = [720, 460]) {
+  return `<iframe src="${origin}/embed/game/${id}" width="${width}" height="${height}" style="border:0" allowfullscreen title="chessrelay game ${id}"></iframe>`;
 }

@@ -23,9 +23,13 @@ const FORFEIT = { '+--': [1, 0], '--+': [0, 1], '---': [0, 0] };
 // same round between the same two players are one game: the live result
 // when it has one, else the file's (so a round played before the relay
 // started counts, and an unplayed round of the file takes the live result).
-// Live games the file does not list are kept.
+// Live games the file does not list are kept, unless neither player is in
+// the file's list of players: a spare board's game (players from outside
+// the tournament) is not the tournament's.
 export function mergeGames(games, pairings) {
   if (!pairings || !Array.isArray(pairings.games)) return games.map((g) => ({ ...g }));
+  const entrants = new Set((Array.isArray(pairings.players) ? pairings.players : []).map((p) => p.name));
+  const outsider = (g) => entrants.size > 0 && !entrants.has(g.white) && !entrants.has(g.black);
   const key = (round, a, b) => `${round}|${[a, b].sort().join('|')}`;
   const live = new Map();
   for (const g of games) {
@@ -44,7 +48,7 @@ export function mergeGames(games, pairings) {
       out.push({ round: String(pg.round), white: pg.white, black: pg.black, result: pg.result || '*' });
     }
   }
-  for (const g of games) if (!used.has(g)) out.push({ ...g });
+  for (const g of games) if (!used.has(g) && !outsider(g)) out.push({ ...g });
   return out;
 }
 

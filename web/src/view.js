@@ -132,6 +132,34 @@ export function parseEmbed(pathname, search) {
   return { id: Number(m[1]), hide, ply: q.has('ply') && Number.isInteger(ply) && ply >= 0 ? ply : null };
 }
 
+// The embed's layout in a frame of W x H CSS pixels (issue 30): the board
+// as large as the frame's width and height allow, with the moves beside it
+// when there is room for them, else the board alone with its controls
+// under it (the moves hidden); in a frame too short for both players'
+// clocks the clocks go and the name bars shrink. Nothing is ever cut.
+// engine: the eval bar takes width beside the board and its best line
+// height under it. Returns {board, side: 'beside'|'under', moves, clocks}.
+export const EMBED_BOX = { pad: 12, gap: 6, player: 40, small: 26, controls: 50, side: 230, colGap: 10, evalW: 32, best: 24 };
+
+export function embedLayout(W, H, { engine = false } = {}) {
+  const B = EMBED_BOX;
+  const evalW = engine ? B.evalW : 0;
+  const clocks = H >= 320;
+  const player = clocks ? B.player : B.small;
+  const column = 2 * player + 2 * B.gap + (engine ? B.best : 0);
+  const beside = Math.min(H - B.pad - column, W - B.pad - evalW - B.colGap - B.side);
+  const under = Math.min(W - B.pad - evalW, H - B.pad - column - B.gap - B.controls);
+  const useBeside = beside >= 160 && beside >= under * 0.75;
+  const board = Math.max(60, Math.floor(useBeside ? beside : under));
+  // Under the board: the controls, and the moves only where 100 px are left.
+  const moves = useBeside || H - B.pad - column - board - B.gap - B.controls >= 100;
+  return { board, side: useBeside ? 'beside' : 'under', moves, clocks };
+}
+
+// The iframe sizes the game page's Embed offers (each one checked by the
+// browser tests: the whole board, both players and the controls fit).
+export const EMBED_SIZES = [[720, 460], [600, 400], [360, 520]];
+
 // The link to a position: /#/game/<id>/<ply> on this relay.
 export function positionUrl(origin, id, ply) {
   return `${origin}/#/game/${id}/${ply}`;

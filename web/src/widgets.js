@@ -19,6 +19,16 @@ export function sanNode(san, notation) {
   return frag;
 }
 
+// A player's name, surname first ("Lindqvist, Erik"): the surname in a
+// span that never shrinks (a narrow box wraps the line instead, app.css),
+// the given name after it, which may. Names without a comma stay whole.
+export function nameSpans(name) {
+  const s = String(name ?? '');
+  const i = s.indexOf(',');
+  if (i <= 0) return [h('span', { class: 'sur' }, s)];
+  return [h('span', { class: 'sur' }, s.slice(0, i + 1)), h('span', { class: 'first' }, s.slice(i + 1))];
+}
+
 // think: a "thinking for m:ss" line under the clock (the game page's bars).
 export function playerRow(cls, { think = false } = {}) {
   const clock = h('span', { class: 'clock' });
@@ -49,8 +59,8 @@ export function fillPlayer(row, g, side, showClock, { link = false } = {}) {
       fed ? (flag ? h('img', { class: 'fed', src: flag, alt: fed, title: fed, width: 20, height: 15 })
         : h('span', { class: 'fed fed-text' }, fed)) : null,
       title ? h('abbr', { class: `ptitle t-${title}`, title: t(TITLES[title]) }, title) : null,
-      profile ? h('a', { class: 'pname fide', href: profile, target: '_blank', rel: 'noopener', title: t('FIDE profile') }, shown)
-        : h('span', { class: 'pname' }, shown)].filter(Boolean));
+      profile ? h('a', { class: 'pname fide', href: profile, target: '_blank', rel: 'noopener', title: t('FIDE profile') }, ...nameSpans(shown))
+        : h('span', { class: 'pname', title: shown }, ...nameSpans(shown))].filter(Boolean));
   }
   setText(row.querySelector('.elo'), rating || '');
   setText(row.querySelector('.score'), playerScore(g.result, side));

@@ -172,7 +172,8 @@ test('embed: /embed/game/N in an iframe, no header or round list, ?hide=clocks',
       const frame = await waitFor(() => host.frames().find((f) => f.url() === `${relay.url}/embed/game/1`));
       const bare = await waitFor(() => host.frames().find((f) => f.url().endsWith('?hide=clocks')));
       await frame.waitForSelector('.board-wrap piece');
-      await frame.waitForSelector('.moves .mv.current');
+      // A 370x440 frame has room for the board and its controls, not the moves (issue 30).
+      await frame.waitForSelector('.moves .mv.current', { state: 'attached' });
       const shown = (f, sel) => f.$eval(sel, (e) => e.getClientRects().length > 0 && getComputedStyle(e).visibility !== 'hidden').catch(() => false);
       assert.equal(await shown(frame, '.topbar'), false, 'no header in the embed');
       assert.equal(await shown(frame, '.round-list'), false, 'no round list in the embed');
@@ -183,7 +184,7 @@ test('embed: /embed/game/N in an iframe, no header or round list, ?hide=clocks',
       const fits = await frame.$eval('.board-wrap', (e) => e.getBoundingClientRect().right <= innerWidth + 0.5);
       assert.ok(fits, 'board wider than the iframe');
       await bare.waitForSelector('.board-wrap piece');
-      await bare.waitForSelector('.moves .mv.current');
+      await bare.waitForSelector('.moves .mv.current', { state: 'attached' });
       assert.equal(await shown(bare, '.board-col .clock'), false, '?hide=clocks shows a clock');
       assert.equal(await shown(bare, '.mv-times'), false);
       // Live: a move reaches the embedded board.

@@ -153,3 +153,19 @@ test('standings merge: a result the file has for a game the relay shows unfinish
   assert.deepEqual(players.map((p) => [p.name, p.points]), [['A', 1.5], ['C', 1], ['B', 0]]);
   assert.deepEqual(computeStandings([], null).players, []);
 });
+
+// Issue 30: a spare board's game (a board with no table in the pairings,
+// players from outside the tournament) is no game of the tournament: its
+// players stay out of the standings and it does not make a finished round live.
+test('a game between two players the pairings file does not know is left out', () => {
+  const spare = G('1', 'Player P0008-W', 'Player P0008-B', '*', { started: true });
+  const merged = mergeGames([spare], OSLO);
+  assert.equal(merged.some((g) => g.white === 'Player P0008-W'), false);
+  assert.equal(roundStatus(merged.filter((g) => g.round === '1')), 'finished');
+  const { players } = computeStandings([spare, G('1', 'Player P0008-B', 'Player P0008-W', '1-0')], OSLO);
+  assert.deepEqual(players.filter((p) => /^Player /.test(p.name)).map((p) => p.name), []);
+  assert.equal(players.length, OSLO.players.length);
+  // One entrant is enough to keep a game (a late entry, a name spelt anew).
+  const late = mergeGames([G('5', 'Lindqvist, Erik', 'Newcomer, Nina', '*')], OSLO);
+  assert.ok(late.some((g) => g.black === 'Newcomer, Nina'));
+});

@@ -66,3 +66,23 @@ test('embed paths and position links', () => {
   assert.equal(parseEmbed('/embed/game/7', '?ply=-1').ply, null);
   assert.equal(positionUrl('http://relay:8080', 7, 41), 'http://relay:8080/#/game/7/41');
 });
+
+// Issue 30: the embed's board from the frame's width and height.
+test('embedLayout: the board fits the frame, the moves beside or under it or hidden, the clocks last', async () => {
+  const { embedLayout, EMBED_SIZES, EMBED_BOX: B } = await import('../../../web/src/view.js');
+  for (const [w, h] of EMBED_SIZES) {
+    for (const engine of [false, true]) {
+      const l = embedLayout(w, h, { engine });
+      const player = l.clocks ? B.player : B.small;
+      const column = 2 * player + 2 * B.gap + (engine ? B.best : 0) + (l.side === 'under' ? B.gap + B.controls : 0);
+      assert.ok(l.board + column + B.pad <= h, `${w}x${h} ${engine}: height ${JSON.stringify(l)}`);
+      const width = l.board + (engine ? B.evalW : 0) + (l.side === 'beside' ? B.colGap + B.side : 0) + B.pad;
+      assert.ok(width <= w, `${w}x${h} ${engine}: width ${JSON.stringify(l)}`);
+      assert.ok(l.board >= 0.6 * Math.min(w, h), `${w}x${h}: board ${l.board}`);
+    }
+  }
+  assert.equal(embedLayout(720, 460).side, 'beside');
+  assert.equal(embedLayout(600, 400).side, 'beside');
+  assert.deepEqual(embedLayout(360, 520), { board: 348, side: 'under', moves: false, clocks: true });
+  assert.equal(embedLayout(360, 300).clocks, false); // too short for the clocks: they go, the names shrink
+});
