@@ -100,7 +100,10 @@ export async function waitForBoard(page, selector, fen, timeoutMs = 5000) {
   return got;
 }
 
-export async function waitFor(fn, timeoutMs = 5000, stepMs = 50) {
+// Waits for a condition, never for a time: the bound is wide because the
+// suite runs beside the sanitizers' tests and fuzzers on two cores, where a
+// page may take seconds to draw; a condition met returns at once.
+export async function waitFor(fn, timeoutMs = 15000, stepMs = 50) {
   const end = Date.now() + timeoutMs;
   let last;
   while (Date.now() < end) {
